@@ -1,0 +1,3 @@
+//! The `vkssim` command line.
+
+fn main() {}

@@ -1,0 +1,109 @@
+//! The library's one error enum. Every failure a caller can see is a variant here,
+//! worded so that the message alone tells the user which file, which frame and
+//! what is wrong.
+
+use std::path::PathBuf;
+
+/// Result with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in vkssim.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Opening, reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file (`-` for standard input).
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A raw YUV file ends inside a frame.
+    #[error("{path}: frame {frame} is incomplete: the input ends {leftover} bytes into it ({frame_bytes} bytes per frame); the file size is not a whole number of frames")]
+    TruncatedFrame {
+        /// The file.
+        path: PathBuf,
+        /// Index of the incomplete frame.
+        frame: u64,
+        /// Bytes of that frame that were present.
+        leftover: u64,
+        /// Bytes one whole frame takes.
+        frame_bytes: u64,
+    },
+    /// A Y4M stream header is malformed or names something unsupported.
+    #[error("{path}: bad Y4M header: {reason}")]
+    Y4mHeader {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A Y4M FRAME line is malformed.
+    #[error("{path}: frame {frame}: bad Y4M FRAME line: {reason}")]
+    Y4mFrame {
+        /// The file.
+        path: PathBuf,
+        /// Index of the frame.
+        frame: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A format, bit depth or option vkssim does not support.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// An option value is out of range or inconsistent.
+    #[error("invalid option: {0}")]
+    InvalidOption(String),
+    /// Reference and distorted differ in width, height or bit depth.
+    #[error("reference and distorted differ: {0}")]
+    GeometryMismatch(String),
+    /// Reference and distorted have a different number of frames.
+    #[error("reference has {reference} frames but distorted has {distorted}; pass --allow-length-mismatch to score the {common} common frames")]
+    LengthMismatch {
+        /// Frames in the reference.
+        reference: u64,
+        /// Frames in the distorted.
+        distorted: u64,
+        /// Frames both have.
+        common: u64,
+    },
+    /// The input holds no frame to score.
+    #[error("{0}: no frames to score")]
+    NoFrames(String),
+    /// The plane, after decimation, is smaller than the 11x11 Gaussian window.
+    #[error("a {width}x{height} plane at scale {scale} decimates to {scaled_width}x{scaled_height}, smaller than the 11x11 SSIM window")]
+    PlaneTooSmall {
+        /// Luma width.
+        width: u32,
+        /// Luma height.
+        height: u32,
+        /// Decimation factor.
+        scale: u32,
+        /// Width after decimation.
+        scaled_width: u32,
+        /// Height after decimation.
+        scaled_height: u32,
+    },
+    /// A buffer handed to the library does not match the geometry it claims.
+    #[error("buffer of {actual} bytes is too small for {what} ({needed} bytes needed)")]
+    BufferSize {
+        /// What the buffer holds.
+        what: String,
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        actual: usize,
+    },
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Frame types shared by every backend: a borrowed luma plane ([`LumaView`]), an
+//! owned one ([`LumaFrame`]) and a frame's result ([`FrameScore`]).
+//!
+//! Samples are kept as the raw bytes of the file: one byte per sample at 8 bits,
+//! two little-endian bytes above. Backends convert on their side (the GPU uploads
+//! these bytes as they are).
+
+use crate::{Error, Result};
+
+/// Bytes one sample takes at `bit_depth` (1 at 8 bits, 2 for 9 to 16 bits).
+pub fn bytes_per_sample(bit_depth: u32) -> usize {
+    if bit_depth <= 8 {
+        1
+    } else {
+        2
+    }
+}
+
+/// A borrowed luma plane: `height` rows of `width` samples, rows `row_stride`
+/// bytes apart.
+#[derive(Debug, Clone, Copy)]
+pub struct LumaView<'a> {
+    /// Samples per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// 8, 10, 12 or 16.
+    pub bit_depth: u32,
+    /// Bytes from the start of one row to the start of the next.
+    pub row_stride: usize,
+    /// The samples, little-endian above 8 bits.
+    pub bytes: &'a [u8],
+}
+
+impl<'a> LumaView<'a> {
+    /// A view of a plane, checking that `bytes` holds every row.
+    pub fn new(
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        row_stride: usize,
+        bytes: &'a [u8],
+    ) -> Result<Self> {
+        if !matches!(bit_depth, 8 | 10 | 12 | 16) {
+            return Err(Error::Unsupported(format!(
+                "bit depth {bit_depth} (vkssim reads 8, 10, 12 and 16-bit samples)"
+            )));
+        }
+        let row_bytes = width as usize * bytes_per_sample(bit_depth);
+        if row_stride < row_bytes {
+            return Err(Error::InvalidOption(format!(
+                "row stride {row_stride} is shorter than a row of {width} samples ({row_bytes} bytes)"
+            )));
+        }
+        let needed = if height == 0 {
+            0
+        } else {
+            row_stride * (height as usize - 1) + row_bytes
+        };
+        if bytes.len() < needed {
+            return Err(Error::BufferSize {
+                what: format!("a {width}x{height} {bit_depth}-bit luma plane"),
+                needed,
+                actual: bytes.len(),
+            });
+        }
+        Ok(Self {
+            width,
+            height,
+            bit_depth,
+            row_stride,
+            bytes,
+        })
+    }
+
+    /// The raw sample at (`x`, `y`) as an integer.
+    #[inline]
+    pub fn sample(&self, x: usize, y: usize) -> u32 {
+        let row = y * self.row_stride;
+        if self.bit_depth <= 8 {
+            self.bytes[row + x] as u32
+        } else {
+            let i = row + 2 * x;
+            u16::from_le_bytes([self.bytes[i], self.bytes[i + 1]]) as u32
+        }
+    }
+}
+
+/// An owned, tightly packed luma plane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LumaFrame {
+    /// Samples per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// 8, 10, 12 or 16.
+    pub bit_depth: u32,
+    /// `width * height` samples, little-endian above 8 bits.
+    pub bytes: Vec<u8>,
+}
+
+impl LumaFrame {
+    /// A zeroed plane of the given geometry.
+    pub fn zeroed(width: u32, height: u32, bit_depth: u32) -> Self {
+        let len = width as usize * height as usize * bytes_per_sample(bit_depth);
+        Self {
+            width,
+            height,
+            bit_depth,
+            bytes: vec![0; len],
+        }
+    }
+
+    /// Bytes in one row.
+    pub fn row_bytes(&self) -> usize {
+        self.width as usize * bytes_per_sample(self.bit_depth)
+    }
+
+    /// A borrowed view of this plane.
+    pub fn view(&self) -> LumaView<'_> {
+        LumaView {
+            width: self.width,
+            height: self.height,
+            bit_depth: self.bit_depth,
+            row_stride: self.row_bytes(),
+            bytes: &self.bytes,
+        }
+    }
+}
+
+/// One frame's result. Each mean is libvmaf's fp32 value, held exactly in an f64.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameScore {
+    /// The SSIM mean (`float_ssim` without `enable_db`).
+    pub ssim: f64,
+    /// Mean luminance term (`float_ssim_l`).
+    pub l: f64,
+    /// Mean contrast term (`float_ssim_c`).
+    pub c: f64,
+    /// Mean structure term (`float_ssim_s`).
+    pub s: f64,
+    /// The SSIM in dB when `enable_db` is set (what libvmaf reports as `float_ssim`).
+    pub db: Option<f64>,
+}
+
+impl FrameScore {
+    /// The value libvmaf reports under the name `float_ssim`: the dB figure with
+    /// `enable_db`, the plain mean otherwise.
+    pub fn float_ssim(&self) -> f64 {
+        self.db.unwrap_or(self.ssim)
+    }
+}

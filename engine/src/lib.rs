@@ -1,0 +1,16 @@
+//! vkssim: libvmaf's `float_ssim` video quality metric, bit for bit, on the CPU
+//! (the exact twin in [`cpu`]) and on any Vulkan GPU with `shaderInt64`.
+//!
+//! The crate owns everything below the command line: the frame types
+//! ([`frame`]), the metric options ([`options`]), the video readers ([`io`]), the
+//! CPU twin of every pass ([`cpu`]) and the one error enum ([`Error`]).
+
+pub mod cpu;
+pub mod error;
+pub mod frame;
+pub mod io;
+pub mod options;
+
+pub use error::{Error, Result};
+pub use frame::{FrameScore, LumaFrame, LumaView};
+pub use options::SsimOptions;

@@ -10,7 +10,9 @@ pub mod error;
 pub mod frame;
 pub mod io;
 pub mod options;
+pub mod scorer;
 
 pub use error::{Error, Result};
 pub use frame::{FrameScore, LumaFrame, LumaView};
 pub use options::SsimOptions;
+pub use scorer::FrameScorer;

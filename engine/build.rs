@@ -1,0 +1,207 @@
+//! Compiles every `glsl/*.comp` to SPIR-V at build time, in two arithmetic
+//! variants (`FP64`: native double; `SOFT_F64`: binary64 on uint64), and writes
+//! `OUT_DIR/shaders.rs`: the SPIR-V words and each shader's name, variant and
+//! workgroup size, sorted by name. Nothing compiles shaders at run time.
+//!
+//! GLSL 450 with `GL_EXT_shader_explicit_arithmetic_types_int64`, warnings as
+//! errors, `#include` resolved in `glsl/include/`. A GLSL error fails the build
+//! with the compiler's message. Until `glsl/include/soft_f64.glsl` exists the
+//! SOFT_F64 variant compiles against a placeholder and the generated
+//! `SOFT_F64_IS_PLACEHOLDER` tells the engine not to use it.
+
+// Debian 12's libshaderc needs extra static libraries on the link line; the
+// link crate's build script emits them (see engine/shaderc-link/build.rs).
+extern crate vkssim_shaderc_link;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("{message}");
+        std::process::exit(1);
+    }
+}
+
+/// One compiled shader variant.
+struct Compiled {
+    name: String,
+    variant: &'static str,
+    local_size: [u32; 3],
+    words: Vec<u32>,
+}
+
+fn run() -> Result<(), String> {
+    let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR")?);
+    let glsl = manifest
+        .parent()
+        .ok_or("engine has no parent directory")?
+        .join("glsl");
+    let include_dir = glsl.join("include");
+    println!("cargo:rerun-if-changed={}", glsl.display());
+    println!("cargo:rerun-if-changed={}", include_dir.display());
+
+    let mut sources: Vec<PathBuf> = read_dir(&glsl)?
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "comp"))
+        .collect();
+    sources.sort();
+    for header in read_dir(&include_dir)? {
+        println!("cargo:rerun-if-changed={}", header.display());
+    }
+    let soft_is_placeholder = !include_dir.join("soft_f64.glsl").exists();
+
+    let compiler = shaderc::Compiler::new().ok_or("shaderc: cannot create a compiler")?;
+    let mut compiled = Vec::new();
+    for path in &sources {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let source =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| format!("{}: bad file name", path.display()))?
+            .to_string();
+        let local_size = local_size(&source)
+            .ok_or_else(|| format!("{}: no `layout(local_size_x = ...) in;`", path.display()))?;
+        for variant in ["FP64", "SOFT_F64"] {
+            let included = Arc::new(Mutex::new(Vec::<PathBuf>::new()));
+            let mut options =
+                shaderc::CompileOptions::new().ok_or("shaderc: cannot create options")?;
+            options.set_source_language(shaderc::SourceLanguage::GLSL);
+            options.set_target_env(
+                shaderc::TargetEnv::Vulkan,
+                shaderc::EnvVersion::Vulkan1_1 as u32,
+            );
+            options.set_warnings_as_errors();
+            options.set_optimization_level(shaderc::OptimizationLevel::Performance);
+            options.add_macro_definition(variant, Some("1"));
+            if variant == "SOFT_F64" && soft_is_placeholder {
+                options.add_macro_definition("SOFT_F64_PLACEHOLDER", Some("1"));
+            }
+            let inc_dir = include_dir.clone();
+            let seen = Arc::clone(&included);
+            options.set_include_callback(move |requested, _kind, requester, _depth| {
+                let requester_dir = Path::new(requester).parent().map(Path::to_path_buf);
+                let candidates = requester_dir
+                    .into_iter()
+                    .map(|d| d.join(requested))
+                    .chain(std::iter::once(inc_dir.join(requested)));
+                for candidate in candidates {
+                    if let Ok(content) = std::fs::read_to_string(&candidate) {
+                        if let Ok(mut seen) = seen.lock() {
+                            seen.push(candidate.clone());
+                        }
+                        return Ok(shaderc::ResolvedInclude {
+                            resolved_name: candidate.display().to_string(),
+                            content,
+                        });
+                    }
+                }
+                Err(format!(
+                    "cannot find \"{requested}\" (looked beside {requester} and in {})",
+                    inc_dir.display()
+                ))
+            });
+            let artifact = compiler
+                .compile_into_spirv(
+                    &source,
+                    shaderc::ShaderKind::Compute,
+                    &path.display().to_string(),
+                    "main",
+                    Some(&options),
+                )
+                .map_err(|e| format!("GLSL error in {} ({variant}):\n{e}", path.display()))?;
+            if artifact.get_num_warnings() > 0 {
+                return Err(format!(
+                    "GLSL warnings in {} ({variant}):\n{}",
+                    path.display(),
+                    artifact.get_warning_messages()
+                ));
+            }
+            if let Ok(seen) = included.lock() {
+                for file in seen.iter() {
+                    println!("cargo:rerun-if-changed={}", file.display());
+                }
+            }
+            compiled.push(Compiled {
+                name: name.clone(),
+                variant: if variant == "FP64" { "Fp64" } else { "SoftF64" },
+                local_size,
+                words: artifact.as_binary().to_vec(),
+            });
+        }
+    }
+    compiled.sort_by(|a, b| (&a.name, a.variant).cmp(&(&b.name, b.variant)));
+
+    let mut out = String::new();
+    out.push_str("// Generated by engine/build.rs from glsl/*.comp. Do not edit.\n\n");
+    let _ = writeln!(
+        out,
+        "/// True when the SOFT_F64 variant was built against the placeholder\n\
+         /// (glsl/include/soft_f64.glsl absent): that variant must not be used.\n\
+         pub const SOFT_F64_IS_PLACEHOLDER: bool = {soft_is_placeholder};\n"
+    );
+    out.push_str("/// Every compiled shader, sorted by name then variant.\n");
+    out.push_str("pub static SHADERS: &[ShaderSpirv] = &[\n");
+    for c in &compiled {
+        let _ = writeln!(
+            out,
+            "    ShaderSpirv {{ name: {:?}, variant: ArithVariant::{}, local_size: [{}, {}, {}], words: &[",
+            c.name, c.variant, c.local_size[0], c.local_size[1], c.local_size[2]
+        );
+        for chunk in c.words.chunks(8) {
+            out.push_str("       ");
+            for w in chunk {
+                let _ = write!(out, " {w:#010x},");
+            }
+            out.push('\n');
+        }
+        out.push_str("    ] },\n");
+    }
+    out.push_str("];\n");
+    let out_dir = PathBuf::from(env("OUT_DIR")?);
+    std::fs::write(out_dir.join("shaders.rs"), out)
+        .map_err(|e| format!("writing shaders.rs: {e}"))?;
+    Ok(())
+}
+
+fn env(name: &str) -> Result<String, String> {
+    std::env::var(name).map_err(|_| format!("environment variable {name} is not set"))
+}
+
+fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut paths = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            paths.push(entry.path());
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// The `local_size_x/y/z` of a compute shader's `layout(...) in;` line
+/// (absent dimensions are 1).
+fn local_size(source: &str) -> Option<[u32; 3]> {
+    let line = source
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("layout") && l.contains("local_size_x") && l.ends_with("in;"))?;
+    let inner = &line[line.find('(')? + 1..line.rfind(')')?];
+    let mut size = [1u32; 3];
+    for part in inner.split(',') {
+        let (key, value) = part.split_once('=')?;
+        let value: u32 = value.trim().parse().ok()?;
+        match key.trim() {
+            "local_size_x" => size[0] = value,
+            "local_size_y" => size[1] = value,
+            "local_size_z" => size[2] = value,
+            _ => {}
+        }
+    }
+    Some(size)
+}

@@ -1,0 +1,2 @@
+//! The Vulkan engine (work in progress).
+pub mod shaders;

@@ -1,0 +1,68 @@
+// arith.glsl: the one interface for every fp64-ish operation in vkssim's shaders.
+//
+// Every shader includes this file and does its fp64 arithmetic only through it,
+// so that one source compiles in two variants (engine/build.rs builds both):
+//   FP64      native `double`; F64 is double.
+//   SOFT_F64  no fp64 on the device; F64 is uint64_t holding IEEE binary64 bits,
+//             and glsl/include/soft_f64.glsl (another module) implements the
+//             functions below with integer arithmetic that rounds like IEEE.
+//
+// Contract (both variants; every result rounds to nearest, ties to even):
+//   F64      f64_from_f32(float)    exact widening
+//   float    f32_from_f64(F64)      one RNE rounding
+//   F64      f64_add(F64, F64)      IEEE add
+//   F64      f64_mul(F64, F64)      IEEE multiply
+//   F64      f64_div(F64, F64)      IEEE divide
+//   float    f32_div(float, float)  correctly rounded fp32 division
+//   float    f32_sqrt(float)        correctly rounded fp32 square root
+//   uint64_t f64_to_bits(F64)       the binary64 bits
+//   F64      f64_from_bits(uint64_t) the value of binary64 bits
+// fp32 add, sub and mul stay native: Vulkan rounds them correctly. Every fp32
+// expression in the shaders is `precise`, so no compiler fuses a*b+c.
+//
+// Exactness notes (../shared/design/exactness.md §5): native fp32 division and
+// sqrt are not IEEE on every driver (NVIDIA 580 measured), so the native
+// variant computes them in fp64 and rounds once; double rounding is harmless
+// for these operations because 53 >= 2*24 + 2.
+
+#ifndef VKSSIM_ARITH_GLSL
+#define VKSSIM_ARITH_GLSL
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#if defined(SOFT_F64)
+
+// soft_f64.glsl defines F64 and every function of the contract.
+#if defined(SOFT_F64_PLACEHOLDER)
+#include "soft_f64_placeholder.glsl"
+#else
+#include "soft_f64.glsl"
+#endif
+
+#elif defined(FP64)
+
+#define F64 double
+
+F64 f64_from_f32(float a) { precise double r = double(a); return r; }
+float f32_from_f64(F64 a) { precise float r = float(a); return r; }
+F64 f64_add(F64 a, F64 b) { precise double r = a + b; return r; }
+F64 f64_mul(F64 a, F64 b) { precise double r = a * b; return r; }
+F64 f64_div(F64 a, F64 b) { precise double r = a / b; return r; }
+float f32_div(float a, float b) {
+    precise double q = double(a) / double(b);
+    precise float r = float(q);
+    return r;
+}
+float f32_sqrt(float a) {
+    precise double s = sqrt(double(a));
+    precise float r = float(s);
+    return r;
+}
+uint64_t f64_to_bits(F64 a) { return doubleBitsToUint64(a); }
+F64 f64_from_bits(uint64_t b) { return uint64BitsToDouble(b); }
+
+#else
+#error "compile with FP64 or SOFT_F64 defined (engine/build.rs does)"
+#endif
+
+#endif // VKSSIM_ARITH_GLSL

@@ -1,0 +1,51 @@
+// common.glsl: what every vkssim pass shares: the push constants, the buffer
+// bindings and the Gaussian taps.
+//
+// KEEP IN SYNC with engine/src/vk/pipeline.rs (`Params`, `Binding`): the push
+// constant block below mirrors `Params` field by field (std430, all 32-bit),
+// and the binding numbers mirror `Binding`.
+
+#ifndef VKSSIM_COMMON_GLSL
+#define VKSSIM_COMMON_GLSL
+
+#include "arith.glsl"
+
+layout(push_constant, std430) uniform Params {
+    uint width;       // source luma width (samples); self-test: number of cases
+    uint height;      // source luma height
+    uint bit_depth;   // 8, 10, 12 or 16
+    uint scale;       // decimation factor, 1..128
+    uint sw;          // decimated width
+    uint sh;          // decimated height
+    uint tap_bits;    // fp32 bits of f32(1.0f / (scale * scale))
+    uint c1_bits;     // fp32 bits of C1
+    uint c2_bits;     // fp32 bits of C2
+    uint c3_bits;     // fp32 bits of C3
+    uint enable_lcs;  // 1: also write the l, c and s terms
+    uint reserved;
+} P;
+
+// Raw samples as uploaded: 1 byte per sample at 8 bits, 2 (little-endian) above.
+layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
+layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
+// The two (decimated) planes, fp32: reference at 0, distorted at sw * sh.
+layout(std430, set = 0, binding = 2) buffer Dec { float dec[]; };
+// Horizontal Gaussian of r, c, r*r, c*c, r*c: 5 planes of (sw - 10) x sh.
+layout(std430, set = 0, binding = 3) buffer HFilt { float hfilt[]; };
+// Vertical Gaussian of those: mu_r, mu_c, s_rr, s_cc, s_rc, 5 planes of
+// (sw - 10) x (sh - 10).
+layout(std430, set = 0, binding = 4) buffer VFilt { float vfilt[]; };
+// Per-pixel terms as binary64 bits: ssim, then (enable_lcs) l, c, s; each a
+// plane of (sw - 10) x (sh - 10) in raster order. The self-test writes its
+// results here too.
+layout(std430, set = 0, binding = 5) buffer Terms { uint64_t terms[]; };
+
+// The Gaussian taps of libvmaf's float_ssim as fp32 bits (the fp32 literals
+// 0.001028 0.007599 0.036001 0.109361 0.213006 0.266012, mirrored).
+const uint GAUSS_BITS[11] = uint[11](
+    0x3A86BDF5u, 0x3BF90108u, 0x3D1375C9u, 0x3DDFF8A9u, 0x3E5A1E3Fu, 0x3E8832BAu,
+    0x3E5A1E3Fu, 0x3DDFF8A9u, 0x3D1375C9u, 0x3BF90108u, 0x3A86BDF5u);
+
+float gauss(int u) { return uintBitsToFloat(GAUSS_BITS[u]); }
+
+#endif // VKSSIM_COMMON_GLSL

@@ -1,2 +1,17 @@
-//! Helpers shared by the cross-crate tests: the test-clip corpus and the libvmaf
-//! oracle.
+//! Helpers shared by the cross-crate tests: the libvmaf oracle ([`oracle`]) and
+//! libvmaf's stages at any scale ([`stages`]), the ffmpeg clip corpus
+//! ([`corpus`]), synthetic planes ([`synth`]) and where the tools live
+//! ([`paths`]).
+//!
+//! These helpers serve tests only: on a harness failure (libvmaf returning an
+//! error, a malformed generated clip, a missing tool) they panic with a message
+//! naming the call, file and frame, which fails the calling test.
+
+pub mod corpus;
+pub mod oracle;
+pub mod paths;
+pub mod stages;
+pub mod synth;
+
+pub use oracle::{libvmaf_float_ssim, libvmaf_float_ssim_one, LibvmafFrame};
+pub use stages::{auto_scale, decimated_size, libvmaf_at_scale, StageScore};

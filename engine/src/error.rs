@@ -56,6 +56,24 @@ pub enum Error {
     /// An option value is out of range or inconsistent.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    /// A 10 or 12-bit sample is larger than its bit depth allows (see `io::range`).
+    #[error("{path}: frame {frame}: the sample at x={x}, y={y} is {value}, above {max}, the largest {bit_depth}-bit value; is the bit depth right, and the file little-endian?")]
+    SampleRange {
+        /// The file.
+        path: PathBuf,
+        /// Index of the frame.
+        frame: u64,
+        /// Column of the sample.
+        x: u32,
+        /// Row of the sample.
+        y: u32,
+        /// The sample as read.
+        value: u32,
+        /// The largest value the bit depth allows.
+        max: u32,
+        /// The bit depth.
+        bit_depth: u32,
+    },
     /// Reference and distorted differ in width, height or bit depth.
     #[error("reference and distorted differ: {0}")]
     GeometryMismatch(String),

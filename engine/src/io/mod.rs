@@ -1,2 +1,317 @@
-//! Video readers: raw planar YUV and Y4M, from files or standard input. Only luma
-//! is read; chroma is skipped without being copied.
+//! Video readers: raw planar YUV ([`yuv`]) and Y4M ([`y4m`]), from files or standard
+//! input, behind one trait ([`LumaReader`]). Only luma is read; the other planes are
+//! skipped without being copied (a seek in a regular file, one reused buffer in a
+//! pipe).
+//!
+//! [`open_input`] picks the reader: `-` is standard input; an input that starts with
+//! `YUV4MPEG` is Y4M (whatever its name); anything else is raw YUV and needs the
+//! whole [`RawFormat`].
+//!
+//! Errors name the file and frame: a missing or unreadable file is [`Error::Io`]; a
+//! size that is not a whole number of frames is [`Error::TruncatedFrame`], found when
+//! a regular file is opened and when a stream ends; a bad Y4M header or FRAME line is
+//! [`Error::Y4mHeader`] / [`Error::Y4mFrame`]; a format vkssim does not read is
+//! [`Error::Unsupported`]; a 10 or 12-bit sample above its bit depth is
+//! [`Error::SampleRange`] (see [`range`]).
+//!
+//! An input with no frame is not an error here: its reader yields none (and a
+//! regular file's [`LumaReader::frame_count`] is `Some(0)`). The layer that scores
+//! reports [`Error::NoFrames`].
+
+mod format;
+mod frames;
+pub mod range;
+mod source;
+#[cfg(test)]
+mod testutil;
+pub mod y4m;
+pub mod yuv;
+
+#[cfg(test)]
+mod proptests;
+
+use std::fs::File;
+use std::io::{Cursor, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+pub use format::{Chroma, VideoFormat, MAX_DIMENSION};
+pub use y4m::{Y4mHeader, Y4mReader};
+pub use yuv::YuvReader;
+
+use crate::{Error, LumaFrame, Result};
+
+/// A source of luma planes, one per frame, in order.
+pub trait LumaReader: Send {
+    /// The layout of every frame.
+    fn format(&self) -> VideoFormat;
+
+    /// The input's name for messages (`-` for standard input).
+    fn path(&self) -> &Path;
+
+    /// Reads the next frame's luma into the first [`VideoFormat::luma_bytes`] bytes
+    /// of `dst` (packed rows, raw little-endian samples as in [`LumaFrame`]) and
+    /// skips its other planes. Returns false, leaving `dst` unspecified, at a clean
+    /// end of input. `dst` shorter than a luma plane is [`Error::BufferSize`].
+    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool>;
+
+    /// Skips up to `frames` frames; returns how many were skipped (fewer only at
+    /// the end of the input).
+    fn skip(&mut self, frames: u64) -> Result<u64>;
+
+    /// Frames consumed so far, read or skipped: the index of the next frame.
+    fn frames_read(&self) -> u64;
+
+    /// Frames in the whole input (from its start, skipped ones included) when known
+    /// without reading it: regular files yes, pipes no.
+    fn frame_count(&self) -> Option<u64> {
+        None
+    }
+
+    /// Reads the next frame's luma into a new [`LumaFrame`]; `None` at the end.
+    fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
+        let f = self.format();
+        let mut frame = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
+        Ok(self.read_luma(&mut frame.bytes)?.then_some(frame))
+    }
+}
+
+impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
+    fn format(&self) -> VideoFormat {
+        (**self).format()
+    }
+    fn path(&self) -> &Path {
+        (**self).path()
+    }
+    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+        (**self).read_luma(dst)
+    }
+    fn skip(&mut self, frames: u64) -> Result<u64> {
+        (**self).skip(frames)
+    }
+    fn frames_read(&self) -> u64 {
+        (**self).frames_read()
+    }
+    fn frame_count(&self) -> Option<u64> {
+        (**self).frame_count()
+    }
+    fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
+        (**self).read_frame()
+    }
+}
+
+/// The layout of a raw YUV input, as the `vmaf` CLI's `--width`, `--height`,
+/// `--pixel_format` and `--bitdepth` give it. Every field is needed for a raw
+/// input; a Y4M input's header wins, and a field given here that disagrees with it
+/// is an error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawFormat {
+    /// Luma samples per row.
+    pub width: Option<u32>,
+    /// Luma rows.
+    pub height: Option<u32>,
+    /// Chroma subsampling (the pixel format).
+    pub chroma: Option<Chroma>,
+    /// 8, 10, 12 or 16.
+    pub bit_depth: Option<u32>,
+}
+
+impl RawFormat {
+    /// Every field given.
+    pub fn new(width: u32, height: u32, chroma: Chroma, bit_depth: u32) -> Self {
+        Self {
+            width: Some(width),
+            height: Some(height),
+            chroma: Some(chroma),
+            bit_depth: Some(bit_depth),
+        }
+    }
+
+    /// The format, if every field is given (else the names of those missing).
+    pub fn complete(&self) -> std::result::Result<VideoFormat, Vec<&'static str>> {
+        match (self.width, self.height, self.chroma, self.bit_depth) {
+            (Some(width), Some(height), Some(chroma), Some(bit_depth)) => Ok(VideoFormat {
+                width,
+                height,
+                bit_depth,
+                chroma,
+            }),
+            _ => Err([
+                ("width", self.width.is_none()),
+                ("height", self.height.is_none()),
+                ("pixel format", self.chroma.is_none()),
+                ("bit depth", self.bit_depth.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(name, missing)| missing.then_some(name))
+            .collect()),
+        }
+    }
+
+    /// Fields given here that `format` contradicts, as a message.
+    fn conflicts(&self, format: &VideoFormat) -> Option<String> {
+        let mut diffs = Vec::new();
+        if self.width.is_some_and(|w| w != format.width) {
+            diffs.push(format!("width {}", self.width.unwrap_or(0)));
+        }
+        if self.height.is_some_and(|h| h != format.height) {
+            diffs.push(format!("height {}", self.height.unwrap_or(0)));
+        }
+        if let Some(c) = self.chroma.filter(|&c| c != format.chroma) {
+            diffs.push(format!("pixel format {c}"));
+        }
+        if self.bit_depth.is_some_and(|b| b != format.bit_depth) {
+            diffs.push(format!("bit depth {}", self.bit_depth.unwrap_or(0)));
+        }
+        (!diffs.is_empty()).then(|| diffs.join(", "))
+    }
+}
+
+impl From<VideoFormat> for RawFormat {
+    fn from(f: VideoFormat) -> Self {
+        Self::new(f.width, f.height, f.chroma, f.bit_depth)
+    }
+}
+
+/// Bytes that mark a Y4M input.
+const Y4M_MAGIC: &[u8] = b"YUV4MPEG";
+
+/// Opens `path` (`-` for standard input) and returns the reader for its format:
+/// Y4M when it starts with `YUV4MPEG`, raw YUV of `raw`'s layout otherwise.
+///
+/// A regular file is read with seeks (and checked for a partial last frame now); a
+/// pipe, FIFO or terminal is read front to back.
+pub fn open_input(path: &Path, raw: Option<RawFormat>) -> Result<Box<dyn LumaReader>> {
+    let raw = raw.unwrap_or_default();
+    let name = path.to_path_buf();
+    let (file, is_file) = if path == Path::new("-") {
+        stdin_file(&name)?
+    } else {
+        let file = File::open(path).map_err(|e| Error::io(&name, e))?;
+        let is_file = file.metadata().map_err(|e| Error::io(&name, e))?.is_file();
+        (file, is_file)
+    };
+    if is_file {
+        open_seekable(file, name, raw)
+    } else {
+        open_stream(file, name, raw)
+    }
+}
+
+/// Standard input as a `File` of its own (a duplicate of descriptor 0, so that a
+/// redirected regular file can be seeked), and whether it is a regular file.
+#[cfg(unix)]
+fn stdin_file(name: &Path) -> Result<(File, bool)> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map_err(|e| Error::io(name, e))?;
+    let file = File::from(fd);
+    let is_file = file.metadata().map_err(|e| Error::io(name, e))?.is_file();
+    Ok((file, is_file))
+}
+
+#[cfg(windows)]
+fn stdin_file(name: &Path) -> Result<(File, bool)> {
+    use std::os::windows::io::AsHandle;
+    let handle = std::io::stdin()
+        .as_handle()
+        .try_clone_to_owned()
+        .map_err(|e| Error::io(name, e))?;
+    Ok((File::from(handle), false))
+}
+
+/// A seekable input: sniff the magic, rewind, hand to the right reader.
+fn open_seekable<R: Read + Seek + Send + 'static>(
+    mut inner: R,
+    name: PathBuf,
+    raw: RawFormat,
+) -> Result<Box<dyn LumaReader>> {
+    let io = |e| Error::io(&name, e);
+    let start = inner.stream_position().map_err(io)?;
+    let mut magic = [0u8; Y4M_MAGIC.len()];
+    let n = read_up_to(&mut inner, &mut magic).map_err(io)?;
+    inner.seek(SeekFrom::Start(start)).map_err(io)?;
+    if &magic[..n] == Y4M_MAGIC {
+        let reader = Y4mReader::from_seekable(inner, name)?;
+        check_raw(&reader, &raw)?;
+        Ok(Box::new(reader))
+    } else {
+        let format = raw_format(&name, &magic[..n], &raw)?;
+        Ok(Box::new(YuvReader::from_seekable(inner, name, format)?))
+    }
+}
+
+/// A stream: sniff the magic, put it back in front, hand to the right reader.
+fn open_stream<R: Read + Send + 'static>(
+    mut inner: R,
+    name: PathBuf,
+    raw: RawFormat,
+) -> Result<Box<dyn LumaReader>> {
+    let mut magic = [0u8; Y4M_MAGIC.len()];
+    let n = read_up_to(&mut inner, &mut magic).map_err(|e| Error::io(&name, e))?;
+    let chained = Cursor::new(magic[..n].to_vec()).chain(inner);
+    if &magic[..n] == Y4M_MAGIC {
+        let reader = Y4mReader::from_stream(chained, name)?;
+        check_raw(&reader, &raw)?;
+        Ok(Box::new(reader))
+    } else {
+        let format = raw_format(&name, &magic[..n], &raw)?;
+        Ok(Box::new(YuvReader::from_stream(chained, name, format)?))
+    }
+}
+
+/// Reads until `buf` is full or the input ends.
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match r.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// The raw layout for a non-Y4M input, or the error saying what is missing.
+fn raw_format(name: &Path, start: &[u8], raw: &RawFormat) -> Result<VideoFormat> {
+    let is_y4m_name = name
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("y4m"));
+    if is_y4m_name {
+        return Err(Error::Y4mHeader {
+            path: name.to_path_buf(),
+            reason: format!(
+                "the file is named .y4m but does not start with YUV4MPEG2 (found {:?})",
+                String::from_utf8_lossy(start)
+            ),
+        });
+    }
+    let format = raw.complete().map_err(|missing| {
+        Error::InvalidOption(format!(
+            "{} is not Y4M, so it is read as raw YUV, which needs its width, height, \
+             pixel format and bit depth; missing: {}",
+            name.display(),
+            missing.join(", ")
+        ))
+    })?;
+    format.validate()?;
+    Ok(format)
+}
+
+/// Refuses raw-format fields that contradict a Y4M header.
+fn check_raw(reader: &Y4mReader, raw: &RawFormat) -> Result<()> {
+    match raw.conflicts(&reader.format()) {
+        None => Ok(()),
+        Some(diffs) => Err(Error::InvalidOption(format!(
+            "{}: its Y4M header says {}, but the options say {diffs}",
+            reader.path().display(),
+            reader.format()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

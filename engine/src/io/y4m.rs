@@ -1,0 +1,363 @@
+//! YUV4MPEG2 (Y4M): a one-line text header (`YUV4MPEG2 W.. H.. F.. I.. A.. C.. X..`)
+//! then frames, each a `FRAME` line (optionally with parameters) followed by the raw
+//! planes.
+//!
+//! Accepted `C` tags are those libvmaf's `vmaf` CLI accepts (`420jpeg`, `420mpeg2`,
+//! `420paldv`, `420`, `411`, `422`, `444`, `444alpha`, `mono`, `420p10`, `422p10`,
+//! `444p10`), plus the 12 and 16-bit ones FFmpeg writes (`420p12`, `420p16`,
+//! `422p12`, `422p16`, `444p12`, `444p16`) and `mono10`, `mono12`, `mono16`. No `C`
+//! tag means 4:2:0 8-bit. `W` and `H` are required; `F` and `A`, when present, must be
+//! `n:d`; `I` must be `p` or `?` (interlaced video is refused, as libvmaf refuses it);
+//! `X` and unknown tags are ignored. From a regular file, the frames are counted when
+//! the reader is made, so a truncated last frame is reported before any scoring.
+
+use std::io::{Read, Seek};
+use std::path::{Path, PathBuf};
+
+use super::frames::Frames;
+use super::source::{ByteSource, Seekable, Stream};
+use super::{Chroma, LumaReader, VideoFormat};
+use crate::{Error, Result};
+
+/// The longest stream header read, `\n` included.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// The longest `FRAME` line read, `\n` included.
+pub const MAX_FRAME_LINE_BYTES: usize = 4096;
+
+/// A parsed stream header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Y4mHeader {
+    /// The frame layout, from `W`, `H` and `C`.
+    pub format: VideoFormat,
+    /// `F`: frames per second as numerator and denominator, if given.
+    pub frame_rate: Option<(u32, u32)>,
+    /// `A`: pixel aspect ratio, if given.
+    pub pixel_aspect: Option<(u32, u32)>,
+    /// `I`: `b'p'` or `b'?'`, if given.
+    pub interlace: Option<u8>,
+}
+
+/// Chroma and bit depth of a Y4M `C` tag's value, if vkssim reads it.
+pub fn colorspace(tag: &str) -> Option<(Chroma, u32)> {
+    Some(match tag {
+        "420jpeg" | "420mpeg2" | "420paldv" | "420" => (Chroma::C420, 8),
+        "420p10" => (Chroma::C420, 10),
+        "420p12" => (Chroma::C420, 12),
+        "420p16" => (Chroma::C420, 16),
+        "411" => (Chroma::C411, 8),
+        "422" => (Chroma::C422, 8),
+        "422p10" => (Chroma::C422, 10),
+        "422p12" => (Chroma::C422, 12),
+        "422p16" => (Chroma::C422, 16),
+        "444" => (Chroma::C444, 8),
+        "444p10" => (Chroma::C444, 10),
+        "444p12" => (Chroma::C444, 12),
+        "444p16" => (Chroma::C444, 16),
+        "444alpha" => (Chroma::C444Alpha, 8),
+        "mono" => (Chroma::Mono, 8),
+        "mono10" => (Chroma::Mono, 10),
+        "mono12" => (Chroma::Mono, 12),
+        "mono16" => (Chroma::Mono, 16),
+        _ => return None,
+    })
+}
+
+/// Bytes shown in an error, escaped and cut to a readable length.
+fn shown(bytes: &[u8]) -> String {
+    const MAX: usize = 40;
+    let cut = &bytes[..bytes.len().min(MAX)];
+    let mut s = format!("{:?}", String::from_utf8_lossy(cut));
+    if bytes.len() > MAX {
+        s.push_str("...");
+    }
+    s
+}
+
+/// A decimal number of digits only.
+fn number(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(s).ok()?.parse().ok()
+}
+
+/// `n:d` with two decimal numbers.
+fn ratio(s: &[u8]) -> Option<(u32, u32)> {
+    let colon = s.iter().position(|&b| b == b':')?;
+    Some((number(&s[..colon])?, number(&s[colon + 1..])?))
+}
+
+/// Parses a stream header line (with or without its `\n`). `path` names the file in
+/// errors: [`Error::Y4mHeader`] for a malformed header, [`Error::Unsupported`] for
+/// a colour space, bit depth or interlacing vkssim does not read.
+pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
+    let bad = |reason: String| Error::Y4mHeader {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let Some(rest) = line.strip_prefix(b"YUV4MPEG") else {
+        return Err(bad(format!(
+            "it does not start with YUV4MPEG2 (found {})",
+            shown(line)
+        )));
+    };
+    let Some(tags) = rest.strip_prefix(b"2") else {
+        return Err(bad(format!(
+            "version {} is not 2 (only YUV4MPEG2 is read)",
+            shown(&rest[..rest.len().min(1)])
+        )));
+    };
+    if !tags.is_empty() && tags[0] != b' ' {
+        return Err(bad(format!(
+            "YUV4MPEG2 must be followed by a space (found {})",
+            shown(tags)
+        )));
+    }
+    let (mut width, mut height) = (None, None);
+    let mut chroma = (Chroma::C420, 8);
+    let mut header = Y4mHeader {
+        format: VideoFormat {
+            width: 0,
+            height: 0,
+            bit_depth: 8,
+            chroma: Chroma::C420,
+        },
+        frame_rate: None,
+        pixel_aspect: None,
+        interlace: None,
+    };
+    for tag in tags.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
+        let value = &tag[1..];
+        let malformed = || bad(format!("malformed tag {}", shown(tag)));
+        match tag[0] {
+            b'W' => width = Some(number(value).ok_or_else(malformed)?),
+            b'H' => height = Some(number(value).ok_or_else(malformed)?),
+            b'F' => header.frame_rate = Some(ratio(value).ok_or_else(malformed)?),
+            b'A' => header.pixel_aspect = Some(ratio(value).ok_or_else(malformed)?),
+            b'I' => match value {
+                b"p" | b"?" => header.interlace = Some(value[0]),
+                b"t" | b"b" | b"m" => {
+                    return Err(Error::Unsupported(format!(
+                        "{}: interlaced Y4M (tag {}); like libvmaf, vkssim reads progressive video only",
+                        path.display(),
+                        shown(tag)
+                    )))
+                }
+                _ => return Err(malformed()),
+            },
+            b'C' => {
+                let name = std::str::from_utf8(value).unwrap_or("");
+                chroma = colorspace(name).ok_or_else(|| {
+                    Error::Unsupported(format!(
+                        "{}: Y4M colour space {} (vkssim reads 420jpeg, 420mpeg2, 420paldv, 420, \
+                         411, 422, 444, 444alpha, mono, and 420/422/444/mono with p10, p12, p16)",
+                        path.display(),
+                        shown(tag)
+                    ))
+                })?;
+            }
+            _ => {}
+        }
+    }
+    let width = width.ok_or_else(|| bad("no W (width) tag".into()))?;
+    let height = height.ok_or_else(|| bad("no H (height) tag".into()))?;
+    header.format = VideoFormat {
+        width,
+        height,
+        bit_depth: chroma.1,
+        chroma: chroma.0,
+    };
+    header.format.validate().map_err(|e| match e {
+        Error::InvalidOption(reason) => bad(reason),
+        Error::Unsupported(what) => Error::Unsupported(format!("{}: {what}", path.display())),
+        e => e,
+    })?;
+    Ok(header)
+}
+
+/// Reads the luma of Y4M frames.
+pub struct Y4mReader {
+    frames: Frames,
+    header: Y4mHeader,
+    /// The current FRAME line, reused.
+    line: Vec<u8>,
+}
+
+impl Y4mReader {
+    /// A reader over a seekable input (a regular file) from its current position,
+    /// where the stream header starts. Reads the header and counts the frames:
+    /// fails if the last one is incomplete or a FRAME line is malformed.
+    pub fn from_seekable<R: Read + Seek + Send + 'static>(
+        inner: R,
+        path: impl Into<PathBuf>,
+    ) -> Result<Self> {
+        let path = path.into();
+        let src = Seekable::new(inner).map_err(|e| Error::io(path.clone(), e))?;
+        let mut reader = Self::open(Box::new(src), path)?;
+        reader.count_frames()?;
+        Ok(reader)
+    }
+
+    /// A reader over a stream (a pipe, standard input) read front to back. Reads
+    /// the header.
+    pub fn from_stream<R: Read + Send + 'static>(
+        inner: R,
+        path: impl Into<PathBuf>,
+    ) -> Result<Self> {
+        Self::open(Box::new(Stream::new(inner)), path.into())
+    }
+
+    /// The stream header.
+    pub fn header(&self) -> &Y4mHeader {
+        &self.header
+    }
+
+    fn open(mut src: Box<dyn ByteSource>, path: PathBuf) -> Result<Self> {
+        let mut line = Vec::new();
+        let found = src
+            .read_line(&mut line, MAX_HEADER_BYTES)
+            .map_err(|e| Error::io(path.clone(), e))?;
+        if !found {
+            let reason = if line.is_empty() {
+                "the input is empty".to_string()
+            } else if line.len() >= MAX_HEADER_BYTES {
+                format!("no end of line in its first {MAX_HEADER_BYTES} bytes")
+            } else if !line.starts_with(b"YUV4MPEG") {
+                format!("it does not start with YUV4MPEG2 (found {})", shown(&line))
+            } else {
+                "the input ends inside the header".to_string()
+            };
+            return Err(Error::Y4mHeader { path, reason });
+        }
+        let header = parse_header(&line, &path)?;
+        line.clear();
+        Ok(Self {
+            frames: Frames {
+                src,
+                format: header.format,
+                path,
+                next: 0,
+                total: None,
+            },
+            header,
+            line,
+        })
+    }
+
+    /// Reads the next FRAME line: its length, or `None` at a clean end of input.
+    fn frame_line(&mut self) -> Result<Option<u64>> {
+        let f = &mut self.frames;
+        self.line.clear();
+        let found = f
+            .src
+            .read_line(&mut self.line, MAX_FRAME_LINE_BYTES)
+            .map_err(|e| f.io(e))?;
+        let line = &self.line;
+        if line.is_empty() {
+            return Ok(None);
+        }
+        let bad = |reason: String| Error::Y4mFrame {
+            path: f.path.clone(),
+            frame: f.next,
+            reason,
+        };
+        let n = line.len().min(5);
+        if line[..n] != b"FRAME"[..n] {
+            return Err(bad(format!("expected a FRAME line, found {}", shown(line))));
+        }
+        if !found {
+            if line.len() >= MAX_FRAME_LINE_BYTES {
+                return Err(bad(format!(
+                    "no end of line in {MAX_FRAME_LINE_BYTES} bytes"
+                )));
+            }
+            return Err(f.truncated(line.len() as u64, 6 + f.format.frame_bytes()));
+        }
+        if line[5] != b' ' && line[5] != b'\n' {
+            return Err(bad(format!(
+                "FRAME must be followed by a space or the end of the line, found {}",
+                shown(line)
+            )));
+        }
+        Ok(Some(line.len() as u64))
+    }
+
+    /// Skips one frame; false at a clean end of input.
+    fn skip_one(&mut self) -> Result<bool> {
+        let Some(prefix) = self.frame_line()? else {
+            return Ok(false);
+        };
+        self.frames.read_planes(None, prefix)?;
+        self.frames.next += 1;
+        Ok(true)
+    }
+
+    /// Counts the frames of a seekable input. When every frame is as long as the
+    /// first (the usual case: plain `FRAME` lines) the size says it; otherwise every
+    /// FRAME line is visited, which also finds a truncated last frame.
+    fn count_frames(&mut self) -> Result<()> {
+        let Some(left) = self.frames.src.remaining() else {
+            return Ok(());
+        };
+        let start = self.frames.src.position();
+        let mut count = 0;
+        if let Some(first) = self.frame_line()? {
+            let per = first + self.frames.format.frame_bytes();
+            if left % per == 0 {
+                count = left / per;
+            } else {
+                self.seek_to(start)?;
+                while self.skip_one()? {
+                    count += 1;
+                }
+            }
+        }
+        self.seek_to(start)?;
+        self.frames.next = 0;
+        self.frames.total = Some(count);
+        Ok(())
+    }
+
+    fn seek_to(&mut self, pos: u64) -> Result<()> {
+        let f = &mut self.frames;
+        f.src.seek_to(pos).map_err(|e| f.io(e))
+    }
+}
+
+impl LumaReader for Y4mReader {
+    fn format(&self) -> VideoFormat {
+        self.frames.format
+    }
+
+    fn path(&self) -> &Path {
+        &self.frames.path
+    }
+
+    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.frames.check_dst(dst)?;
+        let Some(prefix) = self.frame_line()? else {
+            return Ok(false);
+        };
+        self.frames.read_planes(Some(dst), prefix)?;
+        self.frames.next += 1;
+        Ok(true)
+    }
+
+    fn skip(&mut self, frames: u64) -> Result<u64> {
+        let mut n = 0;
+        while n < frames && self.skip_one()? {
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn frames_read(&self) -> u64 {
+        self.frames.next
+    }
+
+    fn frame_count(&self) -> Option<u64> {
+        self.frames.total
+    }
+}

@@ -114,6 +114,10 @@ pub enum Error {
         /// Bytes given.
         actual: usize,
     },
+    /// Something failed that is a bug in vkssim, not bad input (e.g. a scoring
+    /// worker thread panicked); the message says where.
+    #[error("internal error (a bug in vkssim): {0}")]
+    Internal(String),
 }
 
 impl Error {

@@ -1,1 +1,257 @@
-//! The exact CPU twin of libvmaf's float_ssim, one module per stage.
+//! The exact CPU twin of libvmaf's `float_ssim`, one module per stage, written
+//! from `shared/design/exactness.md`:
+//!
+//! 1. [`samples`]: raw luma to fp32 ([`luma_to_plane`]);
+//! 2. [`scale`]: the decimation factor and the decimated size;
+//! 3. [`decimate`]: the box decimation ([`decimate_plane`]);
+//! 4. [`gaussian`]: the separable 11-tap Gaussian of r, c, r², c², r·c
+//!    ([`gaussian_filter_all`]);
+//! 5. [`lcs_map`]: per-pixel variances and l, c, s terms ([`lcs_terms`]);
+//! 6. [`means`]: the raster-order fp64 sums and fp32 means ([`frame_means`]);
+//! 7. [`db`]: `enable_db` and `clip_db`.
+//!
+//! [`score_frame`] chains them for one pair; [`CpuScorer`] scores many pairs in
+//! parallel across frames. The stage functions are public so the Vulkan engine
+//! and the parity tests can compare pass by pass.
+
+pub mod db;
+pub mod decimate;
+pub mod gaussian;
+pub mod lcs_map;
+pub mod means;
+mod plane;
+mod pool;
+pub mod samples;
+pub mod scale;
+
+pub use decimate::decimate as decimate_plane;
+pub use gaussian::{gaussian_filter_all, FilteredPlanes};
+pub use lcs_map::{lcs_terms, LcsTerms, PixelTerms};
+pub use means::{frame_means, FrameMeans, TermSums};
+pub use plane::Plane;
+pub use pool::CpuScorer;
+pub use samples::luma_to_plane;
+
+use crate::{Error, FrameScore, LumaView, Result, SsimOptions};
+
+/// What a frame size leads to under a set of options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameGeometry {
+    /// Luma width.
+    pub width: u32,
+    /// Luma height.
+    pub height: u32,
+    /// 8, 10, 12 or 16.
+    pub bit_depth: u32,
+    /// The decimation factor (1: none).
+    pub scale: u32,
+    /// Width after decimation.
+    pub scaled_width: u32,
+    /// Height after decimation.
+    pub scaled_height: u32,
+}
+
+/// Checks that frames of this size and depth can be scored under `opts`, before
+/// any work: a bit depth libvmaf reads and a decimated plane of at least 11 x 11
+/// ([`Error::PlaneTooSmall`] otherwise).
+pub fn check_geometry(
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+    opts: &SsimOptions,
+) -> Result<FrameGeometry> {
+    samples::sample_divisor(bit_depth)?;
+    let scale = scale::resolve_scale(opts, width, height);
+    let (scaled_width, scaled_height) = scale::checked_scaled_size(width, height, scale)?;
+    Ok(FrameGeometry {
+        width,
+        height,
+        bit_depth,
+        scale,
+        scaled_width,
+        scaled_height,
+    })
+}
+
+/// Checks a reference / distorted pair: same width, height and bit depth
+/// ([`Error::GeometryMismatch`] naming the difference), then [`check_geometry`].
+pub fn check_pair(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    opts: &SsimOptions,
+) -> Result<FrameGeometry> {
+    if (reference.width, reference.height) != (distorted.width, distorted.height) {
+        return Err(Error::GeometryMismatch(format!(
+            "reference is {}x{}, distorted is {}x{}",
+            reference.width, reference.height, distorted.width, distorted.height
+        )));
+    }
+    if reference.bit_depth != distorted.bit_depth {
+        return Err(Error::GeometryMismatch(format!(
+            "reference is {}-bit, distorted is {}-bit",
+            reference.bit_depth, distorted.bit_depth
+        )));
+    }
+    samples::check_view(reference)?;
+    samples::check_view(distorted)?;
+    check_geometry(reference.width, reference.height, reference.bit_depth, opts)
+}
+
+/// The SSIM stage on two (decimated) planes of the same size: filter, per-pixel
+/// terms summed in raster order, fp32 means. Gives exactly
+/// `frame_means(&lcs_terms(&gaussian_filter_all(r, c)?))`.
+pub fn ssim_means(r: &Plane, c: &Plane) -> Result<FrameMeans> {
+    let filtered = gaussian_filter_all(r, c)?;
+    let mut sums = TermSums::default();
+    lcs_map::for_each_term(&filtered, |t| sums.add(t));
+    Ok(sums.means(filtered.mu_r.width, filtered.mu_r.height))
+}
+
+/// The frame result from its fp32 means, adding the dB figure when asked.
+pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOptions) -> FrameScore {
+    let ssim = means.ssim as f64;
+    let db = opts.enable_db.then(|| {
+        let max = db::max_db(
+            geometry.width,
+            geometry.height,
+            geometry.bit_depth,
+            opts.clip_db,
+        );
+        db::to_db(ssim, max)
+    });
+    FrameScore {
+        ssim,
+        l: means.l as f64,
+        c: means.c as f64,
+        s: means.s as f64,
+        db,
+    }
+}
+
+/// libvmaf's `float_ssim` (and `_l`, `_c`, `_s`, and the dB figure with
+/// `enable_db`) for one reference / distorted pair, bit for bit.
+///
+/// Errors: [`Error::GeometryMismatch`] when the two differ in size or bit depth,
+/// [`Error::PlaneTooSmall`] when the decimated plane is below 11 x 11,
+/// [`Error::Unsupported`] / [`Error::BufferSize`] / [`Error::InvalidOption`] for a
+/// view that does not hold what it claims.
+pub fn score_frame(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    opts: &SsimOptions,
+) -> Result<FrameScore> {
+    let geometry = check_pair(reference, distorted, opts)?;
+    let r = decimate::decimate_luma(reference, geometry.scale)?;
+    let c = decimate::decimate_luma(distorted, geometry.scale)?;
+    let means = ssim_means(&r, &c)?;
+    Ok(frame_score(&means, &geometry, opts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LumaFrame;
+
+    fn frame(width: u32, height: u32, bit_depth: u32, seed: u32) -> LumaFrame {
+        let mut f = LumaFrame::zeroed(width, height, bit_depth);
+        let mut st = seed.wrapping_mul(2_654_435_761) | 1;
+        let max = (1u32 << bit_depth) - 1;
+        let bps = if bit_depth == 8 { 1 } else { 2 };
+        for i in 0..(width * height) as usize {
+            st ^= st << 13;
+            st ^= st >> 17;
+            st ^= st << 5;
+            let v = st % (max + 1);
+            f.bytes[i * bps] = v as u8;
+            if bps == 2 {
+                f.bytes[i * bps + 1] = (v >> 8) as u8;
+            }
+        }
+        f
+    }
+
+    #[test]
+    fn stage_functions_compose_to_score_frame() {
+        for (w, h, depth, scale) in [(64, 48, 8, 0), (97, 61, 10, 2), (80, 80, 16, 3)] {
+            let a = frame(w, h, depth, 1);
+            let b = frame(w, h, depth, 2);
+            let opts = SsimOptions {
+                scale,
+                enable_lcs: true,
+                ..Default::default()
+            };
+            let got = score_frame(&a.view(), &b.view(), &opts).unwrap();
+            let g = check_geometry(w, h, depth, &opts).unwrap();
+            let r = decimate_plane(&luma_to_plane(&a.view()).unwrap(), g.scale).unwrap();
+            let c = decimate_plane(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
+            let means = frame_means(&lcs_terms(&gaussian_filter_all(&r, &c).unwrap()));
+            assert_eq!(got, frame_score(&means, &g, &opts));
+            assert!(got.ssim > -1.0 && got.ssim < 1.0, "{got:?}");
+        }
+    }
+
+    #[test]
+    fn identical_black_frames_score_exactly_one() {
+        let a = LumaFrame::zeroed(64, 64, 8);
+        let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
+        assert_eq!((s.ssim, s.l, s.c, s.s), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!(s.db, None);
+        let opts = SsimOptions {
+            enable_db: true,
+            clip_db: true,
+            ..Default::default()
+        };
+        let s = score_frame(&a.view(), &a.view(), &opts).unwrap();
+        assert_eq!(s.db, Some(db::max_db(64, 64, 8, true)));
+        assert_eq!(s.float_ssim(), s.db.unwrap());
+    }
+
+    #[test]
+    fn identical_frames_have_structure_exactly_one() {
+        for depth in [8, 10, 12, 16] {
+            let a = frame(96, 72, depth, depth);
+            let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
+            assert_eq!(s.s, 1.0, "{depth}-bit");
+        }
+    }
+
+    #[test]
+    fn mismatched_pairs_are_refused() {
+        let a = frame(64, 48, 8, 1);
+        let b = frame(64, 49, 8, 1);
+        let e = score_frame(&a.view(), &b.view(), &SsimOptions::default()).unwrap_err();
+        assert!(matches!(e, Error::GeometryMismatch(_)), "{e}");
+        assert!(e.to_string().contains("64x48") && e.to_string().contains("64x49"));
+        let c = frame(64, 48, 10, 1);
+        let e = score_frame(&a.view(), &c.view(), &SsimOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("8-bit") && e.to_string().contains("10-bit"));
+    }
+
+    #[test]
+    fn too_small_planes_are_errors_not_scores() {
+        let a = frame(10, 100, 8, 1);
+        assert!(matches!(
+            score_frame(&a.view(), &a.view(), &SsimOptions::default()),
+            Err(Error::PlaneTooSmall { .. })
+        ));
+        // 100x100 forced to scale 10 decimates to 10x10.
+        let b = frame(100, 100, 8, 1);
+        let opts = SsimOptions {
+            scale: 10,
+            ..Default::default()
+        };
+        assert!(matches!(
+            score_frame(&b.view(), &b.view(), &opts),
+            Err(Error::PlaneTooSmall {
+                scale: 10,
+                scaled_width: 10,
+                ..
+            })
+        ));
+        assert!(check_geometry(1920, 1080, 8, &SsimOptions::default()).is_ok());
+        assert!(matches!(
+            check_geometry(1920, 1080, 9, &SsimOptions::default()),
+            Err(Error::Unsupported(_))
+        ));
+    }
+}

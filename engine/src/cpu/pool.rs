@@ -1,0 +1,279 @@
+//! [`CpuScorer`]: the CPU backend behind [`crate::FrameScorer`]. A pool of worker
+//! threads scores whole frames in parallel (one frame per worker at a time), and
+//! results come back in submission order.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use super::score_frame;
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+
+/// One submitted pair.
+struct Job {
+    index: u64,
+    reference: LumaFrame,
+    distorted: LumaFrame,
+}
+
+/// A result on its way back, tagged with its submission index.
+type Done = (u64, Result<FrameScore>);
+
+/// Scores frame pairs on `threads` worker threads with [`super::score_frame`].
+///
+/// A frame that fails (bad geometry, a plane too small, even a panic inside the
+/// scorer) gives an error as that frame's result; the scorer keeps going.
+pub struct CpuScorer {
+    threads: usize,
+    jobs: Option<Sender<Job>>,
+    done: Receiver<Done>,
+    workers: Vec<JoinHandle<()>>,
+    /// Results received but not yet handed out, by submission index.
+    ready: BTreeMap<u64, Result<FrameScore>>,
+    next_submit: u64,
+    next_take: u64,
+    /// Results received from the workers so far (taken or not).
+    received: u64,
+}
+
+impl CpuScorer {
+    /// Starts `threads` workers (`0`: one per available core) scoring with
+    /// `options`.
+    pub fn new(options: SsimOptions, threads: usize) -> Result<Self> {
+        let threads = if threads == 0 {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        } else {
+            threads
+        };
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let mut workers = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let job_rx = Arc::clone(&job_rx);
+            let done_tx = done_tx.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("vkssim-cpu-{i}"))
+                .spawn(move || worker(&job_rx, &done_tx, &options))
+                .map_err(|e| Error::Internal(format!("cannot start CPU worker thread {i}: {e}")))?;
+            workers.push(handle);
+        }
+        Ok(Self {
+            threads,
+            jobs: Some(job_tx),
+            done: done_rx,
+            workers,
+            ready: BTreeMap::new(),
+            next_submit: 0,
+            next_take: 0,
+            received: 0,
+        })
+    }
+
+    /// The number of worker threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn store(&mut self, (index, result): Done) {
+        self.received += 1;
+        self.ready.insert(index, result);
+    }
+
+    /// The error for a result that can never come (every worker is gone).
+    fn lost(&self, index: u64) -> Error {
+        Error::Internal(format!(
+            "the CPU workers stopped before scoring frame {index}"
+        ))
+    }
+}
+
+/// A worker: takes jobs until the queue closes, scores each, sends the result.
+fn worker(jobs: &Mutex<Receiver<Job>>, done: &Sender<Done>, options: &SsimOptions) {
+    loop {
+        // A poisoned lock only means another worker panicked while waiting;
+        // the receiver itself is still sound.
+        let job = match jobs.lock().unwrap_or_else(|p| p.into_inner()).recv() {
+            Ok(job) => job,
+            Err(_) => return,
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            score_frame(&job.reference.view(), &job.distorted.view(), options)
+        }))
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(Error::Internal(format!(
+                "scoring frame {} panicked: {what}",
+                job.index
+            )))
+        });
+        if done.send((job.index, result)).is_err() {
+            return;
+        }
+    }
+}
+
+impl FrameScorer for CpuScorer {
+    fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
+        // Keep at most queue_depth pairs inside the pool; results already
+        // received (taken or not) do not count, so this never waits on the caller.
+        while self.next_submit - self.received >= self.queue_depth() as u64 {
+            match self.done.recv() {
+                Ok(d) => self.store(d),
+                Err(_) => return Err(self.lost(self.next_submit)),
+            }
+        }
+        let index = self.next_submit;
+        let job = Job {
+            index,
+            reference,
+            distorted,
+        };
+        let sent = self.jobs.as_ref().map(|tx| tx.send(job).is_ok());
+        if sent != Some(true) {
+            return Err(self.lost(index));
+        }
+        self.next_submit += 1;
+        Ok(())
+    }
+
+    fn poll_next(&mut self) -> Option<Result<FrameScore>> {
+        loop {
+            match self.done.try_recv() {
+                Ok(d) => self.store(d),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    if self.in_flight() > 0 && !self.ready.contains_key(&self.next_take) {
+                        let index = self.next_take;
+                        self.next_take += 1;
+                        return Some(Err(self.lost(index)));
+                    }
+                    break;
+                }
+            }
+        }
+        let result = self.ready.remove(&self.next_take)?;
+        self.next_take += 1;
+        Some(result)
+    }
+
+    fn wait_next(&mut self) -> Option<Result<FrameScore>> {
+        if self.in_flight() == 0 {
+            return None;
+        }
+        let index = self.next_take;
+        while !self.ready.contains_key(&index) {
+            match self.done.recv() {
+                Ok(d) => self.store(d),
+                Err(_) => {
+                    self.next_take += 1;
+                    return Some(Err(self.lost(index)));
+                }
+            }
+        }
+        self.next_take += 1;
+        self.ready.remove(&index)
+    }
+
+    fn in_flight(&self) -> usize {
+        (self.next_submit - self.next_take) as usize
+    }
+
+    fn queue_depth(&self) -> usize {
+        2 * self.threads
+    }
+}
+
+impl Drop for CpuScorer {
+    fn drop(&mut self) {
+        // Closing the job queue ends every worker after its current frame.
+        self.jobs = None;
+        for handle in self.workers.drain(..) {
+            // A worker never panics outside catch_unwind; nothing to report if
+            // one did.
+            let _ = handle.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(width: u32, height: u32, seed: u8) -> (LumaFrame, LumaFrame) {
+        let mut a = LumaFrame::zeroed(width, height, 8);
+        let mut b = a.clone();
+        for (i, (x, y)) in a.bytes.iter_mut().zip(b.bytes.iter_mut()).enumerate() {
+            *x = (i as u8).wrapping_mul(seed);
+            *y = (i as u8).wrapping_mul(seed).wrapping_add((i % 7) as u8);
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn results_come_back_in_submission_order() {
+        let opts = SsimOptions::default();
+        let pairs: Vec<_> = (1..=9u8).map(|s| pair(48 + s as u32, 40, s)).collect();
+        let expected: Vec<_> = pairs
+            .iter()
+            .map(|(a, b)| score_frame(&a.view(), &b.view(), &opts).unwrap())
+            .collect();
+        for threads in [1, 2, 3] {
+            let mut scorer = CpuScorer::new(opts, threads).unwrap();
+            assert_eq!(scorer.queue_depth(), 2 * threads);
+            let mut got = Vec::new();
+            for (a, b) in pairs.iter().cloned() {
+                scorer.submit(a, b).unwrap();
+                while let Some(r) = scorer.poll_next() {
+                    got.push(r.unwrap());
+                }
+            }
+            while let Some(r) = scorer.wait_next() {
+                got.push(r.unwrap());
+            }
+            assert_eq!(got, expected, "{threads} threads");
+            assert_eq!(scorer.in_flight(), 0);
+            assert!(scorer.wait_next().is_none());
+        }
+    }
+
+    #[test]
+    fn a_bad_frame_is_an_error_in_its_place() {
+        let opts = SsimOptions::default();
+        let mut scorer = CpuScorer::new(opts, 2).unwrap();
+        let (a, b) = pair(40, 40, 3);
+        let (small, _) = pair(8, 40, 3);
+        scorer.submit(a.clone(), b.clone()).unwrap();
+        scorer.submit(small.clone(), small).unwrap();
+        scorer
+            .submit(a.clone(), LumaFrame::zeroed(41, 40, 8))
+            .unwrap();
+        scorer.submit(a, b).unwrap();
+        assert!(scorer.wait_next().unwrap().is_ok());
+        assert!(matches!(
+            scorer.wait_next().unwrap(),
+            Err(Error::PlaneTooSmall { .. })
+        ));
+        assert!(matches!(
+            scorer.wait_next().unwrap(),
+            Err(Error::GeometryMismatch(_))
+        ));
+        assert!(scorer.wait_next().unwrap().is_ok());
+        assert!(scorer.wait_next().is_none());
+    }
+
+    #[test]
+    fn zero_threads_means_every_core() {
+        let scorer = CpuScorer::new(SsimOptions::default(), 0).unwrap();
+        assert!(scorer.threads() >= 1);
+        assert_eq!(scorer.queue_depth(), 2 * scorer.threads());
+    }
+}

@@ -11,6 +11,7 @@ pub mod frame;
 pub mod io;
 pub mod options;
 pub mod scorer;
+pub mod softfloat;
 pub mod vk;
 
 pub use error::{Error, Result};

@@ -14,4 +14,4 @@ pub mod stages;
 pub mod synth;
 
 pub use oracle::{libvmaf_float_ssim, libvmaf_float_ssim_one, LibvmafFrame};
-pub use stages::{auto_scale, decimated_size, libvmaf_at_scale, StageScore};
+pub use stages::{auto_scale, decimated_size, libvmaf_at_scale, libvmaf_decimate, StageScore};

@@ -130,6 +130,56 @@ pub fn auto_scale(width: u32, height: u32) -> u32 {
     r.max(1) as u32
 }
 
+/// The box kernel libvmaf's compute_ssim builds for `scale`: every tap
+/// `1.0f / (scale * scale)`, not normalised, mirrored at the borders. The tap
+/// arrays are returned with it and must outlive every use of the kernel.
+fn low_pass(scale: u32) -> (Kernel, Vec<f32>, Vec<f32>) {
+    let n = scale as usize;
+    let mut taps = vec![1.0f32 / (n * n) as f32; n * n];
+    let mut taps_1d = vec![1.0f32 / n as f32; n];
+    let k = Kernel {
+        kernel: taps.as_mut_ptr(),
+        kernel_h: taps_1d.as_mut_ptr(),
+        kernel_v: taps_1d.as_mut_ptr(),
+        w: scale as c_int,
+        h: scale as c_int,
+        normalized: 0,
+        bnd_opt: Some(KBND_SYMMETRIC),
+        bnd_const: 0.0,
+    };
+    (k, taps, taps_1d)
+}
+
+/// libvmaf's decimation of one luma plane at `scale` (2..=128): its float
+/// samples, box-filtered and subsampled by `_iqa_decimate`. Returns the width,
+/// height and packed values of the decimated plane.
+pub fn libvmaf_decimate(view: &LumaView<'_>, scale: u32) -> (u32, u32, Vec<f32>) {
+    assert!(
+        (2..=128).contains(&scale),
+        "stages: scale {scale} out of 2..=128"
+    );
+    let mut img = floats(view);
+    let (k, _taps, _taps_1d) = low_pass(scale);
+    let (mut rw, mut rh) = (0, 0);
+    // SAFETY: img holds width * height floats; the kernel's taps are alive
+    // (_taps, _taps_1d); a null result decimates in place; rw/rh are valid.
+    let rc = unsafe {
+        _iqa_decimate(
+            img.as_mut_ptr(),
+            view.width as c_int,
+            view.height as c_int,
+            scale as c_int,
+            &k,
+            ptr::null_mut(),
+            &mut rw,
+            &mut rh,
+        )
+    };
+    assert_eq!(rc, 0, "libvmaf: _iqa_decimate failed with {rc}");
+    img.truncate(rw as usize * rh as usize);
+    (rw as u32, rh as u32, img)
+}
+
 /// Scores a pair with libvmaf's stages at `scale` (1 = no decimation). Returns
 /// `None` when the decimated plane is smaller than the 11 x 11 window. Panics if
 /// the pair differs in geometry or libvmaf reports a failure.
@@ -156,29 +206,17 @@ pub fn libvmaf_at_scale(
     let mut d = floats(distorted);
     let (mut rw, mut rh) = (w, h);
     if scale > 1 {
-        let n = scale as usize;
-        let mut taps = vec![1.0f32 / (n * n) as f32; n * n];
-        let mut taps_1d = vec![1.0f32 / n as f32; n];
-        let low_pass = Kernel {
-            kernel: taps.as_mut_ptr(),
-            kernel_h: taps_1d.as_mut_ptr(),
-            kernel_v: taps_1d.as_mut_ptr(),
-            w: scale as c_int,
-            h: scale as c_int,
-            normalized: 0,
-            bnd_opt: Some(KBND_SYMMETRIC),
-            bnd_const: 0.0,
-        };
-        // SAFETY: r and d hold w * h floats; the kernel's tap arrays live until
-        // the end of this block; a null result decimates in place, as libvmaf's
-        // compute_ssim does; rw/rh are valid out-pointers.
+        let (k, _taps, _taps_1d) = low_pass(scale);
+        // SAFETY: r and d hold w * h floats; the kernel's taps are alive (_taps,
+        // _taps_1d); a null result decimates in place, as libvmaf's compute_ssim
+        // does; rw/rh are valid out-pointers.
         let rc = unsafe {
             _iqa_decimate(
                 r.as_mut_ptr(),
                 w,
                 h,
                 scale as c_int,
-                &low_pass,
+                &k,
                 ptr::null_mut(),
                 ptr::null_mut(),
                 ptr::null_mut(),
@@ -187,7 +225,7 @@ pub fn libvmaf_at_scale(
                 w,
                 h,
                 scale as c_int,
-                &low_pass,
+                &k,
                 ptr::null_mut(),
                 &mut rw,
                 &mut rh,

@@ -1,3 +1,38 @@
-//! The `vkssim` command line.
+//! The `vkssim` command line: `vkssim score` (the `vmaf` CLI's flags, libvmaf's
+//! output files) and `vkssim bench` (timing on generated frames).
+//!
+//! Errors are printed as one chain (`vkssim: error: <context>: <cause>`) and give
+//! exit status 1; bad flags give clap's usage message and status 2.
 
-fn main() {}
+mod args;
+mod backend;
+mod bench;
+mod feature;
+mod output;
+mod pipeline;
+mod progress;
+mod score;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("VKSSIM_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = args::parse();
+    let result = match &cli.command {
+        args::Command::Score(a) => score::run(a),
+        args::Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("vkssim: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The command line: `vkssim score` with the `vmaf` CLI's flags (so a script can
+//! switch by changing the program name; `vkssim -r ... -d ...` without a
+//! subcommand means `score`), and `vkssim bench`.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+
+use crate::output::{Format, Precision};
+
+/// vkssim: libvmaf's float_ssim, bit for bit, fast.
+#[derive(Debug, Parser)]
+#[command(name = "vkssim", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Score a distorted video against its reference (the `vmaf` CLI's flags).
+    Score(Box<ScoreArgs>),
+    /// Time the scorer on generated frames (no file needed).
+    Bench(Box<BenchArgs>),
+}
+
+/// Which engine scores the frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The exact CPU twin, on `--threads` threads.
+    Cpu,
+    /// The Vulkan engine.
+    Vulkan,
+}
+
+/// `vkssim score`. `-h` is the height, as in `vmaf`; help is `--help` only.
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct ScoreArgs {
+    /// Reference video: .y4m, or raw .yuv with -w -h -p -b; `-` reads standard input.
+    #[arg(short = 'r', long = "reference", value_name = "PATH")]
+    pub reference: PathBuf,
+    /// Distorted video: .y4m, or raw .yuv with -w -h -p -b; `-` reads standard input.
+    #[arg(short = 'd', long = "distorted", value_name = "PATH")]
+    pub distorted: PathBuf,
+    /// Width of raw YUV input.
+    #[arg(short = 'w', long = "width")]
+    pub width: Option<u32>,
+    /// Height of raw YUV input.
+    #[arg(short = 'h', long = "height")]
+    pub height: Option<u32>,
+    /// Pixel format of raw YUV input: 420, 422 or 444.
+    #[arg(short = 'p', long = "pixel_format", visible_alias = "pixel-format")]
+    pub pixel_format: Option<String>,
+    /// Bit depth of raw YUV input: 8, 10, 12 or 16.
+    #[arg(short = 'b', long = "bitdepth")]
+    pub bitdepth: Option<u32>,
+    /// Feature to compute: float_ssim[=scale=N:enable_lcs=true:enable_db=true:clip_db=true] (default float_ssim).
+    #[arg(long = "feature", value_name = "SPEC")]
+    pub feature: Vec<String>,
+    /// Output file (`-`: standard output). Without it, a summary is printed.
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Write the output file as XML (the default).
+    #[arg(long = "xml", overrides_with_all = ["json", "csv", "sub"])]
+    pub xml: bool,
+    /// Write the output file as JSON.
+    #[arg(long = "json", overrides_with_all = ["xml", "csv", "sub"])]
+    pub json: bool,
+    /// Write the output file as CSV.
+    #[arg(long = "csv", overrides_with_all = ["xml", "json", "sub"])]
+    pub csv: bool,
+    /// Write the output file as subtitles (MicroDVD).
+    #[arg(long = "sub", overrides_with_all = ["xml", "json", "csv"])]
+    pub sub: bool,
+    /// Worker threads of the CPU backend (0: one per core).
+    #[arg(long = "threads", default_value_t = 0)]
+    pub threads: usize,
+    /// Score at most this many frames (0: all).
+    #[arg(long = "frame_cnt", visible_alias = "frame-cnt", default_value_t = 0)]
+    pub frame_cnt: u64,
+    /// Skip this many frames at the start of the reference.
+    #[arg(
+        long = "frame_skip_ref",
+        visible_alias = "frame-skip-ref",
+        default_value_t = 0
+    )]
+    pub frame_skip_ref: u64,
+    /// Skip this many frames at the start of the distorted video.
+    #[arg(
+        long = "frame_skip_dist",
+        visible_alias = "frame-skip-dist",
+        default_value_t = 0
+    )]
+    pub frame_skip_dist: u64,
+    /// Score only every N-th frame.
+    #[arg(long = "subsample", default_value_t = 0)]
+    pub subsample: u64,
+    /// No progress display.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+    /// Accepted for `vmaf` compatibility: vkssim never runs a VMAF model.
+    #[arg(short = 'n', long = "no_prediction", visible_alias = "no-prediction")]
+    pub no_prediction: bool,
+    /// Refused: vkssim computes float_ssim, not VMAF models.
+    #[arg(short = 'm', long = "model", value_name = "PARAMS", hide = true)]
+    pub model: Vec<String>,
+    /// Accepted for `vmaf` compatibility and ignored (results do not depend on it).
+    #[arg(long = "cpumask", hide = true)]
+    pub cpumask: Option<String>,
+    /// Refused: the AOM CTC presets need features vkssim does not compute.
+    #[arg(long = "aom_ctc", hide = true)]
+    pub aom_ctc: Option<String>,
+    /// Scoring engine.
+    #[arg(long = "backend", value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+    /// Digits after the point in the output (default 6, as libvmaf), or `max` for
+    /// 17 significant digits (the exact value).
+    #[arg(long = "precision", default_value_t = Precision::default())]
+    pub precision: Precision,
+    /// When the videos differ in length, score the frames both have instead of
+    /// failing.
+    #[arg(
+        long = "allow-length-mismatch",
+        visible_alias = "allow_length_mismatch"
+    )]
+    pub allow_length_mismatch: bool,
+    /// Print help.
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+}
+
+impl ScoreArgs {
+    /// The output format the flags select (the last one given wins, as in `vmaf`).
+    pub fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else if self.csv {
+            Format::Csv
+        } else if self.sub {
+            Format::Sub
+        } else {
+            Format::Xml
+        }
+    }
+}
+
+/// `vkssim bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Frames per timed run; time per frame is (t(N) - t(2)) / (N - 2).
+    #[arg(long = "frames", default_value_t = 22, value_parser = clap::value_parser!(u64).range(3..))]
+    pub frames: u64,
+    /// Width of the generated frames.
+    #[arg(long = "width", default_value_t = 3840)]
+    pub width: u32,
+    /// Height of the generated frames.
+    #[arg(long = "height", default_value_t = 2160)]
+    pub height: u32,
+    /// Bit depth of the generated frames: 8, 10, 12 or 16.
+    #[arg(long = "bitdepth", default_value_t = 8)]
+    pub bitdepth: u32,
+    /// Feature options, as for `score`.
+    #[arg(long = "feature", value_name = "SPEC")]
+    pub feature: Vec<String>,
+    /// Worker threads of the CPU backend (0: one per core).
+    #[arg(long = "threads", default_value_t = 0)]
+    pub threads: usize,
+    /// Scoring engine.
+    #[arg(long = "backend", value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+    /// Print the result as JSON.
+    #[arg(long = "json")]
+    pub json: bool,
+    /// Timed repetitions of each run; the median is reported.
+    #[arg(long = "repeat", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: u64,
+}
+
+/// Parses the process arguments. A first argument that is a flag other than
+/// `--help`/`--version` means `score`, so `vkssim -r ref.y4m -d dist.y4m` works as
+/// `vmaf` does.
+pub fn parse() -> Cli {
+    Cli::parse_from(with_default_subcommand(std::env::args_os().collect()))
+}
+
+/// Inserts `score` after the program name when the first argument is a flag
+/// meant for it.
+pub fn with_default_subcommand(mut args: Vec<OsString>) -> Vec<OsString> {
+    if let Some(first) = args.get(1).and_then(|a| a.to_str()) {
+        let top_level = matches!(first, "--help" | "-V" | "--version");
+        if first.starts_with('-') && !top_level {
+            args.insert(1, "score".into());
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Result<Cli, clap::Error> {
+        let args: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
+        Cli::try_parse_from(with_default_subcommand(args))
+    }
+
+    fn score(line: &str) -> ScoreArgs {
+        match parse(line).unwrap().command {
+            Command::Score(s) => *s,
+            c => panic!("not score: {c:?}"),
+        }
+    }
+
+    #[test]
+    fn vmaf_style_line_without_subcommand() {
+        let s = score("vkssim -r a.yuv -d b.yuv -w 64 -h 48 -p 420 -b 10 --json -o out.json --no_prediction --threads 2");
+        assert_eq!(s.width, Some(64));
+        assert_eq!(s.height, Some(48));
+        assert_eq!(s.bitdepth, Some(10));
+        assert_eq!(s.pixel_format.as_deref(), Some("420"));
+        assert_eq!(s.format(), Format::Json);
+        assert_eq!(s.threads, 2);
+    }
+
+    #[test]
+    fn last_format_flag_wins() {
+        assert_eq!(
+            score("vkssim score -r a -d b --json --csv").format(),
+            Format::Csv
+        );
+        assert_eq!(
+            score("vkssim score -r a -d b --csv --json").format(),
+            Format::Json
+        );
+        assert_eq!(score("vkssim score -r a -d b").format(), Format::Xml);
+    }
+
+    #[test]
+    fn precision_flag() {
+        assert_eq!(
+            score("vkssim score -r a -d b --precision max").precision,
+            Precision::Max
+        );
+        assert_eq!(
+            score("vkssim score -r a -d b --precision 3").precision,
+            Precision::Fixed(3)
+        );
+        assert!(parse("vkssim score -r a -d b --precision lots").is_err());
+    }
+
+    #[test]
+    fn bench_defaults() {
+        match parse("vkssim bench").unwrap().command {
+            Command::Bench(b) => {
+                assert_eq!(
+                    (b.frames, b.width, b.height, b.bitdepth),
+                    (22, 3840, 2160, 8)
+                );
+            }
+            c => panic!("not bench: {c:?}"),
+        }
+        assert!(parse("vkssim bench --frames 2").is_err());
+    }
+
+    #[test]
+    fn command_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,137 @@
+//! The `--feature` option, in libvmaf's syntax: `name[=key=value[:key=value...]]`.
+//! vkssim computes one feature, `float_ssim`, with its options `scale`,
+//! `enable_lcs`, `enable_db` and `clip_db`; any other feature is refused.
+
+use anyhow::{bail, Result};
+use vkssim::SsimOptions;
+
+/// The one feature vkssim computes.
+pub const FLOAT_SSIM: &str = "float_ssim";
+
+/// The `float_ssim` options from every `--feature` given (none: the defaults).
+pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
+    let mut found: Option<SsimOptions> = None;
+    for spec in specs {
+        let opts = parse_one(spec)?;
+        if found.is_some_and(|f| f != opts) {
+            bail!(
+                "--feature {spec}: float_ssim is already requested with other options; give it once"
+            );
+        }
+        found = Some(opts);
+    }
+    Ok(found.unwrap_or_default())
+}
+
+/// One `--feature` value.
+fn parse_one(spec: &str) -> Result<SsimOptions> {
+    let (name, rest) = match spec.split_once('=') {
+        Some((name, rest)) => (name, Some(rest)),
+        None => (spec, None),
+    };
+    if name != FLOAT_SSIM {
+        bail!(
+            "--feature {spec}: vkssim computes only `float_ssim` (with options scale, enable_lcs, enable_db, clip_db); `{name}` is not supported"
+        );
+    }
+    let mut opts = SsimOptions::default();
+    for key_val in rest.into_iter().flat_map(|r| r.split(':')) {
+        // libvmaf's parser stops at an empty field, so `float_ssim=` and a
+        // trailing `:` are accepted.
+        if key_val.is_empty() {
+            continue;
+        }
+        let Some((key, val)) = key_val.split_once('=') else {
+            bail!("--feature {spec}: option `{key_val}` has no value (write {key_val}=...)");
+        };
+        match key {
+            "enable_lcs" => opts.enable_lcs = parse_bool(spec, key, val)?,
+            "enable_db" => opts.enable_db = parse_bool(spec, key, val)?,
+            "clip_db" => opts.clip_db = parse_bool(spec, key, val)?,
+            "scale" => {
+                opts.scale = val.parse().map_err(|_| {
+                    anyhow::anyhow!(
+                        "--feature {spec}: scale must be a whole number (0 = automatic), not `{val}`"
+                    )
+                })?
+            }
+            _ => bail!(
+                "--feature {spec}: float_ssim has no option `{key}` (it has scale, enable_lcs, enable_db, clip_db)"
+            ),
+        }
+    }
+    Ok(opts)
+}
+
+/// libvmaf's boolean option values: exactly `true` or `false`.
+fn parse_bool(spec: &str, key: &str, val: &str) -> Result<bool> {
+    match val {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => bail!("--feature {spec}: {key} must be `true` or `false`, not `{val}`"),
+    }
+}
+
+/// The metric names a run with `opts` reports, in libvmaf's output order.
+pub fn metric_names(opts: &SsimOptions) -> Vec<&'static str> {
+    if opts.enable_lcs {
+        vec!["float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"]
+    } else {
+        vec!["float_ssim"]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(specs: &[&str]) -> Result<SsimOptions> {
+        parse_features(&specs.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn default_is_plain_float_ssim() {
+        assert_eq!(parse(&[]).unwrap(), SsimOptions::default());
+        assert_eq!(parse(&["float_ssim"]).unwrap(), SsimOptions::default());
+    }
+
+    #[test]
+    fn all_options() {
+        let o = parse(&["float_ssim=scale=3:enable_lcs=true:enable_db=true:clip_db=true"]).unwrap();
+        assert_eq!(
+            o,
+            SsimOptions {
+                scale: 3,
+                enable_lcs: true,
+                enable_db: true,
+                clip_db: true
+            }
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_problem() {
+        for (spec, needle) in [
+            ("psnr", "`psnr` is not supported"),
+            ("float_ssim=enable_db", "has no value"),
+            ("float_ssim=enable_db=yes", "`true` or `false`"),
+            ("float_ssim=scale=-1", "whole number"),
+            ("float_ssim=foo=1", "no option `foo`"),
+        ] {
+            let err = parse(&[spec]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{spec}: {err}");
+        }
+        let err = parse(&["float_ssim", "float_ssim=enable_lcs=true"]).unwrap_err();
+        assert!(err.to_string().contains("give it once"), "{err}");
+    }
+
+    #[test]
+    fn names_follow_enable_lcs() {
+        assert_eq!(metric_names(&SsimOptions::default()), ["float_ssim"]);
+        let lcs = SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        };
+        assert_eq!(metric_names(&lcs).len(), 4);
+    }
+}

@@ -1,0 +1,216 @@
+//! `vkssim score`: opens both inputs, checks they can be compared, runs the
+//! pipeline, and writes the scores (a file in libvmaf's format with `-o`, a
+//! summary on standard output otherwise). On an error mid-run the frames scored
+//! so far are still written, and the command then fails.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use vkssim::io::{open_input, Chroma, LumaReader, RawFormat};
+use vkssim::{Error, FrameScore, SsimOptions};
+
+use crate::args::ScoreArgs;
+use crate::backend;
+use crate::feature::{metric_names, parse_features};
+use crate::output::{write_atomically, Report, ScoredFrame};
+use crate::pipeline::{self, Selection};
+use crate::progress::Progress;
+
+/// What vkssim writes where libvmaf writes its version.
+pub const VERSION: &str = concat!("vkssim ", env!("CARGO_PKG_VERSION"));
+
+/// Runs `vkssim score`.
+pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
+    if !args.model.is_empty() {
+        bail!("-m/--model: vkssim computes float_ssim only and runs no VMAF model; drop the model (or pass --no_prediction to vmaf-style scripts)");
+    }
+    if let Some(ctc) = &args.aom_ctc {
+        bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute; use --feature float_ssim=enable_db=true:clip_db=true for its SSIM part");
+    }
+    let options = parse_features(&args.feature)?;
+    if args.reference == Path::new("-") && args.distorted == Path::new("-") {
+        bail!("the reference and the distorted input cannot both be standard input (-)");
+    }
+    let raw = raw_format(args)?;
+    let reference = open_input(&args.reference, raw)
+        .with_context(|| format!("cannot read the reference {}", args.reference.display()))?;
+    let distorted = open_input(&args.distorted, raw).with_context(|| {
+        format!(
+            "cannot read the distorted input {}",
+            args.distorted.display()
+        )
+    })?;
+    let (rf, df) = (reference.format(), distorted.format());
+    if (rf.width, rf.height, rf.bit_depth) != (df.width, df.height, df.bit_depth) {
+        return Err(anyhow!(Error::GeometryMismatch(format!(
+            "reference {} is {}x{} {}-bit, distorted {} is {}x{} {}-bit",
+            args.reference.display(),
+            rf.width,
+            rf.height,
+            rf.bit_depth,
+            args.distorted.display(),
+            df.width,
+            df.height,
+            df.bit_depth
+        ))));
+    }
+    let sel = Selection {
+        skip_ref: args.frame_skip_ref,
+        skip_dist: args.frame_skip_dist,
+        frame_cnt: args.frame_cnt,
+        subsample: args.subsample,
+        allow_length_mismatch: args.allow_length_mismatch,
+    };
+    let to_score = check_lengths(&*reference, &*distorted, &sel)?;
+    let mut engine = backend::start(
+        args.backend,
+        options,
+        args.threads,
+        rf.width,
+        rf.height,
+        rf.bit_depth,
+    )?;
+    tracing::info!(backend = %engine.description, "scoring");
+
+    let progress = Progress::new(args.quiet, to_score);
+    let outcome = pipeline::run(reference, distorted, sel, &mut *engine.scorer, &progress)?;
+    progress.finish();
+
+    let report = Report {
+        version: VERSION.to_string(),
+        width: rf.width,
+        height: rf.height,
+        fps: outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9),
+        subsample: args.subsample,
+        metrics: metric_names(&options),
+        frames: outcome
+            .frames
+            .iter()
+            .map(|(index, score)| ScoredFrame {
+                index: *index,
+                values: metric_values(score, &options),
+            })
+            .collect(),
+        precision: args.precision,
+    };
+    let scored = report.frames.len();
+    match (&args.output, outcome.error) {
+        (Some(path), error) => {
+            if error.is_none() || scored > 0 {
+                write_atomically(path, &report.render(args.format()))?;
+            }
+            match error {
+                None => Ok(ExitCode::SUCCESS),
+                Some(e) => {
+                    if scored > 0 {
+                        eprintln!(
+                            "vkssim: wrote the {scored} frame{} scored before the error to {}",
+                            plural(scored),
+                            path.display()
+                        );
+                    }
+                    Err(e)
+                }
+            }
+        }
+        (None, None) => {
+            print!("{}", report.summary());
+            Ok(ExitCode::SUCCESS)
+        }
+        (None, Some(e)) => {
+            if scored > 0 {
+                eprintln!(
+                    "vkssim: {scored} frame{} were scored before the error (not printed: pass -o to keep partial scores)",
+                    plural(scored)
+                );
+            }
+            Err(e)
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The values a frame reports, in [`metric_names`] order.
+fn metric_values(score: &FrameScore, options: &SsimOptions) -> Vec<f64> {
+    let mut v = vec![score.float_ssim()];
+    if options.enable_lcs {
+        v.extend([score.l, score.c, score.s]);
+    }
+    v
+}
+
+/// The raw YUV layout from `-w -h -p -b`, `None` when none is given (Y4M input).
+fn raw_format(args: &ScoreArgs) -> Result<Option<RawFormat>> {
+    if args.width.is_none()
+        && args.height.is_none()
+        && args.pixel_format.is_none()
+        && args.bitdepth.is_none()
+    {
+        return Ok(None);
+    }
+    let chroma = args
+        .pixel_format
+        .as_deref()
+        .map(|p| p.parse::<Chroma>())
+        .transpose()
+        .context("-p/--pixel_format")?;
+    Ok(Some(RawFormat {
+        width: args.width,
+        height: args.height,
+        chroma,
+        bit_depth: args.bitdepth,
+    }))
+}
+
+/// When both inputs know their length up front (regular files), checks it now,
+/// before any work: zero frames is [`Error::NoFrames`], different lengths
+/// [`Error::LengthMismatch`] unless `--allow-length-mismatch`. Returns how many
+/// frames will be scored, when known (for the progress bar).
+fn check_lengths(
+    reference: &dyn LumaReader,
+    distorted: &dyn LumaReader,
+    sel: &Selection,
+) -> Result<Option<u64>> {
+    let avail = |r: &dyn LumaReader, skip: u64| {
+        r.frame_count()
+            .map(|n| n.saturating_sub(r.frames_read()).saturating_sub(skip))
+    };
+    let (Some(nr), Some(nd)) = (
+        avail(reference, sel.skip_ref),
+        avail(distorted, sel.skip_dist),
+    ) else {
+        return Ok(None);
+    };
+    let cap = if sel.frame_cnt == 0 {
+        u64::MAX
+    } else {
+        sel.frame_cnt
+    };
+    let (pr, pd) = (nr.min(cap), nd.min(cap));
+    let pairs = pr.min(pd);
+    if pr != pd && !sel.allow_length_mismatch {
+        return Err(anyhow!(Error::LengthMismatch {
+            reference: nr,
+            distorted: nd,
+            common: pairs,
+        }));
+    }
+    if pairs == 0 {
+        let which = if nr == 0 {
+            reference.path()
+        } else {
+            distorted.path()
+        };
+        return Err(anyhow!(Error::NoFrames(which.display().to_string())));
+    }
+    let step = sel.subsample.max(1);
+    Ok(Some(pairs.div_ceil(step)))
+}

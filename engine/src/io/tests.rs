@@ -1,1 +1,201 @@
-//! placeholder
+//! Tests of [`open_input`]: format detection, the raw format's checks, and errors
+//! for files that are missing, unreadable or not what they claim.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::testutil::pattern_video;
+use super::*;
+
+/// A temporary file named `name` holding `data`.
+fn temp(name: &str, data: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, data).unwrap();
+    (dir, path)
+}
+
+fn y4m_clip(head: &str, frames: usize) -> (Vec<u8>, Vec<Vec<u8>>) {
+    let format = y4m::parse_header(head.as_bytes(), Path::new("x"))
+        .unwrap()
+        .format;
+    let (body, lumas) = pattern_video(&format, frames, b"FRAME\n");
+    let mut data = format!("{head}\n").into_bytes();
+    data.extend_from_slice(&body);
+    (data, lumas)
+}
+
+fn read_all(r: &mut dyn LumaReader) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(f) = r.read_frame().unwrap() {
+        out.push(f.bytes);
+    }
+    out
+}
+
+#[test]
+fn raw_yuv_file() {
+    let format = VideoFormat::new(7, 5, 12, Chroma::C422).unwrap();
+    let (data, lumas) = pattern_video(&format, 3, b"");
+    let (_dir, path) = temp("clip.yuv", &data);
+    let mut r = open_input(&path, Some(format.into())).unwrap();
+    assert_eq!(r.format(), format);
+    assert_eq!(r.path(), path);
+    assert_eq!(r.frame_count(), Some(3));
+    assert_eq!(read_all(&mut r), lumas);
+}
+
+#[test]
+fn y4m_is_found_by_its_magic_whatever_the_name() {
+    let (data, lumas) = y4m_clip("YUV4MPEG2 W6 H4 F25:1 C444p16", 2);
+    let (_dir, path) = temp("clip.yuv", &data);
+    let mut r = open_input(&path, None).unwrap();
+    assert_eq!(
+        r.format(),
+        VideoFormat::new(6, 4, 16, Chroma::C444).unwrap()
+    );
+    assert_eq!(read_all(&mut r), lumas);
+}
+
+#[test]
+fn y4m_with_agreeing_or_conflicting_raw_options() {
+    let (data, _) = y4m_clip("YUV4MPEG2 W6 H4 F25:1 C420p10", 1);
+    let (_dir, path) = temp("clip.y4m", &data);
+    let agree = RawFormat {
+        width: Some(6),
+        bit_depth: Some(10),
+        ..RawFormat::default()
+    };
+    assert!(open_input(&path, Some(agree)).is_ok());
+    let conflict = RawFormat::new(6, 4, Chroma::C420, 8);
+    match open_input(&path, Some(conflict)).err().unwrap() {
+        Error::InvalidOption(m) => assert!(m.contains("bit depth 8"), "{m}"),
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn y4m_name_without_magic() {
+    let (_dir, path) = temp("clip.Y4M", b"\x10\x20\x30 not a header\n");
+    assert!(matches!(
+        open_input(&path, Some(RawFormat::new(2, 2, Chroma::C420, 8))),
+        Err(Error::Y4mHeader { .. })
+    ));
+}
+
+#[test]
+fn raw_needs_every_field() {
+    let (_dir, path) = temp("clip.yuv", &[0; 6]);
+    match open_input(&path, None).err().unwrap() {
+        Error::InvalidOption(m) => {
+            assert!(
+                m.contains("missing: width, height, pixel format, bit depth"),
+                "{m}"
+            )
+        }
+        e => panic!("{e}"),
+    }
+    let partial = RawFormat {
+        width: Some(2),
+        height: Some(2),
+        ..RawFormat::default()
+    };
+    match open_input(&path, Some(partial)).err().unwrap() {
+        Error::InvalidOption(m) => assert!(m.contains("missing: pixel format, bit depth"), "{m}"),
+        e => panic!("{e}"),
+    }
+    assert!(matches!(
+        open_input(&path, Some(RawFormat::new(2, 2, Chroma::C420, 9))),
+        Err(Error::Unsupported(_))
+    ));
+}
+
+#[test]
+fn raw_file_not_whole_frames() {
+    let (_dir, path) = temp("clip.yuv", &[0; 6 * 3 + 4]);
+    match open_input(&path, Some(RawFormat::new(2, 2, Chroma::C420, 8))).err() {
+        Some(Error::TruncatedFrame {
+            path: p,
+            frame,
+            leftover,
+            frame_bytes,
+        }) => {
+            assert_eq!(p, path);
+            assert_eq!((frame, leftover, frame_bytes), (3, 4, 6));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn empty_files() {
+    let (_dir, path) = temp("empty.yuv", b"");
+    let mut r = open_input(&path, Some(RawFormat::new(2, 2, Chroma::C420, 8))).unwrap();
+    assert_eq!(r.frame_count(), Some(0));
+    assert!(r.read_frame().unwrap().is_none());
+    assert!(matches!(
+        open_input(&path, None),
+        Err(Error::InvalidOption(_))
+    ));
+}
+
+#[test]
+fn missing_file_and_directory_are_io_errors_naming_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.y4m");
+    for path in [missing.as_path(), dir.path()] {
+        match open_input(path, Some(RawFormat::new(2, 2, Chroma::C420, 8))).err() {
+            Some(Error::Io { path: p, .. }) => assert_eq!(p, path),
+            other => panic!("{path:?}: {other:?}"),
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_file_is_an_io_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, path) = temp("locked.yuv", &[0; 6]);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root reads anything; then there is nothing to check.
+    if std::fs::File::open(&path).is_ok() {
+        return;
+    }
+    assert!(matches!(
+        open_input(&path, Some(RawFormat::new(2, 2, Chroma::C420, 8))),
+        Err(Error::Io { .. })
+    ));
+}
+
+/// A named pipe is read as a stream, front to back: a Y4M one and a raw one.
+#[cfg(unix)]
+#[test]
+fn fifo_is_read_as_a_stream() {
+    let (y4m, y4m_lumas) = y4m_clip("YUV4MPEG2 W33 H17 C422p10", 4);
+    let format = VideoFormat::new(33, 17, 8, Chroma::C420).unwrap();
+    let (raw, raw_lumas) = pattern_video(&format, 3, b"");
+    for (data, lumas, fmt) in [
+        (y4m, y4m_lumas, None),
+        (raw, raw_lumas, Some(format.into())),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pipe");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let writer_path = path.clone();
+        let writer = std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(writer_path)
+                .unwrap();
+            f.write_all(&data).unwrap();
+        });
+        let mut r = open_input(&path, fmt).unwrap();
+        assert_eq!(r.frame_count(), None);
+        assert_eq!(read_all(&mut r), lumas);
+        writer.join().unwrap();
+    }
+}

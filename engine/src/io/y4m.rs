@@ -267,6 +267,12 @@ impl Y4mReader {
         if line[..n] != b"FRAME"[..n] {
             return Err(bad(format!("expected a FRAME line, found {}", shown(line))));
         }
+        if line.len() > 5 && line[5] != b' ' && line[5] != b'\n' {
+            return Err(bad(format!(
+                "FRAME must be followed by a space or the end of the line, found {}",
+                shown(line)
+            )));
+        }
         if !found {
             if line.len() >= MAX_FRAME_LINE_BYTES {
                 return Err(bad(format!(
@@ -274,12 +280,6 @@ impl Y4mReader {
                 )));
             }
             return Err(f.truncated(line.len() as u64, 6 + f.format.frame_bytes()));
-        }
-        if line[5] != b' ' && line[5] != b'\n' {
-            return Err(bad(format!(
-                "FRAME must be followed by a space or the end of the line, found {}",
-                shown(line)
-            )));
         }
         Ok(Some(line.len() as u64))
     }
@@ -359,5 +359,287 @@ impl LumaReader for Y4mReader {
 
     fn frame_count(&self) -> Option<u64> {
         self.frames.total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::testutil::{pattern_video, Trickle};
+    use std::io::Cursor;
+
+    fn header(line: &str) -> Result<Y4mHeader> {
+        parse_header(line.as_bytes(), Path::new("clip.y4m"))
+    }
+
+    fn both(data: &[u8]) -> Vec<Result<Y4mReader>> {
+        vec![
+            Y4mReader::from_seekable(Cursor::new(data.to_vec()), "clip.y4m"),
+            Y4mReader::from_stream(
+                Trickle {
+                    inner: Cursor::new(data.to_vec()),
+                    chunk: 5,
+                },
+                "-",
+            ),
+        ]
+    }
+
+    /// A Y4M stream: `head` (without its `\n`), then `frames` frames of its format.
+    fn clip(head: &str, frames: usize, frame_line: &[u8]) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let format = header(head).unwrap().format;
+        let (body, lumas) = pattern_video(&format, frames, frame_line);
+        let mut data = format!("{head}\n").into_bytes();
+        data.extend_from_slice(&body);
+        (data, lumas)
+    }
+
+    #[test]
+    fn parses_an_ffmpeg_header() {
+        let h = header("YUV4MPEG2 W352 H288 F30000:1001 Ip A1:1 C420p10 XYSCSS=420P10\n").unwrap();
+        assert_eq!(
+            h.format,
+            VideoFormat::new(352, 288, 10, Chroma::C420).unwrap()
+        );
+        assert_eq!(h.frame_rate, Some((30000, 1001)));
+        assert_eq!(h.pixel_aspect, Some((1, 1)));
+        assert_eq!(h.interlace, Some(b'p'));
+    }
+
+    #[test]
+    fn no_c_tag_is_420_8bit_and_extra_spaces_are_fine() {
+        let h = header("YUV4MPEG2  W3   H1 Zunknown X=1").unwrap();
+        assert_eq!(h.format, VideoFormat::new(3, 1, 8, Chroma::C420).unwrap());
+        assert_eq!(h.frame_rate, None);
+        assert_eq!(h.interlace, None);
+    }
+
+    #[test]
+    fn every_colour_space_tag() {
+        let tags = [
+            ("420jpeg", Chroma::C420, 8),
+            ("420mpeg2", Chroma::C420, 8),
+            ("420paldv", Chroma::C420, 8),
+            ("420", Chroma::C420, 8),
+            ("411", Chroma::C411, 8),
+            ("422", Chroma::C422, 8),
+            ("444", Chroma::C444, 8),
+            ("444alpha", Chroma::C444Alpha, 8),
+            ("mono", Chroma::Mono, 8),
+            ("420p10", Chroma::C420, 10),
+            ("420p12", Chroma::C420, 12),
+            ("420p16", Chroma::C420, 16),
+            ("422p10", Chroma::C422, 10),
+            ("422p12", Chroma::C422, 12),
+            ("422p16", Chroma::C422, 16),
+            ("444p10", Chroma::C444, 10),
+            ("444p12", Chroma::C444, 12),
+            ("444p16", Chroma::C444, 16),
+            ("mono10", Chroma::Mono, 10),
+            ("mono12", Chroma::Mono, 12),
+            ("mono16", Chroma::Mono, 16),
+        ];
+        for (tag, chroma, bit_depth) in tags {
+            let head = format!("YUV4MPEG2 W5 H3 F25:1 C{tag}");
+            let h = header(&head).unwrap();
+            assert_eq!((h.format.chroma, h.format.bit_depth), (chroma, bit_depth));
+            // Read three frames back, from a file and from a pipe.
+            let (data, lumas) = clip(&head, 3, b"FRAME\n");
+            for reader in both(&data) {
+                let mut r = reader.unwrap();
+                for luma in &lumas {
+                    assert_eq!(&r.read_frame().unwrap().unwrap().bytes, luma, "{tag}");
+                }
+                assert!(r.read_frame().unwrap().is_none());
+                assert_eq!(r.frames_read(), 3);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_headers_say_what_is_wrong() {
+        let cases = [
+            ("YUV4MPEG2 H4 F25:1", "no W"),
+            ("YUV4MPEG2 W4 F25:1", "no H"),
+            ("YUV4MPEG2 W4x H4", "malformed tag \"W4x\""),
+            ("YUV4MPEG2 W-4 H4", "malformed tag"),
+            ("YUV4MPEG2 W H4", "malformed tag"),
+            ("YUV4MPEG2 W0 H4", "width is 0"),
+            ("YUV4MPEG2 W4 H4 F25", "malformed tag \"F25\""),
+            ("YUV4MPEG2 W4 H4 A1:", "malformed tag"),
+            ("YUV4MPEG2 W4 H4 Ix", "malformed tag"),
+            ("YUV4MPEG2 W99999999999 H4", "malformed tag"),
+            ("YUV4MPEG3 W4 H4", "version \"3\""),
+            ("YUV4MPEG2W4 H4", "followed by a space"),
+            ("RIFF", "does not start with YUV4MPEG2"),
+        ];
+        for (line, expected) in cases {
+            match header(line) {
+                Err(Error::Y4mHeader { path, reason }) => {
+                    assert_eq!(path, Path::new("clip.y4m"));
+                    assert!(reason.contains(expected), "{line}: {reason}");
+                }
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn unsupported_headers() {
+        for line in [
+            "YUV4MPEG2 W4 H4 C420p9",
+            "YUV4MPEG2 W4 H4 C410",
+            "YUV4MPEG2 W4 H4 C444p14",
+            "YUV4MPEG2 W4 H4 It",
+            "YUV4MPEG2 W4 H4 Im",
+            "YUV4MPEG2 W70000 H4",
+        ] {
+            assert!(matches!(header(line), Err(Error::Unsupported(_))), "{line}");
+        }
+        assert!(header("YUV4MPEG2 W4 H4 I?").is_ok());
+    }
+
+    #[test]
+    fn frame_lines_with_parameters() {
+        let head = "YUV4MPEG2 W3 H3 C422p12";
+        let format = header(head).unwrap().format;
+        // Frames whose FRAME lines differ in length: counting visits each.
+        let mut data = format!("{head}\n").into_bytes();
+        let mut lumas = Vec::new();
+        for (i, line) in [&b"FRAME Ip XA=1\n"[..], b"FRAME\n", b"FRAME Ixx\n"]
+            .iter()
+            .enumerate()
+        {
+            let (body, luma) = pattern_video(&format, i + 1, line);
+            let skip = body.len() / (i + 1) * i;
+            data.extend_from_slice(&body[skip..]);
+            lumas.push(luma[i].clone());
+        }
+        for reader in both(&data) {
+            let mut r = reader.unwrap();
+            for luma in &lumas {
+                assert_eq!(&r.read_frame().unwrap().unwrap().bytes, luma);
+            }
+            assert!(r.read_frame().unwrap().is_none());
+        }
+        assert_eq!(both(&data)[0].as_ref().unwrap().frame_count(), Some(3));
+    }
+
+    #[test]
+    fn header_only_has_no_frames() {
+        let data = b"YUV4MPEG2 W4 H2 F25:1\n";
+        for reader in both(data) {
+            let mut r = reader.unwrap();
+            assert!(r.read_frame().unwrap().is_none());
+        }
+        assert_eq!(both(data)[0].as_ref().unwrap().frame_count(), Some(0));
+    }
+
+    #[test]
+    fn header_without_end_of_line() {
+        for data in [&b"YUV4MPEG2 W4 H2"[..], b""] {
+            for reader in both(data) {
+                assert!(matches!(reader, Err(Error::Y4mHeader { .. })));
+            }
+        }
+        let mut long = b"YUV4MPEG2 W4 H2 X".to_vec();
+        long.resize(MAX_HEADER_BYTES + 10, b'a');
+        long.push(b'\n');
+        for reader in both(&long) {
+            match reader {
+                Err(Error::Y4mHeader { reason, .. }) => assert!(reason.contains("no end of line")),
+                other => panic!("{:?}", other.err()),
+            }
+        }
+    }
+
+    #[test]
+    fn skip_frames() {
+        let (data, lumas) = clip("YUV4MPEG2 W5 H1 C444", 4, b"FRAME\n");
+        for reader in both(&data) {
+            let mut r = reader.unwrap();
+            assert_eq!(r.skip(3).unwrap(), 3);
+            assert_eq!(r.frames_read(), 3);
+            assert_eq!(r.read_frame().unwrap().unwrap().bytes, lumas[3]);
+            assert_eq!(r.skip(3).unwrap(), 0);
+        }
+    }
+
+    #[test]
+    fn malformed_frame_lines_name_the_frame() {
+        let (good, _) = clip("YUV4MPEG2 W4 H2 C420", 3, b"FRAME\n");
+        let head = b"YUV4MPEG2 W4 H2 C420\n".len();
+        let per = 6 + 12;
+        let second = head + per;
+        let cases: [(&[u8], &str); 3] = [
+            (b"FRAMX\n", "expected a FRAME line"),
+            (b"JUNK!\n", "expected a FRAME line"),
+            (b"FRAMEX", "followed by a space"),
+        ];
+        for (bad, expected) in cases {
+            let mut data = good.clone();
+            data[second..second + 6].copy_from_slice(bad);
+            // Every frame has the length of the first, so the file reader too finds
+            // the bad line only when it reaches frame 1.
+            for reader in both(&data) {
+                let mut r = reader.unwrap();
+                assert!(r.read_frame().unwrap().is_some());
+                let err = r.read_frame().unwrap_err();
+                match err {
+                    Error::Y4mFrame { frame, reason, .. } => {
+                        assert_eq!(frame, 1);
+                        assert!(reason.contains(expected), "{reason}");
+                    }
+                    e => panic!("{e}"),
+                }
+            }
+        }
+        // Frames of different lengths: the file reader visits every FRAME line
+        // when it opens, and finds the bad one then.
+        let mut data = good[..second].to_vec();
+        data.extend_from_slice(b"FRAMX Ia\n");
+        data.extend_from_slice(&good[second + 6..]);
+        match Y4mReader::from_seekable(Cursor::new(data), "clip.y4m") {
+            Err(Error::Y4mFrame { frame: 1, .. }) => {}
+            other => panic!("{:?}", other.err()),
+        }
+        // A FRAME line with no end.
+        let mut data = b"YUV4MPEG2 W4 H2 C420\nFRAME ".to_vec();
+        data.resize(data.len() + MAX_FRAME_LINE_BYTES, b'x');
+        for reader in both(&data) {
+            let err = match reader {
+                Ok(mut r) => r.read_frame().unwrap_err(),
+                Err(e) => e,
+            };
+            assert!(matches!(err, Error::Y4mFrame { frame: 0, .. }), "{err}");
+        }
+    }
+
+    #[test]
+    fn truncated_frames() {
+        let (good, _) = clip("YUV4MPEG2 W4 H2 C420", 2, b"FRAME\n");
+        let head = b"YUV4MPEG2 W4 H2 C420\n".len();
+        let per = 6 + 12;
+        // Cut inside the FRAME line, inside luma, inside chroma.
+        for into in [3, 6 + 5, 6 + 10] {
+            let data = &good[..head + per + into];
+            let mut readers = both(data);
+            let mut stream = readers.pop().unwrap().unwrap();
+            assert!(stream.read_frame().unwrap().is_some());
+            for err in [
+                readers.pop().unwrap().err().unwrap(),
+                stream.read_frame().unwrap_err(),
+            ] {
+                match err {
+                    Error::TruncatedFrame {
+                        frame,
+                        leftover,
+                        frame_bytes,
+                        ..
+                    } => assert_eq!((frame, leftover, frame_bytes), (1, into as u64, per as u64)),
+                    e => panic!("{e}"),
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,680 @@
+//! End-to-end tests of the `vkssim` binary: bad inputs fail with a clear message
+//! and a non-zero status (never a panic), frames scored before a mid-stream error
+//! are still written, the output files have libvmaf's structure, and the values
+//! written are exactly the library's.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use vkssim::{LumaFrame, SsimOptions};
+
+/// The binary under test.
+fn vkssim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_vkssim"))
+}
+
+/// Runs the binary, optionally feeding `stdin`.
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = vkssim();
+    cmd.args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("starting vkssim");
+    if let Some(data) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let data = data.to_vec();
+        // Feed from a thread so a child that stops reading cannot block us.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&data);
+        });
+    }
+    child.wait_with_output().expect("waiting for vkssim")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts a failure with a message containing every one of `needles`, and no
+/// panic.
+fn assert_fails(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert!(
+        !o.status.success(),
+        "expected failure, got success; stderr: {err}"
+    );
+    assert_ne!(
+        o.status.code(),
+        Some(101),
+        "exit status 101 is a panic: {err}"
+    );
+    assert!(!err.contains("panicked"), "panic: {err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks {n:?}: {err}");
+    }
+}
+
+fn assert_ok(o: &Output) {
+    assert!(o.status.success(), "vkssim failed: {}", stderr(o));
+}
+
+/// A deterministic luma plane.
+fn luma(width: u32, height: u32, bit_depth: u32, seed: u32) -> LumaFrame {
+    let mut f = LumaFrame::zeroed(width, height, bit_depth);
+    let max = (1u32 << bit_depth) - 1;
+    let mut s = seed.wrapping_mul(0x9E37_79B9) | 1;
+    let bps = if bit_depth > 8 { 2 } else { 1 };
+    for y in 0..height {
+        for x in 0..width {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let smooth = (x * 7 + y * 5 + seed * 3) % (max + 1);
+            let v = (smooth + s % (max / 8 + 1)).min(max);
+            let i = ((y * width + x) as usize) * bps;
+            f.bytes[i] = v as u8;
+            if bps == 2 {
+                f.bytes[i + 1] = (v >> 8) as u8;
+            }
+        }
+    }
+    f
+}
+
+/// Bytes of the two 4:2:0 chroma planes after a luma plane.
+fn chroma_420(f: &LumaFrame) -> Vec<u8> {
+    let bps = if f.bit_depth > 8 { 2 } else { 1 };
+    let n = 2 * f.width.div_ceil(2) as usize * f.height.div_ceil(2) as usize * bps;
+    vec![0; n]
+}
+
+/// A raw 4:2:0 file of `frames`.
+fn raw_file(dir: &Path, name: &str, frames: &[LumaFrame]) -> PathBuf {
+    let mut bytes = Vec::new();
+    for f in frames {
+        bytes.extend_from_slice(&f.bytes);
+        bytes.extend(chroma_420(f));
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A 4:2:0 Y4M file of `frames`.
+fn y4m_bytes(frames: &[LumaFrame]) -> Vec<u8> {
+    let f0 = &frames[0];
+    let c = if f0.bit_depth == 8 {
+        "420jpeg".to_string()
+    } else {
+        format!("420p{}", f0.bit_depth)
+    };
+    let mut bytes = format!(
+        "YUV4MPEG2 W{} H{} F25:1 Ip A1:1 C{c}\n",
+        f0.width, f0.height
+    )
+    .into_bytes();
+    for f in frames {
+        bytes.extend_from_slice(b"FRAME\n");
+        bytes.extend_from_slice(&f.bytes);
+        bytes.extend(chroma_420(f));
+    }
+    bytes
+}
+
+fn y4m_file(dir: &Path, name: &str, frames: &[LumaFrame]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, y4m_bytes(frames)).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A reference / distorted pair of `n` frames each.
+fn clip(n: u32, width: u32, height: u32, bit_depth: u32) -> (Vec<LumaFrame>, Vec<LumaFrame>) {
+    let r = (0..n)
+        .map(|i| luma(width, height, bit_depth, i + 1))
+        .collect();
+    let d = (0..n)
+        .map(|i| luma(width, height, bit_depth, i + 101))
+        .collect();
+    (r, d)
+}
+
+fn read_json(p: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(p).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn missing_file_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, _) = clip(1, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let missing = dir.path().join("nope.y4m");
+    let o = run(&["score", "-r", s(&rp), "-d", s(&missing)], None);
+    assert_fails(&o, &["nope.y4m", "distorted"]);
+}
+
+#[test]
+fn truncated_raw_file_says_how_many_bytes_are_left_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(2, 32, 24, 8);
+    let rp = raw_file(dir.path(), "ref.yuv", &r);
+    let dp = raw_file(dir.path(), "dist.yuv", &d);
+    let mut bytes = std::fs::read(&dp).unwrap();
+    bytes.extend_from_slice(&[7; 100]);
+    std::fs::write(&dp, bytes).unwrap();
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-w",
+            "32",
+            "-h",
+            "24",
+            "-p",
+            "420",
+            "-b",
+            "8",
+        ],
+        None,
+    );
+    assert_fails(&o, &["dist.yuv", "100 bytes"]);
+}
+
+#[test]
+fn mismatched_geometry_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rp = y4m_file(dir.path(), "ref.y4m", &clip(1, 32, 32, 8).0);
+    let dp = y4m_file(dir.path(), "dist.y4m", &clip(1, 32, 34, 8).0);
+    let o = run(&["score", "-r", s(&rp), "-d", s(&dp)], None);
+    assert_fails(&o, &["differ", "32x32", "32x34"]);
+    let dp = y4m_file(dir.path(), "dist10.y4m", &clip(1, 32, 32, 10).0);
+    let o = run(&["score", "-r", s(&rp), "-d", s(&dp)], None);
+    assert_fails(&o, &["differ", "8-bit", "10-bit"]);
+}
+
+#[test]
+fn length_mismatch_fails_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(3, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d[..2]);
+    let out = dir.path().join("out.json");
+    let o = run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "-o", s(&out), "--json"],
+        None,
+    );
+    assert_fails(&o, &["3 frames", "2", "--allow-length-mismatch"]);
+    assert!(
+        !out.exists(),
+        "nothing is scored when files show the mismatch up front"
+    );
+
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-o",
+            s(&out),
+            "--json",
+            "--allow-length-mismatch",
+        ],
+        None,
+    );
+    assert_ok(&o);
+    assert_eq!(read_json(&out)["frames"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn length_mismatch_on_a_pipe_keeps_the_common_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(4, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let out = dir.path().join("out.json");
+    let o = run(
+        &["score", "-r", s(&rp), "-d", "-", "-o", s(&out), "--json"],
+        Some(&y4m_bytes(&d[..2])),
+    );
+    assert_fails(
+        &o,
+        &[
+            "reference has 4 frames but distorted has 2",
+            "wrote the 2 frames",
+        ],
+    );
+    assert_eq!(read_json(&out)["frames"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn bad_y4m_header_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let rp = y4m_file(dir.path(), "ref.y4m", &clip(1, 32, 32, 8).0);
+    let bad = dir.path().join("bad.y4m");
+    std::fs::write(&bad, b"YUV4MPEG2 W32 Hx F25:1\nFRAME\n").unwrap();
+    let o = run(&["score", "-r", s(&rp), "-d", s(&bad)], None);
+    assert_fails(&o, &["bad.y4m", "Y4M header"]);
+}
+
+#[test]
+fn zero_frames_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty_r = dir.path().join("r.yuv");
+    let empty_d = dir.path().join("d.yuv");
+    std::fs::write(&empty_r, b"").unwrap();
+    std::fs::write(&empty_d, b"").unwrap();
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&empty_r),
+            "-d",
+            s(&empty_d),
+            "-w",
+            "32",
+            "-h",
+            "32",
+            "-p",
+            "420",
+            "-b",
+            "8",
+        ],
+        None,
+    );
+    assert_fails(&o, &["no frames"]);
+    // Skipping past the end leaves nothing to score either.
+    let (r, d) = clip(2, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "--frame_skip_ref",
+            "5",
+            "--frame_skip_dist",
+            "5",
+        ],
+        None,
+    );
+    assert_fails(&o, &["no frames"]);
+}
+
+#[test]
+fn plane_too_small_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(1, 10, 12, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let o = run(&["score", "-r", s(&rp), "-d", s(&dp)], None);
+    assert_fails(&o, &["10x12", "11x11"]);
+}
+
+#[test]
+fn unsupported_bit_depth_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("x.yuv");
+    std::fs::write(&p, vec![0u8; 4096]).unwrap();
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&p),
+            "-d",
+            s(&p),
+            "-w",
+            "32",
+            "-h",
+            "32",
+            "-p",
+            "420",
+            "-b",
+            "9",
+        ],
+        None,
+    );
+    assert_fails(&o, &["bit depth 9"]);
+}
+
+#[test]
+fn raw_input_without_its_geometry_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(1, 32, 32, 8);
+    let rp = raw_file(dir.path(), "ref.yuv", &r);
+    let dp = raw_file(dir.path(), "dist.yuv", &d);
+    let o = run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "-w", "32", "-h", "32"],
+        None,
+    );
+    assert_fails(&o, &["ref.yuv"]);
+}
+
+#[test]
+fn unsupported_feature_and_model_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(1, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let o = run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "--feature", "psnr"],
+        None,
+    );
+    assert_fails(&o, &["psnr", "float_ssim"]);
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-m",
+            "version=vmaf_v0.6.1",
+        ],
+        None,
+    );
+    assert_fails(&o, &["model"]);
+}
+
+#[test]
+fn mid_stream_error_keeps_the_frames_scored_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(3, 32, 24, 8);
+    let rp = raw_file(dir.path(), "ref.yuv", &r);
+    // The distorted stream (a pipe, so nothing is known up front) ends 50 bytes
+    // into its third frame.
+    let mut piped = std::fs::read(raw_file(dir.path(), "dist.yuv", &d[..2])).unwrap();
+    piped.extend_from_slice(&[9; 50]);
+    let out = dir.path().join("partial.csv");
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            "-",
+            "-w",
+            "32",
+            "-h",
+            "24",
+            "-p",
+            "420",
+            "-b",
+            "8",
+            "--csv",
+            "-o",
+            s(&out),
+        ],
+        Some(&piped),
+    );
+    assert_fails(&o, &["frame 2", "50 bytes", "wrote the 2 frames"]);
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], "Frame,float_ssim,");
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert!(
+        rows[1].starts_with("0,") && rows[2].starts_with("1,"),
+        "{csv}"
+    );
+}
+
+/// The frames' values as the library computes them.
+fn expected(r: &[LumaFrame], d: &[LumaFrame], opts: &SsimOptions) -> Vec<vkssim::FrameScore> {
+    r.iter()
+        .zip(d)
+        .map(|(a, b)| vkssim::cpu::score_frame(&a.view(), &b.view(), opts).unwrap())
+        .collect()
+}
+
+#[test]
+fn json_holds_the_exact_library_values_with_precision_max() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(3, 61, 37, 10);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let out = dir.path().join("out.json");
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "--feature",
+            "float_ssim=enable_lcs=true:enable_db=true:clip_db=true",
+            "--json",
+            "--precision",
+            "max",
+            "-o",
+            s(&out),
+            "--threads",
+            "2",
+        ],
+        None,
+    );
+    assert_ok(&o);
+    let opts = SsimOptions {
+        enable_lcs: true,
+        enable_db: true,
+        clip_db: true,
+        ..Default::default()
+    };
+    let want = expected(&r, &d, &opts);
+    let j = read_json(&out);
+    let frames = j["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 3);
+    for (i, (f, w)) in frames.iter().zip(&want).enumerate() {
+        assert_eq!(f["frameNum"].as_u64(), Some(i as u64));
+        let m = &f["metrics"];
+        assert_eq!(
+            m["float_ssim"].as_f64().unwrap().to_bits(),
+            w.float_ssim().to_bits()
+        );
+        assert_eq!(m["float_ssim_l"].as_f64().unwrap().to_bits(), w.l.to_bits());
+        assert_eq!(m["float_ssim_c"].as_f64().unwrap().to_bits(), w.c.to_bits());
+        assert_eq!(m["float_ssim_s"].as_f64().unwrap().to_bits(), w.s.to_bits());
+    }
+    let pooled = &j["pooled_metrics"];
+    for name in ["float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"] {
+        for k in ["min", "max", "mean", "harmonic_mean"] {
+            assert!(pooled[name][k].is_f64(), "{name}.{k}: {pooled}");
+        }
+    }
+    let mean = want.iter().map(|w| w.float_ssim()).sum::<f64>() / 3.0;
+    assert_eq!(
+        pooled["float_ssim"]["mean"].as_f64().unwrap().to_bits(),
+        mean.to_bits()
+    );
+    assert_eq!(j["aggregate_metrics"], serde_json::json!({}));
+    assert!(j["version"].is_string() && j["fps"].is_number());
+}
+
+#[test]
+fn precision_sets_the_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(1, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let want = expected(&r, &d, &SsimOptions::default())[0].float_ssim();
+    for (p, text) in [
+        ("6", format!("{want:.6}")),
+        ("3", format!("{want:.3}")),
+        ("max", format!("{want}")),
+    ] {
+        let out = dir.path().join(format!("p{p}.csv"));
+        let o = run(
+            &[
+                "score",
+                "-r",
+                s(&rp),
+                "-d",
+                s(&dp),
+                "--csv",
+                "--precision",
+                p,
+                "-o",
+                s(&out),
+            ],
+            None,
+        );
+        assert_ok(&o);
+        let csv = std::fs::read_to_string(&out).unwrap();
+        let value = csv.lines().nth(1).unwrap().split(',').nth(1).unwrap();
+        if p == "max" {
+            assert_eq!(
+                value.parse::<f64>().unwrap().to_bits(),
+                want.to_bits(),
+                "{value}"
+            );
+        } else {
+            assert_eq!(value, text);
+        }
+    }
+}
+
+#[test]
+fn xml_csv_and_sub_have_libvmafs_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(4, 40, 30, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let xml = dir.path().join("o.xml");
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-o",
+            s(&xml),
+            "--subsample",
+            "2",
+        ],
+        None,
+    );
+    assert_ok(&o);
+    let x = std::fs::read_to_string(&xml).unwrap();
+    let lines: Vec<&str> = x.lines().collect();
+    assert!(lines[0].starts_with("<VMAF version=\""), "{x}");
+    assert_eq!(
+        lines[1],
+        "  <params qualityWidth=\"40\" qualityHeight=\"30\" />"
+    );
+    assert!(lines[2].starts_with("  <fyi fps=\""));
+    assert_eq!(lines[3], "  <frames>");
+    assert!(lines[4].starts_with("    <frame frameNum=\"0\" float_ssim=\""));
+    assert!(lines[5].starts_with("    <frame frameNum=\"2\" float_ssim=\""));
+    assert_eq!(lines[6], "  </frames>");
+    assert_eq!(lines[7], "  <pooled_metrics>");
+    assert!(lines[8].starts_with("    <metric name=\"float_ssim\" min=\""));
+    assert_eq!(
+        &lines[9..],
+        ["  </pooled_metrics>", "  <aggregate_metrics />", "</VMAF>"]
+    );
+
+    let sub = dir.path().join("o.sub");
+    assert_ok(&run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "-o", s(&sub), "--sub"],
+        None,
+    ));
+    let t = std::fs::read_to_string(&sub).unwrap();
+    assert_eq!(t.lines().count(), 4);
+    assert!(t.starts_with("{0}{1}frame: 0|float_ssim: 0."), "{t}");
+}
+
+#[test]
+fn summary_on_stdout_without_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, _) = clip(2, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    // vmaf-style: no subcommand, identical inputs score exactly 1.
+    let o = run(&["-r", s(&rp), "-d", s(&rp), "-q", "--no_prediction"], None);
+    assert_ok(&o);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "float_ssim: 1.000000\n");
+}
+
+#[test]
+fn stdin_input_scores_like_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(2, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let from_file = run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "--precision", "max"],
+        None,
+    );
+    let from_pipe = run(
+        &["score", "-r", s(&rp), "-d", "-", "--precision", "max"],
+        Some(&y4m_bytes(&d)),
+    );
+    assert_ok(&from_file);
+    assert_ok(&from_pipe);
+    assert_eq!(from_file.stdout, from_pipe.stdout);
+}
+
+#[test]
+fn minus_h_is_the_height_and_help_is_long_only() {
+    let o = run(&["score", "--help"], None);
+    assert_ok(&o);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("--height"), "{help}");
+    let o = run(&["score", "-h"], None);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("value"), "{}", stderr(&o));
+}
+
+#[test]
+fn output_into_a_missing_folder_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(1, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let out = dir.path().join("no/such/dir/out.xml");
+    let o = run(&["score", "-r", s(&rp), "-d", s(&dp), "-o", s(&out)], None);
+    assert_fails(&o, &["out.xml"]);
+}
+
+#[test]
+fn bench_runs_on_small_generated_frames() {
+    let o = run(
+        &[
+            "bench",
+            "--frames",
+            "3",
+            "--width",
+            "64",
+            "--height",
+            "48",
+            "--repeat",
+            "1",
+            "--json",
+            "--threads",
+            "1",
+        ],
+        None,
+    );
+    assert_ok(&o);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["width"], 64);
+    assert_eq!(j["frames"], 3);
+    assert!(j["ms_per_frame"].as_f64().unwrap() >= 0.0);
+    let score = j["float_ssim"].as_f64().unwrap();
+    assert!(score > 0.0 && score < 1.0, "{score}");
+}

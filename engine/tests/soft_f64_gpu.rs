@@ -666,7 +666,7 @@ impl Drop for Harness {
 #[test]
 fn soft_f64_glsl_matches_rust_twin_on_the_gpu() {
     let spirv = compile(true);
-    let mut rng = Rng(0x50F7_F64);
+    let mut rng = Rng(0x050F_7F64);
     let mut all: Vec<(Op, u64, u64)> = Vec::new();
     for op in OPS {
         all.extend(cases(op, &mut rng).into_iter().map(|(a, b)| (op, a, b)));

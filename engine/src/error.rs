@@ -104,6 +104,37 @@ pub enum Error {
         /// Height after decimation.
         scaled_height: u32,
     },
+    /// The Vulkan loader (libvulkan) could not be loaded or has no usable instance.
+    #[error("no Vulkan: {0}; install libvulkan1 and a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's), or use --backend cpu")]
+    NoVulkan(String),
+    /// No Vulkan device is usable (none present, or the index asked for is absent).
+    #[error("no usable Vulkan device: {0}; install a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's), or use --backend cpu")]
+    NoDevice(String),
+    /// The Vulkan device lacks a feature vkssim needs.
+    #[error("Vulkan device {device} lacks {feature}, which vkssim needs; pick another device with --device N, or use --backend cpu")]
+    MissingFeature {
+        /// The device's name.
+        device: String,
+        /// The feature, as Vulkan names it (for example `shaderInt64`).
+        feature: &'static str,
+    },
+    /// The Vulkan device was lost (driver reset, GPU hang or removal).
+    #[error("the Vulkan device was lost while {0}")]
+    DeviceLost(String),
+    /// The Vulkan device ran out of memory.
+    #[error("the Vulkan device ran out of memory while {0}; try fewer frames in flight, a larger scale, or --backend cpu")]
+    OutOfDeviceMemory(String),
+    /// Any other Vulkan failure.
+    #[error("Vulkan error {result} while {context}")]
+    Vulkan {
+        /// The Vulkan result code.
+        result: ash::vk::Result,
+        /// What vkssim was doing.
+        context: String,
+    },
+    /// The device's start-up arithmetic self-test failed: it cannot give exact results.
+    #[error("the Vulkan device failed vkssim's arithmetic self-test: {0}; use --backend cpu")]
+    SelfTestFailed(String),
     /// A buffer handed to the library does not match the geometry it claims.
     #[error("buffer of {actual} bytes is too small for {what} ({needed} bytes needed)")]
     BufferSize {

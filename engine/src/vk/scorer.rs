@@ -1,0 +1,982 @@
+//! [`VkScorer`]: the GPU implementation of [`FrameScorer`] for one geometry and
+//! one set of options.
+//!
+//! Everything is allocated once, at creation: a ring of `frames_in_flight`
+//! slots, each with its upload buffers, the intermediate planes, the per-pixel
+//! term buffer, a descriptor set, a pre-recorded command buffer (the four passes
+//! and their barriers), a fence and timestamp queries. A frame is: copy the raw
+//! samples into the slot (mapped device memory on the direct path, the staging
+//! buffer otherwise), submit, and later wait on the fence, sum the per-pixel
+//! terms on the host in raster order (exactness.md §5) and form the fp32 means
+//! and dB with the CPU twin's functions.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::commands;
+use super::context::Gpu;
+use super::device::MemoryModel;
+use super::errors::vk_error;
+use super::pipeline::{self, groups, Params, Pipelines, PASSES};
+use super::selftest;
+use super::shaders::{soft_f64_available, ArithVariant};
+use super::{UploadPath, VkOptions};
+use crate::cpu::{self, FrameGeometry, FrameMeans, TermSums};
+use crate::frame::bytes_per_sample;
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+
+/// Frames in flight when [`VkOptions::frames_in_flight`] is 0.
+pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 3;
+/// Largest decimation factor the GPU accepts (the int64 argument of the seed
+/// note stops holding above it).
+pub const MAX_SCALE: u32 = 128;
+const TIMESTAMPS: u32 = PASSES.len() as u32 + 1;
+
+/// What every pass reads and writes for one frame, copied back for tests
+/// ([`VkScorer::debug_frame`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DebugFrame {
+    /// Decimated (or converted, at scale 1) reference plane, `sw x sh`.
+    pub decimated_ref: Vec<f32>,
+    /// Decimated distorted plane.
+    pub decimated_dist: Vec<f32>,
+    /// Horizontal Gaussian of r, c, r*r, c*c, r*c, each `(sw - 10) x sh`.
+    pub hfilter: [Vec<f32>; 5],
+    /// mu_r, mu_c, s_rr, s_cc, s_rc, each `(sw - 10) x (sh - 10)`.
+    pub vfilter: [Vec<f32>; 5],
+    /// Per-pixel ssim terms, raster order.
+    pub ssim_terms: Vec<f64>,
+    /// Per-pixel l, c and s terms (with `enable_lcs`).
+    pub lcs_terms: Option<[Vec<f64>; 3]>,
+    /// The frame's score.
+    pub score: FrameScore,
+}
+
+/// Sizes derived from the geometry.
+#[derive(Debug, Clone, Copy)]
+struct Sizes {
+    geometry: FrameGeometry,
+    /// Valid width and height of the SSIM stage.
+    hw: u32,
+    hh: u32,
+    /// Bytes of one raw plane.
+    raw_bytes: u64,
+}
+
+impl Sizes {
+    fn dec_len(&self) -> u64 {
+        self.geometry.scaled_width as u64 * self.geometry.scaled_height as u64
+    }
+    fn hfilt_len(&self) -> u64 {
+        self.hw as u64 * self.geometry.scaled_height as u64
+    }
+    fn valid_len(&self) -> u64 {
+        self.hw as u64 * self.hh as u64
+    }
+}
+
+/// The resources of one frame in flight.
+struct Slot {
+    raw: [super::memory::Buffer; 2],
+    staging: Option<super::memory::Buffer>,
+    dec: super::memory::Buffer,
+    hfilt: super::memory::Buffer,
+    vfilt: super::memory::Buffer,
+    terms: super::memory::Buffer,
+    set: vk::DescriptorSet,
+    cmd: vk::CommandBuffer,
+    transfer_cmd: Option<vk::CommandBuffer>,
+    fence: vk::Fence,
+    semaphore: Option<vk::Semaphore>,
+    queries: Option<vk::QueryPool>,
+    /// Index of the frame it holds, and when it was submitted.
+    frame: u64,
+    submitted: Option<Instant>,
+}
+
+/// The GPU float_ssim scorer (see the module documentation).
+pub struct VkScorer {
+    slots: Vec<Slot>,
+    /// Slots submitted and not yet scored, oldest first.
+    pending: VecDeque<usize>,
+    /// Scored results not yet taken, oldest first.
+    done: VecDeque<Result<FrameScore>>,
+    next_slot: usize,
+    next_frame: u64,
+    sizes: Sizes,
+    opts: SsimOptions,
+    upload: UploadPath,
+    params: Params,
+    descriptor_pool: vk::DescriptorPool,
+    compute_pool: vk::CommandPool,
+    transfer_pool: Option<vk::CommandPool>,
+    pipelines: Pipelines,
+    last_pass_ns: Option<[f64; PASSES.len()]>,
+    // Dropped last (after `Drop::drop` destroyed everything above).
+    gpu: Gpu,
+}
+
+impl VkScorer {
+    /// A scorer for `width` x `height` luma planes of `bit_depth` bits under
+    /// `opts`, on the device and paths `vk` asks for.
+    ///
+    /// Opens the device, runs the arithmetic self-test (choosing native fp64 or
+    /// the software fp64 path), builds the pipelines and allocates every buffer.
+    ///
+    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::MissingFeature`],
+    /// [`Error::SelfTestFailed`], [`Error::PlaneTooSmall`], [`Error::Unsupported`]
+    /// (scale above 128, `no_fp64` before the software path exists, a bad bit
+    /// depth), [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
+    pub fn new(
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        opts: &SsimOptions,
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
+        let geometry = cpu::check_geometry(width, height, bit_depth, opts)?;
+        if geometry.scale > MAX_SCALE {
+            return Err(Error::Unsupported(format!(
+                "scale {} on the GPU: above {MAX_SCALE} libvmaf's decimation sum is no longer \
+                 exact, so vkssim refuses it; use --backend cpu",
+                geometry.scale
+            )));
+        }
+        if vk_opts.no_fp64 && !soft_f64_available() {
+            return Err(Error::Unsupported(
+                "--no-fp64: the software fp64 shaders are not built into this vkssim yet \
+                 (glsl/include/soft_f64.glsl is missing); use a device with shaderFloat64 \
+                 or --backend cpu"
+                    .into(),
+            ));
+        }
+        let gpu = Gpu::new(vk_opts.device_index, vk_opts.validation)?;
+        let pipelines = choose_variant(&gpu, vk_opts.no_fp64)?;
+        let upload = match vk_opts.upload {
+            UploadPath::Auto => match gpu.device.info.memory_model() {
+                MemoryModel::Unified => UploadPath::Direct,
+                _ => UploadPath::Staging,
+            },
+            other => other,
+        };
+        let hw = geometry.scaled_width - 10;
+        let hh = geometry.scaled_height - 10;
+        let sizes = Sizes {
+            geometry,
+            hw,
+            hh,
+            raw_bytes: width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64,
+        };
+        let k = cpu::lcs_map::SsimConstants::libvmaf();
+        let params = Params {
+            width,
+            height,
+            bit_depth,
+            scale: geometry.scale,
+            sw: geometry.scaled_width,
+            sh: geometry.scaled_height,
+            tap_bits: cpu::decimate::decimation_tap(geometry.scale).to_bits(),
+            c1_bits: k.c1.to_bits(),
+            c2_bits: k.c2.to_bits(),
+            c3_bits: k.c3.to_bits(),
+            enable_lcs: opts.enable_lcs as u32,
+            reserved: 0,
+        };
+        let in_flight = if vk_opts.frames_in_flight == 0 {
+            DEFAULT_FRAMES_IN_FLIGHT
+        } else {
+            vk_opts.frames_in_flight
+        };
+        let mut this = Self {
+            slots: Vec::new(),
+            pending: VecDeque::new(),
+            done: VecDeque::new(),
+            next_slot: 0,
+            next_frame: 0,
+            sizes,
+            opts: *opts,
+            upload,
+            params,
+            descriptor_pool: vk::DescriptorPool::null(),
+            compute_pool: vk::CommandPool::null(),
+            transfer_pool: None,
+            pipelines,
+            last_pass_ns: None,
+            gpu,
+        };
+        // On failure `this` drops and destroys whatever was created.
+        this.descriptor_pool =
+            pipeline::create_descriptor_pool(&this.gpu, in_flight as u32, "vkssim frame sets")?;
+        this.compute_pool = commands::create_pool(
+            &this.gpu,
+            this.gpu.device.compute_family,
+            "vkssim compute commands",
+        )?;
+        if upload == UploadPath::Staging {
+            if let Some((family, _)) = this.gpu.device.transfer {
+                this.transfer_pool = Some(commands::create_pool(
+                    &this.gpu,
+                    family,
+                    "vkssim transfer commands",
+                )?);
+            }
+        }
+        for i in 0..in_flight {
+            let slot = this.create_slot(i)?;
+            this.slots.push(slot);
+            this.record(i)?;
+        }
+        tracing::info!(
+            device = this.gpu.device_name(),
+            arithmetic = this.pipelines.variant.name(),
+            upload = ?upload,
+            frames_in_flight = in_flight,
+            width,
+            height,
+            bit_depth,
+            scale = geometry.scale,
+            "Vulkan scorer ready"
+        );
+        Ok(this)
+    }
+
+    /// The arithmetic path in use (after the self-test).
+    pub fn arithmetic(&self) -> ArithVariant {
+        self.pipelines.variant
+    }
+
+    /// The upload path in use (never `Auto`).
+    pub fn upload_path(&self) -> UploadPath {
+        self.upload
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> &str {
+        self.gpu.device_name()
+    }
+
+    /// Validation messages so far (warnings and errors; empty without validation).
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.gpu.validation_messages()
+    }
+
+    /// GPU time of each pass (`decimate`, `hfilter`, `vfilter`, `terms`) of the
+    /// last frame scored, in nanoseconds, when the queue has timestamps.
+    pub fn last_pass_ns(&self) -> Option<[f64; PASSES.len()]> {
+        self.last_pass_ns
+    }
+
+    fn create_slot(&mut self, i: usize) -> Result<Slot> {
+        let gpu = &self.gpu;
+        let s = &self.sizes;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let staging = self.upload == UploadPath::Staging;
+        let raw_usage = if staging {
+            storage | vk::BufferUsageFlags::TRANSFER_DST
+        } else {
+            storage
+        };
+        let raw_location = if staging {
+            MemoryLocation::GpuOnly
+        } else {
+            MemoryLocation::CpuToGpu
+        };
+        let work = storage | vk::BufferUsageFlags::TRANSFER_SRC;
+        // Buffers are created one by one; on an error the ones made so far are
+        // destroyed by `destroy_partial`.
+        let mut made: Vec<super::memory::Buffer> = Vec::new();
+        let mut make = |name: String, size: u64, usage, loc| -> Result<()> {
+            made.push(gpu.create_buffer(&name, size, usage, loc)?);
+            Ok(())
+        };
+        let result = (|| -> Result<()> {
+            make(
+                format!("vkssim slot {i} raw reference"),
+                s.raw_bytes,
+                raw_usage,
+                raw_location,
+            )?;
+            make(
+                format!("vkssim slot {i} raw distorted"),
+                s.raw_bytes,
+                raw_usage,
+                raw_location,
+            )?;
+            make(
+                format!("vkssim slot {i} decimated planes"),
+                2 * s.dec_len() * 4,
+                work,
+                MemoryLocation::GpuOnly,
+            )?;
+            make(
+                format!("vkssim slot {i} horizontal Gaussian"),
+                5 * s.hfilt_len() * 4,
+                work,
+                MemoryLocation::GpuOnly,
+            )?;
+            make(
+                format!("vkssim slot {i} vertical Gaussian"),
+                5 * s.valid_len() * 4,
+                work,
+                MemoryLocation::GpuOnly,
+            )?;
+            let planes = if self.opts.enable_lcs { 4 } else { 1 };
+            make(
+                format!("vkssim slot {i} per-pixel terms"),
+                planes * s.valid_len() * 8,
+                work,
+                MemoryLocation::GpuToCpu,
+            )?;
+            if staging {
+                make(
+                    format!("vkssim slot {i} staging"),
+                    2 * s.raw_bytes.next_multiple_of(4),
+                    vk::BufferUsageFlags::TRANSFER_SRC,
+                    MemoryLocation::CpuToGpu,
+                )?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            for mut b in made {
+                gpu.destroy_buffer(&mut b);
+            }
+            return Err(e);
+        }
+        let staging_buf = if staging { made.pop() } else { None };
+        let mut it = made.into_iter();
+        let (Some(r0), Some(r1), Some(dec), Some(hfilt), Some(vfilt), Some(terms)) = (
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+        ) else {
+            return Err(Error::Vulkan {
+                result: vk::Result::ERROR_UNKNOWN,
+                context: "internal: slot buffers missing".into(),
+            });
+        };
+        let mut slot = Slot {
+            raw: [r0, r1],
+            staging: staging_buf,
+            dec,
+            hfilt,
+            vfilt,
+            terms,
+            set: vk::DescriptorSet::null(),
+            cmd: vk::CommandBuffer::null(),
+            transfer_cmd: None,
+            fence: vk::Fence::null(),
+            semaphore: None,
+            queries: None,
+            frame: 0,
+            submitted: None,
+        };
+        let more = (|| -> Result<()> {
+            slot.set = pipeline::allocate_set(
+                gpu,
+                self.descriptor_pool,
+                self.pipelines.set_layout,
+                [
+                    slot.raw[0].raw,
+                    slot.raw[1].raw,
+                    slot.dec.raw,
+                    slot.hfilt.raw,
+                    slot.vfilt.raw,
+                    slot.terms.raw,
+                ],
+                &format!("vkssim slot {i} set"),
+            )?;
+            slot.cmd = commands::allocate_command_buffer(
+                gpu,
+                self.compute_pool,
+                &format!("vkssim slot {i} compute commands"),
+            )?;
+            if let Some(pool) = self.transfer_pool {
+                slot.transfer_cmd = Some(commands::allocate_command_buffer(
+                    gpu,
+                    pool,
+                    &format!("vkssim slot {i} transfer commands"),
+                )?);
+                slot.semaphore = Some(commands::create_semaphore(
+                    gpu,
+                    &format!("vkssim slot {i} upload done"),
+                )?);
+            }
+            slot.fence = commands::create_fence(gpu, true, &format!("vkssim slot {i} done"))?;
+            if gpu.device.has_timestamps() {
+                slot.queries = Some(commands::create_timestamps(
+                    gpu,
+                    TIMESTAMPS,
+                    &format!("vkssim slot {i} timestamps"),
+                )?);
+            }
+            Ok(())
+        })();
+        if let Err(e) = more {
+            destroy_slot(gpu, &mut slot);
+            return Err(e);
+        }
+        Ok(slot)
+    }
+
+    /// Records slot `i`'s command buffers once; they are resubmitted per frame.
+    fn record(&self, i: usize) -> Result<()> {
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        let slot = &self.slots[i];
+        let raw_bufs = [slot.raw[0].raw, slot.raw[1].raw];
+        let copy = |cmd: vk::CommandBuffer| {
+            if let Some(st) = &slot.staging {
+                let half = self.sizes.raw_bytes.next_multiple_of(4);
+                for (p, dst) in raw_bufs.iter().enumerate() {
+                    let region = [vk::BufferCopy::default()
+                        .src_offset(p as u64 * half)
+                        .dst_offset(0)
+                        .size(half.min(slot.raw[p].size))];
+                    // SAFETY: `cmd` is recording; both buffers are valid and the
+                    // regions lie inside them.
+                    unsafe { d.cmd_copy_buffer(cmd, st.raw, *dst, &region) };
+                }
+            }
+        };
+        let cmd = slot.cmd;
+        if let (Some(tcmd), Some((tfamily, _))) = (slot.transfer_cmd, gpu.device.transfer) {
+            commands::begin(gpu, tcmd)?;
+            copy(tcmd);
+            commands::ownership_barrier(
+                gpu,
+                tcmd,
+                &raw_bufs,
+                (tfamily, gpu.device.compute_family),
+                true,
+            );
+            commands::end(gpu, tcmd)?;
+            commands::begin(gpu, cmd)?;
+            commands::ownership_barrier(
+                gpu,
+                cmd,
+                &raw_bufs,
+                (tfamily, gpu.device.compute_family),
+                false,
+            );
+        } else {
+            commands::begin(gpu, cmd)?;
+            if slot.staging.is_some() {
+                copy(cmd);
+                commands::barrier(
+                    gpu,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_READ,
+                    ),
+                );
+            }
+        }
+        let p = &self.params;
+        let s = &self.sizes;
+        let dims = [
+            (p.sw, p.sh, 2),
+            (s.hw, p.sh, 1),
+            (s.hw, s.hh, 1),
+            (s.hw, s.hh, 1),
+        ];
+        // SAFETY: `cmd` is recording on the compute family; the pipelines, layout,
+        // set and query pool are valid and outlive the command buffer; push
+        // constants match the layout's range.
+        unsafe {
+            if let Some(q) = slot.queries {
+                d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
+                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+            }
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.pipelines.layout,
+                0,
+                &[slot.set],
+                &[],
+            );
+            d.cmd_push_constants(
+                cmd,
+                self.pipelines.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                bytemuck::bytes_of(p),
+            );
+        }
+        for (k, (name, (x, y, z))) in PASSES.iter().zip(dims).enumerate() {
+            let pass = self.pipelines.pass(name)?;
+            if k > 0 {
+                commands::compute_to_compute(gpu, cmd);
+            }
+            // SAFETY: as above.
+            unsafe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
+                d.cmd_dispatch(
+                    cmd,
+                    groups(x, pass.local_size[0]),
+                    groups(y, pass.local_size[1]),
+                    groups(z, pass.local_size[2]),
+                );
+                if let Some(q) = slot.queries {
+                    d.cmd_write_timestamp(
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        q,
+                        k as u32 + 1,
+                    );
+                }
+            }
+        }
+        commands::compute_to_host(gpu, cmd);
+        commands::end(gpu, cmd)
+    }
+
+    /// Copies the pair into slot `i` and submits its commands.
+    fn start(&mut self, i: usize, reference: &LumaFrame, distorted: &LumaFrame) -> Result<()> {
+        let frame = self.next_frame;
+        let span = tracing::debug_span!("frame", index = frame);
+        let _enter = span.enter();
+        self.check_frame(reference, "reference")?;
+        self.check_frame(distorted, "distorted")?;
+        {
+            let _upload = tracing::debug_span!("upload").entered();
+            let n = self.sizes.raw_bytes as usize;
+            let half = self.sizes.raw_bytes.next_multiple_of(4) as usize;
+            let slot = &mut self.slots[i];
+            if let Some(st) = slot.staging.as_mut() {
+                let m = st.mapped_mut().ok_or_else(not_mapped)?;
+                m[..n].copy_from_slice(&reference.bytes[..n]);
+                m[half..half + n].copy_from_slice(&distorted.bytes[..n]);
+            } else {
+                for (p, f) in [reference, distorted].into_iter().enumerate() {
+                    let m = slot.raw[p].mapped_mut().ok_or_else(not_mapped)?;
+                    m[..n].copy_from_slice(&f.bytes[..n]);
+                }
+            }
+        }
+        let _submit = tracing::debug_span!("submit").entered();
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        let slot = &mut self.slots[i];
+        // SAFETY: the fence is not in use (the slot's last submission was waited
+        // on before it was handed out again).
+        unsafe { d.reset_fences(&[slot.fence]) }
+            .map_err(|r| vk_error(r, "resetting a frame fence"))?;
+        let cmds = [slot.cmd];
+        let submitted = if let (Some(tcmd), Some(sem), Some((_, tqueue))) =
+            (slot.transfer_cmd, slot.semaphore, gpu.device.transfer)
+        {
+            let tcmds = [tcmd];
+            let sems = [sem];
+            let t_submit = [vk::SubmitInfo::default()
+                .command_buffers(&tcmds)
+                .signal_semaphores(&sems)];
+            let stages = [vk::PipelineStageFlags::COMPUTE_SHADER];
+            let c_submit = [vk::SubmitInfo::default()
+                .wait_semaphores(&sems)
+                .wait_dst_stage_mask(&stages)
+                .command_buffers(&cmds)];
+            // SAFETY: both command buffers are executable and not pending; the
+            // semaphore is unsignalled (its last signal was waited on by the
+            // compute submission whose fence we waited for).
+            unsafe {
+                d.queue_submit(tqueue, &t_submit, vk::Fence::null())
+                    .and_then(|_| d.queue_submit(gpu.device.compute_queue, &c_submit, slot.fence))
+            }
+        } else {
+            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+            // SAFETY: the command buffer is executable and not pending.
+            unsafe { d.queue_submit(gpu.device.compute_queue, &submit, slot.fence) }
+        };
+        submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
+        slot.frame = frame;
+        slot.submitted = Some(Instant::now());
+        self.next_frame += 1;
+        Ok(())
+    }
+
+    fn check_frame(&self, f: &LumaFrame, which: &str) -> Result<()> {
+        let g = &self.sizes.geometry;
+        if (f.width, f.height, f.bit_depth) != (g.width, g.height, g.bit_depth) {
+            return Err(Error::GeometryMismatch(format!(
+                "frame {}: the {which} is {}x{} {}-bit but this scorer was built for {}x{} {}-bit",
+                self.next_frame, f.width, f.height, f.bit_depth, g.width, g.height, g.bit_depth
+            )));
+        }
+        if (f.bytes.len() as u64) < self.sizes.raw_bytes {
+            return Err(Error::BufferSize {
+                what: format!("frame {} {which} luma plane", self.next_frame),
+                needed: self.sizes.raw_bytes as usize,
+                actual: f.bytes.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Waits for slot `i`'s fence.
+    fn wait(&self, i: usize) -> Result<()> {
+        let slot = &self.slots[i];
+        let _wait = tracing::debug_span!("wait", index = slot.frame).entered();
+        // SAFETY: the fence belongs to this device.
+        unsafe {
+            self.gpu
+                .device
+                .raw
+                .wait_for_fences(&[slot.fence], true, u64::MAX)
+        }
+        .map_err(|r| vk_error(r, format!("waiting for frame {}", slot.frame)))
+    }
+
+    /// Whether slot `i`'s work has finished.
+    fn is_ready(&self, i: usize) -> Result<bool> {
+        // SAFETY: the fence belongs to this device.
+        unsafe { self.gpu.device.raw.get_fence_status(self.slots[i].fence) }
+            .map_err(|r| vk_error(r, format!("polling frame {}", self.slots[i].frame)))
+    }
+
+    /// The score of slot `i`, whose fence has signalled: the raster-order fp64
+    /// sums of its terms, then the CPU twin's means and dB.
+    fn score(&mut self, i: usize) -> Result<FrameScore> {
+        self.read_timestamps(i);
+        let slot = &self.slots[i];
+        let n = self.sizes.valid_len() as usize;
+        let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
+        let plane = |k: usize| {
+            bytes[k * n * 8..(k + 1) * n * 8]
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        };
+        let mut sums = TermSums::default();
+        for t in plane(0) {
+            sums.ssim += t;
+        }
+        if self.opts.enable_lcs {
+            for t in plane(1) {
+                sums.l += t;
+            }
+            for t in plane(2) {
+                sums.c += t;
+            }
+            for t in plane(3) {
+                sums.s += t;
+            }
+        }
+        let means: FrameMeans = sums.means(self.sizes.hw, self.sizes.hh);
+        if let Some(t) = slot.submitted {
+            tracing::debug!(
+                frame = slot.frame,
+                latency_us = t.elapsed().as_micros() as u64,
+                "frame scored"
+            );
+        }
+        Ok(cpu::frame_score(&means, &self.sizes.geometry, &self.opts))
+    }
+
+    fn read_timestamps(&mut self, i: usize) {
+        let Some(q) = self.slots[i].queries else {
+            return;
+        };
+        let mut ticks = [0u64; TIMESTAMPS as usize];
+        // SAFETY: the slot's fence signalled, so every query was written.
+        let ok = unsafe {
+            self.gpu.device.raw.get_query_pool_results(
+                q,
+                0,
+                &mut ticks,
+                vk::QueryResultFlags::TYPE_64,
+            )
+        }
+        .is_ok();
+        if !ok {
+            return;
+        }
+        let period = self.gpu.device.timestamp_period() as f64;
+        let mut ns = [0f64; PASSES.len()];
+        for k in 0..PASSES.len() {
+            ns[k] = ticks[k + 1].wrapping_sub(ticks[k]) as f64 * period;
+        }
+        self.last_pass_ns = Some(ns);
+        tracing::debug!(
+            frame = self.slots[i].frame,
+            decimate_us = ns[0] / 1e3,
+            hfilter_us = ns[1] / 1e3,
+            vfilter_us = ns[2] / 1e3,
+            terms_us = ns[3] / 1e3,
+            "GPU pass times"
+        );
+    }
+
+    /// Finishes the oldest pending frame into `done`.
+    fn finish_oldest(&mut self) {
+        if let Some(i) = self.pending.pop_front() {
+            let r = self.wait(i).and_then(|_| self.score(i));
+            self.done.push_back(r);
+        }
+    }
+
+    /// Scores one pair synchronously and copies back every pass's output, for
+    /// pass-by-pass comparison with the CPU twin. Frames already submitted are
+    /// finished first (their results stay queued).
+    pub fn debug_frame(
+        &mut self,
+        reference: &LumaFrame,
+        distorted: &LumaFrame,
+    ) -> Result<DebugFrame> {
+        while !self.pending.is_empty() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        self.start(i, reference, distorted)?;
+        self.wait(i)?;
+        let score = self.score(i)?;
+        let s = self.sizes;
+        let slot = &self.slots[i];
+        let dec = self.read_back(&slot.dec)?;
+        let hf = self.read_back(&slot.hfilt)?;
+        let vf = self.read_back(&slot.vfilt)?;
+        let terms = self.read_back(&slot.terms)?;
+        let f32s = |b: &[u8], k: usize, len: u64| -> Vec<f32> {
+            let len = len as usize;
+            b[k * len * 4..(k + 1) * len * 4]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let f64s = |k: usize| -> Vec<f64> {
+            let len = s.valid_len() as usize;
+            terms[k * len * 8..(k + 1) * len * 8]
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect()
+        };
+        Ok(DebugFrame {
+            decimated_ref: f32s(&dec, 0, s.dec_len()),
+            decimated_dist: f32s(&dec, 1, s.dec_len()),
+            hfilter: std::array::from_fn(|k| f32s(&hf, k, s.hfilt_len())),
+            vfilter: std::array::from_fn(|k| f32s(&vf, k, s.valid_len())),
+            ssim_terms: f64s(0),
+            lcs_terms: self.opts.enable_lcs.then(|| [f64s(1), f64s(2), f64s(3)]),
+            score,
+        })
+    }
+
+    /// Copies a device buffer into host memory (waits for the copy).
+    fn read_back(&self, src: &super::memory::Buffer) -> Result<Vec<u8>> {
+        let gpu = &self.gpu;
+        let mut dst = gpu.create_buffer(
+            &format!("{} read-back", src.name),
+            src.size,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let result = (|| -> Result<Vec<u8>> {
+            let cmd =
+                commands::allocate_command_buffer(gpu, self.compute_pool, "vkssim read-back")?;
+            let run = (|| -> Result<()> {
+                commands::begin(gpu, cmd)?;
+                commands::barrier(
+                    gpu,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_READ,
+                    ),
+                );
+                let region = [vk::BufferCopy::default().size(src.size)];
+                // SAFETY: `cmd` is recording; both buffers hold `src.size` bytes.
+                unsafe {
+                    gpu.device
+                        .raw
+                        .cmd_copy_buffer(cmd, src.raw, dst.raw, &region)
+                };
+                commands::barrier(
+                    gpu,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                    ),
+                    (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+                );
+                commands::end(gpu, cmd)?;
+                commands::submit_and_wait(
+                    gpu,
+                    gpu.device.compute_queue,
+                    cmd,
+                    "reading back a buffer",
+                )
+            })();
+            // SAFETY: the command buffer finished (or never ran).
+            unsafe {
+                gpu.device
+                    .raw
+                    .free_command_buffers(self.compute_pool, &[cmd])
+            };
+            run?;
+            Ok(dst.mapped().ok_or_else(not_mapped)?.to_vec())
+        })();
+        gpu.destroy_buffer(&mut dst);
+        result
+    }
+}
+
+fn not_mapped() -> Error {
+    Error::Vulkan {
+        result: vk::Result::ERROR_MEMORY_MAP_FAILED,
+        context: "a host-visible buffer has no mapping".into(),
+    }
+}
+
+/// Builds the pipelines of the arithmetic path to use, after its self-test:
+/// native fp64 when the device has it (unless `no_fp64`), else the software
+/// path; a failing native path falls back to the software one when it exists.
+fn choose_variant(gpu: &Gpu, no_fp64: bool) -> Result<Pipelines> {
+    let try_variant = |v: ArithVariant| -> Result<Pipelines> {
+        let mut p = Pipelines::new(gpu, v)?;
+        match selftest::run(gpu, &p) {
+            Ok(()) => Ok(p),
+            Err(e) => {
+                p.destroy(gpu);
+                Err(e)
+            }
+        }
+    };
+    let info = &gpu.device.info;
+    if !no_fp64 && info.float64 {
+        match try_variant(ArithVariant::Fp64) {
+            Ok(p) => return Ok(p),
+            Err(e) if soft_f64_available() => {
+                tracing::warn!("{e}; trying the software fp64 path");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !soft_f64_available() {
+        return Err(Error::MissingFeature {
+            device: info.name.clone(),
+            feature: "shaderFloat64 (the software fp64 path is not built yet)",
+        });
+    }
+    try_variant(ArithVariant::SoftF64)
+}
+
+fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
+    let d = &gpu.device.raw;
+    // SAFETY: the device is idle (the caller waited) and every handle is
+    // destroyed once; command buffers and sets go with their pools.
+    unsafe {
+        if let Some(q) = slot.queries.take() {
+            d.destroy_query_pool(q, None);
+        }
+        if slot.fence != vk::Fence::null() {
+            d.destroy_fence(slot.fence, None);
+            slot.fence = vk::Fence::null();
+        }
+        if let Some(s) = slot.semaphore.take() {
+            d.destroy_semaphore(s, None);
+        }
+    }
+    if let Some(mut b) = slot.staging.take() {
+        gpu.destroy_buffer(&mut b);
+    }
+    for b in [
+        &mut slot.terms,
+        &mut slot.vfilt,
+        &mut slot.hfilt,
+        &mut slot.dec,
+    ] {
+        gpu.destroy_buffer(b);
+    }
+    for b in slot.raw.iter_mut().rev() {
+        gpu.destroy_buffer(b);
+    }
+}
+
+impl Drop for VkScorer {
+    fn drop(&mut self) {
+        let _ = self.gpu.wait_idle();
+        let gpu = &self.gpu;
+        for slot in self.slots.iter_mut().rev() {
+            destroy_slot(gpu, slot);
+        }
+        // SAFETY: the device is idle; pools are destroyed once, with their
+        // command buffers and sets.
+        unsafe {
+            if let Some(p) = self.transfer_pool.take() {
+                gpu.device.raw.destroy_command_pool(p, None);
+            }
+            if self.compute_pool != vk::CommandPool::null() {
+                gpu.device.raw.destroy_command_pool(self.compute_pool, None);
+            }
+            if self.descriptor_pool != vk::DescriptorPool::null() {
+                gpu.device
+                    .raw
+                    .destroy_descriptor_pool(self.descriptor_pool, None);
+            }
+        }
+        self.pipelines.destroy(gpu);
+    }
+}
+
+impl FrameScorer for VkScorer {
+    fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
+        if self.pending.len() == self.slots.len() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        self.start(i, &reference, &distorted)?;
+        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        self.pending.push_back(i);
+        Ok(())
+    }
+
+    fn poll_next(&mut self) -> Option<Result<FrameScore>> {
+        if let Some(r) = self.done.pop_front() {
+            return Some(r);
+        }
+        let &i = self.pending.front()?;
+        match self.is_ready(i) {
+            Ok(true) => {
+                self.finish_oldest();
+                self.done.pop_front()
+            }
+            Ok(false) => None,
+            Err(e) => {
+                self.pending.pop_front();
+                Some(Err(e))
+            }
+        }
+    }
+
+    fn wait_next(&mut self) -> Option<Result<FrameScore>> {
+        if self.done.is_empty() {
+            self.finish_oldest();
+        }
+        self.done.pop_front()
+    }
+
+    fn in_flight(&self) -> usize {
+        self.pending.len() + self.done.len()
+    }
+
+    fn queue_depth(&self) -> usize {
+        self.slots.len()
+    }
+}

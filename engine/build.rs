@@ -75,7 +75,10 @@ fn run() -> Result<(), String> {
                 shaderc::EnvVersion::Vulkan1_1 as u32,
             );
             options.set_warnings_as_errors();
-            options.set_optimization_level(shaderc::OptimizationLevel::Performance);
+            // No spirv-opt: drivers optimise anyway, and with Debian 12's
+            // SPIRV-Tools at -O the SOFT_F64 add came out 1 ulp off on lavapipe
+            // for 73 of 8449 self-test cases (correct at -O0).
+            options.set_optimization_level(shaderc::OptimizationLevel::Zero);
             options.add_macro_definition(variant, Some("1"));
             if variant == "SOFT_F64" && soft_is_placeholder {
                 options.add_macro_definition("SOFT_F64_PLACEHOLDER", Some("1"));

@@ -7,9 +7,10 @@
 #
 # Clips go to BASE_DIR/<first 16 hex digits of this script's sha256>/, so any edit
 # to this script makes a fresh corpus. A finished corpus holds manifest.tsv
-# (written last, atomically); when it exists nothing is regenerated. Concurrent
-# callers serialise on BASE_DIR/.lock (flock). The corpus directory is printed on
-# the last line of stdout.
+# (written last, atomically); when it exists nothing is regenerated, and making a
+# new one deletes the corpora of other versions. Concurrent callers serialise on
+# BASE_DIR/.lock (flock). The corpus directory is printed on the last line of
+# stdout.
 #
 # manifest.tsv columns (tab separated, one clip per line, '#' lines are comments):
 #   name  container(yuv|y4m)  width  height  chroma(420|422|444)  bitdepth
@@ -96,7 +97,7 @@ cell="cellauto=@S@:r=25:seed=99:rule=110:random_fill_ratio=0.5:scroll=1,gblur=si
 
 #    name              source  W     H     n  chroma bits codec container   auto scale
 clip s1_321x241_420p8   "$tsrc" 321   241   3  420    8    x264  yuv        # 1, odd w and h
-clip s1_255x300_444p16  "$cell" 255   300   3  444    16   x265  y4m        # 1, odd w, 16-bit
+clip s1_255x300_444p16  "$cell" 255   300   3  444    16   x265  yuv        # 1, odd w, 16-bit
 clip s2_704x513_422p10  "$mand" 704   513   3  422    10   x264  y4m        # 2, odd h
 clip s2_640x480_420p12  "$life" 640   480   2  420    12   vp9   yuv        # 2
 clip s3_1024x768_444p12 "$life" 1024  768   2  444    12   x265  y4m        # 3
@@ -112,4 +113,9 @@ rm -rf "$dir"
 mv "$work" "$dir"
 trap - EXIT
 mv "$dir/manifest.tsv.done" "$dir/manifest.tsv"
+# Corpora of earlier versions of this script are stale: drop them.
+for old in "$base"/*/; do
+    old=${old%/}
+    [[ $old != "$dir" && -f $old/manifest.tsv ]] && rm -rf "$old"
+done
 echo "$dir"

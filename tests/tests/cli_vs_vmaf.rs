@@ -1,0 +1,214 @@
+//! Whole output files: `vkssim score` against the `vmaf` CLI that libvmaf-sys
+//! builds, run with the same flags on the same corpus files. Every line must be
+//! identical except the version and the fps figure (JSON also parsed and compared
+//! as values, for a readable failure).
+
+use std::path::Path;
+use std::process::Command;
+
+use vkssim_tests::corpus::{self, Clip, Container};
+use vkssim_tests::paths;
+
+/// Output format flag and file extension.
+#[derive(Debug, Clone, Copy)]
+enum Format {
+    Json,
+    Xml,
+    Csv,
+}
+
+impl Format {
+    fn flag(self) -> &'static str {
+        match self {
+            Format::Json => "--json",
+            Format::Xml => "--xml",
+            Format::Csv => "--csv",
+        }
+    }
+}
+
+/// The lines that may differ: the program's version and its speed.
+fn comparable_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("\"version\"")
+                || t.starts_with("\"fps\"")
+                || t.starts_with("<VMAF version=")
+                || t.starts_with("<fyi fps="))
+        })
+        .collect()
+}
+
+/// Drops `version` and `fps` from a parsed JSON file.
+fn without_version_and_fps(mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(o) = v.as_object_mut() {
+        o.remove("version");
+        o.remove("fps");
+    }
+    v
+}
+
+/// The input flags for a pair of files of `clip`'s format.
+fn input_args(clip: &Clip, reference: &Path, distorted: &Path) -> Vec<String> {
+    let mut a = vec![
+        "-r".to_string(),
+        reference.display().to_string(),
+        "-d".to_string(),
+        distorted.display().to_string(),
+    ];
+    if clip.container == Container::Yuv {
+        a.extend([
+            "-w".to_string(),
+            clip.width.to_string(),
+            "-h".to_string(),
+            clip.height.to_string(),
+            "-p".to_string(),
+            clip.pixel_format().to_string(),
+            "-b".to_string(),
+            clip.bit_depth.to_string(),
+        ]);
+    }
+    a
+}
+
+/// Runs `program args... -o out` and returns the output file's text.
+fn run(program: &Path, args: &[String], extra: &[&str], out: &Path) -> String {
+    let o = Command::new(program)
+        .args(args)
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    assert!(
+        o.status.success(),
+        "{} {:?} {:?} failed ({}):\n{}",
+        program.display(),
+        args,
+        extra,
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::read_to_string(out).unwrap_or_else(|e| panic!("{}: {e}", out.display()))
+}
+
+/// Scores `reference` / `distorted` (files of `clip`'s format) with both
+/// programs and compares the output files.
+fn compare_files(clip: &Clip, reference: &Path, distorted: &Path, feature: &str, format: Format) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = input_args(clip, reference, distorted);
+    let flags = ["-q", "--feature", feature, format.flag()];
+    let vmaf = run(
+        &paths::vmaf_cli(),
+        &args,
+        &[&["-n"][..], &flags[..]].concat(),
+        &dir.path().join("vmaf.out"),
+    );
+    let vkssim_args: Vec<String> = std::iter::once("score".to_string())
+        .chain(args.iter().cloned())
+        .collect();
+    let ours = run(
+        paths::vkssim_bin(),
+        &vkssim_args,
+        &[&flags[..], &["--backend", "cpu"][..]].concat(),
+        &dir.path().join("vkssim.out"),
+    );
+    let what = format!("{} --feature {feature} {}", clip.name, format.flag());
+    if let Format::Json = format {
+        if let (Ok(a), Ok(b)) = (
+            serde_json::from_str::<serde_json::Value>(&ours),
+            serde_json::from_str::<serde_json::Value>(&vmaf),
+        ) {
+            assert_eq!(
+                without_version_and_fps(a),
+                without_version_and_fps(b),
+                "{what}: JSON values differ"
+            );
+        }
+    }
+    let (a, b) = (comparable_lines(&ours), comparable_lines(&vmaf));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "{what}: line {} differs (vkssim vs vmaf)", i + 1);
+    }
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{what}: line counts differ\nvkssim:\n{ours}\nvmaf:\n{vmaf}"
+    );
+    eprintln!("{what}: {} lines identical", a.len());
+}
+
+fn compare_clip(name: &str, feature: &str, format: Format) {
+    let clip = corpus::clip(name);
+    compare_files(&clip, &clip.reference, &clip.distorted, feature, format);
+}
+
+#[test]
+fn json_raw_yuv_odd_size_with_lcs() {
+    compare_clip(
+        "s1_321x241_420p8",
+        "float_ssim=enable_lcs=true",
+        Format::Json,
+    );
+}
+
+#[test]
+fn json_y4m_10bit_422_db_clipped() {
+    compare_clip(
+        "s2_704x513_422p10",
+        "float_ssim=enable_db=true:clip_db=true",
+        Format::Json,
+    );
+}
+
+#[test]
+fn json_raw_yuv_12bit_default() {
+    compare_clip("s2_640x480_420p12", "float_ssim", Format::Json);
+}
+
+#[test]
+fn json_raw_yuv_16bit_444_all_options() {
+    compare_clip(
+        "s1_255x300_444p16",
+        "float_ssim=enable_lcs=true:enable_db=true:clip_db=true",
+        Format::Json,
+    );
+}
+
+#[test]
+fn xml_and_csv_1080p() {
+    compare_clip("s4_1920x1080_420p8", "float_ssim", Format::Xml);
+    compare_clip(
+        "s4_1920x1080_420p8",
+        "float_ssim=enable_lcs=true",
+        Format::Csv,
+    );
+}
+
+#[test]
+fn identical_files_hit_the_db_ceiling_and_infinity() {
+    let clip = corpus::clip("s1_321x241_420p8");
+    // Identical inputs: linear 1, dB at the clip_db ceiling, or +inf without it.
+    compare_files(
+        &clip,
+        &clip.reference,
+        &clip.reference,
+        "float_ssim=enable_lcs=true",
+        Format::Json,
+    );
+    compare_files(
+        &clip,
+        &clip.reference,
+        &clip.reference,
+        "float_ssim=enable_db=true:clip_db=true",
+        Format::Json,
+    );
+    compare_files(
+        &clip,
+        &clip.reference,
+        &clip.reference,
+        "float_ssim=enable_db=true",
+        Format::Xml,
+    );
+}

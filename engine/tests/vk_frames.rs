@@ -1,0 +1,253 @@
+//! The GPU scorer frame by frame through the `FrameScorer` interface, against
+//! the CPU twin (itself bit-identical to libvmaf, see tests/), with several
+//! frames in flight, on both upload paths and both arithmetic paths, with
+//! every option; and the engine's refusals. Validation is on; any message fails.
+
+mod vk_support;
+
+use vk_support::*;
+use vkssim::vk::{UploadPath, VkScorer};
+use vkssim::{cpu, Error, FrameScorer, LumaFrame, SsimOptions};
+
+/// Scores `n` frame pairs on the GPU and the CPU and compares every result.
+fn run(
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+    opts: SsimOptions,
+    upload: UploadPath,
+    no_fp64: bool,
+    in_flight: usize,
+    n: u32,
+) {
+    let mut scorer = VkScorer::new(
+        width,
+        height,
+        bit_depth,
+        &opts,
+        &vk_opts(upload, no_fp64, in_flight),
+    )
+    .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
+    assert_eq!(scorer.queue_depth(), in_flight);
+    let pairs: Vec<(LumaFrame, LumaFrame)> = (0..n)
+        .map(|i| {
+            let r = frame(width, height, bit_depth, 10 + i);
+            // Frame 0: identical inputs (exactly 1); the others distorted.
+            let d = if i == 0 {
+                r.clone()
+            } else {
+                frame(width, height, bit_depth, 100 + i)
+            };
+            (r, d)
+        })
+        .collect();
+    let mut got = Vec::new();
+    for (r, d) in &pairs {
+        scorer.submit(r.clone(), d.clone()).expect("submit");
+        assert!(scorer.in_flight() <= in_flight + got.len() + 1);
+        while let Some(result) = scorer.poll_next() {
+            got.push(result.expect("frame result"));
+        }
+    }
+    while let Some(result) = scorer.wait_next() {
+        got.push(result.expect("frame result"));
+    }
+    assert_eq!(got.len(), pairs.len());
+    assert_eq!(scorer.in_flight(), 0);
+    for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
+        let want = cpu::score_frame(&r.view(), &d.view(), &opts).unwrap();
+        let label = format!(
+            "{width}x{height} {bit_depth}-bit {opts:?} {upload:?} {} frame {i}",
+            scorer.arithmetic().name()
+        );
+        assert_eq!(g.ssim.to_bits(), want.ssim.to_bits(), "{label}: ssim");
+        assert_eq!(g.db.map(f64::to_bits), want.db.map(f64::to_bits), "{label}: dB");
+        if opts.enable_lcs {
+            assert_eq!(
+                (g.l.to_bits(), g.c.to_bits(), g.s.to_bits()),
+                (want.l.to_bits(), want.c.to_bits(), want.s.to_bits()),
+                "{label}: l, c, s"
+            );
+        }
+        if i == 0 {
+            assert_eq!(g.ssim, 1.0, "{label}: identical frames");
+        }
+    }
+    assert_no_validation_messages(&scorer);
+}
+
+fn option_sets() -> Vec<SsimOptions> {
+    vec![
+        SsimOptions::default(),
+        SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        },
+        SsimOptions {
+            enable_db: true,
+            ..Default::default()
+        },
+        SsimOptions {
+            scale: 1,
+            enable_db: true,
+            clip_db: true,
+            enable_lcs: true,
+        },
+        SsimOptions {
+            scale: 3,
+            ..Default::default()
+        },
+    ]
+}
+
+fn all_options_on(upload: UploadPath, no_fp64: bool) {
+    for opts in option_sets() {
+        run(320, 180, 8, opts, upload, no_fp64, 3, 5);
+    }
+    run(
+        517,
+        301,
+        10,
+        SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        },
+        upload,
+        no_fp64,
+        2,
+        4,
+    );
+}
+
+#[test]
+fn frames_match_the_cpu_twin_direct_upload() {
+    if gpu_present() {
+        all_options_on(UploadPath::Direct, false);
+    }
+}
+
+#[test]
+fn frames_match_the_cpu_twin_staging_upload() {
+    if gpu_present() {
+        all_options_on(UploadPath::Staging, false);
+    }
+}
+
+#[test]
+fn frames_match_the_cpu_twin_without_fp64() {
+    if gpu_present() {
+        all_options_on(UploadPath::Direct, true);
+        run(
+            300,
+            170,
+            12,
+            SsimOptions::default(),
+            UploadPath::Staging,
+            true,
+            2,
+            3,
+        );
+    }
+}
+
+#[test]
+fn one_frame_in_flight_keeps_order() {
+    if gpu_present() {
+        run(
+            160,
+            120,
+            16,
+            SsimOptions::default(),
+            UploadPath::Auto,
+            false,
+            1,
+            4,
+        );
+    }
+}
+
+#[test]
+fn scale_above_128_is_refused() {
+    if !gpu_present() {
+        return;
+    }
+    let opts = SsimOptions {
+        scale: 129,
+        ..Default::default()
+    };
+    let err = VkScorer::new(1500, 1500, 8, &opts, &vk_opts(UploadPath::Auto, false, 1))
+        .err()
+        .expect("scale 129 must be refused");
+    assert!(matches!(err, Error::Unsupported(_)), "{err}");
+    assert!(err.to_string().contains("128"), "{err}");
+}
+
+#[test]
+fn too_small_plane_is_refused() {
+    if !gpu_present() {
+        return;
+    }
+    let err = VkScorer::new(
+        10,
+        40,
+        8,
+        &SsimOptions::default(),
+        &vk_opts(UploadPath::Auto, false, 1),
+    )
+    .err()
+    .expect("a 10-wide plane has no 11x11 window");
+    assert!(matches!(err, Error::PlaneTooSmall { .. }), "{err}");
+}
+
+#[test]
+fn wrong_frame_size_is_an_error_not_a_panic() {
+    if !gpu_present() {
+        return;
+    }
+    let mut scorer = VkScorer::new(
+        64,
+        64,
+        8,
+        &SsimOptions::default(),
+        &vk_opts(UploadPath::Auto, false, 2),
+    )
+    .unwrap();
+    let a = frame(64, 64, 8, 1);
+    let b = frame(64, 48, 8, 2);
+    let err = scorer.submit(a, b).expect_err("mismatched frame");
+    assert!(matches!(err, Error::GeometryMismatch(_)), "{err}");
+    assert!(err.to_string().contains("64x48"), "{err}");
+    assert_eq!(scorer.in_flight(), 0);
+    assert_no_validation_messages(&scorer);
+}
+
+#[test]
+fn devices_are_listed_with_what_vkssim_needs() {
+    if !gpu_present() {
+        return;
+    }
+    let devices = vkssim::vk::list_devices().unwrap();
+    assert!(devices.iter().any(|d| d.default_choice), "{devices:#?}");
+    for d in &devices {
+        let text = d.to_string();
+        assert!(text.contains(&d.name), "{text}");
+        assert!(!d.queue_families.is_empty(), "{text}");
+        if d.default_choice {
+            assert!(d.shader_int64, "{text}");
+            assert!(!d.path.starts_with("unusable"), "{text}");
+        }
+    }
+}
+
+#[test]
+fn bad_device_index_names_the_count() {
+    if !gpu_present() {
+        return;
+    }
+    let mut o = vk_opts(UploadPath::Auto, false, 1);
+    o.device_index = Some(99);
+    let err = VkScorer::new(64, 64, 8, &SsimOptions::default(), &o)
+        .err()
+        .expect("device 99 does not exist");
+    assert!(matches!(err, Error::NoDevice(_)), "{err}");
+}

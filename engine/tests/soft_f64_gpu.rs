@@ -11,6 +11,11 @@
 //!    and every result must equal the twin's bit for bit (and native IEEE where the
 //!    operation has a native counterpart).
 //!
+//! On a GPU machine without a toolchain (the H200 through the device tool): build
+//! here with `cargo test -p vkssim --test soft_f64_gpu --no-run`, compile the
+//! shader with the glslc line in `compile` (`-O`), carry both, and run
+//! `SOFT_F64_SPV=check.spv ./soft_f64_gpu on_the_gpu --nocapture`.
+//!
 //! The harness is deliberately tiny and self-contained (raw ash, one host-visible
 //! memory type, one dispatch): it tests the arithmetic, not the engine.
 
@@ -92,12 +97,7 @@ fn compile(optimise: bool) -> Vec<u32> {
         "glslc failed on soft_f64.glsl:\n{}",
         String::from_utf8_lossy(&result.stderr)
     );
-    let bytes = std::fs::read(&out).expect("glslc wrote its output");
-    assert_eq!(bytes.len() % 4, 0, "SPIR-V is a whole number of words");
-    bytes
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect()
+    read_spirv(&out)
 }
 
 /// SPIR-V opcodes that would mean float arithmetic (or float semantics) on the
@@ -663,9 +663,29 @@ impl Drop for Harness {
     }
 }
 
+/// Reads SPIR-V words from a file (for machines without glslc: see the test below).
+fn read_spirv(path: &Path) -> Vec<u32> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(
+        bytes.len() % 4,
+        0,
+        "{}: not whole SPIR-V words",
+        path.display()
+    );
+    bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect()
+}
+
+/// Runs every case on the device. `SOFT_F64_SPV=<file>` uses that SPIR-V instead of
+/// compiling with glslc (how it runs on a machine with a GPU but no toolchain).
 #[test]
 fn soft_f64_glsl_matches_rust_twin_on_the_gpu() {
-    let spirv = compile(true);
+    let spirv = match std::env::var_os("SOFT_F64_SPV") {
+        Some(path) => read_spirv(Path::new(&path)),
+        None => compile(true),
+    };
     let mut rng = Rng(0x050F_7F64);
     let mut all: Vec<(Op, u64, u64)> = Vec::new();
     for op in OPS {

@@ -61,7 +61,11 @@ fn run(
             scorer.arithmetic().name()
         );
         assert_eq!(g.ssim.to_bits(), want.ssim.to_bits(), "{label}: ssim");
-        assert_eq!(g.db.map(f64::to_bits), want.db.map(f64::to_bits), "{label}: dB");
+        assert_eq!(
+            g.db.map(f64::to_bits),
+            want.db.map(f64::to_bits),
+            "{label}: dB"
+        );
         if opts.enable_lcs {
             assert_eq!(
                 (g.l.to_bits(), g.c.to_bits(), g.s.to_bits()),
@@ -250,4 +254,40 @@ fn bad_device_index_names_the_count() {
         .err()
         .expect("device 99 does not exist");
     assert!(matches!(err, Error::NoDevice(_)), "{err}");
+}
+
+#[test]
+fn gpu_pass_times_are_measured_at_1080p_and_4k() {
+    if !gpu_present() {
+        return;
+    }
+    for (w, h) in [(1920u32, 1080u32), (3840, 2160)] {
+        let opts = SsimOptions::default();
+        let mut scorer =
+            VkScorer::new(w, h, 8, &opts, &vk_opts(UploadPath::Auto, false, 2)).unwrap();
+        let r = frame(w, h, 8, 7);
+        let d = frame(w, h, 8, 8);
+        // Two frames: the second runs on warm pipelines.
+        for _ in 0..2 {
+            scorer.submit(r.clone(), d.clone()).unwrap();
+        }
+        let want = cpu::score_frame(&r.view(), &d.view(), &opts).unwrap();
+        while let Some(got) = scorer.wait_next() {
+            assert_eq!(got.unwrap().ssim.to_bits(), want.ssim.to_bits(), "{w}x{h}");
+        }
+        if let Some(ns) = scorer.last_pass_ns() {
+            assert!(ns.iter().all(|t| t.is_finite() && *t >= 0.0), "{ns:?}");
+            eprintln!(
+                "{w}x{h} on {} ({}, {:?}): decimate {:.1} us, hfilter {:.1} us, vfilter {:.1} us, terms {:.1} us",
+                scorer.device_name(),
+                scorer.arithmetic().name(),
+                scorer.upload_path(),
+                ns[0] / 1e3,
+                ns[1] / 1e3,
+                ns[2] / 1e3,
+                ns[3] / 1e3
+            );
+        }
+        assert_no_validation_messages(&scorer);
+    }
 }

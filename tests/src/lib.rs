@@ -1,7 +1,7 @@
 //! Helpers shared by the cross-crate tests: the libvmaf oracle ([`oracle`]) and
 //! libvmaf's stages at any scale ([`stages`]), the ffmpeg clip corpus
-//! ([`corpus`]), synthetic planes ([`synth`]) and where the tools live
-//! ([`paths`]).
+//! ([`corpus`]), the bit-exact comparison ([`parity`]), synthetic planes
+//! ([`synth`]) and where the tools live ([`paths`]).
 //!
 //! These helpers serve tests only: on a harness failure (libvmaf returning an
 //! error, a malformed generated clip, a missing tool) they panic with a message
@@ -9,6 +9,7 @@
 
 pub mod corpus;
 pub mod oracle;
+pub mod parity;
 pub mod paths;
 pub mod stages;
 pub mod synth;

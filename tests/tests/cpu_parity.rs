@@ -9,58 +9,10 @@
 use std::path::Path;
 
 use vkssim::io::{open_input, Chroma, RawFormat};
-use vkssim::{cpu, FrameScore, LumaFrame, SsimOptions};
+use vkssim::{cpu, LumaFrame, SsimOptions};
 use vkssim_tests::corpus::{self, Clip};
+use vkssim_tests::parity::{assert_frame, assert_same, check_scorer, libvmaf_frames, option_sets};
 use vkssim_tests::{auto_scale, libvmaf_at_scale, libvmaf_decimate, libvmaf_float_ssim};
-
-/// The option sets every clip is scored under.
-fn option_sets() -> [(&'static str, SsimOptions); 5] {
-    let o = SsimOptions::default();
-    [
-        ("default", o),
-        (
-            "enable_lcs",
-            SsimOptions {
-                enable_lcs: true,
-                ..o
-            },
-        ),
-        (
-            "enable_db",
-            SsimOptions {
-                enable_db: true,
-                ..o
-            },
-        ),
-        (
-            "enable_db:clip_db",
-            SsimOptions {
-                enable_db: true,
-                clip_db: true,
-                ..o
-            },
-        ),
-        (
-            "enable_lcs:enable_db:clip_db",
-            SsimOptions {
-                enable_lcs: true,
-                enable_db: true,
-                clip_db: true,
-                ..o
-            },
-        ),
-    ]
-}
-
-/// Asserts two f64 are the same bits, naming where.
-fn assert_same(what: &str, got: f64, want: f64) {
-    assert!(
-        got.to_bits() == want.to_bits(),
-        "{what}: vkssim {got:?} ({:#018x}) != libvmaf {want:?} ({:#018x})",
-        got.to_bits(),
-        want.to_bits()
-    );
-}
 
 /// Every frame of `path` through vkssim's reader.
 fn read_with_vkssim(clip: &Clip, path: &Path) -> Vec<LumaFrame> {
@@ -104,33 +56,32 @@ fn pairs(clip: &Clip) -> Vec<(LumaFrame, LumaFrame)> {
     ours
 }
 
-/// Compares one vkssim frame with libvmaf's under `opts`.
-fn compare(where_: &str, v: &FrameScore, lib: &vkssim_tests::LibvmafFrame, opts: &SsimOptions) {
-    assert_same(
-        &format!("{where_} float_ssim"),
-        v.float_ssim(),
-        lib.float_ssim,
-    );
-    assert_eq!(v.db.is_some(), opts.enable_db, "{where_}: dB presence");
-    if let Some([l, c, s]) = lib.lcs {
-        assert_same(&format!("{where_} float_ssim_l"), v.l, l);
-        assert_same(&format!("{where_} float_ssim_c"), v.c, c);
-        assert_same(&format!("{where_} float_ssim_s"), v.s, s);
-    }
-}
-
-/// Every frame of clip `name` under every option set.
+/// Every frame of clip `name` under every option set: frame by frame through
+/// `cpu::score_frame`, and under the last option set also through
+/// [`cpu::CpuScorer`] (two worker threads, results in submission order).
 fn check_clip(name: &str) {
     let clip = corpus::clip(name);
     let pairs = pairs(&clip);
-    for (opt_name, opts) in option_sets() {
-        let lib = libvmaf_float_ssim(pairs.iter().map(|(r, d)| (r.view(), d.view())), &opts);
-        assert_eq!(lib.len(), pairs.len());
+    let sets = option_sets();
+    for (k, (opt_name, opts)) in sets.iter().enumerate() {
+        let lib = libvmaf_frames(&pairs, opts);
         for (i, ((r, d), l)) in pairs.iter().zip(&lib).enumerate() {
-            let where_ = format!("{name} frame {i} [{opt_name}]");
-            let v = cpu::score_frame(&r.view(), &d.view(), &opts)
-                .unwrap_or_else(|e| panic!("{where_}: vkssim: {e}"));
-            compare(&where_, &v, l, &opts);
+            let what = format!("{name} frame {i} [{opt_name}]");
+            let v = cpu::score_frame(&r.view(), &d.view(), opts)
+                .unwrap_or_else(|e| panic!("{what}: vkssim: {e}"));
+            assert_frame(&what, &v, l, opts);
+        }
+        if k + 1 == sets.len() {
+            let mut scorer = cpu::CpuScorer::new(*opts, 2).expect("CPU scorer starts");
+            check_scorer(
+                "CpuScorer",
+                &clip,
+                opt_name,
+                opts,
+                &pairs,
+                &lib,
+                &mut scorer,
+            );
         }
         eprintln!(
             "{name} [{opt_name}]: {} frames identical; float_ssim {:?}",
@@ -291,6 +242,6 @@ fn explicit_scale_equal_to_auto_matches_the_public_api() {
             ..SsimOptions::default()
         };
         let v = cpu::score_frame(&r.view(), &d.view(), &opts).expect("scores");
-        compare(&format!("scale={scale}"), &v, &lib, &opts);
+        assert_frame(&format!("scale={scale}"), &v, &lib, &opts);
     }
 }

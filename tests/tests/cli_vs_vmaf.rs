@@ -94,10 +94,18 @@ fn run(program: &Path, args: &[String], extra: &[&str], out: &Path) -> String {
 }
 
 /// Scores `reference` / `distorted` (files of `clip`'s format) with both
-/// programs and compares the output files.
-fn compare_files(clip: &Clip, reference: &Path, distorted: &Path, feature: &str, format: Format) {
+/// programs, `extra` flags given to both, and compares the output files.
+fn compare_files(
+    clip: &Clip,
+    reference: &Path,
+    distorted: &Path,
+    feature: &str,
+    format: Format,
+    extra: &[&str],
+) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let args = input_args(clip, reference, distorted);
+    let mut args = input_args(clip, reference, distorted);
+    args.extend(extra.iter().map(|s| s.to_string()));
     let flags = ["-q", "--feature", feature, format.flag()];
     let vmaf = run(
         &paths::vmaf_cli(),
@@ -114,7 +122,11 @@ fn compare_files(clip: &Clip, reference: &Path, distorted: &Path, feature: &str,
         &[&flags[..], &["--backend", "cpu"][..]].concat(),
         &dir.path().join("vkssim.out"),
     );
-    let what = format!("{} --feature {feature} {}", clip.name, format.flag());
+    let what = format!(
+        "{} --feature {feature} {} {extra:?}",
+        clip.name,
+        format.flag()
+    );
     if let Format::Json = format {
         if let (Ok(a), Ok(b)) = (
             serde_json::from_str::<serde_json::Value>(&ours),
@@ -140,8 +152,19 @@ fn compare_files(clip: &Clip, reference: &Path, distorted: &Path, feature: &str,
 }
 
 fn compare_clip(name: &str, feature: &str, format: Format) {
+    compare_clip_with(name, feature, format, &[]);
+}
+
+fn compare_clip_with(name: &str, feature: &str, format: Format, extra: &[&str]) {
     let clip = corpus::clip(name);
-    compare_files(&clip, &clip.reference, &clip.distorted, feature, format);
+    compare_files(
+        &clip,
+        &clip.reference,
+        &clip.distorted,
+        feature,
+        format,
+        extra,
+    );
 }
 
 #[test]
@@ -150,6 +173,7 @@ fn json_raw_yuv_odd_size_with_lcs() {
         "s1_321x241_420p8",
         "float_ssim=enable_lcs=true",
         Format::Json,
+        &[],
     );
 }
 
@@ -159,6 +183,7 @@ fn json_y4m_10bit_422_db_clipped() {
         "s2_704x513_422p10",
         "float_ssim=enable_db=true:clip_db=true",
         Format::Json,
+        &[],
     );
 }
 
@@ -173,6 +198,7 @@ fn json_raw_yuv_16bit_444_all_options() {
         "s1_255x300_444p16",
         "float_ssim=enable_lcs=true:enable_db=true:clip_db=true",
         Format::Json,
+        &[],
     );
 }
 
@@ -196,6 +222,7 @@ fn identical_files_hit_the_db_ceiling_and_infinity() {
         &clip.reference,
         "float_ssim=enable_lcs=true",
         Format::Json,
+        &[],
     );
     compare_files(
         &clip,
@@ -203,6 +230,7 @@ fn identical_files_hit_the_db_ceiling_and_infinity() {
         &clip.reference,
         "float_ssim=enable_db=true:clip_db=true",
         Format::Json,
+        &[],
     );
     compare_files(
         &clip,
@@ -210,5 +238,28 @@ fn identical_files_hit_the_db_ceiling_and_infinity() {
         &clip.reference,
         "float_ssim=enable_db=true",
         Format::Xml,
+        &[],
+    );
+}
+
+#[test]
+fn frame_count_subsample_and_threads_flags() {
+    compare_clip_with(
+        "s1_321x241_420p8",
+        "float_ssim",
+        Format::Json,
+        &["--frame_cnt", "2"],
+    );
+    compare_clip_with(
+        "s1_321x241_420p8",
+        "float_ssim=enable_lcs=true",
+        Format::Json,
+        &["--subsample", "2"],
+    );
+    compare_clip_with(
+        "s2_704x513_422p10",
+        "float_ssim",
+        Format::Csv,
+        &["--threads", "2"],
     );
 }

@@ -173,7 +173,6 @@ fn json_raw_yuv_odd_size_with_lcs() {
         "s1_321x241_420p8",
         "float_ssim=enable_lcs=true",
         Format::Json,
-        &[],
     );
 }
 
@@ -183,7 +182,6 @@ fn json_y4m_10bit_422_db_clipped() {
         "s2_704x513_422p10",
         "float_ssim=enable_db=true:clip_db=true",
         Format::Json,
-        &[],
     );
 }
 
@@ -198,7 +196,6 @@ fn json_raw_yuv_16bit_444_all_options() {
         "s1_255x300_444p16",
         "float_ssim=enable_lcs=true:enable_db=true:clip_db=true",
         Format::Json,
-        &[],
     );
 }
 

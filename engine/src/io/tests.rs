@@ -199,3 +199,62 @@ fn fifo_is_read_as_a_stream() {
         writer.join().unwrap();
     }
 }
+
+/// `-` reads standard input: as a stream from a pipe, with seeks when a regular file
+/// is redirected in. The test runs itself again as a child whose standard input is
+/// the clip; the child writes what it read to a file the parent checks.
+#[cfg(unix)]
+#[test]
+fn stdin_dash() {
+    use std::process::{Command, Stdio};
+    const CHILD: &str = "VKSSIM_IO_STDIN_CHILD_OUT";
+    if let Some(out) = std::env::var_os(CHILD) {
+        let raw = std::env::var("VKSSIM_IO_STDIN_CHILD_RAW").is_ok();
+        let raw = raw.then(|| RawFormat::new(9, 7, Chroma::C420, 10));
+        let mut r = open_input(Path::new("-"), raw).unwrap();
+        assert_eq!(r.path(), Path::new("-"));
+        let count = r.frame_count();
+        let mut bytes = format!("{count:?}\n").into_bytes();
+        bytes.extend(read_all(&mut r).concat());
+        std::fs::write(out, bytes).unwrap();
+        return;
+    }
+    let format = VideoFormat::new(9, 7, 10, Chroma::C420).unwrap();
+    let (raw_data, raw_lumas) = pattern_video(&format, 3, b"");
+    let (y4m_data, y4m_lumas) = y4m_clip("YUV4MPEG2 W9 H7 C420p10", 3);
+    for (data, lumas, raw) in [(raw_data, raw_lumas, true), (y4m_data, y4m_lumas, false)] {
+        for pipe in [true, false] {
+            let (dir, input) = temp("in", &data);
+            let out = dir.path().join("out");
+            let mut cmd = Command::new(std::env::current_exe().unwrap());
+            cmd.args(["--exact", "io::tests::stdin_dash", "--test-threads=1"])
+                .env(CHILD, &out)
+                .stdout(Stdio::null());
+            if raw {
+                cmd.env("VKSSIM_IO_STDIN_CHILD_RAW", "1");
+            }
+            let status = if pipe {
+                let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
+                child.stdin.take().unwrap().write_all(&data).unwrap();
+                child.wait().unwrap()
+            } else {
+                cmd.stdin(std::fs::File::open(&input).unwrap())
+                    .status()
+                    .unwrap()
+            };
+            assert!(status.success(), "child failed (raw {raw}, pipe {pipe})");
+            let got = std::fs::read(&out).unwrap();
+            let count = if pipe { "None\n" } else { "Some(3)\n" };
+            assert_eq!(
+                &got[..count.len()],
+                count.as_bytes(),
+                "raw {raw}, pipe {pipe}"
+            );
+            assert_eq!(
+                &got[count.len()..],
+                &lumas.concat()[..],
+                "raw {raw}, pipe {pipe}"
+            );
+        }
+    }
+}

@@ -266,7 +266,19 @@ impl Y4mReader {
         };
         let n = line.len().min(5);
         if line[..n] != b"FRAME"[..n] {
-            return Err(bad(format!("expected a FRAME line, found {}", shown(line))));
+            let hint = if f.next > 0 {
+                format!(
+                    " (was frame {} not {} bytes, as W, H and C say?)",
+                    f.next - 1,
+                    f.format.frame_bytes()
+                )
+            } else {
+                String::new()
+            };
+            return Err(bad(format!(
+                "expected a FRAME line, found {}{hint}",
+                shown(line)
+            )));
         }
         if line.len() > 5 && line[5] != b' ' && line[5] != b'\n' {
             return Err(bad(format!(

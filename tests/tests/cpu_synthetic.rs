@@ -139,3 +139,44 @@ fn smallest_planes() {
         }
     }
 }
+
+/// `frame`'s bytes with `pad` junk bytes after every row.
+fn padded(frame: &LumaFrame, pad: usize) -> (usize, Vec<u8>) {
+    let row = frame.row_bytes();
+    let stride = row + pad;
+    let mut bytes = Vec::with_capacity(stride * frame.height as usize);
+    for chunk in frame.bytes.chunks(row) {
+        bytes.extend_from_slice(chunk);
+        bytes.extend(std::iter::repeat(0xA5).take(pad));
+    }
+    (stride, bytes)
+}
+
+#[test]
+fn strided_views() {
+    for bits in [8, 10, 16] {
+        let (w, h) = (97, 61);
+        let r = synth::textured(w, h, bits, 11);
+        let d = synth::perturb(&r, 5 << (bits - 8), 12);
+        let (rs, rb) = padded(&r, 7);
+        let (ds, db) = padded(&d, 13);
+        let rv = vkssim::LumaView::new(w, h, bits, rs, &rb).expect("valid view");
+        let dv = vkssim::LumaView::new(w, h, bits, ds, &db).expect("valid view");
+        for opts in all_options() {
+            let packed = libvmaf_float_ssim_one(&r.view(), &d.view(), &opts);
+            let strided = libvmaf_float_ssim_one(&rv, &dv, &opts);
+            assert_eq!(packed, strided, "the oracle ignores the padding");
+            let v = cpu::score_frame(&rv, &dv, &opts).expect("scores");
+            assert!(
+                same(v.float_ssim(), packed.float_ssim),
+                "{bits}-bit {opts:?}"
+            );
+            if let Some([l, c, s]) = packed.lcs {
+                assert!(
+                    same(v.l, l) && same(v.c, c) && same(v.s, s),
+                    "{bits}-bit {opts:?}"
+                );
+            }
+        }
+    }
+}

@@ -398,6 +398,118 @@ pub fn f64_div(a: F64, b: F64) -> F64 {
     sf_round_pack64(s, e, m)
 }
 
+/// `x + y` in binary32, correctly rounded, subnormals kept (integer only: for
+/// devices whose native fp32 add may flush subnormals).
+pub fn f32_add(x: f32, y: f32) -> f32 {
+    let a = x.to_bits();
+    let b = y.to_bits();
+    let mut sa = a & SF32_SIGN;
+    let mut sb = b & SF32_SIGN;
+    let mut ea = ((a >> 23) & 0xFF) as i32;
+    let mut eb = ((b >> 23) & 0xFF) as i32;
+    let fa = a & SF32_FRAC;
+    let fb = b & SF32_FRAC;
+    if ea == 0xFF || eb == 0xFF {
+        if (ea == 0xFF && fa != 0) || (eb == 0xFF && fb != 0) {
+            return f32::from_bits(SF32_QNAN);
+        }
+        if ea == 0xFF && eb == 0xFF {
+            return f32::from_bits(if sa == sb { a } else { SF32_QNAN });
+        }
+        return f32::from_bits(if ea == 0xFF { a } else { b });
+    }
+    // Significands with 7 extra bits (leading bit at 30), as in f64_add.
+    let mut ma = fa << 7;
+    if ea == 0 {
+        ea = 1;
+    } else {
+        ma |= SF32_HIDDEN << 7;
+    }
+    let mut mb = fb << 7;
+    if eb == 0 {
+        eb = 1;
+    } else {
+        mb |= SF32_HIDDEN << 7;
+    }
+    if eb > ea || (eb == ea && mb > ma) {
+        std::mem::swap(&mut sa, &mut sb);
+        std::mem::swap(&mut ea, &mut eb);
+        std::mem::swap(&mut ma, &mut mb);
+    }
+    mb = sf_shr_jam32(mb, ea - eb);
+    let mut e = ea;
+    let mut m;
+    if sa == sb {
+        m = ma + mb;
+        if m >= SF32_SIGN {
+            m = sf_shr_jam32(m, 1);
+            e += 1;
+        }
+    } else {
+        m = ma - mb;
+    }
+    if m == 0 {
+        return f32::from_bits(if sa == sb { sa } else { 0 });
+    }
+    let sh = 30 - find_msb(m);
+    m <<= sh;
+    e -= sh;
+    f32::from_bits(sf_round_pack32(sa, e, m))
+}
+
+/// `x - y` in binary32, correctly rounded, subnormals kept.
+pub fn f32_sub(x: f32, y: f32) -> f32 {
+    f32_add(x, f32::from_bits(y.to_bits() ^ SF32_SIGN))
+}
+
+/// `x * y` in binary32, correctly rounded, subnormals kept (integer only).
+pub fn f32_mul(x: f32, y: f32) -> f32 {
+    let a = x.to_bits();
+    let b = y.to_bits();
+    let s = (a ^ b) & SF32_SIGN;
+    let mut ea = ((a >> 23) & 0xFF) as i32;
+    let mut eb = ((b >> 23) & 0xFF) as i32;
+    let mut fa = a & SF32_FRAC;
+    let mut fb = b & SF32_FRAC;
+    let za = ea == 0 && fa == 0;
+    let zb = eb == 0 && fb == 0;
+    if ea == 0xFF || eb == 0xFF {
+        if (ea == 0xFF && fa != 0) || (eb == 0xFF && fb != 0) {
+            return f32::from_bits(SF32_QNAN);
+        }
+        if za || zb {
+            return f32::from_bits(SF32_QNAN);
+        }
+        return f32::from_bits(s | SF32_INF);
+    }
+    if za || zb {
+        return f32::from_bits(s);
+    }
+    if ea == 0 {
+        let sh = 23 - find_msb(fa);
+        fa <<= sh;
+        ea = 1 - sh;
+    } else {
+        fa |= SF32_HIDDEN;
+    }
+    if eb == 0 {
+        let sh = 23 - find_msb(fb);
+        fb <<= sh;
+        eb = 1 - sh;
+    } else {
+        fb |= SF32_HIDDEN;
+    }
+    // (fa << 8) * (fb << 8) lies in [2^62, 2^64): its high word in [2^30, 2^32).
+    let (hi, lo) = umul_extended(fa << 8, fb << 8);
+    let mut e = ea + eb - 127;
+    let mut m = hi | if lo != 0 { 1 } else { 0 };
+    if m >= SF32_SIGN {
+        m = sf_shr_jam32(m, 1);
+        e += 1;
+    }
+    f32::from_bits(sf_round_pack32(s, e, m))
+}
+
 /// `x / y` in binary32, correctly rounded (integer long division, no float op).
 pub fn f32_div(x: f32, y: f32) -> f32 {
     let a = x.to_bits();

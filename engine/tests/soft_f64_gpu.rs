@@ -42,9 +42,12 @@ enum Op {
     F64FromU32 = 8,
     F32FromU64Scaled = 9,
     Neg = 10,
+    F32Add = 11,
+    F32Sub = 12,
+    F32Mul = 13,
 }
 
-const OPS: [Op; 11] = [
+const OPS: [Op; 14] = [
     Op::Add,
     Op::Sub,
     Op::Mul,
@@ -56,10 +59,13 @@ const OPS: [Op; 11] = [
     Op::F64FromU32,
     Op::F32FromU64Scaled,
     Op::Neg,
+    Op::F32Add,
+    Op::F32Sub,
+    Op::F32Mul,
 ];
 
-/// Cases per operation (one dispatch holds them all: 11 x 192 Ki / 64 groups).
-const CASES_PER_OP: usize = 192 * 1024;
+/// Cases per operation (one dispatch holds them all: 14 x 160 Ki / 64 groups).
+const CASES_PER_OP: usize = 160 * 1024;
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -218,11 +224,13 @@ fn partner64(rng: &mut Rng, a: u64) -> u64 {
 }
 
 fn value32(rng: &mut Rng) -> u64 {
-    let x = match rng.below(4) {
+    let x = match rng.below(5) {
         0 => rng.next() as u32,
         1 => (rng.below(65536) as f32 / 256.0 * TAPS[rng.below(11) as usize]).to_bits(),
         2 => (rng.next() as u32) & 0x807F_FFFF, // subnormal
-        _ => ((rng.next() as u32) & 0x7FFF_FFFF) | 0x3F80_0000,
+        3 => ((rng.next() as u32) & 0x7FFF_FFFF) | 0x3F80_0000,
+        // Exponents within 4 of each other, short significands: cancellation, ties.
+        _ => (0x3F80_0000 + ((rng.below(4) as u32) << 23)) | (rng.next() as u32 & 0x807F_FF00),
     };
     u64::from(x)
 }
@@ -252,7 +260,7 @@ fn cases(op: Op, rng: &mut Rng) -> Vec<(u64, u64)> {
                 )
             }
             Op::F64FromF32 | Op::F32Sqrt | Op::F64FromU32 => (value32(rng), 0),
-            Op::F32Div => (value32(rng), value32(rng)),
+            Op::F32Div | Op::F32Add | Op::F32Sub | Op::F32Mul => (value32(rng), value32(rng)),
             Op::F32FromU64Scaled => {
                 let e2 = rng.below(300) as i32 - 220;
                 (rng.next() >> rng.below(64), u64::from(e2 as u32))
@@ -277,6 +285,9 @@ fn twin(op: Op, a: u64, b: u64) -> u64 {
         Op::F64FromU32 => sf::f64_from_u32(a as u32),
         Op::F32FromU64Scaled => u64::from(sf::f32_from_u64_scaled(a, b as u32 as i32).to_bits()),
         Op::Neg => sf::f64_neg(a),
+        Op::F32Add => u64::from(sf::f32_add(fa, fb).to_bits()),
+        Op::F32Sub => u64::from(sf::f32_sub(fa, fb).to_bits()),
+        Op::F32Mul => u64::from(sf::f32_mul(fa, fb).to_bits()),
     }
 }
 
@@ -294,6 +305,9 @@ fn native(op: Op, a: u64, b: u64) -> Option<(u64, bool)> {
         Op::F32FromF64 => f(da as f32),
         Op::F64FromF32 => d(f64::from(fa)),
         Op::F32Div => f(fa / fb),
+        Op::F32Add => f(fa + fb),
+        Op::F32Sub => f(fa - fb),
+        Op::F32Mul => f(fa * fb),
         Op::F32Sqrt => f(fa.sqrt()),
         Op::F64FromU32 => d(f64::from(a as u32)),
         Op::F32FromU64Scaled | Op::Neg => None,
@@ -723,7 +737,12 @@ fn soft_f64_glsl_matches_rust_twin_on_the_gpu() {
         }
         if let Some((bits, nan)) = native(op, a, b) {
             let got_nan = match op {
-                Op::F32FromF64 | Op::F32Div | Op::F32Sqrt => f32::from_bits(got as u32).is_nan(),
+                Op::F32FromF64
+                | Op::F32Div
+                | Op::F32Sqrt
+                | Op::F32Add
+                | Op::F32Sub
+                | Op::F32Mul => f32::from_bits(got as u32).is_nan(),
                 _ => f64::from_bits(got).is_nan(),
             };
             if !(got == bits || (nan && got_nan)) {

@@ -23,6 +23,9 @@
 //   F64      f64_add(F64, F64)        F64 f64_sub(F64, F64)    F64 f64_neg(F64)
 //   F64      f64_mul(F64, F64)        F64 f64_div(F64, F64)
 //   float    f32_div(float, float)    correctly rounded fp32 division
+//   float    f32_add(float, float)    float f32_sub(float, float)   float f32_mul(float, float)
+//                                     fp32 add/sub/mul that keep subnormals (for
+//                                     devices that may flush them; optional)
 //   float    f32_sqrt(float)          correctly rounded fp32 square root
 //   uint64_t f64_to_bits(F64)         F64 f64_from_bits(uint64_t)
 //   F64      f64_from_u32(uint)       exact
@@ -372,6 +375,122 @@ F64 f64_div(F64 a, F64 b) {
     }
     uint64_t m = (q << 9) | ((r != 0ul) ? 1ul : 0ul);
     return sf_round_pack64(s, e, m);
+}
+
+float f32_add(float x, float y) {
+    uint a = floatBitsToUint(x);
+    uint b = floatBitsToUint(y);
+    uint sa = a & SF32_SIGN;
+    uint sb = b & SF32_SIGN;
+    int ea = int((a >> 23) & 0xFFu);
+    int eb = int((b >> 23) & 0xFFu);
+    uint fa = a & SF32_FRAC;
+    uint fb = b & SF32_FRAC;
+    if (ea == 0xFF || eb == 0xFF) {
+        if ((ea == 0xFF && fa != 0u) || (eb == 0xFF && fb != 0u)) {
+            return uintBitsToFloat(SF32_QNAN);
+        }
+        if (ea == 0xFF && eb == 0xFF) {
+            return uintBitsToFloat((sa == sb) ? a : SF32_QNAN);
+        }
+        return uintBitsToFloat((ea == 0xFF) ? a : b);
+    }
+    // Significands with 7 extra bits (leading bit at 30), as in f64_add.
+    uint ma = fa << 7;
+    if (ea == 0) {
+        ea = 1;
+    } else {
+        ma |= SF32_HIDDEN << 7;
+    }
+    uint mb = fb << 7;
+    if (eb == 0) {
+        eb = 1;
+    } else {
+        mb |= SF32_HIDDEN << 7;
+    }
+    if (eb > ea || (eb == ea && mb > ma)) {
+        uint ts = sa;
+        sa = sb;
+        sb = ts;
+        int te = ea;
+        ea = eb;
+        eb = te;
+        uint tm = ma;
+        ma = mb;
+        mb = tm;
+    }
+    mb = sf_shr_jam32(mb, ea - eb);
+    int e = ea;
+    uint m;
+    if (sa == sb) {
+        m = ma + mb;
+        if (m >= SF32_SIGN) {
+            m = sf_shr_jam32(m, 1);
+            e += 1;
+        }
+    } else {
+        m = ma - mb;
+    }
+    if (m == 0u) {
+        return uintBitsToFloat((sa == sb) ? sa : 0u);
+    }
+    int sh = 30 - findMSB(m);
+    m <<= sh;
+    e -= sh;
+    return uintBitsToFloat(sf_round_pack32(sa, e, m));
+}
+
+float f32_sub(float x, float y) {
+    return f32_add(x, uintBitsToFloat(floatBitsToUint(y) ^ SF32_SIGN));
+}
+
+float f32_mul(float x, float y) {
+    uint a = floatBitsToUint(x);
+    uint b = floatBitsToUint(y);
+    uint s = (a ^ b) & SF32_SIGN;
+    int ea = int((a >> 23) & 0xFFu);
+    int eb = int((b >> 23) & 0xFFu);
+    uint fa = a & SF32_FRAC;
+    uint fb = b & SF32_FRAC;
+    bool za = ea == 0 && fa == 0u;
+    bool zb = eb == 0 && fb == 0u;
+    if (ea == 0xFF || eb == 0xFF) {
+        if ((ea == 0xFF && fa != 0u) || (eb == 0xFF && fb != 0u)) {
+            return uintBitsToFloat(SF32_QNAN);
+        }
+        if (za || zb) {
+            return uintBitsToFloat(SF32_QNAN);
+        }
+        return uintBitsToFloat(s | SF32_INF);
+    }
+    if (za || zb) {
+        return uintBitsToFloat(s);
+    }
+    if (ea == 0) {
+        int sh = 23 - findMSB(fa);
+        fa <<= sh;
+        ea = 1 - sh;
+    } else {
+        fa |= SF32_HIDDEN;
+    }
+    if (eb == 0) {
+        int sh = 23 - findMSB(fb);
+        fb <<= sh;
+        eb = 1 - sh;
+    } else {
+        fb |= SF32_HIDDEN;
+    }
+    // (fa << 8) * (fb << 8) lies in [2^62, 2^64): its high word in [2^30, 2^32).
+    uint hi;
+    uint lo;
+    umulExtended(fa << 8, fb << 8, hi, lo);
+    int e = ea + eb - 127;
+    uint m = hi | ((lo != 0u) ? 1u : 0u);
+    if (m >= SF32_SIGN) {
+        m = sf_shr_jam32(m, 1);
+        e += 1;
+    }
+    return uintBitsToFloat(sf_round_pack32(s, e, m));
 }
 
 float f32_div(float x, float y) {

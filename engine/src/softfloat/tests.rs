@@ -121,6 +121,22 @@ fn check_f32_div(x: u32, y: u32) {
     );
 }
 
+fn check_f32_arith(x: u32, y: u32) {
+    let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+    for (name, got, want) in [
+        ("f32_add", f32_add(fx, fy), fx + fy),
+        ("f32_sub", f32_sub(fx, fy), fx - fy),
+        ("f32_mul", f32_mul(fx, fy), fx * fy),
+    ] {
+        assert!(
+            same32(got, want),
+            "{name} {x:#010x}, {y:#010x}: got {:#010x}, want {:#010x}",
+            got.to_bits(),
+            want.to_bits()
+        );
+    }
+}
+
 fn check_f32_sqrt(x: u32) {
     let fx = f32::from_bits(x);
     let want = fx.sqrt();
@@ -391,6 +407,32 @@ fn f32_div_matches_native() {
 }
 
 #[test]
+fn f32_add_sub_mul_match_native() {
+    let mut rng = Rng(11);
+    let with_exp32 = |rng: &mut Rng, lo: i64, hi: i64| {
+        let e = rng.range(lo, hi) as u32;
+        (rng.next() as u32 & (SF32_SIGN | SF32_FRAC)) | (e << 23)
+    };
+    for _ in 0..1_000_000 {
+        check_f32_arith(rng.next() as u32, rng.next() as u32);
+        // Any normal exponents: products underflow into subnormals or overflow.
+        let x = with_exp32(&mut rng, 1, 254);
+        check_f32_arith(x, with_exp32(&mut rng, 1, 254));
+        // Close exponents: cancellation, and 25/26-bit exact sums that tie.
+        let ex = ((x >> 23) & 0xFF) as i64;
+        let y = with_exp32(&mut rng, (ex - 3).max(1), ex);
+        check_f32_arith(x, y);
+        // Short significands: exact products and product ties.
+        let short = |rng: &mut Rng, v: u32| v & !((1u32 << rng.range(0, 23)) - 1);
+        check_f32_arith(short(&mut rng, x), short(&mut rng, y));
+        // Subnormal operands and results near the bottom of the range.
+        let sub = rng.next() as u32 & (SF32_SIGN | SF32_FRAC);
+        check_f32_arith(sub, with_exp32(&mut rng, 1, 160));
+        check_f32_arith(sub, rng.next() as u32 & (SF32_SIGN | SF32_FRAC));
+    }
+}
+
+#[test]
 fn f32_sqrt_is_exact_on_every_significand_of_both_exponent_parities() {
     // sqrt's rounding depends only on the significand and the exponent's parity:
     // every significand at an even and at an odd exponent covers every normal case
@@ -545,6 +587,7 @@ proptest! {
     #[test]
     fn prop_f32_ops_any_bits(x in any::<u32>(), y in any::<u32>()) {
         check_f32_div(x, y);
+        check_f32_arith(x, y);
         check_f32_sqrt(x);
         check_widen(x);
     }

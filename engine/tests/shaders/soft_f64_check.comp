@@ -44,6 +44,9 @@ void main() {
     case 8u: r = f64_to_bits(f64_from_u32(uint(f64_to_bits(a)))); break;
     case 9u: r = f32_result(f32_from_u64_scaled(f64_to_bits(a), int(uint(f64_to_bits(b))))); break;
     case 10u: r = f64_to_bits(f64_neg(a)); break;
+    case 11u: r = f32_result(f32_add(fa, fb)); break;
+    case 12u: r = f32_result(f32_sub(fa, fb)); break;
+    case 13u: r = f32_result(f32_mul(fa, fb)); break;
     default: r = 0xDEADDEADDEADDEADul; break;
     }
     results[i] = r;

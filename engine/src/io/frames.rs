@@ -2,9 +2,12 @@
 //! counter, and reading one frame's planes (luma into the caller's buffer, the rest
 //! skipped) with the errors that name the file and frame.
 
+use std::fs::File;
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use super::index::{FrameIndex, Offsets};
 use super::range::first_out_of_range;
 use super::source::ByteSource;
 use super::VideoFormat;
@@ -22,6 +25,8 @@ pub(crate) struct Frames {
     pub(crate) next: u64,
     /// Frames in the whole input, when known up front.
     pub(crate) total: Option<u64>,
+    /// The file, when the input is one opened by path: for [`FrameIndex`].
+    pub(crate) file: Option<Arc<File>>,
 }
 
 impl Frames {
@@ -108,5 +113,16 @@ impl Frames {
                 })
             }
         }
+    }
+
+    /// A [`FrameIndex`] over `offsets`, when the input is a file opened by path.
+    pub(crate) fn index(&self, offsets: Offsets) -> Option<FrameIndex> {
+        let file = self.file.clone()?;
+        Some(FrameIndex::new(
+            file,
+            self.path.clone(),
+            self.format,
+            offsets,
+        ))
     }
 }

@@ -20,6 +20,7 @@
 
 mod format;
 mod frames;
+mod index;
 pub mod range;
 mod source;
 #[cfg(test)]
@@ -33,8 +34,11 @@ mod proptests;
 use std::fs::File;
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use format::{Chroma, VideoFormat, MAX_DIMENSION};
+pub use index::FrameIndex;
+use index::SharedFile;
 pub use y4m::{Y4mHeader, Y4mReader};
 pub use yuv::YuvReader;
 
@@ -67,6 +71,14 @@ pub trait LumaReader: Send {
         None
     }
 
+    /// Positional access to every frame, so that several threads can read
+    /// different frames at once: `Some` for a regular file opened by
+    /// [`open_input`] (standard input redirected from a file included), `None` for
+    /// pipes. Reading through it does not move this reader.
+    fn frame_index(&self) -> Option<FrameIndex> {
+        None
+    }
+
     /// Reads the next frame's luma into a new [`LumaFrame`]; `None` at the end.
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         let f = self.format();
@@ -93,6 +105,9 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn frame_count(&self) -> Option<u64> {
         (**self).frame_count()
+    }
+    fn frame_index(&self) -> Option<FrameIndex> {
+        (**self).frame_index()
     }
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         (**self).read_frame()
@@ -191,7 +206,8 @@ pub fn open_input(path: &Path, raw: Option<RawFormat>) -> Result<Box<dyn LumaRea
         (file, is_file)
     };
     if is_file {
-        open_seekable(file, name, raw)
+        let file = Arc::new(file);
+        open_seekable(SharedFile(file.clone()), name, raw, Some(file))
     } else {
         open_stream(file, name, raw)
     }
@@ -222,10 +238,12 @@ fn stdin_file(name: &Path) -> Result<(File, bool)> {
 }
 
 /// A seekable input: sniff the magic, rewind, hand to the right reader.
+/// `file`, when given, is the file `inner` reads, for [`LumaReader::frame_index`].
 fn open_seekable<R: Read + Seek + Send + 'static>(
     mut inner: R,
     name: PathBuf,
     raw: RawFormat,
+    file: Option<Arc<File>>,
 ) -> Result<Box<dyn LumaReader>> {
     let io = |e| Error::io(&name, e);
     let start = inner.stream_position().map_err(io)?;
@@ -233,12 +251,19 @@ fn open_seekable<R: Read + Seek + Send + 'static>(
     let n = read_up_to(&mut inner, &mut magic).map_err(io)?;
     inner.seek(SeekFrom::Start(start)).map_err(io)?;
     if &magic[..n] == Y4M_MAGIC {
-        let reader = Y4mReader::from_seekable(inner, name)?;
+        let mut reader = Y4mReader::from_seekable(inner, name)?;
         check_raw(&reader, &raw)?;
+        if let Some(file) = file {
+            reader.set_file(file);
+        }
         Ok(Box::new(reader))
     } else {
         let format = raw_format(&name, &magic[..n], &raw)?;
-        Ok(Box::new(YuvReader::from_seekable(inner, name, format)?))
+        let mut reader = YuvReader::from_seekable(inner, name, format)?;
+        if let Some(file) = file {
+            reader.set_file(file);
+        }
+        Ok(Box::new(reader))
     }
 }
 

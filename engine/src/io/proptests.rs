@@ -123,7 +123,12 @@ fn open(data: &[u8], clip: &Clip, chunk: Option<usize>) -> Result<Box<dyn LumaRe
     let raw = (!clip.y4m).then(|| RawFormat::from(clip.format));
     let name = PathBuf::from(if chunk.is_some() { "-" } else { "clip" });
     match chunk {
-        None => open_seekable(Cursor::new(data.to_vec()), name, raw.unwrap_or_default()),
+        None => open_seekable(
+            Cursor::new(data.to_vec()),
+            name,
+            raw.unwrap_or_default(),
+            None,
+        ),
         Some(chunk) => open_stream(
             Trickle {
                 inner: Cursor::new(data.to_vec()),
@@ -208,6 +213,32 @@ proptest! {
     }
 
     #[test]
+    fn file_index_reads_back_in_any_order(clip in clip_strategy(0), order in any::<u64>()) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("clip");
+        std::fs::write(&path, &clip.data).unwrap();
+        let raw = (!clip.y4m).then(|| RawFormat::from(clip.format));
+        let r = open_input(&path, raw).unwrap();
+        let index = r.frame_index().unwrap();
+        let n = clip.lumas.len() as u64;
+        prop_assert_eq!(index.len(), n);
+        let mut buf = vec![0u8; clip.format.luma_bytes()];
+        // Every frame once, in the order of a permutation of 0..m (m a power of two
+        // >= n): i * odd + order, mod m.
+        let m = n.next_power_of_two();
+        let mut seen = 0;
+        for i in 0..m {
+            let f = i.wrapping_mul(order | 1).wrapping_add(order) % m;
+            if f < n {
+                index.read_luma_at(f, &mut buf).unwrap();
+                prop_assert_eq!(&buf, &clip.lumas[f as usize]);
+                seen += 1;
+            }
+        }
+        prop_assert_eq!(seen, n);
+    }
+
+    #[test]
     fn any_header_line_parses_or_errs(line in prop::collection::vec(any::<u8>(), 0..200)) {
         let _ = y4m::parse_header(&line, Path::new("x"));
         let mut prefixed = b"YUV4MPEG2 ".to_vec();
@@ -241,7 +272,7 @@ proptest! {
         data.extend(body.concat());
         let raw = raw.map(|(w, h, c, b)| RawFormat::new(w, h, CHROMAS[c], b)).unwrap_or_default();
         let reader = match chunk {
-            None => open_seekable(Cursor::new(data), "g".into(), raw),
+            None => open_seekable(Cursor::new(data), "g".into(), raw, None),
             Some(chunk) => open_stream(Trickle { inner: Cursor::new(data), chunk }, "g".into(), raw),
         };
         if let Ok(mut r) = reader {

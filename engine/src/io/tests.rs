@@ -258,3 +258,91 @@ fn stdin_dash() {
         }
     }
 }
+
+#[test]
+fn frame_index_reads_any_frame_from_any_thread() {
+    let format = VideoFormat::new(13, 9, 12, Chroma::C420).unwrap();
+    let (raw, raw_lumas) = pattern_video(&format, 5, b"");
+    // Y4M frames whose FRAME lines differ in length.
+    let mut y4m = b"YUV4MPEG2 W13 H9 C420p12\n".to_vec();
+    let mut y4m_lumas = Vec::new();
+    for i in 0..5 {
+        let line = format!("FRAME{}\n", " Ixx".repeat(i));
+        let (body, lumas) = pattern_video(&format, i + 1, line.as_bytes());
+        y4m.extend_from_slice(&body[body.len() / (i + 1) * i..]);
+        y4m_lumas.push(lumas[i].clone());
+    }
+    for (name, data, lumas, raw) in [
+        ("clip.yuv", raw, raw_lumas, Some(format.into())),
+        ("clip.y4m", y4m, y4m_lumas, None),
+    ] {
+        let (_dir, path) = temp(name, &data);
+        let mut r = open_input(&path, raw).unwrap();
+        // Frame numbers stay absolute after the reader moves.
+        r.skip(2).unwrap();
+        let index = r.frame_index().unwrap();
+        assert_eq!(index.len(), 5);
+        assert_eq!(index.format(), format);
+        std::thread::scope(|s| {
+            for t in 0..3u64 {
+                let index = index.clone();
+                let lumas = &lumas;
+                s.spawn(move || {
+                    let mut buf = vec![0u8; format.luma_bytes()];
+                    for f in (0..5u64).rev().filter(|f| f % 3 == t) {
+                        index.read_luma_at(f, &mut buf).unwrap();
+                        assert_eq!(buf, lumas[f as usize], "{name} frame {f}");
+                    }
+                });
+            }
+        });
+        // The reader itself was not moved by the index.
+        assert_eq!(r.read_frame().unwrap().unwrap().bytes, lumas[2]);
+        let mut buf = vec![0u8; format.luma_bytes()];
+        assert!(matches!(
+            index.read_luma_at(5, &mut buf),
+            Err(Error::InvalidOption(_))
+        ));
+        // A file that shrinks after it was indexed.
+        let cut = index.luma_offset(4).unwrap() + 10;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(cut)
+            .unwrap();
+        assert!(matches!(
+            index.read_luma_at(4, &mut buf),
+            Err(Error::TruncatedFrame {
+                frame: 4,
+                leftover: 10,
+                ..
+            })
+        ));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn pipes_have_no_frame_index() {
+    let (data, _) = y4m_clip("YUV4MPEG2 W4 H4", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&path)
+        .status()
+        .unwrap()
+        .success());
+    let writer_path = path.clone();
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(writer_path)
+            .unwrap();
+        f.write_all(&data).unwrap();
+    });
+    let mut r = open_input(&path, None).unwrap();
+    assert!(r.frame_index().is_none());
+    assert!(r.read_frame().unwrap().is_some());
+    writer.join().unwrap();
+}

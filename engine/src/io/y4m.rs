@@ -12,10 +12,13 @@
 //! when the reader is made, so the frame count is exact and a malformed FRAME line or
 //! a truncated last frame is reported before any scoring.
 
+use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::frames::Frames;
+use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
 use super::{Chroma, LumaReader, VideoFormat};
 use crate::{Error, Result};
@@ -184,6 +187,8 @@ pub struct Y4mReader {
     header: Y4mHeader,
     /// The current FRAME line, reused.
     line: Vec<u8>,
+    /// Each frame's luma offset, found when a seekable input is opened.
+    offsets: Option<Arc<[u64]>>,
 }
 
 impl Y4mReader {
@@ -241,9 +246,11 @@ impl Y4mReader {
                 path,
                 next: 0,
                 total: None,
+                file: None,
             },
             header,
             line,
+            offsets: None,
         })
     }
 
@@ -316,14 +323,23 @@ impl Y4mReader {
             return Ok(());
         }
         let start = self.frames.src.position();
-        let mut count = 0;
-        while self.skip_one()? {
-            count += 1;
+        let mut offsets = Vec::new();
+        while let Some(prefix) = self.frame_line()? {
+            offsets.push(self.frames.src.position());
+            self.frames.read_planes(None, prefix)?;
+            self.frames.next += 1;
         }
         self.seek_to(start)?;
         self.frames.next = 0;
-        self.frames.total = Some(count);
+        self.frames.total = Some(offsets.len() as u64);
+        self.offsets = Some(offsets.into());
         Ok(())
+    }
+
+    /// Lets [`LumaReader::frame_index`] read `file` by offset: the file this
+    /// reader's seekable input reads.
+    pub(crate) fn set_file(&mut self, file: Arc<File>) {
+        self.frames.file = Some(file);
     }
 
     fn seek_to(&mut self, pos: u64) -> Result<()> {
@@ -365,6 +381,10 @@ impl LumaReader for Y4mReader {
 
     fn frame_count(&self) -> Option<u64> {
         self.frames.total
+    }
+
+    fn frame_index(&self) -> Option<FrameIndex> {
+        self.frames.index(Offsets::Listed(self.offsets.clone()?))
     }
 }
 

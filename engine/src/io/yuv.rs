@@ -7,10 +7,13 @@
 //! passes through one reused buffer, and a short last frame is reported when the
 //! stream ends.
 
+use std::fs::File;
 use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::frames::Frames;
+use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
 use super::{LumaReader, VideoFormat};
 use crate::{Error, Result};
@@ -18,6 +21,8 @@ use crate::{Error, Result};
 /// Reads the luma of raw planar YUV frames.
 pub struct YuvReader {
     frames: Frames,
+    /// Where the first frame starts in a seekable input.
+    first: u64,
 }
 
 impl YuvReader {
@@ -52,15 +57,24 @@ impl YuvReader {
     }
 
     fn with_source(src: Box<dyn ByteSource>, path: PathBuf, format: VideoFormat) -> Self {
+        let first = src.position();
         Self {
+            first,
             frames: Frames {
                 src,
                 format,
                 path,
                 next: 0,
                 total: None,
+                file: None,
             },
         }
+    }
+
+    /// Lets [`LumaReader::frame_index`] read `file` by offset: the file this
+    /// reader's seekable input reads.
+    pub(crate) fn set_file(&mut self, file: Arc<File>) {
+        self.frames.file = Some(file);
     }
 
     /// Counts the frames of a seekable input, refusing a partial last frame.
@@ -127,6 +141,14 @@ impl LumaReader for YuvReader {
 
     fn frame_count(&self) -> Option<u64> {
         self.frames.total
+    }
+
+    fn frame_index(&self) -> Option<FrameIndex> {
+        self.frames.index(Offsets::Uniform {
+            first: self.first,
+            stride: self.frames.format.frame_bytes(),
+            count: self.frames.total?,
+        })
     }
 }
 

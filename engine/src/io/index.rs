@@ -1,0 +1,184 @@
+//! Positional access to a regular file's frames ([`FrameIndex`]): where each frame's
+//! luma starts, and a read of any frame that takes `&self`, so several threads can
+//! read different frames of one file at once (one thread's copy out of the page
+//! cache tops out well below what a GPU can take).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::range::first_out_of_range;
+use super::VideoFormat;
+use crate::{Error, Result};
+
+/// Where each frame's luma plane starts in the file.
+#[derive(Debug, Clone)]
+pub(crate) enum Offsets {
+    /// Frame `i` at `first + i * stride` (raw YUV).
+    Uniform {
+        /// The first frame's luma.
+        first: u64,
+        /// Bytes from one frame to the next.
+        stride: u64,
+        /// Frames.
+        count: u64,
+    },
+    /// Each frame's luma, found by visiting every FRAME line (Y4M).
+    Listed(Arc<[u64]>),
+}
+
+/// Every frame of a regular file, readable in any order and from any thread.
+/// Frame numbers count from the first frame of the input, whatever was read or
+/// skipped through the [`super::LumaReader`] that made this index.
+#[derive(Debug, Clone)]
+pub struct FrameIndex {
+    file: Arc<File>,
+    path: PathBuf,
+    format: VideoFormat,
+    offsets: Offsets,
+}
+
+impl FrameIndex {
+    pub(crate) fn new(
+        file: Arc<File>,
+        path: PathBuf,
+        format: VideoFormat,
+        offsets: Offsets,
+    ) -> Self {
+        Self {
+            file,
+            path,
+            format,
+            offsets,
+        }
+    }
+
+    /// Frames in the file.
+    pub fn len(&self) -> u64 {
+        match &self.offsets {
+            Offsets::Uniform { count, .. } => *count,
+            Offsets::Listed(list) => list.len() as u64,
+        }
+    }
+
+    /// Whether the file holds no frame.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The layout of every frame.
+    pub fn format(&self) -> VideoFormat {
+        self.format
+    }
+
+    /// The file's name for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Byte offset of frame `frame`'s luma plane, if the file has that frame.
+    pub fn luma_offset(&self, frame: u64) -> Option<u64> {
+        match &self.offsets {
+            Offsets::Uniform {
+                first,
+                stride,
+                count,
+            } => (frame < *count).then(|| first + frame * stride),
+            Offsets::Listed(list) => list.get(usize::try_from(frame).ok()?).copied(),
+        }
+    }
+
+    /// Reads frame `frame`'s luma into the first [`VideoFormat::luma_bytes`] bytes
+    /// of `dst`, with the checks of [`super::LumaReader::read_luma`]. A frame past
+    /// the end is [`Error::InvalidOption`]; a file that shrank since it was indexed
+    /// is [`Error::TruncatedFrame`].
+    pub fn read_luma_at(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
+        let luma = self.format.luma_bytes();
+        if dst.len() < luma {
+            return Err(Error::BufferSize {
+                what: format!("a {} luma plane", self.format),
+                needed: luma,
+                actual: dst.len(),
+            });
+        }
+        let offset = self.luma_offset(frame).ok_or_else(|| {
+            Error::InvalidOption(format!(
+                "{}: frame {frame} asked for, but the file has {} frames",
+                self.path.display(),
+                self.len()
+            ))
+        })?;
+        let dst = &mut dst[..luma];
+        let n = read_at(&self.file, dst, offset).map_err(|e| Error::io(&self.path, e))?;
+        if n < luma {
+            return Err(Error::TruncatedFrame {
+                path: self.path.clone(),
+                frame,
+                leftover: n as u64,
+                frame_bytes: self.format.frame_bytes(),
+            });
+        }
+        if let Some((i, value)) = first_out_of_range(dst, self.format.bit_depth) {
+            let w = self.format.width as usize;
+            return Err(Error::SampleRange {
+                path: self.path.clone(),
+                frame,
+                x: (i % w) as u32,
+                y: (i / w) as u32,
+                value: value.into(),
+                max: (1 << self.format.bit_depth) - 1,
+                bit_depth: self.format.bit_depth,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Reads `buf.len()` bytes at `offset` unless the file ends first; returns the
+/// bytes read. Does not move any file position shared with other readers.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::os::windows::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.seek_read(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// A shared `File` read through the ordinary position (for the sequential reader),
+/// while [`FrameIndex`] reads the same file by offset.
+pub(crate) struct SharedFile(pub(crate) Arc<File>);
+
+impl Read for SharedFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&*self.0).read(buf)
+    }
+}
+
+impl Seek for SharedFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        (&*self.0).seek(pos)
+    }
+}

@@ -14,6 +14,10 @@
 //! [`Error::Unsupported`]; a 10 or 12-bit sample above its bit depth is
 //! [`Error::SampleRange`] (see [`range`]).
 //!
+//! Readers go front to back; for a regular file, [`LumaReader::frame_index`] also
+//! gives a [`FrameIndex`] that reads any frame by offset, from several threads at
+//! once.
+//!
 //! An input with no frame is not an error here: its reader yields none (and a
 //! regular file's [`LumaReader::frame_count`] is `Some(0)`). The layer that scores
 //! reports [`Error::NoFrames`].

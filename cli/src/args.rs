@@ -25,15 +25,50 @@ pub enum Command {
     Score(Box<ScoreArgs>),
     /// Time the scorer on generated frames (no file needed).
     Bench(Box<BenchArgs>),
+    /// List the Vulkan devices and what vkssim would do on each.
+    Devices,
 }
 
 /// Which engine scores the frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Backend {
+    /// Vulkan when a usable device is present, otherwise the CPU.
+    Auto,
     /// The exact CPU twin, on `--threads` threads.
     Cpu,
-    /// The Vulkan engine.
+    /// The Vulkan engine (an error when no usable device is present).
     Vulkan,
+}
+
+/// How the Vulkan engine gets samples onto the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Upload {
+    /// Direct on unified-memory devices, staging otherwise.
+    Auto,
+    /// Straight into host-visible device memory.
+    Direct,
+    /// Through a staging buffer and a copy on the device.
+    Staging,
+}
+
+/// The scoring engine's flags, shared by `score` and `bench`.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Scoring engine.
+    #[arg(long = "backend", value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// Worker threads of the CPU backend (0: one per core).
+    #[arg(long = "threads", default_value_t = 0)]
+    pub threads: usize,
+    /// Vulkan device index, as `vkssim devices` lists them (default: the best).
+    #[arg(long = "device")]
+    pub device: Option<usize>,
+    /// Vulkan upload path.
+    #[arg(long = "upload", value_enum, default_value_t = Upload::Auto)]
+    pub upload: Upload,
+    /// Use the software fp64 shaders even on a device with shaderFloat64.
+    #[arg(long = "no-fp64")]
+    pub no_fp64: bool,
 }
 
 /// `vkssim score`. `-h` is the height, as in `vmaf`; help is `--help` only.
@@ -76,9 +111,6 @@ pub struct ScoreArgs {
     /// Write the output file as subtitles (MicroDVD).
     #[arg(long = "sub", overrides_with_all = ["xml", "json", "csv"])]
     pub sub: bool,
-    /// Worker threads of the CPU backend (0: one per core).
-    #[arg(long = "threads", default_value_t = 0)]
-    pub threads: usize,
     /// Score at most this many frames (0: all).
     #[arg(long = "frame_cnt", visible_alias = "frame-cnt", default_value_t = 0)]
     pub frame_cnt: u64,
@@ -114,9 +146,9 @@ pub struct ScoreArgs {
     /// Refused: the AOM CTC presets need features vkssim does not compute.
     #[arg(long = "aom_ctc", hide = true)]
     pub aom_ctc: Option<String>,
-    /// Scoring engine.
-    #[arg(long = "backend", value_enum, default_value_t = Backend::Cpu)]
-    pub backend: Backend,
+    /// The scoring engine.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Digits after the point in the output (default 6, as libvmaf), or `max` for
     /// 17 significant digits (the exact value).
     #[arg(long = "precision", default_value_t = Precision::default())]
@@ -166,12 +198,9 @@ pub struct BenchArgs {
     /// Feature options, as for `score`.
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
-    /// Worker threads of the CPU backend (0: one per core).
-    #[arg(long = "threads", default_value_t = 0)]
-    pub threads: usize,
-    /// Scoring engine.
-    #[arg(long = "backend", value_enum, default_value_t = Backend::Cpu)]
-    pub backend: Backend,
+    /// The scoring engine.
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Print the result as JSON.
     #[arg(long = "json")]
     pub json: bool,
@@ -223,7 +252,8 @@ mod tests {
         assert_eq!(s.bitdepth, Some(10));
         assert_eq!(s.pixel_format.as_deref(), Some("420"));
         assert_eq!(s.format(), Format::Json);
-        assert_eq!(s.threads, 2);
+        assert_eq!(s.engine.threads, 2);
+        assert_eq!(s.engine.backend, Backend::Auto);
     }
 
     #[test]

@@ -27,15 +27,19 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         );
     }
     let (reference, distorted) = generate_pair(args.width, args.height, args.bitdepth);
+    // Only the first start may print the CPU fallback note.
+    let quiet = std::cell::Cell::new(false);
     let start = || {
-        backend::start(
-            args.backend,
+        let engine = backend::start(
+            &args.engine,
             options,
-            args.threads,
             args.width,
             args.height,
             args.bitdepth,
-        )
+            quiet.get(),
+        );
+        quiet.set(true);
+        engine
     };
     let geometry = vkssim::cpu::check_geometry(args.width, args.height, args.bitdepth, &options)?;
     let mut runs = Vec::new();

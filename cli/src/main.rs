@@ -1,5 +1,6 @@
 //! The `vkssim` command line: `vkssim score` (the `vmaf` CLI's flags, libvmaf's
-//! output files) and `vkssim bench` (timing on generated frames).
+//! output files), `vkssim bench` (timing on generated frames) and `vkssim devices`
+//! (the Vulkan devices and what vkssim would do on each).
 //!
 //! Errors are printed as one chain (`vkssim: error: <context>: <cause>`) and give
 //! exit status 1; bad flags give clap's usage message and status 2.
@@ -27,6 +28,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         args::Command::Score(a) => score::run(a),
         args::Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
+        args::Command::Devices => backend::list_devices().map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

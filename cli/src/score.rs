@@ -64,12 +64,12 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
     };
     let to_score = check_lengths(&*reference, &*distorted, &sel)?;
     let mut engine = backend::start(
-        args.backend,
+        &args.engine,
         options,
-        args.threads,
         rf.width,
         rf.height,
         rf.bit_depth,
+        args.quiet,
     )?;
     tracing::info!(backend = %engine.description, "scoring");
 

@@ -678,3 +678,61 @@ fn bench_runs_on_small_generated_frames() {
     let score = j["float_ssim"].as_f64().unwrap();
     assert!(score > 0.0 && score < 1.0, "{score}");
 }
+
+/// Whether the Vulkan tests are skipped (`VKSSIM_SKIP_GPU_TESTS=1`, for machines
+/// without any Vulkan device; CI has lavapipe and runs them).
+fn skip_gpu() -> bool {
+    std::env::var("VKSSIM_SKIP_GPU_TESTS").is_ok_and(|v| v == "1")
+}
+
+#[test]
+fn vulkan_and_cpu_backends_write_identical_files() {
+    if skip_gpu() {
+        eprintln!("VKSSIM_SKIP_GPU_TESTS=1: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(3, 67, 45, 12);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let mut files = Vec::new();
+    for backend in ["cpu", "vulkan"] {
+        let out = dir.path().join(format!("{backend}.csv"));
+        let o = run(
+            &[
+                "score",
+                "-r",
+                s(&rp),
+                "-d",
+                s(&dp),
+                "--backend",
+                backend,
+                "--csv",
+                "--precision",
+                "max",
+                "--feature",
+                "float_ssim=enable_lcs=true:enable_db=true",
+                "-o",
+                s(&out),
+            ],
+            None,
+        );
+        assert_ok(&o);
+        files.push(std::fs::read_to_string(&out).unwrap());
+    }
+    assert_eq!(files[0], files[1]);
+    assert_eq!(files[0].lines().count(), 4);
+}
+
+#[test]
+fn devices_lists_the_vulkan_devices() {
+    if skip_gpu() {
+        eprintln!("VKSSIM_SKIP_GPU_TESTS=1: skipped");
+        return;
+    }
+    let o = run(&["devices"], None);
+    assert_ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("shaderInt64"), "{text}");
+    assert!(text.contains("vkssim path"), "{text}");
+}

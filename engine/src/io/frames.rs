@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::index::{FrameIndex, Offsets};
-use super::range::first_out_of_range;
+use super::range::check_plane;
 use super::source::ByteSource;
 use super::VideoFormat;
 use crate::{Error, Result};
@@ -85,7 +85,7 @@ impl Frames {
         }
         if present == payload {
             if let Some(dst) = luma_read {
-                self.check_range(dst)?;
+                check_plane(dst, &self.format, &self.path, self.next)?;
             }
             return Ok(true);
         }
@@ -93,26 +93,6 @@ impl Frames {
             return Ok(false);
         }
         Err(self.truncated(prefix + present, prefix + payload))
-    }
-
-    /// Refuses a 10 or 12-bit plane with a sample above its bit depth.
-    fn check_range(&self, plane: &[u8]) -> Result<()> {
-        let bit_depth = self.format.bit_depth;
-        match first_out_of_range(plane, bit_depth) {
-            None => Ok(()),
-            Some((i, value)) => {
-                let w = self.format.width as usize;
-                Err(Error::SampleRange {
-                    path: self.path.clone(),
-                    frame: self.next,
-                    x: (i % w) as u32,
-                    y: (i / w) as u32,
-                    value: value.into(),
-                    max: (1 << bit_depth) - 1,
-                    bit_depth,
-                })
-            }
-        }
     }
 
     /// A [`FrameIndex`] over `offsets`, when the input is a file opened by path.

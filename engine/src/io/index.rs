@@ -8,7 +8,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::range::first_out_of_range;
+use super::range::check_plane;
 use super::VideoFormat;
 use crate::{Error, Result};
 
@@ -119,19 +119,7 @@ impl FrameIndex {
                 frame_bytes: self.format.frame_bytes(),
             });
         }
-        if let Some((i, value)) = first_out_of_range(dst, self.format.bit_depth) {
-            let w = self.format.width as usize;
-            return Err(Error::SampleRange {
-                path: self.path.clone(),
-                frame,
-                x: (i % w) as u32,
-                y: (i / w) as u32,
-                value: value.into(),
-                max: (1 << self.format.bit_depth) - 1,
-                bit_depth: self.format.bit_depth,
-            });
-        }
-        Ok(())
+        check_plane(dst, &self.format, &self.path, frame)
     }
 }
 

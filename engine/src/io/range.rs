@@ -25,6 +25,32 @@ pub fn first_out_of_range(bytes: &[u8], bit_depth: u32) -> Option<(usize, u16)> 
         .find(|&(_, v)| v & high != 0)
 }
 
+/// Refuses a luma plane of `format` with a sample above its bit depth:
+/// [`crate::Error::SampleRange`] naming `path`, `frame` and the first such sample.
+pub(crate) fn check_plane(
+    plane: &[u8],
+    format: &super::VideoFormat,
+    path: &std::path::Path,
+    frame: u64,
+) -> crate::Result<()> {
+    let bit_depth = format.bit_depth;
+    match first_out_of_range(plane, bit_depth) {
+        None => Ok(()),
+        Some((i, value)) => {
+            let w = format.width as usize;
+            Err(crate::Error::SampleRange {
+                path: path.to_path_buf(),
+                frame,
+                x: (i % w) as u32,
+                y: (i / w) as u32,
+                value: value.into(),
+                max: (1 << bit_depth) - 1,
+                bit_depth,
+            })
+        }
+    }
+}
+
 /// Whether any little-endian 16-bit sample has a bit of `high` set: an OR over the
 /// whole plane, eight samples per step, which the compiler vectorises.
 fn any_high_bits(bytes: &[u8], high: u16) -> bool {

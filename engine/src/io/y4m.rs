@@ -10,7 +10,8 @@
 //! `n:d`; `I` must be `p` or `?` (interlaced video is refused, as libvmaf refuses it);
 //! `X` and unknown tags are ignored. From a regular file, every FRAME line is visited
 //! when the reader is made, so the frame count is exact and a malformed FRAME line or
-//! a truncated last frame is reported before any scoring.
+//! a truncated last frame is reported before any scoring. In
+//! [`Error::TruncatedFrame`], a Y4M frame's bytes include its FRAME line.
 
 use std::fs::File;
 use std::io::{Read, Seek};

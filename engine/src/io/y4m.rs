@@ -12,6 +12,14 @@
 //! when the reader is made, so the frame count is exact and a malformed FRAME line or
 //! a truncated last frame is reported before any scoring. In
 //! [`Error::TruncatedFrame`], a Y4M frame's bytes include its FRAME line.
+//!
+//! A difference from libvmaf's `vmaf` CLI (2.3.1): for 10 to 16-bit Y4M whose width
+//! mod 16 is 1 to 12, that CLI's reader starts the luma plane `pic_x` samples late
+//! (`pic_x = ((align16(w) - w) / 2) & !1`; its offset arithmetic mixes byte and
+//! sample units), so it scores a plane shifted in raster order. vkssim reads the
+//! plane as stored: its scores of such files equal the `vmaf` CLI's scores of the
+//! same frames as raw YUV, not of the Y4M. (Checked: 100x64 444p10, Y4M and YUV
+//! scores differ in that CLI; at widths 96 and 110 they agree.)
 
 use std::fs::File;
 use std::io::{Read, Seek};

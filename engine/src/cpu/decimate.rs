@@ -109,6 +109,7 @@ fn decimate_rows(
 
     let mut line = vec![0.0f32; w];
     let mut padded = vec![0.0f32; padded_len];
+    let mut products = vec![0.0f64; padded_len];
     let mut acc = vec![0.0f64; sw_us];
     let mut out = Plane::zeroed(sw, sh);
 
@@ -132,14 +133,13 @@ fn decimate_rows(
                     }
                 }
             }
-            for dx in 0..s {
-                // One window offset for every output pixel of the row: the sums
-                // are independent, so this pipelines (and libvmaf's per-pixel
-                // order, rows outer and columns inner, is kept).
-                for (x, a) in acc.iter_mut().enumerate() {
-                    *a += (padded[x * s + dx] * tap) as f64;
-                }
+            // The fp32 products of the whole row, widened (contiguous, so this
+            // vectorises), then each window's terms added to its pixel's sum in
+            // column order.
+            for (p, &v) in products.iter_mut().zip(&padded) {
+                *p = (v * tap) as f64;
             }
+            add_windows(&products, &mut acc, s);
         }
         // libvmaf returns (float)(sum * 1.0); multiplying by one changes nothing.
         for (o, &a) in out.row_mut(y).iter_mut().zip(&acc) {
@@ -147,6 +147,42 @@ fn decimate_rows(
         }
     }
     out
+}
+
+/// Adds window `x` of `products` (`s` consecutive terms, in order) to `acc[x]`
+/// for every output pixel `x` of the row. The per-pixel chains are independent,
+/// so they overlap; common scales get a loop the compiler fully unrolls.
+#[inline]
+fn add_windows(products: &[f64], acc: &mut [f64], s: usize) {
+    match s {
+        2 => add_windows_const::<2>(products, acc),
+        3 => add_windows_const::<3>(products, acc),
+        4 => add_windows_const::<4>(products, acc),
+        5 => add_windows_const::<5>(products, acc),
+        6 => add_windows_const::<6>(products, acc),
+        7 => add_windows_const::<7>(products, acc),
+        8 => add_windows_const::<8>(products, acc),
+        _ => {
+            for (a, win) in acc.iter_mut().zip(products.chunks_exact(s)) {
+                let mut v = *a;
+                for &p in win {
+                    v += p;
+                }
+                *a = v;
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn add_windows_const<const S: usize>(products: &[f64], acc: &mut [f64]) {
+    for (a, win) in acc.iter_mut().zip(products.chunks_exact(S)) {
+        let mut v = *a;
+        for &p in win {
+            v += p;
+        }
+        *a = v;
+    }
 }
 
 #[cfg(test)]

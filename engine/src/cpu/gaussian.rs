@@ -57,27 +57,45 @@ pub fn horizontal(src: &Plane) -> Result<Plane> {
         return Err(too_small(src));
     }
     let dw = src.width - (WINDOW - 1);
+    let n = dw as usize;
     let mut out = Plane::zeroed(dw, src.height);
-    let mut acc = vec![0.0f64; dw as usize];
     for y in 0..src.height as usize {
-        horizontal_row(src.row(y), &mut acc, out.row_mut(y));
+        let row = src.row(y);
+        let taps: [&[f32]; 11] = std::array::from_fn(|u| &row[u..u + n]);
+        fir11(&taps, out.row_mut(y));
     }
     Ok(out)
 }
 
-/// One row of the horizontal pass; `acc` and `out` are `width - 10` long.
+/// Output pixels handled together by [`fir11`]: their sums live in registers.
+const BLOCK: usize = 8;
+
+/// `out[x] = f32(sum over u of f64(f32(srcs[u][x] * g[u])))`, the sum from 0.0 in
+/// tap order, for every `x`. Each `srcs[u]` is at least `out.len()` long. Pixels
+/// are done `BLOCK` at a time so the compiler can vectorise across them.
 #[inline]
-fn horizontal_row(row: &[f32], acc: &mut [f64], out: &mut [f32]) {
-    let n = acc.len();
-    acc.fill(0.0);
-    for (u, &g) in GAUSSIAN_TAPS.iter().enumerate() {
-        let src = &row[u..u + n];
-        for (a, &v) in acc.iter_mut().zip(src) {
-            *a += (v * g) as f64;
+fn fir11(srcs: &[&[f32]; 11], out: &mut [f32]) {
+    let n = out.len();
+    let mut x = 0;
+    while x + BLOCK <= n {
+        let mut acc = [0.0f64; BLOCK];
+        for (src, &g) in srcs.iter().zip(&GAUSSIAN_TAPS) {
+            let s = &src[x..x + BLOCK];
+            for k in 0..BLOCK {
+                acc[k] += (s[k] * g) as f64;
+            }
         }
+        for (o, a) in out[x..x + BLOCK].iter_mut().zip(acc) {
+            *o = (a * 1.0) as f32;
+        }
+        x += BLOCK;
     }
-    for (o, &a) in out.iter_mut().zip(acc.iter()) {
-        *o = (a * 1.0) as f32;
+    for (i, o) in out.iter_mut().enumerate().skip(x) {
+        let mut acc = 0.0f64;
+        for (src, &g) in srcs.iter().zip(&GAUSSIAN_TAPS) {
+            acc += (src[i] * g) as f64;
+        }
+        *o = (acc * 1.0) as f32;
     }
 }
 
@@ -87,19 +105,10 @@ pub fn vertical(tmp: &Plane) -> Result<Plane> {
         return Err(too_small(tmp));
     }
     let dh = tmp.height - (WINDOW - 1);
-    let w = tmp.width as usize;
     let mut out = Plane::zeroed(tmp.width, dh);
-    let mut acc = vec![0.0f64; w];
     for y in 0..dh as usize {
-        acc.fill(0.0);
-        for (v, &g) in GAUSSIAN_TAPS.iter().enumerate() {
-            for (a, &t) in acc.iter_mut().zip(tmp.row(y + v)) {
-                *a += (t * g) as f64;
-            }
-        }
-        for (o, &a) in out.row_mut(y).iter_mut().zip(&acc) {
-            *o = (a * 1.0) as f32;
-        }
+        let taps: [&[f32]; 11] = std::array::from_fn(|v| tmp.row(y + v));
+        fir11(&taps, out.row_mut(y));
     }
     Ok(out)
 }

@@ -1,0 +1,151 @@
+//! The Vulkan engine against libvmaf, bit for bit, on every frame of the ffmpeg
+//! corpus: on both upload paths (direct and staging) and both arithmetic paths
+//! (native fp64 and the software fp64 forced by `no_fp64`) under the option set
+//! that exercises every output (`enable_lcs:enable_db:clip_db`), and under every
+//! option set on the engine's automatic choice. Validation is on; any message
+//! fails the test.
+//!
+//! Without a Vulkan device the tests fail with a clear message, unless
+//! `VKSSIM_SKIP_GPU_TESTS=1` (then they pass without checking anything, and say
+//! so on stderr).
+
+use vkssim::vk::{list_devices, UploadPath, VkOptions, VkScorer};
+use vkssim::{LumaFrame, SsimOptions};
+use vkssim_tests::corpus::{self, Clip};
+use vkssim_tests::parity::{check_scorer, libvmaf_frames, option_sets};
+
+/// True when a Vulkan device is present; see the module documentation.
+fn gpu_present() -> bool {
+    let skip = std::env::var("VKSSIM_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
+    match list_devices() {
+        Ok(d) if !d.is_empty() => true,
+        other => {
+            let why = match other {
+                Ok(_) => "the Vulkan loader lists no device".to_string(),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                skip,
+                "no Vulkan device for the GPU parity tests: {why}. Install mesa-vulkan-drivers \
+                 (lavapipe) and vulkan-validationlayers, or set VKSSIM_SKIP_GPU_TESTS=1"
+            );
+            eprintln!("skipping GPU parity test (VKSSIM_SKIP_GPU_TESTS=1): {why}");
+            false
+        }
+    }
+}
+
+/// Scores `pairs` of `clip` on the GPU with `vk` and checks them against
+/// libvmaf's frames `want`.
+fn check_config(
+    clip: &Clip,
+    opt_name: &str,
+    opts: &SsimOptions,
+    pairs: &[(LumaFrame, LumaFrame)],
+    want: &[vkssim_tests::LibvmafFrame],
+    vk: &VkOptions,
+) {
+    let label = format!("vulkan {:?} no_fp64={}", vk.upload, vk.no_fp64);
+    let mut scorer = VkScorer::new(clip.width, clip.height, clip.bit_depth, opts, vk)
+        .unwrap_or_else(|e| panic!("{} [{opt_name}] {label}: {e}", clip.name));
+    check_scorer(&label, clip, opt_name, opts, pairs, want, &mut scorer);
+    let messages = scorer.validation_messages();
+    assert!(
+        messages.is_empty(),
+        "{} [{opt_name}] {label}: {} validation message(s):\n{}",
+        clip.name,
+        messages.len(),
+        messages.join("\n")
+    );
+    eprintln!(
+        "{} [{opt_name}] {label} ({}, {:?}): {} frames identical to libvmaf",
+        clip.name,
+        scorer.device_name(),
+        scorer.arithmetic(),
+        pairs.len()
+    );
+}
+
+fn check_clip(name: &str) {
+    if !gpu_present() {
+        return;
+    }
+    let clip = corpus::clip(name);
+    let pairs = clip.read_pairs();
+    let sets = option_sets();
+    let vk = |upload, no_fp64| VkOptions {
+        device_index: None,
+        upload,
+        no_fp64,
+        frames_in_flight: 2,
+        validation: true,
+    };
+    for (k, (opt_name, opts)) in sets.iter().enumerate() {
+        let want = libvmaf_frames(&pairs, opts);
+        if k + 1 < sets.len() {
+            check_config(
+                &clip,
+                opt_name,
+                opts,
+                &pairs,
+                &want,
+                &vk(UploadPath::Auto, false),
+            );
+        } else {
+            for upload in [UploadPath::Direct, UploadPath::Staging] {
+                for no_fp64 in [false, true] {
+                    check_config(&clip, opt_name, opts, &pairs, &want, &vk(upload, no_fp64));
+                }
+            }
+        }
+    }
+}
+
+macro_rules! clip_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                check_clip(stringify!($name));
+            }
+        )*
+    };
+}
+
+clip_tests!(
+    s1_321x241_420p8,
+    s1_255x300_444p16,
+    s2_704x513_422p10,
+    s2_640x480_420p12,
+    s3_1024x768_444p12,
+    s4_1920x1080_420p8,
+    s5_1283x1280_420p10,
+    s6_1536x1537_444p16,
+    s7_1800x1792_422p8,
+    s8_2100x2048_420p12,
+    s11_2800x2761_420p8,
+);
+
+#[test]
+fn every_corpus_clip_has_a_gpu_parity_test() {
+    let names = [
+        "s1_321x241_420p8",
+        "s1_255x300_444p16",
+        "s2_704x513_422p10",
+        "s2_640x480_420p12",
+        "s3_1024x768_444p12",
+        "s4_1920x1080_420p8",
+        "s5_1283x1280_420p10",
+        "s6_1536x1537_444p16",
+        "s7_1800x1792_422p8",
+        "s8_2100x2048_420p12",
+        "s11_2800x2761_420p8",
+    ];
+    for c in corpus::clips() {
+        assert!(
+            names.contains(&c.name.as_str()),
+            "{} has no GPU parity test",
+            c.name
+        );
+    }
+}

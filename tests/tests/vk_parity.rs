@@ -2,17 +2,19 @@
 //! corpus: on both upload paths (direct and staging) and both arithmetic paths
 //! (native fp64 and the software fp64 forced by `no_fp64`) under the option set
 //! that exercises every output (`enable_lcs:enable_db:clip_db`), and under every
-//! option set on the engine's automatic choice. Validation is on; any message
-//! fails the test.
+//! option set on the engine's automatic choice; and at explicit scales against
+//! libvmaf's stages run at that scale. Validation is on; any message fails the
+//! test.
 //!
 //! Without a Vulkan device the tests fail with a clear message, unless
 //! `VKSSIM_SKIP_GPU_TESTS=1` (then they pass without checking anything, and say
 //! so on stderr).
 
 use vkssim::vk::{list_devices, UploadPath, VkOptions, VkScorer};
-use vkssim::{LumaFrame, SsimOptions};
+use vkssim::{FrameScorer, LumaFrame, SsimOptions};
 use vkssim_tests::corpus::{self, Clip};
-use vkssim_tests::parity::{check_scorer, libvmaf_frames, option_sets};
+use vkssim_tests::libvmaf_at_scale;
+use vkssim_tests::parity::{assert_same, check_scorer, libvmaf_frames, option_sets};
 
 /// True when a Vulkan device is present; see the module documentation.
 fn gpu_present() -> bool {
@@ -148,4 +150,58 @@ fn every_corpus_clip_has_a_gpu_parity_test() {
             c.name
         );
     }
+}
+
+/// The GPU at explicit `scale=N` against libvmaf's stages run at N (libvmaf
+/// 2.3.1's public API has no scale option), on the first frame of a clip, on the
+/// native and the software fp64 paths.
+fn check_explicit_scales(name: &str, scales: &[u32]) {
+    if !gpu_present() {
+        return;
+    }
+    let clip = corpus::clip(name);
+    let (r, d) = clip.read_pairs().swap_remove(0);
+    for &scale in scales {
+        let want = libvmaf_at_scale(&r.view(), &d.view(), scale)
+            .unwrap_or_else(|| panic!("{name} scale={scale}: decimates below 11x11"));
+        let opts = SsimOptions {
+            scale,
+            enable_lcs: true,
+            ..SsimOptions::default()
+        };
+        for no_fp64 in [false, true] {
+            let vk = VkOptions {
+                device_index: None,
+                upload: UploadPath::Auto,
+                no_fp64,
+                frames_in_flight: 1,
+                validation: true,
+            };
+            let what = format!("{name} frame 0 scale={scale} no_fp64={no_fp64}");
+            let mut scorer = VkScorer::new(clip.width, clip.height, clip.bit_depth, &opts, &vk)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            scorer
+                .submit(r.clone(), d.clone())
+                .unwrap_or_else(|e| panic!("{what}: submit: {e}"));
+            let v = scorer
+                .wait_next()
+                .unwrap_or_else(|| panic!("{what}: no result"))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_same(&format!("{what} ssim"), v.ssim, want.ssim);
+            assert_same(&format!("{what} l"), v.l, want.l);
+            assert_same(&format!("{what} c"), v.c, want.c);
+            assert_same(&format!("{what} s"), v.s, want.s);
+            let messages = scorer.validation_messages();
+            assert!(messages.is_empty(), "{what}: {}", messages.join("\n"));
+        }
+        eprintln!("{name} scale={scale}: GPU identical to libvmaf's stages");
+    }
+}
+
+#[test]
+fn explicit_scales_on_gpu() {
+    check_explicit_scales("s4_1920x1080_420p8", &[1, 3, 5]);
+    check_explicit_scales("s2_704x513_422p10", &[7]);
+    check_explicit_scales("s8_2100x2048_420p12", &[13]);
+    check_explicit_scales("s11_2800x2761_420p8", &[128]);
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run calls exactly this): installs
+# missing system packages, then checks formatting, lints (warnings are errors),
+# builds the documentation (warnings are errors) and runs every test of the
+# workspace, including the libvmaf parity tests and the Vulkan tests on the
+# machine's Vulkan device (lavapipe on a machine without a GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup-debian.sh
+
+step() {
+  echo "==> $*" >&2
+  local t0=$SECONDS
+  "$@"
+  echo "==> done in $((SECONDS - t0)) s: $*" >&2
+}
+
+step cargo fmt --all -- --check
+step cargo clippy --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS=-Dwarnings step cargo doc --workspace --no-deps
+step cargo test --workspace

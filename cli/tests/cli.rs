@@ -736,3 +736,64 @@ fn devices_lists_the_vulkan_devices() {
     assert!(text.contains("shaderInt64"), "{text}");
     assert!(text.contains("vkssim path"), "{text}");
 }
+
+#[test]
+fn frame_selection_flags_pick_the_right_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(6, 32, 32, 8);
+    let want = expected(&r[1..], &d[..5], &SsimOptions::default());
+    // The reference starts one frame early: skip it.
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d[..5]);
+    let out = dir.path().join("skip.json");
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "--frame_skip_ref",
+            "1",
+            "--subsample",
+            "2",
+            "--frame_cnt",
+            "4",
+            "--json",
+            "--precision",
+            "max",
+            "-o",
+            s(&out),
+        ],
+        None,
+    );
+    assert_ok(&o);
+    let j = read_json(&out);
+    let frames = j["frames"].as_array().unwrap();
+    // frame_cnt 4 pairs, every second one scored: pairs 0 and 2.
+    let nums: Vec<u64> = frames
+        .iter()
+        .map(|f| f["frameNum"].as_u64().unwrap())
+        .collect();
+    assert_eq!(nums, [0, 2]);
+    for f in frames {
+        let i = f["frameNum"].as_u64().unwrap() as usize;
+        let v = f["metrics"]["float_ssim"].as_f64().unwrap();
+        assert_eq!(v.to_bits(), want[i].float_ssim().to_bits(), "frame {i}");
+    }
+}
+
+#[test]
+fn dash_output_writes_the_file_to_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(2, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r);
+    let dp = y4m_file(dir.path(), "dist.y4m", &d);
+    let o = run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "--json", "-o", "-"],
+        None,
+    );
+    assert_ok(&o);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["frames"].as_array().unwrap().len(), 2);
+}

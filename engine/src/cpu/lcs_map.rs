@@ -173,6 +173,30 @@ pub fn for_each_term(f: &FilteredPlanes, mut each: impl FnMut(PixelTerms)) {
     }
 }
 
+/// The terms of a run of pixels: `out_*[i]` from the five filtered values at
+/// `i`. All slices have the same length. A separate loop from the (sequential)
+/// frame sums, so the per-pixel arithmetic vectorises.
+#[inline]
+pub(crate) fn terms_run(
+    inputs: [&[f32]; 5],
+    out_ssim: &mut [f64],
+    out_l: &mut [f64],
+    out_c: &mut [f64],
+    out_s: &mut [f64],
+) {
+    let k = SsimConstants::libvmaf();
+    let n = out_ssim.len();
+    let [mu_r, mu_c, s_rr, s_cc, s_rc] = inputs.map(|p| &p[..n]);
+    let (out_l, out_c, out_s) = (&mut out_l[..n], &mut out_c[..n], &mut out_s[..n]);
+    for i in 0..n {
+        let t = pixel_terms(&k, mu_r[i], mu_c[i], s_rr[i], s_cc[i], s_rc[i]);
+        out_ssim[i] = t.ssim;
+        out_l[i] = t.l;
+        out_c[i] = t.c;
+        out_s[i] = t.s;
+    }
+}
+
 /// Every pixel's terms, for pass-by-pass comparisons.
 pub fn lcs_terms(f: &FilteredPlanes) -> LcsTerms {
     let n = f.mu_r.data.len();

@@ -2,7 +2,8 @@
 //! starts at 0.0, in raster order (row by row, left to right); each mean is
 //! `f32(sum / f64(width * height))` over the valid region, as libvmaf returns it.
 
-use super::lcs_map::{LcsTerms, PixelTerms};
+use super::gaussian::FilteredPlanes;
+use super::lcs_map::{terms_run, LcsTerms, PixelTerms};
 
 /// Running fp64 sums of the per-pixel terms, added in raster order.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -66,6 +67,48 @@ pub fn frame_means(terms: &LcsTerms) -> FrameMeans {
     sums.means(terms.width, terms.height)
 }
 
+/// Pixels whose terms are computed together before being summed in order.
+const RUN: usize = 256;
+
+/// The raster-order sums of every pixel's terms, straight from the filtered
+/// planes (the per-pixel terms are computed a run at a time, then added one by
+/// one in raster order, exactly as [`frame_means`] of
+/// [`super::lcs_map::lcs_terms`] would).
+pub fn sum_terms(f: &FilteredPlanes) -> TermSums {
+    let n = f.mu_r.data.len();
+    let mut sums = TermSums::default();
+    let mut buf = [[0.0f64; RUN]; 4];
+    let mut start = 0;
+    while start < n {
+        let end = (start + RUN).min(n);
+        let len = end - start;
+        let [ssim, l, c, s] = &mut buf;
+        terms_run(
+            [
+                &f.mu_r.data[start..end],
+                &f.mu_c.data[start..end],
+                &f.s_rr.data[start..end],
+                &f.s_cc.data[start..end],
+                &f.s_rc.data[start..end],
+            ],
+            &mut ssim[..len],
+            &mut l[..len],
+            &mut c[..len],
+            &mut s[..len],
+        );
+        for i in 0..len {
+            sums.add(PixelTerms {
+                ssim: ssim[i],
+                l: l[i],
+                c: c[i],
+                s: s[i],
+            });
+        }
+        start = end;
+    }
+    sums
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +129,33 @@ mod tests {
         assert_eq!(m.l, 2.0);
         assert_eq!(m.c, ((0.1f64 + 0.2 + 0.3) / 3.0) as f32);
         assert_eq!(m.s, 1.0);
+    }
+
+    #[test]
+    fn run_sums_equal_the_per_pixel_sums() {
+        use crate::cpu::decimate::tests::pattern;
+        use crate::cpu::{gaussian_filter_all, lcs_terms};
+        // 700 valid pixels per row: several runs, a partial last one.
+        let r = pattern(710, 23, 5);
+        let mut c = pattern(710, 23, 6);
+        for (v, w) in c.data.iter_mut().zip(&r.data) {
+            *v = (*v + *w) * 0.5;
+        }
+        let f = gaussian_filter_all(&r, &c).unwrap();
+        let terms = lcs_terms(&f);
+        let mut by_pixel = TermSums::default();
+        for i in 0..terms.ssim.len() {
+            by_pixel.add(PixelTerms {
+                ssim: terms.ssim[i],
+                l: terms.l[i],
+                c: terms.c[i],
+                s: terms.s[i],
+            });
+        }
+        assert_eq!(sum_terms(&f), by_pixel);
+        assert_eq!(
+            sum_terms(&f).means(terms.width, terms.height),
+            frame_means(&terms)
+        );
     }
 }

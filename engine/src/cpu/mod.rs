@@ -102,8 +102,7 @@ pub fn check_pair(
 /// `frame_means(&lcs_terms(&gaussian_filter_all(r, c)?))`.
 pub fn ssim_means(r: &Plane, c: &Plane) -> Result<FrameMeans> {
     let filtered = gaussian_filter_all(r, c)?;
-    let mut sums = TermSums::default();
-    lcs_map::for_each_term(&filtered, |t| sums.add(t));
+    let sums = means::sum_terms(&filtered);
     Ok(sums.means(filtered.mu_r.width, filtered.mu_r.height))
 }
 

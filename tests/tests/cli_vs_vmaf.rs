@@ -102,6 +102,7 @@ fn compare_files(
     feature: &str,
     format: Format,
     extra: &[&str],
+    backend: &str,
 ) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut args = input_args(clip, reference, distorted);
@@ -119,11 +120,11 @@ fn compare_files(
     let ours = run(
         paths::vkssim_bin(),
         &vkssim_args,
-        &[&flags[..], &["--backend", "cpu"][..]].concat(),
+        &[&flags[..], &["--backend", backend][..]].concat(),
         &dir.path().join("vkssim.out"),
     );
     let what = format!(
-        "{} --feature {feature} {} {extra:?}",
+        "{} --feature {feature} {} {extra:?} --backend {backend}",
         clip.name,
         format.flag()
     );
@@ -164,6 +165,7 @@ fn compare_clip_with(name: &str, feature: &str, format: Format, extra: &[&str]) 
         feature,
         format,
         extra,
+        "cpu",
     );
 }
 
@@ -220,6 +222,7 @@ fn identical_files_hit_the_db_ceiling_and_infinity() {
         "float_ssim=enable_lcs=true",
         Format::Json,
         &[],
+        "cpu",
     );
     compare_files(
         &clip,
@@ -228,6 +231,7 @@ fn identical_files_hit_the_db_ceiling_and_infinity() {
         "float_ssim=enable_db=true:clip_db=true",
         Format::Json,
         &[],
+        "cpu",
     );
     compare_files(
         &clip,
@@ -236,6 +240,7 @@ fn identical_files_hit_the_db_ceiling_and_infinity() {
         "float_ssim=enable_db=true",
         Format::Xml,
         &[],
+        "cpu",
     );
 }
 
@@ -258,5 +263,63 @@ fn frame_count_subsample_and_threads_flags() {
         "float_ssim",
         Format::Csv,
         &["--threads", "2"],
+    );
+}
+
+/// True when a Vulkan device is present; without one the test fails, unless
+/// `VKSSIM_SKIP_GPU_TESTS=1`.
+fn gpu_present() -> bool {
+    match vkssim::vk::list_devices() {
+        Ok(d) if !d.is_empty() => true,
+        other => {
+            assert!(
+                std::env::var("VKSSIM_SKIP_GPU_TESTS").is_ok_and(|v| v == "1"),
+                "no Vulkan device ({other:?}): install mesa-vulkan-drivers, or set \
+                 VKSSIM_SKIP_GPU_TESTS=1"
+            );
+            eprintln!("skipping the Vulkan CLI comparison (VKSSIM_SKIP_GPU_TESTS=1)");
+            false
+        }
+    }
+}
+
+#[test]
+fn vulkan_backend_output_files() {
+    if !gpu_present() {
+        return;
+    }
+    for (name, feature, format) in [
+        (
+            "s4_1920x1080_420p8",
+            "float_ssim=enable_lcs=true",
+            Format::Json,
+        ),
+        (
+            "s2_704x513_422p10",
+            "float_ssim=enable_db=true:clip_db=true",
+            Format::Json,
+        ),
+        ("s1_255x300_444p16", "float_ssim", Format::Xml),
+    ] {
+        let clip = corpus::clip(name);
+        compare_files(
+            &clip,
+            &clip.reference,
+            &clip.distorted,
+            feature,
+            format,
+            &[],
+            "vulkan",
+        );
+    }
+    let clip = corpus::clip("s1_321x241_420p8");
+    compare_files(
+        &clip,
+        &clip.reference,
+        &clip.reference,
+        "float_ssim=enable_db=true:clip_db=true",
+        Format::Json,
+        &[],
+        "vulkan",
     );
 }

@@ -328,6 +328,34 @@ pub(crate) mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// Random planes of random size at random scales (odd and even sides,
+        /// scales with inexact taps, scales above 8 on the generic path).
+        #[test]
+        fn row_version_equals_literal_on_random_planes(
+            scale in 2u32..24,
+            extra_w in 0u32..40,
+            extra_h in 0u32..40,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let w = 10 * scale + extra_w;
+            let h = 10 * scale + extra_h;
+            let p = pattern(w, h, seed);
+            match decimate(&p, scale) {
+                Ok(fast) => proptest::prop_assert_eq!(
+                    fast.to_le_bytes(),
+                    decimate_literal(&p, scale).to_le_bytes()
+                ),
+                Err(Error::PlaneTooSmall { scaled_width, scaled_height, .. }) => {
+                    proptest::prop_assert!(scaled_width < 11 || scaled_height < 11)
+                }
+                Err(e) => proptest::prop_assert!(false, "unexpected error {e}"),
+            }
+        }
+    }
+
     #[test]
     fn too_small_results_are_refused() {
         let p = pattern(40, 80, 1);

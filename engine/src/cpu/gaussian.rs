@@ -220,6 +220,27 @@ pub(crate) mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// Random sizes (widths on both sides of the 8-pixel blocks) and values.
+        #[test]
+        fn blocked_version_equals_per_pixel_version(
+            w in 11u32..60,
+            h in 11u32..30,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let p = pattern(w, h, seed);
+            let (sq, _, _) = products(&p, &p).unwrap();
+            for input in [&p, &sq] {
+                proptest::prop_assert_eq!(
+                    filter(input).unwrap().to_le_bytes(),
+                    filter_literal(input).to_le_bytes()
+                );
+            }
+        }
+    }
+
     #[test]
     fn too_small_planes_are_refused() {
         assert!(matches!(

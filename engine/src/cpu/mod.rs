@@ -189,6 +189,39 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+
+        /// score_frame (fused conversion and decimation, run-wise sums) against
+        /// the stage functions composed one by one, on random small frames.
+        #[test]
+        fn score_frame_equals_the_composed_stages(
+            w in 11u32..90,
+            h in 11u32..90,
+            depth_index in 0usize..4,
+            scale in 0u32..5,
+            seed in 0u32..1_000_000,
+        ) {
+            let depth = [8, 10, 12, 16][depth_index];
+            let a = frame(w, h, depth, seed);
+            let b = frame(w, h, depth, seed ^ 0x55);
+            let opts = SsimOptions { scale, enable_lcs: true, enable_db: seed % 2 == 0, clip_db: seed % 3 == 0 };
+            let got = score_frame(&a.view(), &b.view(), &opts);
+            match check_geometry(w, h, depth, &opts) {
+                Err(_) => {
+                    let too_small = matches!(got, Err(Error::PlaneTooSmall { .. }));
+                    proptest::prop_assert!(too_small, "expected PlaneTooSmall, got {:?}", got)
+                }
+                Ok(g) => {
+                    let r = decimate_plane(&luma_to_plane(&a.view()).unwrap(), g.scale).unwrap();
+                    let c = decimate_plane(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
+                    let means = frame_means(&lcs_terms(&gaussian_filter_all(&r, &c).unwrap()));
+                    proptest::prop_assert_eq!(got.unwrap(), frame_score(&means, &g, &opts));
+                }
+            }
+        }
+    }
+
     #[test]
     fn identical_black_frames_score_exactly_one() {
         let a = LumaFrame::zeroed(64, 64, 8);

@@ -266,18 +266,21 @@ pub fn f64_add(a: F64, b: F64) -> F64 {
     let mut e = ea;
     let mut m;
     if sa == sb {
+        // Same signs (the filters' hot path): the leading bit is at 62 already, or
+        // at 63 after a carry. When a is subnormal or zero (e == 1, no hidden bit)
+        // the unnormalised sum packs as that subnormal, or as the smallest normal
+        // when it reaches 2^62, and two zeros give a zero of their sign.
         m = ma + mb;
         if m >= SF64_SIGN {
             m = sf_shr_jam64(m, 1);
             e += 1;
         }
-    } else {
-        m = ma - mb;
+        return sf_round_pack64(sa, e, m);
     }
+    m = ma - mb;
     if m == 0 {
-        // Exact zero: both operands were zeros of one sign (that sign), or an
-        // exact cancellation (+0 when rounding to nearest).
-        return if sa == sb { sa } else { 0 };
+        // Exact cancellation: +0 when rounding to nearest.
+        return 0;
     }
     // Bring the leading bit to 62 (a cancellation can leave it anywhere below).
     let sh = sf_clz64(m) - 1;
@@ -440,16 +443,17 @@ pub fn f32_add(x: f32, y: f32) -> f32 {
     let mut e = ea;
     let mut m;
     if sa == sb {
+        // Same signs: no normalisation needed (see f64_add).
         m = ma + mb;
         if m >= SF32_SIGN {
             m = sf_shr_jam32(m, 1);
             e += 1;
         }
-    } else {
-        m = ma - mb;
+        return f32::from_bits(sf_round_pack32(sa, e, m));
     }
+    m = ma - mb;
     if m == 0 {
-        return f32::from_bits(if sa == sb { sa } else { 0 });
+        return f32::from_bits(0);
     }
     let sh = 30 - find_msb(m);
     m <<= sh;

@@ -246,18 +246,21 @@ F64 f64_add(F64 a, F64 b) {
     int e = ea;
     uint64_t m;
     if (sa == sb) {
+        // Same signs (the filters' hot path): the leading bit is at 62 already, or
+        // at 63 after a carry. When a is subnormal or zero (e == 1, no hidden bit)
+        // the unnormalised sum packs as that subnormal, or as the smallest normal
+        // when it reaches 2^62, and two zeros give a zero of their sign.
         m = ma + mb;
         if (m >= SF64_SIGN) {
             m = sf_shr_jam64(m, 1);
             e += 1;
         }
-    } else {
-        m = ma - mb;
+        return sf_round_pack64(sa, e, m);
     }
+    m = ma - mb;
     if (m == 0ul) {
-        // Exact zero: both operands were zeros of one sign (that sign), or an
-        // exact cancellation (+0 when rounding to nearest).
-        return (sa == sb) ? sa : 0ul;
+        // Exact cancellation: +0 when rounding to nearest.
+        return 0ul;
     }
     // Bring the leading bit to 62 (a cancellation can leave it anywhere below).
     int sh = sf_clz64(m) - 1;
@@ -423,16 +426,17 @@ float f32_add(float x, float y) {
     int e = ea;
     uint m;
     if (sa == sb) {
+        // Same signs: no normalisation needed (see f64_add).
         m = ma + mb;
         if (m >= SF32_SIGN) {
             m = sf_shr_jam32(m, 1);
             e += 1;
         }
-    } else {
-        m = ma - mb;
+        return uintBitsToFloat(sf_round_pack32(sa, e, m));
     }
+    m = ma - mb;
     if (m == 0u) {
-        return uintBitsToFloat((sa == sb) ? sa : 0u);
+        return uintBitsToFloat(0u);
     }
     int sh = 30 - findMSB(m);
     m <<= sh;

@@ -33,12 +33,14 @@ float sample_value(uint v) {
     return f;
 }
 
-// Mirror a coordinate into [0, n) with period 2n (libvmaf's symmetric border).
+// libvmaf's symmetric border: one reflection about each edge (-1 -> 0,
+// n -> n - 1). Every index a checked decimation reads is within one reflection;
+// anything further is clamped, as the CPU twin does. (No `%`: GLSL leaves it
+// undefined for negative operands, and NVIDIA's result differs from lavapipe's.)
 int mirror(int x, int n) {
-    int p = 2 * n;
-    int m = x % p;
-    if (m < 0) { m += p; }
-    return m >= n ? p - 1 - m : m;
+    if (x < 0) { x = -1 - x; }
+    else if (x >= n) { x = 2 * n - 1 - x; }
+    return clamp(x, 0, n - 1);
 }
 
 // A non-negative fp32 value that is a multiple of 2^-52 as an integer count

@@ -11,9 +11,7 @@ use vkssim::{cpu, Error, FrameScorer, LumaFrame, SsimOptions};
 
 /// Scores `n` frame pairs on the GPU and the CPU and compares every result.
 fn run(
-    width: u32,
-    height: u32,
-    bit_depth: u32,
+    (width, height, bit_depth): (u32, u32, u32),
     opts: SsimOptions,
     upload: UploadPath,
     no_fp64: bool,
@@ -106,12 +104,10 @@ fn option_sets() -> Vec<SsimOptions> {
 
 fn all_options_on(upload: UploadPath, no_fp64: bool) {
     for opts in option_sets() {
-        run(320, 180, 8, opts, upload, no_fp64, 3, 5);
+        run((320, 180, 8), opts, upload, no_fp64, 3, 5);
     }
     run(
-        517,
-        301,
-        10,
+        (517, 301, 10),
         SsimOptions {
             enable_lcs: true,
             ..Default::default()
@@ -142,9 +138,7 @@ fn frames_match_the_cpu_twin_without_fp64() {
     if gpu_present() {
         all_options_on(UploadPath::Direct, true);
         run(
-            300,
-            170,
-            12,
+            (300, 170, 12),
             SsimOptions::default(),
             UploadPath::Staging,
             true,
@@ -158,9 +152,7 @@ fn frames_match_the_cpu_twin_without_fp64() {
 fn one_frame_in_flight_keeps_order() {
     if gpu_present() {
         run(
-            160,
-            120,
-            16,
+            (160, 120, 16),
             SsimOptions::default(),
             UploadPath::Auto,
             false,

@@ -214,14 +214,10 @@ pub(crate) fn submit_and_wait(
     let fence = create_fence(gpu, false, what)?;
     let cmds = [cmd];
     let submits = [vk::SubmitInfo::default().command_buffers(&cmds)];
-    // SAFETY: `cmd` is executable and `fence` unsignalled; the queue is only used
-    // from this thread.
-    let result = unsafe {
-        gpu.device
-            .raw
-            .queue_submit(queue, &submits, fence)
-            .and_then(|_| gpu.device.raw.wait_for_fences(&[fence], true, u64::MAX))
-    };
+    // SAFETY: `cmd` is executable and `fence` unsignalled.
+    let result = gpu
+        .submit(queue, &submits, fence)
+        .and_then(|_| unsafe { gpu.device.raw.wait_for_fences(&[fence], true, u64::MAX) });
     // SAFETY: the fence is no longer in use (waited on, or never submitted).
     unsafe { gpu.device.raw.destroy_fence(fence, None) };
     result.map_err(|r| vk_error(r, what.to_string()))

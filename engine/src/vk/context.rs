@@ -1,9 +1,16 @@
 //! [`Gpu`]: the instance, the device and the memory allocator, owned together
 //! and destroyed in reverse order (allocator, device, instance) after waiting
-//! for the device to go idle.
+//! for the device to go idle; and the process-wide cache of open devices.
+//!
+//! Scorers share one [`Gpu`] per (device, validation) for the life of the
+//! process ([`Gpu::shared`]): NVIDIA's driver (580.x on the H200) answers
+//! `ERROR_INCOMPATIBLE_DRIVER` to the 31st instance-and-device created in one
+//! process even when every earlier one was destroyed. Queue submissions go
+//! through `Gpu::submit`, which serialises them (Vulkan requires external
+//! synchronisation of a queue).
 
 use std::mem::ManuallyDrop;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use gpu_allocator::AllocatorDebugSettings;
@@ -19,13 +26,18 @@ pub struct Gpu {
     /// The device (dropped after the allocator, before the instance).
     pub(crate) device: Device,
     /// The instance (dropped last).
-    pub(crate) instance: Instance,
+    pub(crate) instance: Arc<Instance>,
+    /// Held while submitting to any queue of the device.
+    queue_lock: Mutex<()>,
 }
+
+/// Open devices, by (device index, validation), kept for the process.
+type GpuCache = Mutex<Vec<((Option<usize>, bool), Arc<Gpu>)>>;
 
 impl Gpu {
     /// Opens device `index` (or the default choice) with validation on or off.
     pub fn new(device_index: Option<usize>, validation: bool) -> Result<Self> {
-        let instance = Instance::new(validation)?;
+        let instance = Instance::shared(validation)?;
         let devices = device::enumerate(&instance)?;
         let info = device::choose(&devices, device_index)?;
         let device = Device::new(&instance, info)?;
@@ -55,7 +67,37 @@ impl Gpu {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             device,
             instance,
+            queue_lock: Mutex::new(()),
         })
+    }
+
+    /// The process-wide [`Gpu`] for device `index` (or the default choice) with
+    /// validation on or off, opened on first use (see the module documentation).
+    pub fn shared(device_index: Option<usize>, validation: bool) -> Result<Arc<Self>> {
+        static CACHE: GpuCache = Mutex::new(Vec::new());
+        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (device_index, validation);
+        if let Some((_, gpu)) = cache.iter().find(|(k, _)| *k == key) {
+            return Ok(Arc::clone(gpu));
+        }
+        let gpu = Arc::new(Self::new(device_index, validation)?);
+        cache.push((key, Arc::clone(&gpu)));
+        Ok(gpu)
+    }
+
+    /// Submits `submits` to `queue` (a queue of this device), serialised with
+    /// every other submission to this device.
+    pub(crate) fn submit(
+        &self,
+        queue: ash::vk::Queue,
+        submits: &[ash::vk::SubmitInfo<'_>],
+        fence: ash::vk::Fence,
+    ) -> std::result::Result<(), ash::vk::Result> {
+        let _guard = self.queue_lock.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the queue belongs to this device and the lock gives the
+        // external synchronisation Vulkan requires; the caller guarantees the
+        // submit infos are valid.
+        unsafe { self.device.raw.queue_submit(queue, submits, fence) }
     }
 
     /// Validation messages collected so far (always empty without validation).
@@ -75,8 +117,9 @@ impl Gpu {
 
     /// Waits until the device is idle.
     pub(crate) fn wait_idle(&self) -> Result<()> {
-        // SAFETY: the device is valid; no queue is used concurrently (&self is
-        // only shared within one scorer).
+        let _guard = self.queue_lock.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the device is valid; the lock keeps every queue from being used
+        // concurrently.
         unsafe { self.device.raw.device_wait_idle() }
             .map_err(super::errors::vk_ctx("waiting for the device to go idle"))
     }

@@ -342,7 +342,7 @@ pub(crate) fn planned_variant(d: &PhysicalInfo, no_fp64: bool) -> Option<ArithVa
 /// Lists every Vulkan device with what vkssim would do on it (`vkssim devices`).
 /// Validation is on when `VKSSIM_VALIDATION=1`.
 pub fn list_devices() -> Result<Vec<DeviceReport>> {
-    let instance = Instance::new(super::instance::validation_from_env())?;
+    let instance = Instance::shared(super::instance::validation_from_env())?;
     let devices = enumerate(&instance)?;
     let default = choose(&devices, None).ok().map(|d| d.index);
     Ok(devices

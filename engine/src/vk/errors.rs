@@ -1,9 +1,9 @@
 //! Mapping of Vulkan and gpu-allocator failures into [`crate::Error`].
 //!
-//! [`vk_error`] handles `VK_ERROR_DEVICE_LOST` ([`Error::DeviceLost`]),
+//! `vk_error` handles `VK_ERROR_DEVICE_LOST` ([`Error::DeviceLost`]),
 //! `VK_ERROR_OUT_OF_DEVICE_MEMORY` ([`Error::OutOfDeviceMemory`]) and gives
 //! every other code as [`Error::Vulkan`] with what vkssim was doing.
-//! [`alloc_error`] maps gpu-allocator's out-of-memory to
+//! `alloc_error` maps gpu-allocator's out-of-memory to
 //! [`Error::OutOfDeviceMemory`] and the rest to [`Error::Vulkan`].
 
 use ash::vk;

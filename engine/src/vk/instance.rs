@@ -3,7 +3,7 @@
 //! warning and error so that tests can fail on any of them.
 
 use std::ffi::{c_void, CStr};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ash::{ext, vk};
 
@@ -14,6 +14,21 @@ const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
 /// Validation messages collected by the debug messenger (warnings and errors).
 pub type MessageLog = Arc<Mutex<Vec<String>>>;
+
+/// The Vulkan loader, loaded once per process and never unloaded: NVIDIA's
+/// driver (580.x, H200) answers `ERROR_INCOMPATIBLE_DRIVER` after the loader has
+/// been loaded and unloaded a few dozen times in one process.
+fn loader() -> Result<ash::Entry> {
+    static LOADER: OnceLock<std::result::Result<ash::Entry, String>> = OnceLock::new();
+    LOADER
+        .get_or_init(|| {
+            // SAFETY: loading the system's libvulkan runs its initialisers; that is
+            // the documented way to use the loader, and it is done once.
+            unsafe { ash::Entry::load() }.map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| Error::NoVulkan(format!("cannot load the Vulkan loader ({e})")))
+}
 
 /// Whether `VKSSIM_VALIDATION=1` asks for the validation layer.
 pub fn validation_from_env() -> bool {
@@ -40,10 +55,7 @@ impl Instance {
     /// enables `VK_LAYER_KHRONOS_validation` with synchronization validation and
     /// fails if the layer is not installed.
     pub fn new(validation: bool) -> Result<Self> {
-        // SAFETY: loading the system's libvulkan runs its initialisers; that is the
-        // documented way to use the loader.
-        let entry = unsafe { ash::Entry::load() }
-            .map_err(|e| Error::NoVulkan(format!("cannot load the Vulkan loader ({e})")))?;
+        let entry = loader()?;
         // SAFETY: the entry is valid; the call has no preconditions.
         let version = unsafe { entry.try_enumerate_instance_version() }
             .map_err(vk_ctx("asking the Vulkan loader's version"))?
@@ -162,6 +174,19 @@ impl Instance {
             log,
             validation,
         })
+    }
+
+    /// The process-wide instance with validation on or off, created on first
+    /// use and kept (see [`super::context`] for why).
+    pub fn shared(validation: bool) -> Result<Arc<Self>> {
+        static CACHE: Mutex<Vec<(bool, Arc<Instance>)>> = Mutex::new(Vec::new());
+        let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, i)) = cache.iter().find(|(v, _)| *v == validation) {
+            return Ok(Arc::clone(i));
+        }
+        let instance = Arc::new(Self::new(validation)?);
+        cache.push((validation, Arc::clone(&instance)));
+        Ok(instance)
     }
 
     /// Whether the validation layer is on.

@@ -11,6 +11,7 @@
 //! and dB with the CPU twin's functions.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ash::vk;
@@ -116,7 +117,7 @@ pub struct VkScorer {
     pipelines: Pipelines,
     last_pass_ns: Option<[f64; PASSES.len()]>,
     // Dropped last (after `Drop::drop` destroyed everything above).
-    gpu: Gpu,
+    gpu: Arc<Gpu>,
 }
 
 impl VkScorer {
@@ -153,7 +154,7 @@ impl VkScorer {
                     .into(),
             ));
         }
-        let gpu = Gpu::new(vk_opts.device_index, vk_opts.validation)?;
+        let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
         let pipelines = choose_variant(&gpu, vk_opts.no_fp64)?;
         let upload = match vk_opts.upload {
             UploadPath::Auto => match gpu.device.info.memory_model() {
@@ -258,7 +259,9 @@ impl VkScorer {
         self.gpu.device_name()
     }
 
-    /// Validation messages so far (warnings and errors; empty without validation).
+    /// Validation messages so far (warnings and errors; empty without
+    /// validation). The device is shared by every scorer of the process with the
+    /// same device and validation setting, and so is this log.
     pub fn validation_messages(&self) -> Vec<String> {
         self.gpu.validation_messages()
     }
@@ -591,14 +594,11 @@ impl VkScorer {
             // SAFETY: both command buffers are executable and not pending; the
             // semaphore is unsignalled (its last signal was waited on by the
             // compute submission whose fence we waited for).
-            unsafe {
-                d.queue_submit(tqueue, &t_submit, vk::Fence::null())
-                    .and_then(|_| d.queue_submit(gpu.device.compute_queue, &c_submit, slot.fence))
-            }
+            gpu.submit(tqueue, &t_submit, vk::Fence::null())
+                .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
         } else {
             let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            // SAFETY: the command buffer is executable and not pending.
-            unsafe { d.queue_submit(gpu.device.compute_queue, &submit, slot.fence) }
+            gpu.submit(gpu.device.compute_queue, &submit, slot.fence)
         };
         submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
         slot.frame = frame;
@@ -911,7 +911,18 @@ fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
 
 impl Drop for VkScorer {
     fn drop(&mut self) {
-        let _ = self.gpu.wait_idle();
+        // The device is shared: wait for this scorer's own work only (every
+        // fence is signalled at creation, so unsubmitted slots pass at once).
+        let fences: Vec<vk::Fence> = self
+            .slots
+            .iter()
+            .map(|s| s.fence)
+            .filter(|f| *f != vk::Fence::null())
+            .collect();
+        if !fences.is_empty() {
+            // SAFETY: the fences belong to this device.
+            let _ = unsafe { self.gpu.device.raw.wait_for_fences(&fences, true, u64::MAX) };
+        }
         let gpu = &self.gpu;
         for slot in self.slots.iter_mut().rev() {
             destroy_slot(gpu, slot);

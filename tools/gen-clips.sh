@@ -13,7 +13,7 @@
 # stdout.
 #
 # manifest.tsv columns (tab separated, one clip per line, '#' lines are comments):
-#   name  container(yuv|y4m)  width  height  chroma(420|422|444)  bitdepth
+#   name  container(yuv|y4m)  width  height  chroma(420|422|444|400)  bitdepth
 #   frames  reference-file  distorted-file  codec
 set -euo pipefail
 
@@ -45,30 +45,39 @@ ff() { ffmpeg -nostdin -hide_banner -loglevel error -y -threads 1 -filter_thread
 manifest="$work/manifest.tsv"
 printf '# name\tcontainer\twidth\theight\tchroma\tbitdepth\tframes\treference\tdistorted\tcodec\n' >"$manifest"
 
-# clip NAME SOURCE W H FRAMES CHROMA BITS CODEC CONTAINER
+# clip NAME SOURCE W H FRAMES CHROMA BITS CODEC CONTAINER [QUALITY]
 #   SOURCE is a lavfi graph without size (":s=WxH" is appended to its first filter
 #   by the caller through the token @S@). The master is rendered at an even size
-#   (odd W or H rounded up), encoded with CODEC at low quality, and both master and
+#   (odd W or H rounded up), encoded with CODEC (low quality, or near-lossless when
+#   QUALITY is "high"; CHROMA 400 is luma only), and both master and
 #   decoded stream are cropped to exactly W x H. BITS 16 encodes at 12 bits and
 #   widens both sides to 16 bits afterwards (no encoder takes 16-bit input).
 clip() {
     local name=$1 src=$2 w=$3 h=$4 frames=$5 chroma=$6 bits=$7 codec=$8 container=$9
+    local quality=${10:-low}
     local ew=$(( (w + 1) / 2 * 2 )) eh=$(( (h + 1) / 2 * 2 ))
     local encbits=$bits
     [[ $bits == 16 ]] && encbits=12
     local encfmt="yuv${chroma}p" outfmt="yuv${chroma}p"
     [[ $encbits != 8 ]] && encfmt="yuv${chroma}p${encbits}le"
     [[ $bits != 8 ]] && outfmt="yuv${chroma}p${bits}le"
+    if [[ $chroma == 400 ]]; then   # luma only (Y4M Cmono)
+        encfmt=gray outfmt=gray
+        [[ $encbits != 8 ]] && encfmt="gray${encbits}le"
+        [[ $bits != 8 ]] && outfmt="gray${bits}le"
+    fi
 
     local graph=${src//@S@/s=${ew}x${eh}}
     ff -f lavfi -i "$graph" -frames:v "$frames" -vf "format=$encfmt" \
         -c:v rawvideo -f nut "$work/$name.master.nut"
 
-    local enc="$work/$name.enc.mkv"
+    local enc="$work/$name.enc.mkv" crf=44
+    [[ $codec == x265 ]] && crf=40
+    [[ $quality == high ]] && crf=6
     case $codec in
-        x264) ff -i "$work/$name.master.nut" -c:v libx264 -preset ultrafast -crf 44 \
+        x264) ff -i "$work/$name.master.nut" -c:v libx264 -preset ultrafast -crf "$crf" \
                  -pix_fmt "$encfmt" "$enc" ;;
-        x265) ff -i "$work/$name.master.nut" -c:v libx265 -preset ultrafast -crf 40 \
+        x265) ff -i "$work/$name.master.nut" -c:v libx265 -preset ultrafast -crf "$crf" \
                  -x265-params log-level=error:pools=1:frame-threads=1 \
                  -pix_fmt "$encfmt" "$enc" ;;
         vp9)  ff -i "$work/$name.master.nut" -c:v libvpx-vp9 -deadline realtime \
@@ -107,6 +116,8 @@ clip s6_1536x1537_444p16 "$tsrc" 1536 1537  1  444    16   vp9   y4m        # 6,
 clip s7_1800x1792_422p8 "$cell" 1800  1792  1  422    8    x264  y4m        # 7
 clip s8_2100x2048_420p12 "$tsrc" 2100 2048  1  420    12   x265  yuv        # 8
 clip s11_2800x2761_420p8 "$mand" 2800 2761  1  420    8    x264  y4m        # 11, odd h
+clip hq_1280x720_420p10 "$tsrc" 1280  720   2  420    10   x265  y4m  high  # 3, near-lossless: SSIM near 1
+clip mono_480x361_400p8 "$life" 480   361   2  400    8    x264  y4m        # 1, Y4M Cmono, odd h
 
 mv "$manifest" "$work/manifest.tsv.done"
 rm -rf "$dir"

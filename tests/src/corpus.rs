@@ -33,7 +33,7 @@ pub struct Clip {
     pub width: u32,
     /// Luma height.
     pub height: u32,
-    /// Chroma subsampling: 420, 422 or 444.
+    /// Chroma subsampling: 420, 422, 444, or 400 for luma only (Y4M `Cmono`).
     pub chroma: u32,
     /// 8, 10, 12 or 16.
     pub bit_depth: u32,
@@ -53,11 +53,13 @@ impl Clip {
         self.width as usize * self.height as usize * bytes_per_sample(self.bit_depth)
     }
 
-    /// Bytes of one whole frame (luma and two chroma planes of ceil-halved size).
+    /// Bytes of one whole frame (luma and two chroma planes of ceil-halved size,
+    /// or luma alone for 400).
     pub fn frame_bytes(&self) -> usize {
         let (cw, ch) = match self.chroma {
             420 => (self.width.div_ceil(2), self.height.div_ceil(2)),
             422 => (self.width.div_ceil(2), self.height),
+            400 => (0, 0),
             _ => (self.width, self.height),
         };
         self.luma_bytes() + 2 * cw as usize * ch as usize * bytes_per_sample(self.bit_depth)
@@ -115,7 +117,8 @@ impl Clip {
             .collect()
     }
 
-    /// The `-p` value of the vmaf CLI for this clip.
+    /// The `-p` value of the vmaf CLI for this clip (raw YUV clips are never
+    /// 400: the vmaf CLI reads luma-only input from Y4M only).
     pub fn pixel_format(&self) -> &'static str {
         match self.chroma {
             420 => "420",

@@ -323,3 +323,17 @@ fn vulkan_backend_output_files() {
         "vulkan",
     );
 }
+
+#[test]
+fn json_y4m_mono_and_near_lossless_10bit() {
+    compare_clip(
+        "mono_480x361_400p8",
+        "float_ssim=enable_lcs=true",
+        Format::Json,
+    );
+    compare_clip(
+        "hq_1280x720_420p10",
+        "float_ssim=enable_lcs=true:enable_db=true:clip_db=true",
+        Format::Json,
+    );
+}

@@ -19,6 +19,7 @@ fn read_with_vkssim(clip: &Clip, path: &Path) -> Vec<LumaFrame> {
     let chroma = match clip.chroma {
         420 => Chroma::C420,
         422 => Chroma::C422,
+        400 => Chroma::Mono,
         _ => Chroma::C444,
     };
     let raw = RawFormat::new(clip.width, clip.height, chroma, clip.bit_depth);
@@ -104,6 +105,8 @@ const COVERED: &[&str] = &[
     "s7_1800x1792_422p8",
     "s8_2100x2048_420p12",
     "s11_2800x2761_420p8",
+    "hq_1280x720_420p10",
+    "mono_480x361_400p8",
 ];
 
 macro_rules! clip_tests {
@@ -129,6 +132,8 @@ clip_tests!(
     s7_1800x1792_422p8,
     s8_2100x2048_420p12,
     s11_2800x2761_420p8,
+    hq_1280x720_420p10,
+    mono_480x361_400p8,
 );
 
 #[test]

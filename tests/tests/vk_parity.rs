@@ -126,6 +126,8 @@ clip_tests!(
     s7_1800x1792_422p8,
     s8_2100x2048_420p12,
     s11_2800x2761_420p8,
+    hq_1280x720_420p10,
+    mono_480x361_400p8,
 );
 
 #[test]
@@ -142,6 +144,8 @@ fn every_corpus_clip_has_a_gpu_parity_test() {
         "s7_1800x1792_422p8",
         "s8_2100x2048_420p12",
         "s11_2800x2761_420p8",
+        "hq_1280x720_420p10",
+        "mono_480x361_400p8",
     ];
     for c in corpus::clips() {
         assert!(

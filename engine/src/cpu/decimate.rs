@@ -96,19 +96,15 @@ fn decimate_rows(
     let off = (s / 2) as i64;
     let tap = decimation_tap(scale);
 
-    // Column i of a padded row holds the source column mirror(i - s/2), so the
-    // window of output x is padded[x * s .. x * s + s].
+    // Padded column i is source column mirror(i - s/2), so the window of output
+    // x is padded columns x * s .. x * s + s.
     let padded_len = sw_us * s;
     let cols: Vec<usize> = (0..padded_len).map(|i| mirror(i as i64 - off, w)).collect();
-    let interior = if off as usize + padded_len <= w {
-        // The padded row is the source shifted: no mirror except at the left.
-        Some(off as usize)
-    } else {
-        None
-    };
-
+    // Padded columns [left, right) are source columns [0, right - left): a plain
+    // copy. Only the few columns outside it (at most s/2 on each side) mirror.
+    let left = (off as usize).min(padded_len);
+    let right = (off as usize + w).min(padded_len);
     let mut line = vec![0.0f32; w];
-    let mut padded = vec![0.0f32; padded_len];
     let mut products = vec![0.0f64; padded_len];
     let mut acc = vec![0.0f64; sw_us];
     let mut out = Plane::zeroed(sw, sh);
@@ -118,27 +114,9 @@ fn decimate_rows(
         for dy in 0..s {
             let src_y = mirror((y * s) as i64 - off + dy as i64, h);
             read_row(src_y, &mut line);
-            match interior {
-                Some(o) => {
-                    // Columns from `o` on are a plain copy; only the first `o`
-                    // padded columns (negative source indices) are mirrored.
-                    for (p, &c) in padded[..o].iter_mut().zip(&cols[..o]) {
-                        *p = line[c];
-                    }
-                    padded[o..].copy_from_slice(&line[..padded_len - o]);
-                }
-                None => {
-                    for (p, &c) in padded.iter_mut().zip(&cols) {
-                        *p = line[c];
-                    }
-                }
-            }
-            // The fp32 products of the whole row, widened (contiguous, so this
-            // vectorises), then each window's terms added to its pixel's sum in
-            // column order.
-            for (p, &v) in products.iter_mut().zip(&padded) {
-                *p = (v * tap) as f64;
-            }
+            // The fp32 products of the whole (mirror-padded) row, widened, then
+            // each window's terms added to its pixel's sum in column order.
+            row_products(&line, &cols, left, right, tap, &mut products);
             add_windows(&products, &mut acc, s);
         }
         // libvmaf returns (float)(sum * 1.0); multiplying by one changes nothing.
@@ -149,11 +127,52 @@ fn decimate_rows(
     out
 }
 
+super::simd::dispatch_avx2! {
+    /// `products[i] = f64(f32(padded[i] * tap))` for the mirror-padded row
+    /// (see [`row_products_portable`]), on the widest vectors the CPU has.
+    fn row_products / row_products_avx2 => row_products_portable(
+        line: &[f32],
+        cols: &[usize],
+        left: usize,
+        right: usize,
+        tap: f32,
+        products: &mut [f64],
+    )
+}
+
+/// The portable kernel of [`row_products`]: padded columns below `left` and from
+/// `right` on read `line[cols[i]]` (mirrored), the rest read `line[i - left]`.
+#[inline(always)]
+fn row_products_portable(
+    line: &[f32],
+    cols: &[usize],
+    left: usize,
+    right: usize,
+    tap: f32,
+    products: &mut [f64],
+) {
+    for (p, &c) in products[..left].iter_mut().zip(&cols[..left]) {
+        *p = (line[c] * tap) as f64;
+    }
+    for (p, &v) in products[left..right].iter_mut().zip(&line[..right - left]) {
+        *p = (v * tap) as f64;
+    }
+    for (p, &c) in products[right..].iter_mut().zip(&cols[right..]) {
+        *p = (line[c] * tap) as f64;
+    }
+}
+
+super::simd::dispatch_avx2! {
+    /// Adds each window's terms to its pixel's sum (see
+    /// [`add_windows_portable`]), on the widest vectors the CPU has.
+    fn add_windows / add_windows_avx2 => add_windows_portable(products: &[f64], acc: &mut [f64], s: usize)
+}
+
 /// Adds window `x` of `products` (`s` consecutive terms, in order) to `acc[x]`
 /// for every output pixel `x` of the row. The per-pixel chains are independent,
 /// so they overlap; common scales get a loop the compiler fully unrolls.
-#[inline]
-fn add_windows(products: &[f64], acc: &mut [f64], s: usize) {
+#[inline(always)]
+fn add_windows_portable(products: &[f64], acc: &mut [f64], s: usize) {
     match s {
         2 => add_windows_const::<2>(products, acc),
         3 => add_windows_const::<3>(products, acc),

@@ -68,13 +68,21 @@ pub fn horizontal(src: &Plane) -> Result<Plane> {
 }
 
 /// Output pixels handled together by [`fir11`]: their sums live in registers.
-const BLOCK: usize = 8;
+const BLOCK: usize = 16;
 
+super::simd::dispatch_avx2! {
+    /// One row of either Gaussian pass (see [`fir11_portable`]), on the widest
+    /// vectors the CPU has.
+    pub(crate) fn fir11 / fir11_avx2 => fir11_portable(srcs: &[&[f32]; 11], out: &mut [f32])
+}
+
+/// The portable kernel of [`fir11`].
+///
 /// `out[x] = f32(sum over u of f64(f32(srcs[u][x] * g[u])))`, the sum from 0.0 in
 /// tap order, for every `x`. Each `srcs[u]` is at least `out.len()` long. Pixels
 /// are done `BLOCK` at a time so the compiler can vectorise across them.
-#[inline]
-fn fir11(srcs: &[&[f32]; 11], out: &mut [f32]) {
+#[inline(always)]
+fn fir11_portable(srcs: &[&[f32]; 11], out: &mut [f32]) {
     let n = out.len();
     let mut x = 0;
     while x + BLOCK <= n {

@@ -173,11 +173,36 @@ pub fn for_each_term(f: &FilteredPlanes, mut each: impl FnMut(PixelTerms)) {
     }
 }
 
+super::simd::dispatch_avx2! {
+    /// The terms of a run of pixels (see [`terms_run_portable`]), on the widest
+    /// vectors the CPU has.
+    fn terms_run_dispatch / terms_run_avx2 => terms_run_portable(
+        inputs: [&[f32]; 5],
+        out_ssim: &mut [f64],
+        out_l: &mut [f64],
+        out_c: &mut [f64],
+        out_s: &mut [f64],
+    )
+}
+
 /// The terms of a run of pixels: `out_*[i]` from the five filtered values at
-/// `i`. All slices have the same length. A separate loop from the (sequential)
-/// frame sums, so the per-pixel arithmetic vectorises.
+/// `i` (`inputs` are mu_r, mu_c, s_rr, s_cc, s_rc). All slices have the same
+/// length. A separate loop from the (sequential) frame sums, so the per-pixel
+/// arithmetic vectorises.
 #[inline]
 pub(crate) fn terms_run(
+    inputs: [&[f32]; 5],
+    out_ssim: &mut [f64],
+    out_l: &mut [f64],
+    out_c: &mut [f64],
+    out_s: &mut [f64],
+) {
+    terms_run_dispatch(inputs, out_ssim, out_l, out_c, out_s)
+}
+
+/// The portable kernel of [`terms_run`].
+#[inline(always)]
+fn terms_run_portable(
     inputs: [&[f32]; 5],
     out_ssim: &mut [f64],
     out_l: &mut [f64],

@@ -10,6 +10,9 @@
 //! 6. [`means`]: the raster-order fp64 sums and fp32 means ([`frame_means`]);
 //! 7. [`db`]: `enable_db` and `clip_db`.
 //!
+//! [`stream`] fuses 4 to 6 row by row for [`score_frame`], without full-size
+//! intermediate planes; the hot loops run on AVX2 where the CPU has it.
+//!
 //! [`score_frame`] chains them for one pair; [`CpuScorer`] scores many pairs in
 //! parallel across frames. The stage functions are public so the Vulkan engine
 //! and the parity tests can compare pass by pass.
@@ -23,6 +26,8 @@ mod plane;
 mod pool;
 pub mod samples;
 pub mod scale;
+mod simd;
+pub mod stream;
 
 pub use decimate::decimate as decimate_plane;
 pub use gaussian::{gaussian_filter_all, FilteredPlanes};
@@ -98,12 +103,15 @@ pub fn check_pair(
 }
 
 /// The SSIM stage on two (decimated) planes of the same size: filter, per-pixel
-/// terms summed in raster order, fp32 means. Gives exactly
+/// terms summed in raster order, fp32 means, streamed row by row
+/// ([`stream::ssim_sums`]). Gives exactly
 /// `frame_means(&lcs_terms(&gaussian_filter_all(r, c)?))`.
 pub fn ssim_means(r: &Plane, c: &Plane) -> Result<FrameMeans> {
-    let filtered = gaussian_filter_all(r, c)?;
-    let sums = means::sum_terms(&filtered);
-    Ok(sums.means(filtered.mu_r.width, filtered.mu_r.height))
+    let sums = stream::ssim_sums(r, c)?;
+    Ok(sums.means(
+        r.width - (scale::WINDOW - 1),
+        r.height - (scale::WINDOW - 1),
+    ))
 }
 
 /// The frame result from its fp32 means, adding the dB figure when asked.

@@ -231,6 +231,50 @@ mod tests {
     }
 
     #[test]
+    fn portable_and_avx2_kernels_agree() {
+        // On a CPU without AVX2 both runs take the portable path.
+        for (w, h, depth, scale) in [
+            (333, 201, 8, 0),
+            (1100, 620, 10, 0),
+            (90, 77, 16, 1),
+            (200, 150, 12, 3),
+        ] {
+            let a = frame(w, h, depth, 11);
+            let b = frame(w, h, depth, 12);
+            let opts = SsimOptions {
+                scale,
+                enable_lcs: true,
+                ..Default::default()
+            };
+            // Every plane, term and mean as raw bits (so -0.0 and 0.0 differ).
+            let run = || {
+                let g = check_geometry(w, h, depth, &opts).unwrap();
+                let r = decimate::decimate_luma(&a.view(), g.scale).unwrap();
+                let c = decimate::decimate_luma(&b.view(), g.scale).unwrap();
+                let f = gaussian_filter_all(&r, &c).unwrap();
+                let t = lcs_terms(&f);
+                let s = score_frame(&a.view(), &b.view(), &opts).unwrap();
+                let mut bytes = Vec::new();
+                for p in [&r, &c, &f.mu_r, &f.mu_c, &f.s_rr, &f.s_cc, &f.s_rc] {
+                    bytes.extend(p.to_le_bytes());
+                }
+                for v in [&t.ssim, &t.l, &t.c, &t.s] {
+                    bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+                }
+                for x in [s.ssim, s.l, s.c, s.s] {
+                    bytes.extend(x.to_le_bytes());
+                }
+                bytes
+            };
+            let wide = run();
+            simd::FORCE_PORTABLE.with(|f| f.set(true));
+            let portable = run();
+            simd::FORCE_PORTABLE.with(|f| f.set(false));
+            assert!(wide == portable, "{w}x{h} {depth}-bit scale {scale}");
+        }
+    }
+
+    #[test]
     fn identical_black_frames_score_exactly_one() {
         let a = LumaFrame::zeroed(64, 64, 8);
         let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();

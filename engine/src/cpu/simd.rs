@@ -5,9 +5,20 @@
 //! at any vector width, and Rust never contracts `a * b + c` into an FMA (FMA is
 //! not enabled here anyway).
 
+#[cfg(test)]
+thread_local! {
+    /// Tests set this to run the portable kernels on this thread even where the
+    /// CPU has AVX2, to check that both give the same values.
+    pub(crate) static FORCE_PORTABLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Whether the AVX2 versions of the hot kernels may run on this CPU.
 #[inline]
 pub(crate) fn has_avx2() -> bool {
+    #[cfg(test)]
+    if FORCE_PORTABLE.with(|f| f.get()) {
+        return false;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")

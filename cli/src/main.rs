@@ -33,8 +33,39 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("vkssim: error: {e:#}");
+            eprintln!("vkssim: error: {}", error_chain(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes on one line, `a: b: c`, leaving out a cause whose
+/// text the message before it already ends with (the library's messages often
+/// include their source's text).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_chain_drops_repeated_causes() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let e =
+            anyhow::Error::new(vkssim::Error::io("a.yuv", io)).context("cannot read the reference");
+        assert_eq!(error_chain(&e), "cannot read the reference: a.yuv: gone");
     }
 }

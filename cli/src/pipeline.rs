@@ -305,13 +305,17 @@ impl Collector {
     }
 }
 
-/// The error for a failed read, naming the input and the pair index.
+/// The error for a failed read, naming the input (the reader's own message
+/// names the file and the frame within it) and, when frames were skipped, the
+/// pair index.
 fn read_error(e: Error, feed: &Feed, index: u64) -> anyhow::Error {
-    anyhow!(e).context(format!(
-        "reading the {} ({}) at frame {index}",
-        feed.role,
-        feed.path.display()
-    ))
+    let names_file = e.to_string().contains(&*feed.path.to_string_lossy());
+    let what = if names_file {
+        format!("reading the {}", feed.role)
+    } else {
+        format!("reading the {} {}", feed.role, feed.path.display())
+    };
+    anyhow!(e).context(format!("{what} (pair {index})"))
 }
 
 /// The other input (`longer`) still had frames when one ended at pair `common`.

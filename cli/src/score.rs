@@ -33,14 +33,9 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
         bail!("the reference and the distorted input cannot both be standard input (-)");
     }
     let raw = raw_format(args)?;
-    let reference = open_input(&args.reference, raw)
-        .with_context(|| format!("cannot read the reference {}", args.reference.display()))?;
-    let distorted = open_input(&args.distorted, raw).with_context(|| {
-        format!(
-            "cannot read the distorted input {}",
-            args.distorted.display()
-        )
-    })?;
+    // The readers' errors name the file (and frame); the context says which input.
+    let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
+    let distorted = open_input(&args.distorted, raw).context("cannot read the distorted input")?;
     let (rf, df) = (reference.format(), distorted.format());
     if (rf.width, rf.height, rf.bit_depth) != (df.width, df.height, df.bit_depth) {
         return Err(anyhow!(Error::GeometryMismatch(format!(

@@ -45,6 +45,7 @@ pub fn mirror(i: i64, n: usize) -> usize {
 /// Fails with [`crate::Error::PlaneTooSmall`] when the result would be smaller
 /// than the 11 x 11 SSIM window, before doing any work.
 pub fn decimate(plane: &Plane, scale: u32) -> Result<Plane> {
+    plane.check()?;
     checked_scaled_size(plane.width, plane.height, scale)?;
     if scale <= 1 {
         return Ok(plane.clone());

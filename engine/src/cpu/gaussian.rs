@@ -33,6 +33,23 @@ pub struct FilteredPlanes {
     pub s_rc: Plane,
 }
 
+impl FilteredPlanes {
+    /// Panics, naming the sizes, unless all five planes hold `width * height`
+    /// values of one size (a caller bug: [`gaussian_filter_all`] always
+    /// returns consistent planes).
+    pub(crate) fn assert_consistent(&self) {
+        let planes = [&self.mu_r, &self.mu_c, &self.s_rr, &self.s_cc, &self.s_rc];
+        let first = (self.mu_r.width, self.mu_r.height);
+        assert!(
+            planes
+                .iter()
+                .all(|p| (p.width, p.height) == first && p.check().is_ok()),
+            "FilteredPlanes of different or inconsistent sizes: {:?}",
+            planes.map(|p| (p.width, p.height, p.data.len()))
+        );
+    }
+}
+
 /// The error for a plane with no valid 11 x 11 position.
 fn too_small(plane: &Plane) -> Error {
     Error::PlaneTooSmall {
@@ -45,6 +62,7 @@ fn too_small(plane: &Plane) -> Error {
 }
 
 fn check_window(plane: &Plane) -> Result<()> {
+    plane.check()?;
     if plane.width < WINDOW || plane.height < WINDOW {
         return Err(too_small(plane));
     }
@@ -53,6 +71,7 @@ fn check_window(plane: &Plane) -> Result<()> {
 
 /// The horizontal pass: `(w - 10)` x `h`. Needs `w >= 11`.
 pub fn horizontal(src: &Plane) -> Result<Plane> {
+    src.check()?;
     if src.width < WINDOW {
         return Err(too_small(src));
     }
@@ -109,6 +128,7 @@ fn fir11_portable(srcs: &[&[f32]; 11], out: &mut [f32]) {
 
 /// The vertical pass: `w` x `(h - 10)`. Needs `h >= 11`.
 pub fn vertical(tmp: &Plane) -> Result<Plane> {
+    tmp.check()?;
     if tmp.height < WINDOW {
         return Err(too_small(tmp));
     }
@@ -144,7 +164,9 @@ pub fn products(r: &Plane, c: &Plane) -> Result<(Plane, Plane, Plane)> {
 }
 
 fn same_size(r: &Plane, c: &Plane) -> Result<()> {
-    if r.width != c.width || r.height != c.height || r.data.len() != c.data.len() {
+    r.check()?;
+    c.check()?;
+    if r.width != c.width || r.height != c.height {
         return Err(Error::GeometryMismatch(format!(
             "reference plane is {}x{}, distorted plane is {}x{}",
             r.width, r.height, c.width, c.height

@@ -140,7 +140,11 @@ pub struct LcsTerms {
 }
 
 /// The fp32 variance planes `(sr, sc, sb)`, for pass-by-pass comparisons.
+///
+/// Panics if the five planes differ in size (never for planes from
+/// [`super::gaussian_filter_all`]).
 pub fn sigma_planes(f: &FilteredPlanes) -> (Plane, Plane, Plane) {
+    f.assert_consistent();
     let (w, h) = (f.mu_r.width, f.mu_r.height);
     let mut sr = Plane::zeroed(w, h);
     let mut sc = sr.clone();
@@ -162,8 +166,12 @@ pub fn sigma_planes(f: &FilteredPlanes) -> (Plane, Plane, Plane) {
 
 /// Calls `each` with every pixel's terms in raster order (row by row, left to
 /// right), the order libvmaf sums them in.
+///
+/// Panics if the five planes differ in size (never for planes from
+/// [`super::gaussian_filter_all`]).
 #[inline]
 pub fn for_each_term(f: &FilteredPlanes, mut each: impl FnMut(PixelTerms)) {
+    f.assert_consistent();
     let k = SsimConstants::libvmaf();
     let n = f.mu_r.data.len();
     let (mu_r, mu_c) = (&f.mu_r.data[..n], &f.mu_c.data[..n]);
@@ -223,6 +231,9 @@ fn terms_run_portable(
 }
 
 /// Every pixel's terms, for pass-by-pass comparisons.
+///
+/// Panics if the five planes differ in size (never for planes from
+/// [`super::gaussian_filter_all`]).
 pub fn lcs_terms(f: &FilteredPlanes) -> LcsTerms {
     let n = f.mu_r.data.len();
     let mut t = LcsTerms {

@@ -54,7 +54,19 @@ pub struct FrameMeans {
 }
 
 /// The frame means of a plane of per-pixel terms.
+///
+/// Panics if a term vector does not hold `width * height` values (never for
+/// terms from [`super::lcs_terms`]).
 pub fn frame_means(terms: &LcsTerms) -> FrameMeans {
+    let n = terms.width as usize * terms.height as usize;
+    assert!(
+        [&terms.ssim, &terms.l, &terms.c, &terms.s]
+            .iter()
+            .all(|v| v.len() == n),
+        "LcsTerms of {}x{} with term vectors of other lengths",
+        terms.width,
+        terms.height
+    );
     let mut sums = TermSums::default();
     for i in 0..terms.ssim.len() {
         sums.add(PixelTerms {
@@ -74,7 +86,11 @@ const RUN: usize = 256;
 /// planes (the per-pixel terms are computed a run at a time, then added one by
 /// one in raster order, exactly as [`frame_means`] of
 /// [`super::lcs_map::lcs_terms`] would).
+///
+/// Panics if the five planes differ in size (never for planes from
+/// [`super::gaussian_filter_all`]).
 pub fn sum_terms(f: &FilteredPlanes) -> TermSums {
+    f.assert_consistent();
     let n = f.mu_r.data.len();
     let mut sums = TermSums::default();
     let mut buf = [[0.0f64; RUN]; 4];

@@ -20,6 +20,8 @@ const RING: usize = GAUSSIAN_TAPS.len();
 /// The raster-order sums of every valid pixel's terms, for two (decimated)
 /// planes of the same size, at least 11 x 11.
 pub fn ssim_sums(r: &Plane, c: &Plane) -> Result<TermSums> {
+    r.check()?;
+    c.check()?;
     if (r.width, r.height) != (c.width, c.height) {
         return Err(Error::GeometryMismatch(format!(
             "reference plane is {}x{}, distorted plane is {}x{}",

@@ -5,6 +5,7 @@
 //! ([`frame`]), the metric options ([`options`]), the video readers ([`io`]), the
 //! CPU twin of every pass ([`cpu`]) and the one error enum ([`Error`]).
 
+pub mod api;
 pub mod cpu;
 pub mod error;
 pub mod frame;

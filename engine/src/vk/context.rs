@@ -19,6 +19,18 @@ use super::device::{self, Device};
 use super::instance::{Instance, MessageLog};
 use crate::{Error, Result};
 
+/// A host application's lock on its queues, for an imported device
+/// (`crate::api::Engine::import`): Vulkan requires a queue's users to
+/// synchronise externally, and hosts often share a queue across threads. vkssim
+/// calls `lock` before and `unlock` after each of its submissions to the queue,
+/// from whatever thread submits.
+pub trait QueueLock: Send + Sync {
+    /// Takes the host's lock on queue `index` of `family`.
+    fn lock(&self, family: u32, index: u32);
+    /// Releases it.
+    fn unlock(&self, family: u32, index: u32);
+}
+
 /// An open Vulkan device with its allocator.
 pub struct Gpu {
     /// The allocator; dropped by hand before the device.
@@ -29,7 +41,13 @@ pub struct Gpu {
     pub(crate) instance: Arc<Instance>,
     /// Held while submitting to any queue of the device.
     queue_lock: Mutex<()>,
+    /// For an imported device: the host's queue lock and the queue's (family,
+    /// index); `Some` also means the device and instance are borrowed.
+    host_lock: Option<HostQueue>,
 }
+
+/// An imported device's queue: the host's lock (if any), family, index.
+type HostQueue = (Option<Arc<dyn QueueLock>>, u32, u32);
 
 /// Open devices, by (device index, validation), kept for the process.
 type GpuCache = Mutex<Vec<((Option<usize>, bool), Arc<Gpu>)>>;
@@ -68,7 +86,54 @@ impl Gpu {
             device,
             instance,
             queue_lock: Mutex::new(()),
+            host_lock: None,
         })
+    }
+
+    /// Wraps a host application's instance and device (borrowed: nothing of
+    /// theirs is destroyed when the `Gpu` drops; only vkssim's own allocator and
+    /// objects are). `queue_lock`, when given, is held around every submission.
+    ///
+    /// # Safety
+    /// `instance` and `device` must be valid, `device` created on `info.raw`
+    /// with queue `queue_index` of `family`, and both must outlive the `Gpu`.
+    pub(crate) unsafe fn from_raw(
+        instance: Instance,
+        device: ash::Device,
+        info: device::PhysicalInfo,
+        family: u32,
+        queue_index: u32,
+        queue_lock: Option<Arc<dyn QueueLock>>,
+    ) -> Result<Self> {
+        // SAFETY: forwarded from the caller.
+        let device = unsafe { Device::from_raw(device, info, family, queue_index) };
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: device.raw.clone(),
+            physical_device: device.info.raw,
+            debug_settings: AllocatorDebugSettings {
+                log_leaks_on_shutdown: true,
+                ..Default::default()
+            },
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|e| Error::Vulkan {
+            result: ash::vk::Result::ERROR_INITIALIZATION_FAILED,
+            context: format!("creating the memory allocator on the imported device: {e}"),
+        })?;
+        Ok(Self {
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            device,
+            instance: Arc::new(instance),
+            queue_lock: Mutex::new(()),
+            host_lock: Some((queue_lock, family, queue_index)),
+        })
+    }
+
+    /// Whether the instance and device are borrowed from a host application.
+    pub fn is_imported(&self) -> bool {
+        self.host_lock.is_some()
     }
 
     /// The process-wide [`Gpu`] for device `index` (or the default choice) with
@@ -94,10 +159,21 @@ impl Gpu {
         fence: ash::vk::Fence,
     ) -> std::result::Result<(), ash::vk::Result> {
         let _guard = self.queue_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let host = self
+            .host_lock
+            .as_ref()
+            .and_then(|(l, f, i)| Some((l.as_ref()?, *f, *i)));
+        if let Some((lock, family, index)) = host {
+            lock.lock(family, index);
+        }
         // SAFETY: the queue belongs to this device and the lock gives the
         // external synchronisation Vulkan requires; the caller guarantees the
         // submit infos are valid.
-        unsafe { self.device.raw.queue_submit(queue, submits, fence) }
+        let result = unsafe { self.device.raw.queue_submit(queue, submits, fence) };
+        if let Some((lock, family, index)) = host {
+            lock.unlock(family, index);
+        }
+        result
     }
 
     /// Validation messages collected so far (always empty without validation).
@@ -127,7 +203,12 @@ impl Gpu {
 
 impl Drop for Gpu {
     fn drop(&mut self) {
-        let _ = self.wait_idle();
+        // An imported device's queues are the host's: waiting for the whole
+        // device would race with them. Every vkssim object waited for its own
+        // work before this point (scorers wait on their fences).
+        if !self.is_imported() {
+            let _ = self.wait_idle();
+        }
         // SAFETY: dropped exactly once, here, before the device it allocates from;
         // every allocation was freed by its owner before.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };

@@ -434,6 +434,8 @@ pub struct Device {
     pub(crate) transfer: Option<(u32, vk::Queue)>,
     /// debug-utils device functions, for object names.
     pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// Borrowed from a host application ([`Device::from_raw`]): never destroyed.
+    borrowed: bool,
 }
 
 impl Device {
@@ -481,12 +483,40 @@ impl Device {
             compute_queue,
             transfer,
             debug_utils,
+            borrowed: false,
         };
         device.name(device.compute_queue, "vkssim compute queue");
         if let Some((_, q)) = device.transfer {
             device.name(q, "vkssim transfer queue");
         }
         Ok(device)
+    }
+
+    /// Wraps a host application's device without taking ownership (dropping the
+    /// wrapper destroys nothing): `info` describes its physical device, with
+    /// `int64`/`float64` set to what the host *enabled*; work goes to queue
+    /// `queue_index` of `family`; no transfer queue is used.
+    ///
+    /// # Safety
+    /// `raw` must be a valid device created on `info.raw` with that queue, and
+    /// must outlive the wrapper and everything created from it.
+    pub(crate) unsafe fn from_raw(
+        raw: ash::Device,
+        info: PhysicalInfo,
+        family: u32,
+        queue_index: u32,
+    ) -> Self {
+        // SAFETY: the caller guarantees the queue was created with the device.
+        let compute_queue = unsafe { raw.get_device_queue(family, queue_index) };
+        Self {
+            raw,
+            info,
+            compute_family: family,
+            compute_queue,
+            transfer: None,
+            debug_utils: None,
+            borrowed: true,
+        }
     }
 
     /// Gives `handle` a debug-utils name (no-op without debug-utils).
@@ -520,6 +550,9 @@ impl Device {
 
 impl Drop for Device {
     fn drop(&mut self) {
+        if self.borrowed {
+            return;
+        }
         // SAFETY: the owner destroyed every child object first; waiting idle then
         // destroying is the required order.
         unsafe {

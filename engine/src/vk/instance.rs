@@ -48,6 +48,8 @@ pub struct Instance {
     log: Box<MessageLog>,
     /// Whether the validation layer is on.
     pub(crate) validation: bool,
+    /// Borrowed from a host application ([`Instance::from_raw`]): never destroyed.
+    borrowed: bool,
 }
 
 impl Instance {
@@ -173,7 +175,27 @@ impl Instance {
             messenger,
             log,
             validation,
+            borrowed: false,
         })
+    }
+
+    /// Wraps a host application's instance without taking ownership: dropping
+    /// the wrapper destroys nothing. No debug-utils functions are used (the host
+    /// may not have enabled the extension) and no messages are collected.
+    ///
+    /// # Safety
+    /// `raw` must be a valid instance created through `entry`, and must outlive
+    /// the wrapper and everything created from it.
+    pub(crate) unsafe fn from_raw(entry: ash::Entry, raw: ash::Instance) -> Self {
+        Self {
+            entry,
+            raw,
+            debug_utils: None,
+            messenger: vk::DebugUtilsMessengerEXT::null(),
+            log: Box::new(Arc::new(Mutex::new(Vec::new()))),
+            validation: false,
+            borrowed: true,
+        }
     }
 
     /// The process-wide instance with validation on or off, created on first
@@ -202,6 +224,9 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
+        if self.borrowed {
+            return;
+        }
         // SAFETY: the owner destroyed the device and every other child first; the
         // messenger and instance are destroyed once, messenger first.
         unsafe {

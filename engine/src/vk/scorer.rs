@@ -29,6 +29,9 @@ use crate::cpu::{self, FrameGeometry, FrameMeans, TermSums};
 use crate::frame::bytes_per_sample;
 use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
 
+mod external;
+pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
+
 /// Frames in flight when [`VkOptions::frames_in_flight`] is 0.
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 3;
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
@@ -138,6 +141,22 @@ impl VkScorer {
         opts: &SsimOptions,
         vk_opts: &VkOptions,
     ) -> Result<Self> {
+        cpu::check_geometry(width, height, bit_depth, opts)?;
+        let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
+        Self::with_gpu(gpu, width, height, bit_depth, opts, vk_opts)
+    }
+
+    /// [`VkScorer::new`] on an already open device (`vk_opts.device_index` and
+    /// `vk_opts.validation` are not used): the library API's engines, own or
+    /// imported, share their [`Gpu`] with every scorer they create.
+    pub(crate) fn with_gpu(
+        gpu: Arc<Gpu>,
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        opts: &SsimOptions,
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
         let geometry = cpu::check_geometry(width, height, bit_depth, opts)?;
         if geometry.scale > MAX_SCALE {
             return Err(Error::Unsupported(format!(
@@ -154,7 +173,6 @@ impl VkScorer {
                     .into(),
             ));
         }
-        let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
         let pipelines = choose_variant(&gpu, vk_opts.no_fp64)?;
         let upload = match vk_opts.upload {
             UploadPath::Auto => match gpu.device.info.memory_model() {

@@ -1,0 +1,310 @@
+//! [`Engine`]: a Vulkan device vkssim scores on, its own ([`Engine::new`]) or
+//! borrowed from the host application ([`Engine::import`]), and what a host
+//! must enable for an import ([`REQUIRED_FEATURES`] and friends).
+
+use std::ffi::CStr;
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::plane::HostPlane;
+use super::scorer::{Scorer, ScorerDesc};
+use crate::vk::context::{Gpu, QueueLock};
+use crate::vk::device;
+use crate::vk::instance::Instance;
+use crate::vk::VkOptions;
+use crate::{Error, FrameScore, Result};
+
+/// Device features vkssim cannot work without (Vulkan's names). An import
+/// whose enabled features lack one is refused with [`Error::MissingFeature`].
+pub const REQUIRED_FEATURES: &[&str] = &["shaderInt64"];
+
+/// Device features vkssim uses when enabled: `shaderFloat64` (the native fp64
+/// path; without it an exact software fp64 is used) and `timelineSemaphore`
+/// (Vulkan 1.2; only for timeline values in [`super::SemaphoreRef`]).
+pub const OPTIONAL_FEATURES: &[&str] = &["shaderFloat64", "timelineSemaphore"];
+
+/// Device extensions vkssim needs: none.
+pub const REQUIRED_DEVICE_EXTENSIONS: &[&CStr] = &[];
+
+/// The lowest Vulkan version the device must support (1.1).
+pub const MIN_API_VERSION: u32 = vk::API_VERSION_1_1;
+
+/// [`REQUIRED_FEATURES`] and `shaderFloat64` as a `vk::PhysicalDeviceFeatures`
+/// to merge into the host's device creation (`shaderFloat64` is optional: drop
+/// it if the device lacks it).
+///
+/// ```no_run
+/// let features = vkssim::api::required_features();
+/// assert_eq!(features.shader_int64, ash::vk::TRUE);
+/// ```
+pub fn required_features() -> vk::PhysicalDeviceFeatures {
+    vk::PhysicalDeviceFeatures::default()
+        .shader_int64(true)
+        .shader_float64(true)
+}
+
+/// A host application's Vulkan objects for [`Engine::import`]. vkssim borrows
+/// them: it never destroys them, and creates only its own objects (pipelines,
+/// buffers, command pools, fences) on the device, all destroyed when the last
+/// [`Engine`] and [`Scorer`] using them drop.
+pub struct ImportDesc {
+    /// The loader entry the instance was created through.
+    pub entry: ash::Entry,
+    /// The host's instance.
+    pub instance: ash::Instance,
+    /// The physical device the host's device was created on.
+    pub physical_device: vk::PhysicalDevice,
+    /// The host's device.
+    pub device: ash::Device,
+    /// Queue family vkssim submits to (it needs compute).
+    pub queue_family: u32,
+    /// Queue index within that family.
+    pub queue_index: u32,
+    /// The features the host enabled when it created the device (at least
+    /// [`REQUIRED_FEATURES`]).
+    pub enabled_features: vk::PhysicalDeviceFeatures,
+    /// Whether the host enabled `timelineSemaphore` (Vulkan 1.2 or
+    /// `VK_KHR_timeline_semaphore`); timeline values are refused otherwise.
+    pub timeline_semaphore: bool,
+    /// The host's lock on the queue, when other threads of the host submit to
+    /// it too; `None` when vkssim is the queue's only user at the times it
+    /// submits.
+    pub queue_lock: Option<Arc<dyn QueueLock>>,
+    /// Engine options; `device_index` and `validation` are ignored (the host
+    /// chose the device and the layers).
+    pub options: VkOptions,
+}
+
+/// A Vulkan device vkssim scores on (see the module documentation).
+///
+/// `Send` and `Sync`: every method takes `&self`; the device's queue
+/// submissions go through one lock (and the host's [`QueueLock`] for an
+/// imported device), its memory allocator sits behind a mutex, and the rest is
+/// immutable Vulkan handles, which Vulkan lets any thread use.
+pub struct Engine {
+    gpu: Arc<Gpu>,
+    options: VkOptions,
+    timeline: bool,
+}
+
+impl Engine {
+    /// An engine on vkssim's own instance and device, chosen as `options`
+    /// says (`device_index`, `validation`; shared by every engine of the
+    /// process with the same choice).
+    ///
+    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`],
+    /// [`Error::MissingFeature`], [`Error::Vulkan`].
+    ///
+    /// ```no_run
+    /// let engine = vkssim::api::Engine::new(&vkssim::vk::VkOptions::default())?;
+    /// println!("scoring on {}", engine.device_name());
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn new(options: &VkOptions) -> Result<Self> {
+        let gpu = Gpu::shared(options.device_index, options.validation)?;
+        Ok(Self {
+            gpu,
+            options: options.clone(),
+            timeline: false,
+        })
+    }
+
+    /// An engine on the host application's instance, device and queue
+    /// (compare wgpu-hal's `Device::device_from_raw` and libplacebo's
+    /// `pl_vulkan_import`). Refused, with an error naming what is missing, when
+    /// the enabled features lack one of [`REQUIRED_FEATURES`], the device is
+    /// older than [`MIN_API_VERSION`], the queue family has no compute or the
+    /// queue index is out of range.
+    ///
+    /// # Safety
+    /// Every handle in `desc` must be valid and belong together (the device
+    /// created on `physical_device` of `instance`, with queue `queue_index` of
+    /// `queue_family`, and `enabled_features` what was enabled), and the host
+    /// must keep the instance and device alive until this engine and every
+    /// [`Scorer`] made from it have dropped. When other threads use the queue,
+    /// `queue_lock` must be given.
+    ///
+    /// ```no_run
+    /// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device) { unimplemented!() }
+    /// use vkssim::api::{required_features, Engine, ImportDesc};
+    /// let (entry, instance, physical_device, device) = host();
+    /// // SAFETY: the host created these objects and keeps them alive.
+    /// let engine = unsafe {
+    ///     Engine::import(ImportDesc {
+    ///         entry,
+    ///         instance,
+    ///         physical_device,
+    ///         device,
+    ///         queue_family: 0,
+    ///         queue_index: 0,
+    ///         enabled_features: required_features(),
+    ///         timeline_semaphore: false,
+    ///         queue_lock: None,
+    ///         options: Default::default(),
+    ///     })
+    /// }?;
+    /// # let _ = engine;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub unsafe fn import(desc: ImportDesc) -> Result<Self> {
+        // SAFETY: the caller guarantees the instance is valid and outlives us.
+        let instance = unsafe { Instance::from_raw(desc.entry, desc.instance) };
+        let devices = device::enumerate(&instance)?;
+        let mut info = devices
+            .into_iter()
+            .find(|d| d.raw == desc.physical_device)
+            .ok_or_else(|| {
+                Error::NoDevice(
+                    "the imported physical device is not one of the imported instance's".into(),
+                )
+            })?;
+        if info.properties.api_version < MIN_API_VERSION {
+            return Err(Error::Unsupported(format!(
+                "imported device {}: Vulkan {}.{}; vkssim needs 1.1",
+                info.name,
+                vk::api_version_major(info.properties.api_version),
+                vk::api_version_minor(info.properties.api_version)
+            )));
+        }
+        if desc.enabled_features.shader_int64 != vk::TRUE {
+            return Err(Error::MissingFeature {
+                device: info.name.clone(),
+                feature: "shaderInt64 (not enabled on the imported device; enable it when \
+                          creating the device, see vkssim::api::REQUIRED_FEATURES)",
+            });
+        }
+        let family = info
+            .families
+            .get(desc.queue_family as usize)
+            .ok_or_else(|| {
+                Error::InvalidOption(format!(
+                    "imported queue family {} does not exist on {} ({} families)",
+                    desc.queue_family,
+                    info.name,
+                    info.families.len()
+                ))
+            })?;
+        if !family.queue_flags.contains(vk::QueueFlags::COMPUTE) {
+            return Err(Error::InvalidOption(format!(
+                "imported queue family {} of {} has no compute capability; vkssim needs a compute queue",
+                desc.queue_family, info.name
+            )));
+        }
+        if desc.queue_index >= family.queue_count {
+            return Err(Error::InvalidOption(format!(
+                "imported queue index {} is out of range: family {} of {} has {} queues",
+                desc.queue_index, desc.queue_family, info.name, family.queue_count
+            )));
+        }
+        // What the host enabled, not what the device offers.
+        info.int64 = true;
+        info.float64 = desc.enabled_features.shader_float64 == vk::TRUE;
+        // SAFETY: forwarded from the caller's guarantees.
+        let gpu = unsafe {
+            Gpu::from_raw(
+                instance,
+                desc.device,
+                info,
+                desc.queue_family,
+                desc.queue_index,
+                desc.queue_lock,
+            )
+        }?;
+        Ok(Self {
+            gpu: Arc::new(gpu),
+            options: desc.options,
+            timeline: desc.timeline_semaphore,
+        })
+    }
+
+    /// The device's name.
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// println!("{}", engine.device_name());
+    /// ```
+    pub fn device_name(&self) -> &str {
+        self.gpu.device_name()
+    }
+
+    /// Whether the device is the host's ([`Engine::import`]).
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// assert!(!engine.is_imported());
+    /// ```
+    pub fn is_imported(&self) -> bool {
+        self.gpu.is_imported()
+    }
+
+    /// Validation-layer warnings and errors collected so far on vkssim's own
+    /// instance (always empty for an imported one: the host's messenger sees
+    /// them).
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// assert!(engine.validation_messages().is_empty());
+    /// ```
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.gpu.validation_messages()
+    }
+
+    /// Whether timeline values may be used in [`super::SemaphoreRef`].
+    pub(crate) fn timeline_semaphores(&self) -> bool {
+        self.timeline
+    }
+
+    /// A scorer for one geometry and set of options (see [`Scorer`]). Runs the
+    /// device's arithmetic self-test and allocates every buffer.
+    ///
+    /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (bit depth,
+    /// scale above 128), [`Error::SelfTestFailed`],
+    /// [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// let scorer = engine.scorer(&vkssim::api::ScorerDesc::new(3840, 2160, 10))?;
+    /// # let _ = scorer;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn scorer(&self, desc: &ScorerDesc) -> Result<Scorer> {
+        Scorer::new(self, Arc::clone(&self.gpu), &self.options, desc)
+    }
+
+    /// Scores one pair from host memory and returns its result: a one-off
+    /// scorer with one frame in flight, dropped afterwards. For many pairs, keep
+    /// a [`Scorer`].
+    ///
+    /// ```no_run
+    /// use vkssim::api::{Engine, HostPlane, ScorerDesc};
+    /// # let engine: Engine = unimplemented!();
+    /// let (r, d) = (vec![0u8; 64 * 64], vec![1u8; 64 * 64]);
+    /// let score = engine.score_pair(&ScorerDesc::new(64, 64, 8), HostPlane::u8(&r, 64), HostPlane::u8(&d, 64))?;
+    /// # let _ = score;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn score_pair(
+        &self,
+        desc: &ScorerDesc,
+        reference: HostPlane<'_>,
+        distorted: HostPlane<'_>,
+    ) -> Result<FrameScore> {
+        let mut one = *desc;
+        one.frames_in_flight = 1;
+        let mut scorer = self.scorer(&one)?;
+        scorer.submit_host(reference, distorted)?;
+        scorer
+            .wait()
+            .unwrap_or_else(|| Err(Error::Internal("score_pair: no result came back".into())))
+    }
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("device", &self.device_name())
+            .field("imported", &self.is_imported())
+            .finish()
+    }
+}

@@ -1,0 +1,43 @@
+//! The library API for video tools: an [`Engine`] on vkssim's own Vulkan device
+//! ([`Engine::new`]) or on the host application's ([`Engine::import`]), and
+//! [`Scorer`]s that score frame pairs of one geometry from host memory
+//! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
+//! ([`DevicePlane`], no host round trip), with results in submission order.
+//!
+//! ```no_run
+//! use vkssim::api::{Engine, HostPlane, ScorerDesc};
+//! use vkssim::vk::VkOptions;
+//!
+//! # fn main() -> vkssim::Result<()> {
+//! let engine = Engine::new(&VkOptions::default())?;
+//! let desc = ScorerDesc::new(1920, 1080, 8);
+//! let reference = vec![16u8; 1920 * 1080];
+//! let distorted = vec![17u8; 1920 * 1080];
+//! let score = engine.score_pair(
+//!     &desc,
+//!     HostPlane::u8(&reference, 1920),
+//!     HostPlane::u8(&distorted, 1920),
+//! )?;
+//! println!("float_ssim = {}", score.float_ssim());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! What the host must enable on an imported device is listed in
+//! [`REQUIRED_FEATURES`], [`OPTIONAL_FEATURES`], [`REQUIRED_DEVICE_EXTENSIONS`]
+//! and [`MIN_API_VERSION`] ([`required_features`] gives them as a
+//! `vk::PhysicalDeviceFeatures`).
+
+mod engine;
+mod plane;
+mod scorer;
+
+pub use crate::vk::context::QueueLock;
+pub use crate::vk::{ArithVariant, UploadPath, VkOptions};
+pub use crate::{Error, FrameScore, Result, SsimOptions};
+pub use engine::{
+    required_features, Engine, ImportDesc, MIN_API_VERSION, OPTIONAL_FEATURES,
+    REQUIRED_DEVICE_EXTENSIONS, REQUIRED_FEATURES,
+};
+pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
+pub use scorer::{Scorer, ScorerDesc};

@@ -1,0 +1,209 @@
+//! The frames a [`super::Scorer`] takes: luma planes in host memory
+//! ([`HostPlane`], 8-bit bytes or 16-bit words with a row stride) or in the
+//! host's own Vulkan buffers ([`DevicePlane`]), and the host semaphores a
+//! device-resident pair waits on or signals ([`SemaphoreRef`]).
+
+use ash::vk;
+
+use crate::frame::LumaFrame;
+use crate::{Error, Result};
+
+/// The samples of a host plane.
+#[derive(Debug, Clone, Copy)]
+pub enum HostSamples<'a> {
+    /// One byte per sample (8-bit video).
+    U8(&'a [u8]),
+    /// One 16-bit word per sample (10, 12 or 16-bit video; the value as is, not
+    /// shifted).
+    U16(&'a [u16]),
+}
+
+/// A luma plane in host memory: rows of the scorer's width, `row_stride`
+/// samples (not bytes) apart. The scorer copies it into its upload memory
+/// during [`super::Scorer::submit_host`]; the slice can be reused right after.
+///
+/// ```no_run
+/// use vkssim::api::HostPlane;
+/// let padded = vec![0u16; 2048 * 1080];
+/// let plane = HostPlane::u16(&padded, 2048); // 1920 wide, rows 2048 apart
+/// # let _ = plane;
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct HostPlane<'a> {
+    /// The samples.
+    pub samples: HostSamples<'a>,
+    /// Samples from the start of one row to the start of the next.
+    pub row_stride: usize,
+}
+
+impl<'a> HostPlane<'a> {
+    /// An 8-bit plane with rows `row_stride` bytes apart.
+    ///
+    /// ```no_run
+    /// # let bytes = vec![0u8; 64 * 64];
+    /// let plane = vkssim::api::HostPlane::u8(&bytes, 64);
+    /// # let _ = plane;
+    /// ```
+    pub fn u8(samples: &'a [u8], row_stride: usize) -> Self {
+        Self {
+            samples: HostSamples::U8(samples),
+            row_stride,
+        }
+    }
+
+    /// A 10, 12 or 16-bit plane with rows `row_stride` samples apart.
+    ///
+    /// ```no_run
+    /// # let words = vec![0u16; 64 * 64];
+    /// let plane = vkssim::api::HostPlane::u16(&words, 64);
+    /// # let _ = plane;
+    /// ```
+    pub fn u16(samples: &'a [u16], row_stride: usize) -> Self {
+        Self {
+            samples: HostSamples::U16(samples),
+            row_stride,
+        }
+    }
+
+    /// Copies the plane, packed, into `out` (resized to `width x height` at
+    /// `bit_depth`), checking its size and every sample's range. `which` names
+    /// the plane in errors ("reference", "distorted").
+    pub(crate) fn pack_into(
+        &self,
+        out: &mut LumaFrame,
+        (width, height, bit_depth): (u32, u32, u32),
+        which: &str,
+        frame: u64,
+    ) -> Result<()> {
+        let (w, h) = (width as usize, height as usize);
+        if self.row_stride < w {
+            return Err(Error::InvalidOption(format!(
+                "frame {frame}: the {which} plane's row stride {} is shorter than a row of {w} samples",
+                self.row_stride
+            )));
+        }
+        let needed = if h == 0 {
+            0
+        } else {
+            self.row_stride * (h - 1) + w
+        };
+        let (len, wide) = match self.samples {
+            HostSamples::U8(s) => (s.len(), false),
+            HostSamples::U16(s) => (s.len(), true),
+        };
+        if wide != (bit_depth > 8) {
+            return Err(Error::InvalidOption(format!(
+                "frame {frame}: the {which} plane has {} samples but the scorer takes {bit_depth}-bit video ({})",
+                if wide { "16-bit" } else { "8-bit" },
+                if bit_depth > 8 { "use HostPlane::u16" } else { "use HostPlane::u8" }
+            )));
+        }
+        if len < needed {
+            return Err(Error::BufferSize {
+                what: format!(
+                    "frame {frame} {which} plane ({w}x{h}, row stride {} samples)",
+                    self.row_stride
+                ),
+                needed,
+                actual: len,
+            });
+        }
+        out.width = width;
+        out.height = height;
+        out.bit_depth = bit_depth;
+        out.bytes.clear();
+        match self.samples {
+            HostSamples::U8(s) => {
+                out.bytes.reserve(w * h);
+                for y in 0..h {
+                    out.bytes
+                        .extend_from_slice(&s[y * self.row_stride..y * self.row_stride + w]);
+                }
+            }
+            HostSamples::U16(s) => {
+                let max = (1u32 << bit_depth) - 1;
+                out.bytes.reserve(2 * w * h);
+                for y in 0..h {
+                    let row = &s[y * self.row_stride..y * self.row_stride + w];
+                    if let Some(x) = row.iter().position(|&v| v as u32 > max) {
+                        return Err(Error::SampleRange {
+                            path: format!("{which} host plane").into(),
+                            frame,
+                            x: x as u32,
+                            y: y as u32,
+                            value: row[x] as u32,
+                            max,
+                            bit_depth,
+                        });
+                    }
+                    for v in row {
+                        out.bytes.extend_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How samples are stored in a [`DevicePlane`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampleFormat {
+    /// One byte per sample (8-bit video).
+    U8,
+    /// One little-endian 16-bit word per sample, the value not shifted (10, 12
+    /// or 16-bit video, as the scorer's bit depth says).
+    U16,
+}
+
+/// A luma plane in one of the host's own Vulkan buffers, on the engine's
+/// device: `height` rows of `width` samples starting `offset` bytes into
+/// `buffer`, rows `row_pitch` bytes apart.
+///
+/// Read in place (zero-copy) when the rows are packed (`row_pitch` = width
+/// times bytes per sample), `offset` is a multiple of the device's
+/// `minStorageBufferOffsetAlignment` and the plane's size a multiple of 4;
+/// otherwise copied on the device into the scorer's own buffer first. The
+/// buffer needs `STORAGE_BUFFER` usage for the first and `TRANSFER_SRC` for the
+/// second (give it both), must be owned by the engine's queue family (or
+/// created with `VK_SHARING_MODE_CONCURRENT`), and must not be written until
+/// the pair's result (or signal semaphore) says the scorer is done with it.
+///
+/// ```no_run
+/// use ash::vk;
+/// use vkssim::api::{DevicePlane, SampleFormat};
+/// # let buffer = vk::Buffer::null();
+/// let luma = DevicePlane { buffer, offset: 0, row_pitch: 3840, format: SampleFormat::U8 };
+/// # let _ = luma;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DevicePlane {
+    /// The host's buffer.
+    pub buffer: vk::Buffer,
+    /// Bytes from the start of the buffer to the first sample.
+    pub offset: u64,
+    /// Bytes from the start of one row to the start of the next.
+    pub row_pitch: u64,
+    /// Sample storage; must match the scorer's bit depth (8: `U8`, else `U16`).
+    pub format: SampleFormat,
+}
+
+/// A host semaphore a device-resident pair waits on before its work starts, or
+/// signals when its results are written: binary (`value: None`) or timeline
+/// (`value: Some(v)`: wait until it reaches `v`, or set it to `v`; needs the
+/// `timelineSemaphore` feature, Vulkan 1.2, enabled on the device).
+///
+/// ```no_run
+/// use ash::vk;
+/// use vkssim::api::SemaphoreRef;
+/// # let decoded = vk::Semaphore::null();
+/// let wait = SemaphoreRef { semaphore: decoded, value: Some(42) };
+/// # let _ = wait;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SemaphoreRef {
+    /// The semaphore (created on the engine's device).
+    pub semaphore: vk::Semaphore,
+    /// Timeline value, or `None` for a binary semaphore.
+    pub value: Option<u64>,
+}

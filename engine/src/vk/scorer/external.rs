@@ -1,0 +1,386 @@
+//! Frames already on the device: [`VkScorer`] reading a host application's own
+//! `vk::Buffer`s instead of its upload buffers, with the host's semaphores to
+//! wait on and to signal (the library API's device-resident path,
+//! `crate::api::Scorer::submit_device`).
+//!
+//! A pair whose planes are tightly packed (row pitch = row bytes), whose offset
+//! meets the device's `minStorageBufferOffsetAlignment` and whose plane size is
+//! a multiple of 4 bytes is read in place: the slot's descriptor set points at
+//! the host's buffers (zero-copy). Any other pair is first copied on the device,
+//! row by row, into packed buffers of the slot (no host round trip). Each
+//! submission is `[pre, slot command buffer]`: `pre` holds a barrier that makes
+//! earlier writes on the queue visible to the copy and the passes, and the row
+//! copies when needed. Updating a set invalidates the command buffers it is
+//! bound in, so the slot's command buffer is re-recorded whenever the buffers it
+//! reads change (not when the same buffers come back).
+//!
+//! The ring of `pre` command buffers and packed buffers ([`ExternalRing`]) is
+//! owned by the caller and destroyed with [`VkScorer::destroy_external_ring`]
+//! before the scorer drops.
+
+use std::time::Instant;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::{commands, UploadPath, VkScorer};
+use crate::frame::bytes_per_sample;
+use crate::vk::errors::vk_error;
+use crate::vk::memory::Buffer;
+use crate::{Error, FrameScorer, LumaFrame, Result};
+
+/// One luma plane in a host buffer: `height` rows of `width` samples, rows
+/// `row_pitch` bytes apart, starting `offset` bytes into `buffer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ExternalPlane {
+    pub(crate) buffer: vk::Buffer,
+    pub(crate) offset: u64,
+    pub(crate) row_pitch: u64,
+}
+
+/// A semaphore to wait on (before any of the pair's work) or to signal (after
+/// it); `value` is the timeline value, `None` for a binary semaphore.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ExternalSemaphore {
+    pub(crate) semaphore: vk::Semaphore,
+    pub(crate) value: Option<u64>,
+}
+
+/// What a slot's descriptor set reads its raw planes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// The slot's own upload buffers (host frames).
+    Own,
+    /// Host buffers (key: the two planes as submitted).
+    External([ExternalPlane; 2]),
+    /// Unknown (the host may have destroyed what it pointed at): rebind.
+    Stale,
+}
+
+/// Per-slot resources of the device-resident path (see the module docs).
+pub(crate) struct ExternalRing {
+    pre: Vec<vk::CommandBuffer>,
+    packed: Vec<Option<[Buffer; 2]>>,
+    bound: Vec<Bound>,
+}
+
+impl VkScorer {
+    /// The per-slot resources for [`VkScorer::submit_external`]. Needs the
+    /// direct upload path (the slot command buffer then starts with the passes).
+    pub(crate) fn external_ring(&self) -> Result<ExternalRing> {
+        if self.upload != UploadPath::Direct {
+            return Err(Error::Unsupported(
+                "device-resident frames on a scorer built for the staging upload path".into(),
+            ));
+        }
+        let mut ring = ExternalRing {
+            pre: Vec::new(),
+            packed: Vec::new(),
+            bound: Vec::new(),
+        };
+        for i in 0..self.slots.len() {
+            match commands::allocate_command_buffer(
+                &self.gpu,
+                self.compute_pool,
+                &format!("vkssim slot {i} device-resident prologue"),
+            ) {
+                Ok(cmd) => ring.pre.push(cmd),
+                Err(e) => {
+                    self.destroy_external_ring(ring);
+                    return Err(e);
+                }
+            }
+            ring.packed.push(None);
+            ring.bound.push(Bound::Own);
+        }
+        Ok(ring)
+    }
+
+    /// Waits for this scorer's work, then frees `ring`'s command buffers and
+    /// packed buffers. The slots keep reading whatever they were bound to last;
+    /// the scorer must not be used after this except to drop it.
+    pub(crate) fn destroy_external_ring(&self, mut ring: ExternalRing) {
+        let fences: Vec<vk::Fence> = self
+            .slots
+            .iter()
+            .map(|s| s.fence)
+            .filter(|f| *f != vk::Fence::null())
+            .collect();
+        let d = &self.gpu.device.raw;
+        if !fences.is_empty() {
+            // SAFETY: the fences belong to this device.
+            let _ = unsafe { d.wait_for_fences(&fences, true, u64::MAX) };
+        }
+        if !ring.pre.is_empty() {
+            // SAFETY: the buffers came from this pool and are not pending (the
+            // fences of every submission that used them signalled).
+            unsafe { d.free_command_buffers(self.compute_pool, &ring.pre) };
+        }
+        for bufs in ring.packed.iter_mut().flatten() {
+            for b in bufs.iter_mut() {
+                self.gpu.destroy_buffer(b);
+            }
+        }
+    }
+
+    /// Forgets which host buffers the slots read, so that each slot is rebound
+    /// before its next use (for hosts that destroy or recreate their buffers).
+    /// Waits for the scorer's work first, since the buffers may go right after.
+    pub(crate) fn forget_external(&mut self, ring: &mut ExternalRing) {
+        while !self.pending.is_empty() {
+            self.finish_oldest();
+        }
+        for b in ring.bound.iter_mut() {
+            if *b != Bound::Own {
+                *b = Bound::Stale;
+            }
+        }
+    }
+
+    /// Bytes of one tightly packed raw plane.
+    fn plane_bytes(&self) -> u64 {
+        self.sizes.raw_bytes
+    }
+
+    /// Bytes of one row of raw samples.
+    fn row_bytes(&self) -> u64 {
+        let g = &self.sizes.geometry;
+        g.width as u64 * bytes_per_sample(g.bit_depth) as u64
+    }
+
+    /// Whether `p` can be read in place.
+    fn zero_copy(&self, p: &ExternalPlane) -> bool {
+        let align = self
+            .gpu
+            .device
+            .info
+            .properties
+            .limits
+            .min_storage_buffer_offset_alignment
+            .max(4);
+        p.row_pitch == self.row_bytes() && p.offset % align == 0 && self.plane_bytes() % 4 == 0
+    }
+
+    /// Points slot `i`'s raw bindings at `sources` (buffer, offset, range).
+    fn bind_raw(&self, i: usize, sources: [(vk::Buffer, u64, u64); 2]) {
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = sources
+            .iter()
+            .map(|&(b, offset, range)| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(b)
+                    .offset(offset)
+                    .range(range)]
+            })
+            .collect();
+        let writes: Vec<_> = infos
+            .iter()
+            .enumerate()
+            .map(|(k, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(self.slots[i].set)
+                    .dst_binding(k as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set and buffers are valid; the slot is not pending (its
+        // fence was waited on), so no submitted work uses the set.
+        unsafe { self.gpu.device.raw.update_descriptor_sets(&writes, &[]) };
+    }
+
+    /// Makes sure the next slot reads its own upload buffers, then submits a
+    /// host pair the usual way ([`FrameScorer::submit`]).
+    pub(crate) fn submit_host_with_ring(
+        &mut self,
+        ring: &mut ExternalRing,
+        reference: LumaFrame,
+        distorted: LumaFrame,
+    ) -> Result<()> {
+        if self.pending.len() == self.slots.len() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        if ring.bound[i] != Bound::Own {
+            let whole = vk::WHOLE_SIZE;
+            let raw = [
+                (self.slots[i].raw[0].raw, 0, whole),
+                (self.slots[i].raw[1].raw, 0, whole),
+            ];
+            self.bind_raw(i, raw);
+            ring.bound[i] = Bound::Own;
+            self.record(i)?;
+        }
+        self.submit(reference, distorted)
+    }
+
+    /// Submits a pair that is already on the device (see the module docs).
+    /// `waits` are waited on before any of the pair's work (at every stage);
+    /// `signals` are signalled when its results are written.
+    pub(crate) fn submit_external(
+        &mut self,
+        ring: &mut ExternalRing,
+        planes: [ExternalPlane; 2],
+        waits: &[ExternalSemaphore],
+        signals: &[ExternalSemaphore],
+    ) -> Result<()> {
+        if self.pending.len() == self.slots.len() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        let frame = self.next_frame;
+        let span = tracing::debug_span!("frame", index = frame, device_resident = true);
+        let _enter = span.enter();
+        let n = self.plane_bytes();
+        let zero_copy = [self.zero_copy(&planes[0]), self.zero_copy(&planes[1])];
+        if zero_copy.contains(&false) && ring.packed[i].is_none() {
+            let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+            let a = self.gpu.create_buffer(
+                &format!("vkssim slot {i} packed reference"),
+                n,
+                usage,
+                MemoryLocation::GpuOnly,
+            )?;
+            let b = match self.gpu.create_buffer(
+                &format!("vkssim slot {i} packed distorted"),
+                n,
+                usage,
+                MemoryLocation::GpuOnly,
+            ) {
+                Ok(b) => b,
+                Err(e) => {
+                    let mut a = a;
+                    self.gpu.destroy_buffer(&mut a);
+                    return Err(e);
+                }
+            };
+            ring.packed[i] = Some([a, b]);
+        }
+        if ring.bound[i] != Bound::External(planes) {
+            let range = n.next_multiple_of(4);
+            let source = |k: usize| -> (vk::Buffer, u64, u64) {
+                if zero_copy[k] {
+                    (planes[k].buffer, planes[k].offset, range)
+                } else {
+                    let packed = ring.packed[i].as_ref().map(|p| p[k].raw);
+                    (packed.unwrap_or_default(), 0, vk::WHOLE_SIZE)
+                }
+            };
+            self.bind_raw(i, [source(0), source(1)]);
+            ring.bound[i] = Bound::External(planes);
+            self.record(i)?;
+            self.record_pre(ring, i, planes, zero_copy)?;
+        }
+
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        let slot = &mut self.slots[i];
+        // SAFETY: the fence is not in use (the slot's last submission was waited
+        // on before it was handed out again).
+        unsafe { d.reset_fences(&[slot.fence]) }
+            .map_err(|r| vk_error(r, "resetting a frame fence"))?;
+        let cmds = [ring.pre[i], slot.cmd];
+        let wait_sems: Vec<vk::Semaphore> = waits.iter().map(|w| w.semaphore).collect();
+        let wait_values: Vec<u64> = waits.iter().map(|w| w.value.unwrap_or(0)).collect();
+        let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
+        let signal_sems: Vec<vk::Semaphore> = signals.iter().map(|s| s.semaphore).collect();
+        let signal_values: Vec<u64> = signals.iter().map(|s| s.value.unwrap_or(0)).collect();
+        let timeline = waits.iter().chain(signals).any(|s| s.value.is_some());
+        let mut timeline_info = vk::TimelineSemaphoreSubmitInfo::default()
+            .wait_semaphore_values(&wait_values)
+            .signal_semaphore_values(&signal_values);
+        let mut submit = vk::SubmitInfo::default()
+            .wait_semaphores(&wait_sems)
+            .wait_dst_stage_mask(&stages)
+            .command_buffers(&cmds)
+            .signal_semaphores(&signal_sems);
+        if timeline {
+            submit = submit.push_next(&mut timeline_info);
+        }
+        gpu.submit(gpu.device.compute_queue, &[submit], slot.fence)
+            .map_err(|r| vk_error(r, format!("submitting device-resident frame {frame}")))?;
+        slot.frame = frame;
+        slot.submitted = Some(Instant::now());
+        self.next_frame += 1;
+        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        self.pending.push_back(i);
+        Ok(())
+    }
+
+    /// Records slot `i`'s prologue: a barrier from every earlier write on the
+    /// queue to the copies and the passes, then the row copies of the planes
+    /// that are not read in place, then a barrier from those copies to the
+    /// passes.
+    fn record_pre(
+        &self,
+        ring: &ExternalRing,
+        i: usize,
+        planes: [ExternalPlane; 2],
+        zero_copy: [bool; 2],
+    ) -> Result<()> {
+        let gpu = &self.gpu;
+        let cmd = ring.pre[i];
+        commands::begin(gpu, cmd)?;
+        commands::barrier(
+            gpu,
+            cmd,
+            (
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::AccessFlags::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::TRANSFER_READ
+                    | vk::AccessFlags::TRANSFER_WRITE
+                    | vk::AccessFlags::SHADER_READ,
+            ),
+        );
+        if zero_copy.contains(&false) {
+            let row = self.row_bytes();
+            let rows = self.sizes.geometry.height as u64;
+            for k in 0..2 {
+                if zero_copy[k] {
+                    continue;
+                }
+                let Some(packed) = ring.packed[i].as_ref() else {
+                    return Err(Error::Internal("packed buffers missing".into()));
+                };
+                let p = planes[k];
+                let regions: Vec<vk::BufferCopy> = if p.row_pitch == row {
+                    vec![vk::BufferCopy::default()
+                        .src_offset(p.offset)
+                        .dst_offset(0)
+                        .size(row * rows)]
+                } else {
+                    (0..rows)
+                        .map(|y| {
+                            vk::BufferCopy::default()
+                                .src_offset(p.offset + y * p.row_pitch)
+                                .dst_offset(y * row)
+                                .size(row)
+                        })
+                        .collect()
+                };
+                // SAFETY: `cmd` is recording; the caller vouched that the host
+                // buffer holds the plane; the packed buffer holds `row * rows`.
+                unsafe {
+                    gpu.device
+                        .raw
+                        .cmd_copy_buffer(cmd, p.buffer, packed[k].raw, &regions)
+                };
+            }
+            commands::barrier(
+                gpu,
+                cmd,
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+                (
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::SHADER_READ,
+                ),
+            );
+        }
+        commands::end(gpu, cmd)
+    }
+}

@@ -11,8 +11,10 @@
 //! This is the literal fp64 sum in libvmaf's order for every pixel and any
 //! scale (for scale <= 128 the sum is exact, so any order would give the same
 //! value; above that the literal order is what makes it equal to libvmaf). Speed
-//! comes from processing a whole output row at once: for each window offset the
-//! inner loop runs across output pixels, whose sums are independent.
+//! comes from working a whole output row at once: for each source row of the
+//! window (in order) the fp32 products of the entire mirror-padded row are formed
+//! in one vectorised loop, then each output pixel adds its window's products to
+//! its running sum in column order. Pixels' sums are independent, so they overlap.
 
 use super::samples::{check_view, convert_row, sample_divisor};
 use super::scale::checked_scaled_size;
@@ -37,7 +39,7 @@ pub fn mirror(i: i64, n: usize) -> usize {
     } else {
         i
     };
-    m.clamp(0, n - 1) as usize
+    m.clamp(0, (n - 1).max(0)) as usize
 }
 
 /// Decimates a plane by `scale` (a copy at scale 1).
@@ -268,6 +270,9 @@ pub(crate) mod tests {
         assert_eq!(mirror(9, 10), 9);
         assert_eq!(mirror(10, 10), 9);
         assert_eq!(mirror(12, 10), 7);
+        // Beyond one reflection (never used by a checked decimation): clamped.
+        assert_eq!(mirror(-30, 10), 9);
+        assert_eq!(mirror(5, 0), 0);
     }
 
     #[test]

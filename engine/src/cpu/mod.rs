@@ -10,11 +10,10 @@
 //! 6. [`means`]: the raster-order fp64 sums and fp32 means ([`frame_means`]);
 //! 7. [`db`]: `enable_db` and `clip_db`.
 //!
-//! [`stream`] fuses 4 to 6 row by row for [`score_frame`], without full-size
-//! intermediate planes; the hot loops run on AVX2 where the CPU has it.
-//!
-//! [`score_frame`] chains them for one pair; [`CpuScorer`] scores many pairs in
-//! parallel across frames. The stage functions are public so the Vulkan engine
+//! [`score_frame`] chains them for one pair, with [`stream`] fusing 4 to 6 row
+//! by row (no full-size intermediate planes, same values); [`CpuScorer`] scores
+//! many pairs in parallel across frames. The hot loops also run on AVX2 where the
+//! CPU has it (same values). The stage functions are public so the Vulkan engine
 //! and the parity tests can compare pass by pass.
 
 pub mod db;

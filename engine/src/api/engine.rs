@@ -76,6 +76,24 @@ pub struct ImportDesc {
     pub options: VkOptions,
 }
 
+/// The Vulkan objects behind an [`Engine`] ([`Engine::device_handles`]):
+/// borrowed, never to be destroyed by the caller.
+#[derive(Clone)]
+pub struct DeviceHandles {
+    /// The loader entry.
+    pub entry: ash::Entry,
+    /// The instance.
+    pub instance: ash::Instance,
+    /// The physical device.
+    pub physical_device: vk::PhysicalDevice,
+    /// The device.
+    pub device: ash::Device,
+    /// The queue family vkssim submits to.
+    pub queue_family: u32,
+    /// The queue vkssim submits to (submit through [`Engine::queue_submit`]).
+    pub queue: vk::Queue,
+}
+
 /// A Vulkan device vkssim scores on (see the module documentation).
 ///
 /// `Send` and `Sync`: every method takes `&self`; the device's queue
@@ -248,6 +266,57 @@ impl Engine {
     /// ```
     pub fn validation_messages(&self) -> Vec<String> {
         self.gpu.validation_messages()
+    }
+
+    /// The engine's Vulkan objects, so that a host can create its buffers and
+    /// semaphores on vkssim's own device (for [`Scorer::submit_device`]). They
+    /// stay vkssim's: never destroy them, and submit to the queue only through
+    /// [`Engine::queue_submit`] (vkssim submits to it from other threads).
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// let h = engine.device_handles();
+    /// // SAFETY: a plain query on a valid device.
+    /// let props = unsafe { h.instance.get_physical_device_properties(h.physical_device) };
+    /// # let _ = props;
+    /// ```
+    pub fn device_handles(&self) -> DeviceHandles {
+        let d = &self.gpu.device;
+        DeviceHandles {
+            entry: self.gpu.instance.entry.clone(),
+            instance: self.gpu.instance.raw.clone(),
+            physical_device: d.info.raw,
+            device: d.raw.clone(),
+            queue_family: d.compute_family,
+            queue: d.compute_queue,
+        }
+    }
+
+    /// Submits the host's own work to the engine's queue, serialised with
+    /// vkssim's submissions (and holding the host's [`QueueLock`] for an
+    /// imported device).
+    ///
+    /// # Safety
+    /// As `vkQueueSubmit`: the submit infos and fence must be valid for the
+    /// engine's device and queue family.
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// # let cmd = ash::vk::CommandBuffer::null();
+    /// let cmds = [cmd];
+    /// let submit = [ash::vk::SubmitInfo::default().command_buffers(&cmds)];
+    /// // SAFETY: `cmd` was recorded on the engine's queue family.
+    /// unsafe { engine.queue_submit(&submit, ash::vk::Fence::null()) }?;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub unsafe fn queue_submit(
+        &self,
+        submits: &[vk::SubmitInfo<'_>],
+        fence: vk::Fence,
+    ) -> Result<()> {
+        self.gpu
+            .submit(self.gpu.device.compute_queue, submits, fence)
+            .map_err(|r| crate::vk::errors::vk_error(r, "submitting the host's work"))
     }
 
     /// Whether timeline values may be used in [`super::SemaphoreRef`].

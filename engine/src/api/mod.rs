@@ -36,7 +36,7 @@ pub use crate::vk::context::QueueLock;
 pub use crate::vk::{ArithVariant, UploadPath, VkOptions};
 pub use crate::{Error, FrameScore, Result, SsimOptions};
 pub use engine::{
-    required_features, Engine, ImportDesc, MIN_API_VERSION, OPTIONAL_FEATURES,
+    required_features, DeviceHandles, Engine, ImportDesc, MIN_API_VERSION, OPTIONAL_FEATURES,
     REQUIRED_DEVICE_EXTENSIONS, REQUIRED_FEATURES,
 };
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};

@@ -235,21 +235,29 @@ fn terms_run_portable(
 /// Panics if the five planes differ in size (never for planes from
 /// [`super::gaussian_filter_all`]).
 pub fn lcs_terms(f: &FilteredPlanes) -> LcsTerms {
+    f.assert_consistent();
     let n = f.mu_r.data.len();
     let mut t = LcsTerms {
         width: f.mu_r.width,
         height: f.mu_r.height,
-        ssim: Vec::with_capacity(n),
-        l: Vec::with_capacity(n),
-        c: Vec::with_capacity(n),
-        s: Vec::with_capacity(n),
+        ssim: vec![0.0; n],
+        l: vec![0.0; n],
+        c: vec![0.0; n],
+        s: vec![0.0; n],
     };
-    for_each_term(f, |p| {
-        t.ssim.push(p.ssim);
-        t.l.push(p.l);
-        t.c.push(p.c);
-        t.s.push(p.s);
-    });
+    terms_run(
+        [
+            &f.mu_r.data,
+            &f.mu_c.data,
+            &f.s_rr.data,
+            &f.s_cc.data,
+            &f.s_rc.data,
+        ],
+        &mut t.ssim,
+        &mut t.l,
+        &mut t.c,
+        &mut t.s,
+    );
     t
 }
 
@@ -308,6 +316,24 @@ mod tests {
         let t = pixel_terms(&k, mu, mu, sq + 4.0, sq + 4.0, sq - 4.0);
         assert_eq!(t.s, ((-4.0f32 + k.c3) / (4.0f32 + k.c3)) as f64);
         assert!(t.s < 1.0);
+    }
+
+    #[test]
+    fn lcs_terms_equal_the_per_pixel_terms() {
+        use crate::cpu::decimate::tests::pattern;
+        let r = pattern(40, 30, 1);
+        let c = pattern(40, 30, 2);
+        let f = crate::cpu::gaussian_filter_all(&r, &c).unwrap();
+        let t = lcs_terms(&f);
+        let mut i = 0;
+        for_each_term(&f, |p| {
+            assert_eq!(
+                [t.ssim[i], t.l[i], t.c[i], t.s[i]].map(f64::to_bits),
+                [p.ssim, p.l, p.c, p.s].map(f64::to_bits)
+            );
+            i += 1;
+        });
+        assert_eq!(i, 30 * 20);
     }
 
     #[test]

@@ -206,12 +206,14 @@ fn score_on_device(
                 &format!("{width}x{height} {bit_depth}-bit device pair {k} ({what})"),
                 scores[k],
                 cpu_score(&r, &dd, &opts),
+                &opts,
             );
         }
         check(
             &format!("{width}x{height} {bit_depth}-bit host pair on the same scorer"),
             scores[2],
             cpu_score(&hr, &hd, &opts),
+            &opts,
         );
     }
     Ok(())

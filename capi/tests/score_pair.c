@@ -1,0 +1,406 @@
+/*
+ * C test of the vkssim C API (run by tests/c_api.rs, which compares what it
+ * prints with the Rust API's results bit for bit).
+ *
+ *   score_pair REF DIST WIDTH HEIGHT
+ *
+ * REF and DIST are packed 8-bit luma planes. The program
+ *   1. creates an engine on vkssim's own device (validation when
+ *      VKSSIM_VALIDATION=1), a scorer with enable_lcs and enable_db, submits
+ *      the pair twice (packed, then from rows padded to a larger stride),
+ *      polls then waits, and prints each score's bits;
+ *   2. creates its own Vulkan instance and device, imports them, copies the
+ *      pair into VkBuffers of that device and scores them through
+ *      vkssim_scorer_submit_buffers (waiting on and signalling a semaphore),
+ *      prints the score's bits, destroys the engine and checks the device
+ *      still works; an import without shaderInt64 must be refused;
+ *   3. checks the error paths: a plane too small, NULL arguments, an empty
+ *      queue.
+ * Any failure prints a message and exits non-zero.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vulkan/vulkan.h>
+
+#include "vkssim.h"
+
+#define FAIL(...)                                                              \
+  do {                                                                         \
+    fprintf(stderr, "score_pair.c:%d: ", __LINE__);                            \
+    fprintf(stderr, __VA_ARGS__);                                              \
+    fprintf(stderr, "\n");                                                     \
+    exit(1);                                                                   \
+  } while (0)
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    VkssimStatus s_ = (call);                                                  \
+    if (s_ != VKSSIM_OK)                                                       \
+      FAIL("%s: %s: %s", #call, vkssim_status_name(s_), vkssim_last_error());  \
+  } while (0)
+
+#define VK(call)                                                               \
+  do {                                                                         \
+    VkResult r_ = (call);                                                      \
+    if (r_ != VK_SUCCESS)                                                      \
+      FAIL("%s: VkResult %d", #call, (int)r_);                                 \
+  } while (0)
+
+static uint64_t bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+static void print_score(const char *label, const VkssimScore *s) {
+  printf("%s ssim=%016" PRIx64 " l=%016" PRIx64 " c=%016" PRIx64
+         " s=%016" PRIx64 " db=%016" PRIx64 " has_db=%d\n",
+         label, bits(s->ssim), bits(s->l), bits(s->c), bits(s->s),
+         bits(s->db), (int)s->has_db);
+}
+
+static uint8_t *read_file(const char *path, size_t size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    FAIL("cannot open %s", path);
+  uint8_t *buf = malloc(size);
+  if (!buf || fread(buf, 1, size, f) != size)
+    FAIL("cannot read %zu bytes from %s", size, path);
+  fclose(f);
+  return buf;
+}
+
+static int validation_on(void) {
+  const char *v = getenv("VKSSIM_VALIDATION");
+  return v && strcmp(v, "1") == 0;
+}
+
+/* 1. Own device, host frames. */
+static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
+                       uint32_t h) {
+  VkssimEngineOptions opts = vkssim_engine_options_default();
+  opts.validation = validation_on();
+  VkssimEngine *engine = NULL;
+  CHECK(vkssim_engine_create(&opts, &engine));
+  char name[256];
+  CHECK(vkssim_engine_device_name(engine, name, sizeof name));
+  fprintf(stderr, "own device: %s\n", name);
+
+  VkssimScorerDesc desc = {0};
+  desc.width = w;
+  desc.height = h;
+  desc.bit_depth = 8;
+  desc.enable_lcs = true;
+  desc.enable_db = true;
+  VkssimScorer *scorer = NULL;
+  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+
+  VkssimScore score;
+  if (vkssim_scorer_poll(scorer, &score) != VKSSIM_EMPTY)
+    FAIL("poll on an empty scorer did not say VKSSIM_EMPTY");
+
+  CHECK(vkssim_scorer_submit_host(scorer, ref, w, dist, w));
+  size_t stride = w + 37;
+  uint8_t *pref = calloc(stride * h, 1), *pdist = calloc(stride * h, 1);
+  for (uint32_t y = 0; y < h; y++) {
+    memcpy(pref + y * stride, ref + (size_t)y * w, w);
+    memcpy(pdist + y * stride, dist + (size_t)y * w, w);
+  }
+  CHECK(vkssim_scorer_submit_host(scorer, pref, stride, pdist, stride));
+  if (vkssim_scorer_in_flight(scorer) != 2)
+    FAIL("in_flight is %zu, not 2", vkssim_scorer_in_flight(scorer));
+
+  /* The first result by polling, the second by waiting. */
+  VkssimStatus st;
+  while ((st = vkssim_scorer_poll(scorer, &score)) == VKSSIM_NOT_READY)
+    ;
+  CHECK(st);
+  print_score("host_packed", &score);
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("host_strided", &score);
+  if (vkssim_scorer_wait(scorer, &score) != VKSSIM_EMPTY)
+    FAIL("wait on a drained scorer did not say VKSSIM_EMPTY");
+
+  /* Error paths. */
+  if (vkssim_scorer_submit_host(scorer, NULL, w, dist, w) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      strlen(vkssim_last_error()) == 0)
+    FAIL("a NULL plane was not refused with a message");
+  if (vkssim_scorer_submit_host(scorer, ref, w - 1, dist, w) !=
+      VKSSIM_ERROR_INVALID_ARGUMENT)
+    FAIL("a stride shorter than a row was not refused");
+  VkssimScorerDesc tiny = desc;
+  tiny.width = 8;
+  tiny.height = 8;
+  VkssimScorer *bad = NULL;
+  if (vkssim_scorer_create(engine, &tiny, &bad) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      bad != NULL || strstr(vkssim_last_error(), "11x11") == NULL)
+    FAIL("an 8x8 scorer was not refused with a message about 11x11: %s",
+         vkssim_last_error());
+  fprintf(stderr, "8x8 refused: %s\n", vkssim_last_error());
+
+  size_t messages = vkssim_engine_validation_message_count(engine);
+  vkssim_scorer_destroy(scorer);
+  vkssim_engine_destroy(engine);
+  free(pref);
+  free(pdist);
+  if (messages)
+    FAIL("%zu validation messages", messages);
+}
+
+/* The host's queue lock (the test is single-threaded: it only counts). */
+static int lock_count, unlock_count;
+static void lock_queue(void *user, uint32_t family, uint32_t index) {
+  (void)user, (void)family, (void)index;
+  lock_count++;
+}
+static void unlock_queue(void *user, uint32_t family, uint32_t index) {
+  (void)user, (void)family, (void)index;
+  unlock_count++;
+}
+
+static VkBool32 VKAPI_PTR on_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+    VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+  (void)types;
+  (void)severity;
+  fprintf(stderr, "validation: %s\n", data->pMessage);
+  (*(int *)user)++;
+  return VK_FALSE;
+}
+
+struct host {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice pd;
+  uint32_t family;
+  int messages;
+};
+
+static VkDevice make_device(struct host *host, VkBool32 int64) {
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  q.queueFamilyIndex = host->family;
+  q.queueCount = 1;
+  q.pQueuePriorities = &prio;
+  VkPhysicalDeviceFeatures features = {0};
+  features.shaderInt64 = int64;
+  VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &q;
+  info.pEnabledFeatures = &features;
+  VkDevice device;
+  VK(vkCreateDevice(host->pd, &info, NULL, &device));
+  return device;
+}
+
+static VkssimImportDesc import_desc(struct host *host, VkDevice device,
+                                    bool int64) {
+  VkssimImportDesc d;
+  memset(&d, 0, sizeof d);
+  d.get_instance_proc_addr = (VkssimGetInstanceProcAddr)vkGetInstanceProcAddr;
+  d.instance = host->instance;
+  d.physical_device = host->pd;
+  d.device = device;
+  d.queue_family = host->family;
+  d.queue_index = 0;
+  d.shader_int64 = int64;
+  d.lock_queue = lock_queue;
+  d.unlock_queue = unlock_queue;
+  return d;
+}
+
+static uint32_t memory_type(struct host *host, uint32_t bits,
+                            VkMemoryPropertyFlags want) {
+  VkPhysicalDeviceMemoryProperties mem;
+  vkGetPhysicalDeviceMemoryProperties(host->pd, &mem);
+  for (uint32_t i = 0; i < mem.memoryTypeCount; i++)
+    if ((bits & (1u << i)) &&
+        (mem.memoryTypes[i].propertyFlags & want) == want)
+      return i;
+  FAIL("no memory type with flags %#x", (unsigned)want);
+}
+
+/* 2. Imported device, frames in VkBuffers. */
+static void imported_device(const uint8_t *ref, const uint8_t *dist,
+                            uint32_t w, uint32_t h) {
+  struct host host = {0};
+  int validation = validation_on();
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_1;
+  const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+  const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+  VkInstanceCreateInfo ii = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ii.pApplicationInfo = &app;
+  if (validation) {
+    ii.enabledLayerCount = 1;
+    ii.ppEnabledLayerNames = layers;
+    ii.enabledExtensionCount = 1;
+    ii.ppEnabledExtensionNames = exts;
+  }
+  VK(vkCreateInstance(&ii, NULL, &host.instance));
+  PFN_vkCreateDebugUtilsMessengerEXT create_messenger = NULL;
+  if (validation) {
+    create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+        host.instance, "vkCreateDebugUtilsMessengerEXT");
+    VkDebugUtilsMessengerCreateInfoEXT mi = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    mi.pfnUserCallback = on_message;
+    mi.pUserData = &host.messages;
+    VK(create_messenger(host.instance, &mi, NULL, &host.messenger));
+  }
+  uint32_t n = 8;
+  VkPhysicalDevice pds[8];
+  VkResult r = vkEnumeratePhysicalDevices(host.instance, &n, pds);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+    FAIL("vkEnumeratePhysicalDevices: %d", (int)r);
+  host.pd = VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < n && !host.pd; i++) {
+    VkPhysicalDeviceFeatures f;
+    vkGetPhysicalDeviceFeatures(pds[i], &f);
+    uint32_t nf = 16;
+    VkQueueFamilyProperties fams[16];
+    vkGetPhysicalDeviceQueueFamilyProperties(pds[i], &nf, fams);
+    for (uint32_t k = 0; k < nf && f.shaderInt64; k++)
+      if (fams[k].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+        host.pd = pds[i];
+        host.family = k;
+        break;
+      }
+  }
+  if (!host.pd)
+    FAIL("no device with shaderInt64 and a compute queue");
+
+  /* Without shaderInt64: refused, naming it. */
+  VkDevice no_int64 = make_device(&host, VK_FALSE);
+  VkssimImportDesc bad = import_desc(&host, no_int64, false);
+  VkssimEngine *engine = NULL;
+  if (vkssim_engine_import(&bad, &engine) != VKSSIM_ERROR_MISSING_FEATURE ||
+      strstr(vkssim_last_error(), "shaderInt64") == NULL)
+    FAIL("an import without shaderInt64 was not refused naming it: %s",
+         vkssim_last_error());
+  fprintf(stderr, "import without shaderInt64 refused: %s\n",
+          vkssim_last_error());
+  vkDestroyDevice(no_int64, NULL);
+
+  VkDevice device = make_device(&host, VK_TRUE);
+  VkQueue queue;
+  vkGetDeviceQueue(device, host.family, 0, &queue);
+  VkssimImportDesc good = import_desc(&host, device, true);
+  CHECK(vkssim_engine_import(&good, &engine));
+
+  /* Two host-visible buffers holding the planes at an offset of 256 bytes. */
+  VkDeviceSize offset = 256, size = offset + (VkDeviceSize)w * h;
+  VkBuffer bufs[2];
+  VkDeviceMemory mems[2];
+  const uint8_t *planes[2] = {ref, dist};
+  for (int k = 0; k < 2; k++) {
+    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.size = size;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+               VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    VK(vkCreateBuffer(device, &bi, NULL, &bufs[k]));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, bufs[k], &req);
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex =
+        memory_type(&host, req.memoryTypeBits,
+                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    VK(vkAllocateMemory(device, &ai, NULL, &mems[k]));
+    VK(vkBindBufferMemory(device, bufs[k], mems[k], 0));
+    void *p;
+    VK(vkMapMemory(device, mems[k], 0, VK_WHOLE_SIZE, 0, &p));
+    memcpy((uint8_t *)p + offset, planes[k], (size_t)w * h);
+    vkUnmapMemory(device, mems[k]);
+  }
+  /* A binary semaphore the host signals (an empty submission stands in for
+   * its decoder) and one vkssim signals. */
+  VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore decoded, scored;
+  VK(vkCreateSemaphore(device, &si, NULL, &decoded));
+  VK(vkCreateSemaphore(device, &si, NULL, &scored));
+  VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  sub.signalSemaphoreCount = 1;
+  sub.pSignalSemaphores = &decoded;
+  VK(vkQueueSubmit(queue, 1, &sub, VK_NULL_HANDLE));
+
+  VkssimScorerDesc desc = {0};
+  desc.width = w;
+  desc.height = h;
+  desc.bit_depth = 8;
+  desc.enable_lcs = true;
+  desc.enable_db = true;
+  desc.device_frames = true;
+  VkssimScorer *scorer = NULL;
+  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimDevicePlane pr = {(uint64_t)bufs[0], offset, w};
+  VkssimDevicePlane pdst = {(uint64_t)bufs[1], offset, w};
+  VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
+  VkssimSemaphore signal = {(uint64_t)scored, false, 0};
+  CHECK(vkssim_scorer_submit_buffers(scorer, &pr, &pdst, &wait, 1, &signal, 1));
+  VkssimScore score;
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("device_buffers", &score);
+  vkssim_scorer_destroy(scorer);
+  vkssim_engine_destroy(engine);
+  if (lock_count == 0 || lock_count != unlock_count)
+    FAIL("queue lock taken %d times, released %d times", lock_count,
+         unlock_count);
+
+  /* The device still works: consume vkssim's signal with a fence. */
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence;
+  VK(vkCreateFence(device, &fi, NULL, &fence));
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  last.waitSemaphoreCount = 1;
+  last.pWaitSemaphores = &scored;
+  last.pWaitDstStageMask = &stage;
+  VK(vkQueueSubmit(queue, 1, &last, fence));
+  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  VK(vkDeviceWaitIdle(device));
+  fprintf(stderr, "imported device still works after the engine was destroyed\n");
+
+  vkDestroyFence(device, fence, NULL);
+  vkDestroySemaphore(device, decoded, NULL);
+  vkDestroySemaphore(device, scored, NULL);
+  for (int k = 0; k < 2; k++) {
+    vkDestroyBuffer(device, bufs[k], NULL);
+    vkFreeMemory(device, mems[k], NULL);
+  }
+  vkDestroyDevice(device, NULL);
+  if (validation) {
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+            host.instance, "vkDestroyDebugUtilsMessengerEXT");
+    destroy_messenger(host.instance, host.messenger, NULL);
+  }
+  vkDestroyInstance(host.instance, NULL);
+  if (host.messages)
+    FAIL("%d validation messages on the imported device", host.messages);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 5)
+    FAIL("usage: score_pair REF DIST WIDTH HEIGHT");
+  uint32_t w = (uint32_t)atoi(argv[3]), h = (uint32_t)atoi(argv[4]);
+  uint8_t *ref = read_file(argv[1], (size_t)w * h);
+  uint8_t *dist = read_file(argv[2], (size_t)w * h);
+  own_device(ref, dist, w, h);
+  imported_device(ref, dist, w, h);
+  free(ref);
+  free(dist);
+  return 0;
+}

@@ -1,0 +1,456 @@
+//! A host application's own Vulkan device, imported: this program creates an
+//! instance (with the Khronos validation layer when `VKSSIM_VALIDATION=1`) and
+//! a device with `shaderInt64` (plus `shaderFloat64` and `timelineSemaphore`
+//! where offered), hands them to `Engine::import` with a queue lock, scores a
+//! host pair and a pair it wrote on the GPU (chained with a timeline
+//! semaphore), and checks both against the CPU twin. It then drops the engine
+//! and checks that its device still works (vkssim destroyed nothing of it),
+//! and that an import of a device without `shaderInt64` is refused with an
+//! error naming it. Any validation message fails the run.
+//!
+//! Run: `VKSSIM_VALIDATION=1 cargo run -p vkssim --example import_device`
+
+mod common;
+
+use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use common::*;
+use vkssim::api::{
+    DevicePlane, Engine, HostPlane, ImportDesc, QueueLock, SampleFormat, ScorerDesc, SemaphoreRef,
+};
+use vkssim::Error;
+
+static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+unsafe extern "system" fn on_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _kind: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    _user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data with a NUL-terminated message.
+    let text = unsafe { data.as_ref() }
+        .filter(|d| !d.p_message.is_null())
+        .map(|d| {
+            unsafe { CStr::from_ptr(d.p_message) }
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap_or_default();
+    if let Ok(mut m) = MESSAGES.lock() {
+        m.push(format!("{severity:?}: {text}"));
+    }
+    vk::FALSE
+}
+
+/// The host's queue lock (a spin lock, as a C host's lock/unlock pair would
+/// be), with counters to show that vkssim used it.
+#[derive(Default)]
+struct HostQueueLock {
+    busy: AtomicBool,
+    locks: AtomicUsize,
+    unlocks: AtomicUsize,
+}
+
+impl QueueLock for HostQueueLock {
+    fn lock(&self, _family: u32, _index: u32) {
+        while self
+            .busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::thread::yield_now();
+        }
+        self.locks.fetch_add(1, Ordering::SeqCst);
+    }
+    fn unlock(&self, _family: u32, _index: u32) {
+        self.unlocks.fetch_add(1, Ordering::SeqCst);
+        self.busy.store(false, Ordering::Release);
+    }
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("import_device: {e}");
+        std::process::exit(1);
+    }
+}
+
+struct Host {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    physical_device: vk::PhysicalDevice,
+    family: u32,
+    name: String,
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let validation = std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1");
+    // SAFETY: plain Vulkan calls on objects this function creates and destroys.
+    unsafe {
+        let host = create_instance(validation)?;
+        println!(
+            "host device: {} (validation {})",
+            host.name,
+            if validation { "on" } else { "off" }
+        );
+        refused_without_int64(&host)?;
+        let props = host
+            .instance
+            .get_physical_device_properties(host.physical_device);
+        let supported = host
+            .instance
+            .get_physical_device_features(host.physical_device);
+        let timeline = props.api_version >= vk::API_VERSION_1_2;
+        let features = vk::PhysicalDeviceFeatures::default()
+            .shader_int64(true)
+            .shader_float64(supported.shader_float64 == vk::TRUE);
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+        let device = create_device(&host, features, timeline.then_some(&mut v12))?;
+        let queue = device.get_device_queue(host.family, 0);
+
+        let lock = Arc::new(HostQueueLock::default());
+        let lock_arc: Arc<dyn QueueLock> = lock.clone();
+        let engine = Engine::import(ImportDesc {
+            entry: host.entry.clone(),
+            instance: host.instance.clone(),
+            physical_device: host.physical_device,
+            device: device.clone(),
+            queue_family: host.family,
+            queue_index: 0,
+            enabled_features: features,
+            timeline_semaphore: timeline,
+            queue_lock: Some(lock_arc),
+            options: Default::default(),
+        })?;
+        println!(
+            "imported: {} (imported = {})",
+            engine.device_name(),
+            engine.is_imported()
+        );
+
+        let (width, height, bit_depth) = (320u32, 240u32, 8u32);
+        let mut desc = ScorerDesc::new(width, height, bit_depth);
+        desc.ssim.enable_db = true;
+        let r = host_plane(width, height, bit_depth, |y| row_word(y, 3, bit_depth));
+        let d = host_plane(width, height, bit_depth, |y| {
+            distorted_word(y, 3, bit_depth)
+        });
+        let got = engine.score_pair(
+            &desc,
+            HostPlane::u8(&r.bytes, width as usize),
+            HostPlane::u8(&d.bytes, width as usize),
+        )?;
+        check(
+            "imported device, host pair (score_pair)",
+            got,
+            cpu_score(&r, &d, &desc.ssim),
+            &desc.ssim,
+        );
+
+        // A pair the host writes on the GPU, chained by a semaphore.
+        desc.device_frames = true;
+        let mut scorer = engine.scorer(&desc)?;
+        let size = width as u64 * height as u64;
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST;
+        let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+        let bufs = [
+            create_buffer(
+                &host.instance,
+                host.physical_device,
+                &device,
+                size,
+                usage,
+                local,
+            )?,
+            create_buffer(
+                &host.instance,
+                host.physical_device,
+                &device,
+                size,
+                usage,
+                local,
+            )?,
+        ];
+        let (pool, cmd) = command_buffer(&device, host.family)?;
+        device.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
+        record_fill(&device, cmd, bufs[0].buffer, 0, width as u64, height, |y| {
+            row_word(y, 5, 8)
+        });
+        record_fill(&device, cmd, bufs[1].buffer, 0, width as u64, height, |y| {
+            distorted_word(y, 5, 8)
+        });
+        transfer_to_all(&device, cmd);
+        device.end_command_buffer(cmd)?;
+        let mut type_info = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let mut sem_info = vk::SemaphoreCreateInfo::default();
+        if timeline {
+            sem_info = sem_info.push_next(&mut type_info);
+        }
+        let sem = device.create_semaphore(&sem_info, None)?;
+        let (wait_value, done_value) = if timeline {
+            (Some(1), Some(2))
+        } else {
+            (None, None)
+        };
+        {
+            let cmds = [cmd];
+            let sems = [sem];
+            let values = [1u64];
+            let mut tl =
+                vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values);
+            let mut submit = vk::SubmitInfo::default()
+                .command_buffers(&cmds)
+                .signal_semaphores(&sems);
+            if timeline {
+                submit = submit.push_next(&mut tl);
+            }
+            lock.lock(host.family, 0);
+            let r = device.queue_submit(queue, &[submit], vk::Fence::null());
+            lock.unlock(host.family, 0);
+            r?;
+        }
+        let plane = |b: &RawBuffer| DevicePlane {
+            buffer: b.buffer,
+            offset: 0,
+            row_pitch: width as u64,
+            format: SampleFormat::U8,
+        };
+        let signals: Vec<SemaphoreRef> = if timeline {
+            vec![SemaphoreRef {
+                semaphore: sem,
+                value: done_value,
+            }]
+        } else {
+            Vec::new()
+        };
+        scorer.submit_device(
+            plane(&bufs[0]),
+            plane(&bufs[1]),
+            &[SemaphoreRef {
+                semaphore: sem,
+                value: wait_value,
+            }],
+            &signals,
+        )?;
+        if timeline {
+            // The host can wait for the score on the GPU timeline too.
+            let sems = [sem];
+            let values = [2u64];
+            device.wait_semaphores(
+                &vk::SemaphoreWaitInfo::default()
+                    .semaphores(&sems)
+                    .values(&values),
+                u64::MAX,
+            )?;
+        }
+        let got = scorer.wait().ok_or("no result")??;
+        let want = cpu_score(
+            &host_plane(width, height, 8, |y| row_word(y, 5, 8)),
+            &host_plane(width, height, 8, |y| distorted_word(y, 5, 8)),
+            &desc.ssim,
+        );
+        check(
+            &format!(
+                "imported device, GPU-written pair ({} semaphore)",
+                if timeline { "timeline" } else { "binary" }
+            ),
+            got,
+            want,
+            &desc.ssim,
+        );
+        drop(scorer);
+        drop(engine);
+        let (locks, unlocks) = (
+            lock.locks.load(Ordering::SeqCst),
+            lock.unlocks.load(Ordering::SeqCst),
+        );
+        println!("host queue lock: taken {locks} times, released {unlocks} times");
+        if locks != unlocks || locks < 3 {
+            return Err(
+                format!("queue lock taken {locks} times and released {unlocks} times").into(),
+            );
+        }
+
+        // The device must still work after the engine is gone.
+        let check_buf = create_buffer(
+            &host.instance,
+            host.physical_device,
+            &device,
+            4096,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )?;
+        device.reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())?;
+        device.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
+        device.cmd_fill_buffer(cmd, check_buf.buffer, 0, 4096, 0xC0FF_EE00);
+        let barrier = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ)];
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &barrier,
+            &[],
+            &[],
+        );
+        device.end_command_buffer(cmd)?;
+        let fence = device.create_fence(&vk::FenceCreateInfo::default(), None)?;
+        let cmds = [cmd];
+        device.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cmds)],
+            fence,
+        )?;
+        device.wait_for_fences(&[fence], true, u64::MAX)?;
+        let ptr = device.map_memory(check_buf.memory, 0, 4096, vk::MemoryMapFlags::empty())?;
+        let words = std::slice::from_raw_parts(ptr as *const u32, 1024);
+        let intact = words.iter().all(|&w| w == 0xC0FF_EE00);
+        device.unmap_memory(check_buf.memory);
+        if !intact {
+            return Err("the host's device gave wrong results after the engine was dropped".into());
+        }
+        println!("host device still works after the engine was dropped");
+
+        device.destroy_fence(fence, None);
+        destroy_buffer(&device, &check_buf);
+        device.destroy_semaphore(sem, None);
+        device.destroy_command_pool(pool, None);
+        for b in &bufs {
+            destroy_buffer(&device, b);
+        }
+        device.destroy_device(None);
+        if let Some((du, m)) = &host.messenger {
+            du.destroy_debug_utils_messenger(*m, None);
+        }
+        host.instance.destroy_instance(None);
+    }
+    check_validation(&MESSAGES.lock().map(|m| m.clone()).unwrap_or_default());
+    Ok(())
+}
+
+/// The host's instance (Vulkan 1.2 where the loader has it), with validation
+/// and a messenger when asked, and the first device with `shaderInt64` and a
+/// compute queue.
+unsafe fn create_instance(validation: bool) -> Result<Host, Box<dyn std::error::Error>> {
+    let entry = ash::Entry::load()?;
+    let version = entry
+        .try_enumerate_instance_version()?
+        .unwrap_or(vk::API_VERSION_1_0)
+        .min(vk::API_VERSION_1_2);
+    let app = vk::ApplicationInfo::default()
+        .application_name(c"vkssim import example")
+        .api_version(version);
+    let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
+    let exts = [ash::ext::debug_utils::NAME.as_ptr()];
+    let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+    if validation {
+        info = info
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&exts);
+    }
+    let instance = entry.create_instance(&info, None)?;
+    let messenger = if validation {
+        let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+        let m = du.create_debug_utils_messenger(
+            &vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(on_message)),
+            None,
+        )?;
+        Some((du, m))
+    } else {
+        None
+    };
+    for pd in instance.enumerate_physical_devices()? {
+        let features = instance.get_physical_device_features(pd);
+        let families = instance.get_physical_device_queue_family_properties(pd);
+        let family = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE));
+        if let (vk::TRUE, Some(family)) = (features.shader_int64, family) {
+            let props = instance.get_physical_device_properties(pd);
+            let name = props
+                .device_name_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Ok(Host {
+                entry,
+                instance,
+                messenger,
+                physical_device: pd,
+                family: family as u32,
+                name,
+            });
+        }
+    }
+    Err("no Vulkan device with shaderInt64 and a compute queue".into())
+}
+
+/// A device on the host's physical device with one queue of its family.
+unsafe fn create_device(
+    host: &Host,
+    features: vk::PhysicalDeviceFeatures,
+    v12: Option<&mut vk::PhysicalDeviceVulkan12Features<'_>>,
+) -> Result<ash::Device, vk::Result> {
+    let priorities = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(host.family)
+        .queue_priorities(&priorities)];
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_features(&features);
+    if let Some(v12) = v12 {
+        info = info.push_next(v12);
+    }
+    host.instance
+        .create_device(host.physical_device, &info, None)
+}
+
+/// An import of a device created without `shaderInt64` must be refused with an
+/// error that names it.
+unsafe fn refused_without_int64(host: &Host) -> Result<(), Box<dyn std::error::Error>> {
+    let features = vk::PhysicalDeviceFeatures::default();
+    let device = create_device(host, features, None)?;
+    let result = Engine::import(ImportDesc {
+        entry: host.entry.clone(),
+        instance: host.instance.clone(),
+        physical_device: host.physical_device,
+        device: device.clone(),
+        queue_family: host.family,
+        queue_index: 0,
+        enabled_features: features,
+        timeline_semaphore: false,
+        queue_lock: None,
+        options: Default::default(),
+    });
+    device.destroy_device(None);
+    match result {
+        Err(e @ Error::MissingFeature { .. }) if e.to_string().contains("shaderInt64") => {
+            println!("import without shaderInt64 refused: {e}");
+            Ok(())
+        }
+        Err(e) => {
+            Err(format!("import without shaderInt64 failed with an unexpected error: {e}").into())
+        }
+        Ok(_) => Err("import without shaderInt64 was accepted".into()),
+    }
+}

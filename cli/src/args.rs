@@ -52,7 +52,7 @@ pub enum Upload {
 }
 
 /// The scoring engine's flags, shared by `score` and `bench`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
     /// Scoring engine.
     #[arg(long = "backend", value_enum, default_value_t = Backend::Auto)]
@@ -69,6 +69,14 @@ pub struct EngineArgs {
     /// Use the software fp64 shaders even on a device with shaderFloat64.
     #[arg(long = "no-fp64")]
     pub no_fp64: bool,
+    /// Vulkan: frames in flight (ring slots); 0 picks (8 for in-memory frames,
+    /// more when reading files on several threads).
+    #[arg(long = "frames-in-flight", default_value_t = 0)]
+    pub frames_in_flight: usize,
+    /// Vulkan, regular files: threads reading luma planes straight into upload
+    /// memory; 0 picks (the cores, less 3, from 1 to 12).
+    #[arg(long = "read-threads", default_value_t = 0)]
+    pub read_threads: usize,
 }
 
 /// `vkssim score`. `-h` is the height, as in `vmaf`; help is `--help` only.
@@ -182,19 +190,54 @@ impl ScoreArgs {
 
 /// `vkssim bench`.
 #[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
 pub struct BenchArgs {
     /// Frames per timed run; time per frame is (t(N) - t(2)) / (N - 2).
     #[arg(long = "frames", default_value_t = 22, value_parser = clap::value_parser!(u64).range(3..))]
     pub frames: u64,
-    /// Width of the generated frames.
-    #[arg(long = "width", default_value_t = 3840)]
+    /// Reference file (raw YUV or Y4M); without -r/-d the frames are generated.
+    #[arg(
+        short = 'r',
+        long = "reference",
+        value_name = "PATH",
+        requires = "distorted"
+    )]
+    pub reference: Option<PathBuf>,
+    /// Distorted file.
+    #[arg(
+        short = 'd',
+        long = "distorted",
+        value_name = "PATH",
+        requires = "reference"
+    )]
+    pub distorted: Option<PathBuf>,
+    /// Width of the generated frames, or of raw YUV files.
+    #[arg(short = 'w', long = "width", default_value_t = 3840)]
     pub width: u32,
-    /// Height of the generated frames.
-    #[arg(long = "height", default_value_t = 2160)]
+    /// Height of the generated frames, or of raw YUV files.
+    #[arg(short = 'h', long = "height", default_value_t = 2160)]
     pub height: u32,
-    /// Bit depth of the generated frames: 8, 10, 12 or 16.
-    #[arg(long = "bitdepth", default_value_t = 8)]
+    /// Bit depth of the generated frames, or of raw YUV files: 8, 10, 12 or 16.
+    #[arg(short = 'b', long = "bitdepth", default_value_t = 8)]
     pub bitdepth: u32,
+    /// Chroma layout of raw YUV files (420, 422, 444).
+    #[arg(
+        short = 'p',
+        long = "pixel_format",
+        visible_alias = "pixel-format",
+        default_value = "420"
+    )]
+    pub pixel_format: String,
+    /// Skip the CPU backend's timing (and the ratio).
+    #[arg(long = "no-cpu")]
+    pub no_cpu: bool,
+    /// Write the generated pair as raw YUV files `PREFIX_ref.yuv` and
+    /// `PREFIX_dist.yuv` (`--frames` frames, chroma at 128) and exit.
+    #[arg(long = "write-yuv", value_name = "PREFIX")]
+    pub write_yuv: Option<PathBuf>,
+    /// Print help.
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
     /// Feature options, as for `score`.
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,

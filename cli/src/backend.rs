@@ -85,6 +85,7 @@ fn start_vulkan(
             Upload::Staging => UploadPath::Staging,
         },
         no_fp64: args.no_fp64,
+        frames_in_flight: args.frames_in_flight,
         ..VkOptions::default()
     };
     let scorer = VkScorer::new(width, height, bit_depth, &options, &vk_opts)?;

@@ -1,21 +1,90 @@
-//! `vkssim bench`: times the scorer on a deterministic pair of generated frames
-//! (3840x2160 8-bit by default), so it needs no file. Time per frame is
-//! `(t(N) - t(2)) / (N - 2)`, which cancels start-up and the pipeline's fill and
-//! drain; each run uses a fresh scorer, and the median of the repetitions is
-//! reported.
+//! `vkssim bench`: times the scorer, by default on a deterministic pair of
+//! generated frames (3840x2160 8-bit) held in memory, or with `-r/-d` on real
+//! files read through the real reader path (every repetition reads them again).
+//!
+//! Method (the seed note's): on a warm engine, t(k) is the wall time to score k
+//! pairs including reading, upload, compute and read-back; time per frame is
+//! `(t(N) - t(2)) / (N - 2)`, which cancels the pipeline's fill and drain; the
+//! median of `--repeat` repetitions is reported. The Vulkan engine is fed by
+//! [`crate::feed`] (several threads writing straight into upload memory); the
+//! CPU backend, timed on the same pairs unless `--no-cpu`, through
+//! [`FrameScorer::submit`].
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use vkssim::{FrameScore, LumaFrame};
+use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat};
+use vkssim::vk::VkScorer;
+use vkssim::{FrameScore, FrameScorer, LumaFrame};
 
-use crate::args::BenchArgs;
+use crate::args::{Backend, BenchArgs};
 use crate::backend::{self, Engine};
 use crate::feature::parse_features;
+use crate::feed::{self, Source};
 
-/// Copies of the frame pair made before timing, at most this many bytes in all;
-/// beyond it the copies are made while timing.
-const PRECOPY_BYTES: usize = 2 << 30;
+/// The frames a bench scores.
+enum Input {
+    /// The generated pair, in memory.
+    Generated(LumaFrame, LumaFrame),
+    /// Two regular files.
+    Files {
+        reference: FrameIndex,
+        distorted: FrameIndex,
+    },
+}
+
+impl Input {
+    /// The (reference, distorted) frame numbers of the first `n` pairs; files
+    /// shorter than `n` are read again from their start.
+    fn pairs(&self, n: u64) -> Vec<(u64, u64)> {
+        match self {
+            Input::Generated(..) => (0..n).map(|k| (k, k)).collect(),
+            Input::Files {
+                reference,
+                distorted,
+            } => (0..n)
+                .map(|k| (k % reference.len(), k % distorted.len()))
+                .collect(),
+        }
+    }
+
+    /// Pair `(fr, fd)` as frames in memory (for the CPU backend).
+    fn frames(&self, (fr, fd): (u64, u64)) -> Result<(LumaFrame, LumaFrame)> {
+        match self {
+            Input::Generated(r, d) => Ok((r.clone(), d.clone())),
+            Input::Files {
+                reference,
+                distorted,
+            } => {
+                let f = reference.format();
+                let mut r = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
+                let mut d = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
+                reference.read_luma_at(fr, &mut r.bytes)?;
+                distorted.read_luma_at(fd, &mut d.bytes)?;
+                Ok((r, d))
+            }
+        }
+    }
+}
+
+/// One timed repetition: t(N), t(2) and the time per frame.
+#[derive(Debug, Clone, Copy)]
+struct Rep {
+    t_n: Duration,
+    t_2: Duration,
+    per_frame: f64,
+}
+
+/// The timings of one backend.
+struct Timing {
+    reps: Vec<Rep>,
+    /// Median time per frame, seconds.
+    median: f64,
+    /// Scores of the N pairs of the first timed run.
+    scores: Vec<FrameScore>,
+}
 
 /// Runs `vkssim bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -26,139 +95,425 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             args.bitdepth
         );
     }
-    let (reference, distorted) = generate_pair(args.width, args.height, args.bitdepth);
-    // Only the first start may print the CPU fallback note.
-    let quiet = std::cell::Cell::new(false);
-    let start = || {
-        let engine = backend::start(
-            &args.engine,
-            options,
-            args.width,
-            args.height,
-            args.bitdepth,
-            quiet.get(),
-        );
-        quiet.set(true);
-        engine
-    };
-    let geometry = vkssim::cpu::check_geometry(args.width, args.height, args.bitdepth, &options)?;
-    let mut runs = Vec::new();
-    let mut description = String::new();
-    let mut first_score = None;
-    for _ in 0..args.repeat {
-        let (t_n, score, desc) = timed_run(start()?, &reference, &distorted, args.frames)?;
-        let (t_2, _, _) = timed_run(start()?, &reference, &distorted, 2)?;
-        description = desc;
-        first_score.get_or_insert(score);
-        let per_frame = t_n.saturating_sub(t_2).as_secs_f64() / (args.frames - 2) as f64;
-        runs.push((t_n, t_2, per_frame));
+    if let Some(prefix) = &args.write_yuv {
+        return write_yuv(args, prefix);
     }
-    let mut per_frame: Vec<f64> = runs.iter().map(|r| r.2).collect();
-    per_frame.sort_by(f64::total_cmp);
-    let median = per_frame[per_frame.len() / 2];
-    let fps = if median > 0.0 {
-        1.0 / median
-    } else {
-        f64::INFINITY
+    let input = open(args)?;
+    let (width, height, bit_depth, input_name) = match &input {
+        Input::Generated(r, _) => (
+            r.width,
+            r.height,
+            r.bit_depth,
+            "generated in memory".to_string(),
+        ),
+        Input::Files {
+            reference,
+            distorted,
+        } => {
+            let f = reference.format();
+            (
+                f.width,
+                f.height,
+                f.bit_depth,
+                format!(
+                    "files {} ({} frames) and {} ({} frames), {}",
+                    reference.path().display(),
+                    reference.len(),
+                    distorted.path().display(),
+                    distorted.len(),
+                    f
+                ),
+            )
+        }
     };
-    let score = first_score.context("no run was made")?;
+    let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
+    let read_threads = if args.engine.read_threads == 0 {
+        feed::default_threads()
+    } else {
+        args.engine.read_threads
+    };
+    let mut engine_args = args.engine.clone();
+    if engine_args.frames_in_flight == 0 {
+        engine_args.frames_in_flight = feed::frames_in_flight_for(read_threads);
+    }
+    let Engine {
+        mut scorer,
+        description,
+    } = backend::start(&engine_args, options, width, height, bit_depth, false)?;
+    let n = args.frames;
+    let main = match scorer
+        .as_any_mut()
+        .and_then(|a| a.downcast_mut::<VkScorer>())
+    {
+        Some(vk) => time_vulkan(vk, &input, n, args.repeat, read_threads)?,
+        None => time_submit(&mut *scorer, &input, n, args.repeat)?,
+    };
+    let vk_info = scorer
+        .as_any_mut()
+        .and_then(|a| a.downcast_mut::<VkScorer>())
+        .map(|vk| VkInfo {
+            device: vk.device_name().to_string(),
+            driver: vk.driver().to_string(),
+            memory_path: vk.memory_path(),
+            frames_in_flight: vk.slots(),
+            bytes_per_frame: vk.bytes_per_frame(),
+            pass_ns: vk.last_pass_ns(),
+        });
+    drop(scorer);
+
+    let cpu = if args.no_cpu || args.engine.backend == Backend::Cpu {
+        None
+    } else {
+        let mut cpu_args = args.engine.clone();
+        cpu_args.backend = Backend::Cpu;
+        let Engine {
+            mut scorer,
+            description,
+        } = backend::start(&cpu_args, options, width, height, bit_depth, true)?;
+        let t = time_submit(&mut *scorer, &input, n, args.repeat)?;
+        Some((description, t))
+    };
+    // What the options report: the CPU twin also fills l, c and s without
+    // enable_lcs.
+    let reported = |s: &FrameScore| {
+        let lcs = options.enable_lcs.then_some((s.l, s.c, s.s));
+        (s.float_ssim(), lcs, s.db)
+    };
+    let identical = cpu.as_ref().map(|(_, t)| {
+        t.scores.len() == main.scores.len()
+            && t.scores
+                .iter()
+                .zip(&main.scores)
+                .all(|(a, b)| reported(a) == reported(b))
+    });
+    if identical == Some(false) {
+        bail!("the CPU backend and {description} gave different scores for the same frames");
+    }
+    let fps = 1.0 / main.median.max(1e-12);
+    let mean_ssim =
+        main.scores.iter().map(|s| s.float_ssim()).sum::<f64>() / main.scores.len() as f64;
 
     if args.json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "backend": description,
-            "width": args.width,
-            "height": args.height,
-            "bit_depth": args.bitdepth,
+            "input": input_name,
+            "width": width,
+            "height": height,
+            "bit_depth": bit_depth,
             "scale": geometry.scale,
-            "frames": args.frames,
+            "frames": n,
             "repetitions": args.repeat,
-            "ms_per_frame": median * 1e3,
+            "read_threads": read_threads,
+            "ms_per_frame": main.median * 1e3,
             "frames_per_second": fps,
-            "float_ssim": score.float_ssim(),
-            "runs": runs.iter().map(|(t_n, t_2, p)| serde_json::json!({
-                "t_n_s": t_n.as_secs_f64(),
-                "t_2_s": t_2.as_secs_f64(),
-                "ms_per_frame": p * 1e3,
-            })).collect::<Vec<_>>(),
+            "mean_float_ssim": mean_ssim,
+            "runs": reps_json(&main.reps),
         });
-        println!("{}", serde_json::to_string_pretty(&json)?);
-    } else {
-        println!(
-            "vkssim bench: {}x{} {}-bit generated frames, float_ssim at scale {} ({}x{}), backend {}",
-            args.width,
-            args.height,
-            args.bitdepth,
-            geometry.scale,
-            geometry.scaled_width,
-            geometry.scaled_height,
-            description
-        );
-        for (i, (t_n, t_2, p)) in runs.iter().enumerate() {
-            println!(
-                "  run {}: t({}) = {:.3} s, t(2) = {:.3} s, {:.3} ms per frame",
-                i + 1,
-                args.frames,
-                t_n.as_secs_f64(),
-                t_2.as_secs_f64(),
-                p * 1e3
-            );
+        if let Some(v) = &vk_info {
+            json["device"] = v.device.clone().into();
+            json["driver"] = v.driver.clone().into();
+            json["memory_path"] = v.memory_path.clone().into();
+            json["frames_in_flight"] = v.frames_in_flight.into();
+            json["bytes_uploaded_per_frame"] = v.bytes_per_frame.into();
+            json["bytes_uploaded"] = (v.bytes_per_frame * n).into();
+            json["upload_gb_per_s"] = (v.bytes_per_frame as f64 * fps / 1e9).into();
+            if let Some(p) = v.pass_ns {
+                json["gpu_pass_us_last_frame"] = serde_json::json!({
+                    "decimate": p[0] / 1e3, "hfilter": p[1] / 1e3,
+                    "vfilter": p[2] / 1e3, "terms": p[3] / 1e3,
+                    "total": p.iter().sum::<f64>() / 1e3,
+                });
+            }
         }
+        if let Some((desc, t)) = &cpu {
+            json["cpu"] = serde_json::json!({
+                "backend": desc,
+                "ms_per_frame": t.median * 1e3,
+                "frames_per_second": 1.0 / t.median.max(1e-12),
+                "runs": reps_json(&t.reps),
+                "identical_scores": identical,
+            });
+            json["speedup_over_cpu"] = (t.median / main.median.max(1e-12)).into();
+        }
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(());
+    }
+    println!(
+        "vkssim bench: {width}x{height} {bit_depth}-bit, {input_name}; float_ssim at scale {} ({}x{})",
+        geometry.scale, geometry.scaled_width, geometry.scaled_height
+    );
+    println!("backend: {description}");
+    if let Some(v) = &vk_info {
+        println!("device: {}, driver {}", v.device, v.driver);
+        println!("memory path: {}", v.memory_path);
         println!(
-            "time per frame: {:.3} ms (median of {}), {:.2} frames/s; float_ssim of the pair: {:.6}",
-            median * 1e3,
-            runs.len(),
-            fps,
-            score.float_ssim()
+            "frames in flight: {}; reader threads: {read_threads}",
+            v.frames_in_flight
+        );
+    }
+    print_reps(&main.reps, n);
+    println!(
+        "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean float_ssim {:.6}",
+        main.median * 1e3,
+        main.reps.len(),
+        fps,
+        mean_ssim
+    );
+    if let Some(v) = &vk_info {
+        println!(
+            "uploaded: {} bytes per frame, {} bytes per t({n}) run, {:.2} GB/s",
+            v.bytes_per_frame,
+            v.bytes_per_frame * n,
+            v.bytes_per_frame as f64 * fps / 1e9
+        );
+        match v.pass_ns {
+            Some(p) => println!(
+                "GPU time per pass (last frame): decimate {:.1} us, hfilter {:.1} us, vfilter {:.1} us, terms {:.1} us, total {:.1} us",
+                p[0] / 1e3,
+                p[1] / 1e3,
+                p[2] / 1e3,
+                p[3] / 1e3,
+                p.iter().sum::<f64>() / 1e3
+            ),
+            None => println!("GPU time per pass: the queue has no timestamps"),
+        }
+    }
+    if let Some((desc, t)) = &cpu {
+        println!("CPU backend: {desc}");
+        print_reps(&t.reps, n);
+        println!(
+            "CPU time per frame: {:.3} ms (median of {}); {description} is {:.1}x faster; scores identical: {}",
+            t.median * 1e3,
+            t.reps.len(),
+            t.median / main.median.max(1e-12),
+            identical == Some(true)
         );
     }
     Ok(())
 }
 
-/// Scores `n` copies of the pair on a fresh scorer; returns the wall time from
-/// the first submit to the last result, the pair's score (every copy must give
-/// the same), and the engine's description.
-fn timed_run(
-    engine: Engine,
-    reference: &LumaFrame,
-    distorted: &LumaFrame,
-    n: u64,
-) -> Result<(Duration, FrameScore, String)> {
-    let Engine {
-        mut scorer,
-        description,
-    } = engine;
-    let pair_bytes = reference.bytes.len() + distorted.bytes.len();
-    let precopy = (n as usize).saturating_mul(pair_bytes) <= PRECOPY_BYTES;
-    let mut copies: Vec<(LumaFrame, LumaFrame)> = if precopy {
-        (0..n)
-            .map(|_| (reference.clone(), distorted.clone()))
-            .collect()
-    } else {
-        Vec::new()
+/// The engine's facts for the report.
+struct VkInfo {
+    device: String,
+    driver: String,
+    memory_path: String,
+    frames_in_flight: usize,
+    bytes_per_frame: u64,
+    pass_ns: Option<[f64; 4]>,
+}
+
+fn reps_json(reps: &[Rep]) -> Vec<serde_json::Value> {
+    reps.iter()
+        .map(|r| {
+            serde_json::json!({
+                "t_n_s": r.t_n.as_secs_f64(),
+                "t_2_s": r.t_2.as_secs_f64(),
+                "ms_per_frame": r.per_frame * 1e3,
+            })
+        })
+        .collect()
+}
+
+fn print_reps(reps: &[Rep], n: u64) {
+    for (i, r) in reps.iter().enumerate() {
+        println!(
+            "  run {}: t({n}) = {:.4} s, t(2) = {:.4} s, {:.4} ms per frame",
+            i + 1,
+            r.t_n.as_secs_f64(),
+            r.t_2.as_secs_f64(),
+            r.per_frame * 1e3
+        );
+    }
+}
+
+/// The input: the generated pair, or the two files through the readers.
+fn open(args: &BenchArgs) -> Result<Input> {
+    let (Some(r), Some(d)) = (&args.reference, &args.distorted) else {
+        let (r, d) = generate_pair(args.width, args.height, args.bitdepth);
+        return Ok(Input::Generated(r, d));
     };
-    let mut scores = Vec::with_capacity(n as usize);
-    let t0 = Instant::now();
-    for _ in 0..n {
-        let (r, d) = copies
-            .pop()
-            .unwrap_or_else(|| (reference.clone(), distorted.clone()));
-        scorer
-            .submit(r, d)
-            .context("submitting a generated frame")?;
-        while let Some(res) = scorer.poll_next() {
-            scores.push(res.context("scoring a generated frame")?);
+    let index = |path: &PathBuf, role: &str| -> Result<FrameIndex> {
+        let raw = if is_y4m(path) {
+            None
+        } else {
+            let chroma: Chroma = args.pixel_format.parse().context("-p/--pixel_format")?;
+            Some(RawFormat::new(
+                args.width,
+                args.height,
+                chroma,
+                args.bitdepth,
+            ))
+        };
+        let reader = open_input(path, raw).with_context(|| format!("cannot read the {role}"))?;
+        let index = reader.frame_index().with_context(|| {
+            format!(
+                "the {role} {} is not a regular file; vkssim bench reads files by position",
+                path.display()
+            )
+        })?;
+        if index.is_empty() {
+            bail!(vkssim::Error::NoFrames(path.display().to_string()));
         }
+        Ok(index)
+    };
+    let reference = index(r, "reference")?;
+    let distorted = index(d, "distorted input")?;
+    let (fr, fd) = (reference.format(), distorted.format());
+    if (fr.width, fr.height, fr.bit_depth) != (fd.width, fd.height, fd.bit_depth) {
+        bail!(vkssim::Error::GeometryMismatch(format!(
+            "reference is {fr}, distorted is {fd}"
+        )));
     }
-    while let Some(res) = scorer.wait_next() {
-        scores.push(res.context("scoring a generated frame")?);
+    Ok(Input::Files {
+        reference,
+        distorted,
+    })
+}
+
+fn is_y4m(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("y4m"))
+}
+
+/// Times the Vulkan engine through the fast feed: a warm-up run of N pairs, then
+/// `repeat` times t(N) and t(2).
+fn time_vulkan(
+    vk: &mut VkScorer,
+    input: &Input,
+    n: u64,
+    repeat: u64,
+    threads: usize,
+) -> Result<Timing> {
+    let pairs_n = input.pairs(n);
+    let run = |vk: &mut VkScorer, k: u64| -> Result<(Duration, Vec<FrameScore>)> {
+        let pairs = &pairs_n[..k as usize];
+        let t0 = Instant::now();
+        let fed = match input {
+            Input::Generated(r, d) => feed::run(
+                vk,
+                &Source::Memory {
+                    reference: &r.bytes,
+                    distorted: &d.bytes,
+                    count: k,
+                },
+                threads,
+                |_| {},
+            ),
+            Input::Files {
+                reference,
+                distorted,
+            } => feed::run(
+                vk,
+                &Source::Files {
+                    reference,
+                    distorted,
+                    pairs,
+                },
+                threads,
+                |_| {},
+            ),
+        };
+        let elapsed = t0.elapsed();
+        if let Some(e) = fed.error {
+            return Err(anyhow::Error::new(e).context("scoring in vkssim bench"));
+        }
+        Ok((elapsed, fed.scores))
+    };
+    run(vk, n)?; // warm-up
+    let mut reps = Vec::new();
+    let mut scores = Vec::new();
+    for _ in 0..repeat {
+        let (t_n, s) = run(vk, n)?;
+        let (t_2, _) = run(vk, 2)?;
+        if scores.is_empty() {
+            scores = s;
+        } else if scores != s {
+            bail!("the Vulkan engine gave different scores for the same frames in two runs");
+        }
+        reps.push(rep(t_n, t_2, n));
     }
-    let elapsed = t0.elapsed();
-    drop(scorer);
-    let first = *scores.first().context("no frame was scored")?;
-    if scores.iter().any(|s| s != &first) {
-        bail!("the scorer gave different results for identical frames");
+    Ok(timing(reps, scores))
+}
+
+/// Times any backend through [`FrameScorer::submit`], with frames in memory
+/// (read from the files as they are submitted, for file inputs).
+fn time_submit(scorer: &mut dyn FrameScorer, input: &Input, n: u64, repeat: u64) -> Result<Timing> {
+    let pairs_n = input.pairs(n);
+    let mut run = |k: u64| -> Result<(Duration, Vec<FrameScore>)> {
+        let mut scores = Vec::with_capacity(k as usize);
+        let t0 = Instant::now();
+        for &p in &pairs_n[..k as usize] {
+            let (r, d) = input.frames(p)?;
+            scorer.submit(r, d).context("submitting a frame")?;
+            while let Some(res) = scorer.poll_next() {
+                scores.push(res.context("scoring a frame")?);
+            }
+        }
+        while let Some(res) = scorer.wait_next() {
+            scores.push(res.context("scoring a frame")?);
+        }
+        Ok((t0.elapsed(), scores))
+    };
+    run(n)?; // warm-up
+    let mut reps = Vec::new();
+    let mut scores = Vec::new();
+    for _ in 0..repeat {
+        let (t_n, s) = run(n)?;
+        let (t_2, _) = run(2)?;
+        if scores.is_empty() {
+            scores = s;
+        }
+        reps.push(rep(t_n, t_2, n));
     }
-    Ok((elapsed, first, description))
+    Ok(timing(reps, scores))
+}
+
+fn rep(t_n: Duration, t_2: Duration, n: u64) -> Rep {
+    Rep {
+        t_n,
+        t_2,
+        per_frame: t_n.saturating_sub(t_2).as_secs_f64() / (n - 2) as f64,
+    }
+}
+
+fn timing(reps: Vec<Rep>, scores: Vec<FrameScore>) -> Timing {
+    let mut per: Vec<f64> = reps.iter().map(|r| r.per_frame).collect();
+    per.sort_by(f64::total_cmp);
+    Timing {
+        median: per[per.len() / 2],
+        reps,
+        scores,
+    }
+}
+
+/// `--write-yuv PREFIX`: the generated pair as raw YUV files of `--frames`
+/// frames each (chroma planes at mid-grey), for timing file reads anywhere.
+fn write_yuv(args: &BenchArgs, prefix: &Path) -> Result<()> {
+    let chroma: Chroma = args.pixel_format.parse().context("-p/--pixel_format")?;
+    let (r, d) = generate_pair(args.width, args.height, args.bitdepth);
+    let (cw, ch) = chroma.plane_size(args.width, args.height);
+    let bps = if args.bitdepth > 8 { 2 } else { 1 };
+    let mid = 1u32 << (args.bitdepth - 1);
+    let plane: Vec<u8> = (0..(cw as usize * ch as usize * chroma.extra_planes() as usize))
+        .flat_map(|_| {
+            let b = mid.to_le_bytes();
+            b[..bps].to_vec()
+        })
+        .collect();
+    for (frame, suffix) in [(&r, "ref"), (&d, "dist")] {
+        let path = PathBuf::from(format!("{}_{suffix}.yuv", prefix.display()));
+        let file =
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        for _ in 0..args.frames {
+            out.write_all(&frame.bytes)?;
+            out.write_all(&plane)?;
+        }
+        out.flush()
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("{}", path.display());
+    }
+    Ok(())
 }
 
 /// The deterministic generated pair: a reference with smooth gradients, edges and

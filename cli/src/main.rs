@@ -9,6 +9,7 @@ mod args;
 mod backend;
 mod bench;
 mod feature;
+mod feed;
 mod output;
 mod pipeline;
 mod progress;

@@ -29,6 +29,14 @@ impl Buffer {
             .map(|s| &s[..self.size as usize])
     }
 
+    /// The property flags of the memory type the buffer lives in.
+    pub(crate) fn memory_properties(&self) -> vk::MemoryPropertyFlags {
+        self.allocation
+            .as_ref()
+            .map(|a| a.memory_properties())
+            .unwrap_or_default()
+    }
+
     /// The mapped bytes for writing, if the memory is host-visible.
     pub(crate) fn mapped_mut(&mut self) -> Option<&mut [u8]> {
         let size = self.size as usize;

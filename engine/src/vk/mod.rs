@@ -36,10 +36,11 @@ pub mod pipeline;
 pub mod scorer;
 pub mod selftest;
 pub mod shaders;
+pub mod workers;
 
 pub use context::Gpu;
 pub use device::{list_devices, DeviceReport, MemoryModel, QueueFamilyReport};
-pub use scorer::{DebugFrame, VkScorer};
+pub use scorer::{DebugFrame, UploadSlot, VkScorer};
 pub use shaders::ArithVariant;
 
 /// How raw samples reach the device.

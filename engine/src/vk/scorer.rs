@@ -11,6 +11,8 @@
 //! and dB with the CPU twin's functions.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -24,6 +26,7 @@ use super::errors::vk_error;
 use super::pipeline::{self, groups, Params, Pipelines, PASSES};
 use super::selftest;
 use super::shaders::{soft_f64_available, ArithVariant};
+use super::workers::Workers;
 use super::{UploadPath, VkOptions};
 use crate::cpu::{self, FrameGeometry, FrameMeans, TermSums};
 use crate::frame::bytes_per_sample;
@@ -32,8 +35,13 @@ use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
 mod external;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 
-/// Frames in flight when [`VkOptions::frames_in_flight`] is 0.
-pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 3;
+/// Frames in flight when [`VkOptions::frames_in_flight`] is 0: enough for
+/// reading, upload, compute and the host sums of several frames to overlap.
+pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
+/// Host threads summing frames' terms at once (at most; fewer on small hosts).
+const REDUCE_THREADS: usize = 4;
+/// Source of [`VkScorer`] identities (for [`UploadSlot`] checks).
+static NEXT_SCORER_ID: AtomicU64 = AtomicU64::new(1);
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
 /// note stops holding above it).
 pub const MAX_SCALE: u32 = 128;
@@ -99,13 +107,66 @@ struct Slot {
     /// Index of the frame it holds, and when it was submitted.
     frame: u64,
     submitted: Option<Instant>,
+    /// The score being formed on a worker thread, once the fence signalled; the
+    /// slot is reused only after it was received.
+    reduction: Option<Receiver<Result<FrameScore>>>,
+}
+
+/// A ring slot handed to the caller to fill with one pair's raw samples before
+/// [`VkScorer::submit_slot`] (see [`VkScorer::acquire_slot`]). It can be sent to
+/// another thread, so that several readers fill several slots at once.
+#[derive(Debug)]
+pub struct UploadSlot {
+    scorer: u64,
+    slot: usize,
+    planes: [*mut u8; 2],
+    len: usize,
+}
+
+// SAFETY: the pointers address the scorer's mapped upload memory for this slot
+// only; nothing else writes it while the slot is handed out (the scorer neither
+// reuses nor frees it before `submit_slot`), so one thread at a time may write it.
+unsafe impl Send for UploadSlot {}
+
+impl UploadSlot {
+    /// Bytes of each plane (a packed luma plane, as in [`LumaFrame`]).
+    pub fn plane_len(&self) -> usize {
+        self.len
+    }
+
+    /// The reference and distorted planes' upload memory, to be filled with the
+    /// raw little-endian samples (`plane_len` bytes each). The memory is mapped
+    /// device or staging memory: write it once, in order, and do not read it
+    /// (it may be write-combined).
+    ///
+    /// # Safety
+    /// The [`VkScorer`] that handed out this slot must still be alive, and the
+    /// slot must not have been given back to it yet.
+    pub unsafe fn planes_mut(&mut self) -> (&mut [u8], &mut [u8]) {
+        // SAFETY: per the contract the scorer keeps both mappings alive and
+        // untouched while the slot is out; they do not overlap, and `&mut self`
+        // makes these the only references.
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.planes[0], self.len),
+                std::slice::from_raw_parts_mut(self.planes[1], self.len),
+            )
+        }
+    }
 }
 
 /// The GPU float_ssim scorer (see the module documentation).
 pub struct VkScorer {
     slots: Vec<Slot>,
-    /// Slots submitted and not yet scored, oldest first.
+    /// Slots submitted and not yet scored, oldest first (on the GPU, or with
+    /// their sum on a worker thread).
     pending: VecDeque<usize>,
+    /// Slots handed out by [`VkScorer::acquire_slot`], oldest first.
+    filling: VecDeque<usize>,
+    /// Threads summing terms (see [`super::workers`]).
+    workers: Workers,
+    /// This scorer's identity, for [`UploadSlot`] checks.
+    id: u64,
     /// Scored results not yet taken, oldest first.
     done: VecDeque<Result<FrameScore>>,
     next_slot: usize,
@@ -212,6 +273,15 @@ impl VkScorer {
         let mut this = Self {
             slots: Vec::new(),
             pending: VecDeque::new(),
+            filling: VecDeque::new(),
+            workers: Workers::new(
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+                    .min(REDUCE_THREADS),
+                "sum",
+            )?,
+            id: NEXT_SCORER_ID.fetch_add(1, Ordering::Relaxed),
             done: VecDeque::new(),
             next_slot: 0,
             next_frame: 0,
@@ -352,11 +422,14 @@ impl VkScorer {
                 MemoryLocation::GpuToCpu,
             )?;
             if staging {
+                // Host memory (cached where the device offers it): `CpuToGpu`
+                // picks device-local BAR memory on resizable-BAR devices, which
+                // would make the staging copy a second trip through the device.
                 make(
                     format!("vkssim slot {i} staging"),
                     2 * s.raw_bytes.next_multiple_of(4),
                     vk::BufferUsageFlags::TRANSFER_SRC,
-                    MemoryLocation::CpuToGpu,
+                    MemoryLocation::GpuToCpu,
                 )?;
             }
             Ok(())
@@ -397,6 +470,7 @@ impl VkScorer {
             queries: None,
             frame: 0,
             submitted: None,
+            reduction: None,
         };
         let more = (|| -> Result<()> {
             slot.set = pipeline::allocate_set(
@@ -566,8 +640,13 @@ impl VkScorer {
 
     /// Copies the pair into slot `i` and submits its commands.
     fn start(&mut self, i: usize, reference: &LumaFrame, distorted: &LumaFrame) -> Result<()> {
-        let frame = self.next_frame;
-        let span = tracing::debug_span!("frame", index = frame);
+        self.copy_in(i, reference, distorted)?;
+        self.launch(i)
+    }
+
+    /// Copies the pair into slot `i`'s upload memory.
+    fn copy_in(&mut self, i: usize, reference: &LumaFrame, distorted: &LumaFrame) -> Result<()> {
+        let span = tracing::debug_span!("frame", index = self.next_frame);
         let _enter = span.enter();
         self.check_frame(reference, "reference")?;
         self.check_frame(distorted, "distorted")?;
@@ -593,6 +672,14 @@ impl VkScorer {
                 ]);
             }
         }
+        Ok(())
+    }
+
+    /// Submits slot `i`, whose upload memory holds the next pair.
+    fn launch(&mut self, i: usize) -> Result<()> {
+        let frame = self.next_frame;
+        let span = tracing::debug_span!("frame", index = frame);
+        let _enter = span.enter();
         let _submit = tracing::debug_span!("submit").entered();
         let gpu = &self.gpu;
         let d = &gpu.device.raw;
@@ -675,29 +762,7 @@ impl VkScorer {
     fn score(&mut self, i: usize) -> Result<FrameScore> {
         self.read_timestamps(i);
         let slot = &self.slots[i];
-        let n = self.sizes.valid_len() as usize;
         let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
-        let plane = |k: usize| {
-            bytes[k * n * 8..(k + 1) * n * 8]
-                .chunks_exact(8)
-                .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        };
-        let mut sums = TermSums::default();
-        for t in plane(0) {
-            sums.ssim += t;
-        }
-        if self.opts.enable_lcs {
-            for t in plane(1) {
-                sums.l += t;
-            }
-            for t in plane(2) {
-                sums.c += t;
-            }
-            for t in plane(3) {
-                sums.s += t;
-            }
-        }
-        let means: FrameMeans = sums.means(self.sizes.hw, self.sizes.hh);
         if let Some(t) = slot.submitted {
             tracing::debug!(
                 frame = slot.frame,
@@ -705,7 +770,45 @@ impl VkScorer {
                 "frame scored"
             );
         }
-        Ok(cpu::frame_score(&means, &self.sizes.geometry, &self.opts))
+        Ok(score_terms(bytes, &self.sizes, &self.opts))
+    }
+
+    /// Slot `i`'s fence signalled: reads its timestamps and hands the sum of its
+    /// terms to a worker thread; the result is received by `finish_oldest`.
+    fn dispatch(&mut self, i: usize) -> Result<()> {
+        self.read_timestamps(i);
+        let (sizes, opts) = (self.sizes, self.opts);
+        let slot = &mut self.slots[i];
+        let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
+        let terms = SendConst(bytes.as_ptr(), bytes.len());
+        let (tx, rx) = sync_channel(1);
+        self.workers.run(move || {
+            let terms = terms;
+            // SAFETY: the slot's terms buffer stays mapped and unwritten until
+            // this result is received: the slot is not resubmitted and not
+            // destroyed before (`finish_oldest` and `Drop` receive it first),
+            // and the GPU finished writing it (its fence signalled).
+            let bytes = unsafe { std::slice::from_raw_parts(terms.0, terms.1) };
+            let _ = tx.send(Ok(score_terms(bytes, &sizes, &opts)));
+        })?;
+        slot.reduction = Some(rx);
+        Ok(())
+    }
+
+    /// Hands every pending slot whose fence has signalled, oldest first, to the
+    /// workers (without blocking), so sums run while the caller reads and
+    /// submits.
+    fn dispatch_ready(&mut self) {
+        for k in 0..self.pending.len() {
+            let i = self.pending[k];
+            if self.slots[i].reduction.is_some() {
+                continue;
+            }
+            if !matches!(self.is_ready(i), Ok(true)) || self.dispatch(i).is_err() {
+                // Errors surface when `finish_oldest` reaches this slot.
+                return;
+            }
+        }
     }
 
     fn read_timestamps(&mut self, i: usize) {
@@ -742,11 +845,154 @@ impl VkScorer {
         );
     }
 
-    /// Finishes the oldest pending frame into `done`.
+    /// Finishes the oldest pending frame into `done` (waiting for its fence and
+    /// for its sum).
     fn finish_oldest(&mut self) {
-        if let Some(i) = self.pending.pop_front() {
-            let r = self.wait(i).and_then(|_| self.score(i));
-            self.done.push_back(r);
+        let Some(i) = self.pending.pop_front() else {
+            return;
+        };
+        if self.slots[i].reduction.is_none() {
+            if let Err(e) = self.wait(i).and_then(|_| self.dispatch(i)) {
+                self.done.push_back(Err(e));
+                return;
+            }
+        }
+        let r = match self.slots[i].reduction.take().map(|rx| rx.recv()) {
+            Some(Ok(r)) => r,
+            _ => Err(Error::Internal(format!(
+                "frame {}: the thread summing its terms stopped",
+                self.slots[i].frame
+            ))),
+        };
+        if let (Ok(_), Some(t)) = (&r, self.slots[i].submitted) {
+            tracing::debug!(
+                frame = self.slots[i].frame,
+                latency_us = t.elapsed().as_micros() as u64,
+                "frame scored"
+            );
+        }
+        self.done.push_back(r);
+    }
+
+    /// Hands out the next ring slot for the caller to fill with one pair's raw
+    /// samples (from any thread), without copying through a [`LumaFrame`]: e.g.
+    /// a reader writes the files' luma straight into the mapped memory. Give it
+    /// back with [`VkScorer::submit_slot`], in the order the slots were handed
+    /// out. When every slot is busy this waits for the oldest submitted frame
+    /// (its result is queued for `poll_next`/`wait_next`); when every slot is
+    /// handed out it is an error.
+    pub fn acquire_slot(&mut self) -> Result<UploadSlot> {
+        if self.filling.len() == self.slots.len() {
+            return Err(Error::InvalidOption(format!(
+                "all {} upload slots are handed out; submit one before taking another",
+                self.slots.len()
+            )));
+        }
+        if self.pending.len() + self.filling.len() == self.slots.len() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        let half = self.sizes.raw_bytes.next_multiple_of(4) as usize;
+        let len = self.sizes.raw_bytes as usize;
+        let slot = &mut self.slots[i];
+        let planes = if let Some(st) = slot.staging.as_mut() {
+            let m = st.mapped_mut().ok_or_else(not_mapped)?;
+            let (a, b) = m.split_at_mut(half);
+            [a.as_mut_ptr(), b.as_mut_ptr()]
+        } else {
+            let [r0, r1] = &mut slot.raw;
+            let a = r0.mapped_mut().ok_or_else(not_mapped)?;
+            let b = r1.mapped_mut().ok_or_else(not_mapped)?;
+            [a.as_mut_ptr(), b.as_mut_ptr()]
+        };
+        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        self.filling.push_back(i);
+        Ok(UploadSlot {
+            scorer: self.id,
+            slot: i,
+            planes,
+            len,
+        })
+    }
+
+    /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]); it
+    /// is scored as the next frame. Slots must come back in the order they were
+    /// handed out.
+    pub fn submit_slot(&mut self, slot: UploadSlot) -> Result<()> {
+        if slot.scorer != self.id || self.filling.front() != Some(&slot.slot) {
+            return Err(Error::InvalidOption(format!(
+                "upload slot {} given back out of order or to another scorer",
+                slot.slot
+            )));
+        }
+        self.filling.pop_front();
+        let i = slot.slot;
+        self.launch(i)?;
+        self.pending.push_back(i);
+        self.dispatch_ready();
+        Ok(())
+    }
+
+    /// Gives back a slot without scoring it (e.g. its read failed): it and every
+    /// slot handed out after it return to the ring unused.
+    pub fn abandon_slot(&mut self, slot: UploadSlot) {
+        if slot.scorer != self.id {
+            return;
+        }
+        if let Some(k) = self.filling.iter().position(|&i| i == slot.slot) {
+            let n = self.slots.len();
+            let dropped = self.filling.len() - k;
+            self.filling.truncate(k);
+            self.next_slot = (self.next_slot + n - dropped % n) % n;
+        }
+    }
+
+    /// The device's driver (name and version, as the driver reports them).
+    pub fn driver(&self) -> &str {
+        &self.gpu.device.info.driver
+    }
+
+    /// Slots a caller may hold at once (the ring's size).
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Bytes uploaded per frame pair (the raw samples of both planes).
+    pub fn bytes_per_frame(&self) -> u64 {
+        2 * self.sizes.raw_bytes
+    }
+
+    /// Where the raw samples are written, in words: the memory type the host
+    /// writes (device-local through the BAR, host memory) and the copy after it.
+    pub fn memory_path(&self) -> String {
+        let slot = &self.slots[0];
+        let describe = |f: vk::MemoryPropertyFlags| {
+            let mut parts = Vec::new();
+            if f.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL) {
+                parts.push("device-local");
+            }
+            if f.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
+                parts.push("host-visible");
+            }
+            if f.contains(vk::MemoryPropertyFlags::HOST_CACHED) {
+                parts.push("host-cached");
+            }
+            parts.join(" ")
+        };
+        match &slot.staging {
+            Some(st) => format!(
+                "staging: host writes {} memory, then a copy to device-local memory on the {} queue",
+                describe(st.memory_properties()),
+                if slot.transfer_cmd.is_some() {
+                    "transfer-only"
+                } else {
+                    "compute"
+                }
+            ),
+            None => format!(
+                "direct: host writes {} memory read by the shaders",
+                describe(slot.raw[0].memory_properties())
+            ),
         }
     }
 
@@ -758,6 +1004,11 @@ impl VkScorer {
         reference: &LumaFrame,
         distorted: &LumaFrame,
     ) -> Result<DebugFrame> {
+        if !self.filling.is_empty() {
+            return Err(Error::InvalidOption(
+                "debug_frame while upload slots are handed out".into(),
+            ));
+        }
         while !self.pending.is_empty() {
             self.finish_oldest();
         }
@@ -900,6 +1151,39 @@ fn parallel_copy(pairs: Vec<(&mut [u8], &[u8])>) {
     });
 }
 
+/// A read-only pointer and length that may cross threads (see
+/// [`VkScorer::dispatch`] for why the memory stays valid).
+struct SendConst(*const u8, usize);
+
+// SAFETY: only used for a mapped buffer that nothing writes or frees while the
+// receiving thread reads it (see `VkScorer::dispatch`).
+unsafe impl Send for SendConst {}
+
+/// A frame's score from its per-pixel terms (binary64, little-endian; the ssim
+/// plane, then l, c and s with `enable_lcs`): the raster-order fp64 sums
+/// (exactness.md §5), then the CPU twin's means and dB.
+fn score_terms(bytes: &[u8], sizes: &Sizes, opts: &SsimOptions) -> FrameScore {
+    let n = sizes.valid_len() as usize;
+    let plane_sum = |k: usize| -> f64 {
+        let mut sum = 0.0f64;
+        for c in bytes[k * n * 8..(k + 1) * n * 8].chunks_exact(8) {
+            sum += f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        }
+        sum
+    };
+    let mut sums = TermSums {
+        ssim: plane_sum(0),
+        ..TermSums::default()
+    };
+    if opts.enable_lcs {
+        sums.l = plane_sum(1);
+        sums.c = plane_sum(2);
+        sums.s = plane_sum(3);
+    }
+    let means: FrameMeans = sums.means(sizes.hw, sizes.hh);
+    cpu::frame_score(&means, &sizes.geometry, opts)
+}
+
 fn not_mapped() -> Error {
     Error::Vulkan {
         result: vk::Result::ERROR_MEMORY_MAP_FAILED,
@@ -974,6 +1258,12 @@ fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
 
 impl Drop for VkScorer {
     fn drop(&mut self) {
+        // Sums in progress read the terms buffers: let them finish first.
+        for slot in &mut self.slots {
+            if let Some(rx) = slot.reduction.take() {
+                let _ = rx.recv();
+            }
+        }
         // The device is shared: wait for this scorer's own work only (every
         // fence is signalled at creation, so unsubmitted slots pass at once).
         let fences: Vec<vk::Fence> = self
@@ -1011,30 +1301,46 @@ impl Drop for VkScorer {
 
 impl FrameScorer for VkScorer {
     fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
-        if self.pending.len() == self.slots.len() {
-            self.finish_oldest();
+        self.check_frame(&reference, "reference")?;
+        self.check_frame(&distorted, "distorted")?;
+        let slot = self.acquire_slot()?;
+        if let Err(e) = self.copy_in(slot.slot, &reference, &distorted) {
+            self.abandon_slot(slot);
+            return Err(e);
         }
-        let i = self.next_slot;
-        self.start(i, &reference, &distorted)?;
-        self.next_slot = (self.next_slot + 1) % self.slots.len();
-        self.pending.push_back(i);
-        Ok(())
+        self.submit_slot(slot)
     }
 
     fn poll_next(&mut self) -> Option<Result<FrameScore>> {
         if let Some(r) = self.done.pop_front() {
             return Some(r);
         }
+        self.dispatch_ready();
         let &i = self.pending.front()?;
-        match self.is_ready(i) {
-            Ok(true) => {
+        let ready = match &self.slots[i].reduction {
+            Some(rx) => match rx.try_recv() {
+                Ok(r) => Some(r),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return None,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            },
+            None => match self.is_ready(i) {
+                Ok(false) => return None,
+                Ok(true) => None,
+                Err(e) => {
+                    self.pending.pop_front();
+                    return Some(Err(e));
+                }
+            },
+        };
+        match ready {
+            Some(r) => {
+                self.slots[i].reduction = None;
+                self.pending.pop_front();
+                Some(r)
+            }
+            None => {
                 self.finish_oldest();
                 self.done.pop_front()
-            }
-            Ok(false) => None,
-            Err(e) => {
-                self.pending.pop_front();
-                Some(Err(e))
             }
         }
     }
@@ -1048,6 +1354,10 @@ impl FrameScorer for VkScorer {
 
     fn in_flight(&self) -> usize {
         self.pending.len() + self.done.len()
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn queue_depth(&self) -> usize {

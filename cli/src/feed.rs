@@ -1,0 +1,207 @@
+//! The Vulkan engine's fast feed: several threads fill the scorer's upload slots
+//! at once ([`vkssim::vk::VkScorer::acquire_slot`]), each writing one pair's luma
+//! straight into mapped upload memory (positional reads of regular files through
+//! [`vkssim::io::FrameIndex`], or a copy of frames held in memory), with no
+//! intermediate frame buffer; the main thread submits the slots in order and
+//! collects the results.
+//!
+//! A failed read stops the run: pairs before it are still scored and returned
+//! with the error.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::channel;
+use std::sync::{Arc, Mutex};
+
+use vkssim::io::FrameIndex;
+use vkssim::vk::{UploadSlot, VkScorer};
+use vkssim::{FrameScore, FrameScorer};
+
+/// Where a pair's samples come from.
+pub enum Source<'a> {
+    /// Two regular files: pair `k` is (reference frame, distorted frame).
+    Files {
+        /// Positional access to the reference.
+        reference: &'a FrameIndex,
+        /// Positional access to the distorted input.
+        distorted: &'a FrameIndex,
+        /// The frame numbers of each pair, in scoring order.
+        pairs: &'a [(u64, u64)],
+    },
+    /// The same pair of packed planes `count` times.
+    Memory {
+        /// Reference plane.
+        reference: &'a [u8],
+        /// Distorted plane.
+        distorted: &'a [u8],
+        /// Pairs to score.
+        count: u64,
+    },
+}
+
+impl Source<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Source::Files { pairs, .. } => pairs.len() as u64,
+            Source::Memory { count, .. } => *count,
+        }
+    }
+
+    /// Writes pair `k` into `a` (reference) and `b` (distorted).
+    fn fill(&self, k: u64, a: &mut [u8], b: &mut [u8]) -> vkssim::Result<()> {
+        match self {
+            Source::Files {
+                reference,
+                distorted,
+                pairs,
+            } => {
+                let (fr, fd) = pairs[k as usize];
+                reference.read_luma_at(fr, a)?;
+                distorted.read_luma_at(fd, b)
+            }
+            Source::Memory {
+                reference,
+                distorted,
+                ..
+            } => {
+                a.copy_from_slice(&reference[..a.len()]);
+                b.copy_from_slice(&distorted[..b.len()]);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// What a run produced: the scores of the pairs scored, in order (pair `k` of
+/// the source is `scores[k]`), and the error that stopped it, if any.
+pub struct Fed {
+    /// Scores, in order, up to the first failure.
+    pub scores: Vec<FrameScore>,
+    /// The first error (a read or a scoring failure).
+    pub error: Option<vkssim::Error>,
+}
+
+/// Default reader threads: the cores less three (the submitting thread and
+/// the engine's summing threads need some), from 1 to 12.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .saturating_sub(3)
+        .clamp(1, 12)
+}
+
+/// Frames in flight that keep `threads` readers busy: each holds a slot while
+/// it reads, and the GPU and the summing threads hold a few more.
+pub fn frames_in_flight_for(threads: usize) -> usize {
+    2 * threads + 4
+}
+
+/// Scores every pair of `source` on `scorer`, filling slots on `threads`
+/// threads. `on_score` sees each score as it arrives (for progress).
+pub fn run(
+    scorer: &mut VkScorer,
+    source: &Source<'_>,
+    threads: usize,
+    mut on_score: impl FnMut(usize),
+) -> Fed {
+    let total = source.len();
+    let depth = scorer.slots();
+    let mut fed = Fed {
+        scores: Vec::with_capacity(total as usize),
+        error: None,
+    };
+    // Every submitted pair precedes any failed read, so scores are kept up to
+    // the first failed frame only.
+    let mut broken = false;
+    let mut take = |fed: &mut Fed, r: vkssim::Result<FrameScore>| match r {
+        Ok(s) if !broken => {
+            fed.scores.push(s);
+            on_score(fed.scores.len());
+        }
+        Ok(_) => {}
+        Err(e) => {
+            broken = true;
+            fed.error.get_or_insert(e);
+        }
+    };
+    std::thread::scope(|scope| {
+        let (job_tx, job_rx) = channel::<(u64, UploadSlot)>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (done_tx, done_rx) = channel::<(u64, UploadSlot, vkssim::Result<()>)>();
+        for _ in 0..threads.max(1) {
+            let job_rx = Arc::clone(&job_rx);
+            let done_tx = done_tx.clone();
+            scope.spawn(move || loop {
+                let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok((k, mut slot)) = job else { return };
+                // SAFETY: the scorer outlives this scope and gets the slot back
+                // only after this thread returns it below.
+                let (a, b) = unsafe { slot.planes_mut() };
+                let r = source.fill(k, a, b);
+                if done_tx.send((k, slot, r)).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        let (mut issued, mut submitted) = (0u64, 0u64);
+        let mut out = 0usize;
+        let mut ready: BTreeMap<u64, (UploadSlot, vkssim::Result<()>)> = BTreeMap::new();
+        let mut stop = false;
+        loop {
+            while !stop && issued < total && out < depth {
+                match scorer.acquire_slot() {
+                    Ok(slot) => {
+                        if job_tx.send((issued, slot)).is_err() {
+                            stop = true;
+                            break;
+                        }
+                        issued += 1;
+                        out += 1;
+                    }
+                    Err(e) => {
+                        fed.error.get_or_insert(e);
+                        stop = true;
+                    }
+                }
+                while let Some(r) = scorer.poll_next() {
+                    take(&mut fed, r);
+                }
+            }
+            if out == 0 {
+                break;
+            }
+            let Ok((k, slot, r)) = done_rx.recv() else {
+                break;
+            };
+            ready.insert(k, (slot, r));
+            while let Some((slot, r)) = ready.remove(&submitted) {
+                submitted += 1;
+                out -= 1;
+                match r {
+                    Ok(()) if !stop => {
+                        if let Err(e) = scorer.submit_slot(slot) {
+                            fed.error.get_or_insert(e);
+                            stop = true;
+                        }
+                    }
+                    other => {
+                        if let Err(e) = other {
+                            fed.error.get_or_insert(e);
+                        }
+                        stop = true;
+                        scorer.abandon_slot(slot);
+                    }
+                }
+            }
+            while let Some(r) = scorer.poll_next() {
+                take(&mut fed, r);
+            }
+        }
+        drop(job_tx);
+    });
+    while let Some(r) = scorer.wait_next() {
+        take(&mut fed, r);
+    }
+    fed
+}

@@ -1,0 +1,282 @@
+//! The library API (`vkssim::api`) against the CPU twin (itself bit-identical
+//! to libvmaf, see tests/): host planes of 8 and 16-bit samples with padded
+//! strides, every option set, several pairs in flight, results in submission
+//! order through poll and wait, `score_pair`; and its refusals. Validation is
+//! on; any message fails. Device-resident pairs, imports and semaphores are
+//! exercised by the examples (tests/api_examples.rs).
+
+mod vk_support;
+
+use vk_support::{frame, gpu_present};
+use vkssim::api::{DevicePlane, Engine, HostPlane, SampleFormat, ScorerDesc, SemaphoreRef};
+use vkssim::vk::VkOptions;
+use vkssim::{cpu, Error, LumaFrame, SsimOptions};
+
+fn engine() -> Engine {
+    Engine::new(&VkOptions {
+        validation: true,
+        ..VkOptions::default()
+    })
+    .expect("engine")
+}
+
+/// `f` with each row padded to `stride` samples (padding filled with junk).
+fn padded(f: &LumaFrame, stride: usize) -> (Vec<u8>, Vec<u16>) {
+    let w = f.width as usize;
+    let mut u8s = Vec::new();
+    let mut u16s = Vec::new();
+    for y in 0..f.height as usize {
+        if f.bit_depth > 8 {
+            let row = &f.bytes[2 * y * w..2 * (y + 1) * w];
+            u16s.extend(
+                row.chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]])),
+            );
+            u16s.extend(std::iter::repeat_n(0xFFFF, stride - w));
+        } else {
+            u8s.extend_from_slice(&f.bytes[y * w..(y + 1) * w]);
+            u8s.extend(std::iter::repeat_n(0xAA, stride - w));
+        }
+    }
+    (u8s, u16s)
+}
+
+fn host<'a>(p: &'a (Vec<u8>, Vec<u16>), wide: bool, stride: usize) -> HostPlane<'a> {
+    if wide {
+        HostPlane::u16(&p.1, stride)
+    } else {
+        HostPlane::u8(&p.0, stride)
+    }
+}
+
+#[test]
+fn host_planes_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let option_sets = [
+        SsimOptions::default(),
+        SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        },
+        SsimOptions {
+            enable_db: true,
+            clip_db: true,
+            ..Default::default()
+        },
+        SsimOptions {
+            scale: 2,
+            enable_lcs: true,
+            enable_db: true,
+            ..Default::default()
+        },
+    ];
+    for (w, h, bit_depth) in [(97u32, 61u32, 8u32), (64, 48, 10), (50, 40, 16)] {
+        for opts in option_sets {
+            let mut desc = ScorerDesc::new(w, h, bit_depth);
+            desc.ssim = opts;
+            desc.frames_in_flight = 2;
+            let mut scorer = engine.scorer(&desc).expect("scorer");
+            let stride = w as usize + 5;
+            let pairs: Vec<(LumaFrame, LumaFrame)> = (0..5)
+                .map(|i| {
+                    (
+                        frame(w, h, bit_depth, 10 + i),
+                        frame(w, h, bit_depth, 50 + i),
+                    )
+                })
+                .collect();
+            let mut got = Vec::new();
+            for (r, d) in &pairs {
+                let (pr, pd) = (padded(r, stride), padded(d, stride));
+                let wide = bit_depth > 8;
+                scorer
+                    .submit_host(host(&pr, wide, stride), host(&pd, wide, stride))
+                    .expect("submit");
+                while let Some(s) = scorer.poll() {
+                    got.push(s.expect("result"));
+                }
+            }
+            while let Some(s) = scorer.wait() {
+                got.push(s.expect("result"));
+            }
+            assert_eq!(scorer.in_flight(), 0);
+            assert_eq!(got.len(), pairs.len());
+            for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
+                let mut want = cpu::score_frame(&r.view(), &d.view(), &opts).unwrap();
+                if !opts.enable_lcs {
+                    (want.l, want.c, want.s) = (g.l, g.c, g.s);
+                }
+                assert_eq!(
+                    *g, want,
+                    "{w}x{h} {bit_depth}-bit {opts:?} frame {i}: API vs CPU twin"
+                );
+            }
+        }
+    }
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:#?}",
+        engine.validation_messages()
+    );
+}
+
+#[test]
+fn score_pair_matches_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let (r, d) = (frame(80, 60, 8, 1), frame(80, 60, 8, 2));
+    let mut desc = ScorerDesc::new(80, 60, 8);
+    desc.ssim.enable_lcs = true;
+    let got = engine
+        .score_pair(
+            &desc,
+            HostPlane::u8(&r.bytes, 80),
+            HostPlane::u8(&d.bytes, 80),
+        )
+        .expect("score_pair");
+    let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+    assert_eq!(got, want);
+    // Identical planes score exactly 1.
+    let one = engine
+        .score_pair(
+            &desc,
+            HostPlane::u8(&r.bytes, 80),
+            HostPlane::u8(&r.bytes, 80),
+        )
+        .expect("score_pair");
+    assert_eq!(one.ssim, 1.0);
+    assert!(engine.validation_messages().is_empty());
+}
+
+#[test]
+fn refusals_name_what_is_wrong() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let too_small = engine.scorer(&ScorerDesc::new(8, 8, 8));
+    assert!(
+        matches!(too_small, Err(Error::PlaneTooSmall { .. })),
+        "{too_small:?}"
+    );
+    let bad_depth = engine.scorer(&ScorerDesc::new(64, 64, 9));
+    assert!(
+        matches!(bad_depth, Err(Error::Unsupported(_))),
+        "{bad_depth:?}"
+    );
+
+    let mut scorer = engine.scorer(&ScorerDesc::new(64, 48, 10)).expect("scorer");
+    let words = vec![0u16; 64 * 48];
+    let bytes = vec![0u8; 64 * 48];
+    // 8-bit samples for a 10-bit scorer.
+    let e = scorer
+        .submit_host(HostPlane::u8(&bytes, 64), HostPlane::u8(&bytes, 64))
+        .unwrap_err();
+    assert!(e.to_string().contains("HostPlane::u16"), "{e}");
+    // A stride shorter than a row.
+    let e = scorer
+        .submit_host(HostPlane::u16(&words, 63), HostPlane::u16(&words, 64))
+        .unwrap_err();
+    assert!(e.to_string().contains("row stride 63"), "{e}");
+    // Too few samples.
+    let e = scorer
+        .submit_host(HostPlane::u16(&words[1..], 64), HostPlane::u16(&words, 64))
+        .unwrap_err();
+    assert!(matches!(e, Error::BufferSize { .. }), "{e}");
+    // A sample above 10 bits, with its position.
+    let mut high = words.clone();
+    high[64 * 3 + 5] = 1024;
+    let e = scorer
+        .submit_host(HostPlane::u16(&words, 64), HostPlane::u16(&high, 64))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::SampleRange {
+                x: 5,
+                y: 3,
+                value: 1024,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // A device pair on a host-frame scorer, and nothing came back of any of it.
+    let plane = DevicePlane {
+        buffer: ash::vk::Buffer::null(),
+        offset: 0,
+        row_pitch: 128,
+        format: SampleFormat::U16,
+    };
+    // SAFETY: refused before any handle is used.
+    let e = unsafe { scorer.submit_device(plane, plane, &[], &[]) }.unwrap_err();
+    assert!(e.to_string().contains("device_frames"), "{e}");
+    assert_eq!(scorer.in_flight(), 0);
+    assert!(scorer.poll().is_none());
+
+    // On a device-frame scorer: wrong sample format, short pitch, null buffer,
+    // and a timeline value on an engine without timeline semaphores.
+    let mut desc = ScorerDesc::new(64, 48, 8);
+    desc.device_frames = true;
+    let mut dev = engine.scorer(&desc).expect("device scorer");
+    let fake = ash::vk::Handle::from_raw(0x1000);
+    let good = DevicePlane {
+        buffer: fake,
+        offset: 0,
+        row_pitch: 64,
+        format: SampleFormat::U8,
+    };
+    let cases = [
+        (
+            DevicePlane {
+                format: SampleFormat::U16,
+                ..good
+            },
+            vec![],
+            "U16",
+        ),
+        (
+            DevicePlane {
+                row_pitch: 63,
+                ..good
+            },
+            vec![],
+            "row pitch 63",
+        ),
+        (
+            DevicePlane {
+                buffer: ash::vk::Buffer::null(),
+                ..good
+            },
+            vec![],
+            "VK_NULL_HANDLE",
+        ),
+        (
+            good,
+            vec![SemaphoreRef {
+                semaphore: ash::vk::Handle::from_raw(0x2000),
+                value: Some(1),
+            }],
+            "timelineSemaphore",
+        ),
+    ];
+    for (plane, waits, needle) in cases {
+        // SAFETY: each case is refused before any handle is used.
+        let e = unsafe { dev.submit_device(good, plane, &waits, &[]) }.unwrap_err();
+        assert!(e.to_string().contains(needle), "{needle}: {e}");
+    }
+    assert_eq!(dev.in_flight(), 0);
+    assert!(engine.validation_messages().is_empty());
+}
+
+#[test]
+fn required_features_name_shader_int64() {
+    assert_eq!(vkssim::api::REQUIRED_FEATURES, &["shaderInt64"]);
+    assert_eq!(vkssim::api::required_features().shader_int64, ash::vk::TRUE);
+    assert!(vkssim::api::REQUIRED_DEVICE_EXTENSIONS.is_empty());
+}

@@ -1,0 +1,123 @@
+//! The library API's examples (`engine/examples/`), run as CI runs them: with
+//! the validation layer on (`VKSSIM_VALIDATION=1`), each must exit 0, which it
+//! does only when every score is bit-identical to the CPU twin's and no
+//! validation message appeared. `score_files` gets two raw 4:2:0 files written
+//! here.
+//!
+//! `cargo test` builds the examples before it runs the tests; when this test is
+//! run alone (`--test api_examples`) it builds a missing example with cargo.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The example binary `name`, built if missing.
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>");
+    let path = profile_dir.join("examples").join(name);
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", "vkssim", "--example", name])
+            .status()
+            .expect("running cargo to build the example");
+        assert!(status.success(), "building example {name} failed");
+    }
+    assert!(
+        path.exists(),
+        "example {name} not found at {}",
+        path.display()
+    );
+    path
+}
+
+/// Runs an example with validation on and fails with its output unless it
+/// exits 0; returns its standard output.
+fn run(name: &str, args: &[String]) -> String {
+    let out = Command::new(example(name))
+        .args(args)
+        .env("VKSSIM_VALIDATION", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("running example {name}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "example {name} failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    println!("{stdout}");
+    stdout
+}
+
+#[test]
+fn device_resident_example() {
+    let out = run("device_resident", &[]);
+    // Two bit depths x (zero-copy, device copy, host) pairs.
+    assert_eq!(
+        out.matches("bit-identical to the CPU twin").count(),
+        6,
+        "{out}"
+    );
+}
+
+#[test]
+fn import_device_example() {
+    let out = run("import_device", &[]);
+    assert!(out.contains("import without shaderInt64 refused"), "{out}");
+    assert!(
+        out.contains("host device still works after the engine was dropped"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("bit-identical to the CPU twin").count(),
+        2,
+        "{out}"
+    );
+}
+
+#[test]
+fn score_files_example() {
+    let (w, h, frames) = (96usize, 72usize, 3usize);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let chroma = 2 * w.div_ceil(2) * h.div_ceil(2);
+    let mut files = Vec::new();
+    for (k, name) in ["ref.yuv", "dist.yuv"].iter().enumerate() {
+        let mut bytes = Vec::new();
+        let mut state = 0x1234_5678u32 + k as u32;
+        for f in 0..frames {
+            for y in 0..h {
+                for x in 0..w {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    let noise = if k == 1 { state % 24 } else { 0 };
+                    bytes.push(((x * 2 + y + f * 7) as u32 % 200 + noise) as u8);
+                }
+            }
+            bytes.extend(std::iter::repeat_n(128u8, chroma));
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write a YUV file");
+        files.push(path.display().to_string());
+    }
+    let args = [
+        files[0].clone(),
+        files[1].clone(),
+        w.to_string(),
+        h.to_string(),
+        "--check".to_string(),
+    ];
+    let out = run("score_files", &args);
+    assert!(
+        out.contains(&format!("{frames} frames, mean float_ssim")),
+        "{out}"
+    );
+    assert!(
+        out.contains("every frame bit-identical to the CPU twin"),
+        "{out}"
+    );
+}

@@ -275,6 +275,8 @@ pub extern "C" fn vkssim_last_error() -> *const c_char {
 /// A static name for a status value, e.g. "VKSSIM_ERROR_NO_DEVICE"
 /// ("VKSSIM_UNKNOWN_STATUS" for a value that is none).
 #[no_mangle]
+// Byte strings, not `c""` literals: Debian 12's cbindgen (0.24) cannot parse those.
+#[allow(clippy::manual_c_str_literals)]
 pub extern "C" fn vkssim_status_name(status: i32) -> *const c_char {
     use VkssimStatus::*;
     let all = [

@@ -32,10 +32,10 @@ fn padded(f: &LumaFrame, stride: usize) -> (Vec<u8>, Vec<u16>) {
                 row.chunks_exact(2)
                     .map(|c| u16::from_le_bytes([c[0], c[1]])),
             );
-            u16s.extend(std::iter::repeat_n(0xFFFF, stride - w));
+            u16s.extend(std::iter::repeat(0xFFFF).take(stride - w));
         } else {
             u8s.extend_from_slice(&f.bytes[y * w..(y + 1) * w]);
-            u8s.extend(std::iter::repeat_n(0xAA, stride - w));
+            u8s.extend(std::iter::repeat(0xAA).take(stride - w));
         }
     }
     (u8s, u16s)

@@ -98,7 +98,7 @@ fn score_files_example() {
                     bytes.push(((x * 2 + y + f * 7) as u32 % 200 + noise) as u8);
                 }
             }
-            bytes.extend(std::iter::repeat_n(128u8, chroma));
+            bytes.extend(std::iter::repeat(128u8).take(chroma));
         }
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).expect("write a YUV file");

@@ -196,9 +196,7 @@ impl VkScorer {
         reference: LumaFrame,
         distorted: LumaFrame,
     ) -> Result<()> {
-        if self.pending.len() == self.slots.len() {
-            self.finish_oldest();
-        }
+        self.make_room()?;
         let i = self.next_slot;
         if ring.bound[i] != Bound::Own {
             let whole = vk::WHOLE_SIZE;
@@ -223,9 +221,7 @@ impl VkScorer {
         waits: &[ExternalSemaphore],
         signals: &[ExternalSemaphore],
     ) -> Result<()> {
-        if self.pending.len() == self.slots.len() {
-            self.finish_oldest();
-        }
+        self.make_room()?;
         let i = self.next_slot;
         let frame = self.next_frame;
         let span = tracing::debug_span!("frame", index = frame, device_resident = true);
@@ -303,6 +299,23 @@ impl VkScorer {
         self.next_frame += 1;
         self.next_slot = (self.next_slot + 1) % self.slots.len();
         self.pending.push_back(i);
+        self.dispatch_ready();
+        Ok(())
+    }
+
+    /// Makes `next_slot` free: refuses while upload slots are handed out
+    /// (`acquire_slot`; they own the next slots in order), and finishes the
+    /// oldest frame when every slot is busy (its result stays queued).
+    fn make_room(&mut self) -> Result<()> {
+        if !self.filling.is_empty() {
+            return Err(Error::InvalidOption(format!(
+                "{} upload slot(s) handed out by acquire_slot; submit them first",
+                self.filling.len()
+            )));
+        }
+        if self.pending.len() == self.slots.len() {
+            self.finish_oldest();
+        }
         Ok(())
     }
 

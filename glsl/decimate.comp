@@ -82,10 +82,38 @@ float fixed52_to_f32(int64_t v) {
     return uintBitsToFloat((biased << 23) | (uint(m) & 0x7FFFFFu));
 }
 
+// fixed52(f32(sample_value(v) * tap)) for every sample value v, built by each
+// workgroup when the bit depth is at most 10 (1024 entries): the product
+// depends only on v, so a table lookup replaces the conversion and the int64
+// shift per sample. Deeper samples compute it per sample.
+const uint LUT_SIZE = 1024u;
+shared int64_t lut[LUT_SIZE];
+
+int64_t product52(uint v) {
+    precise float prod = sample_value(v) * uintBitsToFloat(P.tap_bits);
+    return to_fixed52(prod);
+}
+
+// The window term of sample value v (out-of-range values, which the readers
+// refuse, are computed rather than looked up).
+int64_t term(uint v, bool use_lut) {
+    return use_lut && (v >> P.bit_depth) == 0u ? lut[v] : product52(v);
+}
+
 void main() {
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
     uint plane = gl_GlobalInvocationID.z;
+    bool use_lut = P.scale > 1u && P.bit_depth <= 10u;
+    if (use_lut) {
+        // Every invocation reaches this barrier (no early return before it).
+        uint n = 1u << P.bit_depth;
+        uint threads = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
+        for (uint v = gl_LocalInvocationIndex; v < n; v += threads) {
+            lut[v] = product52(v);
+        }
+        barrier();
+    }
     if (x >= P.sw || y >= P.sh || plane > 1u) { return; }
     uint out_index = plane * P.sw * P.sh + y * P.sw + x;
 
@@ -99,14 +127,39 @@ void main() {
     int hi = s / 2 - ((s & 1) == 0 ? 1 : 0);
     int cx = int(x) * s;
     int cy = int(y) * s;
-    float tap = uintBitsToFloat(P.tap_bits);
+    int c0 = cx + lo;
+    int c1 = cx + hi;
+    bool inside_x = c0 >= 0 && c1 < int(P.width);
+    // Samples per 32-bit word, bits per sample.
+    uint spw = P.bit_depth <= 8u ? 4u : 2u;
+    uint bits = 32u / spw;
+    uint mask = (1u << bits) - 1u;
+    // The window's samples, added as exact int64 counts of 2^-52 (integer
+    // addition: the order does not matter).
     int64_t sum = int64_t(0);
     for (int dy = lo; dy <= hi; ++dy) {
         uint row = uint(mirror(cy + dy, int(P.height))) * P.width;
-        for (int dx = lo; dx <= hi; ++dx) {
-            uint col = uint(mirror(cx + dx, int(P.width)));
-            precise float prod = sample_value(raw_sample(plane, row + col)) * tap;
-            sum += to_fixed52(prod);
+        if (inside_x) {
+            // A whole word at a time: no mirror, one load per `spw` samples.
+            uint i = row + uint(c0);
+            uint end = row + uint(c1) + 1u;
+            while (i < end) {
+                uint wi = i / spw;
+                uint w = plane == 0u ? raw_ref[wi] : raw_dist[wi];
+                uint k = i - wi * spw;
+                uint stop = min(spw, k + (end - i));
+                for (; k < stop; ++k) {
+                    uint v = (w >> (k * bits)) & mask;
+                    sum += term(v, use_lut);
+                }
+                i = (wi + 1u) * spw;
+            }
+        } else {
+            for (int dx = lo; dx <= hi; ++dx) {
+                uint col = uint(mirror(cx + dx, int(P.width)));
+                uint v = raw_sample(plane, row + col);
+                sum += term(v, use_lut);
+            }
         }
     }
     dec[out_index] = fixed52_to_f32(sum);

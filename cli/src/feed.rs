@@ -205,3 +205,64 @@ pub fn run(
     }
     fed
 }
+
+/// `vkssim score` through the fast feed, when it applies: the scorer is the
+/// Vulkan engine and both inputs are regular files (positional reads). Pairs
+/// follow `sel` (skips, `--frame_cnt`, `--subsample`; lengths were checked by
+/// the caller). `None` when it does not apply (the caller runs the ordinary
+/// pipeline).
+pub fn run_selection(
+    reference: &dyn vkssim::io::LumaReader,
+    distorted: &dyn vkssim::io::LumaReader,
+    sel: crate::pipeline::Selection,
+    scorer: &mut dyn FrameScorer,
+    threads: usize,
+    progress: &crate::progress::Progress,
+) -> Option<crate::pipeline::Outcome> {
+    let vk = scorer.as_any_mut()?.downcast_mut::<VkScorer>()?;
+    let (ri, di) = (reference.frame_index()?, distorted.frame_index()?);
+    let (r0, d0) = (
+        reference.frames_read() + sel.skip_ref,
+        distorted.frames_read() + sel.skip_dist,
+    );
+    let limit = if sel.frame_cnt == 0 {
+        u64::MAX
+    } else {
+        sel.frame_cnt
+    };
+    let step = sel.subsample.max(1);
+    let common = ri
+        .len()
+        .saturating_sub(r0)
+        .min(di.len().saturating_sub(d0))
+        .min(limit);
+    let indices: Vec<u64> = (0..common).filter(|i| i % step == 0).collect();
+    let pairs: Vec<(u64, u64)> = indices.iter().map(|&i| (r0 + i, d0 + i)).collect();
+    let start = std::time::Instant::now();
+    let source = Source::Files {
+        reference: &ri,
+        distorted: &di,
+        pairs: &pairs,
+    };
+    let fed = run(vk, &source, threads, |n| progress.set_scored(n as u64));
+    let error = fed.error.map(|e| {
+        let k = fed.scores.len();
+        let at = indices.get(k).copied().unwrap_or(common);
+        anyhow::Error::new(e).context(format!("scoring pair {at}"))
+    });
+    let error = error.or_else(|| {
+        (common == 0).then(|| {
+            anyhow::Error::new(vkssim::Error::NoFrames(format!(
+                "{} and {}",
+                reference.path().display(),
+                distorted.path().display()
+            )))
+        })
+    });
+    Some(crate::pipeline::Outcome {
+        frames: indices.into_iter().zip(fed.scores).collect(),
+        pairs_read: common,
+        elapsed: start.elapsed(),
+        error,
+    })
+}

@@ -13,6 +13,7 @@ use vkssim::{Error, FrameScore, SsimOptions};
 use crate::args::ScoreArgs;
 use crate::backend;
 use crate::feature::{metric_names, parse_features};
+use crate::feed;
 use crate::output::{write_atomically, Report, ScoredFrame};
 use crate::pipeline::{self, Selection};
 use crate::progress::Progress;
@@ -58,8 +59,19 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
         allow_length_mismatch: args.allow_length_mismatch,
     };
     let to_score = check_lengths(&*reference, &*distorted, &sel)?;
+    // Regular files feed the Vulkan engine on several threads (crate::feed),
+    // which wants more frames in flight.
+    let read_threads = match args.engine.read_threads {
+        0 => feed::default_threads(),
+        n => n,
+    };
+    let mut engine_args = args.engine.clone();
+    let indexed = reference.frame_index().is_some() && distorted.frame_index().is_some();
+    if engine_args.frames_in_flight == 0 && indexed {
+        engine_args.frames_in_flight = feed::frames_in_flight_for(read_threads);
+    }
     let mut engine = backend::start(
-        &args.engine,
+        &engine_args,
         options,
         rf.width,
         rf.height,
@@ -69,7 +81,18 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
     tracing::info!(backend = %engine.description, "scoring");
 
     let progress = Progress::new(args.quiet, to_score);
-    let outcome = pipeline::run(reference, distorted, sel, &mut *engine.scorer, &progress)?;
+    let fast = feed::run_selection(
+        &*reference,
+        &*distorted,
+        sel,
+        &mut *engine.scorer,
+        read_threads,
+        &progress,
+    );
+    let outcome = match fast {
+        Some(outcome) => outcome,
+        None => pipeline::run(reference, distorted, sel, &mut *engine.scorer, &progress)?,
+    };
     progress.finish();
 
     let report = Report {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Times libvmaf's `vmaf` CLI and `vkssim score` on the same files in one run and
+# prints both per-frame times and their ratio.
+#
+#   tools/bench-vs-vmaf.sh REF DIST N [input flags...]
+#
+# e.g. tools/bench-vs-vmaf.sh ref.yuv dist.yuv 22 -w 1920 -h 1080 -p 420 -b 8
+#
+# Per-frame time is (t(N) - t(2)) / (N - 2) (start-up cancels), with t(k) the
+# wall time of the whole command scoring the first k frames (--frame_cnt k),
+# median of REPEAT repetitions. Both programs get the same input flags,
+# `--feature float_ssim --no_prediction` and write XML to a scratch file.
+#
+# Environment: VMAF (the vmaf binary; default: tools/build-vmaf-release.sh's
+# -O3 build if present, else the one libvmaf-sys builds under target/), VKSSIM
+# (default target/release/vkssim), THREADS (vmaf --threads; default: all
+# cores), REPEAT (default 3), VKSSIM_FLAGS (extra vkssim flags, e.g.
+# "--upload direct").
+set -euo pipefail
+if [ $# -lt 3 ]; then
+  sed -n '2,20p' "$0" >&2
+  exit 2
+fi
+ref=$1 dist=$2 n=$3
+shift 3
+top=$(cd "$(dirname "$0")/.." && pwd)
+find_vmaf() {
+  if [ -x "$top/target/vmaf-release/build/tools/vmaf" ]; then
+    echo "$top/target/vmaf-release/build/tools/vmaf"
+    return
+  fi
+  ls "$top"/target/*/build/libvmaf-sys-*/out/build/tools/vmaf 2>/dev/null | head -n 1
+}
+vmaf=${VMAF:-$(find_vmaf)}
+vkssim=${VKSSIM:-$top/target/release/vkssim}
+threads=${THREADS:-$(nproc)}
+repeat=${REPEAT:-3}
+[ -x "$vmaf" ] || { echo "no vmaf binary (run tools/build-vmaf-release.sh, or set VMAF)" >&2; exit 1; }
+[ -x "$vkssim" ] || { echo "no vkssim binary at $vkssim (cargo build --release, or set VKSSIM)" >&2; exit 1; }
+[ "$n" -gt 2 ] || { echo "N must be above 2" >&2; exit 2; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# Arithmetic on decimals (awk: present where bc is not).
+calc() { awk "BEGIN { printf \"%.9f\", $1 }"; }
+
+# Wall seconds of one command.
+seconds() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >"$scratch/log" 2>&1 || { cat "$scratch/log" >&2; return 1; }
+  t1=$(date +%s.%N)
+  calc "$t1 - $t0"
+}
+
+# Median per-frame seconds of a program: per_frame CMD... (frame count appended).
+per_frame() {
+  local runs=() i tn t2
+  for ((i = 0; i < repeat; i++)); do
+    tn=$(seconds "$@" --frame_cnt "$n")
+    t2=$(seconds "$@" --frame_cnt 2)
+    runs+=("$(calc "($tn - $t2) / ($n - 2)")")
+  done
+  printf '%s\n' "${runs[@]}" | sort -g | sed -n "$(((repeat + 1) / 2))p"
+}
+
+common=(-r "$ref" -d "$dist" "$@" --feature float_ssim --no_prediction)
+# Warm the page cache and both programs once.
+"$vmaf" "${common[@]}" --threads "$threads" --frame_cnt 2 -o "$scratch/w.xml" >/dev/null 2>&1
+"$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt 2 -q -o "$scratch/w.xml" >/dev/null 2>&1
+
+v=$(per_frame "$vmaf" "${common[@]}" --threads "$threads" -o "$scratch/v.xml")
+k=$(per_frame "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} -q -o "$scratch/k.xml")
+"$vmaf" "${common[@]}" --threads "$threads" --frame_cnt "$n" -o "$scratch/v.xml" >/dev/null 2>&1
+"$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt "$n" -q -o "$scratch/k.xml" >/dev/null 2>&1
+same=no
+if diff <(grep -o 'float_ssim="[^"]*"' "$scratch/v.xml") \
+        <(grep -o 'float_ssim="[^"]*"' "$scratch/k.xml") >/dev/null; then
+  same=yes
+fi
+printf 'frames %s, per frame = (t(%s) - t(2)) / %s, median of %s\n' "$n" "$n" "$((n - 2))" "$repeat"
+printf 'vmaf (%s, %s threads): %.3f ms per frame, %.1f frames/s\n' "$vmaf" "$threads" \
+  "$(calc "$v * 1000")" "$(calc "1 / $v")"
+printf 'vkssim score (%s %s): %.3f ms per frame, %.1f frames/s\n' "$vkssim" "${VKSSIM_FLAGS:-}" \
+  "$(calc "$k * 1000")" "$(calc "1 / $k")"
+printf 'ratio vmaf/vkssim: %.1f; per-frame float_ssim identical in the XML files: %s\n' \
+  "$(calc "$v / $k")" "$same"

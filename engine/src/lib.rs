@@ -4,6 +4,9 @@
 //! The crate owns everything below the command line: the frame types
 //! ([`frame`]), the metric options ([`options`]), the video readers ([`io`]), the
 //! CPU twin of every pass ([`cpu`]) and the one error enum ([`Error`]).
+//!
+//! Video tools start at [`api`]: an engine on vkssim's own Vulkan device or on
+//! theirs, and scorers fed from host memory or from their own `VkBuffer`s.
 
 pub mod api;
 pub mod cpu;

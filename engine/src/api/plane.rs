@@ -168,6 +168,8 @@ pub enum SampleFormat {
 /// second (give it both), must be owned by the engine's queue family (or
 /// created with `VK_SHARING_MODE_CONCURRENT`), and must not be written until
 /// the pair's result (or signal semaphore) says the scorer is done with it.
+/// Samples above the bit depth are not detected on the device (host planes
+/// are checked): they give a number libvmaf would not.
 ///
 /// ```no_run
 /// use ash::vk;
@@ -191,7 +193,8 @@ pub struct DevicePlane {
 /// A host semaphore a device-resident pair waits on before its work starts, or
 /// signals when its results are written: binary (`value: None`) or timeline
 /// (`value: Some(v)`: wait until it reaches `v`, or set it to `v`; needs the
-/// `timelineSemaphore` feature, Vulkan 1.2, enabled on the device).
+/// `timelineSemaphore` feature, Vulkan 1.2, enabled on an imported device:
+/// vkssim's own device, from [`super::Engine::new`], takes binary ones only).
 ///
 /// ```no_run
 /// use ash::vk;

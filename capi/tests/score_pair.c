@@ -9,6 +9,9 @@
  *      VKSSIM_VALIDATION=1), a scorer with enable_lcs and enable_db, submits
  *      the pair twice (packed, then from rows padded to a larger stride),
  *      polls then waits, and prints each score's bits;
+ *   1b. creates buffers on that engine's own device through its handles,
+ *      scores them through vkssim_scorer_submit_buffers with semaphores
+ *      submitted through vkssim_engine_queue_submit, prints the bits;
  *   2. creates its own Vulkan instance and device, imports them, copies the
  *      pair into VkBuffers of that device and scores them through
  *      vkssim_scorer_submit_buffers (waiting on and signalling a semaphore),
@@ -215,15 +218,107 @@ static VkssimImportDesc import_desc(struct host *host, VkDevice device,
   return d;
 }
 
-static uint32_t memory_type(struct host *host, uint32_t bits,
+static uint32_t memory_type(VkPhysicalDevice pd, uint32_t bits,
                             VkMemoryPropertyFlags want) {
   VkPhysicalDeviceMemoryProperties mem;
-  vkGetPhysicalDeviceMemoryProperties(host->pd, &mem);
+  vkGetPhysicalDeviceMemoryProperties(pd, &mem);
   for (uint32_t i = 0; i < mem.memoryTypeCount; i++)
     if ((bits & (1u << i)) &&
         (mem.memoryTypes[i].propertyFlags & want) == want)
       return i;
   FAIL("no memory type with flags %#x", (unsigned)want);
+}
+
+/* A host-visible buffer holding `n` bytes of `data` at `offset`. */
+static void plane_buffer(VkPhysicalDevice pd, VkDevice device,
+                         const uint8_t *data, size_t n, VkDeviceSize offset,
+                         VkBuffer *buf, VkDeviceMemory *mem) {
+  VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = offset + n;
+  bi.usage =
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+  VK(vkCreateBuffer(device, &bi, NULL, buf));
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device, *buf, &req);
+  VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = memory_type(pd, req.memoryTypeBits,
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  VK(vkAllocateMemory(device, &ai, NULL, mem));
+  VK(vkBindBufferMemory(device, *buf, *mem, 0));
+  void *p;
+  VK(vkMapMemory(device, *mem, 0, VK_WHOLE_SIZE, 0, &p));
+  memcpy((uint8_t *)p + offset, data, n);
+  vkUnmapMemory(device, *mem);
+}
+
+/* 1b. Own device, frames in VkBuffers created on it through the engine's
+ * handles, chained with binary semaphores submitted through the engine. */
+static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
+                               uint32_t w, uint32_t h) {
+  VkssimEngineOptions opts = vkssim_engine_options_default();
+  opts.validation = validation_on();
+  VkssimEngine *engine = NULL;
+  CHECK(vkssim_engine_create(&opts, &engine));
+  VkssimDeviceHandles hd;
+  CHECK(vkssim_engine_device_handles(engine, &hd));
+  VkDevice device = (VkDevice)hd.device;
+  VkPhysicalDevice pd = (VkPhysicalDevice)hd.physical_device;
+  VkBuffer bufs[2];
+  VkDeviceMemory mems[2];
+  plane_buffer(pd, device, ref, (size_t)w * h, 0, &bufs[0], &mems[0]);
+  plane_buffer(pd, device, dist, (size_t)w * h, 0, &bufs[1], &mems[1]);
+  VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore decoded, scored;
+  VK(vkCreateSemaphore(device, &si, NULL, &decoded));
+  VK(vkCreateSemaphore(device, &si, NULL, &scored));
+  VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  sub.signalSemaphoreCount = 1;
+  sub.pSignalSemaphores = &decoded;
+  CHECK(vkssim_engine_queue_submit(engine, 1, &sub, 0));
+
+  VkssimScorerDesc desc = {0};
+  desc.width = w;
+  desc.height = h;
+  desc.bit_depth = 8;
+  desc.enable_lcs = true;
+  desc.enable_db = true;
+  desc.device_frames = true;
+  VkssimScorer *scorer = NULL;
+  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimDevicePlane pr = {(uint64_t)bufs[0], 0, w};
+  VkssimDevicePlane pdst = {(uint64_t)bufs[1], 0, w};
+  VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
+  VkssimSemaphore signal = {(uint64_t)scored, false, 0};
+  CHECK(vkssim_scorer_submit_buffers(scorer, &pr, &pdst, &wait, 1, &signal, 1));
+  VkssimScore score;
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("own_device_buffers", &score);
+
+  /* Consume vkssim's signal, then tidy up. */
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence;
+  VK(vkCreateFence(device, &fi, NULL, &fence));
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  last.waitSemaphoreCount = 1;
+  last.pWaitSemaphores = &scored;
+  last.pWaitDstStageMask = &stage;
+  CHECK(vkssim_engine_queue_submit(engine, 1, &last, (uint64_t)fence));
+  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  vkssim_scorer_destroy(scorer);
+  vkDestroyFence(device, fence, NULL);
+  vkDestroySemaphore(device, decoded, NULL);
+  vkDestroySemaphore(device, scored, NULL);
+  for (int k = 0; k < 2; k++) {
+    vkDestroyBuffer(device, bufs[k], NULL);
+    vkFreeMemory(device, mems[k], NULL);
+  }
+  size_t messages = vkssim_engine_validation_message_count(engine);
+  vkssim_engine_destroy(engine);
+  if (messages)
+    FAIL("%zu validation messages", messages);
 }
 
 /* 2. Imported device, frames in VkBuffers. */
@@ -300,31 +395,13 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
   CHECK(vkssim_engine_import(&good, &engine));
 
   /* Two host-visible buffers holding the planes at an offset of 256 bytes. */
-  VkDeviceSize offset = 256, size = offset + (VkDeviceSize)w * h;
+  VkDeviceSize offset = 256;
   VkBuffer bufs[2];
   VkDeviceMemory mems[2];
   const uint8_t *planes[2] = {ref, dist};
-  for (int k = 0; k < 2; k++) {
-    VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    bi.size = size;
-    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-               VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-    VK(vkCreateBuffer(device, &bi, NULL, &bufs[k]));
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device, bufs[k], &req);
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    ai.allocationSize = req.size;
-    ai.memoryTypeIndex =
-        memory_type(&host, req.memoryTypeBits,
-                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    VK(vkAllocateMemory(device, &ai, NULL, &mems[k]));
-    VK(vkBindBufferMemory(device, bufs[k], mems[k], 0));
-    void *p;
-    VK(vkMapMemory(device, mems[k], 0, VK_WHOLE_SIZE, 0, &p));
-    memcpy((uint8_t *)p + offset, planes[k], (size_t)w * h);
-    vkUnmapMemory(device, mems[k]);
-  }
+  for (int k = 0; k < 2; k++)
+    plane_buffer(host.pd, device, planes[k], (size_t)w * h, offset, &bufs[k],
+                 &mems[k]);
   /* A binary semaphore the host signals (an empty submission stands in for
    * its decoder) and one vkssim signals. */
   VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
@@ -399,6 +476,7 @@ int main(int argc, char **argv) {
   uint8_t *ref = read_file(argv[1], (size_t)w * h);
   uint8_t *dist = read_file(argv[2], (size_t)w * h);
   own_device(ref, dist, w, h);
+  own_device_buffers(ref, dist, w, h);
   imported_device(ref, dist, w, h);
   free(ref);
   free(dist);

@@ -223,7 +223,8 @@ enum VkssimStatus vkssim_engine_create(const struct VkssimEngineOptions *options
 // queue family has no compute.
 //
 // # Safety
-// Every handle must be valid and belong together, the feature flags must be
+// Every handle must be valid and belong together (the instance created
+// with apiVersion 1.1 or later), the feature flags must be
 // what the host enabled, the objects must outlive the engine and every scorer
 // made from it, and `lock_queue`/`unlock_queue` (if any) must be callable from
 // any thread. `out` must be a valid pointer.

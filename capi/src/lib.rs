@@ -406,7 +406,8 @@ impl QueueLock for CQueueLock {
 /// queue family has no compute.
 ///
 /// # Safety
-/// Every handle must be valid and belong together, the feature flags must be
+/// Every handle must be valid and belong together (the instance created
+/// with apiVersion 1.1 or later), the feature flags must be
 /// what the host enabled, the objects must outlive the engine and every scorer
 /// made from it, and `lock_queue`/`unlock_queue` (if any) must be callable from
 /// any thread. `out` must be a valid pointer.
@@ -442,6 +443,11 @@ pub unsafe extern "C" fn vkssim_engine_import(
                 ash::Device::load(instance.fp_v1_0(), vk::Device::from_raw(d.device as u64));
             (entry, instance, device)
         };
+        if d.lock_queue.is_some() != d.unlock_queue.is_some() {
+            return Err(Error::InvalidOption(
+                "desc->lock_queue and desc->unlock_queue: give both or neither".into(),
+            ));
+        }
         let lock: Option<Arc<dyn QueueLock>> = if d.lock_queue.is_some() || d.unlock_queue.is_some()
         {
             Some(Arc::new(CQueueLock {

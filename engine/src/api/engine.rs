@@ -136,8 +136,9 @@ impl Engine {
     /// queue index is out of range.
     ///
     /// # Safety
-    /// Every handle in `desc` must be valid and belong together (the device
-    /// created on `physical_device` of `instance`, with queue `queue_index` of
+    /// Every handle in `desc` must be valid and belong together (the instance
+    /// created with `apiVersion` 1.1 or later, the device created on
+    /// `physical_device` of `instance`, with queue `queue_index` of
     /// `queue_family`, and `enabled_features` what was enabled), and the host
     /// must keep the instance and device alive until this engine and every
     /// [`Scorer`] made from it have dropped. When other threads use the queue,

@@ -205,8 +205,9 @@ impl VkScorer {
                 (self.slots[i].raw[1].raw, 0, whole),
             ];
             self.bind_raw(i, raw);
-            ring.bound[i] = Bound::Own;
+            ring.bound[i] = Bound::Stale;
             self.record(i)?;
+            ring.bound[i] = Bound::Own;
         }
         self.submit(reference, distorted)
     }
@@ -262,9 +263,10 @@ impl VkScorer {
                 }
             };
             self.bind_raw(i, [source(0), source(1)]);
-            ring.bound[i] = Bound::External(planes);
+            ring.bound[i] = Bound::Stale;
             self.record(i)?;
             self.record_pre(ring, i, planes, zero_copy)?;
+            ring.bound[i] = Bound::External(planes);
         }
 
         let gpu = &self.gpu;

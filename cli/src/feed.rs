@@ -46,8 +46,17 @@ impl Source<'_> {
         }
     }
 
-    /// Writes pair `k` into `a` (reference) and `b` (distorted).
-    fn fill(&self, k: u64, a: &mut [u8], b: &mut [u8]) -> vkssim::Result<()> {
+    /// Writes pair `k` into `a` (reference) and `b` (distorted). With
+    /// `bounce`, file samples are read into it and copied from there: the
+    /// readers check the sample range of samples above 8 bits by reading the
+    /// plane back, which is very slow on write-combined device memory.
+    fn fill(
+        &self,
+        k: u64,
+        a: &mut [u8],
+        b: &mut [u8],
+        bounce: Option<&mut Vec<u8>>,
+    ) -> vkssim::Result<()> {
         match self {
             Source::Files {
                 reference,
@@ -55,8 +64,20 @@ impl Source<'_> {
                 pairs,
             } => {
                 let (fr, fd) = pairs[k as usize];
-                reference.read_luma_at(fr, a)?;
-                distorted.read_luma_at(fd, b)
+                match bounce {
+                    Some(buf) => {
+                        buf.resize(a.len(), 0);
+                        reference.read_luma_at(fr, buf)?;
+                        a.copy_from_slice(buf);
+                        distorted.read_luma_at(fd, buf)?;
+                        b.copy_from_slice(buf);
+                        Ok(())
+                    }
+                    None => {
+                        reference.read_luma_at(fr, a)?;
+                        distorted.read_luma_at(fd, b)
+                    }
+                }
             }
             Source::Memory {
                 reference,
@@ -106,6 +127,7 @@ pub fn run(
 ) -> Fed {
     let total = source.len();
     let depth = scorer.slots();
+    let bounce = scorer.bit_depth() > 8 && !scorer.upload_is_host_cached();
     let mut fed = Fed {
         scores: Vec::with_capacity(total as usize),
         error: None,
@@ -131,15 +153,18 @@ pub fn run(
         for _ in 0..threads.max(1) {
             let job_rx = Arc::clone(&job_rx);
             let done_tx = done_tx.clone();
-            scope.spawn(move || loop {
-                let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                let Ok((k, mut slot)) = job else { return };
-                // SAFETY: the scorer outlives this scope and gets the slot back
-                // only after this thread returns it below.
-                let (a, b) = unsafe { slot.planes_mut() };
-                let r = source.fill(k, a, b);
-                if done_tx.send((k, slot, r)).is_err() {
-                    return;
+            scope.spawn(move || {
+                let mut buf = Vec::new();
+                loop {
+                    let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    let Ok((k, mut slot)) = job else { return };
+                    // SAFETY: the scorer outlives this scope and gets the slot
+                    // back only after this thread returns it below.
+                    let (a, b) = unsafe { slot.planes_mut() };
+                    let r = source.fill(k, a, b, bounce.then_some(&mut buf));
+                    if done_tx.send((k, slot, r)).is_err() {
+                        return;
+                    }
                 }
             });
         }

@@ -947,6 +947,21 @@ impl VkScorer {
         }
     }
 
+    /// Whether the memory [`UploadSlot::planes_mut`] hands out is host-cached
+    /// (reading it back is then cheap; otherwise it is typically write-combined
+    /// device memory behind the BAR, where every read crosses the bus).
+    pub fn upload_is_host_cached(&self) -> bool {
+        let slot = &self.slots[0];
+        let buf = slot.staging.as_ref().unwrap_or(&slot.raw[0]);
+        buf.memory_properties()
+            .contains(vk::MemoryPropertyFlags::HOST_CACHED)
+    }
+
+    /// Bits per sample of the frames this scorer takes.
+    pub fn bit_depth(&self) -> u32 {
+        self.sizes.geometry.bit_depth
+    }
+
     /// The device's driver (name and version, as the driver reports them).
     pub fn driver(&self) -> &str {
         &self.gpu.device.info.driver

@@ -17,17 +17,38 @@ use crate::{Error, FrameScore, Result};
 
 /// Device features vkssim cannot work without (Vulkan's names). An import
 /// whose enabled features lack one is refused with [`Error::MissingFeature`].
+///
+/// ```no_run
+/// for f in vkssim::api::REQUIRED_FEATURES {
+///     println!("enable {f}");
+/// }
+/// ```
 pub const REQUIRED_FEATURES: &[&str] = &["shaderInt64"];
 
 /// Device features vkssim uses when enabled: `shaderFloat64` (the native fp64
 /// path; without it an exact software fp64 is used) and `timelineSemaphore`
 /// (Vulkan 1.2; only for timeline values in [`super::SemaphoreRef`]).
+///
+/// ```no_run
+/// assert!(vkssim::api::OPTIONAL_FEATURES.contains(&"shaderFloat64"));
+/// ```
 pub const OPTIONAL_FEATURES: &[&str] = &["shaderFloat64", "timelineSemaphore"];
 
 /// Device extensions vkssim needs: none.
+///
+/// ```no_run
+/// let extensions: Vec<*const std::ffi::c_char> =
+///     vkssim::api::REQUIRED_DEVICE_EXTENSIONS.iter().map(|e| e.as_ptr()).collect();
+/// # let _ = extensions;
+/// ```
 pub const REQUIRED_DEVICE_EXTENSIONS: &[&CStr] = &[];
 
 /// The lowest Vulkan version the device must support (1.1).
+///
+/// ```no_run
+/// let app = ash::vk::ApplicationInfo::default().api_version(vkssim::api::MIN_API_VERSION);
+/// # let _ = app;
+/// ```
 pub const MIN_API_VERSION: u32 = vk::API_VERSION_1_1;
 
 /// [`REQUIRED_FEATURES`] and `shaderFloat64` as a `vk::PhysicalDeviceFeatures`
@@ -48,6 +69,26 @@ pub fn required_features() -> vk::PhysicalDeviceFeatures {
 /// them: it never destroys them, and creates only its own objects (pipelines,
 /// buffers, command pools, fences) on the device, all destroyed when the last
 /// [`Engine`] and [`Scorer`] using them drop.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use vkssim::api::{required_features, ImportDesc, QueueLock};
+/// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device, Arc<dyn QueueLock>) { unimplemented!() }
+/// let (entry, instance, physical_device, device, lock) = host();
+/// let desc = ImportDesc {
+///     entry,
+///     instance,
+///     physical_device,
+///     device,
+///     queue_family: 0,
+///     queue_index: 0,
+///     enabled_features: required_features(),
+///     timeline_semaphore: true,
+///     queue_lock: Some(lock),
+///     options: Default::default(),
+/// };
+/// # let _ = desc;
+/// ```
 pub struct ImportDesc {
     /// The loader entry the instance was created through.
     pub entry: ash::Entry,
@@ -78,6 +119,15 @@ pub struct ImportDesc {
 
 /// The Vulkan objects behind an [`Engine`] ([`Engine::device_handles`]):
 /// borrowed, never to be destroyed by the caller.
+///
+/// ```no_run
+/// # let engine: vkssim::api::Engine = unimplemented!();
+/// let h = engine.device_handles();
+/// let info = ash::vk::SemaphoreCreateInfo::default();
+/// // SAFETY: a valid device; the host destroys the semaphore it creates.
+/// let semaphore = unsafe { h.device.create_semaphore(&info, None) };
+/// # let _ = semaphore;
+/// ```
 #[derive(Clone)]
 pub struct DeviceHandles {
     /// The loader entry.

@@ -9,6 +9,13 @@ use crate::frame::LumaFrame;
 use crate::{Error, Result};
 
 /// The samples of a host plane.
+///
+/// ```no_run
+/// use vkssim::api::{HostPlane, HostSamples};
+/// let words = vec![512u16; 64 * 64];
+/// let plane = HostPlane { samples: HostSamples::U16(&words), row_stride: 64 };
+/// # let _ = plane;
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum HostSamples<'a> {
     /// One byte per sample (8-bit video).
@@ -147,6 +154,13 @@ impl<'a> HostPlane<'a> {
 }
 
 /// How samples are stored in a [`DevicePlane`].
+///
+/// ```no_run
+/// use vkssim::api::SampleFormat;
+/// let bit_depth = 10;
+/// let format = if bit_depth > 8 { SampleFormat::U16 } else { SampleFormat::U8 };
+/// # let _ = format;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SampleFormat {
     /// One byte per sample (8-bit video).

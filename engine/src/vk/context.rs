@@ -24,6 +24,22 @@ use crate::{Error, Result};
 /// synchronise externally, and hosts often share a queue across threads. vkssim
 /// calls `lock` before and `unlock` after each of its submissions to the queue,
 /// from whatever thread submits.
+///
+/// ```no_run
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// /// The host's queue lock, as a spin lock.
+/// struct HostLock(AtomicBool);
+/// impl vkssim::api::QueueLock for HostLock {
+///     fn lock(&self, _family: u32, _index: u32) {
+///         while self.0.swap(true, Ordering::Acquire) {
+///             std::hint::spin_loop();
+///         }
+///     }
+///     fn unlock(&self, _family: u32, _index: u32) {
+///         self.0.store(false, Ordering::Release);
+///     }
+/// }
+/// ```
 pub trait QueueLock: Send + Sync {
     /// Takes the host's lock on queue `index` of `family`.
     fn lock(&self, family: u32, index: u32);

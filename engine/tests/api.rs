@@ -449,3 +449,107 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
         engine.validation_messages()
     );
 }
+
+/// The engine's options reach its scorers: the software fp64 path and the
+/// staging upload path, for host pairs and (software fp64) device pairs.
+#[test]
+fn engine_options_soft_f64_and_staging() {
+    if !gpu_present() {
+        return;
+    }
+    use vkssim::vk::{ArithVariant, UploadPath};
+    let (w, h) = (96u32, 64u32);
+    let (r, d) = (frame(w, h, 8, 5), frame(w, h, 8, 6));
+    let mut desc = ScorerDesc::new(w, h, 8);
+    desc.ssim.enable_lcs = true;
+    let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+    for (no_fp64, upload) in [(true, UploadPath::Direct), (false, UploadPath::Staging)] {
+        let engine = Engine::new(&VkOptions {
+            validation: true,
+            no_fp64,
+            upload,
+            ..VkOptions::default()
+        })
+        .expect("engine");
+        let mut scorer = engine.scorer(&desc).expect("scorer");
+        assert_eq!(scorer.upload_path(), upload);
+        if no_fp64 {
+            assert_eq!(scorer.arithmetic(), ArithVariant::SoftF64);
+        }
+        scorer
+            .submit_host(
+                HostPlane::u8(&r.bytes, w as usize),
+                HostPlane::u8(&d.bytes, w as usize),
+            )
+            .expect("submit");
+        let got = scorer.wait().expect("a result").expect("score");
+        assert_eq!(got, want, "no_fp64 {no_fp64}, {upload:?}");
+        if no_fp64 {
+            let mut dd = desc;
+            dd.device_frames = true;
+            let mut dev = engine.scorer(&dd).expect("device scorer");
+            assert_eq!(dev.arithmetic(), ArithVariant::SoftF64);
+            let pairs = device_pairs(&engine, w, h, &[(0, w as u64, 21)]);
+            let p = &pairs[0];
+            let plane = |k: usize| DevicePlane {
+                buffer: p.bufs[k].buffer,
+                offset: 0,
+                row_pitch: w as u64,
+                format: SampleFormat::U8,
+            };
+            // SAFETY: the buffers hold their planes and outlive the scorer's work.
+            unsafe { dev.submit_device(plane(0), plane(1), &[], &[]) }.expect("submit");
+            let got = dev.wait().expect("a result").expect("score");
+            assert_eq!(got, want_for(w, h, 21, &dd.ssim), "soft fp64 device pair");
+            drop(dev);
+            destroy_pairs(&engine, &pairs);
+        }
+        assert!(
+            engine.validation_messages().is_empty(),
+            "{:#?}",
+            engine.validation_messages()
+        );
+    }
+}
+
+/// `Engine` is shared by threads, each with its own `Scorer` (Send), scoring
+/// at the same time; every result is the CPU twin's.
+#[test]
+fn one_engine_scorers_on_several_threads() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    std::thread::scope(|s| {
+        for t in 0..3u32 {
+            let engine = &engine;
+            s.spawn(move || {
+                let (w, h) = (64 + 16 * t, 48u32);
+                let mut scorer = engine.scorer(&ScorerDesc::new(w, h, 8)).expect("scorer");
+                let pairs: Vec<_> = (0..4)
+                    .map(|i| {
+                        (
+                            frame(w, h, 8, 100 * t + i),
+                            frame(w, h, 8, 100 * t + 50 + i),
+                        )
+                    })
+                    .collect();
+                for (r, d) in &pairs {
+                    scorer
+                        .submit_host(
+                            HostPlane::u8(&r.bytes, w as usize),
+                            HostPlane::u8(&d.bytes, w as usize),
+                        )
+                        .expect("submit");
+                }
+                for (i, (r, d)) in pairs.iter().enumerate() {
+                    let got = scorer.wait().expect("a result").expect("score");
+                    let want =
+                        cpu::score_frame(&r.view(), &d.view(), &SsimOptions::default()).unwrap();
+                    assert_eq!(got.ssim, want.ssim, "thread {t} frame {i}");
+                }
+            });
+        }
+    });
+    assert!(engine.validation_messages().is_empty());
+}

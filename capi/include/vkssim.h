@@ -53,10 +53,13 @@ typedef enum VkssimStatus {
   VKSSIM_ERROR_OTHER = -11,
 } VkssimStatus;
 
-// An engine: a Vulkan device vkssim scores on. Opaque.
+// An engine: a Vulkan device vkssim scores on. Opaque. Its functions may be
+// called from several threads at once (vkssim serialises its queue
+// submissions and memory allocations).
 typedef struct VkssimEngine VkssimEngine;
 
-// A scorer for one geometry and set of options. Opaque.
+// A scorer for one geometry and set of options. Opaque. It may move between
+// threads, but only one thread at a time may call its functions.
 typedef struct VkssimScorer VkssimScorer;
 
 // Options of an engine on vkssim's own device.

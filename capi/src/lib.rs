@@ -189,12 +189,15 @@ pub struct VkssimSemaphore {
     pub value: u64,
 }
 
-/// An engine: a Vulkan device vkssim scores on. Opaque.
+/// An engine: a Vulkan device vkssim scores on. Opaque. Its functions may be
+/// called from several threads at once (vkssim serialises its queue
+/// submissions and memory allocations).
 pub struct VkssimEngine {
     engine: Engine,
 }
 
-/// A scorer for one geometry and set of options. Opaque.
+/// A scorer for one geometry and set of options. Opaque. It may move between
+/// threads, but only one thread at a time may call its functions.
 pub struct VkssimScorer {
     scorer: Scorer,
 }

@@ -21,5 +21,6 @@ RUSTDOCFLAGS=-Dwarnings step cargo doc --workspace --no-deps
 # Release profile: measured on the 2-core development machine from a clean
 # target/ after clippy, the release build plus test run took 333 s and 375 s
 # against 526 s and 487 s for the dev profile (dev builds full debug info, and
-# the parity tests run faster optimised).
-step cargo test --workspace --release
+# the parity tests run faster optimised). --no-fail-fast: every failing test
+# binary is reported, not only the first.
+step cargo test --workspace --release --no-fail-fast

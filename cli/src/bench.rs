@@ -84,6 +84,8 @@ struct Timing {
     median: f64,
     /// Scores of the N pairs of the first timed run.
     scores: Vec<FrameScore>,
+    /// Vulkan: where the time of the first timed t(N) run went.
+    breakdown: Option<(feed::MainTimes, vkssim::vk::HostStats, Duration)>,
 }
 
 /// Runs `vkssim bench`.
@@ -210,6 +212,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "mean_float_ssim": mean_ssim,
             "runs": reps_json(&main.reps),
         });
+        if let Some(b) = &main.breakdown {
+            json["time_per_frame_breakdown"] = breakdown_json(b, n);
+        }
         if let Some(v) = &vk_info {
             json["device"] = v.device.clone().into();
             json["driver"] = v.driver.clone().into();
@@ -278,6 +283,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             ),
             None => println!("GPU time per pass: the queue has no timestamps"),
         }
+    }
+    if let Some(b) = &main.breakdown {
+        println!(
+            "where the time went (first t({n}) run, us per frame): {}",
+            breakdown_json(b, n)
+        );
     }
     if let Some((desc, t)) = &cpu {
         println!("CPU backend: {desc}");
@@ -386,7 +397,7 @@ fn time_vulkan(
     threads: usize,
 ) -> Result<Timing> {
     let pairs_n = input.pairs(n);
-    let run = |vk: &mut VkScorer, k: u64| -> Result<(Duration, Vec<FrameScore>)> {
+    let run = |vk: &mut VkScorer, k: u64| -> Result<(Duration, Vec<FrameScore>, feed::MainTimes)> {
         let pairs = &pairs_n[..k as usize];
         let t0 = Instant::now();
         let fed = match input {
@@ -418,14 +429,17 @@ fn time_vulkan(
         if let Some(e) = fed.error {
             return Err(anyhow::Error::new(e).context("scoring in vkssim bench"));
         }
-        Ok((elapsed, fed.scores))
+        Ok((elapsed, fed.scores, fed.main))
     };
     run(vk, n)?; // warm-up
     let mut reps = Vec::new();
     let mut scores = Vec::new();
+    let mut breakdown = None;
     for _ in 0..repeat {
-        let (t_n, s) = run(vk, n)?;
-        let (t_2, _) = run(vk, 2)?;
+        vk.reset_stats();
+        let (t_n, s, main) = run(vk, n)?;
+        breakdown.get_or_insert((main, vk.stats(), t_n));
+        let (t_2, _, _) = run(vk, 2)?;
         if scores.is_empty() {
             scores = s;
         } else if scores != s {
@@ -433,7 +447,31 @@ fn time_vulkan(
         }
         reps.push(rep(t_n, t_2, n));
     }
-    Ok(timing(reps, scores))
+    let mut t = timing(reps, scores);
+    t.breakdown = breakdown;
+    Ok(t)
+}
+
+/// Per-frame averages (us) of where the first timed t(N) run's time went.
+fn breakdown_json(
+    b: &(feed::MainTimes, vkssim::vk::HostStats, Duration),
+    n: u64,
+) -> serde_json::Value {
+    let (m, st, wall) = b;
+    let us = |ns: u64| ns as f64 / 1e3 / n as f64;
+    let frames = st.gpu_frames.max(1) as f64;
+    serde_json::json!({
+        "wall_us": wall.as_secs_f64() * 1e6 / n as f64,
+        "main_thread_acquire_us": us(m.acquire_ns),
+        "main_thread_read_wait_us": us(m.read_wait_ns),
+        "main_thread_submit_us": us(m.submit_ns),
+        "main_thread_collect_us": us(m.collect_ns),
+        "engine_fence_wait_us": us(st.fence_wait_ns),
+        "engine_sum_wait_us": us(st.sum_wait_ns),
+        "engine_submit_us": us(st.submit_ns),
+        "gpu_busy_us": st.gpu_busy_ns / 1e3 / frames,
+        "gpu_span_us": st.gpu_span_ns().map(|s| s / 1e3 / frames),
+    })
 }
 
 /// Times any backend through [`FrameScorer::submit`], with frames in memory
@@ -484,6 +522,7 @@ fn timing(reps: Vec<Rep>, scores: Vec<FrameScore>) -> Timing {
         median: per[per.len() / 2],
         reps,
         scores,
+        breakdown: None,
     }
 }
 

@@ -99,6 +99,21 @@ pub struct Fed {
     pub scores: Vec<FrameScore>,
     /// The first error (a read or a scoring failure).
     pub error: Option<vkssim::Error>,
+    /// Where the submitting thread's time went.
+    pub main: MainTimes,
+}
+
+/// The submitting thread's time, by what it was doing (ns).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MainTimes {
+    /// Taking slots (waits for the oldest frame when the ring is full).
+    pub acquire_ns: u64,
+    /// Waiting for a reader to finish a pair.
+    pub read_wait_ns: u64,
+    /// Submitting filled slots.
+    pub submit_ns: u64,
+    /// Collecting results (including the final drain).
+    pub collect_ns: u64,
 }
 
 /// Default reader threads: the cores less three (the submitting thread and
@@ -131,7 +146,10 @@ pub fn run(
     let mut fed = Fed {
         scores: Vec::with_capacity(total as usize),
         error: None,
+        main: MainTimes::default(),
     };
+    let mut main = MainTimes::default();
+    let ns = |t: std::time::Instant| t.elapsed().as_nanos() as u64;
     // Every submitted pair precedes any failed read, so scores are kept up to
     // the first failed frame only.
     let mut broken = false;
@@ -175,7 +193,10 @@ pub fn run(
         let mut stop = false;
         loop {
             while !stop && issued < total && out < depth {
-                match scorer.acquire_slot() {
+                let t = std::time::Instant::now();
+                let acquired = scorer.acquire_slot();
+                main.acquire_ns += ns(t);
+                match acquired {
                     Ok(slot) => {
                         if job_tx.send((issued, slot)).is_err() {
                             stop = true;
@@ -189,16 +210,22 @@ pub fn run(
                         stop = true;
                     }
                 }
+                let t = std::time::Instant::now();
                 while let Some(r) = scorer.poll_next() {
                     take(&mut fed, r);
                 }
+                main.collect_ns += ns(t);
             }
             if out == 0 {
                 break;
             }
-            let Ok((k, slot, r)) = done_rx.recv() else {
+            let t = std::time::Instant::now();
+            let received = done_rx.recv();
+            main.read_wait_ns += ns(t);
+            let Ok((k, slot, r)) = received else {
                 break;
             };
+            let t = std::time::Instant::now();
             ready.insert(k, (slot, r));
             while let Some((slot, r)) = ready.remove(&submitted) {
                 submitted += 1;
@@ -219,15 +246,21 @@ pub fn run(
                     }
                 }
             }
+            main.submit_ns += ns(t);
+            let t = std::time::Instant::now();
             while let Some(r) = scorer.poll_next() {
                 take(&mut fed, r);
             }
+            main.collect_ns += ns(t);
         }
         drop(job_tx);
     });
+    let t = std::time::Instant::now();
     while let Some(r) = scorer.wait_next() {
         take(&mut fed, r);
     }
+    main.collect_ns += ns(t);
+    fed.main = main;
     fed
 }
 

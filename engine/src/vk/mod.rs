@@ -40,7 +40,7 @@ pub mod workers;
 
 pub use context::Gpu;
 pub use device::{list_devices, DeviceReport, MemoryModel, QueueFamilyReport};
-pub use scorer::{DebugFrame, UploadSlot, VkScorer};
+pub use scorer::{DebugFrame, HostStats, UploadSlot, VkScorer};
 pub use shaders::ArithVariant;
 
 /// How raw samples reach the device.

@@ -112,6 +112,36 @@ struct Slot {
     reduction: Option<Receiver<Result<FrameScore>>>,
 }
 
+/// Where time went, for `vkssim bench`: the submitting thread's blocking waits
+/// and submissions, and the GPU's busy time and span from the timestamps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostStats {
+    /// Time spent waiting on frame fences (in `finish_oldest`), ns.
+    pub fence_wait_ns: u64,
+    /// Time spent waiting for the worker threads' sums, ns.
+    pub sum_wait_ns: u64,
+    /// Time spent submitting (fence reset and queue submissions), ns.
+    pub submit_ns: u64,
+    /// Sum over frames of first-to-last timestamp, ns.
+    pub gpu_busy_ns: f64,
+    /// Frames with timestamps.
+    pub gpu_frames: u64,
+    /// Earliest first and latest last timestamp, in ticks.
+    pub gpu_first_tick: Option<u64>,
+    /// See `gpu_first_tick`.
+    pub gpu_last_tick: Option<u64>,
+    /// Nanoseconds per tick.
+    pub tick_ns: f64,
+}
+
+impl HostStats {
+    /// Wall time from the first frame's first timestamp to the last frame's
+    /// last, ns.
+    pub fn gpu_span_ns(&self) -> Option<f64> {
+        Some(self.gpu_last_tick?.wrapping_sub(self.gpu_first_tick?) as f64 * self.tick_ns)
+    }
+}
+
 /// A ring slot handed to the caller to fill with one pair's raw samples before
 /// [`VkScorer::submit_slot`] (see [`VkScorer::acquire_slot`]). It can be sent to
 /// another thread, so that several readers fill several slots at once.
@@ -180,6 +210,13 @@ pub struct VkScorer {
     transfer_pool: Option<vk::CommandPool>,
     pipelines: Pipelines,
     last_pass_ns: Option<[f64; PASSES.len()]>,
+    /// Where the submitting thread's time went, and the GPU's (see
+    /// [`HostStats`]).
+    stats: HostStats,
+    /// Copy a frame's terms out of mapped memory in one block before summing
+    /// (wide loads; for memory that is not host-cached, where the sum's 8-byte
+    /// loads would each cross the bus). `VKSSIM_SUM_COPY=1|0` forces it.
+    copy_terms: bool,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -294,6 +331,8 @@ impl VkScorer {
             transfer_pool: None,
             pipelines,
             last_pass_ns: None,
+            stats: HostStats::default(),
+            copy_terms: false,
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
@@ -318,6 +357,14 @@ impl VkScorer {
             this.slots.push(slot);
             this.record(i)?;
         }
+        this.copy_terms = match std::env::var("VKSSIM_SUM_COPY").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => !this.slots[0]
+                .terms
+                .memory_properties()
+                .contains(vk::MemoryPropertyFlags::HOST_CACHED),
+        };
         tracing::info!(
             device = this.gpu.device_name(),
             arithmetic = this.pipelines.variant.name(),
@@ -677,6 +724,13 @@ impl VkScorer {
 
     /// Submits slot `i`, whose upload memory holds the next pair.
     fn launch(&mut self, i: usize) -> Result<()> {
+        let t = Instant::now();
+        let r = self.launch_inner(i);
+        self.stats.submit_ns += t.elapsed().as_nanos() as u64;
+        r
+    }
+
+    fn launch_inner(&mut self, i: usize) -> Result<()> {
         let frame = self.next_frame;
         let span = tracing::debug_span!("frame", index = frame);
         let _enter = span.enter();
@@ -775,9 +829,11 @@ impl VkScorer {
 
     /// Slot `i`'s fence signalled: reads its timestamps and hands the sum of its
     /// terms to a worker thread; the result is received by `finish_oldest`.
+    /// (Handing slots over before their fence signalled, with the worker
+    /// waiting on it, measured slower on the H200: see BENCHMARKS.md.)
     fn dispatch(&mut self, i: usize) -> Result<()> {
         self.read_timestamps(i);
-        let (sizes, opts) = (self.sizes, self.opts);
+        let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
         let slot = &mut self.slots[i];
         let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
         let terms = SendConst(bytes.as_ptr(), bytes.len());
@@ -789,7 +845,14 @@ impl VkScorer {
             // destroyed before (`finish_oldest` and `Drop` receive it first),
             // and the GPU finished writing it (its fence signalled).
             let bytes = unsafe { std::slice::from_raw_parts(terms.0, terms.1) };
-            let _ = tx.send(Ok(score_terms(bytes, &sizes, &opts)));
+            let score = if copy {
+                let mut local = vec![0u8; bytes.len()];
+                local.copy_from_slice(bytes);
+                score_terms(&local, &sizes, &opts)
+            } else {
+                score_terms(bytes, &sizes, &opts)
+            };
+            let _ = tx.send(Ok(score));
         })?;
         slot.reduction = Some(rx);
         Ok(())
@@ -835,6 +898,13 @@ impl VkScorer {
             ns[k] = ticks[k + 1].wrapping_sub(ticks[k]) as f64 * period;
         }
         self.last_pass_ns = Some(ns);
+        let (first, last) = (ticks[0], ticks[PASSES.len()]);
+        let st = &mut self.stats;
+        st.gpu_busy_ns += last.wrapping_sub(first) as f64 * period;
+        st.gpu_frames += 1;
+        st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
+        st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
+        st.tick_ns = period;
         tracing::debug!(
             frame = self.slots[i].frame,
             decimate_us = ns[0] / 1e3,
@@ -852,12 +922,18 @@ impl VkScorer {
             return;
         };
         if self.slots[i].reduction.is_none() {
-            if let Err(e) = self.wait(i).and_then(|_| self.dispatch(i)) {
+            let t = Instant::now();
+            let waited = self.wait(i);
+            self.stats.fence_wait_ns += t.elapsed().as_nanos() as u64;
+            if let Err(e) = waited.and_then(|_| self.dispatch(i)) {
                 self.done.push_back(Err(e));
                 return;
             }
         }
-        let r = match self.slots[i].reduction.take().map(|rx| rx.recv()) {
+        let t = Instant::now();
+        let received = self.slots[i].reduction.take().map(|rx| rx.recv());
+        self.stats.sum_wait_ns += t.elapsed().as_nanos() as u64;
+        let r = match received {
             Some(Ok(r)) => r,
             _ => Err(Error::Internal(format!(
                 "frame {}: the thread summing its terms stopped",
@@ -962,6 +1038,16 @@ impl VkScorer {
         self.sizes.geometry.bit_depth
     }
 
+    /// Where time went since the last [`VkScorer::reset_stats`].
+    pub fn stats(&self) -> HostStats {
+        self.stats
+    }
+
+    /// Starts the [`HostStats`] afresh.
+    pub fn reset_stats(&mut self) {
+        self.stats = HostStats::default();
+    }
+
     /// The device's driver (name and version, as the driver reports them).
     pub fn driver(&self) -> &str {
         &self.gpu.device.info.driver
@@ -994,7 +1080,16 @@ impl VkScorer {
             }
             parts.join(" ")
         };
-        match &slot.staging {
+        let terms = format!(
+            "; terms read back from {} memory{}",
+            describe(slot.terms.memory_properties()),
+            if self.copy_terms {
+                " (copied out before summing)"
+            } else {
+                ""
+            }
+        );
+        let path = match &slot.staging {
             Some(st) => format!(
                 "staging: host writes {} memory, then a copy to device-local memory on the {} queue",
                 describe(st.memory_properties()),
@@ -1008,7 +1103,8 @@ impl VkScorer {
                 "direct: host writes {} memory read by the shaders",
                 describe(slot.raw[0].memory_properties())
             ),
-        }
+        };
+        path + &terms
     }
 
     /// Scores one pair synchronously and copies back every pass's output, for

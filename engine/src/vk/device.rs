@@ -351,6 +351,10 @@ pub fn list_devices() -> Result<Vec<DeviceReport>> {
             let model = d.memory_model();
             let upload = match model {
                 MemoryModel::Unified => "direct upload into device-local memory".to_string(),
+                // Measured faster than staging on the H200 (BENCHMARKS.md).
+                MemoryModel::ResizableBar => {
+                    "direct upload into device-local memory through the BAR".to_string()
+                }
                 _ => match d.transfer_family() {
                     Some(f) => format!("staging upload, copies on transfer queue family {f}"),
                     None => "staging upload, copies on the compute queue".to_string(),

@@ -273,9 +273,12 @@ impl VkScorer {
         }
         let pipelines = choose_variant(&gpu, vk_opts.no_fp64)?;
         let upload = match vk_opts.upload {
+            // Direct wherever device memory is host-visible in full: on the
+            // H200 (resizable BAR) it measured faster than staging at 1080p
+            // and 4K, 8 and 10-bit (BENCHMARKS.md).
             UploadPath::Auto => match gpu.device.info.memory_model() {
-                MemoryModel::Unified => UploadPath::Direct,
-                _ => UploadPath::Staging,
+                MemoryModel::Unified | MemoryModel::ResizableBar => UploadPath::Direct,
+                MemoryModel::Staging => UploadPath::Staging,
             },
             other => other,
         };

@@ -23,4 +23,7 @@ RUSTDOCFLAGS=-Dwarnings step cargo doc --workspace --no-deps
 # against 526 s and 487 s for the dev profile (dev builds full debug info, and
 # the parity tests run faster optimised). --no-fail-fast: every failing test
 # binary is reported, not only the first.
+# Every library and binary first: tests load the C API's libvkssim_capi.so and
+# run target/release/vkssim, which `cargo test` alone does not always build.
+step cargo build --workspace --release
 step cargo test --workspace --release --no-fail-fast

@@ -16,6 +16,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Write a Chrome/Perfetto trace (JSON) of the run to FILE: a span per frame
+    /// (read, upload, submit, wait) and the per-pass GPU times.
+    #[arg(long = "trace-chrome", value_name = "FILE", global = true)]
+    pub trace_chrome: Option<PathBuf>,
 }
 
 /// The subcommands.

@@ -8,6 +8,7 @@
 mod args;
 mod backend;
 mod bench;
+mod chrome_trace;
 mod feature;
 mod feed;
 mod output;
@@ -18,18 +19,22 @@ mod score;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("VKSSIM_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
     let cli = args::parse();
+    let trace = match init_tracing(cli.trace_chrome.as_deref()) {
+        Ok(trace) => trace,
+        Err(e) => {
+            eprintln!("vkssim: error: {}", error_chain(&e));
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match &cli.command {
         args::Command::Score(a) => score::run(a),
         args::Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
         args::Command::Devices => backend::list_devices().map(|()| ExitCode::SUCCESS),
+    };
+    let result = match (result, trace.map(chrome_trace::TraceGuard::finish)) {
+        (Ok(_), Some(Err(e))) => Err(e),
+        (result, _) => result,
     };
     match result {
         Ok(code) => code,
@@ -38,6 +43,31 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logging to stderr at `VKSSIM_LOG` (default `warn`), and with `--trace-chrome`
+/// a trace file taking every span and event at debug level.
+fn init_tracing(
+    trace_path: Option<&std::path::Path>,
+) -> anyhow::Result<Option<chrome_trace::TraceGuard>> {
+    use tracing_subscriber::filter::LevelFilter;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(
+            EnvFilter::try_from_env("VKSSIM_LOG").unwrap_or_else(|_| EnvFilter::new("warn")),
+        );
+    let (chrome, guard) = match trace_path {
+        Some(path) => {
+            let (layer, guard) = chrome_trace::create(path)?;
+            (Some(layer.with_filter(LevelFilter::DEBUG)), Some(guard))
+        }
+        None => (None, None),
+    };
+    tracing_subscriber::registry().with(fmt).with(chrome).init();
+    Ok(guard)
 }
 
 /// The error and its causes on one line, `a: b: c`, leaving out a cause whose

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Prepares .gl-extra/ for a run on the GPU machine of the `device` tool, which has
+# the NVIDIA driver but no Rust toolchain, no ffmpeg and no package registry:
+# release binaries (CLI, GPU test binaries, the device-resident bench example,
+# libvmaf's -O3 vmaf CLI), the libraries they need, the Khronos validation layer
+# package and the compressed clip corpus. Carry [".gl", ".gl-extra"] and run
+# `bash tools/device-report.sh` there (see that script).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+bash ../shared/tools/vulkan-loader.sh >/dev/null
+grep -qx '/.gl-extra/' .git/info/exclude 2>/dev/null || echo '/.gl-extra/' >> .git/info/exclude
+x=.gl-extra
+rm -rf "$x/bin" "$x/lib"
+mkdir -p "$x/bin" "$x/lib"
+# Test binaries: cargo prints each one's path with --message-format=json.
+tests_json=$(cargo test --release --no-run --message-format=json \
+  -p vkssim-tests --test vk_parity -p vkssim --test vk_passes --test vk_frames 2>/dev/null)
+for t in vk_parity vk_passes vk_frames; do
+  exe=$(printf '%s\n' "$tests_json" | grep "\"name\":\"$t\"" | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
+  [ -n "$exe" ] || { echo "no test binary for $t" >&2; exit 1; }
+  cp "$exe" "$x/bin/$t"
+done
+cargo build --release -q -p vkssim-cli -p vkssim --example device_resident_bench
+cp target/release/vkssim "$x/bin/vkssim"
+cp target/release/examples/device_resident_bench "$x/bin/"
+cp "$(tools/build-vmaf-release.sh)" "$x/bin/vmaf"
+strip "$x"/bin/*
+# Shared libraries the binaries need that the GPU machine may lack.
+for lib in $(ldd "$x"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*|libstdc++.so*|ld-linux*|libvulkan.so*) ;;
+    *) cp -L "$lib" "$x/lib/" ;;
+  esac
+done
+# libvmaf.so.1 (the parity oracle) is linked from libvmaf-sys' build folder.
+vmaf_so=$(ls -t target/release/build/libvmaf-sys-*/out/build/src/libvmaf.so.1 | head -n 1)
+cp -L "$vmaf_so" "$x/lib/libvmaf.so.1"
+[ -f "$x/vulkan-validationlayers.deb" ] || (cd "$x" && apt-get download vulkan-validationlayers >/dev/null 2>&1 && mv vulkan-validationlayers_*.deb vulkan-validationlayers.deb)
+command -v zstd >/dev/null || apt-get install -y -q zstd >/dev/null
+cp "$(command -v zstd)" "$x/bin/zstd"
+corpus=$(bash tools/gen-clips.sh)
+tar -C "$(dirname "$(dirname "$corpus")")" -cf - "vkssim-clips/$(basename "$corpus")" \
+  | zstd -19 --long=27 -T0 -q -f -o "$x/clips.tar.zst"
+du -sh "$x" .gl

@@ -112,6 +112,18 @@ fn score_on_device(
         d.end_command_buffer(cmd)?;
         let sem = |_| d.create_semaphore(&vk::SemaphoreCreateInfo::default(), None);
         let filled = sem(0)?;
+        // A timeline semaphore too, where the engine's device has them.
+        let timeline = if engine.supports_timeline_semaphores() {
+            let mut kind = vk::SemaphoreTypeCreateInfo::default()
+                .semaphore_type(vk::SemaphoreType::TIMELINE)
+                .initial_value(0);
+            Some(d.create_semaphore(
+                &vk::SemaphoreCreateInfo::default().push_next(&mut kind),
+                None,
+            )?)
+        } else {
+            None
+        };
         let scored: Vec<vk::Semaphore> = (0..layouts.len()).map(sem).collect::<Result<_, _>>()?;
         let cmds = [cmd];
         let signal = [filled];
@@ -129,23 +141,60 @@ fn score_on_device(
                 row_pitch: pitch,
                 format,
             };
-            let waits: Vec<SemaphoreRef> = if k == 0 {
-                vec![SemaphoreRef {
+            let mut waits: Vec<SemaphoreRef> = Vec::new();
+            let mut signals = vec![SemaphoreRef {
+                semaphore: scored[k],
+                value: None,
+            }];
+            if k == 0 {
+                waits.push(SemaphoreRef {
                     semaphore: filled,
                     value: None,
-                }]
-            } else {
-                Vec::new()
-            };
+                });
+            } else if let Some(tl) = timeline {
+                // The second pair waits for timeline value 1 (set by the
+                // host's submission just before it) and sets 2 when scored.
+                waits.push(SemaphoreRef {
+                    semaphore: tl,
+                    value: Some(1),
+                });
+                signals.push(SemaphoreRef {
+                    semaphore: tl,
+                    value: Some(2),
+                });
+            }
+            if let (1, Some(tl)) = (k, timeline) {
+                // The host's work (its decoder, say) sets value 1 first.
+                let sems = [tl];
+                let values = [1u64];
+                let mut info =
+                    vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values);
+                engine.queue_submit(
+                    &[vk::SubmitInfo::default()
+                        .signal_semaphores(&sems)
+                        .push_next(&mut info)],
+                    vk::Fence::null(),
+                )?;
+            }
             scorer.submit_device(
                 plane(&buffers[k][0]),
                 plane(&buffers[k][1]),
                 &waits,
-                &[SemaphoreRef {
-                    semaphore: scored[k],
-                    value: None,
-                }],
+                &signals,
             )?;
+            if let (1, Some(tl)) = (k, timeline) {
+                let sems = [tl];
+                // The host waits for the score on the GPU timeline.
+                let khr = ash::khr::timeline_semaphore::Device::new(&h.instance, d);
+                let values = [2u64];
+                khr.wait_semaphores(
+                    &vk::SemaphoreWaitInfo::default()
+                        .semaphores(&sems)
+                        .values(&values),
+                    10_000_000_000, // 10 s: an error, never a hang
+                )?;
+                println!("timeline semaphore: the pair waited for 1 and set 2");
+            }
         }
         // A host pair through the same scorer.
         let hr = host_plane(width, height, bit_depth, |y| row_word(y, 11, bit_depth));
@@ -181,7 +230,7 @@ fn score_on_device(
         d.wait_for_fences(&[fence], true, u64::MAX)?;
         drop(scorer);
         d.destroy_fence(fence, None);
-        for s in scored.iter().chain([&filled]) {
+        for s in scored.iter().chain([&filled]).chain(timeline.as_ref()) {
             d.destroy_semaphore(*s, None);
         }
         d.destroy_command_pool(pool, None);

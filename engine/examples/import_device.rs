@@ -249,7 +249,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 &vk::SemaphoreWaitInfo::default()
                     .semaphores(&sems)
                     .values(&values),
-                u64::MAX,
+                10_000_000_000, // 10 s: an error, never a hang
             )?;
         }
         let got = scorer.wait().ok_or("no result")??;

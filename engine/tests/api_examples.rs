@@ -7,8 +7,10 @@
 //! `cargo test` builds the examples before it runs the tests; when this test is
 //! run alone (`--test api_examples`) it builds a missing example with cargo.
 
+use std::io::Read;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The example binary `name`, built if missing.
 fn example(name: &str) -> PathBuf {
@@ -37,11 +39,41 @@ fn example(name: &str) -> PathBuf {
 /// Runs an example with validation on and fails with its output unless it
 /// exits 0; returns its standard output.
 fn run(name: &str, args: &[String]) -> String {
-    let out = Command::new(example(name))
+    let mut child = Command::new(example(name))
         .args(args)
         .env("VKSSIM_VALIDATION", "1")
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap_or_else(|e| panic!("running example {name}: {e}"));
+    // Drain both pipes on threads (a chatty child never blocks), and fail a
+    // hang instead of stalling CI.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out_thread = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err_thread = drain(Box::new(child.stderr.take().expect("stderr")));
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("polling the example") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("example {name} ran for more than 600 s; killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = std::process::Output {
+        status,
+        stdout: out_thread.join().expect("stdout reader"),
+        stderr: err_thread.join().expect("stderr reader"),
+    };
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

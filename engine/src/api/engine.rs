@@ -172,9 +172,9 @@ impl Engine {
     pub fn new(options: &VkOptions) -> Result<Self> {
         let gpu = Gpu::shared(options.device_index, options.validation)?;
         Ok(Self {
+            timeline: gpu.device.timeline,
             gpu,
             options: options.clone(),
-            timeline: false,
         })
     }
 
@@ -370,8 +370,19 @@ impl Engine {
             .map_err(|r| crate::vk::errors::vk_error(r, "submitting the host's work"))
     }
 
-    /// Whether timeline values may be used in [`super::SemaphoreRef`].
-    pub(crate) fn timeline_semaphores(&self) -> bool {
+    /// Whether timeline values may be used in [`super::SemaphoreRef`]: on an
+    /// import, what the host said it enabled; on vkssim's own device, whether
+    /// the device offers `VK_KHR_timeline_semaphore` (then enabled; the host
+    /// creates and waits on timeline semaphores through that extension's
+    /// functions, e.g. `ash::khr::timeline_semaphore::Device`).
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// if engine.supports_timeline_semaphores() {
+    ///     println!("chain with timeline values");
+    /// }
+    /// ```
+    pub fn supports_timeline_semaphores(&self) -> bool {
         self.timeline
     }
 

@@ -206,9 +206,8 @@ pub struct DevicePlane {
 
 /// A host semaphore a device-resident pair waits on before its work starts, or
 /// signals when its results are written: binary (`value: None`) or timeline
-/// (`value: Some(v)`: wait until it reaches `v`, or set it to `v`; needs the
-/// `timelineSemaphore` feature, Vulkan 1.2, enabled on an imported device:
-/// vkssim's own device, from [`super::Engine::new`], takes binary ones only).
+/// (`value: Some(v)`: wait until it reaches `v`, or set it to `v`; only where
+/// [`super::Engine::supports_timeline_semaphores`] says so).
 ///
 /// ```no_run
 /// use ash::vk;

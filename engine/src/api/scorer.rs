@@ -126,7 +126,7 @@ impl Scorer {
             inner,
             ring,
             desc: *desc,
-            timeline: engine.timeline_semaphores(),
+            timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
         })
     }
@@ -252,7 +252,7 @@ impl Scorer {
         if !self.timeline && waits.iter().chain(signals).any(|s| s.value.is_some()) {
             return Err(Error::Unsupported(format!(
                 "frame {frame}: a timeline semaphore value, but the engine's device has no \
-                 timelineSemaphore feature enabled (import it with timeline_semaphore: true)"
+                 timelineSemaphore feature enabled (see Engine::supports_timeline_semaphores)"
             )));
         }
         let ext = |p: &DevicePlane| ExternalPlane {

@@ -425,6 +425,32 @@ fn queue_caps(flags: vk::QueueFlags) -> String {
     }
 }
 
+/// Whether the device offers `VK_KHR_timeline_semaphore` with its
+/// `timelineSemaphore` feature.
+fn timeline_supported(instance: &Instance, info: &PhysicalInfo) -> bool {
+    // SAFETY: the physical device belongs to the instance.
+    let extensions = unsafe { instance.raw.enumerate_device_extension_properties(info.raw) };
+    let offered = extensions.is_ok_and(|e| {
+        e.iter().any(|p| {
+            p.extension_name_as_c_str()
+                .is_ok_and(|n| n == ash::khr::timeline_semaphore::NAME)
+        })
+    });
+    if !offered {
+        return false;
+    }
+    let mut timeline = vk::PhysicalDeviceTimelineSemaphoreFeatures::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut timeline);
+    // SAFETY: Vulkan 1.1 instance; the device offers the extension whose
+    // feature struct is chained.
+    unsafe {
+        instance
+            .raw
+            .get_physical_device_features2(info.raw, &mut features2)
+    };
+    timeline.timeline_semaphore == vk::TRUE
+}
+
 /// The logical device and its queues.
 pub struct Device {
     /// The device.
@@ -438,6 +464,9 @@ pub struct Device {
     pub(crate) transfer: Option<(u32, vk::Queue)>,
     /// debug-utils device functions, for object names.
     pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
+    /// Whether timeline semaphores are enabled (`VK_KHR_timeline_semaphore`
+    /// on vkssim's own device where offered; what the host says on an import).
+    pub(crate) timeline: bool,
     /// Borrowed from a host application ([`Device::from_raw`]): never destroyed.
     borrowed: bool,
 }
@@ -465,9 +494,23 @@ impl Device {
         let features = vk::PhysicalDeviceFeatures::default()
             .shader_int64(true)
             .shader_float64(info.float64);
-        let create = vk::DeviceCreateInfo::default()
+        // Timeline semaphores, for library hosts that chain on them
+        // (`crate::api`): through the KHR extension, since the instance is 1.1.
+        let timeline = timeline_supported(instance, &info);
+        let extensions = if timeline {
+            vec![ash::khr::timeline_semaphore::NAME.as_ptr()]
+        } else {
+            Vec::new()
+        };
+        let mut timeline_features =
+            vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+        let mut create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
-            .enabled_features(&features);
+            .enabled_features(&features)
+            .enabled_extension_names(&extensions);
+        if timeline {
+            create = create.push_next(&mut timeline_features);
+        }
         // SAFETY: the physical device belongs to the instance; the create info
         // points at locals that outlive the call.
         let raw = unsafe { instance.raw.create_device(info.raw, &create, None) }
@@ -487,6 +530,7 @@ impl Device {
             compute_queue,
             transfer,
             debug_utils,
+            timeline,
             borrowed: false,
         };
         device.name(device.compute_queue, "vkssim compute queue");
@@ -519,6 +563,7 @@ impl Device {
             compute_queue,
             transfer: None,
             debug_utils: None,
+            timeline: false,
             borrowed: true,
         }
     }

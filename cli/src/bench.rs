@@ -158,6 +158,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             driver: vk.driver().to_string(),
             memory_path: vk.memory_path(),
             frames_in_flight: vk.slots(),
+            sum_threads: vk.sum_threads(),
             bytes_per_frame: vk.bytes_per_frame(),
             pass_ns: vk.last_pass_ns(),
         });
@@ -220,6 +221,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             json["driver"] = v.driver.clone().into();
             json["memory_path"] = v.memory_path.clone().into();
             json["frames_in_flight"] = v.frames_in_flight.into();
+            json["sum_threads"] = v.sum_threads.into();
             json["bytes_uploaded_per_frame"] = v.bytes_per_frame.into();
             json["bytes_uploaded"] = (v.bytes_per_frame * n).into();
             json["upload_gb_per_s"] = (v.bytes_per_frame as f64 * fps / 1e9).into();
@@ -253,8 +255,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         println!("device: {}, driver {}", v.device, v.driver);
         println!("memory path: {}", v.memory_path);
         println!(
-            "frames in flight: {}; reader threads: {read_threads}",
-            v.frames_in_flight
+            "frames in flight: {}; reader threads: {read_threads}; summing threads: {}",
+            v.frames_in_flight, v.sum_threads
         );
     }
     print_reps(&main.reps, n);
@@ -310,6 +312,7 @@ struct VkInfo {
     driver: String,
     memory_path: String,
     frames_in_flight: usize,
+    sum_threads: usize,
     bytes_per_frame: u64,
     pass_ns: Option<[f64; 4]>,
 }

@@ -38,8 +38,25 @@ pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 /// Frames in flight when [`VkOptions::frames_in_flight`] is 0: enough for
 /// reading, upload, compute and the host sums of several frames to overlap.
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
-/// Host threads summing frames' terms at once (at most; fewer on small hosts).
+/// Host threads summing frames' terms at once (at most; fewer on small hosts);
+/// `VKSSIM_SUM_THREADS=N` overrides it (the sums limit 1080p throughput on the
+/// H200, see BENCHMARKS.md).
 const REDUCE_THREADS: usize = 4;
+
+/// Summing threads: `VKSSIM_SUM_THREADS` if set to a positive number, else the
+/// cores up to [`REDUCE_THREADS`].
+fn sum_threads() -> usize {
+    std::env::var("VKSSIM_SUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+                .min(REDUCE_THREADS)
+        })
+}
 /// Source of [`VkScorer`] identities (for [`UploadSlot`] checks).
 static NEXT_SCORER_ID: AtomicU64 = AtomicU64::new(1);
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
@@ -314,13 +331,7 @@ impl VkScorer {
             slots: Vec::new(),
             pending: VecDeque::new(),
             filling: VecDeque::new(),
-            workers: Workers::new(
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1)
-                    .min(REDUCE_THREADS),
-                "sum",
-            )?,
+            workers: Workers::new(sum_threads(), "sum")?,
             id: NEXT_SCORER_ID.fetch_add(1, Ordering::Relaxed),
             done: VecDeque::new(),
             next_slot: 0,
@@ -1034,6 +1045,11 @@ impl VkScorer {
         let buf = slot.staging.as_ref().unwrap_or(&slot.raw[0]);
         buf.memory_properties()
             .contains(vk::MemoryPropertyFlags::HOST_CACHED)
+    }
+
+    /// Host threads summing frames' terms.
+    pub fn sum_threads(&self) -> usize {
+        self.workers.len()
     }
 
     /// Bits per sample of the frames this scorer takes.

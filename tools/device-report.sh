@@ -36,7 +36,7 @@ step vk_passes target/release/deps/vk_passes --nocapture --test-threads 1
 step vk_frames target/release/deps/vk_frames --nocapture --test-threads 1
 step vk_parity target/release/deps/vk_parity --nocapture --test-threads 8
 # Frames identical to libvmaf, per upload path and arithmetic path.
-sed -n 's/.*\] \(vulkan [A-Za-z]* no_fp64=[a-z]*\) ([^,]*, \([A-Za-z0-9]*\))\: \([0-9]*\) frames identical to libvmaf.*/\1 \2 \3/p' \
+sed -n 's/.*\] \(vulkan [A-Za-z]* no_fp64=[a-z]*\) (.*, \([A-Za-z0-9]*\))\: \([0-9]*\) frames identical to libvmaf.*/\1 \2 \3/p' \
   "$out/vk_parity.log" | awk '{c[$1" "$2" "$3" "$4]+=$5} END {for (k in c) print k": "c[k]" frames identical to libvmaf"}' \
   | sort | tee -a "$out/summary.txt"
 grep -h "test result" "$out"/vk_*.log | tee -a "$out/summary.txt"
@@ -62,7 +62,10 @@ f1k=(-r "$D/h1080_ref.yuv" -d "$D/h1080_dist.yuv" -w 1920 -h 1080 -b 8)
 LIMIT=60 step bench_4k_files "$X/vkssim" bench "${f4k[@]}" --frames 202 --no-cpu --json
 LIMIT=60 step bench_4k_files_direct "$X/vkssim" bench "${f4k[@]}" --frames 202 --no-cpu --upload direct --json
 LIMIT=60 step bench_1080p_files "$X/vkssim" bench "${f1k[@]}" --frames 202 --no-cpu --json
+VKSSIM_SUM_THREADS=8 LIMIT=60 step bench_1080p_files_sum8 "$X/vkssim" bench "${f1k[@]}" --frames 202 --no-cpu --json
+VKSSIM_SUM_THREADS=12 LIMIT=60 step bench_1080p_files_sum12 "$X/vkssim" bench "${f1k[@]}" --frames 202 --no-cpu --json
 LIMIT=60 step bench_4k_builtin "$X/vkssim" bench --frames 22 --json
 LIMIT=60 step device_resident_4k "$X/device_resident_bench" --frames 4000 --reps 3
-tail -n 5 "$out/device_resident_4k.log" >>"$out/summary.txt"
+LIMIT=60 step device_resident_4k_if16 "$X/device_resident_bench" --frames 4000 --reps 3 --in-flight 16
+tail -n 5 "$out"/device_resident_4k*.log >>"$out/summary.txt"
 echo done >>"$out/summary.txt"

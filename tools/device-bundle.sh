@@ -26,6 +26,8 @@ cp target/release/vkssim "$x/bin/vkssim"
 cp target/release/examples/device_resident_bench "$x/bin/"
 cp "$(tools/build-vmaf-release.sh)" "$x/bin/vmaf"
 strip "$x"/bin/*
+command -v zstd >/dev/null || apt-get install -y -q zstd >/dev/null
+cp "$(command -v zstd)" "$x/bin/zstd"
 # Shared libraries the binaries need that the GPU machine may lack.
 for lib in $(ldd "$x"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
   case "$(basename "$lib")" in
@@ -37,8 +39,6 @@ done
 vmaf_so=$(ls -t target/release/build/libvmaf-sys-*/out/build/src/libvmaf.so.1 | head -n 1)
 cp -L "$vmaf_so" "$x/lib/libvmaf.so.1"
 [ -f "$x/vulkan-validationlayers.deb" ] || (cd "$x" && apt-get download vulkan-validationlayers >/dev/null 2>&1 && mv vulkan-validationlayers_*.deb vulkan-validationlayers.deb)
-command -v zstd >/dev/null || apt-get install -y -q zstd >/dev/null
-cp "$(command -v zstd)" "$x/bin/zstd"
 corpus=$(bash tools/gen-clips.sh)
 tar -C "$(dirname "$(dirname "$corpus")")" -cf - "vkssim-clips/$(basename "$corpus")" \
   | zstd -19 --long=27 -T0 -q -f -o "$x/clips.tar.zst"

@@ -32,9 +32,9 @@ step() { local name=$1; shift; echo "### $name: $*" | tee -a "$out/summary.txt";
   echo "### $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"; }
 
 step devices "$X/vkssim" devices
-step vk_passes target/release/deps/vk_passes --nocapture --test-threads 1
-step vk_frames target/release/deps/vk_frames --nocapture --test-threads 1
-step vk_parity target/release/deps/vk_parity --nocapture --test-threads 8
+LIMIT=60 step vk_passes target/release/deps/vk_passes --nocapture --test-threads 1
+LIMIT=90 step vk_frames target/release/deps/vk_frames --nocapture --test-threads 1
+LIMIT=150 step vk_parity target/release/deps/vk_parity --nocapture --test-threads 8
 # Frames identical to libvmaf, per upload path and arithmetic path.
 sed -n 's/.*\] \(vulkan [A-Za-z]* no_fp64=[a-z]*\) (.*, \([A-Za-z0-9]*\))\: \([0-9]*\) frames identical to libvmaf.*/\1 \2 \3/p' \
   "$out/vk_parity.log" | awk '{c[$1" "$2" "$3" "$4]+=$5} END {for (k in c) print k": "c[k]" frames identical to libvmaf"}' \

@@ -60,7 +60,7 @@ cat "$out/vulkan_vs_vmaf_1080p.log" >>"$out/summary.txt"
 f4k=(-r "$D/p2160_ref.yuv" -d "$D/p2160_dist.yuv" -w 3840 -h 2160 -b 8)
 f1k=(-r "$D/h1080_ref.yuv" -d "$D/h1080_dist.yuv" -w 1920 -h 1080 -b 8)
 LIMIT=60 step bench_4k_files "$X/vkssim" bench "${f4k[@]}" --frames 202 --no-cpu --json
-LIMIT=60 step bench_4k_files_direct "$X/vkssim" bench "${f4k[@]}" --frames 202 --no-cpu --upload direct --json
+LIMIT=60 step bench_4k_files_staging "$X/vkssim" bench "${f4k[@]}" --frames 202 --no-cpu --upload staging --json
 LIMIT=60 step bench_1080p_files "$X/vkssim" bench "${f1k[@]}" --frames 202 --no-cpu --json
 VKSSIM_SUM_THREADS=8 LIMIT=60 step bench_1080p_files_sum8 "$X/vkssim" bench "${f1k[@]}" --frames 202 --no-cpu --json
 VKSSIM_SUM_THREADS=12 LIMIT=60 step bench_1080p_files_sum12 "$X/vkssim" bench "${f1k[@]}" --frames 202 --no-cpu --json

@@ -21,7 +21,9 @@ for t in vk_parity vk_passes vk_frames; do
   [ -n "$exe" ] || { echo "no test binary for $t" >&2; exit 1; }
   cp "$exe" "$x/bin/$t"
 done
-cargo build --release -q -p vkssim-cli -p vkssim --example device_resident_bench
+# Two builds: with --example, cargo builds only that target, not the CLI.
+cargo build --release -q -p vkssim-cli
+cargo build --release -q -p vkssim --example device_resident_bench
 cp target/release/vkssim "$x/bin/vkssim"
 cp target/release/examples/device_resident_bench "$x/bin/"
 cp "$(tools/build-vmaf-release.sh)" "$x/bin/vmaf"

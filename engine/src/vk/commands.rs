@@ -136,6 +136,22 @@ pub(crate) fn compute_to_compute(gpu: &Gpu, cmd: vk::CommandBuffer) {
     );
 }
 
+/// Copies (transfer writes) made visible to the compute passes that read them.
+pub(crate) fn transfer_to_compute(gpu: &Gpu, cmd: vk::CommandBuffer) {
+    barrier(
+        gpu,
+        cmd,
+        (
+            vk::PipelineStageFlags::TRANSFER,
+            vk::AccessFlags::TRANSFER_WRITE,
+        ),
+        (
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::AccessFlags::SHADER_READ,
+        ),
+    );
+}
+
 /// Shader writes made visible to the host.
 pub(crate) fn compute_to_host(gpu: &Gpu, cmd: vk::CommandBuffer) {
     barrier(

@@ -68,6 +68,27 @@ type HostQueue = (Option<Arc<dyn QueueLock>>, u32, u32);
 /// Open devices, by (device index, validation), kept for the process.
 type GpuCache = Mutex<Vec<((Option<usize>, bool), Arc<Gpu>)>>;
 
+/// gpu-allocator's allocator for `device`, logging leaked allocations by name
+/// at shutdown. `where_` completes the error message (e.g. " on the imported
+/// device").
+fn new_allocator(instance: &Instance, device: &Device, where_: &str) -> Result<Allocator> {
+    Allocator::new(&AllocatorCreateDesc {
+        instance: instance.raw.clone(),
+        device: device.raw.clone(),
+        physical_device: device.info.raw,
+        debug_settings: AllocatorDebugSettings {
+            log_leaks_on_shutdown: true,
+            ..Default::default()
+        },
+        buffer_device_address: false,
+        allocation_sizes: Default::default(),
+    })
+    .map_err(|e| Error::Vulkan {
+        result: ash::vk::Result::ERROR_INITIALIZATION_FAILED,
+        context: format!("creating the memory allocator{where_}: {e}"),
+    })
+}
+
 impl Gpu {
     /// Opens device `index` (or the default choice) with validation on or off.
     pub fn new(device_index: Option<usize>, validation: bool) -> Result<Self> {
@@ -75,21 +96,7 @@ impl Gpu {
         let devices = device::enumerate(&instance)?;
         let info = device::choose(&devices, device_index)?;
         let device = Device::new(&instance, info)?;
-        let allocator = Allocator::new(&AllocatorCreateDesc {
-            instance: instance.raw.clone(),
-            device: device.raw.clone(),
-            physical_device: device.info.raw,
-            debug_settings: AllocatorDebugSettings {
-                log_leaks_on_shutdown: true,
-                ..Default::default()
-            },
-            buffer_device_address: false,
-            allocation_sizes: Default::default(),
-        })
-        .map_err(|e| Error::Vulkan {
-            result: ash::vk::Result::ERROR_INITIALIZATION_FAILED,
-            context: format!("creating the memory allocator: {e}"),
-        })?;
+        let allocator = new_allocator(&instance, &device, "")?;
         tracing::info!(
             device = %device.info.name,
             driver = %device.info.driver,
@@ -123,21 +130,7 @@ impl Gpu {
     ) -> Result<Self> {
         // SAFETY: forwarded from the caller.
         let device = unsafe { Device::from_raw(device, info, family, queue_index) };
-        let allocator = Allocator::new(&AllocatorCreateDesc {
-            instance: instance.raw.clone(),
-            device: device.raw.clone(),
-            physical_device: device.info.raw,
-            debug_settings: AllocatorDebugSettings {
-                log_leaks_on_shutdown: true,
-                ..Default::default()
-            },
-            buffer_device_address: false,
-            allocation_sizes: Default::default(),
-        })
-        .map_err(|e| Error::Vulkan {
-            result: ash::vk::Result::ERROR_INITIALIZATION_FAILED,
-            context: format!("creating the memory allocator on the imported device: {e}"),
-        })?;
+        let allocator = new_allocator(&instance, &device, " on the imported device")?;
         Ok(Self {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             device,

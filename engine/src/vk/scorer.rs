@@ -625,18 +625,7 @@ impl VkScorer {
             commands::begin(gpu, cmd)?;
             if slot.staging.is_some() {
                 copy(cmd);
-                commands::barrier(
-                    gpu,
-                    cmd,
-                    (
-                        vk::PipelineStageFlags::TRANSFER,
-                        vk::AccessFlags::TRANSFER_WRITE,
-                    ),
-                    (
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::AccessFlags::SHADER_READ,
-                    ),
-                );
+                commands::transfer_to_compute(gpu, cmd);
             }
         }
         let p = &self.params;

@@ -383,18 +383,7 @@ impl VkScorer {
                         .cmd_copy_buffer(cmd, p.buffer, packed[k].raw, &regions)
                 };
             }
-            commands::barrier(
-                gpu,
-                cmd,
-                (
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::AccessFlags::TRANSFER_WRITE,
-                ),
-                (
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::AccessFlags::SHADER_READ,
-                ),
-            );
+            commands::transfer_to_compute(gpu, cmd);
         }
         commands::end(gpu, cmd)
     }

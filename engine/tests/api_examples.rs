@@ -22,10 +22,13 @@ fn example(name: &str) -> PathBuf {
     let path = profile_dir.join("examples").join(name);
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "-p", "vkssim", "--example", name])
-            .status()
-            .expect("running cargo to build the example");
+        let mut build = Command::new(cargo);
+        build.args(["build", "-p", "vkssim", "--example", name]);
+        // The example goes where this test looks: the test's own profile.
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        let status = build.status().expect("running cargo to build the example");
         assert!(status.success(), "building example {name} failed");
     }
     assert!(

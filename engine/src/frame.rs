@@ -133,11 +133,14 @@ impl LumaFrame {
 pub struct FrameScore {
     /// The SSIM mean (`float_ssim` without `enable_db`).
     pub ssim: f64,
-    /// Mean luminance term (`float_ssim_l`).
+    /// Mean luminance term (`float_ssim_l`). Reported only with
+    /// [`SsimOptions::enable_lcs`](crate::SsimOptions::enable_lcs): without it the
+    /// CPU twin still fills it, the Vulkan engine leaves it at 0.0 (it does not
+    /// compute what libvmaf would not report).
     pub l: f64,
-    /// Mean contrast term (`float_ssim_c`).
+    /// Mean contrast term (`float_ssim_c`); like `l`, only with `enable_lcs`.
     pub c: f64,
-    /// Mean structure term (`float_ssim_s`).
+    /// Mean structure term (`float_ssim_s`); like `l`, only with `enable_lcs`.
     pub s: f64,
     /// The SSIM in dB when `enable_db` is set (what libvmaf reports as `float_ssim`).
     pub db: Option<f64>,

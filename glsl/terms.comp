@@ -2,18 +2,84 @@
 // terms.comp: libvmaf's per-pixel SSIM terms (exactness.md §4.3-5) from the
 // filtered planes, written as binary64 bits for the host to sum in raster order:
 // the ssim term f64(f64(l * c) * s), and with enable_lcs also l, c and s.
+// Besides, each workgroup writes its fixed-point partial sums after the term
+// planes (engine/src/vk/reduce.rs: the format, the bounds and why they let the
+// host skip its sequential sum in almost every frame).
 
 #include "common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+
+// KEEP IN SYNC with engine/src/vk/reduce.rs (FRAC_BITS, MAX_TERM_LOG2,
+// WORDS_PER_GROUP).
+const int FRAC_BITS = 48;
+const int MAX_TERM_LOG2 = 7;
+const uint WORDS = 9u;
+
+shared uint64_t red[256];
+
+// trunc(x * 2^FRAC_BITS) of binary64 bits, two's complement, by integer
+// operations; ok = false unless |x| < 2^MAX_TERM_LOG2 (then nothing is added).
+uint64_t to_fixed(uint64_t bits, inout bool ok) {
+    int ex = int((bits >> 52) & 0x7FFul);
+    if (ex >= 1023 + MAX_TERM_LOG2) { ok = false; return 0ul; }
+    uint64_t m = bits & 0xFFFFFFFFFFFFFul;
+    int e = ex - 1075;
+    if (ex == 0) { e = -1074; } else { m |= 0x10000000000000ul; }
+    int sh = e + FRAC_BITS;
+    uint64_t mag = sh >= 0 ? (m << uint(sh)) : (sh > -64 ? (m >> uint(-sh)) : 0ul);
+    return (bits >> 63) != 0ul ? (0ul - mag) : mag;
+}
+
+// The workgroup's sum of v (integer, exact, any order), to invocation 0.
+uint64_t group_sum(uint64_t v, uint lid) {
+    red[lid] = v;
+    memoryBarrierShared();
+    barrier();
+    for (uint s = 128u; s > 0u; s >>= 1u) {
+        if (lid < s) { red[lid] += red[lid + s]; }
+        memoryBarrierShared();
+        barrier();
+    }
+    uint64_t r = red[0];
+    memoryBarrierShared();
+    barrier();
+    return r;
+}
+
+void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]);
 
 void main() {
     uint hw = P.sw - 10u;
     uint hh = P.sh - 10u;
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
-    if (x >= hw || y >= hh) { return; }
     uint n = hw * hh;
+    uint lid = gl_LocalInvocationIndex;
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint base = (P.enable_lcs != 0u ? 4u : 1u) * n + wg * WORDS;
+    uint64_t vals[9] = uint64_t[9](0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul);
+    if (x < hw && y < hh) {
+        uint64_t b[4];
+        term(x, y, hw, n, b);
+        bool ok = true;
+        for (int k = 0; k < 4; k++) {
+            uint64_t t = to_fixed(b[k], ok);
+            vals[k] = t;
+            vals[4 + k] = (t >> 63) != 0ul ? (0ul - t) : t;
+        }
+        vals[8] = ok ? 0ul : 1ul;
+    }
+    // Every invocation reaches the barriers: none returned early.
+    for (uint k = 0u; k < WORDS; k++) {
+        uint64_t r = group_sum(vals[k], lid);
+        if (lid == 0u) { terms[base + k] = r; }
+    }
+}
+
+// The terms of pixel (x, y) as binary64 bits: ssim, l, c, s (written to the
+// term planes: ssim always, l, c, s with enable_lcs).
+void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]) {
     uint i = y * hw + x;
     float mu_r = vfilt[i];
     float mu_c = vfilt[n + i];
@@ -55,10 +121,14 @@ void main() {
     F64 s = f64_from_f32(f32_div(s_num, s_den));
 
     F64 ssim = f64_mul(f64_mul(l, c), s);
-    terms[i] = f64_to_bits(ssim);
+    b[0] = f64_to_bits(ssim);
+    b[1] = f64_to_bits(l);
+    b[2] = f64_to_bits(c);
+    b[3] = f64_to_bits(s);
+    terms[i] = b[0];
     if (P.enable_lcs != 0u) {
-        terms[n + i] = f64_to_bits(l);
-        terms[2u * n + i] = f64_to_bits(c);
-        terms[3u * n + i] = f64_to_bits(s);
+        terms[n + i] = b[1];
+        terms[2u * n + i] = b[2];
+        terms[3u * n + i] = b[3];
     }
 }

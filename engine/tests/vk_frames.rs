@@ -9,7 +9,9 @@ use vk_support::*;
 use vkssim::vk::{UploadPath, VkScorer};
 use vkssim::{cpu, Error, FrameScorer, LumaFrame, SsimOptions};
 
-/// Scores `n` frame pairs on the GPU and the CPU and compares every result.
+/// Scores `n` frame pairs on the GPU and the CPU and compares every result,
+/// once with the device's fixed-point sums deciding where they can and once
+/// with every frame summed on the host.
 fn run(
     (width, height, bit_depth): (u32, u32, u32),
     opts: SsimOptions,
@@ -39,8 +41,33 @@ fn run(
             (r, d)
         })
         .collect();
+    for force_host in [false, true] {
+        scorer.set_force_host_sum(force_host);
+        scorer.reset_stats();
+        score_and_compare(&mut scorer, &pairs, &opts, in_flight, force_host);
+        let fallbacks = scorer.stats().host_sum_fallbacks;
+        if force_host {
+            assert_eq!(fallbacks, n as u64, "every frame summed on the host");
+        } else {
+            assert!(fallbacks <= n as u64);
+        }
+    }
+    assert_no_validation_messages(&scorer);
+}
+
+/// Submits `pairs`, collects the results in order and checks each against the
+/// CPU twin.
+fn score_and_compare(
+    scorer: &mut VkScorer,
+    pairs: &[(LumaFrame, LumaFrame)],
+    opts: &SsimOptions,
+    in_flight: usize,
+    force_host: bool,
+) {
+    let (width, height, bit_depth) = (pairs[0].0.width, pairs[0].0.height, scorer.bit_depth());
+    let upload = scorer.upload_path();
     let mut got = Vec::new();
-    for (r, d) in &pairs {
+    for (r, d) in pairs {
         scorer.submit(r.clone(), d.clone()).expect("submit");
         assert!(scorer.in_flight() <= in_flight + got.len() + 1);
         while let Some(result) = scorer.poll_next() {
@@ -53,9 +80,9 @@ fn run(
     assert_eq!(got.len(), pairs.len());
     assert_eq!(scorer.in_flight(), 0);
     for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
-        let want = cpu::score_frame(&r.view(), &d.view(), &opts).unwrap();
+        let want = cpu::score_frame(&r.view(), &d.view(), opts).unwrap();
         let label = format!(
-            "{width}x{height} {bit_depth}-bit {opts:?} {upload:?} {} frame {i}",
+            "{width}x{height} {bit_depth}-bit {opts:?} {upload:?} {} host sum {force_host} frame {i}",
             scorer.arithmetic().name()
         );
         assert_eq!(g.ssim.to_bits(), want.ssim.to_bits(), "{label}: ssim");
@@ -75,7 +102,6 @@ fn run(
             assert_eq!(g.ssim, 1.0, "{label}: identical frames");
         }
     }
-    assert_no_validation_messages(&scorer);
 }
 
 fn option_sets() -> Vec<SsimOptions> {

@@ -36,8 +36,9 @@ layout(std430, set = 0, binding = 3) buffer HFilt { float hfilt[]; };
 // (sw - 10) x (sh - 10).
 layout(std430, set = 0, binding = 4) buffer VFilt { float vfilt[]; };
 // Per-pixel terms as binary64 bits: ssim, then (enable_lcs) l, c, s; each a
-// plane of (sw - 10) x (sh - 10) in raster order. The self-test writes its
-// results here too.
+// plane of (sw - 10) x (sh - 10) in raster order; after them the terms pass's
+// per-workgroup fixed-point partial sums (engine/src/vk/reduce.rs). The
+// self-test writes its results here too.
 layout(std430, set = 0, binding = 5) buffer Terms { uint64_t terms[]; };
 
 // The Gaussian taps of libvmaf's float_ssim as fp32 bits (the fp32 literals

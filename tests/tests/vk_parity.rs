@@ -60,11 +60,13 @@ fn check_config(
         messages.join("\n")
     );
     eprintln!(
-        "{} [{opt_name}] {label} ({}, {:?}): {} frames identical to libvmaf",
+        "{} [{opt_name}] {label} ({}, {:?}): {} frames identical to libvmaf \
+         ({} summed on the host)",
         clip.name,
         scorer.device_name(),
         scorer.arithmetic(),
-        pairs.len()
+        pairs.len(),
+        scorer.stats().host_sum_fallbacks
     );
 }
 

@@ -33,6 +33,7 @@ pub mod errors;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
+pub mod reduce;
 pub mod scorer;
 pub mod selftest;
 pub mod shaders;

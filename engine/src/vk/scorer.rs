@@ -6,9 +6,10 @@
 //! term buffer, a descriptor set, a pre-recorded command buffer (the four passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
-//! buffer otherwise), submit, and later wait on the fence, sum the per-pixel
-//! terms on the host in raster order (exactness.md §5) and form the fp32 means
-//! and dB with the CPU twin's functions.
+//! buffer otherwise), submit, and later wait on the fence, take the fp32 means
+//! from the device's fixed-point partial sums where they provably settle them
+//! ([`super::reduce`]), else sum the per-pixel terms on the host in raster
+//! order (exactness.md §5), and form the dB with the CPU twin's functions.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,6 +25,7 @@ use super::context::Gpu;
 use super::device::MemoryModel;
 use super::errors::vk_error;
 use super::pipeline::{self, groups, Params, Pipelines, PASSES};
+use super::reduce;
 use super::selftest;
 use super::shaders::{soft_f64_available, ArithVariant};
 use super::workers::Workers;
@@ -105,6 +107,10 @@ impl Sizes {
     fn valid_len(&self) -> u64 {
         self.hw as u64 * self.hh as u64
     }
+    /// Workgroups of the terms pass (16 x 16), one partial-sum record each.
+    fn term_groups(&self) -> u64 {
+        groups(self.hw, 16) as u64 * groups(self.hh, 16) as u64
+    }
 }
 
 /// The resources of one frame in flight.
@@ -126,7 +132,8 @@ struct Slot {
     submitted: Option<Instant>,
     /// The score being formed on a worker thread, once the fence signalled; the
     /// slot is reused only after it was received.
-    reduction: Option<Receiver<Result<FrameScore>>>,
+    /// With it, whether the host had to sum the terms (see [`super::reduce`]).
+    reduction: Option<Receiver<Result<(FrameScore, bool)>>>,
 }
 
 /// Where time went, for `vkssim bench`: the submitting thread's blocking waits
@@ -149,6 +156,10 @@ pub struct HostStats {
     pub gpu_last_tick: Option<u64>,
     /// Nanoseconds per tick.
     pub tick_ns: f64,
+    /// Frames whose means the device's fixed-point sums did not settle, so the
+    /// host summed their terms in raster order (every frame under
+    /// `VKSSIM_FORCE_HOST_SUM=1`); see [`super::reduce`].
+    pub host_sum_fallbacks: u64,
 }
 
 impl HostStats {
@@ -234,6 +245,9 @@ pub struct VkScorer {
     /// (wide loads; for memory that is not host-cached, where the sum's 8-byte
     /// loads would each cross the bus). `VKSSIM_SUM_COPY=1|0` forces it.
     copy_terms: bool,
+    /// Always sum the terms on the host (`VKSSIM_FORCE_HOST_SUM=1`), never
+    /// from the device's fixed-point sums.
+    force_host_sum: bool,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -347,6 +361,7 @@ impl VkScorer {
             last_pass_ns: None,
             stats: HostStats::default(),
             copy_terms: false,
+            force_host_sum: std::env::var("VKSSIM_FORCE_HOST_SUM").as_deref() == Ok("1"),
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
@@ -476,9 +491,10 @@ impl VkScorer {
                 MemoryLocation::GpuOnly,
             )?;
             let planes = if self.opts.enable_lcs { 4 } else { 1 };
+            let partials = s.term_groups() * reduce::WORDS_PER_GROUP as u64;
             make(
                 format!("vkssim slot {i} per-pixel terms"),
-                planes * s.valid_len() * 8,
+                (planes * s.valid_len() + partials) * 8,
                 work,
                 MemoryLocation::GpuToCpu,
             )?;
@@ -827,7 +843,10 @@ impl VkScorer {
                 "frame scored"
             );
         }
-        Ok(score_terms(bytes, &self.sizes, &self.opts))
+        let (score, fell_back) =
+            score_terms(bytes, &self.sizes, &self.opts, self.force_host_sum, false);
+        self.stats.host_sum_fallbacks += fell_back as u64;
+        Ok(score)
     }
 
     /// Slot `i`'s fence signalled: reads its timestamps and hands the sum of its
@@ -836,7 +855,8 @@ impl VkScorer {
     /// waiting on it, measured slower on the H200: see BENCHMARKS.md.)
     fn dispatch(&mut self, i: usize) -> Result<()> {
         self.read_timestamps(i);
-        let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
+        let (sizes, opts, copy, force) =
+            (self.sizes, self.opts, self.copy_terms, self.force_host_sum);
         let slot = &mut self.slots[i];
         let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
         let terms = SendConst(bytes.as_ptr(), bytes.len());
@@ -848,14 +868,7 @@ impl VkScorer {
             // destroyed before (`finish_oldest` and `Drop` receive it first),
             // and the GPU finished writing it (its fence signalled).
             let bytes = unsafe { std::slice::from_raw_parts(terms.0, terms.1) };
-            let score = if copy {
-                let mut local = vec![0u8; bytes.len()];
-                local.copy_from_slice(bytes);
-                score_terms(&local, &sizes, &opts)
-            } else {
-                score_terms(bytes, &sizes, &opts)
-            };
-            let _ = tx.send(Ok(score));
+            let _ = tx.send(Ok(score_terms(bytes, &sizes, &opts, force, copy)));
         })?;
         slot.reduction = Some(rx);
         Ok(())
@@ -937,7 +950,11 @@ impl VkScorer {
         let received = self.slots[i].reduction.take().map(|rx| rx.recv());
         self.stats.sum_wait_ns += t.elapsed().as_nanos() as u64;
         let r = match received {
-            Some(Ok(r)) => r,
+            Some(Ok(Ok((score, fell_back)))) => {
+                self.stats.host_sum_fallbacks += fell_back as u64;
+                Ok(score)
+            }
+            Some(Ok(Err(e))) => Err(e),
             _ => Err(Error::Internal(format!(
                 "frame {}: the thread summing its terms stopped",
                 self.slots[i].frame
@@ -1049,6 +1066,14 @@ impl VkScorer {
     /// Where time went since the last [`VkScorer::reset_stats`].
     pub fn stats(&self) -> HostStats {
         self.stats
+    }
+
+    /// Always sum the terms on the host in raster order (`true`), or use the
+    /// device's fixed-point sums where they settle a frame (`false`, the
+    /// default unless `VKSSIM_FORCE_HOST_SUM=1`). Applies to frames scored
+    /// after the call.
+    pub fn set_force_host_sum(&mut self, on: bool) {
+        self.force_host_sum = on;
     }
 
     /// Starts the [`HostStats`] afresh.
@@ -1279,28 +1304,86 @@ struct SendConst(*const u8, usize);
 unsafe impl Send for SendConst {}
 
 /// A frame's score from its per-pixel terms (binary64, little-endian; the ssim
-/// plane, then l, c and s with `enable_lcs`): the raster-order fp64 sums
-/// (exactness.md §5), then the CPU twin's means and dB.
-fn score_terms(bytes: &[u8], sizes: &Sizes, opts: &SsimOptions) -> FrameScore {
+/// plane, then l, c and s with `enable_lcs`, then the workgroups' fixed-point
+/// partial sums): the means of libvmaf's raster-order fp64 sums (exactness.md
+/// §5), from the partial sums where they settle them ([`reduce::decide`]),
+/// else (or always with `force_host`) from the host's own sum; then the CPU
+/// twin's dB. Also whether the host had to sum. With `copy` the host copies the
+/// term planes out of mapped memory in one block before summing them.
+fn score_terms(
+    bytes: &[u8],
+    sizes: &Sizes,
+    opts: &SsimOptions,
+    force_host: bool,
+    copy: bool,
+) -> (FrameScore, bool) {
     let n = sizes.valid_len() as usize;
-    let plane_sum = |k: usize| -> f64 {
+    let word = |at: usize| -> u64 {
+        let c = &bytes[at * 8..at * 8 + 8];
+        u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+    };
+    let plane_sum = |bytes: &[u8], k: usize| -> f64 {
         let mut sum = 0.0f64;
         for c in bytes[k * n * 8..(k + 1) * n * 8].chunks_exact(8) {
             sum += f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
         }
         sum
     };
-    let mut sums = TermSums {
-        ssim: plane_sum(0),
-        ..TermSums::default()
-    };
-    if opts.enable_lcs {
-        sums.l = plane_sum(1);
-        sums.c = plane_sum(2);
-        sums.s = plane_sum(3);
-    }
-    let means: FrameMeans = sums.means(sizes.hw, sizes.hh);
-    cpu::frame_score(&means, &sizes.geometry, opts)
+    let planes = if opts.enable_lcs { 4 } else { 1 };
+    let fast = (!force_host)
+        .then(|| {
+            let base = planes * n;
+            let mut fixed = [reduce::FixedSum {
+                n: n as u64,
+                ..Default::default()
+            }; reduce::METRICS];
+            let mut bad = 0u64;
+            for g in 0..sizes.term_groups() as usize {
+                let at = base + g * reduce::WORDS_PER_GROUP;
+                for (k, f) in fixed.iter_mut().enumerate() {
+                    f.sum += word(at + k) as i64 as i128;
+                    f.abs_sum += word(at + reduce::METRICS + k) as i64 as i128;
+                }
+                bad += word(at + 2 * reduce::METRICS);
+            }
+            if bad != 0 {
+                return None;
+            }
+            let mut means = FrameMeans {
+                ssim: reduce::decide(&fixed[0])?,
+                l: 0.0,
+                c: 0.0,
+                s: 0.0,
+            };
+            if opts.enable_lcs {
+                means.l = reduce::decide(&fixed[1])?;
+                means.c = reduce::decide(&fixed[2])?;
+                means.s = reduce::decide(&fixed[3])?;
+            }
+            Some(means)
+        })
+        .flatten();
+    let fell_back = fast.is_none();
+    let means = fast.unwrap_or_else(|| {
+        let local;
+        let bytes = if copy {
+            local = bytes[..planes * n * 8].to_vec();
+            &local[..]
+        } else {
+            bytes
+        };
+        let mut sums = TermSums {
+            ssim: plane_sum(bytes, 0),
+            ..TermSums::default()
+        };
+        if opts.enable_lcs {
+            sums.l = plane_sum(bytes, 1);
+            sums.c = plane_sum(bytes, 2);
+            sums.s = plane_sum(bytes, 3);
+        }
+        sums.means(sizes.hw, sizes.hh)
+    });
+    (cpu::frame_score(&means, &sizes.geometry, opts), fell_back)
 }
 
 fn not_mapped() -> Error {
@@ -1455,7 +1538,10 @@ impl FrameScorer for VkScorer {
             Some(r) => {
                 self.slots[i].reduction = None;
                 self.pending.pop_front();
-                Some(r)
+                Some(r.map(|(score, fell_back)| {
+                    self.stats.host_sum_fallbacks += fell_back as u64;
+                    score
+                }))
             }
             None => {
                 self.finish_oldest();

@@ -473,6 +473,7 @@ fn breakdown_json(
         "engine_sum_wait_us": us(st.sum_wait_ns),
         "engine_submit_us": us(st.submit_ns),
         "host_sum_fallbacks": st.host_sum_fallbacks,
+        "compute_queues": st.compute_queues,
         "gpu_busy_us": st.gpu_busy_ns / 1e3 / frames,
         "gpu_span_us": st.gpu_span_ns().map(|s| s / 1e3 / frames),
     })

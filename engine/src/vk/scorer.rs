@@ -10,6 +10,12 @@
 //! from the device's fixed-point partial sums where they provably settle them
 //! ([`super::reduce`]), else sum the per-pixel terms on the host in raster
 //! order (exactness.md §5), and form the dB with the CPU twin's functions.
+//!
+//! Slot `i` is always submitted on compute queue `i % N` of the device's
+//! compute family (N = min(4, the family's queues), `VKSSIM_COMPUTE_QUEUES`
+//! overrides; 1 on an imported device), so that consecutive frames, whose
+//! resources are disjoint, can run concurrently instead of being ordered by
+//! one queue's pipeline barriers.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -160,6 +166,9 @@ pub struct HostStats {
     /// host summed their terms in raster order (every frame under
     /// `VKSSIM_FORCE_HOST_SUM=1`); see [`super::reduce`].
     pub host_sum_fallbacks: u64,
+    /// How many compute queues the frame slots are spread over (slot `i` on
+    /// queue `i % compute_queues`; see `VKSSIM_COMPUTE_QUEUES`).
+    pub compute_queues: u64,
 }
 
 impl HostStats {
@@ -779,10 +788,10 @@ impl VkScorer {
             // semaphore is unsignalled (its last signal was waited on by the
             // compute submission whose fence we waited for).
             gpu.submit(tqueue, &t_submit, vk::Fence::null())
-                .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
+                .and_then(|_| gpu.submit(gpu.device.slot_queue(i), &c_submit, slot.fence))
         } else {
             let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            gpu.submit(gpu.device.compute_queue, &submit, slot.fence)
+            gpu.submit(gpu.device.slot_queue(i), &submit, slot.fence)
         };
         submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
         slot.frame = frame;
@@ -1065,7 +1074,10 @@ impl VkScorer {
 
     /// Where time went since the last [`VkScorer::reset_stats`].
     pub fn stats(&self) -> HostStats {
-        self.stats
+        HostStats {
+            compute_queues: self.gpu.device.compute_queue_count() as u64,
+            ..self.stats
+        }
     }
 
     /// Always sum the terms on the host in raster order (`true`), or use the
@@ -1163,10 +1175,10 @@ impl VkScorer {
         let score = self.score(i)?;
         let s = self.sizes;
         let slot = &self.slots[i];
-        let dec = self.read_back(&slot.dec)?;
-        let hf = self.read_back(&slot.hfilt)?;
-        let vf = self.read_back(&slot.vfilt)?;
-        let terms = self.read_back(&slot.terms)?;
+        let dec = self.read_back(i, &slot.dec)?;
+        let hf = self.read_back(i, &slot.hfilt)?;
+        let vf = self.read_back(i, &slot.vfilt)?;
+        let terms = self.read_back(i, &slot.terms)?;
         let f32s = |b: &[u8], k: usize, len: u64| -> Vec<f32> {
             let len = len as usize;
             b[k * len * 4..(k + 1) * len * 4]
@@ -1192,8 +1204,9 @@ impl VkScorer {
         })
     }
 
-    /// Copies a device buffer into host memory (waits for the copy).
-    fn read_back(&self, src: &super::memory::Buffer) -> Result<Vec<u8>> {
+    /// Copies a device buffer of slot `slot` into host memory (waits for the
+    /// copy), on the slot's queue, after the slot's work.
+    fn read_back(&self, slot: usize, src: &super::memory::Buffer) -> Result<Vec<u8>> {
         let gpu = &self.gpu;
         let mut dst = gpu.create_buffer(
             &format!("{} read-back", src.name),
@@ -1237,7 +1250,7 @@ impl VkScorer {
                 commands::end(gpu, cmd)?;
                 commands::submit_and_wait(
                     gpu,
-                    gpu.device.compute_queue,
+                    gpu.device.slot_queue(slot),
                     cmd,
                     "reading back a buffer",
                 )

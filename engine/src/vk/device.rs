@@ -623,8 +623,12 @@ impl Device {
     }
 }
 
-/// Most compute queues vkssim asks for by default.
-const DEFAULT_COMPUTE_QUEUES: u32 = 4;
+/// Compute queues vkssim asks for by default: one. Several
+/// (`VKSSIM_COMPUTE_QUEUES=N`) let consecutive frames overlap on devices with
+/// several compute queues, but that path has not yet run on such a device
+/// (lavapipe has one queue, and the H200 was out of session time when it was
+/// written), so it is opt-in until it has been validated and measured there.
+const DEFAULT_COMPUTE_QUEUES: u32 = 1;
 
 /// How many queues of a compute family offering `available` to create:
 /// `VKSSIM_COMPUTE_QUEUES` (`env`, clamped to `1..=available`) or
@@ -671,10 +675,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn queue_count_defaults_to_four_or_what_the_family_has() {
-        assert_eq!(compute_queue_count(16, None), 4);
-        assert_eq!(compute_queue_count(8, None), 4);
-        assert_eq!(compute_queue_count(2, None), 2);
+    fn queue_count_defaults_to_one() {
+        assert_eq!(compute_queue_count(16, None), 1);
         assert_eq!(compute_queue_count(1, None), 1);
     }
 
@@ -686,7 +688,7 @@ mod tests {
         assert_eq!(compute_queue_count(16, Some("0")), 1);
         assert_eq!(compute_queue_count(4, Some("32")), 4);
         assert_eq!(compute_queue_count(1, Some("4")), 1);
-        assert_eq!(compute_queue_count(16, Some("many")), 4);
+        assert_eq!(compute_queue_count(16, Some("many")), 1);
     }
 
     #[test]

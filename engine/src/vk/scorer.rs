@@ -12,10 +12,11 @@
 //! order (exactness.md §5), and form the dB with the CPU twin's functions.
 //!
 //! Slot `i` is always submitted on compute queue `i % N` of the device's
-//! compute family (N = min(4, the family's queues), `VKSSIM_COMPUTE_QUEUES`
-//! overrides; 1 on an imported device), so that consecutive frames, whose
-//! resources are disjoint, can run concurrently instead of being ordered by
-//! one queue's pipeline barriers.
+//! compute family (N = 1 by default; `VKSSIM_COMPUTE_QUEUES=N` asks for up to
+//! the family's queue count, an opt-in not yet validated on a device with
+//! several queues; always 1 on an imported device), so that consecutive frames,
+//! whose resources are disjoint, can run concurrently instead of being ordered
+//! by one queue's pipeline barriers.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};

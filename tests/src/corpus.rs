@@ -206,3 +206,38 @@ pub fn clip(name: &str) -> Clip {
         .find(|c| c.name == name)
         .unwrap_or_else(|| panic!("no clip {name} in the corpus"))
 }
+
+/// One `#[test]` per corpus clip, each calling `$check(clip_name)`, and a const
+/// `CLIPS_WITH_TESTS` naming them, so a test file can check that the manifest
+/// holds no clip without a test. The clip list lives here once for every
+/// parity test file.
+#[macro_export]
+macro_rules! corpus_clip_tests {
+    ($check:path) => {
+        $crate::corpus_clip_tests!(@emit $check;
+            s1_321x241_420p8,
+            s1_255x300_444p16,
+            s2_704x513_422p10,
+            s2_640x480_420p12,
+            s3_1024x768_444p12,
+            s4_1920x1080_420p8,
+            s5_1283x1280_420p10,
+            s6_1536x1537_444p16,
+            s7_1800x1792_422p8,
+            s8_2100x2048_420p12,
+            s11_2800x2761_420p8,
+            hq_1280x720_420p10,
+            mono_480x361_400p8,
+        );
+    };
+    (@emit $check:path; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $check(stringify!($name));
+            }
+        )*
+        /// The clips that have a test in this file.
+        const CLIPS_WITH_TESTS: &[&str] = &[$(stringify!($name)),*];
+    };
+}

@@ -105,53 +105,13 @@ fn check_clip(name: &str) {
     }
 }
 
-macro_rules! clip_tests {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                check_clip(stringify!($name));
-            }
-        )*
-    };
-}
-
-clip_tests!(
-    s1_321x241_420p8,
-    s1_255x300_444p16,
-    s2_704x513_422p10,
-    s2_640x480_420p12,
-    s3_1024x768_444p12,
-    s4_1920x1080_420p8,
-    s5_1283x1280_420p10,
-    s6_1536x1537_444p16,
-    s7_1800x1792_422p8,
-    s8_2100x2048_420p12,
-    s11_2800x2761_420p8,
-    hq_1280x720_420p10,
-    mono_480x361_400p8,
-);
+vkssim_tests::corpus_clip_tests!(check_clip);
 
 #[test]
 fn every_corpus_clip_has_a_gpu_parity_test() {
-    let names = [
-        "s1_321x241_420p8",
-        "s1_255x300_444p16",
-        "s2_704x513_422p10",
-        "s2_640x480_420p12",
-        "s3_1024x768_444p12",
-        "s4_1920x1080_420p8",
-        "s5_1283x1280_420p10",
-        "s6_1536x1537_444p16",
-        "s7_1800x1792_422p8",
-        "s8_2100x2048_420p12",
-        "s11_2800x2761_420p8",
-        "hq_1280x720_420p10",
-        "mono_480x361_400p8",
-    ];
     for c in corpus::clips() {
         assert!(
-            names.contains(&c.name.as_str()),
+            CLIPS_WITH_TESTS.contains(&c.name.as_str()),
             "{} has no GPU parity test",
             c.name
         );

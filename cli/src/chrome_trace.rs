@@ -6,10 +6,16 @@
 //! level; this layer takes them at debug level whatever `VKSSIM_LOG` says, so a
 //! trace is complete without making the terminal noisy. Events carry their
 //! fields as `args` (the per-pass GPU times from timestamp queries among them).
+//!
+//! The trace is collected in an unnamed scratch file and written to FILE only when
+//! the run ends, by [`Target`]'s rules (a temporary file and a rename for a
+//! regular file): a run that is interrupted (SIGINT, SIGTERM) leaves an older
+//! trace at FILE as it was and no temporary file behind, and a finished run leaves
+//! a complete JSON document.
 
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,9 +29,14 @@ use tracing_subscriber::layer::Context as LayerContext;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-/// The open trace file, shared by the layer and the guard that closes it.
+use crate::output::target::Target;
+
+/// The trace being collected, shared by the layer and the guard that closes it.
 struct Sink {
+    /// The scratch file the events go to.
     out: BufWriter<File>,
+    /// Whether the trace was closed (later events are dropped).
+    closed: bool,
     /// Whether an event was written (events after the first need a comma).
     wrote_any: bool,
     /// The first write error, reported when the trace is closed.
@@ -34,7 +45,7 @@ struct Sink {
 
 impl Sink {
     fn write_event(&mut self, json: &str) {
-        if self.error.is_some() {
+        if self.error.is_some() || self.closed {
             return;
         }
         let sep = if self.wrote_any { ",\n" } else { "\n" };
@@ -55,19 +66,35 @@ pub struct ChromeLayer {
     start: Instant,
 }
 
-/// Closes the trace (writes the closing bracket and flushes) when dropped or
-/// when [`TraceGuard::finish`] is called.
+/// Closes the trace (writes the closing bracket and puts the trace in place) when
+/// dropped or when [`TraceGuard::finish`] is called; [`TraceGuard::discard`]
+/// drops it instead.
 pub struct TraceGuard {
     sink: Arc<Mutex<Sink>>,
+    target: Target,
     path: std::path::PathBuf,
     finished: bool,
 }
 
 impl TraceGuard {
-    /// Closes the file, reporting a write error if one happened.
+    /// The trace's path, as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Closes the trace and writes it to its path, reporting a write error if
+    /// one happened.
     pub fn finish(mut self) -> Result<()> {
         self.finished = true;
-        close(&self.sink).with_context(|| format!("writing the trace {}", self.path.display()))
+        close(&self.sink, &self.target)
+            .with_context(|| format!("writing the trace {}", self.path.display()))
+    }
+
+    /// Drops the trace: its path is left as it was.
+    pub fn discard(mut self) {
+        self.finished = true;
+        let mut s = self.sink.lock().unwrap_or_else(|p| p.into_inner());
+        s.closed = true;
     }
 }
 
@@ -75,29 +102,37 @@ impl Drop for TraceGuard {
     fn drop(&mut self) {
         if !self.finished {
             // Best effort on an early exit; `finish` reports errors.
-            let _ = close(&self.sink);
+            let _ = close(&self.sink, &self.target);
         }
     }
 }
 
-fn close(sink: &Mutex<Sink>) -> std::io::Result<()> {
+fn close(sink: &Mutex<Sink>, target: &Target) -> Result<()> {
     let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+    if s.closed {
+        return Ok(());
+    }
+    s.closed = true;
     if let Some(e) = s.error.take() {
-        return Err(e);
+        return Err(e.into());
     }
     s.out.write_all(b"\n]\n")?;
-    s.out.flush()
+    s.out.flush()?;
+    let file = s.out.get_mut();
+    file.seek(SeekFrom::Start(0))?;
+    target.write_from(file)
 }
 
-/// Creates `path` and the layer writing into it.
+/// Checks that `path` can be written (see [`Target::open`]) and returns the
+/// layer collecting the trace and the guard that writes it there at the end.
 pub fn create(path: &Path) -> Result<(ChromeLayer, TraceGuard)> {
-    let file = File::create(path)
-        .with_context(|| format!("cannot create the trace file {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let target = Target::open(path).context("--trace-chrome")?;
+    let mut out = BufWriter::new(target.scratch()?);
     out.write_all(b"[")
         .with_context(|| format!("writing the trace {}", path.display()))?;
     let sink = Arc::new(Mutex::new(Sink {
         out,
+        closed: false,
         wrote_any: false,
         error: None,
     }));
@@ -108,6 +143,7 @@ pub fn create(path: &Path) -> Result<(ChromeLayer, TraceGuard)> {
         },
         TraceGuard {
             sink,
+            target,
             path: path.to_path_buf(),
             finished: false,
         },

@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::parse();
-    let trace = match init_tracing(cli.trace_chrome.as_deref()) {
+    let mut trace = match init_tracing(cli.trace_chrome.as_deref()) {
         Ok(trace) => trace,
         Err(e) => {
             eprintln!("vkssim: error: {}", error_chain(&e));
@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match &cli.command {
-        args::Command::Score(a) => score::run(a),
+        args::Command::Score(a) => score::run(a, &mut trace),
         args::Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
         args::Command::Devices => backend::list_devices().map(|()| ExitCode::SUCCESS),
     };

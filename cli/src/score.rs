@@ -3,6 +3,9 @@
 //! summary on standard output otherwise). On an error mid-run the frames scored
 //! so far are still written, and the command then fails.
 
+mod files;
+mod paths;
+
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -12,17 +15,19 @@ use vkssim::{Error, FrameScore, SsimOptions};
 
 use crate::args::ScoreArgs;
 use crate::backend;
+use crate::chrome_trace::TraceGuard;
 use crate::feature::{metric_names, parse_features};
 use crate::feed;
-use crate::output::{write_atomically, Report, ScoredFrame};
+use crate::output::{Report, ScoredFrame};
 use crate::pipeline::{self, Selection};
 use crate::progress::Progress;
 
 /// What vkssim writes where libvmaf writes its version.
 pub const VERSION: &str = concat!("vkssim ", env!("CARGO_PKG_VERSION"));
 
-/// Runs `vkssim score`.
-pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
+/// Runs `vkssim score`. A `--trace-chrome` that names an input is refused and
+/// taken out of `trace`.
+pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode> {
     if !args.model.is_empty() {
         bail!("-m/--model: vkssim computes float_ssim only and runs no VMAF model; drop the model (or pass --no_prediction to vmaf-style scripts)");
     }
@@ -33,6 +38,7 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
     if args.reference == Path::new("-") && args.distorted == Path::new("-") {
         bail!("the reference and the distorted input cannot both be standard input (-)");
     }
+    files::preflight(args, trace)?;
     let raw = raw_format(args)?;
     // The readers' errors name the file (and frame); the context says which input.
     let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
@@ -115,22 +121,7 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode> {
     let scored = report.frames.len();
     match (&args.output, outcome.error) {
         (Some(path), error) => {
-            if error.is_none() || scored > 0 {
-                write_atomically(path, &report.render(args.format()))?;
-            }
-            match error {
-                None => Ok(ExitCode::SUCCESS),
-                Some(e) => {
-                    if scored > 0 {
-                        eprintln!(
-                            "vkssim: wrote the {scored} frame{} scored before the error to {}",
-                            plural(scored),
-                            path.display()
-                        );
-                    }
-                    Err(e)
-                }
-            }
+            files::write_output(path, &report.render(args.format()), scored, error)
         }
         (None, None) => {
             print!("{}", report.summary());

@@ -1,19 +1,15 @@
 //! The score files, in libvmaf's four formats (XML, JSON, CSV, subtitle), byte
 //! for byte the structure and number formatting of libvmaf 2.3.1's
-//! `vmaf_write_output_*`, so a script that parses `vmaf`'s files reads ours. Files
-//! are written atomically: a temporary file in the same folder, then a rename.
+//! `vmaf_write_output_*`, so a script that parses `vmaf`'s files reads ours. How
+//! the files are written (atomically, or through a device) is [`target`]'s job.
 
 mod csv;
 mod json;
 pub mod number;
 mod pooled;
 mod sub;
+pub mod target;
 mod xml;
-
-use std::io::Write;
-use std::path::Path;
-
-use anyhow::{Context, Result};
 
 pub use number::Precision;
 pub use pooled::pool;
@@ -98,41 +94,6 @@ impl Report {
     }
 }
 
-/// Writes `text` to `path` atomically: into a temporary file in the same folder,
-/// flushed to disk, then renamed over `path`. `-` writes to standard output.
-pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    if path == Path::new("-") {
-        let mut stdout = std::io::stdout().lock();
-        stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
-            .context("writing the scores to standard output")?;
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".vkssim-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .with_context(|| {
-            format!(
-                "{}: cannot create a temporary file in {} to write the scores",
-                path.display(),
-                dir.display()
-            )
-        })?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("{}: writing the scores", tmp.path().display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("{}: moving the finished scores into place", path.display()))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,25 +126,6 @@ mod tests {
             frames,
             precision: Precision::default(),
         }
-    }
-
-    #[test]
-    fn atomic_write_replaces_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out.xml");
-        std::fs::write(&path, "old").unwrap();
-        write_atomically(&path, "new").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
-    }
-
-    #[test]
-    fn atomic_write_into_a_missing_folder_fails_clearly() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("no/such/dir/out.xml");
-        let err = write_atomically(&path, "x").unwrap_err();
-        assert!(format!("{err:#}").contains("out.xml"), "{err:#}");
     }
 
     #[test]

@@ -71,7 +71,6 @@ pub struct ChromeLayer {
 /// drops it instead.
 pub struct TraceGuard {
     sink: Arc<Mutex<Sink>>,
-    target: Target,
     path: std::path::PathBuf,
     finished: bool,
 }
@@ -86,7 +85,7 @@ impl TraceGuard {
     /// one happened.
     pub fn finish(mut self) -> Result<()> {
         self.finished = true;
-        close(&self.sink, &self.target)
+        close(&self.sink, &self.path)
             .with_context(|| format!("writing the trace {}", self.path.display()))
     }
 
@@ -102,12 +101,14 @@ impl Drop for TraceGuard {
     fn drop(&mut self) {
         if !self.finished {
             // Best effort on an early exit; `finish` reports errors.
-            let _ = close(&self.sink, &self.target);
+            let _ = close(&self.sink, &self.path);
         }
     }
 }
 
-fn close(sink: &Mutex<Sink>, target: &Target) -> Result<()> {
+/// Ends the JSON array and writes the trace to `path`, resolved anew (it may
+/// have changed during the run).
+fn close(sink: &Mutex<Sink>, path: &Path) -> Result<()> {
     let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
     if s.closed {
         return Ok(());
@@ -120,7 +121,7 @@ fn close(sink: &Mutex<Sink>, target: &Target) -> Result<()> {
     s.out.flush()?;
     let file = s.out.get_mut();
     file.seek(SeekFrom::Start(0))?;
-    target.write_from(file)
+    Target::open(path)?.write_from(file)
 }
 
 /// Checks that `path` can be written (see [`Target::open`]) and returns the
@@ -143,7 +144,6 @@ pub fn create(path: &Path) -> Result<(ChromeLayer, TraceGuard)> {
         },
         TraceGuard {
             sink,
-            target,
             path: path.to_path_buf(),
             finished: false,
         },
@@ -321,5 +321,20 @@ mod tests {
         assert_eq!(events[1]["name"], "frame");
         assert_eq!(events[1]["args"]["index"], 7);
         assert!(events[1]["dur"].as_f64().unwrap() >= 0.0);
+    }
+
+    #[test]
+    fn an_older_trace_stays_until_the_new_one_is_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        std::fs::write(&path, "older").unwrap();
+        let (_layer, guard) = create(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "older");
+        guard.discard();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "older");
+        let (_layer, guard) = create(&path).unwrap();
+        guard.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[\n]\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

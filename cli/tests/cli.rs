@@ -3,66 +3,12 @@
 //! are still written, the output files have libvmaf's structure, and the values
 //! written are exactly the library's.
 
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
+use common::{assert_fails, assert_ok, run, s, stderr};
 use vkssim::{LumaFrame, SsimOptions};
-
-/// The binary under test.
-fn vkssim() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vkssim"))
-}
-
-/// Runs the binary, optionally feeding `stdin`.
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = vkssim();
-    cmd.args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("starting vkssim");
-    if let Some(data) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        let data = data.to_vec();
-        // Feed from a thread so a child that stops reading cannot block us.
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&data);
-        });
-    }
-    child.wait_with_output().expect("waiting for vkssim")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts a failure with a message containing every one of `needles`, and no
-/// panic.
-fn assert_fails(o: &Output, needles: &[&str]) {
-    let err = stderr(o);
-    assert!(
-        !o.status.success(),
-        "expected failure, got success; stderr: {err}"
-    );
-    assert_ne!(
-        o.status.code(),
-        Some(101),
-        "exit status 101 is a panic: {err}"
-    );
-    assert!(!err.contains("panicked"), "panic: {err}");
-    for n in needles {
-        assert!(err.contains(n), "stderr lacks {n:?}: {err}");
-    }
-}
-
-fn assert_ok(o: &Output) {
-    assert!(o.status.success(), "vkssim failed: {}", stderr(o));
-}
 
 /// A deterministic luma plane.
 fn luma(width: u32, height: u32, bit_depth: u32, seed: u32) -> LumaFrame {
@@ -131,10 +77,6 @@ fn y4m_file(dir: &Path, name: &str, frames: &[LumaFrame]) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, y4m_bytes(frames)).unwrap();
     p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A reference / distorted pair of `n` frames each.

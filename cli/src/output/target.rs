@@ -21,6 +21,7 @@
 
 use std::fs::{File, Metadata, OpenOptions, Permissions};
 use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
@@ -104,23 +105,18 @@ impl Target {
                     .and_then(|_| out.flush())
                     .context("writing to standard output")?;
             }
-            How::Through(p) => {
-                let mut f = OpenOptions::new()
-                    .append(true)
-                    .open(p)
-                    .with_context(|| format!("cannot open {name} for writing"))?;
-                io::copy(src, &mut f)
-                    .and_then(|_| f.flush())
-                    .with_context(|| format!("writing {name}"))?;
-            }
-            How::InPlace(p) => {
+            How::Through(p) | How::InPlace(p) => {
+                // A device or FIFO is appended to; a hard-linked file is
+                // truncated first and flushed to disk after.
+                let in_place = matches!(self.how, How::InPlace(_));
                 let mut f = OpenOptions::new()
                     .write(true)
-                    .truncate(true)
+                    .append(!in_place)
+                    .truncate(in_place)
                     .open(p)
                     .with_context(|| format!("cannot open {name} for writing"))?;
                 io::copy(src, &mut f)
-                    .and_then(|_| f.sync_all())
+                    .and_then(|_| if in_place { f.sync_all() } else { Ok(()) })
                     .with_context(|| format!("writing {name}"))?;
             }
             How::Replace { path, dir } => {
@@ -190,6 +186,12 @@ fn keep_owner_and_mode(tmp: &File, path: &Path) -> io::Result<()> {
 fn resolve(path: &Path) -> Result<How> {
     if path == Path::new("-") {
         return Ok(How::Stdout);
+    }
+    if path.as_os_str().is_empty() {
+        bail!("cannot write an output to an empty path");
+    }
+    if path.as_os_str().as_bytes().ends_with(b"/") {
+        bail!("cannot write {}: it names a folder", path.display());
     }
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {

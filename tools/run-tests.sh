@@ -27,3 +27,16 @@ RUSTDOCFLAGS=-Dwarnings step cargo doc --workspace --no-deps
 # run target/release/vkssim, which `cargo test` alone does not always build.
 step cargo build --workspace --release
 step cargo test --workspace --release --no-fail-fast
+# The Ray catalog runner (tools/catalog): its test on a local Ray instance, in
+# a venv under target/ kept while requirements.txt is unchanged and ray imports.
+catalog_test() {
+  local venv=target/catalog-venv req=tools/catalog/requirements.txt
+  if ! cmp -s "$req" "$venv/requirements.txt" || ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    cp "$req" "$venv/requirements.txt"
+  fi
+  RAY_USAGE_STATS_ENABLED=0 "$venv/bin/python" tools/catalog/test_catalog.py
+}
+step catalog_test

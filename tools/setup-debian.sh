@@ -16,6 +16,8 @@ packages=(
   # libvmaf-sys builds the reference libvmaf with meson (and bindgen needs clang)
   meson ninja-build nasm libclang-dev
   python3 cbindgen
+  # The Ray catalog runner's test makes a venv under target/ (tools/catalog)
+  python3-venv
 )
 
 missing=()

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Scores a catalog of video pairs on a Ray cluster with `vkssim score`.
+
+This module owns the catalog runner: reading the catalog CSV, turning each row
+into one Ray task that runs `vkssim score --json -o <per-frame file>`, the
+retry policy, and the results table (CSV, and Parquet when asked or when
+pyarrow is importable). Ray schedules, places and retries the tasks; nothing
+here pools processes.
+
+Catalog CSV: a header row, then one row per pair. Columns:
+
+    reference      required; path to the reference (.y4m, raw .yuv, ...)
+    distorted      required; path to the distorted video
+    width, height, pixel_format, bitdepth
+                   optional; raw YUV geometry, passed as -w -h -p -b when set
+    extra_args     optional; more `vkssim score` flags, split like a shell
+                   line (e.g. "--frame_cnt 10 --precision max")
+
+A ladder (one reference, several encodes) is several rows with the same
+reference; each row is its own task. Relative paths are taken from the CSV's
+folder and passed on as absolute paths, so on a cluster the inputs must be at
+the same path on every host (shared storage).
+
+Each row's per-frame JSON goes to OUT_DIR/NNNNN-<distorted name>.json (NNNNN:
+the row's index from 0). The table, OUT_DIR/results.csv unless --table says
+otherwise, has one line per row in catalog order: row, reference, distorted
+(as written in the CSV), status, frames, mean, harmonic_mean, min (the JSON's
+pooled float_ssim, as written there), per_frame_file, host, seconds, error.
+
+Status: `ok`; `error` when vkssim refused the input (exit 1 or 2 with its
+message: deterministic, so reported and not retried); `failed` when the task
+crashed (killed, another exit code, vkssim missing, timeout) on every one of
+its 1 + --max-retries attempts.
+
+With GPUs in the cluster each task asks Ray for one GPU and runs vkssim on
+the Vulkan device of the GPU index Ray gave it (`--device N`; Ray counts GPUs
+as nvidia-smi does, which is assumed to be the order `vkssim devices` lists).
+Without GPUs each task asks for --cpus-per-task CPUs and runs
+`--backend cpu --threads N` with N the same number.
+
+Exit status: 0 when every row is ok, 1 when a row is not, 2 for a bad catalog
+or command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "extra_args"]
+RAW_FLAGS = [("width", "-w"), ("height", "-h"), ("pixel_format", "-p"), ("bitdepth", "-b")]
+TABLE_COLUMNS = [
+    "row", "reference", "distorted", "status", "frames", "mean", "harmonic_mean", "min",
+    "per_frame_file", "host", "seconds", "error",
+]
+# Flags the runner sets itself; a row's extra_args may not.
+OWNED_FLAGS = {"-o", "--output", "--xml", "--json", "--csv", "--sub", "-r", "--reference",
+               "-d", "--distorted"}
+# vkssim's exit codes for an input it refuses: 1 (its "vkssim: error: ..."),
+# 2 (a command-line error).
+INPUT_ERROR_CODES = (1, 2)
+
+
+class CatalogError(Exception):
+    """The catalog CSV cannot be used (reported before any task runs)."""
+
+
+class TransientError(Exception):
+    """A run that crashed rather than refused its input: Ray retries it."""
+
+
+def read_catalog(path: Path) -> list[dict[str, str]]:
+    """The catalog's rows, with reference and distorted made absolute."""
+    base = path.resolve().parent
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        header = [h.strip() for h in reader.fieldnames or []]
+        unknown = [h for h in header if h not in COLUMNS]
+        if unknown or "reference" not in header or "distorted" not in header:
+            raise CatalogError(
+                f"{path}: the header must have reference and distorted, and only "
+                f"{', '.join(COLUMNS)}; got {', '.join(header) or 'nothing'}")
+        reader.fieldnames = header
+        rows = []
+        for n, raw in enumerate(reader):
+            if None in raw:
+                raise CatalogError(f"{path}: data row {n + 1} has more fields than the header")
+            row = {k: (v or "").strip() for k, v in raw.items()}
+            if not row["reference"] or not row["distorted"]:
+                raise CatalogError(f"{path}: data row {n + 1} lacks reference or distorted")
+            row["reference_path"] = str(base / row["reference"])
+            row["distorted_path"] = str(base / row["distorted"])
+            rows.append(row)
+    return rows
+
+
+def flag_name(arg: str) -> str:
+    """`--threads=4` -> `--threads`."""
+    return arg.split("=", 1)[0]
+
+
+def vkssim_command(vkssim: str, row: dict[str, str], out: str,
+                   defaults: list[tuple[str, str]]) -> list[str]:
+    """The `vkssim score` command line for one row; `defaults` are (flag, value)
+    pairs that the row's extra_args override."""
+    extra = shlex.split(row.get("extra_args", ""))
+    owned = [a for a in extra if flag_name(a) in OWNED_FLAGS]
+    if owned:
+        raise CatalogError(f"extra_args may not set {', '.join(owned)}: the runner sets them")
+    cmd = [vkssim, "score", "-q", "-r", row["reference_path"], "-d", row["distorted_path"]]
+    for column, flag in RAW_FLAGS:
+        if row.get(column):
+            cmd += [flag, row[column]]
+    set_by_row = {flag_name(a) for a in extra}
+    for flag, value in defaults:
+        if flag not in set_by_row:
+            cmd += [flag, value]
+    return cmd + extra + ["--json", "-o", out]
+
+
+def pooled(json_path: str) -> dict[str, Any]:
+    """Frames and the pooled float_ssim of a vkssim JSON file, numbers as written."""
+    with open(json_path) as f:
+        doc = json.load(f, parse_float=str, parse_int=str)
+    ssim = doc["pooled_metrics"]["float_ssim"]
+    return {"frames": len(doc["frames"]), "mean": ssim["mean"],
+            "harmonic_mean": ssim["harmonic_mean"], "min": ssim["min"]}
+
+
+def score_row(cmd: list[str], use_gpu: bool, timeout: float | None) -> dict[str, Any]:
+    """Runs one vkssim command inside a Ray task (the task's body)."""
+    import ray  # the worker's own ray
+
+    if use_gpu and "--device" not in map(flag_name, cmd):
+        gpus = ray.get_gpu_ids()
+        if gpus:
+            cmd = cmd[:2] + ["--device", str(int(gpus[0]))] + cmd[2:]
+    start = time.monotonic()
+    result: dict[str, Any] = {"host": socket.gethostname()}
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TransientError(f"{result['host']}: {e}") from None
+    result["seconds"] = f"{time.monotonic() - start:.3f}"
+    message = proc.stderr.strip().splitlines()
+    if proc.returncode in INPUT_ERROR_CODES and message:
+        errors = [m for m in message if m.startswith("vkssim: error:")] or message[-1:]
+        return {**result, "status": "error", "error": errors[-1]}
+    if proc.returncode != 0:
+        tail = message[-1] if message else "no message"
+        raise TransientError(f"{result['host']}: vkssim exited with {proc.returncode}: {tail}")
+    try:
+        return {**result, "status": "ok", **pooled(cmd[cmd.index("-o") + 1])}
+    except (OSError, ValueError, KeyError) as e:
+        raise TransientError(f"{result['host']}: unreadable output: {e}") from None
+
+
+def write_tables(records: list[dict[str, Any]], table: Path, parquet: str) -> list[Path]:
+    """Writes the CSV table and, unless `parquet` is no and when pyarrow imports, its
+    Parquet twin beside it."""
+    table.parent.mkdir(parents=True, exist_ok=True)
+    with table.open("w", newline="") as f:
+        writer = csv.DictWriter(f, TABLE_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(records)
+    written = [table]
+    if parquet == "no":
+        return written
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return written
+
+    def column(name: str, kind: Any, convert: Any) -> Any:
+        values = [r.get(name) for r in records]
+        return pa.array([convert(v) if v not in (None, "") else None for v in values], kind)
+
+    floats = {"mean", "harmonic_mean", "min", "seconds"}
+    ints = {"row", "frames"}
+    arrays = [column(n, pa.float64(), float) if n in floats
+              else column(n, pa.int64(), int) if n in ints
+              else column(n, pa.string(), str) for n in TABLE_COLUMNS]
+    path = table.with_suffix(".parquet")
+    pq.write_table(pa.Table.from_arrays(arrays, names=TABLE_COLUMNS), path)
+    return written + [path]
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Score a catalog CSV of video pairs on a Ray cluster with vkssim "
+                    "(see the module docstring for the CSV and the table).")
+    p.add_argument("catalog", type=Path, help="catalog CSV")
+    p.add_argument("--out-dir", type=Path, required=True,
+                   help="folder for the per-frame JSON files and the table (shared storage "
+                        "on a cluster)")
+    p.add_argument("--table", type=Path, help="results CSV (default OUT_DIR/results.csv)")
+    p.add_argument("--parquet", choices=["auto", "yes", "no"], default="auto",
+                   help="also write the table as .parquet: auto when pyarrow imports")
+    p.add_argument("--address", default=os.environ.get("RAY_ADDRESS"),
+                   help="Ray cluster to join (default $RAY_ADDRESS; `local` starts a new "
+                        "local instance; unset: a running local cluster, else a new one)")
+    p.add_argument("--num-cpus", type=int, help="CPUs of a new local instance")
+    p.add_argument("--vkssim", default="vkssim",
+                   help="vkssim binary as every host sees it (default: vkssim on PATH)")
+    p.add_argument("--resources", choices=["auto", "gpu", "cpu"], default="auto",
+                   help="tasks ask for one GPU, or CPUs; auto: GPUs when the cluster has any")
+    p.add_argument("--cpus-per-task", type=int, default=1,
+                   help="CPUs a task asks for (also vkssim's --threads without GPUs)")
+    p.add_argument("--max-retries", type=int, default=3,
+                   help="retries of a crashed task (an input error is never retried)")
+    p.add_argument("--timeout", type=float, help="seconds one vkssim run may take")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        rows = read_catalog(args.catalog)
+    except (OSError, CatalogError) as e:
+        print(f"catalog: {e}", file=sys.stderr)
+        return 2
+    if args.parquet == "yes":
+        try:
+            import pyarrow  # noqa: F401  (checked before the run, used after it)
+        except ImportError:
+            print("catalog: --parquet yes needs pyarrow (pip install pyarrow)", file=sys.stderr)
+            return 2
+    out_dir = args.out_dir.resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    table = (args.table or out_dir / "results.csv").resolve()
+
+    import ray
+
+    if args.address == "local":
+        ray.init(num_cpus=args.num_cpus, include_dashboard=False)
+    else:
+        ray.init(address=args.address, num_cpus=args.num_cpus if not args.address else None)
+    use_gpu = args.resources == "gpu" or (
+        args.resources == "auto" and ray.cluster_resources().get("GPU", 0) > 0)
+    if use_gpu:
+        options = {"num_gpus": 1, "num_cpus": args.cpus_per_task}
+        defaults = [("--backend", "vulkan")]
+    else:
+        options = {"num_cpus": args.cpus_per_task}
+        defaults = [("--backend", "cpu"), ("--threads", str(args.cpus_per_task))]
+    task = ray.remote(score_row).options(
+        max_retries=args.max_retries, retry_exceptions=[TransientError], **options)
+    print(f"catalog: {len(rows)} rows on {'one GPU' if use_gpu else f'{args.cpus_per_task} CPU'}"
+          f" per task, {ray.cluster_resources()}", file=sys.stderr)
+
+    records: list[dict[str, Any]] = []
+    pending: dict[Any, int] = {}
+    for n, row in enumerate(rows):
+        out = out_dir / f"{n:05d}-{Path(row['distorted']).name}.json"
+        records.append({"row": n, "reference": row["reference"], "distorted": row["distorted"],
+                        "per_frame_file": str(out)})
+        try:
+            cmd = vkssim_command(args.vkssim, row, str(out), defaults)
+        except (CatalogError, ValueError) as e:
+            records[n].update(status="error", error=f"catalog: {e}")
+            print(f"catalog: row {n}: error {records[n]['error']}", file=sys.stderr)
+            continue
+        pending[task.remote(cmd, use_gpu, args.timeout)] = n
+
+    done, submitted = 0, len(pending)
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        n = pending.pop(ready[0])
+        try:
+            records[n].update(ray.get(ready[0]))
+        except Exception as e:  # retries spent: Ray's error wraps the last cause
+            cause = getattr(e, "cause", None) or e
+            records[n].update(status="failed", error=str(cause).strip().splitlines()[-1])
+        done += 1
+        print(f"catalog: [{done}/{submitted}] row {n}: {records[n]['status']}"
+              f" {records[n].get('error', '')}".rstrip(), file=sys.stderr)
+    for r in records:
+        if r.get("status") != "ok":
+            r["per_frame_file"] = ""
+    written = write_tables(records, table, args.parquet)
+    bad = sum(r["status"] != "ok" for r in records)
+    print(f"catalog: {len(records) - bad} ok, {bad} not; table: "
+          f"{', '.join(map(str, written))}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -32,6 +32,15 @@ pub enum Error {
         /// Bytes one whole frame takes.
         frame_bytes: u64,
     },
+    /// An input holds no byte at all (an empty file, or standard input empty or
+    /// closed), where a Y4M header or raw frames were expected.
+    #[error("{}: {} is empty (0 bytes); expected {expected}", .path.display(), empty_input_name(.path))]
+    EmptyInput {
+        /// The file (`-` for standard input).
+        path: PathBuf,
+        /// What the input should have held, for the message.
+        expected: String,
+    },
     /// A Y4M stream header is malformed or names something unsupported.
     #[error("{path}: bad Y4M header: {reason}")]
     Y4mHeader {
@@ -86,6 +95,18 @@ pub enum Error {
         distorted: u64,
         /// Frames both have.
         common: u64,
+    },
+    /// One input ended while the other, a stream, still had frames. The stream is
+    /// not read to its end to count them (it may never end): it has more than
+    /// `frames`.
+    #[error("the {shorter} has {frames} frames but the {longer} has more than {frames} (at least {}; it is a stream, so it was not read to its end)", .frames + 1)]
+    LongerStream {
+        /// The input that ended (`reference` or `distorted input`, and its name).
+        shorter: String,
+        /// The stream that did not (likewise).
+        longer: String,
+        /// Frames the shorter input had (all of them, after any skip).
+        frames: u64,
     },
     /// The input holds no frame to score.
     #[error("{0}: no frames to score")]
@@ -149,6 +170,15 @@ pub enum Error {
     /// worker thread panicked); the message says where.
     #[error("internal error (a bug in vkssim): {0}")]
     Internal(String),
+}
+
+/// How [`Error::EmptyInput`] names its input.
+fn empty_input_name(path: &std::path::Path) -> &'static str {
+    if path.as_os_str() == "-" {
+        "standard input"
+    } else {
+        "the file"
+    }
 }
 
 impl Error {

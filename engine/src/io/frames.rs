@@ -1,6 +1,11 @@
 //! What the YUV and Y4M readers share: the byte source, the format, the frame
-//! counter, and reading one frame's planes (luma into the caller's buffer, the rest
-//! skipped) with the errors that name the file and frame.
+//! counter, and reading one frame's planes (luma into the caller's buffer or a new
+//! one, the rest skipped) with the errors that name the file and frame.
+//!
+//! Memory follows the data: until a stream (a pipe) has delivered one whole frame,
+//! a new frame's plane grows in chunks as its bytes arrive, so a header that
+//! claims a huge frame followed by a few bytes costs those bytes, not the claim.
+//! A regular file's size was checked against the format when it was opened.
 
 use std::fs::File;
 use std::io;
@@ -11,7 +16,20 @@ use super::index::{FrameIndex, Offsets};
 use super::range::check_plane;
 use super::source::ByteSource;
 use super::VideoFormat;
-use crate::{Error, Result};
+use crate::{Error, LumaFrame, Result};
+
+/// The first chunk of a stream's first plane; each next chunk doubles.
+const FIRST_CHUNK: usize = 64 * 1024;
+
+/// Where [`Frames::read_planes`] puts a frame's luma.
+pub(crate) enum LumaDst<'a> {
+    /// Nowhere: the whole frame is skipped.
+    Skip,
+    /// The first bytes of the caller's buffer (at least a luma plane long).
+    Into(&'a mut [u8]),
+    /// An empty vector, grown as the bytes arrive (it holds what came).
+    Grow(&'a mut Vec<u8>),
+}
 
 /// A reader's state, whatever the container.
 pub(crate) struct Frames {
@@ -60,32 +78,35 @@ impl Frames {
     }
 
     /// Reads one frame's planes, after `prefix` bytes of it (a Y4M FRAME line) were
-    /// consumed: luma into `dst` when given (else skipped), the other planes skipped.
-    /// Returns false when the input ended before the frame's first byte (and
-    /// `prefix` is 0). Does not advance [`Frames::next`].
-    pub(crate) fn read_planes(&mut self, dst: Option<&mut [u8]>, prefix: u64) -> Result<bool> {
+    /// consumed: luma into `dst` (or skipped), the other planes skipped. Returns
+    /// false when the input ended before the frame's first byte (and `prefix` is
+    /// 0). Does not advance [`Frames::next`].
+    pub(crate) fn read_planes(&mut self, dst: LumaDst<'_>, prefix: u64) -> Result<bool> {
         let payload = self.format.frame_bytes();
-        let mut present = 0u64;
-        let mut luma_read = None;
-        if let Some(dst) = dst {
-            let dst = &mut dst[..self.format.luma_bytes()];
-            let n = self.src.fill(dst).map_err(|e| self.io(e))?;
-            present = n as u64;
-            luma_read = Some(dst);
-        }
+        let luma_len = self.format.luma_bytes();
+        let (present, plane) = match dst {
+            LumaDst::Skip => (0, None),
+            LumaDst::Into(dst) => {
+                let dst = &mut dst[..luma_len];
+                let n = self.src.fill(dst).map_err(|e| self.io(e))?;
+                (n, Some(dst))
+            }
+            LumaDst::Grow(v) => {
+                let n = grow_fill(&mut *self.src, v, luma_len).map_err(|e| self.io(e))?;
+                (n, Some(&mut v[..]))
+            }
+        };
+        let mut present = present as u64;
         // Skip the rest only after a whole luma plane: a short read means the end.
-        if luma_read
-            .as_ref()
-            .map_or(true, |d| present == d.len() as u64)
-        {
+        if plane.is_none() || present == luma_len as u64 {
             present += self
                 .src
                 .skip_bytes(payload - present)
                 .map_err(|e| self.io(e))?;
         }
         if present == payload {
-            if let Some(dst) = luma_read {
-                check_plane(dst, &self.format, &self.path, self.next)?;
+            if let Some(plane) = plane {
+                check_plane(plane, &self.format, &self.path, self.next)?;
             }
             return Ok(true);
         }
@@ -93,6 +114,33 @@ impl Frames {
             return Ok(false);
         }
         Err(self.truncated(prefix + present, prefix + payload))
+    }
+
+    /// Reads one frame, after `prefix` bytes of it were consumed, into a new
+    /// [`LumaFrame`]; `None` when the input ended before the frame's first byte
+    /// (and `prefix` is 0). Until a whole frame has come (a regular file's size
+    /// was checked when it was opened), the plane grows as its bytes arrive. Does
+    /// not advance [`Frames::next`].
+    pub(crate) fn read_frame(&mut self, prefix: u64) -> Result<Option<LumaFrame>> {
+        let f = self.format;
+        // A frame came whole before, or a file's size says one is there.
+        let proven = self.next > 0 || self.src.remaining().is_some_and(|left| left > 0);
+        let mut frame = if proven {
+            LumaFrame::zeroed(f.width, f.height, f.bit_depth)
+        } else {
+            LumaFrame {
+                width: f.width,
+                height: f.height,
+                bit_depth: f.bit_depth,
+                bytes: Vec::new(),
+            }
+        };
+        let dst = if proven {
+            LumaDst::Into(&mut frame.bytes)
+        } else {
+            LumaDst::Grow(&mut frame.bytes)
+        };
+        Ok(self.read_planes(dst, prefix)?.then_some(frame))
     }
 
     /// A [`FrameIndex`] over `offsets`, when the input is a file opened by path.
@@ -105,4 +153,24 @@ impl Frames {
             offsets,
         ))
     }
+}
+
+/// Reads up to `len` bytes into `v` (empty on entry), growing it a chunk at a
+/// time (each twice the last) only as the previous chunk fills; returns the bytes
+/// read, fewer than `len` only at the end of the input. `v` holds exactly those.
+fn grow_fill(src: &mut dyn ByteSource, v: &mut Vec<u8>, len: usize) -> io::Result<usize> {
+    let mut chunk = FIRST_CHUNK;
+    while v.len() < len {
+        let old = v.len();
+        let want = chunk.min(len - old);
+        v.reserve_exact(want);
+        v.resize(old + want, 0);
+        let n = src.fill(&mut v[old..])?;
+        v.truncate(old + n);
+        if n < want {
+            break;
+        }
+        chunk = chunk.saturating_mul(2);
+    }
+    Ok(v.len())
 }

@@ -20,7 +20,9 @@
 //!
 //! An input with no frame is not an error here: its reader yields none (and a
 //! regular file's [`LumaReader::frame_count`] is `Some(0)`). The layer that scores
-//! reports [`Error::NoFrames`].
+//! reports [`Error::NoFrames`]. An input of no byte at all is
+//! [`Error::EmptyInput`] when it is standard input (empty or closed) or has no
+//! complete raw format; an empty raw file of a known format has no frame.
 
 mod format;
 mod frames;
@@ -84,6 +86,9 @@ pub trait LumaReader: Send {
     }
 
     /// Reads the next frame's luma into a new [`LumaFrame`]; `None` at the end.
+    /// The Y4M and YUV readers grow a stream's plane as its bytes arrive until the
+    /// stream has delivered one whole frame, so that a header claiming a huge
+    /// frame costs memory only for the bytes that come.
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         let f = self.format();
         let mut frame = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
@@ -254,6 +259,7 @@ fn open_seekable<R: Read + Seek + Send + 'static>(
     let mut magic = [0u8; Y4M_MAGIC.len()];
     let n = read_up_to(&mut inner, &mut magic).map_err(io)?;
     inner.seek(SeekFrom::Start(start)).map_err(io)?;
+    check_not_empty(&name, n, &raw)?;
     if &magic[..n] == Y4M_MAGIC {
         let mut reader = Y4mReader::from_seekable(inner, name)?;
         check_raw(&reader, &raw)?;
@@ -279,6 +285,7 @@ fn open_stream<R: Read + Send + 'static>(
 ) -> Result<Box<dyn LumaReader>> {
     let mut magic = [0u8; Y4M_MAGIC.len()];
     let n = read_up_to(&mut inner, &mut magic).map_err(|e| Error::io(&name, e))?;
+    check_not_empty(&name, n, &raw)?;
     let chained = Cursor::new(magic[..n].to_vec()).chain(inner);
     if &magic[..n] == Y4M_MAGIC {
         let reader = Y4mReader::from_stream(chained, name)?;
@@ -302,6 +309,31 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(done)
+}
+
+/// Refuses an input of `n` = 0 bytes when that cannot be an input with no frame:
+/// standard input (empty or closed: almost always a broken pipeline upstream), or
+/// a file read without a complete raw format (a Y4M file has a header even with no
+/// frame). An empty raw file of a known format is an input with no frame.
+fn check_not_empty(name: &Path, n: usize, raw: &RawFormat) -> Result<()> {
+    let complete = raw.complete().ok();
+    if n > 0 || (complete.is_some() && name != Path::new("-")) {
+        return Ok(());
+    }
+    let expected = match complete {
+        Some(f) => format!(
+            "raw YUV frames of {f} ({} bytes each), or a Y4M stream",
+            f.frame_bytes()
+        ),
+        None => "a Y4M stream (a header line such as `YUV4MPEG2 W1920 H1080 F25:1 C420`, \
+                 then its frames), or raw YUV frames with the width, height, pixel format \
+                 and bit depth given"
+            .to_string(),
+    };
+    Err(Error::EmptyInput {
+        path: name.to_path_buf(),
+        expected,
+    })
 }
 
 /// The raw layout for a non-Y4M input, or the error saying what is missing.

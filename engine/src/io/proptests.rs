@@ -121,7 +121,8 @@ fn clip_strategy(min_frames: usize) -> impl Strategy<Value = Clip> {
 /// per read.
 fn open(data: &[u8], clip: &Clip, chunk: Option<usize>) -> Result<Box<dyn LumaReader>> {
     let raw = (!clip.y4m).then(|| RawFormat::from(clip.format));
-    let name = PathBuf::from(if chunk.is_some() { "-" } else { "clip" });
+    // Not `-`: standard input with no byte is refused, a pipe of no frame is not.
+    let name = PathBuf::from(if chunk.is_some() { "pipe" } else { "clip" });
     match chunk {
         None => open_seekable(
             Cursor::new(data.to_vec()),

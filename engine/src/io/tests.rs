@@ -133,10 +133,50 @@ fn empty_files() {
     let mut r = open_input(&path, Some(RawFormat::new(2, 2, Chroma::C420, 8))).unwrap();
     assert_eq!(r.frame_count(), Some(0));
     assert!(r.read_frame().unwrap().is_none());
+    // Without a raw format it cannot be raw YUV, and a Y4M file has a header.
+    match open_input(&path, None) {
+        Err(e @ Error::EmptyInput { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("the file is empty (0 bytes)"), "{msg}");
+            assert!(msg.contains("expected a Y4M stream"), "{msg}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
+    let (_dir, path) = temp("empty.y4m", b"");
     assert!(matches!(
         open_input(&path, None),
-        Err(Error::InvalidOption(_))
+        Err(Error::EmptyInput { .. })
     ));
+}
+
+/// Standard input with no byte (empty, or closed, which reads as empty) is
+/// refused whatever the format: a pipe or a redirected empty file.
+#[test]
+fn empty_standard_input_says_so() {
+    let raw = RawFormat::new(4, 2, Chroma::C420, 8);
+    for raw in [RawFormat::default(), raw] {
+        let name = PathBuf::from("-");
+        let results = [
+            open_stream(std::io::empty(), name.clone(), raw),
+            open_seekable(std::io::Cursor::new(Vec::new()), name, raw, None),
+        ];
+        for r in results {
+            let msg = r
+                .err()
+                .expect("an empty standard input is refused")
+                .to_string();
+            assert!(
+                msg.starts_with("-: standard input is empty (0 bytes); expected "),
+                "{msg}"
+            );
+            let expected = if raw.width.is_some() {
+                "raw YUV frames of 4x2 420 8-bit (12 bytes each)"
+            } else {
+                "YUV4MPEG2 W1920 H1080"
+            };
+            assert!(msg.contains(expected), "{msg}");
+        }
+    }
 }
 
 #[test]

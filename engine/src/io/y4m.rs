@@ -8,7 +8,8 @@
 //! `422p12`, `422p16`, `444p12`, `444p16`) and `mono10`, `mono12`, `mono16`. No `C`
 //! tag means 4:2:0 8-bit. `W` and `H` are required; `F` and `A`, when present, must be
 //! `n:d`; `I` must be `p` or `?` (interlaced video is refused, as libvmaf refuses it);
-//! `X` and unknown tags are ignored. From a regular file, every FRAME line is visited
+//! `X` and unknown tags are ignored. `W`, `H`, `C`, `F`, `I` and `A` may each appear
+//! once (a second one is refused, whatever its value); `X` may repeat. From a regular file, every FRAME line is visited
 //! when the reader is made, so the frame count is exact and a malformed FRAME line or
 //! a truncated last frame is reported before any scoring. In
 //! [`Error::TruncatedFrame`], a Y4M frame's bytes include its FRAME line.
@@ -26,11 +27,11 @@ use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::frames::Frames;
+use super::frames::{Frames, LumaDst};
 use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
 use super::{Chroma, LumaReader, VideoFormat};
-use crate::{Error, Result};
+use crate::{Error, LumaFrame, Result};
 
 /// The longest stream header read, `\n` included.
 pub const MAX_HEADER_BYTES: usize = 64 * 1024;
@@ -141,9 +142,22 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
         pixel_aspect: None,
         interlace: None,
     };
+    // W, H, C, F, I and A say one thing each: a second one is refused (X may repeat).
+    let mut seen: Vec<&[u8]> = Vec::new();
     for tag in tags.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
         let value = &tag[1..];
         let malformed = || bad(format!("malformed tag {}", shown(tag)));
+        if b"WHCFIA".contains(&tag[0]) {
+            if let Some(first) = seen.iter().find(|t| t[0] == tag[0]) {
+                return Err(bad(format!(
+                    "the {} tag is given twice ({} and {}); it must appear once",
+                    tag[0] as char,
+                    shown(first),
+                    shown(tag)
+                )));
+            }
+            seen.push(tag);
+        }
         match tag[0] {
             b'W' => width = Some(number(value).ok_or_else(malformed)?),
             b'H' => height = Some(number(value).ok_or_else(malformed)?),
@@ -318,7 +332,7 @@ impl Y4mReader {
         let Some(prefix) = self.frame_line()? else {
             return Ok(false);
         };
-        self.frames.read_planes(None, prefix)?;
+        self.frames.read_planes(LumaDst::Skip, prefix)?;
         self.frames.next += 1;
         Ok(true)
     }
@@ -335,7 +349,7 @@ impl Y4mReader {
         let mut offsets = Vec::new();
         while let Some(prefix) = self.frame_line()? {
             offsets.push(self.frames.src.position());
-            self.frames.read_planes(None, prefix)?;
+            self.frames.read_planes(LumaDst::Skip, prefix)?;
             self.frames.next += 1;
         }
         self.seek_to(start)?;
@@ -371,9 +385,18 @@ impl LumaReader for Y4mReader {
         let Some(prefix) = self.frame_line()? else {
             return Ok(false);
         };
-        self.frames.read_planes(Some(dst), prefix)?;
+        self.frames.read_planes(LumaDst::Into(dst), prefix)?;
         self.frames.next += 1;
         Ok(true)
+    }
+
+    fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
+        let Some(prefix) = self.frame_line()? else {
+            return Ok(None);
+        };
+        let frame = self.frames.read_frame(prefix)?;
+        self.frames.next += 1;
+        Ok(frame)
     }
 
     fn skip(&mut self, frames: u64) -> Result<u64> {
@@ -443,7 +466,7 @@ mod tests {
 
     #[test]
     fn no_c_tag_is_420_8bit_and_extra_spaces_are_fine() {
-        let h = header("YUV4MPEG2  W3   H1 Zunknown X=1").unwrap();
+        let h = header("YUV4MPEG2  W3   H1 Zunknown X=1 XCOLORRANGE=LIMITED X=1").unwrap();
         assert_eq!(h.format, VideoFormat::new(3, 1, 8, Chroma::C420).unwrap());
         assert_eq!(h.frame_rate, None);
         assert_eq!(h.interlace, None);
@@ -507,6 +530,15 @@ mod tests {
             ("YUV4MPEG3 W4 H4", "version \"3\""),
             ("YUV4MPEG2W4 H4", "followed by a space"),
             ("RIFF", "does not start with YUV4MPEG2"),
+            (
+                "YUV4MPEG2 W200 W176 H4",
+                "W tag is given twice (\"W200\" and \"W176\")",
+            ),
+            ("YUV4MPEG2 W4 H4 H4", "H tag is given twice"),
+            ("YUV4MPEG2 W4 H4 C420 C420", "C tag is given twice"),
+            ("YUV4MPEG2 W4 H4 F25:1 F30:1", "F tag is given twice"),
+            ("YUV4MPEG2 W4 H4 Ip I?", "I tag is given twice"),
+            ("YUV4MPEG2 W4 A1:1 H4 A1:1", "A tag is given twice"),
         ];
         for (line, expected) in cases {
             match header(line) {

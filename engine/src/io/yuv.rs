@@ -12,11 +12,11 @@ use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::frames::Frames;
+use super::frames::{Frames, LumaDst};
 use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
 use super::{LumaReader, VideoFormat};
-use crate::{Error, Result};
+use crate::{Error, LumaFrame, Result};
 
 /// Reads the luma of raw planar YUV frames.
 pub struct YuvReader {
@@ -104,11 +104,19 @@ impl LumaReader for YuvReader {
 
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
         self.frames.check_dst(dst)?;
-        let got = self.frames.read_planes(Some(dst), 0)?;
+        let got = self.frames.read_planes(LumaDst::Into(dst), 0)?;
         if got {
             self.frames.next += 1;
         }
         Ok(got)
+    }
+
+    fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
+        let frame = self.frames.read_frame(0)?;
+        if frame.is_some() {
+            self.frames.next += 1;
+        }
+        Ok(frame)
     }
 
     fn skip(&mut self, frames: u64) -> Result<u64> {
@@ -128,7 +136,7 @@ impl LumaReader for YuvReader {
             return Ok(n);
         }
         let mut n = 0;
-        while n < frames && f.read_planes(None, 0)? {
+        while n < frames && f.read_planes(LumaDst::Skip, 0)? {
             f.next += 1;
             n += 1;
         }

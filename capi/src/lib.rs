@@ -215,7 +215,7 @@ fn status_of(e: &Error) -> VkssimStatus {
     use VkssimStatus::*;
     match e {
         Error::NoVulkan(_) => VkssimErrorNoVulkan,
-        Error::NoDevice(_) => VkssimErrorNoDevice,
+        Error::NoDevice(_) | Error::NoSuchDevice { .. } => VkssimErrorNoDevice,
         Error::MissingFeature { .. } => VkssimErrorMissingFeature,
         Error::DeviceLost(_) => VkssimErrorDeviceLost,
         Error::OutOfDeviceMemory(_) => VkssimErrorOutOfDeviceMemory,
@@ -367,6 +367,7 @@ pub unsafe extern "C" fn vkssim_engine_create(
             no_fp64: o.no_fp64,
             frames_in_flight: o.frames_in_flight as usize,
             validation: o.validation,
+            ..VkOptions::default()
         };
         let engine = Engine::new(&vk_opts)?;
         // SAFETY: `out` is valid per the contract.
@@ -467,6 +468,7 @@ pub unsafe extern "C" fn vkssim_engine_import(
             upload: UploadPath::Auto,
             device_index: None,
             validation: false,
+            ..VkOptions::default()
         };
         // SAFETY: forwarded from the caller's contract.
         let engine = unsafe {

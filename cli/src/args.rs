@@ -7,7 +7,17 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+use crate::env_vars::EnvOptions;
 use crate::output::{Format, Precision};
+
+/// The most `--threads` may ask for.
+pub const MAX_THREADS: u64 = 1024;
+/// The most `--read-threads` may ask for.
+pub const MAX_READ_THREADS: u64 = 256;
+/// The most `--frames-in-flight` may ask for (the engine's limit).
+pub const MAX_FRAMES_IN_FLIGHT: u64 = vkssim::vk::MAX_FRAMES_IN_FLIGHT as u64;
+/// The most `bench --frames` may ask for.
+pub const MAX_BENCH_FRAMES: u64 = 1_000_000;
 
 /// vkssim: libvmaf's float_ssim, bit for bit, fast.
 #[derive(Debug, Parser)]
@@ -61,8 +71,8 @@ pub struct EngineArgs {
     /// Scoring engine.
     #[arg(long = "backend", value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// Worker threads of the CPU backend (0: one per core).
-    #[arg(long = "threads", default_value_t = 0)]
+    /// Worker threads of the CPU backend (0: one per core; at most 1024).
+    #[arg(long = "threads", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_THREADS))]
     pub threads: usize,
     /// Vulkan device index, as `vkssim devices` lists them (default: the best).
     #[arg(long = "device")]
@@ -74,13 +84,16 @@ pub struct EngineArgs {
     #[arg(long = "no-fp64")]
     pub no_fp64: bool,
     /// Vulkan: frames in flight (ring slots); 0 picks (8 for in-memory frames,
-    /// more when reading files on several threads).
-    #[arg(long = "frames-in-flight", default_value_t = 0)]
+    /// more when reading files on several threads); at most 1024.
+    #[arg(long = "frames-in-flight", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_FRAMES_IN_FLIGHT))]
     pub frames_in_flight: usize,
     /// Vulkan, regular files: threads reading luma planes straight into upload
-    /// memory; 0 picks (the cores, less 3, from 1 to 12).
-    #[arg(long = "read-threads", default_value_t = 0)]
+    /// memory; 0 picks (the cores, less 3, from 1 to 12); at most 256.
+    #[arg(long = "read-threads", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_READ_THREADS))]
     pub read_threads: usize,
+    /// What the `VKSSIM_*` environment variables ask (filled in by `main`).
+    #[arg(skip)]
+    pub env: EnvOptions,
 }
 
 /// `vkssim score`. `-h` is the height, as in `vmaf`; help is `--help` only.
@@ -196,8 +209,9 @@ impl ScoreArgs {
 #[derive(Debug, Args)]
 #[command(disable_help_flag = true)]
 pub struct BenchArgs {
-    /// Frames per timed run; time per frame is (t(N) - t(2)) / (N - 2).
-    #[arg(long = "frames", default_value_t = 22, value_parser = clap::value_parser!(u64).range(3..))]
+    /// Frames per timed run, 3 to 1000000; time per frame is
+    /// (t(N) - t(2)) / (N - 2).
+    #[arg(long = "frames", default_value_t = 22, value_parser = clap::value_parser!(u64).range(3..=MAX_BENCH_FRAMES))]
     pub frames: u64,
     /// Reference file (raw YUV or Y4M); without -r/-d the frames are generated.
     #[arg(
@@ -341,6 +355,35 @@ mod tests {
             c => panic!("not bench: {c:?}"),
         }
         assert!(parse("vkssim bench --frames 2").is_err());
+        assert!(parse("vkssim bench --frames 1000000").is_ok());
+        assert!(parse("vkssim bench --frames 1000001").is_err());
+        assert!(parse("vkssim bench --frames 18446744073709551615").is_err());
+    }
+
+    #[test]
+    fn counts_are_bounded() {
+        let engine = |line: &str| score(line).engine;
+        assert_eq!(engine("vkssim -r a -d b --threads 1024").threads, 1024);
+        assert_eq!(
+            engine("vkssim -r a -d b --read-threads 256").read_threads,
+            256
+        );
+        assert_eq!(
+            engine("vkssim -r a -d b --frames-in-flight 1024").frames_in_flight,
+            1024
+        );
+        for bad in [
+            "--threads 1025",
+            "--threads 100000",
+            "--read-threads 257",
+            "--frames-in-flight 1025",
+            "--threads -1",
+        ] {
+            assert!(
+                parse(&format!("vkssim -r a -d b {bad}")).is_err(),
+                "{bad} accepted"
+            );
+        }
     }
 
     #[test]

@@ -1,13 +1,28 @@
 //! Picks the scoring engine behind `--backend`: the Vulkan engine
 //! ([`vkssim::vk::VkScorer`]), the exact CPU twin ([`vkssim::cpu::CpuScorer`]), or
-//! `auto` (the default): Vulkan when a usable device is there, otherwise the CPU
-//! with a note on standard error. Both give the same numbers, bit for bit.
+//! `auto` (the default). Both give the same numbers, bit for bit.
+//!
+//! `auto` scores on the Vulkan engine, except (with a note on standard error,
+//! unless `-q`):
+//! - when the device Vulkan would pick is a CPU implementation (lavapipe,
+//!   SwiftShader: `VK_PHYSICAL_DEVICE_TYPE_CPU`), on which the CPU twin is
+//!   several times faster; `--device N` or `--backend vulkan` still use it;
+//! - when Vulkan cannot start ([`vkssim::Error::vulkan_unavailable`]): no
+//!   loader, a broken loader or driver, no device, a device lacking a feature,
+//!   or out of memory or a failed initialisation at start.
+//!
+//! Anything else (a failed self-test, a lost device, a missing validation layer,
+//! a `--device` index that does not exist) is reported, not papered over.
 
-use anyhow::{Context, Result};
-use vkssim::vk::{UploadPath, VkOptions, VkScorer};
+use anyhow::{anyhow, Context, Result};
+use vkssim::vk::{DeviceReport, UploadPath, VkOptions, VkScorer};
 use vkssim::{Error, FrameScorer, SsimOptions};
 
 use crate::args::{Backend, EngineArgs, Upload};
+use crate::stdio;
+
+/// What a failed start of the Vulkan engine adds to its error.
+const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores without a GPU)";
 
 /// A started scorer and a one-line description of it for messages.
 pub struct Engine {
@@ -15,11 +30,13 @@ pub struct Engine {
     pub scorer: Box<dyn FrameScorer>,
     /// e.g. `cpu (2 threads)` or `vulkan (llvmpipe ..., fp64, direct upload)`.
     pub description: String,
+    /// Whether it is the CPU twin.
+    pub on_cpu: bool,
 }
 
 /// Starts the scorer `args` asks for, for frames of `width` x `height` at
 /// `bit_depth`, with `options`. `quiet` silences the note printed when `auto`
-/// falls back to the CPU.
+/// chooses the CPU.
 pub fn start(
     args: &EngineArgs,
     options: SsimOptions,
@@ -32,32 +49,75 @@ pub fn start(
     // any frame is read or any device opened, whether it can be scored at all.
     vkssim::cpu::check_geometry(width, height, bit_depth, &options)
         .with_context(|| format!("cannot score {width}x{height} {bit_depth}-bit frames"))?;
+    let note = |line: String| {
+        if !quiet {
+            stdio::note(line);
+        }
+    };
     match args.backend {
         Backend::Cpu => start_cpu(options, args.threads),
         Backend::Vulkan => start_vulkan(args, options, width, height, bit_depth)
-            .context("starting the Vulkan backend (--backend cpu scores without a GPU)"),
-        Backend::Auto => match start_vulkan(args, options, width, height, bit_depth) {
-            Ok(engine) => Ok(engine),
-            Err(e) if no_usable_device(&e) => {
-                if !quiet {
-                    eprintln!("vkssim: no usable Vulkan device ({e}); scoring on the CPU");
-                }
-                start_cpu(options, args.threads)
+            .map_err(|e| vulkan_error(e, args.device)),
+        Backend::Auto => {
+            if let Some(name) = cpu_implementation_chosen(args) {
+                note(format!(
+                    "vkssim: the only Vulkan device is a CPU implementation ({name}); scoring \
+                     on the CPU twin, which is faster (--backend vulkan uses the device)"
+                ));
+                return start_cpu(options, args.threads);
             }
-            Err(e) => Err(anyhow::Error::new(e)
-                .context("starting the Vulkan backend (--backend cpu scores without a GPU)")),
-        },
+            match start_vulkan(args, options, width, height, bit_depth) {
+                Ok(engine) => Ok(engine),
+                Err(e) if e.vulkan_unavailable() => {
+                    note(format!(
+                        "vkssim: no usable Vulkan ({e}); scoring on the CPU"
+                    ));
+                    start_cpu(options, args.threads)
+                }
+                Err(e) => Err(vulkan_error(e, args.device)),
+            }
+        }
     }
 }
 
-/// Errors that mean "this machine has no device vkssim can use", after which
-/// `auto` scores on the CPU. Anything else (a failed self-test, a lost device)
-/// is reported, not papered over.
-fn no_usable_device(e: &Error) -> bool {
-    matches!(
-        e,
-        Error::NoVulkan(_) | Error::NoDevice(_) | Error::MissingFeature { .. }
-    )
+/// With `auto` and no `--device`: the name of the device Vulkan would pick,
+/// when it is a CPU implementation. `None` when it is not, or when Vulkan
+/// cannot list devices (starting the engine then says why).
+fn cpu_implementation_chosen(args: &EngineArgs) -> Option<String> {
+    if args.device.is_some() {
+        return None;
+    }
+    let devices = vkssim::vk::list_devices(args.env.validation).ok()?;
+    default_is_cpu(&devices)
+}
+
+/// The default device's name, when it is a CPU implementation.
+fn default_is_cpu(devices: &[DeviceReport]) -> Option<String> {
+    devices
+        .iter()
+        .find(|d| d.default_choice)
+        .filter(|d| d.is_cpu())
+        .map(|d| d.name.clone())
+}
+
+/// The CLI's error for a failed start of the Vulkan engine: the flags that
+/// would help, and for a `--device` that does not exist, how many there are.
+fn vulkan_error(e: Error, device: Option<usize>) -> anyhow::Error {
+    match e {
+        Error::NoSuchDevice { index, count } => {
+            let there = match count {
+                0 => "there is no Vulkan device".to_string(),
+                1 => "there is 1 Vulkan device (index 0)".to_string(),
+                n => format!("there are {n} Vulkan devices (0 to {})", n - 1),
+            };
+            anyhow!("--device {index}: {there}; see `vkssim devices`")
+        }
+        e @ Error::MissingFeature { .. } if device.is_none() => anyhow::Error::new(e).context(
+            "starting the Vulkan backend (--device N picks another device; --backend cpu \
+             scores without a GPU)",
+        ),
+        e => anyhow::Error::new(e).context(VULKAN_CONTEXT),
+    }
 }
 
 fn start_cpu(options: SsimOptions, threads: usize) -> Result<Engine> {
@@ -67,7 +127,26 @@ fn start_cpu(options: SsimOptions, threads: usize) -> Result<Engine> {
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
         scorer: Box::new(scorer),
+        on_cpu: true,
     })
+}
+
+/// The engine options `args` (and the environment) ask for.
+fn vk_options(args: &EngineArgs) -> VkOptions {
+    VkOptions {
+        device_index: args.device,
+        upload: match args.upload {
+            Upload::Auto => UploadPath::Auto,
+            Upload::Direct => UploadPath::Direct,
+            Upload::Staging => UploadPath::Staging,
+        },
+        no_fp64: args.no_fp64,
+        frames_in_flight: args.frames_in_flight,
+        validation: args.env.validation,
+        sum_threads: args.env.sum_threads,
+        force_host_sum: args.env.force_host_sum,
+        copy_terms: args.env.copy_terms,
+    }
 }
 
 fn start_vulkan(
@@ -77,18 +156,7 @@ fn start_vulkan(
     height: u32,
     bit_depth: u32,
 ) -> Result<Engine, Error> {
-    let vk_opts = VkOptions {
-        device_index: args.device,
-        upload: match args.upload {
-            Upload::Auto => UploadPath::Auto,
-            Upload::Direct => UploadPath::Direct,
-            Upload::Staging => UploadPath::Staging,
-        },
-        no_fp64: args.no_fp64,
-        frames_in_flight: args.frames_in_flight,
-        ..VkOptions::default()
-    };
-    let scorer = VkScorer::new(width, height, bit_depth, &options, &vk_opts)?;
+    let scorer = VkScorer::new(width, height, bit_depth, &options, &vk_options(args))?;
     let upload = match scorer.upload_path() {
         UploadPath::Direct => "direct upload",
         UploadPath::Staging => "staging upload",
@@ -102,17 +170,70 @@ fn start_vulkan(
     Ok(Engine {
         scorer: Box::new(scorer),
         description,
+        on_cpu: false,
     })
 }
 
 /// `vkssim devices`: every Vulkan device and what vkssim would do on it.
-pub fn list_devices() -> Result<()> {
-    let devices = vkssim::vk::list_devices().context("listing Vulkan devices")?;
+pub fn list_devices(validation: bool) -> Result<()> {
+    let devices = vkssim::vk::list_devices(validation).context("listing Vulkan devices")?;
+    let mut text = String::new();
     if devices.is_empty() {
-        println!("no Vulkan device found (--backend cpu scores without one)");
+        text.push_str("no Vulkan device found (--backend cpu scores without one)\n");
     }
     for d in devices {
-        println!("{d}");
+        text.push_str(&format!("{d}\n"));
     }
+    stdio::print(&text)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(index: usize, device_type: &str, default_choice: bool) -> DeviceReport {
+        DeviceReport {
+            index,
+            name: format!("device {index}"),
+            device_type: device_type.into(),
+            driver: String::new(),
+            api_version: "1.3.0".into(),
+            shader_int64: true,
+            shader_float64: true,
+            memory_model: vkssim::vk::MemoryModel::Unified,
+            queue_families: Vec::new(),
+            default_choice,
+            path: String::new(),
+        }
+    }
+
+    #[test]
+    fn auto_leaves_a_cpu_implementation_for_the_cpu_twin() {
+        let lavapipe = [device(0, "CPU", true)];
+        assert_eq!(default_is_cpu(&lavapipe).as_deref(), Some("device 0"));
+        let gpu_and_lavapipe = [device(0, "CPU", false), device(1, "discrete GPU", true)];
+        assert_eq!(default_is_cpu(&gpu_and_lavapipe), None);
+        assert_eq!(default_is_cpu(&[]), None);
+        // No usable device at all: starting the engine says why.
+        assert_eq!(default_is_cpu(&[device(0, "CPU", false)]), None);
+    }
+
+    #[test]
+    fn a_missing_device_index_names_the_count() {
+        let e =
+            |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, Some(99)).to_string();
+        assert_eq!(
+            e(1),
+            "--device 99: there is 1 Vulkan device (index 0); see `vkssim devices`"
+        );
+        assert_eq!(
+            e(3),
+            "--device 99: there are 3 Vulkan devices (0 to 2); see `vkssim devices`"
+        );
+        assert_eq!(
+            e(0),
+            "--device 99: there is no Vulkan device; see `vkssim devices`"
+        );
+    }
 }

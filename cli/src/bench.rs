@@ -10,6 +10,7 @@
 //! CPU backend, timed on the same pairs unless `--no-cpu`, through
 //! [`FrameScorer::submit`].
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -23,6 +24,7 @@ use crate::args::{Backend, BenchArgs};
 use crate::backend::{self, Engine};
 use crate::feature::parse_features;
 use crate::feed::{self, Source};
+use crate::stdio;
 
 /// The frames a bench scores.
 enum Input {
@@ -141,6 +143,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let Engine {
         mut scorer,
         description,
+        on_cpu,
     } = backend::start(&engine_args, options, width, height, bit_depth, false)?;
     let n = args.frames;
     let main = match scorer
@@ -164,7 +167,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         });
     drop(scorer);
 
-    let cpu = if args.no_cpu || args.engine.backend == Backend::Cpu {
+    // Timed against the CPU twin unless that is what was just timed.
+    let cpu = if args.no_cpu || on_cpu {
         None
     } else {
         let mut cpu_args = args.engine.clone();
@@ -172,6 +176,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         let Engine {
             mut scorer,
             description,
+            ..
         } = backend::start(&cpu_args, options, width, height, bit_depth, true)?;
         let t = time_submit(&mut *scorer, &input, n, args.repeat)?;
         Some((description, t))
@@ -243,39 +248,45 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             });
             json["speedup_over_cpu"] = (t.median / main.median.max(1e-12)).into();
         }
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        stdio::print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
         return Ok(());
     }
-    println!(
+    let mut out = String::new();
+    writeln!(
+        out,
         "vkssim bench: {width}x{height} {bit_depth}-bit, {input_name}; float_ssim at scale {} ({}x{})",
         geometry.scale, geometry.scaled_width, geometry.scaled_height
-    );
-    println!("backend: {description}");
+    )?;
+    writeln!(out, "backend: {description}")?;
     if let Some(v) = &vk_info {
-        println!("device: {}, driver {}", v.device, v.driver);
-        println!("memory path: {}", v.memory_path);
-        println!(
+        writeln!(out, "device: {}, driver {}", v.device, v.driver)?;
+        writeln!(out, "memory path: {}", v.memory_path)?;
+        writeln!(
+            out,
             "frames in flight: {}; reader threads: {read_threads}; summing threads: {}",
             v.frames_in_flight, v.sum_threads
-        );
+        )?;
     }
-    print_reps(&main.reps, n);
-    println!(
+    print_reps(&mut out, &main.reps, n)?;
+    writeln!(
+        out,
         "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean float_ssim {:.6}",
         main.median * 1e3,
         main.reps.len(),
         fps,
         mean_ssim
-    );
+    )?;
     if let Some(v) = &vk_info {
-        println!(
+        writeln!(
+            out,
             "uploaded: {} bytes per frame, {} bytes per t({n}) run, {:.2} GB/s",
             v.bytes_per_frame,
             v.bytes_per_frame * n,
             v.bytes_per_frame as f64 * fps / 1e9
-        );
+        )?;
         match v.pass_ns {
-            Some(p) => println!(
+            Some(p) => writeln!(
+                out,
                 "GPU time per pass (last frame): decimate {:.1} us, hfilter {:.1} us, vfilter {:.1} us, terms {:.1} us, total {:.1} us",
                 p[0] / 1e3,
                 p[1] / 1e3,
@@ -283,27 +294,40 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 p[3] / 1e3,
                 p.iter().sum::<f64>() / 1e3
             ),
-            None => println!("GPU time per pass: the queue has no timestamps"),
-        }
+            None => writeln!(out, "GPU time per pass: the queue has no timestamps"),
+        }?;
     }
     if let Some(b) = &main.breakdown {
-        println!(
+        writeln!(
+            out,
             "where the time went (first t({n}) run, us per frame): {}",
             breakdown_json(b, n)
-        );
+        )?;
     }
     if let Some((desc, t)) = &cpu {
-        println!("CPU backend: {desc}");
-        print_reps(&t.reps, n);
-        println!(
-            "CPU time per frame: {:.3} ms (median of {}); {description} is {:.1}x faster; scores identical: {}",
+        writeln!(out, "CPU backend: {desc}")?;
+        print_reps(&mut out, &t.reps, n)?;
+        writeln!(
+            out,
+            "CPU time per frame: {:.3} ms (median of {}); {}; scores identical: {}",
             t.median * 1e3,
             t.reps.len(),
-            t.median / main.median.max(1e-12),
+            comparison(&description, t.median / main.median.max(1e-12)),
             identical == Some(true)
-        );
+        )?;
     }
+    stdio::print(&out)?;
     Ok(())
+}
+
+/// `<backend> is N.Nx faster` (or `slower`) than the CPU twin, for a `speedup`
+/// of CPU time over the backend's time.
+fn comparison(backend: &str, speedup: f64) -> String {
+    if speedup >= 1.0 {
+        format!("{backend} is {speedup:.1}x faster")
+    } else {
+        format!("{backend} is {:.1}x slower", 1.0 / speedup.max(1e-12))
+    }
 }
 
 /// The engine's facts for the report.
@@ -329,16 +353,18 @@ fn reps_json(reps: &[Rep]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn print_reps(reps: &[Rep], n: u64) {
+fn print_reps(out: &mut String, reps: &[Rep], n: u64) -> std::fmt::Result {
     for (i, r) in reps.iter().enumerate() {
-        println!(
+        writeln!(
+            out,
             "  run {}: t({n}) = {:.4} s, t(2) = {:.4} s, {:.4} ms per frame",
             i + 1,
             r.t_n.as_secs_f64(),
             r.t_2.as_secs_f64(),
             r.per_frame * 1e3
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The input: the generated pair, or the two files through the readers.
@@ -473,7 +499,6 @@ fn breakdown_json(
         "engine_sum_wait_us": us(st.sum_wait_ns),
         "engine_submit_us": us(st.submit_ns),
         "host_sum_fallbacks": st.host_sum_fallbacks,
-        "compute_queues": st.compute_queues,
         "gpu_busy_us": st.gpu_busy_ns / 1e3 / frames,
         "gpu_span_us": st.gpu_span_ns().map(|s| s / 1e3 / frames),
     })
@@ -556,7 +581,7 @@ fn write_yuv(args: &BenchArgs, prefix: &Path) -> Result<()> {
         }
         out.flush()
             .with_context(|| format!("writing {}", path.display()))?;
-        println!("{}", path.display());
+        stdio::print(&format!("{}\n", path.display()))?;
     }
     Ok(())
 }
@@ -631,5 +656,16 @@ mod tests {
         let (a, b) = generate_pair(96, 64, 8);
         let s = vkssim::cpu::score_frame(&a.view(), &b.view(), &SsimOptions::default()).unwrap();
         assert!(s.ssim < 1.0 && s.ssim > 0.5, "{s:?}");
+    }
+
+    #[test]
+    fn comparison_says_faster_or_slower() {
+        assert_eq!(
+            comparison("vulkan (x)", 12.34),
+            "vulkan (x) is 12.3x faster"
+        );
+        assert_eq!(comparison("vulkan (x)", 1.0), "vulkan (x) is 1.0x faster");
+        assert_eq!(comparison("vulkan (x)", 0.08), "vulkan (x) is 12.5x slower");
+        assert_eq!(comparison("vulkan (x)", 0.5), "vulkan (x) is 2.0x slower");
     }
 }

@@ -2,35 +2,48 @@
 //! output files), `vkssim bench` (timing on generated frames) and `vkssim devices`
 //! (the Vulkan devices and what vkssim would do on each).
 //!
-//! Errors are printed as one chain (`vkssim: error: <context>: <cause>`) and give
-//! exit status 1; bad flags give clap's usage message and status 2.
+//! Errors are printed as one chain (`vkssim: error: <context>: <cause>`, with
+//! the flag that would help where there is one) and give exit status 1; bad
+//! flags give clap's usage message and status 2; a standard output whose reader
+//! went away gives status 141 and no message ([`stdio`]). Colour on standard
+//! error only when it is a terminal and `NO_COLOR` is unset.
 
 mod args;
 mod backend;
 mod bench;
 mod chrome_trace;
+mod env_vars;
 mod feature;
 mod feed;
 mod output;
 mod pipeline;
 mod progress;
 mod score;
+mod stdio;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = args::parse();
+    let mut cli = args::parse();
     let mut trace = match init_tracing(cli.trace_chrome.as_deref()) {
         Ok(trace) => trace,
-        Err(e) => {
-            eprintln!("vkssim: error: {}", error_chain(&e));
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return failure(&e),
     };
-    let result = match &cli.command {
-        args::Command::Score(a) => score::run(a, &mut trace),
-        args::Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
-        args::Command::Devices => backend::list_devices().map(|()| ExitCode::SUCCESS),
+    let env = match env_vars::read() {
+        Ok(env) => env,
+        Err(e) => return failure(&e),
+    };
+    let result = match &mut cli.command {
+        args::Command::Score(a) => {
+            a.engine.env = env;
+            score::run(a, &mut trace)
+        }
+        args::Command::Bench(a) => {
+            a.engine.env = env;
+            bench::run(a).map(|()| ExitCode::SUCCESS)
+        }
+        args::Command::Devices => backend::list_devices(env.validation).map(|()| ExitCode::SUCCESS),
     };
     let result = match (result, trace.map(chrome_trace::TraceGuard::finish)) {
         (Ok(_), Some(Err(e))) => Err(e),
@@ -38,11 +51,47 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("vkssim: error: {}", error_chain(&e));
-            ExitCode::FAILURE
-        }
+        Err(e) => failure(&e),
     }
+}
+
+/// Reports `e` on standard error and gives the exit status: 1, or
+/// [`stdio::BROKEN_PIPE_STATUS`] without a message when standard output's
+/// reader went away.
+fn failure(e: &anyhow::Error) -> ExitCode {
+    let broken_pipe = e
+        .chain()
+        .filter_map(|c| c.downcast_ref::<stdio::StdoutError>())
+        .any(stdio::StdoutError::is_broken_pipe);
+    if broken_pipe {
+        return ExitCode::from(stdio::BROKEN_PIPE_STATUS);
+    }
+    let mut line = format!("vkssim: error: {}", error_chain(e));
+    if let Some(hint) = hint(e) {
+        line.push_str("; ");
+        line.push_str(&hint);
+    }
+    stdio::note(line);
+    ExitCode::FAILURE
+}
+
+/// The flag that would help with a library error in `e`'s chain, where there
+/// is one (the library's messages name no flag).
+fn hint(e: &anyhow::Error) -> Option<String> {
+    e.chain()
+        .find_map(|c| match c.downcast_ref::<vkssim::Error>()? {
+            vkssim::Error::LengthMismatch { common, .. } => Some(format!(
+                "pass --allow-length-mismatch to score the {common} common frames"
+            )),
+            _ => None,
+        })
+}
+
+/// Whether log lines on standard error may be coloured: it is a terminal and
+/// `NO_COLOR` (<https://no-color.org>) is unset or empty.
+fn stderr_colour() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
 }
 
 /// Logging to stderr at `VKSSIM_LOG` (default `warn`), and with `--trace-chrome`
@@ -56,6 +105,7 @@ fn init_tracing(
     use tracing_subscriber::{EnvFilter, Layer};
     let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_ansi(stderr_colour())
         .with_filter(
             EnvFilter::try_from_env("VKSSIM_LOG").unwrap_or_else(|_| EnvFilter::new("warn")),
         );
@@ -98,5 +148,20 @@ mod tests {
         let e =
             anyhow::Error::new(vkssim::Error::io("a.yuv", io)).context("cannot read the reference");
         assert_eq!(error_chain(&e), "cannot read the reference: a.yuv: gone");
+    }
+
+    #[test]
+    fn a_length_mismatch_names_the_flag() {
+        let e = anyhow::Error::new(vkssim::Error::LengthMismatch {
+            reference: 3,
+            distorted: 2,
+            common: 2,
+        })
+        .context("scoring");
+        assert_eq!(
+            hint(&e).as_deref(),
+            Some("pass --allow-length-mismatch to score the 2 common frames")
+        );
+        assert_eq!(hint(&anyhow::anyhow!("other")), None);
     }
 }

@@ -124,7 +124,7 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
             files::write_output(path, &report.render(args.format()), scored, error)
         }
         (None, None) => {
-            print!("{}", report.summary());
+            crate::stdio::print(&report.summary())?;
             Ok(ExitCode::SUCCESS)
         }
         (None, Some(e)) => {

@@ -14,7 +14,6 @@ mod common;
 use ash::vk;
 use common::*;
 use vkssim::api::{DevicePlane, Engine, HostPlane, SampleFormat, ScorerDesc, SemaphoreRef};
-use vkssim::vk::VkOptions;
 
 fn main() {
     if let Err(e) = run() {
@@ -33,7 +32,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         [] => (352, 288),
         _ => return Err("usage: device_resident [WIDTH HEIGHT]".into()),
     };
-    let engine = Engine::new(&VkOptions::default())?;
+    let engine = Engine::new(&vk_options_from_env())?;
     println!("device: {}", engine.device_name());
     for bit_depth in [8, 10] {
         score_on_device(&engine, width, height, bit_depth)?;

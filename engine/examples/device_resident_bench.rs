@@ -120,7 +120,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let engine = Engine::new(&VkOptions {
         device_index: a.device,
         frames_in_flight: a.in_flight,
-        ..VkOptions::default()
+        ..vk_options_from_env()
     })?;
     let h = engine.device_handles();
     let d = &h.device;

@@ -39,7 +39,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut reference = open_input(Path::new(&args[0]), Some(raw))?;
     let mut distorted = open_input(Path::new(&args[1]), Some(raw))?;
 
-    let engine = Engine::new(&VkOptions::default())?;
+    // The library reads no environment variable; this application does.
+    let engine = Engine::new(&VkOptions {
+        validation: std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1"),
+        ..VkOptions::default()
+    })?;
     let desc = ScorerDesc::new(width, height, bit_depth);
     let mut scorer = engine.scorer(&desc)?;
     eprintln!(

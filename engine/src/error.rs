@@ -87,7 +87,7 @@ pub enum Error {
     #[error("reference and distorted differ: {0}")]
     GeometryMismatch(String),
     /// Reference and distorted have a different number of frames.
-    #[error("reference has {reference} frames but distorted has {distorted}; pass --allow-length-mismatch to score the {common} common frames")]
+    #[error("reference has {reference} frames but distorted has {distorted} ({common} in common)")]
     LengthMismatch {
         /// Frames in the reference.
         reference: u64,
@@ -126,13 +126,21 @@ pub enum Error {
         scaled_height: u32,
     },
     /// The Vulkan loader (libvulkan) could not be loaded or has no usable instance.
-    #[error("no Vulkan: {0}; install libvulkan1 and a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's), or use --backend cpu")]
+    #[error("no Vulkan: {0}; install libvulkan1 and a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's)")]
     NoVulkan(String),
-    /// No Vulkan device is usable (none present, or the index asked for is absent).
-    #[error("no usable Vulkan device: {0}; install a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's), or use --backend cpu")]
+    /// No Vulkan device is usable (none present, or no driver the loader can use).
+    #[error("no usable Vulkan device: {0}")]
     NoDevice(String),
+    /// The device index asked for is not one the loader lists.
+    #[error("there is no Vulkan device {index}: the Vulkan loader lists {count} (indices from 0)")]
+    NoSuchDevice {
+        /// The index asked for.
+        index: usize,
+        /// How many devices the loader lists.
+        count: usize,
+    },
     /// The Vulkan device lacks a feature vkssim needs.
-    #[error("Vulkan device {device} lacks {feature}, which vkssim needs; pick another device with --device N, or use --backend cpu")]
+    #[error("Vulkan device {device} lacks {feature}, which vkssim needs")]
     MissingFeature {
         /// The device's name.
         device: String,
@@ -143,7 +151,7 @@ pub enum Error {
     #[error("the Vulkan device was lost while {0}")]
     DeviceLost(String),
     /// The Vulkan device ran out of memory.
-    #[error("the Vulkan device ran out of memory while {0}; try fewer frames in flight, a larger scale, or --backend cpu")]
+    #[error("the Vulkan device ran out of memory while {0}; try fewer frames in flight, a larger scale, or the CPU backend")]
     OutOfDeviceMemory(String),
     /// Any other Vulkan failure.
     #[error("Vulkan error {result} while {context}")]
@@ -154,7 +162,7 @@ pub enum Error {
         context: String,
     },
     /// The device's start-up arithmetic self-test failed: it cannot give exact results.
-    #[error("the Vulkan device failed vkssim's arithmetic self-test: {0}; use --backend cpu")]
+    #[error("the Vulkan device failed vkssim's arithmetic self-test: {0}; it cannot give exact results (the CPU backend can)")]
     SelfTestFailed(String),
     /// A buffer handed to the library does not match the geometry it claims.
     #[error("buffer of {actual} bytes is too small for {what} ({needed} bytes needed)")]
@@ -182,11 +190,83 @@ fn empty_input_name(path: &std::path::Path) -> &'static str {
 }
 
 impl Error {
+    /// Whether this error, from creating an engine or scorer, says the Vulkan
+    /// engine cannot start on this machine: no loader, no usable driver or
+    /// device, a device lacking a feature, or the loader, driver or device
+    /// failing to initialise or running out of memory. An application may then
+    /// score on the CPU twin ([`crate::cpu::CpuScorer`], the same numbers). Bad
+    /// input, a failed self-test, a lost device or a device index that does not
+    /// exist are not such errors.
+    pub fn vulkan_unavailable(&self) -> bool {
+        use ash::vk::Result as R;
+        match self {
+            Error::NoVulkan(_)
+            | Error::NoDevice(_)
+            | Error::MissingFeature { .. }
+            | Error::OutOfDeviceMemory(_) => true,
+            Error::Vulkan { result, .. } => matches!(
+                *result,
+                R::ERROR_OUT_OF_HOST_MEMORY
+                    | R::ERROR_OUT_OF_DEVICE_MEMORY
+                    | R::ERROR_INITIALIZATION_FAILED
+                    | R::ERROR_INCOMPATIBLE_DRIVER
+            ),
+            _ => false,
+        }
+    }
+
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash::vk::Result as R;
+
+    fn vulkan(result: R) -> Error {
+        Error::Vulkan {
+            result,
+            context: "creating the Vulkan device".into(),
+        }
+    }
+
+    #[test]
+    fn start_failures_say_vulkan_is_unavailable() {
+        for e in [
+            Error::NoVulkan("no loader".into()),
+            Error::NoDevice("none listed".into()),
+            Error::MissingFeature {
+                device: "x".into(),
+                feature: "shaderInt64",
+            },
+            Error::OutOfDeviceMemory("allocating the ring".into()),
+            vulkan(R::ERROR_OUT_OF_HOST_MEMORY),
+            vulkan(R::ERROR_OUT_OF_DEVICE_MEMORY),
+            vulkan(R::ERROR_INITIALIZATION_FAILED),
+            vulkan(R::ERROR_INCOMPATIBLE_DRIVER),
+        ] {
+            assert!(e.vulkan_unavailable(), "{e}");
+        }
+    }
+
+    #[test]
+    fn other_failures_do_not() {
+        for e in [
+            Error::SelfTestFailed("fma".into()),
+            Error::DeviceLost("waiting".into()),
+            Error::NoSuchDevice { index: 9, count: 1 },
+            Error::Unsupported("validation layer".into()),
+            Error::InvalidOption("sum_threads".into()),
+            vulkan(R::ERROR_UNKNOWN),
+            vulkan(R::ERROR_DEVICE_LOST),
+        ] {
+            assert!(!e.vulkan_unavailable(), "{e}");
         }
     }
 }

@@ -269,7 +269,7 @@ fn frame_count_subsample_and_threads_flags() {
 /// True when a Vulkan device is present; without one the test fails, unless
 /// `VKSSIM_SKIP_GPU_TESTS=1`.
 fn gpu_present() -> bool {
-    match vkssim::vk::list_devices() {
+    match vkssim::vk::list_devices(true) {
         Ok(d) if !d.is_empty() => true,
         other => {
             assert!(

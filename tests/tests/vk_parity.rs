@@ -19,7 +19,7 @@ use vkssim_tests::parity::{assert_same, check_scorer, libvmaf_frames, option_set
 /// True when a Vulkan device is present; see the module documentation.
 fn gpu_present() -> bool {
     let skip = std::env::var("VKSSIM_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
-    match list_devices() {
+    match list_devices(true) {
         Ok(d) if !d.is_empty() => true,
         other => {
             let why = match other {
@@ -83,6 +83,7 @@ fn check_clip(name: &str) {
         no_fp64,
         frames_in_flight: 2,
         validation: true,
+        ..VkOptions::default()
     };
     for (k, (opt_name, opts)) in sets.iter().enumerate() {
         let want = libvmaf_frames(&pairs, opts);
@@ -142,6 +143,7 @@ fn check_explicit_scales(name: &str, scales: &[u32]) {
                 no_fp64,
                 frames_in_flight: 1,
                 validation: true,
+                ..VkOptions::default()
             };
             let what = format!("{name} frame 0 scale={scale} no_fp64={no_fp64}");
             let mut scorer = VkScorer::new(clip.width, clip.height, clip.bit_depth, &opts, &vk)

@@ -8,6 +8,16 @@
 use ash::vk;
 use vkssim::{FrameScore, LumaFrame, SsimOptions};
 
+/// Engine options with the Khronos validation layer on when
+/// `VKSSIM_VALIDATION=1` (the library reads no environment variable; an
+/// application, like these examples, may).
+pub fn vk_options_from_env() -> vkssim::vk::VkOptions {
+    vkssim::vk::VkOptions {
+        validation: std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1"),
+        ..Default::default()
+    }
+}
+
 /// The 32-bit word repeated along row `y` of plane `seed`: four 8-bit samples
 /// or two 16-bit samples, kept within `bit_depth`.
 pub fn row_word(y: u32, seed: u32, bit_depth: u32) -> u32 {

@@ -161,8 +161,9 @@ impl Engine {
     /// says (`device_index`, `validation`; shared by every engine of the
     /// process with the same choice).
     ///
-    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`],
-    /// [`Error::MissingFeature`], [`Error::Vulkan`].
+    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::NoSuchDevice`],
+    /// [`Error::MissingFeature`], [`Error::InvalidOption`] (a count above its
+    /// limit, see [`VkOptions::check`]), [`Error::Vulkan`].
     ///
     /// ```no_run
     /// let engine = vkssim::api::Engine::new(&vkssim::vk::VkOptions::default())?;
@@ -170,6 +171,7 @@ impl Engine {
     /// # Ok::<(), vkssim::Error>(())
     /// ```
     pub fn new(options: &VkOptions) -> Result<Self> {
+        options.check()?;
         let gpu = Gpu::shared(options.device_index, options.validation)?;
         Ok(Self {
             timeline: gpu.device.timeline,

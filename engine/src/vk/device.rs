@@ -109,6 +109,15 @@ impl fmt::Display for DeviceReport {
     }
 }
 
+impl DeviceReport {
+    /// Whether the device is a CPU implementation of Vulkan
+    /// (`VK_PHYSICAL_DEVICE_TYPE_CPU`: lavapipe, SwiftShader), on which the
+    /// CPU twin ([`crate::cpu::CpuScorer`]) scores faster.
+    pub fn is_cpu(&self) -> bool {
+        self.device_type == type_name(vk::PhysicalDeviceType::CPU)
+    }
+}
+
 fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"
@@ -287,7 +296,11 @@ fn c_chars(chars: &[std::ffi::c_char]) -> String {
 /// queue.
 pub(crate) fn choose(devices: &[PhysicalInfo], index: Option<usize>) -> Result<PhysicalInfo> {
     if devices.is_empty() {
-        return Err(Error::NoDevice("the Vulkan loader lists no device".into()));
+        return Err(Error::NoDevice(
+            "the Vulkan loader lists no device; install a Vulkan driver \
+             (mesa-vulkan-drivers, or the GPU vendor's)"
+                .into(),
+        ));
     }
     let usable = |d: &PhysicalInfo| -> Result<()> {
         if !d.int64 {
@@ -305,11 +318,9 @@ pub(crate) fn choose(devices: &[PhysicalInfo], index: Option<usize>) -> Result<P
         Ok(())
     };
     if let Some(i) = index {
-        let d = devices.get(i).ok_or_else(|| {
-            Error::NoDevice(format!(
-                "device {i} was asked for but there are only {} (see `vkssim devices`)",
-                devices.len()
-            ))
+        let d = devices.get(i).ok_or(Error::NoSuchDevice {
+            index: i,
+            count: devices.len(),
         })?;
         usable(d)?;
         return Ok(d.clone());
@@ -339,10 +350,10 @@ pub(crate) fn planned_variant(d: &PhysicalInfo, no_fp64: bool) -> Option<ArithVa
     }
 }
 
-/// Lists every Vulkan device with what vkssim would do on it (`vkssim devices`).
-/// Validation is on when `VKSSIM_VALIDATION=1`.
-pub fn list_devices() -> Result<Vec<DeviceReport>> {
-    let instance = Instance::shared(super::instance::validation_from_env())?;
+/// Lists every Vulkan device with what vkssim would do on it (`vkssim devices`),
+/// with the Khronos validation layer on when `validation`.
+pub fn list_devices(validation: bool) -> Result<Vec<DeviceReport>> {
+    let instance = Instance::shared(validation)?;
     let devices = enumerate(&instance)?;
     let default = choose(&devices, None).ok().map(|d| d.index);
     Ok(devices
@@ -459,11 +470,9 @@ pub struct Device {
     pub(crate) info: PhysicalInfo,
     /// The compute queue family and its first queue.
     pub(crate) compute_family: u32,
+    /// Every frame is submitted on it: several queues of the family were
+    /// measured on the H200 and made scoring slower (issue 9, item 4).
     pub(crate) compute_queue: vk::Queue,
-    /// Every queue of the compute family vkssim uses (`compute_queues[0]` is
-    /// `compute_queue`); frame slots are spread over them (see
-    /// [`slot_queue_index`]) so that consecutive frames can overlap.
-    pub(crate) compute_queues: Vec<vk::Queue>,
     /// The transfer-only family and queue, when the device has one.
     pub(crate) transfer: Option<(u32, vk::Queue)>,
     /// debug-utils device functions, for object names.
@@ -485,13 +494,9 @@ impl Device {
         })?;
         let transfer_family = info.transfer_family();
         let priorities = [1.0f32];
-        let available = info.families[compute_family as usize].queue_count;
-        let env = std::env::var("VKSSIM_COMPUTE_QUEUES").ok();
-        let n_compute = compute_queue_count(available, env.as_deref());
-        let compute_priorities = vec![1.0f32; n_compute as usize];
         let mut queues = vec![vk::DeviceQueueCreateInfo::default()
             .queue_family_index(compute_family)
-            .queue_priorities(&compute_priorities)];
+            .queue_priorities(&priorities)];
         if let Some(t) = transfer_family {
             queues.push(
                 vk::DeviceQueueCreateInfo::default()
@@ -523,12 +528,8 @@ impl Device {
         // points at locals that outlive the call.
         let raw = unsafe { instance.raw.create_device(info.raw, &create, None) }
             .map_err(vk_ctx("creating the Vulkan device"))?;
-        let compute_queues: Vec<vk::Queue> = (0..n_compute)
-            // SAFETY: the family and indices 0..n_compute were requested at
-            // creation.
-            .map(|q| unsafe { raw.get_device_queue(compute_family, q) })
-            .collect();
-        let compute_queue = compute_queues[0];
+        // SAFETY: queue 0 of the compute family was requested at creation.
+        let compute_queue = unsafe { raw.get_device_queue(compute_family, 0) };
         // SAFETY: as above.
         let transfer = transfer_family.map(|f| (f, unsafe { raw.get_device_queue(f, 0) }));
         let debug_utils = instance
@@ -540,15 +541,12 @@ impl Device {
             info,
             compute_family,
             compute_queue,
-            compute_queues,
             transfer,
             debug_utils,
             timeline,
             borrowed: false,
         };
-        for (q, &queue) in device.compute_queues.iter().enumerate() {
-            device.name(queue, &format!("vkssim compute queue {q}"));
-        }
+        device.name(device.compute_queue, "vkssim compute queue");
         if let Some((_, q)) = device.transfer {
             device.name(q, "vkssim transfer queue");
         }
@@ -576,22 +574,11 @@ impl Device {
             info,
             compute_family: family,
             compute_queue,
-            compute_queues: vec![compute_queue],
             transfer: None,
             debug_utils: None,
             timeline: false,
             borrowed: true,
         }
-    }
-
-    /// The compute queue frame slot `slot` is submitted on.
-    pub(crate) fn slot_queue(&self, slot: usize) -> vk::Queue {
-        self.compute_queues[slot_queue_index(slot, self.compute_queues.len())]
-    }
-
-    /// How many compute queues frame slots are spread over.
-    pub fn compute_queue_count(&self) -> usize {
-        self.compute_queues.len()
     }
 
     /// Gives `handle` a debug-utils name (no-op without debug-utils).
@@ -623,39 +610,6 @@ impl Device {
     }
 }
 
-/// Compute queues vkssim asks for by default: one. Several
-/// (`VKSSIM_COMPUTE_QUEUES=N`) let consecutive frames overlap on devices with
-/// several compute queues, but that path has not yet run on such a device
-/// (lavapipe has one queue, and the H200 was out of session time when it was
-/// written), so it is opt-in until it has been validated and measured there.
-const DEFAULT_COMPUTE_QUEUES: u32 = 1;
-
-/// How many queues of a compute family offering `available` to create:
-/// `VKSSIM_COMPUTE_QUEUES` (`env`, clamped to `1..=available`) or
-/// `min(DEFAULT_COMPUTE_QUEUES, available)`; at least 1.
-fn compute_queue_count(available: u32, env: Option<&str>) -> u32 {
-    let available = available.max(1);
-    let wanted = match env.map(|v| (v, v.trim().parse::<u32>())) {
-        Some((_, Ok(n))) => n,
-        Some((v, Err(_))) => {
-            tracing::warn!(
-                value = v,
-                "VKSSIM_COMPUTE_QUEUES is not a number; using the default"
-            );
-            DEFAULT_COMPUTE_QUEUES
-        }
-        None => DEFAULT_COMPUTE_QUEUES,
-    };
-    wanted.clamp(1, available)
-}
-
-/// The index, among `queues` compute queues, of the one frame slot `slot`
-/// is submitted on: a fixed queue per slot, consecutive slots on different
-/// queues.
-fn slot_queue_index(slot: usize, queues: usize) -> usize {
-    slot % queues.max(1)
-}
-
 impl Drop for Device {
     fn drop(&mut self) {
         if self.borrowed {
@@ -667,36 +621,5 @@ impl Drop for Device {
             let _ = self.raw.device_wait_idle();
             self.raw.destroy_device(None);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn queue_count_defaults_to_one() {
-        assert_eq!(compute_queue_count(16, None), 1);
-        assert_eq!(compute_queue_count(1, None), 1);
-    }
-
-    #[test]
-    fn queue_count_override_is_clamped_to_the_family() {
-        assert_eq!(compute_queue_count(16, Some("8")), 8);
-        assert_eq!(compute_queue_count(16, Some(" 2 ")), 2);
-        assert_eq!(compute_queue_count(16, Some("1")), 1);
-        assert_eq!(compute_queue_count(16, Some("0")), 1);
-        assert_eq!(compute_queue_count(4, Some("32")), 4);
-        assert_eq!(compute_queue_count(1, Some("4")), 1);
-        assert_eq!(compute_queue_count(16, Some("many")), 1);
-    }
-
-    #[test]
-    fn slots_take_a_fixed_queue_round_robin() {
-        let four: Vec<usize> = (0..8).map(|s| slot_queue_index(s, 4)).collect();
-        assert_eq!(four, [0, 1, 2, 3, 0, 1, 2, 3]);
-        let three: Vec<usize> = (0..6).map(|s| slot_queue_index(s, 3)).collect();
-        assert_eq!(three, [0, 1, 2, 0, 1, 2]);
-        assert!((0..8).all(|s| slot_queue_index(s, 1) == 0));
     }
 }

@@ -30,11 +30,6 @@ fn loader() -> Result<ash::Entry> {
         .map_err(|e| Error::NoVulkan(format!("cannot load the Vulkan loader ({e})")))
 }
 
-/// Whether `VKSSIM_VALIDATION=1` asks for the validation layer.
-pub fn validation_from_env() -> bool {
-    std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1")
-}
-
 /// An owned Vulkan instance with its optional debug messenger.
 pub struct Instance {
     /// The loader's entry points (kept alive as long as the instance).
@@ -77,8 +72,9 @@ impl Instance {
             .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
         if validation && !has_layer {
             return Err(Error::Unsupported(
-                "Vulkan validation was asked for (VKSSIM_VALIDATION=1 or a test) but \
-                 VK_LAYER_KHRONOS_validation is not installed: install vulkan-validationlayers"
+                "Vulkan validation was asked for but the Vulkan loader finds no \
+                 VK_LAYER_KHRONOS_validation layer: install it (Debian and Ubuntu: \
+                 vulkan-validationlayers), or turn validation off"
                     .into(),
             ));
         }
@@ -140,7 +136,9 @@ impl Instance {
         // the messenger's user data points into `log`, which the instance owns.
         let raw = unsafe { entry.create_instance(&info, None) }.map_err(|r| match r {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER => Error::NoDevice(
-                "the Vulkan loader found no compatible driver (ERROR_INCOMPATIBLE_DRIVER)".into(),
+                "the Vulkan loader found no compatible driver (ERROR_INCOMPATIBLE_DRIVER); \
+                 install a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's)"
+                    .into(),
             ),
             r => super::errors::vk_error(r, "creating the Vulkan instance"),
         })?;

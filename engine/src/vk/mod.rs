@@ -22,9 +22,12 @@
 //!   in flight. Unified-memory devices take samples straight into device memory;
 //!   others go through a staging buffer and a copy (on a transfer-only queue,
 //!   with an ownership transfer, where the device has one).
-//! - `VKSSIM_VALIDATION=1` turns on the Khronos validation layer with
+//! - [`VkOptions::validation`] turns on the Khronos validation layer with
 //!   synchronization validation; its messages are collected
 //!   ([`VkScorer::validation_messages`]) so tests fail on any.
+//! - The library reads no environment variable: everything it can be told is a
+//!   field of [`VkOptions`] (the `vkssim` command line maps its `VKSSIM_*`
+//!   variables onto them).
 
 pub mod commands;
 pub mod context;
@@ -56,6 +59,11 @@ pub enum UploadPath {
     Staging,
 }
 
+/// The most host threads [`VkOptions::sum_threads`] may ask for.
+pub const MAX_SUM_THREADS: usize = 1024;
+/// The most frames in flight [`VkOptions::frames_in_flight`] may ask for.
+pub const MAX_FRAMES_IN_FLIGHT: usize = 1024;
+
 /// Options of the Vulkan engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VkOptions {
@@ -65,21 +73,100 @@ pub struct VkOptions {
     pub upload: UploadPath,
     /// Force the software fp64 path even on devices with `shaderFloat64`.
     pub no_fp64: bool,
-    /// Frames in flight (0: the default, 3).
+    /// Frames in flight (0: the default, [`scorer::DEFAULT_FRAMES_IN_FLIGHT`]);
+    /// at most [`MAX_FRAMES_IN_FLIGHT`].
     pub frames_in_flight: usize,
-    /// Khronos validation with synchronization validation.
+    /// Khronos validation with synchronization validation (the layer must be
+    /// installed; [`crate::Error::Unsupported`] otherwise).
     pub validation: bool,
+    /// Host threads summing a frame's per-pixel terms in raster order when the
+    /// device's fixed-point sums do not settle its means (0: the cores, at most
+    /// 4); at most [`MAX_SUM_THREADS`].
+    pub sum_threads: usize,
+    /// Always form the means from the host's raster-order sum of the per-pixel
+    /// terms, never from the device's fixed-point sums (for tests and
+    /// measurements; the results are the same).
+    pub force_host_sum: bool,
+    /// Copy a frame's terms out of mapped memory in one block before summing
+    /// them: `Some(true)` always, `Some(false)` never, `None` when that memory
+    /// is not host-cached.
+    pub copy_terms: Option<bool>,
 }
 
 impl Default for VkOptions {
-    /// Auto everything; validation when `VKSSIM_VALIDATION=1`.
+    /// Auto everything, validation off.
     fn default() -> Self {
         Self {
             device_index: None,
             upload: UploadPath::Auto,
             no_fp64: false,
             frames_in_flight: 0,
-            validation: instance::validation_from_env(),
+            validation: false,
+            sum_threads: 0,
+            force_host_sum: false,
+            copy_terms: None,
         }
+    }
+}
+
+impl VkOptions {
+    /// [`crate::Error::InvalidOption`] when a count is above its limit
+    /// ([`MAX_SUM_THREADS`], [`MAX_FRAMES_IN_FLIGHT`]).
+    pub fn check(&self) -> crate::Result<()> {
+        let limits = [
+            ("sum_threads", self.sum_threads, MAX_SUM_THREADS),
+            (
+                "frames_in_flight",
+                self.frames_in_flight,
+                MAX_FRAMES_IN_FLIGHT,
+            ),
+        ];
+        for (name, value, max) in limits {
+            if value > max {
+                return Err(crate::Error::InvalidOption(format!(
+                    "{name} = {value}: at most {max}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_above_their_limit_are_refused() {
+        assert!(VkOptions::default().check().is_ok());
+        let at_limit = VkOptions {
+            sum_threads: MAX_SUM_THREADS,
+            frames_in_flight: MAX_FRAMES_IN_FLIGHT,
+            ..VkOptions::default()
+        };
+        assert!(at_limit.check().is_ok());
+        for o in [
+            VkOptions {
+                sum_threads: MAX_SUM_THREADS + 1,
+                ..VkOptions::default()
+            },
+            VkOptions {
+                frames_in_flight: 100_000,
+                ..VkOptions::default()
+            },
+        ] {
+            let e = o.check().unwrap_err().to_string();
+            assert!(
+                e.starts_with("invalid option: ") && e.contains("at most"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_turn_nothing_on() {
+        let o = VkOptions::default();
+        assert!(!o.validation && !o.force_host_sum);
+        assert_eq!((o.sum_threads, o.copy_terms), (0, None));
     }
 }

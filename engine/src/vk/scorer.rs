@@ -11,12 +11,7 @@
 //! ([`super::reduce`]), else sum the per-pixel terms on the host in raster
 //! order (exactness.md §5), and form the dB with the CPU twin's functions.
 //!
-//! Slot `i` is always submitted on compute queue `i % N` of the device's
-//! compute family (N = 1 by default; `VKSSIM_COMPUTE_QUEUES=N` asks for up to
-//! the family's queue count, an opt-in not yet validated on a device with
-//! several queues; always 1 on an imported device), so that consecutive frames,
-//! whose resources are disjoint, can run concurrently instead of being ordered
-//! by one queue's pipeline barriers.
+//! Every slot is submitted on the device's one compute queue.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,23 +43,20 @@ pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 /// reading, upload, compute and the host sums of several frames to overlap.
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
 /// Host threads summing frames' terms at once (at most; fewer on small hosts);
-/// `VKSSIM_SUM_THREADS=N` overrides it (the sums limit 1080p throughput on the
-/// H200, see BENCHMARKS.md).
+/// [`VkOptions::sum_threads`] overrides it (the sums limit 1080p throughput on
+/// the H200, see BENCHMARKS.md).
 const REDUCE_THREADS: usize = 4;
 
-/// Summing threads: `VKSSIM_SUM_THREADS` if set to a positive number, else the
-/// cores up to [`REDUCE_THREADS`].
-fn sum_threads() -> usize {
-    std::env::var("VKSSIM_SUM_THREADS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-                .min(REDUCE_THREADS)
-        })
+/// Summing threads: `asked` if positive, else the cores up to
+/// [`REDUCE_THREADS`].
+fn sum_threads(asked: usize) -> usize {
+    if asked > 0 {
+        return asked;
+    }
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(REDUCE_THREADS)
 }
 /// Source of [`VkScorer`] identities (for [`UploadSlot`] checks).
 static NEXT_SCORER_ID: AtomicU64 = AtomicU64::new(1);
@@ -165,11 +157,8 @@ pub struct HostStats {
     pub tick_ns: f64,
     /// Frames whose means the device's fixed-point sums did not settle, so the
     /// host summed their terms in raster order (every frame under
-    /// `VKSSIM_FORCE_HOST_SUM=1`); see [`super::reduce`].
+    /// [`VkOptions::force_host_sum`]); see [`super::reduce`].
     pub host_sum_fallbacks: u64,
-    /// How many compute queues the frame slots are spread over (slot `i` on
-    /// queue `i % compute_queues`; see `VKSSIM_COMPUTE_QUEUES`).
-    pub compute_queues: u64,
 }
 
 impl HostStats {
@@ -253,9 +242,9 @@ pub struct VkScorer {
     stats: HostStats,
     /// Copy a frame's terms out of mapped memory in one block before summing
     /// (wide loads; for memory that is not host-cached, where the sum's 8-byte
-    /// loads would each cross the bus). `VKSSIM_SUM_COPY=1|0` forces it.
+    /// loads would each cross the bus). [`VkOptions::copy_terms`] forces it.
     copy_terms: bool,
-    /// Always sum the terms on the host (`VKSSIM_FORCE_HOST_SUM=1`), never
+    /// Always sum the terms on the host ([`VkOptions::force_host_sum`]), never
     /// from the device's fixed-point sums.
     force_host_sum: bool,
     // Dropped last (after `Drop::drop` destroyed everything above).
@@ -297,18 +286,19 @@ impl VkScorer {
         vk_opts: &VkOptions,
     ) -> Result<Self> {
         let geometry = cpu::check_geometry(width, height, bit_depth, opts)?;
+        vk_opts.check()?;
         if geometry.scale > MAX_SCALE {
             return Err(Error::Unsupported(format!(
                 "scale {} on the GPU: above {MAX_SCALE} libvmaf's decimation sum is no longer \
-                 exact, so vkssim refuses it; use --backend cpu",
+                 exact, so vkssim refuses it (the CPU backend scores it)",
                 geometry.scale
             )));
         }
         if vk_opts.no_fp64 && !soft_f64_available() {
             return Err(Error::Unsupported(
-                "--no-fp64: the software fp64 shaders are not built into this vkssim yet \
-                 (glsl/include/soft_f64.glsl is missing); use a device with shaderFloat64 \
-                 or --backend cpu"
+                "the software fp64 path (no_fp64): its shaders are not built into this \
+                 vkssim (glsl/include/soft_f64.glsl is missing); use a device with \
+                 shaderFloat64 or the CPU backend"
                     .into(),
             ));
         }
@@ -355,7 +345,7 @@ impl VkScorer {
             slots: Vec::new(),
             pending: VecDeque::new(),
             filling: VecDeque::new(),
-            workers: Workers::new(sum_threads(), "sum")?,
+            workers: Workers::new(sum_threads(vk_opts.sum_threads), "sum")?,
             id: NEXT_SCORER_ID.fetch_add(1, Ordering::Relaxed),
             done: VecDeque::new(),
             next_slot: 0,
@@ -371,7 +361,7 @@ impl VkScorer {
             last_pass_ns: None,
             stats: HostStats::default(),
             copy_terms: false,
-            force_host_sum: std::env::var("VKSSIM_FORCE_HOST_SUM").as_deref() == Ok("1"),
+            force_host_sum: vk_opts.force_host_sum,
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
@@ -396,14 +386,12 @@ impl VkScorer {
             this.slots.push(slot);
             this.record(i)?;
         }
-        this.copy_terms = match std::env::var("VKSSIM_SUM_COPY").as_deref() {
-            Ok("1") => true,
-            Ok("0") => false,
-            _ => !this.slots[0]
+        this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
+            !this.slots[0]
                 .terms
                 .memory_properties()
-                .contains(vk::MemoryPropertyFlags::HOST_CACHED),
-        };
+                .contains(vk::MemoryPropertyFlags::HOST_CACHED)
+        });
         tracing::info!(
             device = this.gpu.device_name(),
             arithmetic = this.pipelines.variant.name(),
@@ -789,10 +777,10 @@ impl VkScorer {
             // semaphore is unsignalled (its last signal was waited on by the
             // compute submission whose fence we waited for).
             gpu.submit(tqueue, &t_submit, vk::Fence::null())
-                .and_then(|_| gpu.submit(gpu.device.slot_queue(i), &c_submit, slot.fence))
+                .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
         } else {
             let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            gpu.submit(gpu.device.slot_queue(i), &submit, slot.fence)
+            gpu.submit(gpu.device.compute_queue, &submit, slot.fence)
         };
         submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
         slot.frame = frame;
@@ -1075,15 +1063,12 @@ impl VkScorer {
 
     /// Where time went since the last [`VkScorer::reset_stats`].
     pub fn stats(&self) -> HostStats {
-        HostStats {
-            compute_queues: self.gpu.device.compute_queue_count() as u64,
-            ..self.stats
-        }
+        self.stats
     }
 
     /// Always sum the terms on the host in raster order (`true`), or use the
     /// device's fixed-point sums where they settle a frame (`false`, the
-    /// default unless `VKSSIM_FORCE_HOST_SUM=1`). Applies to frames scored
+    /// default unless [`VkOptions::force_host_sum`]). Applies to frames scored
     /// after the call.
     pub fn set_force_host_sum(&mut self, on: bool) {
         self.force_host_sum = on;
@@ -1176,10 +1161,10 @@ impl VkScorer {
         let score = self.score(i)?;
         let s = self.sizes;
         let slot = &self.slots[i];
-        let dec = self.read_back(i, &slot.dec)?;
-        let hf = self.read_back(i, &slot.hfilt)?;
-        let vf = self.read_back(i, &slot.vfilt)?;
-        let terms = self.read_back(i, &slot.terms)?;
+        let dec = self.read_back(&slot.dec)?;
+        let hf = self.read_back(&slot.hfilt)?;
+        let vf = self.read_back(&slot.vfilt)?;
+        let terms = self.read_back(&slot.terms)?;
         let f32s = |b: &[u8], k: usize, len: u64| -> Vec<f32> {
             let len = len as usize;
             b[k * len * 4..(k + 1) * len * 4]
@@ -1205,9 +1190,9 @@ impl VkScorer {
         })
     }
 
-    /// Copies a device buffer of slot `slot` into host memory (waits for the
-    /// copy), on the slot's queue, after the slot's work.
-    fn read_back(&self, slot: usize, src: &super::memory::Buffer) -> Result<Vec<u8>> {
+    /// Copies a slot's device buffer into host memory (waits for the copy), on
+    /// the compute queue, after the slot's work.
+    fn read_back(&self, src: &super::memory::Buffer) -> Result<Vec<u8>> {
         let gpu = &self.gpu;
         let mut dst = gpu.create_buffer(
             &format!("{} read-back", src.name),
@@ -1251,7 +1236,7 @@ impl VkScorer {
                 commands::end(gpu, cmd)?;
                 commands::submit_and_wait(
                     gpu,
-                    gpu.device.slot_queue(slot),
+                    gpu.device.compute_queue,
                     cmd,
                     "reading back a buffer",
                 )

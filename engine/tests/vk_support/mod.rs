@@ -10,7 +10,7 @@ use vkssim::LumaFrame;
 /// clear message, unless `VKSSIM_SKIP_GPU_TESTS=1` (then it is skipped).
 pub fn gpu_present() -> bool {
     let skip = std::env::var("VKSSIM_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
-    match vkssim::vk::list_devices() {
+    match vkssim::vk::list_devices(true) {
         Ok(d) if !d.is_empty() => true,
         other => {
             let why = match other {
@@ -39,6 +39,7 @@ pub fn vk_opts(upload: UploadPath, no_fp64: bool, frames_in_flight: usize) -> Vk
         no_fp64,
         frames_in_flight,
         validation: true,
+        ..VkOptions::default()
     }
 }
 

@@ -294,7 +294,7 @@ impl VkScorer {
         if timeline {
             submit = submit.push_next(&mut timeline_info);
         }
-        gpu.submit(gpu.device.slot_queue(i), &[submit], slot.fence)
+        gpu.submit(gpu.device.compute_queue, &[submit], slot.fence)
             .map_err(|r| vk_error(r, format!("submitting device-resident frame {frame}")))?;
         slot.frame = frame;
         slot.submitted = Some(Instant::now());

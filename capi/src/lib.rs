@@ -220,7 +220,7 @@ fn status_of(e: &Error) -> VkssimStatus {
         Error::DeviceLost(_) => VkssimErrorDeviceLost,
         Error::OutOfDeviceMemory(_) => VkssimErrorOutOfDeviceMemory,
         Error::Vulkan { .. } => VkssimErrorVulkan,
-        Error::Unsupported(_) => VkssimErrorUnsupported,
+        Error::Unsupported(_) | Error::ValidationLayerMissing => VkssimErrorUnsupported,
         Error::SelfTestFailed(_) => VkssimErrorSelfTest,
         Error::InvalidOption(_)
         | Error::BufferSize { .. }

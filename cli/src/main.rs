@@ -83,6 +83,10 @@ fn hint(e: &anyhow::Error) -> Option<String> {
             vkssim::Error::LengthMismatch { common, .. } => Some(format!(
                 "pass --allow-length-mismatch to score the {common} common frames"
             )),
+            // The command line turns validation on only through the variable.
+            vkssim::Error::ValidationLayerMissing => {
+                Some("or unset VKSSIM_VALIDATION (set to 1 here)".into())
+            }
             _ => None,
         })
 }

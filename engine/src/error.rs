@@ -139,6 +139,9 @@ pub enum Error {
         /// How many devices the loader lists.
         count: usize,
     },
+    /// Validation was asked for but the Khronos validation layer is not there.
+    #[error("Vulkan validation was asked for but the Vulkan loader finds no VK_LAYER_KHRONOS_validation layer; install it (Debian and Ubuntu: vulkan-validationlayers)")]
+    ValidationLayerMissing,
     /// The Vulkan device lacks a feature vkssim needs.
     #[error("Vulkan device {device} lacks {feature}, which vkssim needs")]
     MissingFeature {
@@ -261,7 +264,7 @@ mod tests {
             Error::SelfTestFailed("fma".into()),
             Error::DeviceLost("waiting".into()),
             Error::NoSuchDevice { index: 9, count: 1 },
-            Error::Unsupported("validation layer".into()),
+            Error::ValidationLayerMissing,
             Error::InvalidOption("sum_threads".into()),
             vulkan(R::ERROR_UNKNOWN),
             vulkan(R::ERROR_DEVICE_LOST),

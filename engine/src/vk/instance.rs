@@ -30,6 +30,24 @@ fn loader() -> Result<ash::Entry> {
         .map_err(|e| Error::NoVulkan(format!("cannot load the Vulkan loader ({e})")))
 }
 
+/// The error for a loader call made while `doing`, before any device exists:
+/// running out of host memory or failing to initialise there means the
+/// loader's configuration is broken (a malformed driver or layer manifest makes
+/// Debian 12's loader answer `ERROR_OUT_OF_HOST_MEMORY`), which is
+/// [`Error::NoVulkan`].
+fn loader_error(result: vk::Result, doing: &str) -> Error {
+    match result {
+        vk::Result::ERROR_OUT_OF_HOST_MEMORY | vk::Result::ERROR_INITIALIZATION_FAILED => {
+            Error::NoVulkan(format!(
+                "the Vulkan loader failed while {doing} ({result:?}); a driver or layer \
+                 manifest (JSON) may be malformed (VK_LOADER_DEBUG=error shows the \
+                 loader's messages)"
+            ))
+        }
+        r => super::errors::vk_error(r, doing),
+    }
+}
+
 /// An owned Vulkan instance with its optional debug messenger.
 pub struct Instance {
     /// The loader's entry points (kept alive as long as the instance).
@@ -66,21 +84,16 @@ impl Instance {
         }
         // SAFETY: as above.
         let layers = unsafe { entry.enumerate_instance_layer_properties() }
-            .map_err(vk_ctx("listing Vulkan layers"))?;
+            .map_err(|r| loader_error(r, "listing Vulkan layers"))?;
         let has_layer = layers
             .iter()
             .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
         if validation && !has_layer {
-            return Err(Error::Unsupported(
-                "Vulkan validation was asked for but the Vulkan loader finds no \
-                 VK_LAYER_KHRONOS_validation layer: install it (Debian and Ubuntu: \
-                 vulkan-validationlayers), or turn validation off"
-                    .into(),
-            ));
+            return Err(Error::ValidationLayerMissing);
         }
         // SAFETY: as above.
         let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }
-            .map_err(vk_ctx("listing Vulkan instance extensions"))?;
+            .map_err(|r| loader_error(r, "listing Vulkan instance extensions"))?;
         let has_ext = |name: &CStr| {
             extensions
                 .iter()
@@ -140,7 +153,7 @@ impl Instance {
                  install a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's)"
                     .into(),
             ),
-            r => super::errors::vk_error(r, "creating the Vulkan instance"),
+            r => loader_error(r, "creating the Vulkan instance"),
         })?;
 
         let (debug_utils, messenger) = if debug_utils {

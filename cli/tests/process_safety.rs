@@ -378,25 +378,20 @@ fn issue9_item5_auto_leaves_a_cpu_implementation_to_the_cpu_twin() {
         "",
         "-q: no note even when auto picks the CPU twin"
     );
+    // With the validation layer on: any message it logs fails the test.
     let bench = |backend: &str| {
-        let o = run(
-            &[
-                "bench",
-                "--frames",
-                "3",
-                "-w",
-                "32",
-                "-h",
-                "24",
-                "--repeat",
-                "1",
-                "--backend",
-                backend,
-            ],
-            None,
-        );
+        let mut cmd = vkssim();
+        cmd.args([
+            "bench", "--frames", "3", "-w", "32", "-h", "24", "--repeat", "1",
+        ])
+        .args(["--backend", backend])
+        .env("VKSSIM_VALIDATION", "1")
+        .stdin(Stdio::null());
+        let o = run_cmd(&mut cmd, None);
         assert_ok(&o);
-        (String::from_utf8_lossy(&o.stdout).into_owned(), stderr(&o))
+        let err = stderr(&o);
+        assert!(!err.contains("vkssim::vk::validation"), "{err}");
+        (String::from_utf8_lossy(&o.stdout).into_owned(), err)
     };
     let (out, note) = bench("auto");
     if cpu_only {

@@ -9,6 +9,7 @@
 mod common;
 
 use std::fs::File;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -44,8 +45,13 @@ fn run_to(args: &[&str], stdout: impl Into<Stdio>) -> Output {
 }
 
 /// A pipe whose reader is already gone: writing to it gives EPIPE.
-fn broken_pipe() -> std::io::PipeWriter {
-    let (reader, writer) = std::io::pipe().expect("pipe");
+fn broken_pipe() -> OwnedFd {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` has room for the two descriptors `pipe` writes.
+    let rc = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    assert_eq!(rc, 0, "pipe: {}", std::io::Error::last_os_error());
+    // SAFETY: `pipe` just opened both descriptors and nothing else owns them.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     drop(reader);
     writer
 }

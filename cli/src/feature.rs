@@ -84,6 +84,7 @@ pub fn metric_names(opts: &SsimOptions) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn parse(specs: &[&str]) -> Result<SsimOptions> {
         parse_features(&specs.iter().map(|s| s.to_string()).collect::<Vec<_>>())
@@ -123,6 +124,110 @@ mod tests {
         }
         let err = parse(&["float_ssim", "float_ssim=enable_lcs=true"]).unwrap_err();
         assert!(err.to_string().contains("give it once"), "{err}");
+    }
+
+    /// What a `--feature` value made of these fields must give: libvmaf's
+    /// syntax read by hand, field by field (an empty field is skipped, the last
+    /// value of a key wins).
+    fn model(name: &str, fields: &[String]) -> Option<SsimOptions> {
+        if name != FLOAT_SSIM {
+            return None;
+        }
+        let mut o = SsimOptions::default();
+        for field in fields.iter().filter(|f| !f.is_empty()) {
+            let (key, val) = field.split_once('=')?;
+            let flag = || match val {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            };
+            match key {
+                "scale" => o.scale = val.parse().ok()?,
+                "enable_lcs" => o.enable_lcs = flag()?,
+                "enable_db" => o.enable_db = flag()?,
+                "clip_db" => o.clip_db = flag()?,
+                _ => return None,
+            }
+        }
+        Some(o)
+    }
+
+    fn field() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(vec![
+            "scale",
+            "enable_lcs",
+            "enable_db",
+            "clip_db",
+            "foo",
+            "",
+            "Scale",
+        ]);
+        let val = prop_oneof![
+            prop::sample::select(vec![
+                "true",
+                "false",
+                "0",
+                "3",
+                "-1",
+                "yes",
+                "",
+                "99999999999"
+            ])
+            .prop_map(str::to_string),
+            "[ -~]{0,6}",
+        ];
+        prop_oneof![
+            (key, val).prop_map(|(k, v)| format!("{k}={v}")),
+            "[ -~]{0,8}",
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 500,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any strings: no panic; an error names `--feature` and the value;
+        /// success only for `float_ssim` and repeats of the same options.
+        #[test]
+        fn any_strings_parse_or_are_refused(specs in prop::collection::vec(any::<String>(), 0..3)) {
+            match parse_features(&specs) {
+                Ok(o) => {
+                    for spec in &specs {
+                        prop_assert!(spec.starts_with(FLOAT_SSIM), "{spec:?}");
+                        prop_assert_eq!(parse_one(spec).unwrap(), o);
+                    }
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    prop_assert!(msg.starts_with("--feature "), "{msg}");
+                    prop_assert!(specs.iter().any(|s| msg.contains(s.as_str())), "{msg}");
+                }
+            }
+        }
+
+        /// Near-valid values: exactly what libvmaf's syntax gives.
+        #[test]
+        fn fields_give_what_the_syntax_says(
+            name in prop::sample::select(vec!["float_ssim", "psnr", "", "float_ssim "]),
+            fields in prop::collection::vec(field(), 0..5),
+            trailing in any::<bool>(),
+        ) {
+            let mut spec = name.to_string();
+            if !fields.is_empty() || trailing {
+                spec.push('=');
+                spec.push_str(&fields.join(":"));
+            }
+            if trailing {
+                spec.push(':');
+            }
+            // A field of random text may hold a `:` and split in two.
+            let split: Vec<String> = fields.join(":").split(':').map(str::to_string).collect();
+            let got = parse_features(&[spec.clone()]).ok();
+            prop_assert_eq!(got, model(name, &split), "{}", spec);
+        }
     }
 
     #[test]

@@ -4,9 +4,20 @@
 //!
 //! Nothing scored is lost: a read or scoring error stops the run, and the frames
 //! scored before it come back with the error ([`Outcome::error`]).
+//!
+//! When one input ends before the other, the other is counted to its end for
+//! the length error only when that end is near: a regular file, or a stream
+//! within `--frame_cnt`. A stream is not read on (it may never end: a pipe from
+//! `/dev/zero`); the error says it has more frames.
+//!
+//! Streams are read ahead before the engine starts ([`prime`]).
+
+mod prime;
+
+pub use prime::{nothing_to_score, prime, Tally};
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
@@ -80,6 +91,8 @@ enum Msg {
 struct Feed {
     role: &'static str,
     path: PathBuf,
+    /// A stream (its length is not known without reading it to its end).
+    stream: bool,
     rx: Receiver<Msg>,
     drain: Arc<AtomicBool>,
 }
@@ -95,6 +108,7 @@ impl Feed {
         let (tx, rx) = sync_channel(depth.max(1));
         let drain = Arc::new(AtomicBool::new(false));
         let path = reader.path().to_path_buf();
+        let stream = reader.frame_count().is_none();
         let flag = Arc::clone(&drain);
         // The thread ends when its input ends, fails, or the receiver is gone.
         thread::Builder::new()
@@ -104,6 +118,7 @@ impl Feed {
         Ok(Self {
             role,
             path,
+            stream,
             rx,
             drain,
         })
@@ -119,8 +134,9 @@ impl Feed {
         })
     }
 
-    /// Frames left in this input (beyond those already paired): asks the reader
-    /// to skip to the end and counts what it sends.
+    /// Frames left in this input (beyond those already paired) up to the
+    /// selection's limit: asks the reader to skip to there and counts what it
+    /// sends.
     fn count_rest(&self) -> Result<u64, Error> {
         self.drain.store(true, Ordering::SeqCst);
         let mut n = 0;
@@ -159,7 +175,7 @@ fn read_loop(
     let limit = sel.limit();
     for index in 0..limit {
         if drain.load(Ordering::SeqCst) {
-            send(match reader.skip(u64::MAX) {
+            send(match reader.skip(limit - index) {
                 Ok(n) => Msg::Rest(n),
                 Err(e) => Msg::Failed(e),
             });
@@ -207,22 +223,22 @@ pub fn run(
         let (a, b) = (r.recv(), d.recv());
         match (a, b) {
             (Msg::Failed(e), _) => {
-                out.fail(read_error(e, &r, index));
+                out.fail(read_error(e, r.role, &r.path, index));
                 break;
             }
             (_, Msg::Failed(e)) => {
-                out.fail(read_error(e, &d, index));
+                out.fail(read_error(e, d.role, &d.path, index));
                 break;
             }
             (Msg::End, Msg::End) => break,
             (Msg::End, _) => {
-                if let Some(e) = length_mismatch(index, &d, true, sel) {
+                if let Some(e) = length_mismatch(index, &r, &d, true, sel) {
                     out.fail(e);
                 }
                 break;
             }
             (_, Msg::End) => {
-                if let Some(e) = length_mismatch(index, &r, false, sel) {
+                if let Some(e) = length_mismatch(index, &d, &r, false, sel) {
                     out.fail(e);
                 }
                 break;
@@ -308,24 +324,28 @@ impl Collector {
     }
 }
 
-/// The error for a failed read, naming the input (the reader's own message
-/// names the file and the frame within it) and, when frames were skipped, the
-/// pair index.
-fn read_error(e: Error, feed: &Feed, index: u64) -> anyhow::Error {
-    let names_file = e.to_string().contains(&*feed.path.to_string_lossy());
+/// The error for a failed read of the `role` input at `path`, naming the input
+/// (the reader's own message names the file and the frame within it) and,
+/// when frames were skipped, the pair index.
+fn read_error(e: Error, role: &str, path: &Path, index: u64) -> anyhow::Error {
+    let names_file = e.to_string().contains(&*path.to_string_lossy());
     let what = if names_file {
-        format!("reading the {}", feed.role)
+        format!("reading the {role}")
     } else {
-        format!("reading the {} {}", feed.role, feed.path.display())
+        format!("reading the {role} {}", path.display())
     };
     anyhow!(e).context(format!("{what} (pair {index})"))
 }
 
-/// The other input (`longer`) still had frames when one ended at pair `common`.
+/// The other input (`longer`) still had frames when `shorter` ended at pair
+/// `common`.
 /// With `--allow-length-mismatch` that is the end of the run; otherwise it is
-/// [`Error::LengthMismatch`] with both lengths (counting the rest of `longer`).
+/// [`Error::LengthMismatch`] with both lengths (counting the rest of `longer`,
+/// up to the selection's limit), or, for a stream with no limit, an error
+/// saying it has more frames (it is not read on: it may never end).
 fn length_mismatch(
     common: u64,
+    shorter: &Feed,
     longer: &Feed,
     reference_ended: bool,
     sel: Selection,
@@ -333,10 +353,25 @@ fn length_mismatch(
     if sel.allow_length_mismatch {
         return None;
     }
+    if longer.stream && sel.frame_cnt == 0 {
+        let name = |f: &Feed| match f.role {
+            "reference" => format!("the reference {}", f.path.display()),
+            _ => format!("the distorted input {}", f.path.display()),
+        };
+        return Some(anyhow!(
+            "{} has {} but {} has more than {common} (at least {}; it is a stream, so it \
+             was not read to its end); pass --allow-length-mismatch to score the {}",
+            name(shorter),
+            prime::frames(common),
+            name(longer),
+            common + 1,
+            prime::frames(common).replace(" frame", " common frame"),
+        ));
+    }
     // The pair already received from the longer input counts too.
     let rest = match longer.count_rest() {
         Ok(n) => n + 1,
-        Err(e) => return Some(read_error(e, longer, common)),
+        Err(e) => return Some(read_error(e, longer.role, &longer.path, common)),
     };
     let (reference, distorted) = if reference_ended {
         (common, common + rest)

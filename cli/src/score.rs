@@ -19,7 +19,7 @@ use crate::chrome_trace::TraceGuard;
 use crate::feature::{metric_names, parse_features};
 use crate::feed;
 use crate::output::{Report, ScoredFrame};
-use crate::pipeline::{self, Selection};
+use crate::pipeline::{self, nothing_to_score, Selection, Tally};
 use crate::progress::Progress;
 
 /// What vkssim writes where libvmaf writes its version.
@@ -65,6 +65,9 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
         allow_length_mismatch: args.allow_length_mismatch,
     };
     let to_score = check_lengths(&*reference, &*distorted, &sel)?;
+    // A stream's skip and first frame are read before the engine takes memory
+    // sized by the geometry (its header alone proves nothing).
+    let (reference, distorted, sel) = pipeline::prime(reference, distorted, sel)?;
     // Regular files feed the Vulkan engine on several threads (crate::feed),
     // which wants more frames in flight.
     let read_threads = match args.engine.read_threads {
@@ -180,9 +183,10 @@ fn raw_format(args: &ScoreArgs) -> Result<Option<RawFormat>> {
 }
 
 /// When both inputs know their length up front (regular files), checks it now,
-/// before any work: zero frames is [`Error::NoFrames`], different lengths
-/// [`Error::LengthMismatch`] unless `--allow-length-mismatch`. Returns how many
-/// frames will be scored, when known (for the progress bar).
+/// before any work: no pair to score is an error saying how many frames each
+/// input has after its skip (with `--allow-length-mismatch` too), different
+/// lengths [`Error::LengthMismatch`] unless `--allow-length-mismatch`. Returns
+/// how many frames will be scored, when known (for the progress bar).
 fn check_lengths(
     reference: &dyn LumaReader,
     distorted: &dyn LumaReader,
@@ -205,20 +209,18 @@ fn check_lengths(
     };
     let (pr, pd) = (nr.min(cap), nd.min(cap));
     let pairs = pr.min(pd);
+    if pairs == 0 {
+        return Err(nothing_to_score(
+            &Tally::known(reference, sel.skip_ref),
+            &Tally::known(distorted, sel.skip_dist),
+        ));
+    }
     if pr != pd && !sel.allow_length_mismatch {
         return Err(anyhow!(Error::LengthMismatch {
             reference: nr,
             distorted: nd,
             common: pairs,
         }));
-    }
-    if pairs == 0 {
-        let which = if nr == 0 {
-            reference.path()
-        } else {
-            distorted.path()
-        };
-        return Err(anyhow!(Error::NoFrames(which.display().to_string())));
     }
     let step = sel.subsample.max(1);
     Ok(Some(pairs.div_ceil(step)))

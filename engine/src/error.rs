@@ -96,18 +96,6 @@ pub enum Error {
         /// Frames both have.
         common: u64,
     },
-    /// One input ended while the other, a stream, still had frames. The stream is
-    /// not read to its end to count them (it may never end): it has more than
-    /// `frames`.
-    #[error("the {shorter} has {frames} frames but the {longer} has more than {frames} (at least {}; it is a stream, so it was not read to its end)", .frames + 1)]
-    LongerStream {
-        /// The input that ended (`reference` or `distorted input`, and its name).
-        shorter: String,
-        /// The stream that did not (likewise).
-        longer: String,
-        /// Frames the shorter input had (all of them, after any skip).
-        frames: u64,
-    },
     /// The input holds no frame to score.
     #[error("{0}: no frames to score")]
     NoFrames(String),

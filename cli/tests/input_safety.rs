@@ -35,18 +35,29 @@ fn fifo(path: &Path, bytes: Vec<u8>) {
     });
 }
 
-/// `args` run under `sh` with `ulimit -v` (KiB of address space), standard
-/// input fed with `stdin`.
-fn run_limited(kib: u64, args: &[&str], stdin: &[u8]) -> Output {
+/// `vkssim score -r - -d FIFO EXTRA...` with the same `bytes` on standard input
+/// and on a named pipe `dir/name`, run under `sh` with `ulimit -v KIB` (address
+/// space) when `limit_kib` is given.
+fn score_two_pipes(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    extra: &[&str],
+    limit_kib: Option<u64>,
+) -> Output {
+    let path = dir.join(name);
+    fifo(&path, bytes.to_vec());
+    let ulimit = limit_kib.map_or(String::new(), |k| format!("ulimit -v {k} && "));
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
-        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(format!("{ulimit}exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_vkssim"))
-        .args(args)
+        .args(["score", "-r", "-", "-d", s(&path)])
+        .args(extra)
         // Few malloc arenas, so that the limit measures vkssim, not the
         // allocator's reservations per thread.
         .env("MALLOC_ARENA_MAX", "2");
-    run_cmd(&mut cmd, Some(stdin))
+    run_cmd(&mut cmd, Some(bytes))
 }
 
 /// Asserts a clean failure with status 1 (an abort is 134 or a signal).
@@ -64,68 +75,28 @@ fn assert_exit_1(o: &Output, needles: &[&str]) {
 #[cfg(unix)]
 #[test]
 fn a_huge_frame_claimed_on_a_pipe_takes_no_memory_before_its_bytes() {
-    const LIMIT_KIB: u64 = 4 << 20;
     let dir = tempfile::tempdir().unwrap();
     let mut claim = b"YUV4MPEG2 W65536 H65536 F25:1 C420p16\nFRAME\n".to_vec();
     claim.extend([9u8; 10]);
 
+    let cpu = ["--backend", "cpu", "--threads", "2"];
+    let limit = Some(4 << 20);
+
     // The limit leaves room for a normal run from pipes.
     let clip = y4m_clip(64, 48, 3, 1);
-    let ok_fifo = dir.path().join("ok");
-    fifo(&ok_fifo, clip.clone());
-    let o = run_limited(
-        LIMIT_KIB,
-        &[
-            "score",
-            "-r",
-            "-",
-            "-d",
-            s(&ok_fifo),
-            "--backend",
-            "cpu",
-            "--threads",
-            "2",
-        ],
-        &clip,
-    );
-    common::assert_ok(&o);
+    common::assert_ok(&score_two_pipes(dir.path(), "ok", &clip, &cpu, limit));
 
-    let y4m_fifo = dir.path().join("y4m");
-    fifo(&y4m_fifo, claim.clone());
-    let o = run_limited(
-        LIMIT_KIB,
-        &[
-            "score",
-            "-r",
-            "-",
-            "-d",
-            s(&y4m_fifo),
-            "--backend",
-            "cpu",
-            "--threads",
-            "2",
-        ],
-        &claim,
-    );
+    let o = score_two_pipes(dir.path(), "y4m", &claim, &cpu, limit);
     assert_exit_1(&o, &["-: frame 0 is incomplete", "ends 16 bytes into it"]);
 
-    let raw_fifo = dir.path().join("raw");
-    fifo(&raw_fifo, vec![3u8; 100]);
-    let raw_args = ["-w", "65536", "-h", "65536", "-p", "420", "-b", "16"];
-    let mut args = vec!["score", "-r", "-", "-d", s(&raw_fifo)];
-    args.extend(raw_args);
-    args.extend(["--backend", "cpu", "--threads", "2"]);
-    let o = run_limited(LIMIT_KIB, &args, &[3u8; 100]);
+    let mut raw = vec!["-w", "65536", "-h", "65536", "-p", "420", "-b", "16"];
+    raw.extend(cpu);
+    let o = score_two_pipes(dir.path(), "raw", &[3u8; 100], &raw, limit);
     assert_exit_1(&o, &["-: frame 0 is incomplete", "ends 100 bytes into it"]);
 
     // The Vulkan engine is not started before frame 0 has come (without a
     // device, or with one that refuses the size, the message is the same).
-    let vk_fifo = dir.path().join("vk");
-    fifo(&vk_fifo, claim.clone());
-    let o = run(
-        &["score", "-r", "-", "-d", s(&vk_fifo), "--backend", "vulkan"],
-        Some(&claim),
-    );
+    let o = score_two_pipes(dir.path(), "vk", &claim, &["--backend", "vulkan"], None);
     assert_exit_1(&o, &["-: frame 0 is incomplete", "ends 16 bytes into it"]);
 }
 

@@ -30,6 +30,16 @@ pub enum Chroma {
 }
 
 impl Chroma {
+    /// Every subsampling, in declaration order.
+    pub const ALL: [Chroma; 6] = [
+        Chroma::C420,
+        Chroma::C422,
+        Chroma::C444,
+        Chroma::C411,
+        Chroma::C444Alpha,
+        Chroma::Mono,
+    ];
+
     /// Size in samples of one of the planes that follow luma, for a `width x height`
     /// luma plane; `(0, 0)` for [`Chroma::Mono`].
     pub fn plane_size(self, width: u32, height: u32) -> (u32, u32) {
@@ -219,14 +229,7 @@ mod tests {
 
     #[test]
     fn pixel_format_names_round_trip() {
-        for c in [
-            Chroma::C420,
-            Chroma::C422,
-            Chroma::C444,
-            Chroma::C411,
-            Chroma::C444Alpha,
-            Chroma::Mono,
-        ] {
+        for c in Chroma::ALL {
             assert_eq!(c.to_string().parse::<Chroma>().unwrap(), c);
         }
         assert!("420p".parse::<Chroma>().is_err());

@@ -18,14 +18,7 @@ const TAGS: [&str; 21] = [
     "mono12", "mono16",
 ];
 
-const CHROMAS: [Chroma; 6] = [
-    Chroma::C420,
-    Chroma::C422,
-    Chroma::C444,
-    Chroma::C411,
-    Chroma::C444Alpha,
-    Chroma::Mono,
-];
+const CHROMAS: [Chroma; 6] = Chroma::ALL;
 
 /// A generated input and what reading it must give.
 #[derive(Debug)]

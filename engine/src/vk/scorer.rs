@@ -27,8 +27,8 @@ use super::context::Gpu;
 use super::device::MemoryModel;
 use super::errors::vk_error;
 use super::pipeline::{self, groups, Params, Pipelines, PASSES};
+use super::pipeline_cache::ContextCounts;
 use super::reduce;
-use super::selftest;
 use super::shaders::{soft_f64_available, ArithVariant};
 use super::workers::Workers;
 use super::{UploadPath, VkOptions};
@@ -235,7 +235,8 @@ pub struct VkScorer {
     descriptor_pool: vk::DescriptorPool,
     compute_pool: vk::CommandPool,
     transfer_pool: Option<vk::CommandPool>,
-    pipelines: Pipelines,
+    /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
+    pipelines: Arc<Pipelines>,
     last_pass_ns: Option<[f64; PASSES.len()]>,
     /// Where the submitting thread's time went, and the GPU's (see
     /// [`HostStats`]).
@@ -255,8 +256,9 @@ impl VkScorer {
     /// A scorer for `width` x `height` luma planes of `bit_depth` bits under
     /// `opts`, on the device and paths `vk` asks for.
     ///
-    /// Opens the device, runs the arithmetic self-test (choosing native fp64 or
-    /// the software fp64 path), builds the pipelines and allocates every buffer.
+    /// Opens the device (shared by the process), takes the pipelines of the
+    /// arithmetic path (native fp64 or the software fp64 path; built and
+    /// self-tested by the device's first scorer only) and allocates every buffer.
     ///
     /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::MissingFeature`],
     /// [`Error::SelfTestFailed`], [`Error::PlaneTooSmall`], [`Error::Unsupported`]
@@ -302,7 +304,7 @@ impl VkScorer {
                     .into(),
             ));
         }
-        let pipelines = choose_variant(&gpu, vk_opts.no_fp64)?;
+        let pipelines = gpu.tested_pipelines(vk_opts.no_fp64)?;
         let upload = match vk_opts.upload {
             // Direct wherever device memory is host-visible in full: on the
             // H200 (resizable BAR) it measured faster than staging at 1080p
@@ -409,6 +411,13 @@ impl VkScorer {
     /// The arithmetic path in use (after the self-test).
     pub fn arithmetic(&self) -> ArithVariant {
         self.pipelines.variant
+    }
+
+    /// How often this scorer's device built the pipelines of its arithmetic
+    /// variant and ran that variant's self-test: 1 each, however many scorers
+    /// the device has made (see [`super::pipeline_cache`]).
+    pub fn context_counts(&self) -> ContextCounts {
+        self.gpu.context_counts(self.pipelines.variant)
     }
 
     /// The upload path in use (never `Auto`).
@@ -1392,39 +1401,6 @@ fn not_mapped() -> Error {
     }
 }
 
-/// Builds the pipelines of the arithmetic path to use, after its self-test:
-/// native fp64 when the device has it (unless `no_fp64`), else the software
-/// path; a failing native path falls back to the software one when it exists.
-fn choose_variant(gpu: &Gpu, no_fp64: bool) -> Result<Pipelines> {
-    let try_variant = |v: ArithVariant| -> Result<Pipelines> {
-        let mut p = Pipelines::new(gpu, v)?;
-        match selftest::run(gpu, &p) {
-            Ok(()) => Ok(p),
-            Err(e) => {
-                p.destroy(gpu);
-                Err(e)
-            }
-        }
-    };
-    let info = &gpu.device.info;
-    if !no_fp64 && info.float64 {
-        match try_variant(ArithVariant::Fp64) {
-            Ok(p) => return Ok(p),
-            Err(e) if soft_f64_available() => {
-                tracing::warn!("{e}; trying the software fp64 path");
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    if !soft_f64_available() {
-        return Err(Error::MissingFeature {
-            device: info.name.clone(),
-            feature: "shaderFloat64 (the software fp64 path is not built yet)",
-        });
-    }
-    try_variant(ArithVariant::SoftF64)
-}
-
 fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
     let d = &gpu.device.raw;
     // SAFETY: the device is idle (the caller waited) and every handle is
@@ -1496,7 +1472,6 @@ impl Drop for VkScorer {
                     .destroy_descriptor_pool(self.descriptor_pool, None);
             }
         }
-        self.pipelines.destroy(gpu);
     }
 }
 

@@ -1,4 +1,4 @@
-//! [`PipelineCache`]: the per-device memory of which arithmetic variants pass
+//! `PipelineCache`: the per-device memory of which arithmetic variants pass
 //! the self-test, with their pipelines. A [`Gpu`] owns one; the first scorer
 //! on the device builds a variant's pipelines and runs its self-test, every
 //! later scorer on the same device (including each one-off scorer of

@@ -335,18 +335,7 @@ impl Drop for VkScorer {
                 let _ = rx.recv();
             }
         }
-        // The device is shared: wait for this scorer's own work only (every
-        // fence is signalled at creation, so unsubmitted slots pass at once).
-        let fences: Vec<vk::Fence> = self
-            .slots
-            .iter()
-            .map(|s| s.fence)
-            .filter(|f| *f != vk::Fence::null())
-            .collect();
-        if !fences.is_empty() {
-            // SAFETY: the fences belong to this device.
-            let _ = unsafe { self.gpu.device.raw.wait_for_fences(&fences, true, u64::MAX) };
-        }
+        self.wait_own_work();
         let gpu = &self.gpu;
         for slot in self.slots.iter_mut().rev() {
             destroy_slot(gpu, slot);

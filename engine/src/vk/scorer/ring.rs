@@ -159,6 +159,23 @@ impl VkScorer {
         .map_err(|r| vk_error(r, format!("waiting for frame {}", slot.frame)))
     }
 
+    /// Waits for every slot's last submission, ignoring errors (on the way
+    /// out). The device is shared: this waits for this scorer's own work only
+    /// (every fence is signalled at creation, so unsubmitted slots pass at
+    /// once).
+    pub(super) fn wait_own_work(&self) {
+        let fences: Vec<vk::Fence> = self
+            .slots
+            .iter()
+            .map(|s| s.fence)
+            .filter(|f| *f != vk::Fence::null())
+            .collect();
+        if !fences.is_empty() {
+            // SAFETY: the fences belong to this device.
+            let _ = unsafe { self.gpu.device.raw.wait_for_fences(&fences, true, u64::MAX) };
+        }
+    }
+
     /// Whether slot `i`'s work has finished.
     pub(super) fn is_ready(&self, i: usize) -> Result<bool> {
         // SAFETY: the fence belongs to this device.

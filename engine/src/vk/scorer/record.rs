@@ -8,7 +8,7 @@ use ash::vk;
 use super::stats::TIMESTAMPS;
 use super::VkScorer;
 use crate::vk::commands;
-use crate::vk::pipeline::{groups, PASSES};
+use crate::vk::pipeline::FramePass;
 use crate::Result;
 
 impl VkScorer {
@@ -60,13 +60,7 @@ impl VkScorer {
             }
         }
         let p = &self.params;
-        let s = &self.sizes;
-        let dims = [
-            (p.sw, p.sh, 2),
-            (s.hw, p.sh, 1),
-            (s.hw, s.hh, 1),
-            (s.hw, s.hh, 1),
-        ];
+        let extents = self.sizes.extents();
         // SAFETY: `cmd` is recording on the compute family; the pipelines, layout,
         // set and query pool are valid and outlive the command buffer; push
         // constants match the layout's range.
@@ -91,20 +85,16 @@ impl VkScorer {
                 bytemuck::bytes_of(p),
             );
         }
-        for (k, (name, (x, y, z))) in PASSES.iter().zip(dims).enumerate() {
-            let pass = self.pipelines.pass(name)?;
+        for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
+            let pass = self.pipelines.frame_pass(frame_pass)?;
+            let [x, y, z] = frame_pass.groups(&extents);
             if k > 0 {
                 commands::compute_to_compute(gpu, cmd);
             }
             // SAFETY: as above.
             unsafe {
                 d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
-                d.cmd_dispatch(
-                    cmd,
-                    groups(x, pass.local_size[0]),
-                    groups(y, pass.local_size[1]),
-                    groups(z, pass.local_size[2]),
-                );
+                d.cmd_dispatch(cmd, x, y, z);
                 if let Some(q) = slot.queries {
                     d.cmd_write_timestamp(
                         cmd,

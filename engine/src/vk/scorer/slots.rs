@@ -14,7 +14,7 @@ use super::VkScorer;
 use crate::cpu::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
-use crate::vk::pipeline::{self, groups};
+use crate::vk::pipeline::{self, FrameExtents, FramePass};
 use crate::vk::reduce;
 use crate::vk::UploadPath;
 use crate::{Error, FrameScore, Result};
@@ -40,9 +40,19 @@ impl Sizes {
     pub(super) fn valid_len(&self) -> u64 {
         self.hw as u64 * self.hh as u64
     }
-    /// Workgroups of the terms pass (16 x 16), one partial-sum record each.
+    /// What the frame's passes are dispatched over.
+    pub(super) fn extents(&self) -> FrameExtents {
+        FrameExtents {
+            sw: self.geometry.scaled_width,
+            sh: self.geometry.scaled_height,
+            hw: self.hw,
+            hh: self.hh,
+        }
+    }
+    /// Workgroups of the terms pass, one partial-sum record each.
     pub(super) fn term_groups(&self) -> u64 {
-        groups(self.hw, 16) as u64 * groups(self.hh, 16) as u64
+        let [x, y, z] = FramePass::Terms.groups(&self.extents());
+        x as u64 * y as u64 * z as u64
     }
 }
 

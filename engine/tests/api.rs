@@ -153,6 +153,67 @@ fn score_pair_matches_the_cpu_twin() {
     assert!(engine.validation_messages().is_empty());
 }
 
+/// The device builds an arithmetic variant's pipelines and runs its
+/// self-test once: a second scorer, `score_pair`'s one-off scorers and a
+/// `VkScorer` on the same device reuse them (the counters stay at 1), and
+/// still score as the CPU twin does.
+#[test]
+fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
+    if !gpu_present() {
+        return;
+    }
+    use vkssim::api::ContextCounts;
+    use vkssim::vk::{UploadPath, VkScorer};
+    let engine = engine();
+    let (w, h) = (72u32, 40u32);
+    let (r, d) = (frame(w, h, 8, 31), frame(w, h, 8, 32));
+    let mut desc = ScorerDesc::new(w, h, 8);
+    desc.ssim.enable_lcs = true;
+    let first = engine.scorer(&desc).expect("first scorer");
+    let variant = first.arithmetic();
+    let once = ContextCounts {
+        pipeline_builds: 1,
+        selftest_runs: 1,
+    };
+    assert_eq!(engine.context_counts(variant), once);
+    let mut second = engine.scorer(&desc).expect("second scorer");
+    assert_eq!(second.arithmetic(), variant);
+    second
+        .submit_host(
+            HostPlane::u8(&r.bytes, w as usize),
+            HostPlane::u8(&d.bytes, w as usize),
+        )
+        .expect("submit");
+    let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+    assert_eq!(second.wait().expect("a result").expect("score"), want);
+    for _ in 0..3 {
+        let got = engine
+            .score_pair(
+                &desc,
+                HostPlane::u8(&r.bytes, w as usize),
+                HostPlane::u8(&d.bytes, w as usize),
+            )
+            .expect("score_pair");
+        assert_eq!(got, want);
+    }
+    // `VkScorer::new` with the same device choice shares the engine's device.
+    let opts = VkOptions {
+        validation: true,
+        upload: UploadPath::Auto,
+        ..VkOptions::default()
+    };
+    let vk = VkScorer::new(w, h, 8, &SsimOptions::default(), &opts).expect("VkScorer");
+    assert_eq!(vk.arithmetic(), variant);
+    assert_eq!(vk.context_counts(), once);
+    assert_eq!(engine.context_counts(variant), once);
+    drop((first, second, vk));
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:#?}",
+        engine.validation_messages()
+    );
+}
+
 #[test]
 fn refusals_name_what_is_wrong() {
     if !gpu_present() {

@@ -12,7 +12,7 @@ use super::scorer::{Scorer, ScorerDesc};
 use crate::vk::context::{Gpu, QueueLock};
 use crate::vk::device;
 use crate::vk::instance::Instance;
-use crate::vk::VkOptions;
+use crate::vk::{ArithVariant, ContextCounts, VkOptions};
 use crate::{Error, FrameScore, Result};
 
 /// Device features vkssim cannot work without (Vulkan's names). An import
@@ -299,6 +299,18 @@ impl Engine {
         self.gpu.device_name()
     }
 
+    /// How often the engine's device built `variant`'s pipelines and ran its
+    /// self-test: at most once each, however many scorers it made.
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// let counts = engine.context_counts(vkssim::api::ArithVariant::Fp64);
+    /// assert!(counts.pipeline_builds <= 1);
+    /// ```
+    pub fn context_counts(&self, variant: ArithVariant) -> ContextCounts {
+        self.gpu.context_counts(variant)
+    }
+
     /// Whether the device is the host's ([`Engine::import`]).
     ///
     /// ```no_run
@@ -388,8 +400,10 @@ impl Engine {
         self.timeline
     }
 
-    /// A scorer for one geometry and set of options (see [`Scorer`]). Runs the
-    /// device's arithmetic self-test and allocates every buffer.
+    /// A scorer for one geometry and set of options (see [`Scorer`]).
+    /// Allocates every buffer; the device's first scorer of an arithmetic
+    /// variant also builds its pipelines and runs its self-test, which later
+    /// scorers (and [`Engine::score_pair`]) reuse.
     ///
     /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (bit depth,
     /// scale above 128), [`Error::SelfTestFailed`],
@@ -406,7 +420,8 @@ impl Engine {
     }
 
     /// Scores one pair from host memory and returns its result: a one-off
-    /// scorer with one frame in flight, dropped afterwards. For many pairs, keep
+    /// scorer with one frame in flight, dropped afterwards (the pipelines and
+    /// self-test result stay with the engine's device). For many pairs, keep
     /// a [`Scorer`].
     ///
     /// ```no_run

@@ -33,7 +33,7 @@ mod plane;
 mod scorer;
 
 pub use crate::vk::context::QueueLock;
-pub use crate::vk::{ArithVariant, UploadPath, VkOptions};
+pub use crate::vk::{ArithVariant, ContextCounts, UploadPath, VkOptions};
 pub use crate::{Error, FrameScore, Result, SsimOptions};
 pub use engine::{
     required_features, DeviceHandles, Engine, ImportDesc, MIN_API_VERSION, OPTIONAL_FEATURES,

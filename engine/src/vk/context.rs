@@ -17,6 +17,9 @@ use gpu_allocator::AllocatorDebugSettings;
 
 use super::device::{self, Device};
 use super::instance::{Instance, MessageLog};
+use super::pipeline::Pipelines;
+use super::pipeline_cache::{ContextCounts, PipelineCache};
+use super::shaders::ArithVariant;
 use crate::{Error, Result};
 
 /// A host application's lock on its queues, for an imported device
@@ -60,6 +63,9 @@ pub struct Gpu {
     /// For an imported device: the host's queue lock and the queue's (family,
     /// index); `Some` also means the device and instance are borrowed.
     host_lock: Option<HostQueue>,
+    /// The self-tested pipelines of each arithmetic variant, shared by every
+    /// scorer on this device (see [`super::pipeline_cache`]).
+    pipelines: PipelineCache,
 }
 
 /// An imported device's queue: the host's lock (if any), family, index.
@@ -110,6 +116,7 @@ impl Gpu {
             instance,
             queue_lock: Mutex::new(()),
             host_lock: None,
+            pipelines: PipelineCache::default(),
         })
     }
 
@@ -137,6 +144,7 @@ impl Gpu {
             instance: Arc::new(instance),
             queue_lock: Mutex::new(()),
             host_lock: Some((queue_lock, family, queue_index)),
+            pipelines: PipelineCache::default(),
         })
     }
 
@@ -200,6 +208,19 @@ impl Gpu {
         self.device.device_name()
     }
 
+    /// The self-tested pipelines of the arithmetic path to use (native fp64
+    /// unless `no_fp64` or the device lacks it, else the software path), built
+    /// and self-tested on this device's first request for that variant only.
+    pub(crate) fn tested_pipelines(&self, no_fp64: bool) -> Result<Arc<Pipelines>> {
+        self.pipelines.choose(self, no_fp64)
+    }
+
+    /// How often this device built `variant`'s pipelines and ran its
+    /// self-test (see [`ContextCounts`]).
+    pub fn context_counts(&self, variant: ArithVariant) -> ContextCounts {
+        self.pipelines.counts(variant)
+    }
+
     /// Waits until the device is idle.
     pub(crate) fn wait_idle(&self) -> Result<()> {
         let _guard = self.queue_lock.lock().unwrap_or_else(|p| p.into_inner());
@@ -218,6 +239,7 @@ impl Drop for Gpu {
         if !self.is_imported() {
             let _ = self.wait_idle();
         }
+        self.pipelines.destroy(self);
         // SAFETY: dropped exactly once, here, before the device it allocates from;
         // every allocation was freed by its owner before.
         unsafe { ManuallyDrop::drop(&mut self.allocator) };

@@ -7,7 +7,9 @@
 //!   device and allocator, destroyed in reverse order), [`memory`] (named
 //!   buffers), [`pipeline`] (the passes and their push constants), [`commands`]
 //!   (pools, sync objects, barriers), [`errors`] (Vulkan results into
-//!   [`crate::Error`]), [`selftest`] (the start-up arithmetic check), [`shaders`]
+//!   [`crate::Error`]), [`selftest`] (the start-up arithmetic check),
+//!   [`pipeline_cache`] (each device's self-tested pipelines, built once and
+//!   shared by its scorers), [`shaders`]
 //!   (the build-time SPIR-V) and [`scorer`] ([`VkScorer`]).
 //! - A frame is four compute passes in one pre-recorded command buffer:
 //!   `decimate` (raw samples to fp32, box decimation in int64 fixed point),
@@ -36,6 +38,7 @@ pub mod errors;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;
+pub mod pipeline_cache;
 pub mod reduce;
 pub mod scorer;
 pub mod selftest;
@@ -44,6 +47,7 @@ pub mod workers;
 
 pub use context::Gpu;
 pub use device::{list_devices, DeviceReport, MemoryModel, QueueFamilyReport};
+pub use pipeline_cache::ContextCounts;
 pub use scorer::{DebugFrame, HostStats, UploadSlot, VkScorer};
 pub use shaders::ArithVariant;
 

@@ -100,17 +100,8 @@ impl VkScorer {
     /// packed buffers. The slots keep reading whatever they were bound to last;
     /// the scorer must not be used after this except to drop it.
     pub(crate) fn destroy_external_ring(&self, mut ring: ExternalRing) {
-        let fences: Vec<vk::Fence> = self
-            .slots
-            .iter()
-            .map(|s| s.fence)
-            .filter(|f| *f != vk::Fence::null())
-            .collect();
+        self.wait_own_work();
         let d = &self.gpu.device.raw;
-        if !fences.is_empty() {
-            // SAFETY: the fences belong to this device.
-            let _ = unsafe { d.wait_for_fences(&fences, true, u64::MAX) };
-        }
         if !ring.pre.is_empty() {
             // SAFETY: the buffers came from this pool and are not pending (the
             // fences of every submission that used them signalled).

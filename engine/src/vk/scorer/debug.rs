@@ -1,0 +1,147 @@
+//! The pass-by-pass read-back for tests ([`DebugFrame`]): one frame scored
+//! synchronously, with every pass's output copied back to the host.
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::{not_mapped, VkScorer};
+use crate::vk::commands;
+use crate::{Error, FrameScore, LumaFrame, Result};
+
+/// What every pass reads and writes for one frame, copied back for tests
+/// ([`VkScorer::debug_frame`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DebugFrame {
+    /// Decimated (or converted, at scale 1) reference plane, `sw x sh`.
+    pub decimated_ref: Vec<f32>,
+    /// Decimated distorted plane.
+    pub decimated_dist: Vec<f32>,
+    /// Horizontal Gaussian of r, c, r*r, c*c, r*c, each `(sw - 10) x sh`.
+    pub hfilter: [Vec<f32>; 5],
+    /// mu_r, mu_c, s_rr, s_cc, s_rc, each `(sw - 10) x (sh - 10)`.
+    pub vfilter: [Vec<f32>; 5],
+    /// Per-pixel ssim terms, raster order.
+    pub ssim_terms: Vec<f64>,
+    /// Per-pixel l, c and s terms (with `enable_lcs`).
+    pub lcs_terms: Option<[Vec<f64>; 3]>,
+    /// The frame's score.
+    pub score: FrameScore,
+}
+
+impl VkScorer {
+    /// Scores one pair synchronously and copies back every pass's output, for
+    /// pass-by-pass comparison with the CPU twin. Frames already submitted are
+    /// finished first (their results stay queued).
+    pub fn debug_frame(
+        &mut self,
+        reference: &LumaFrame,
+        distorted: &LumaFrame,
+    ) -> Result<DebugFrame> {
+        if !self.filling.is_empty() {
+            return Err(Error::InvalidOption(
+                "debug_frame while upload slots are handed out".into(),
+            ));
+        }
+        while !self.pending.is_empty() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        self.start(i, reference, distorted)?;
+        self.wait(i)?;
+        let score = self.score(i)?;
+        let s = self.sizes;
+        let slot = &self.slots[i];
+        let dec = self.read_back(&slot.dec)?;
+        let hf = self.read_back(&slot.hfilt)?;
+        let vf = self.read_back(&slot.vfilt)?;
+        let terms = self.read_back(&slot.terms)?;
+        let f32s = |b: &[u8], k: usize, len: u64| -> Vec<f32> {
+            let len = len as usize;
+            b[k * len * 4..(k + 1) * len * 4]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let f64s = |k: usize| -> Vec<f64> {
+            let len = s.valid_len() as usize;
+            terms[k * len * 8..(k + 1) * len * 8]
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect()
+        };
+        Ok(DebugFrame {
+            decimated_ref: f32s(&dec, 0, s.dec_len()),
+            decimated_dist: f32s(&dec, 1, s.dec_len()),
+            hfilter: std::array::from_fn(|k| f32s(&hf, k, s.hfilt_len())),
+            vfilter: std::array::from_fn(|k| f32s(&vf, k, s.valid_len())),
+            ssim_terms: f64s(0),
+            lcs_terms: self.opts.enable_lcs.then(|| [f64s(1), f64s(2), f64s(3)]),
+            score,
+        })
+    }
+
+    /// Copies a slot's device buffer into host memory (waits for the copy), on
+    /// the compute queue, after the slot's work.
+    pub(super) fn read_back(&self, src: &crate::vk::memory::Buffer) -> Result<Vec<u8>> {
+        let gpu = &self.gpu;
+        let mut dst = gpu.create_buffer(
+            &format!("{} read-back", src.name),
+            src.size,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let result = (|| -> Result<Vec<u8>> {
+            let cmd =
+                commands::allocate_command_buffer(gpu, self.compute_pool, "vkssim read-back")?;
+            let run = (|| -> Result<()> {
+                commands::begin(gpu, cmd)?;
+                commands::barrier(
+                    gpu,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                    ),
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_READ,
+                    ),
+                );
+                let region = [vk::BufferCopy::default().size(src.size)];
+                // SAFETY: `cmd` is recording; both buffers hold `src.size` bytes.
+                unsafe {
+                    gpu.device
+                        .raw
+                        .cmd_copy_buffer(cmd, src.raw, dst.raw, &region)
+                };
+                commands::barrier(
+                    gpu,
+                    cmd,
+                    (
+                        vk::PipelineStageFlags::TRANSFER,
+                        vk::AccessFlags::TRANSFER_WRITE,
+                    ),
+                    (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+                );
+                commands::end(gpu, cmd)?;
+                commands::submit_and_wait(
+                    gpu,
+                    gpu.device.compute_queue,
+                    cmd,
+                    "reading back a buffer",
+                )
+            })();
+            // SAFETY: the command buffer finished (or never ran).
+            unsafe {
+                gpu.device
+                    .raw
+                    .free_command_buffers(self.compute_pool, &[cmd])
+            };
+            run?;
+            Ok(dst.mapped().ok_or_else(not_mapped)?.to_vec())
+        })();
+        gpu.destroy_buffer(&mut dst);
+        result
+    }
+}

@@ -1,0 +1,359 @@
+//! [`VkScorer`]: the GPU implementation of [`crate::FrameScorer`] for one
+//! geometry and one set of options.
+//!
+//! Everything is allocated once, at creation: a ring of `frames_in_flight`
+//! slots, each with its upload buffers, the intermediate planes, the per-pixel
+//! term buffer, a descriptor set, a pre-recorded command buffer (the four passes
+//! and their barriers), a fence and timestamp queries. A frame is: copy the raw
+//! samples into the slot (mapped device memory on the direct path, the staging
+//! buffer otherwise), submit, and later wait on the fence, take the fp32 means
+//! from the device's fixed-point partial sums where they provably settle them
+//! ([`super::reduce`]), else sum the per-pixel terms on the host in raster
+//! order (exactness.md §5), and form the dB with the CPU twin's functions.
+//!
+//! Every slot is submitted on the device's one compute queue.
+//!
+//! # Layout
+//! One job per module: this one holds [`VkScorer`] itself (creation, the
+//! accessors and teardown); `slots` the per-frame resources and their sizes;
+//! `record` the command buffers of the passes and barriers; `upload` the
+//! host's samples into a slot ([`UploadSlot`], the copy threads); `ring` the
+//! order of frames (hand out, submit, wait, score, in submission order);
+//! `host_sum` a frame's means from the device's partial sums or the host's
+//! raster-order sum; `stats` the timestamps and [`HostStats`]; `debug` the
+//! pass-by-pass read-back ([`DebugFrame`]); `external` frames already on the
+//! device.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::commands;
+use super::context::Gpu;
+use super::device::MemoryModel;
+use super::pipeline::{self, Params, Pipelines, PASSES};
+use super::pipeline_cache::ContextCounts;
+use super::shaders::{soft_f64_available, ArithVariant};
+use super::workers::Workers;
+use super::{UploadPath, VkOptions};
+use crate::cpu;
+use crate::frame::bytes_per_sample;
+use crate::{Error, FrameScore, Result, SsimOptions};
+
+mod debug;
+mod external;
+mod host_sum;
+mod record;
+mod ring;
+mod slots;
+mod stats;
+mod upload;
+
+pub use debug::DebugFrame;
+pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
+use host_sum::sum_threads;
+use slots::{destroy_slot, Sizes, Slot};
+pub use stats::HostStats;
+pub use upload::UploadSlot;
+
+/// Frames in flight when [`VkOptions::frames_in_flight`] is 0: enough for
+/// reading, upload, compute and the host sums of several frames to overlap.
+pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
+
+/// Source of [`VkScorer`] identities (for [`UploadSlot`] checks).
+static NEXT_SCORER_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Largest decimation factor the GPU accepts (the int64 argument of the seed
+/// note stops holding above it).
+pub const MAX_SCALE: u32 = 128;
+
+/// The GPU float_ssim scorer (see the module documentation).
+pub struct VkScorer {
+    slots: Vec<Slot>,
+    /// Slots submitted and not yet scored, oldest first (on the GPU, or with
+    /// their sum on a worker thread).
+    pending: VecDeque<usize>,
+    /// Slots handed out by [`VkScorer::acquire_slot`], oldest first.
+    filling: VecDeque<usize>,
+    /// Threads summing terms (see [`super::workers`]).
+    workers: Workers,
+    /// This scorer's identity, for [`UploadSlot`] checks.
+    id: u64,
+    /// Scored results not yet taken, oldest first.
+    done: VecDeque<Result<FrameScore>>,
+    next_slot: usize,
+    next_frame: u64,
+    sizes: Sizes,
+    opts: SsimOptions,
+    upload: UploadPath,
+    params: Params,
+    descriptor_pool: vk::DescriptorPool,
+    compute_pool: vk::CommandPool,
+    transfer_pool: Option<vk::CommandPool>,
+    /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
+    pipelines: Arc<Pipelines>,
+    last_pass_ns: Option<[f64; PASSES.len()]>,
+    /// Where the submitting thread's time went, and the GPU's (see
+    /// [`HostStats`]).
+    stats: HostStats,
+    /// Copy a frame's terms out of mapped memory in one block before summing
+    /// (wide loads; for memory that is not host-cached, where the sum's 8-byte
+    /// loads would each cross the bus). [`VkOptions::copy_terms`] forces it.
+    copy_terms: bool,
+    /// Always sum the terms on the host ([`VkOptions::force_host_sum`]), never
+    /// from the device's fixed-point sums.
+    force_host_sum: bool,
+    // Dropped last (after `Drop::drop` destroyed everything above).
+    gpu: Arc<Gpu>,
+}
+
+fn not_mapped() -> Error {
+    Error::Vulkan {
+        result: vk::Result::ERROR_MEMORY_MAP_FAILED,
+        context: "a host-visible buffer has no mapping".into(),
+    }
+}
+
+impl VkScorer {
+    /// A scorer for `width` x `height` luma planes of `bit_depth` bits under
+    /// `opts`, on the device and paths `vk` asks for.
+    ///
+    /// Opens the device (shared by the process), takes the pipelines of the
+    /// arithmetic path (native fp64 or the software fp64 path; built and
+    /// self-tested by the device's first scorer only) and allocates every buffer.
+    ///
+    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::MissingFeature`],
+    /// [`Error::SelfTestFailed`], [`Error::PlaneTooSmall`], [`Error::Unsupported`]
+    /// (scale above 128, `no_fp64` before the software path exists, a bad bit
+    /// depth), [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
+    pub fn new(
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        opts: &SsimOptions,
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
+        cpu::check_geometry(width, height, bit_depth, opts)?;
+        let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
+        Self::with_gpu(gpu, width, height, bit_depth, opts, vk_opts)
+    }
+
+    /// [`VkScorer::new`] on an already open device (`vk_opts.device_index` and
+    /// `vk_opts.validation` are not used): the library API's engines, own or
+    /// imported, share their [`Gpu`] with every scorer they create.
+    pub(crate) fn with_gpu(
+        gpu: Arc<Gpu>,
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        opts: &SsimOptions,
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
+        let geometry = cpu::check_geometry(width, height, bit_depth, opts)?;
+        vk_opts.check()?;
+        if geometry.scale > MAX_SCALE {
+            return Err(Error::Unsupported(format!(
+                "scale {} on the GPU: above {MAX_SCALE} libvmaf's decimation sum is no longer \
+                 exact, so vkssim refuses it (the CPU backend scores it)",
+                geometry.scale
+            )));
+        }
+        if vk_opts.no_fp64 && !soft_f64_available() {
+            return Err(Error::Unsupported(
+                "the software fp64 path (no_fp64): its shaders are not built into this \
+                 vkssim (glsl/include/soft_f64.glsl is missing); use a device with \
+                 shaderFloat64 or the CPU backend"
+                    .into(),
+            ));
+        }
+        let pipelines = gpu.tested_pipelines(vk_opts.no_fp64)?;
+        let upload = match vk_opts.upload {
+            // Direct wherever device memory is host-visible in full: on the
+            // H200 (resizable BAR) it measured faster than staging at 1080p
+            // and 4K, 8 and 10-bit (BENCHMARKS.md).
+            UploadPath::Auto => match gpu.device.info.memory_model() {
+                MemoryModel::Unified | MemoryModel::ResizableBar => UploadPath::Direct,
+                MemoryModel::Staging => UploadPath::Staging,
+            },
+            other => other,
+        };
+        let hw = geometry.scaled_width - 10;
+        let hh = geometry.scaled_height - 10;
+        let sizes = Sizes {
+            geometry,
+            hw,
+            hh,
+            raw_bytes: width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64,
+        };
+        let k = cpu::lcs_map::SsimConstants::libvmaf();
+        let params = Params {
+            width,
+            height,
+            bit_depth,
+            scale: geometry.scale,
+            sw: geometry.scaled_width,
+            sh: geometry.scaled_height,
+            tap_bits: cpu::decimate::decimation_tap(geometry.scale).to_bits(),
+            c1_bits: k.c1.to_bits(),
+            c2_bits: k.c2.to_bits(),
+            c3_bits: k.c3.to_bits(),
+            enable_lcs: opts.enable_lcs as u32,
+            reserved: 0,
+        };
+        let in_flight = if vk_opts.frames_in_flight == 0 {
+            DEFAULT_FRAMES_IN_FLIGHT
+        } else {
+            vk_opts.frames_in_flight
+        };
+        let mut this = Self {
+            slots: Vec::new(),
+            pending: VecDeque::new(),
+            filling: VecDeque::new(),
+            workers: Workers::new(sum_threads(vk_opts.sum_threads), "sum")?,
+            id: NEXT_SCORER_ID.fetch_add(1, Ordering::Relaxed),
+            done: VecDeque::new(),
+            next_slot: 0,
+            next_frame: 0,
+            sizes,
+            opts: *opts,
+            upload,
+            params,
+            descriptor_pool: vk::DescriptorPool::null(),
+            compute_pool: vk::CommandPool::null(),
+            transfer_pool: None,
+            pipelines,
+            last_pass_ns: None,
+            stats: HostStats::default(),
+            copy_terms: false,
+            force_host_sum: vk_opts.force_host_sum,
+            gpu,
+        };
+        // On failure `this` drops and destroys whatever was created.
+        this.descriptor_pool =
+            pipeline::create_descriptor_pool(&this.gpu, in_flight as u32, "vkssim frame sets")?;
+        this.compute_pool = commands::create_pool(
+            &this.gpu,
+            this.gpu.device.compute_family,
+            "vkssim compute commands",
+        )?;
+        if upload == UploadPath::Staging {
+            if let Some((family, _)) = this.gpu.device.transfer {
+                this.transfer_pool = Some(commands::create_pool(
+                    &this.gpu,
+                    family,
+                    "vkssim transfer commands",
+                )?);
+            }
+        }
+        for i in 0..in_flight {
+            let slot = this.create_slot(i)?;
+            this.slots.push(slot);
+            this.record(i)?;
+        }
+        this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
+            !this.slots[0]
+                .terms
+                .memory_properties()
+                .contains(vk::MemoryPropertyFlags::HOST_CACHED)
+        });
+        tracing::info!(
+            device = this.gpu.device_name(),
+            arithmetic = this.pipelines.variant.name(),
+            upload = ?upload,
+            frames_in_flight = in_flight,
+            width,
+            height,
+            bit_depth,
+            scale = geometry.scale,
+            "Vulkan scorer ready"
+        );
+        Ok(this)
+    }
+
+    /// The arithmetic path in use (after the self-test).
+    pub fn arithmetic(&self) -> ArithVariant {
+        self.pipelines.variant
+    }
+
+    /// How often this scorer's device built the pipelines of its arithmetic
+    /// variant and ran that variant's self-test: 1 each, however many scorers
+    /// the device has made (see [`super::pipeline_cache`]).
+    pub fn context_counts(&self) -> ContextCounts {
+        self.gpu.context_counts(self.pipelines.variant)
+    }
+
+    /// The upload path in use (never `Auto`).
+    pub fn upload_path(&self) -> UploadPath {
+        self.upload
+    }
+
+    /// The device's name.
+    pub fn device_name(&self) -> &str {
+        self.gpu.device_name()
+    }
+
+    /// Validation messages so far (warnings and errors; empty without
+    /// validation). The device is shared by every scorer of the process with the
+    /// same device and validation setting, and so is this log.
+    pub fn validation_messages(&self) -> Vec<String> {
+        self.gpu.validation_messages()
+    }
+
+    /// Host threads summing frames' terms.
+    pub fn sum_threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Bits per sample of the frames this scorer takes.
+    pub fn bit_depth(&self) -> u32 {
+        self.sizes.geometry.bit_depth
+    }
+
+    /// The device's driver (name and version, as the driver reports them).
+    pub fn driver(&self) -> &str {
+        &self.gpu.device.info.driver
+    }
+
+    /// Slots a caller may hold at once (the ring's size).
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Bytes uploaded per frame pair (the raw samples of both planes).
+    pub fn bytes_per_frame(&self) -> u64 {
+        2 * self.sizes.raw_bytes
+    }
+}
+
+impl Drop for VkScorer {
+    fn drop(&mut self) {
+        // Sums in progress read the terms buffers: let them finish first.
+        for slot in &mut self.slots {
+            if let Some(rx) = slot.reduction.take() {
+                let _ = rx.recv();
+            }
+        }
+        self.wait_own_work();
+        let gpu = &self.gpu;
+        for slot in self.slots.iter_mut().rev() {
+            destroy_slot(gpu, slot);
+        }
+        // SAFETY: the device is idle; pools are destroyed once, with their
+        // command buffers and sets.
+        unsafe {
+            if let Some(p) = self.transfer_pool.take() {
+                gpu.device.raw.destroy_command_pool(p, None);
+            }
+            if self.compute_pool != vk::CommandPool::null() {
+                gpu.device.raw.destroy_command_pool(self.compute_pool, None);
+            }
+            if self.descriptor_pool != vk::DescriptorPool::null() {
+                gpu.device
+                    .raw
+                    .destroy_descriptor_pool(self.descriptor_pool, None);
+            }
+        }
+    }
+}

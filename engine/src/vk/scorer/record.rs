@@ -1,0 +1,111 @@
+//! Recording a slot's command buffers once, at creation (and again when a
+//! device-resident frame rebinds it): the staging copy and its ownership
+//! transfer when there is one, then the four passes with their barriers and
+//! timestamps.
+
+use ash::vk;
+
+use super::stats::TIMESTAMPS;
+use super::VkScorer;
+use crate::vk::commands;
+use crate::vk::pipeline::FramePass;
+use crate::Result;
+
+impl VkScorer {
+    /// Records slot `i`'s command buffers once; they are resubmitted per frame.
+    pub(super) fn record(&self, i: usize) -> Result<()> {
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        let slot = &self.slots[i];
+        let raw_bufs = [slot.raw[0].raw, slot.raw[1].raw];
+        let copy = |cmd: vk::CommandBuffer| {
+            if let Some(st) = &slot.staging {
+                let half = self.sizes.raw_bytes.next_multiple_of(4);
+                for (p, dst) in raw_bufs.iter().enumerate() {
+                    let region = [vk::BufferCopy::default()
+                        .src_offset(p as u64 * half)
+                        .dst_offset(0)
+                        .size(half.min(slot.raw[p].size))];
+                    // SAFETY: `cmd` is recording; both buffers are valid and the
+                    // regions lie inside them.
+                    unsafe { d.cmd_copy_buffer(cmd, st.raw, *dst, &region) };
+                }
+            }
+        };
+        let cmd = slot.cmd;
+        if let (Some(tcmd), Some((tfamily, _))) = (slot.transfer_cmd, gpu.device.transfer) {
+            commands::begin(gpu, tcmd)?;
+            copy(tcmd);
+            commands::ownership_barrier(
+                gpu,
+                tcmd,
+                &raw_bufs,
+                (tfamily, gpu.device.compute_family),
+                true,
+            );
+            commands::end(gpu, tcmd)?;
+            commands::begin(gpu, cmd)?;
+            commands::ownership_barrier(
+                gpu,
+                cmd,
+                &raw_bufs,
+                (tfamily, gpu.device.compute_family),
+                false,
+            );
+        } else {
+            commands::begin(gpu, cmd)?;
+            if slot.staging.is_some() {
+                copy(cmd);
+                commands::transfer_to_compute(gpu, cmd);
+            }
+        }
+        let p = &self.params;
+        let extents = self.sizes.extents();
+        // SAFETY: `cmd` is recording on the compute family; the pipelines, layout,
+        // set and query pool are valid and outlive the command buffer; push
+        // constants match the layout's range.
+        unsafe {
+            if let Some(q) = slot.queries {
+                d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
+                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+            }
+            d.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.pipelines.layout,
+                0,
+                &[slot.set],
+                &[],
+            );
+            d.cmd_push_constants(
+                cmd,
+                self.pipelines.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                bytemuck::bytes_of(p),
+            );
+        }
+        for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
+            let pass = self.pipelines.frame_pass(frame_pass)?;
+            let [x, y, z] = frame_pass.groups(&extents);
+            if k > 0 {
+                commands::compute_to_compute(gpu, cmd);
+            }
+            // SAFETY: as above.
+            unsafe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
+                d.cmd_dispatch(cmd, x, y, z);
+                if let Some(q) = slot.queries {
+                    d.cmd_write_timestamp(
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        q,
+                        k as u32 + 1,
+                    );
+                }
+            }
+        }
+        commands::compute_to_host(gpu, cmd);
+        commands::end(gpu, cmd)
+    }
+}

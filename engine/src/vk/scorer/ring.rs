@@ -1,0 +1,357 @@
+//! The ring of frames in flight: slots handed out to be filled
+//! (`acquire_slot`), submitted (`submit_slot`), waited on, their sums handed
+//! to the worker threads and their scores taken back in submission order; and
+//! [`FrameScorer`] on top of it.
+
+use std::sync::mpsc::sync_channel;
+use std::time::Instant;
+
+use ash::vk;
+
+use super::host_sum::{score_terms, SendConst};
+use super::upload::UploadSlot;
+use super::{not_mapped, VkScorer};
+use crate::vk::errors::vk_error;
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
+
+impl FrameScorer for VkScorer {
+    fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
+        self.check_frame(&reference, "reference")?;
+        self.check_frame(&distorted, "distorted")?;
+        let slot = self.acquire_slot()?;
+        if let Err(e) = self.copy_in(slot.slot, &reference, &distorted) {
+            self.abandon_slot(slot);
+            return Err(e);
+        }
+        self.submit_slot(slot)
+    }
+
+    fn poll_next(&mut self) -> Option<Result<FrameScore>> {
+        if let Some(r) = self.done.pop_front() {
+            return Some(r);
+        }
+        self.dispatch_ready();
+        let &i = self.pending.front()?;
+        let ready = match &self.slots[i].reduction {
+            Some(rx) => match rx.try_recv() {
+                Ok(r) => Some(r),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return None,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            },
+            None => match self.is_ready(i) {
+                Ok(false) => return None,
+                Ok(true) => None,
+                Err(e) => {
+                    self.pending.pop_front();
+                    return Some(Err(e));
+                }
+            },
+        };
+        match ready {
+            Some(r) => {
+                self.slots[i].reduction = None;
+                self.pending.pop_front();
+                Some(r.map(|(score, fell_back)| {
+                    self.stats.host_sum_fallbacks += fell_back as u64;
+                    score
+                }))
+            }
+            None => {
+                self.finish_oldest();
+                self.done.pop_front()
+            }
+        }
+    }
+
+    fn wait_next(&mut self) -> Option<Result<FrameScore>> {
+        if self.done.is_empty() {
+            self.finish_oldest();
+        }
+        self.done.pop_front()
+    }
+
+    fn in_flight(&self) -> usize {
+        self.pending.len() + self.done.len()
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn queue_depth(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+impl VkScorer {
+    /// Copies the pair into slot `i` and submits its commands.
+    pub(super) fn start(
+        &mut self,
+        i: usize,
+        reference: &LumaFrame,
+        distorted: &LumaFrame,
+    ) -> Result<()> {
+        self.copy_in(i, reference, distorted)?;
+        self.launch(i)
+    }
+
+    /// Submits slot `i`, whose upload memory holds the next pair.
+    pub(super) fn launch(&mut self, i: usize) -> Result<()> {
+        let t = Instant::now();
+        let r = self.launch_inner(i);
+        self.stats.submit_ns += t.elapsed().as_nanos() as u64;
+        r
+    }
+
+    pub(super) fn launch_inner(&mut self, i: usize) -> Result<()> {
+        let frame = self.next_frame;
+        let span = tracing::debug_span!("frame", index = frame);
+        let _enter = span.enter();
+        let _submit = tracing::debug_span!("submit").entered();
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        let slot = &mut self.slots[i];
+        // SAFETY: the fence is not in use (the slot's last submission was waited
+        // on before it was handed out again).
+        unsafe { d.reset_fences(&[slot.fence]) }
+            .map_err(|r| vk_error(r, "resetting a frame fence"))?;
+        let cmds = [slot.cmd];
+        let submitted = if let (Some(tcmd), Some(sem), Some((_, tqueue))) =
+            (slot.transfer_cmd, slot.semaphore, gpu.device.transfer)
+        {
+            let tcmds = [tcmd];
+            let sems = [sem];
+            let t_submit = [vk::SubmitInfo::default()
+                .command_buffers(&tcmds)
+                .signal_semaphores(&sems)];
+            let stages = [vk::PipelineStageFlags::COMPUTE_SHADER];
+            let c_submit = [vk::SubmitInfo::default()
+                .wait_semaphores(&sems)
+                .wait_dst_stage_mask(&stages)
+                .command_buffers(&cmds)];
+            // SAFETY: both command buffers are executable and not pending; the
+            // semaphore is unsignalled (its last signal was waited on by the
+            // compute submission whose fence we waited for).
+            gpu.submit(tqueue, &t_submit, vk::Fence::null())
+                .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
+        } else {
+            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+            gpu.submit(gpu.device.compute_queue, &submit, slot.fence)
+        };
+        submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
+        slot.frame = frame;
+        slot.submitted = Some(Instant::now());
+        self.next_frame += 1;
+        Ok(())
+    }
+
+    /// Waits for slot `i`'s fence.
+    pub(super) fn wait(&self, i: usize) -> Result<()> {
+        let slot = &self.slots[i];
+        let _wait = tracing::debug_span!("wait", index = slot.frame).entered();
+        // SAFETY: the fence belongs to this device.
+        unsafe {
+            self.gpu
+                .device
+                .raw
+                .wait_for_fences(&[slot.fence], true, u64::MAX)
+        }
+        .map_err(|r| vk_error(r, format!("waiting for frame {}", slot.frame)))
+    }
+
+    /// Waits for every slot's last submission, ignoring errors (on the way
+    /// out). The device is shared: this waits for this scorer's own work only
+    /// (every fence is signalled at creation, so unsubmitted slots pass at
+    /// once).
+    pub(super) fn wait_own_work(&self) {
+        let fences: Vec<vk::Fence> = self
+            .slots
+            .iter()
+            .map(|s| s.fence)
+            .filter(|f| *f != vk::Fence::null())
+            .collect();
+        if !fences.is_empty() {
+            // SAFETY: the fences belong to this device.
+            let _ = unsafe { self.gpu.device.raw.wait_for_fences(&fences, true, u64::MAX) };
+        }
+    }
+
+    /// Whether slot `i`'s work has finished.
+    pub(super) fn is_ready(&self, i: usize) -> Result<bool> {
+        // SAFETY: the fence belongs to this device.
+        unsafe { self.gpu.device.raw.get_fence_status(self.slots[i].fence) }
+            .map_err(|r| vk_error(r, format!("polling frame {}", self.slots[i].frame)))
+    }
+
+    /// The score of slot `i`, whose fence has signalled: the raster-order fp64
+    /// sums of its terms, then the CPU twin's means and dB.
+    pub(super) fn score(&mut self, i: usize) -> Result<FrameScore> {
+        self.read_timestamps(i);
+        let slot = &self.slots[i];
+        let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
+        if let Some(t) = slot.submitted {
+            tracing::debug!(
+                frame = slot.frame,
+                latency_us = t.elapsed().as_micros() as u64,
+                "frame scored"
+            );
+        }
+        let (score, fell_back) =
+            score_terms(bytes, &self.sizes, &self.opts, self.force_host_sum, false);
+        self.stats.host_sum_fallbacks += fell_back as u64;
+        Ok(score)
+    }
+
+    /// Slot `i`'s fence signalled: reads its timestamps and hands the sum of its
+    /// terms to a worker thread; the result is received by `finish_oldest`.
+    /// (Handing slots over before their fence signalled, with the worker
+    /// waiting on it, measured slower on the H200: see BENCHMARKS.md.)
+    pub(super) fn dispatch(&mut self, i: usize) -> Result<()> {
+        self.read_timestamps(i);
+        let (sizes, opts, copy, force) =
+            (self.sizes, self.opts, self.copy_terms, self.force_host_sum);
+        let slot = &mut self.slots[i];
+        let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
+        let terms = SendConst(bytes.as_ptr(), bytes.len());
+        let (tx, rx) = sync_channel(1);
+        self.workers.run(move || {
+            let terms = terms;
+            // SAFETY: the slot's terms buffer stays mapped and unwritten until
+            // this result is received: the slot is not resubmitted and not
+            // destroyed before (`finish_oldest` and `Drop` receive it first),
+            // and the GPU finished writing it (its fence signalled).
+            let bytes = unsafe { std::slice::from_raw_parts(terms.0, terms.1) };
+            let _ = tx.send(Ok(score_terms(bytes, &sizes, &opts, force, copy)));
+        })?;
+        slot.reduction = Some(rx);
+        Ok(())
+    }
+
+    /// Hands every pending slot whose fence has signalled, oldest first, to the
+    /// workers (without blocking), so sums run while the caller reads and
+    /// submits.
+    pub(super) fn dispatch_ready(&mut self) {
+        for k in 0..self.pending.len() {
+            let i = self.pending[k];
+            if self.slots[i].reduction.is_some() {
+                continue;
+            }
+            if !matches!(self.is_ready(i), Ok(true)) || self.dispatch(i).is_err() {
+                // Errors surface when `finish_oldest` reaches this slot.
+                return;
+            }
+        }
+    }
+
+    /// Finishes the oldest pending frame into `done` (waiting for its fence and
+    /// for its sum).
+    pub(super) fn finish_oldest(&mut self) {
+        let Some(i) = self.pending.pop_front() else {
+            return;
+        };
+        if self.slots[i].reduction.is_none() {
+            let t = Instant::now();
+            let waited = self.wait(i);
+            self.stats.fence_wait_ns += t.elapsed().as_nanos() as u64;
+            if let Err(e) = waited.and_then(|_| self.dispatch(i)) {
+                self.done.push_back(Err(e));
+                return;
+            }
+        }
+        let t = Instant::now();
+        let received = self.slots[i].reduction.take().map(|rx| rx.recv());
+        self.stats.sum_wait_ns += t.elapsed().as_nanos() as u64;
+        let r = match received {
+            Some(Ok(Ok((score, fell_back)))) => {
+                self.stats.host_sum_fallbacks += fell_back as u64;
+                Ok(score)
+            }
+            Some(Ok(Err(e))) => Err(e),
+            _ => Err(Error::Internal(format!(
+                "frame {}: the thread summing its terms stopped",
+                self.slots[i].frame
+            ))),
+        };
+        if let (Ok(_), Some(t)) = (&r, self.slots[i].submitted) {
+            tracing::debug!(
+                frame = self.slots[i].frame,
+                latency_us = t.elapsed().as_micros() as u64,
+                "frame scored"
+            );
+        }
+        self.done.push_back(r);
+    }
+
+    /// Hands out the next ring slot for the caller to fill with one pair's raw
+    /// samples (from any thread), without copying through a [`LumaFrame`]: e.g.
+    /// a reader writes the files' luma straight into the mapped memory. Give it
+    /// back with [`VkScorer::submit_slot`], in the order the slots were handed
+    /// out. When every slot is busy this waits for the oldest submitted frame
+    /// (its result is queued for `poll_next`/`wait_next`); when every slot is
+    /// handed out it is an error.
+    pub fn acquire_slot(&mut self) -> Result<UploadSlot> {
+        if self.filling.len() == self.slots.len() {
+            return Err(Error::InvalidOption(format!(
+                "all {} upload slots are handed out; submit one before taking another",
+                self.slots.len()
+            )));
+        }
+        if self.pending.len() + self.filling.len() == self.slots.len() {
+            self.finish_oldest();
+        }
+        let i = self.next_slot;
+        let half = self.sizes.raw_bytes.next_multiple_of(4) as usize;
+        let len = self.sizes.raw_bytes as usize;
+        let slot = &mut self.slots[i];
+        let planes = if let Some(st) = slot.staging.as_mut() {
+            let m = st.mapped_mut().ok_or_else(not_mapped)?;
+            let (a, b) = m.split_at_mut(half);
+            [a.as_mut_ptr(), b.as_mut_ptr()]
+        } else {
+            let [r0, r1] = &mut slot.raw;
+            let a = r0.mapped_mut().ok_or_else(not_mapped)?;
+            let b = r1.mapped_mut().ok_or_else(not_mapped)?;
+            [a.as_mut_ptr(), b.as_mut_ptr()]
+        };
+        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        self.filling.push_back(i);
+        Ok(UploadSlot {
+            scorer: self.id,
+            slot: i,
+            planes,
+            len,
+        })
+    }
+
+    /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]); it
+    /// is scored as the next frame. Slots must come back in the order they were
+    /// handed out.
+    pub fn submit_slot(&mut self, slot: UploadSlot) -> Result<()> {
+        if slot.scorer != self.id || self.filling.front() != Some(&slot.slot) {
+            return Err(Error::InvalidOption(format!(
+                "upload slot {} given back out of order or to another scorer",
+                slot.slot
+            )));
+        }
+        self.filling.pop_front();
+        let i = slot.slot;
+        self.launch(i)?;
+        self.pending.push_back(i);
+        self.dispatch_ready();
+        Ok(())
+    }
+
+    /// Gives back a slot without scoring it (e.g. its read failed): it and every
+    /// slot handed out after it return to the ring unused.
+    pub fn abandon_slot(&mut self, slot: UploadSlot) {
+        if slot.scorer != self.id {
+            return;
+        }
+        if let Some(k) = self.filling.iter().position(|&i| i == slot.slot) {
+            let n = self.slots.len();
+            let dropped = self.filling.len() - k;
+            self.filling.truncate(k);
+            self.next_slot = (self.next_slot + n - dropped % n) % n;
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! The resources of one frame in flight ([`Slot`]: upload buffers, the
+//! intermediate planes, the terms buffer, descriptor set, command buffers,
+//! fence, semaphore and timestamp queries), the buffer sizes a geometry needs
+//! ([`Sizes`]), and their creation and destruction.
+
+use std::sync::mpsc::Receiver;
+use std::time::Instant;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::stats::TIMESTAMPS;
+use super::VkScorer;
+use crate::cpu::FrameGeometry;
+use crate::vk::commands;
+use crate::vk::context::Gpu;
+use crate::vk::pipeline::{self, FrameExtents, FramePass};
+use crate::vk::reduce;
+use crate::vk::UploadPath;
+use crate::{Error, FrameScore, Result};
+
+/// Sizes derived from the geometry.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Sizes {
+    pub(super) geometry: FrameGeometry,
+    /// Valid width and height of the SSIM stage.
+    pub(super) hw: u32,
+    pub(super) hh: u32,
+    /// Bytes of one raw plane.
+    pub(super) raw_bytes: u64,
+}
+
+impl Sizes {
+    pub(super) fn dec_len(&self) -> u64 {
+        self.geometry.scaled_width as u64 * self.geometry.scaled_height as u64
+    }
+    pub(super) fn hfilt_len(&self) -> u64 {
+        self.hw as u64 * self.geometry.scaled_height as u64
+    }
+    pub(super) fn valid_len(&self) -> u64 {
+        self.hw as u64 * self.hh as u64
+    }
+    /// What the frame's passes are dispatched over.
+    pub(super) fn extents(&self) -> FrameExtents {
+        FrameExtents {
+            sw: self.geometry.scaled_width,
+            sh: self.geometry.scaled_height,
+            hw: self.hw,
+            hh: self.hh,
+        }
+    }
+    /// Workgroups of the terms pass, one partial-sum record each.
+    pub(super) fn term_groups(&self) -> u64 {
+        let [x, y, z] = FramePass::Terms.groups(&self.extents());
+        x as u64 * y as u64 * z as u64
+    }
+}
+
+/// The resources of one frame in flight.
+pub(super) struct Slot {
+    pub(super) raw: [crate::vk::memory::Buffer; 2],
+    pub(super) staging: Option<crate::vk::memory::Buffer>,
+    pub(super) dec: crate::vk::memory::Buffer,
+    pub(super) hfilt: crate::vk::memory::Buffer,
+    pub(super) vfilt: crate::vk::memory::Buffer,
+    pub(super) terms: crate::vk::memory::Buffer,
+    pub(super) set: vk::DescriptorSet,
+    pub(super) cmd: vk::CommandBuffer,
+    pub(super) transfer_cmd: Option<vk::CommandBuffer>,
+    pub(super) fence: vk::Fence,
+    pub(super) semaphore: Option<vk::Semaphore>,
+    pub(super) queries: Option<vk::QueryPool>,
+    /// Index of the frame it holds, and when it was submitted.
+    pub(super) frame: u64,
+    pub(super) submitted: Option<Instant>,
+    /// The score being formed on a worker thread, once the fence signalled; the
+    /// slot is reused only after it was received.
+    /// With it, whether the host had to sum the terms (see [`crate::vk::reduce`]).
+    pub(super) reduction: Option<Receiver<Result<(FrameScore, bool)>>>,
+}
+
+pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
+    let d = &gpu.device.raw;
+    // SAFETY: the device is idle (the caller waited) and every handle is
+    // destroyed once; command buffers and sets go with their pools.
+    unsafe {
+        if let Some(q) = slot.queries.take() {
+            d.destroy_query_pool(q, None);
+        }
+        if slot.fence != vk::Fence::null() {
+            d.destroy_fence(slot.fence, None);
+            slot.fence = vk::Fence::null();
+        }
+        if let Some(s) = slot.semaphore.take() {
+            d.destroy_semaphore(s, None);
+        }
+    }
+    if let Some(mut b) = slot.staging.take() {
+        gpu.destroy_buffer(&mut b);
+    }
+    for b in [
+        &mut slot.terms,
+        &mut slot.vfilt,
+        &mut slot.hfilt,
+        &mut slot.dec,
+    ] {
+        gpu.destroy_buffer(b);
+    }
+    for b in slot.raw.iter_mut().rev() {
+        gpu.destroy_buffer(b);
+    }
+}
+
+impl VkScorer {
+    pub(super) fn create_slot(&mut self, i: usize) -> Result<Slot> {
+        let gpu = &self.gpu;
+        let s = &self.sizes;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let staging = self.upload == UploadPath::Staging;
+        let raw_usage = if staging {
+            storage | vk::BufferUsageFlags::TRANSFER_DST
+        } else {
+            storage
+        };
+        let raw_location = if staging {
+            MemoryLocation::GpuOnly
+        } else {
+            MemoryLocation::CpuToGpu
+        };
+        let work = storage | vk::BufferUsageFlags::TRANSFER_SRC;
+        // Buffers are created one by one; on an error the ones made so far are
+        // destroyed by `destroy_partial`.
+        let mut made: Vec<crate::vk::memory::Buffer> = Vec::new();
+        let mut make = |name: String, size: u64, usage, loc| -> Result<()> {
+            made.push(gpu.create_buffer(&name, size, usage, loc)?);
+            Ok(())
+        };
+        let result = (|| -> Result<()> {
+            make(
+                format!("vkssim slot {i} raw reference"),
+                s.raw_bytes,
+                raw_usage,
+                raw_location,
+            )?;
+            make(
+                format!("vkssim slot {i} raw distorted"),
+                s.raw_bytes,
+                raw_usage,
+                raw_location,
+            )?;
+            make(
+                format!("vkssim slot {i} decimated planes"),
+                2 * s.dec_len() * 4,
+                work,
+                MemoryLocation::GpuOnly,
+            )?;
+            make(
+                format!("vkssim slot {i} horizontal Gaussian"),
+                5 * s.hfilt_len() * 4,
+                work,
+                MemoryLocation::GpuOnly,
+            )?;
+            make(
+                format!("vkssim slot {i} vertical Gaussian"),
+                5 * s.valid_len() * 4,
+                work,
+                MemoryLocation::GpuOnly,
+            )?;
+            let planes = if self.opts.enable_lcs { 4 } else { 1 };
+            let partials = s.term_groups() * reduce::WORDS_PER_GROUP as u64;
+            make(
+                format!("vkssim slot {i} per-pixel terms"),
+                (planes * s.valid_len() + partials) * 8,
+                work,
+                MemoryLocation::GpuToCpu,
+            )?;
+            if staging {
+                // Host memory (cached where the device offers it): `CpuToGpu`
+                // picks device-local BAR memory on resizable-BAR devices, which
+                // would make the staging copy a second trip through the device.
+                make(
+                    format!("vkssim slot {i} staging"),
+                    2 * s.raw_bytes.next_multiple_of(4),
+                    vk::BufferUsageFlags::TRANSFER_SRC,
+                    MemoryLocation::GpuToCpu,
+                )?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            for mut b in made {
+                gpu.destroy_buffer(&mut b);
+            }
+            return Err(e);
+        }
+        let staging_buf = if staging { made.pop() } else { None };
+        let mut it = made.into_iter();
+        let (Some(r0), Some(r1), Some(dec), Some(hfilt), Some(vfilt), Some(terms)) = (
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+            it.next(),
+        ) else {
+            return Err(Error::Vulkan {
+                result: vk::Result::ERROR_UNKNOWN,
+                context: "internal: slot buffers missing".into(),
+            });
+        };
+        let mut slot = Slot {
+            raw: [r0, r1],
+            staging: staging_buf,
+            dec,
+            hfilt,
+            vfilt,
+            terms,
+            set: vk::DescriptorSet::null(),
+            cmd: vk::CommandBuffer::null(),
+            transfer_cmd: None,
+            fence: vk::Fence::null(),
+            semaphore: None,
+            queries: None,
+            frame: 0,
+            submitted: None,
+            reduction: None,
+        };
+        let more = (|| -> Result<()> {
+            slot.set = pipeline::allocate_set(
+                gpu,
+                self.descriptor_pool,
+                self.pipelines.set_layout,
+                [
+                    slot.raw[0].raw,
+                    slot.raw[1].raw,
+                    slot.dec.raw,
+                    slot.hfilt.raw,
+                    slot.vfilt.raw,
+                    slot.terms.raw,
+                ],
+                &format!("vkssim slot {i} set"),
+            )?;
+            slot.cmd = commands::allocate_command_buffer(
+                gpu,
+                self.compute_pool,
+                &format!("vkssim slot {i} compute commands"),
+            )?;
+            if let Some(pool) = self.transfer_pool {
+                slot.transfer_cmd = Some(commands::allocate_command_buffer(
+                    gpu,
+                    pool,
+                    &format!("vkssim slot {i} transfer commands"),
+                )?);
+                slot.semaphore = Some(commands::create_semaphore(
+                    gpu,
+                    &format!("vkssim slot {i} upload done"),
+                )?);
+            }
+            slot.fence = commands::create_fence(gpu, true, &format!("vkssim slot {i} done"))?;
+            if gpu.device.has_timestamps() {
+                slot.queries = Some(commands::create_timestamps(
+                    gpu,
+                    TIMESTAMPS,
+                    &format!("vkssim slot {i} timestamps"),
+                )?);
+            }
+            Ok(())
+        })();
+        if let Err(e) = more {
+            destroy_slot(gpu, &mut slot);
+            return Err(e);
+        }
+        Ok(slot)
+    }
+}

@@ -1,0 +1,155 @@
+//! Where time went: the slots' GPU timestamps (per-pass times, busy time and
+//! span) and the submitting thread's waits, as [`HostStats`]; and
+//! [`VkScorer::memory_path`], the upload and read-back path in words.
+
+use ash::vk;
+
+use super::VkScorer;
+use crate::vk::pipeline::PASSES;
+
+pub(super) const TIMESTAMPS: u32 = PASSES.len() as u32 + 1;
+
+/// Where time went, for `vkssim bench`: the submitting thread's blocking waits
+/// and submissions, and the GPU's busy time and span from the timestamps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostStats {
+    /// Time spent waiting on frame fences (in `finish_oldest`), ns.
+    pub fence_wait_ns: u64,
+    /// Time spent waiting for the worker threads' sums, ns.
+    pub sum_wait_ns: u64,
+    /// Time spent submitting (fence reset and queue submissions), ns.
+    pub submit_ns: u64,
+    /// Sum over frames of first-to-last timestamp, ns.
+    pub gpu_busy_ns: f64,
+    /// Frames with timestamps.
+    pub gpu_frames: u64,
+    /// Earliest first and latest last timestamp, in ticks.
+    pub gpu_first_tick: Option<u64>,
+    /// See `gpu_first_tick`.
+    pub gpu_last_tick: Option<u64>,
+    /// Nanoseconds per tick.
+    pub tick_ns: f64,
+    /// Frames whose means the device's fixed-point sums did not settle, so the
+    /// host summed their terms in raster order (every frame under
+    /// [`crate::vk::VkOptions::force_host_sum`]); see [`crate::vk::reduce`].
+    pub host_sum_fallbacks: u64,
+}
+
+impl HostStats {
+    /// Wall time from the first frame's first timestamp to the last frame's
+    /// last, ns.
+    pub fn gpu_span_ns(&self) -> Option<f64> {
+        Some(self.gpu_last_tick?.wrapping_sub(self.gpu_first_tick?) as f64 * self.tick_ns)
+    }
+}
+
+impl VkScorer {
+    /// GPU time of each pass (`decimate`, `hfilter`, `vfilter`, `terms`) of the
+    /// last frame scored, in nanoseconds, when the queue has timestamps.
+    pub fn last_pass_ns(&self) -> Option<[f64; PASSES.len()]> {
+        self.last_pass_ns
+    }
+
+    pub(super) fn read_timestamps(&mut self, i: usize) {
+        let Some(q) = self.slots[i].queries else {
+            return;
+        };
+        let mut ticks = [0u64; TIMESTAMPS as usize];
+        // SAFETY: the slot's fence signalled, so every query was written.
+        let ok = unsafe {
+            self.gpu.device.raw.get_query_pool_results(
+                q,
+                0,
+                &mut ticks,
+                vk::QueryResultFlags::TYPE_64,
+            )
+        }
+        .is_ok();
+        if !ok {
+            return;
+        }
+        let period = self.gpu.device.timestamp_period() as f64;
+        let mut ns = [0f64; PASSES.len()];
+        for k in 0..PASSES.len() {
+            ns[k] = ticks[k + 1].wrapping_sub(ticks[k]) as f64 * period;
+        }
+        self.last_pass_ns = Some(ns);
+        let (first, last) = (ticks[0], ticks[PASSES.len()]);
+        let st = &mut self.stats;
+        st.gpu_busy_ns += last.wrapping_sub(first) as f64 * period;
+        st.gpu_frames += 1;
+        st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
+        st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
+        st.tick_ns = period;
+        tracing::debug!(
+            frame = self.slots[i].frame,
+            decimate_us = ns[0] / 1e3,
+            hfilter_us = ns[1] / 1e3,
+            vfilter_us = ns[2] / 1e3,
+            terms_us = ns[3] / 1e3,
+            "GPU pass times"
+        );
+    }
+
+    /// Where time went since the last [`VkScorer::reset_stats`].
+    pub fn stats(&self) -> HostStats {
+        self.stats
+    }
+
+    /// Always sum the terms on the host in raster order (`true`), or use the
+    /// device's fixed-point sums where they settle a frame (`false`, the
+    /// default unless [`crate::vk::VkOptions::force_host_sum`]). Applies to frames scored
+    /// after the call.
+    pub fn set_force_host_sum(&mut self, on: bool) {
+        self.force_host_sum = on;
+    }
+
+    /// Starts the [`HostStats`] afresh.
+    pub fn reset_stats(&mut self) {
+        self.stats = HostStats::default();
+    }
+
+    /// Where the raw samples are written, in words: the memory type the host
+    /// writes (device-local through the BAR, host memory) and the copy after it.
+    pub fn memory_path(&self) -> String {
+        let slot = &self.slots[0];
+        let describe = |f: vk::MemoryPropertyFlags| {
+            let mut parts = Vec::new();
+            if f.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL) {
+                parts.push("device-local");
+            }
+            if f.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
+                parts.push("host-visible");
+            }
+            if f.contains(vk::MemoryPropertyFlags::HOST_CACHED) {
+                parts.push("host-cached");
+            }
+            parts.join(" ")
+        };
+        let terms = format!(
+            "; terms read back from {} memory{}",
+            describe(slot.terms.memory_properties()),
+            if self.copy_terms {
+                " (copied out before summing)"
+            } else {
+                ""
+            }
+        );
+        let path = match &slot.staging {
+            Some(st) => format!(
+                "staging: host writes {} memory, then a copy to device-local memory on the {} queue",
+                describe(st.memory_properties()),
+                if slot.transfer_cmd.is_some() {
+                    "transfer-only"
+                } else {
+                    "compute"
+                }
+            ),
+            None => format!(
+                "direct: host writes {} memory read by the shaders",
+                describe(slot.raw[0].memory_properties())
+            ),
+        };
+        path + &terms
+    }
+}

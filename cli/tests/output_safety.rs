@@ -20,10 +20,7 @@ const H: u32 = 24;
 
 /// A reference and a distorted clip of 3 frames in `dir`.
 fn pair(dir: &Path) -> (PathBuf, PathBuf) {
-    (
-        file(dir, "ref.y4m", &y4m_clip(W, H, 3, 1)),
-        file(dir, "dist.y4m", &y4m_clip(W, H, 3, 50)),
-    )
+    common::y4m_pair(dir, W, H)
 }
 
 /// `vkssim score -r REF -d DIST --csv --backend cpu` and `extra`.

@@ -13,17 +13,14 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{assert_fails, assert_ok, file, run, run_cmd, s, stderr, vkssim, y4m_clip};
+use common::{assert_fails, assert_ok, file, run, run_cmd, s, stderr, vkssim};
 
 const W: u32 = 32;
 const H: u32 = 24;
 
 /// A reference and a distorted clip of 3 frames in `dir`.
 fn pair(dir: &Path) -> (PathBuf, PathBuf) {
-    (
-        file(dir, "ref.y4m", &y4m_clip(W, H, 3, 1)),
-        file(dir, "dist.y4m", &y4m_clip(W, H, 3, 50)),
-    )
+    common::y4m_pair(dir, W, H)
 }
 
 /// `score -r REF -d DIST -q` and `extra`.

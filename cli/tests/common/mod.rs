@@ -102,3 +102,12 @@ pub fn file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     std::fs::write(&p, bytes).unwrap();
     p
 }
+
+/// A reference and a distorted Y4M clip of 3 frames, `width` x `height`, in `dir`
+/// (`ref.y4m`, `dist.y4m`).
+pub fn y4m_pair(dir: &Path, width: u32, height: u32) -> (PathBuf, PathBuf) {
+    (
+        file(dir, "ref.y4m", &y4m_clip(width, height, 3, 1)),
+        file(dir, "dist.y4m", &y4m_clip(width, height, 3, 50)),
+    )
+}

@@ -1,7 +1,8 @@
 //! The C API of vkssim, for C video tools (FFmpeg, GStreamer, libplacebo
 //! users): create an engine on vkssim's own Vulkan device or import the host's,
 //! create a scorer for one geometry, submit pairs from host memory or from the
-//! host's `VkBuffer`s, poll or wait for results in submission order, destroy.
+//! host's `VkBuffer`s and `VkImage`s (`image`), poll or wait for results in
+//! submission order, destroy.
 //! The header, `include/vkssim.h`, is generated from this file by cbindgen.
 //!
 //! Every function returns a [`VkssimStatus`]; on an error the message is kept
@@ -20,7 +21,12 @@ use ash::vk;
 use ash::vk::Handle;
 use vkssim::api::{
     DevicePlane, Engine, HostPlane, ImportDesc, QueueLock, SampleFormat, Scorer, ScorerDesc,
-    SemaphoreRef,
+};
+
+mod image;
+pub use image::{
+    vkssim_device_source_buffer, vkssim_device_source_image, vkssim_scorer_submit_sources,
+    VkssimDeviceSource, VKSSIM_QUEUE_FAMILY_IGNORED, VKSSIM_SOURCE_BUFFER, VKSSIM_SOURCE_IMAGE,
 };
 use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::{Error, FrameScore, SsimOptions};
@@ -779,26 +785,10 @@ pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
             row_pitch: p.row_pitch,
             format,
         };
-        let sems =
-            |p: *const VkssimSemaphore, n: usize, what: &str| -> Result<Vec<SemaphoreRef>, Error> {
-                if n == 0 {
-                    return Ok(Vec::new());
-                }
-                if p.is_null() {
-                    return Err(null_arg(what));
-                }
-                // SAFETY: `n` structs per the contract.
-                let all = unsafe { std::slice::from_raw_parts(p, n) };
-                Ok(all
-                    .iter()
-                    .map(|s| SemaphoreRef {
-                        semaphore: vk::Semaphore::from_raw(s.semaphore),
-                        value: s.timeline.then_some(s.value),
-                    })
-                    .collect())
-            };
-        let w = sems(waits, n_waits, "waits")?;
-        let sg = sems(signals, n_signals, "signals")?;
+        // SAFETY: per the contract.
+        let w = unsafe { image::semaphores(waits, n_waits, "waits") }?;
+        // SAFETY: per the contract.
+        let sg = unsafe { image::semaphores(signals, n_signals, "signals") }?;
         // SAFETY: forwarded from the caller's contract.
         unsafe { s.scorer.submit_device(plane(r), plane(d), &w, &sg) }?;
         Ok(VkssimStatus::VkssimOk)

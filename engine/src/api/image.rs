@@ -455,8 +455,14 @@ impl Scorer {
                     (f.bytes == 1) == (bit_depth <= 8)
                 };
                 if !fits {
+                    let samples = match (f.bit_depth, f.bytes) {
+                        (0, 1) => "8-bit".to_string(),
+                        (0, _) => "16-bit words".to_string(),
+                        (b, _) => format!("{b}-bit"),
+                    };
                     return Err(bad(format!(
-                        "is a {:?} image but the scorer takes {bit_depth}-bit video",
+                        "is a {:?} image ({samples} samples) but the scorer takes \
+                         {bit_depth}-bit video",
                         img.format
                     )));
                 }

@@ -251,6 +251,32 @@ typedef struct VkssimDeviceSource {
   uint32_t msb_bits;
 } VkssimDeviceSource;
 
+// The host's Vulkan objects and what it enabled, for
+// [`vkssim_engine_import2`]. Versioned: set `struct_size` to
+// `sizeof(VkssimImportDesc2)`; later versions only append fields.
+typedef struct VkssimImportDesc2 {
+  // `sizeof(VkssimImportDesc2)`.
+  size_t struct_size;
+  // The handles, queue, lock and options; its `shader_int64`,
+  // `shader_float64` and `timeline_semaphore` flags are ignored (the
+  // features come from `features2`).
+  struct VkssimImportDesc base;
+  // The `VkPhysicalDeviceFeatures2` (with its pNext chain:
+  // `VkPhysicalDeviceVulkan11Features`, `...Vulkan12Features`,
+  // `...TimelineSemaphoreFeatures`, others skipped) the device was created
+  // with; read during the call only.
+  const void *features2;
+  // The enabled device extensions (`ppEnabledExtensionNames`).
+  const char *const *device_extensions;
+  // How many.
+  uint32_t device_extension_count;
+  // The enabled instance extensions (with `VK_EXT_debug_utils` vkssim
+  // names its objects).
+  const char *const *instance_extensions;
+  // How many.
+  uint32_t instance_extension_count;
+} VkssimImportDesc2;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -435,6 +461,20 @@ enum VkssimStatus vkssim_scorer_submit_sources(struct VkssimScorer *scorer,
                                                size_t n_waits,
                                                const struct VkssimSemaphore *signals,
                                                size_t n_signals);
+
+// Creates an engine on the host's instance, device and queue (borrowed, never
+// destroyed), with the features read from `desc->features2` and the
+// extension lists. Refused like `vkssim_engine_import` (shaderInt64 not in
+// the chain: `VKSSIM_ERROR_MISSING_FEATURE`), and when `struct_size` is
+// smaller than this version's.
+//
+// # Safety
+// As `vkssim_engine_import` for `desc->base`; `features2` must point to a
+// `VkPhysicalDeviceFeatures2` whose pNext chain is well-formed; the extension
+// arrays must hold their counts of valid strings. `out` must be a valid
+// pointer.
+enum VkssimStatus vkssim_engine_import2(const struct VkssimImportDesc2 *desc,
+                                        struct VkssimEngine **out);
 
 #ifdef __cplusplus
 } // extern "C"

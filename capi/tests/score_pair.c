@@ -17,7 +17,10 @@
  *      vkssim_scorer_submit_sources (versioned VkssimDeviceSource structs),
  *      which leaves them in TRANSFER_SRC_OPTIMAL; a struct_size that is too
  *      small must be refused;
- *   2. creates its own Vulkan instance and device, imports them, copies the
+ *   2. creates its own Vulkan instance and device, imports them (the
+ *      refused import through vkssim_engine_import's flags, the good one
+ *      through vkssim_engine_import2 with the VkPhysicalDeviceFeatures2 chain
+ *      and the instance extension list), copies the
  *      pair into VkBuffers of that device and scores them through
  *      vkssim_scorer_submit_buffers (waiting on and signalling a semaphore),
  *      prints the score's bits, destroys the engine and checks the device
@@ -190,18 +193,23 @@ struct host {
   int messages;
 };
 
-static VkDevice make_device(struct host *host, VkBool32 int64) {
+/* A device with shaderInt64 as `int64` says, its features given as the
+ * VkPhysicalDeviceFeatures2 `chain` (written here; vkssim_engine_import2 reads
+ * the same chain). */
+static VkDevice make_device(struct host *host, VkBool32 int64,
+                            VkPhysicalDeviceFeatures2 *chain) {
   float prio = 1.0f;
   VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   q.queueFamilyIndex = host->family;
   q.queueCount = 1;
   q.pQueuePriorities = &prio;
-  VkPhysicalDeviceFeatures features = {0};
-  features.shaderInt64 = int64;
+  memset(chain, 0, sizeof *chain);
+  chain->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  chain->features.shaderInt64 = int64;
   VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.pNext = chain;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &q;
-  info.pEnabledFeatures = &features;
   VkDevice device;
   VK(vkCreateDevice(host->pd, &info, NULL, &device));
   return device;
@@ -542,7 +550,8 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
     FAIL("no device with shaderInt64 and a compute queue");
 
   /* Without shaderInt64: refused, naming it. */
-  VkDevice no_int64 = make_device(&host, VK_FALSE);
+  VkPhysicalDeviceFeatures2 chain;
+  VkDevice no_int64 = make_device(&host, VK_FALSE, &chain);
   VkssimImportDesc bad = import_desc(&host, no_int64, false);
   VkssimEngine *engine = NULL;
   if (vkssim_engine_import(&bad, &engine) != VKSSIM_ERROR_MISSING_FEATURE ||
@@ -553,11 +562,22 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
           vkssim_last_error());
   vkDestroyDevice(no_int64, NULL);
 
-  VkDevice device = make_device(&host, VK_TRUE);
+  /* The import that reads the features chain and the extension lists. */
+  VkDevice device = make_device(&host, VK_TRUE, &chain);
   VkQueue queue;
   vkGetDeviceQueue(device, host.family, 0, &queue);
-  VkssimImportDesc good = import_desc(&host, device, true);
-  CHECK(vkssim_engine_import(&good, &engine));
+  VkssimImportDesc2 good;
+  memset(&good, 0, sizeof good);
+  good.struct_size = sizeof good;
+  good.base = import_desc(&host, device, false); /* flags ignored by import2 */
+  good.features2 = &chain;
+  good.instance_extensions = exts;
+  good.instance_extension_count = validation ? 1 : 0;
+  good.struct_size = 16;
+  if (vkssim_engine_import2(&good, &engine) != VKSSIM_ERROR_INVALID_ARGUMENT)
+    FAIL("vkssim_engine_import2 took a short struct_size");
+  good.struct_size = sizeof good;
+  CHECK(vkssim_engine_import2(&good, &engine));
 
   /* Two host-visible buffers holding the planes at an offset of 256 bytes. */
   VkDeviceSize offset = 256;

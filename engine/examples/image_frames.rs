@@ -146,18 +146,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Scores every supported case; returns (identical, total).
 unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::Error>> {
-    let engine = Engine::import(ImportDesc {
-        entry: host.entry.clone(),
-        instance: host.instance.clone(),
-        physical_device: host.physical_device,
-        device: host.device.clone(),
-        queue_family: host.engine_family,
-        queue_index: 0,
-        enabled_features: host.features,
-        timeline_semaphore: host.timeline,
-        queue_lock: None,
-        options: Default::default(),
-    })?;
+    let mut desc = ImportDesc::new(
+        host.entry.clone(),
+        host.instance.clone(),
+        host.physical_device,
+        host.device.clone(),
+        host.features,
+    );
+    desc.queue_family = host.engine_family;
+    desc.instance_extensions = host.instance_extensions.clone();
+    let engine = Engine::import(desc)?;
     let mut images = Images::new(host)?;
     let (mut identical, mut total) = (0, 0);
     let opts = SsimOptions {

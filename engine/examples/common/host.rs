@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use super::frames::Frame;
 use ash::vk;
-use vkssim::api::SemaphoreRef;
+use vkssim::api::{extension_names, EnabledFeatures, SemaphoreRef};
 
 static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -53,8 +53,11 @@ pub struct Host {
     /// Another family that can copy, where the device has one; else the same.
     pub image_family: u32,
     pub image_queue: vk::Queue,
-    pub features: vk::PhysicalDeviceFeatures,
+    /// What the device was created with (for `ImportDesc`).
+    pub features: EnabledFeatures,
     pub timeline: bool,
+    /// The instance extensions enabled (for `ImportDesc`).
+    pub instance_extensions: Vec<std::ffi::CString>,
     ycbcr: bool,
 }
 
@@ -156,13 +159,16 @@ impl Host {
                         .queue_priorities(&priorities),
                 );
             }
-            let mut info = vk::DeviceCreateInfo::default()
-                .queue_create_infos(&queues)
-                .enabled_features(&features);
+            let mut chain = vk::PhysicalDeviceFeatures2::default().features(features);
             if api12 {
-                info = info.push_next(&mut enable11).push_next(&mut enable12);
+                chain = chain.push_next(&mut enable11).push_next(&mut enable12);
             }
+            let info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .push_next(&mut chain);
             let device = instance.create_device(pd, &info, None)?;
+            // What the engine is told: the chain the device was created with.
+            let features = EnabledFeatures::from_chain(&chain);
             let names = validation.then(|| ash::ext::debug_utils::Device::new(&instance, &device));
             let image_queue = device.get_device_queue(image_family as u32, 0);
             let name = props
@@ -183,6 +189,11 @@ impl Host {
                 features,
                 timeline,
                 ycbcr: ycbcr && api12,
+                instance_extensions: if validation {
+                    extension_names(&[ash::ext::debug_utils::NAME])
+                } else {
+                    Vec::new()
+                },
             });
         }
         Err("no Vulkan device with shaderInt64 and a compute queue".into())

@@ -32,6 +32,7 @@
 
 mod engine;
 mod image;
+mod import;
 mod plane;
 mod scorer;
 
@@ -43,5 +44,6 @@ pub use engine::{
     REQUIRED_DEVICE_EXTENSIONS, REQUIRED_FEATURES,
 };
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
+pub use import::{extension_names, EnabledFeatures};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Scorer, ScorerDesc};

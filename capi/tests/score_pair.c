@@ -266,6 +266,38 @@ static void plane_buffer(VkPhysicalDevice pd, VkDevice device,
   vkUnmapMemory(device, *mem);
 }
 
+/* A scorer for device frames of w x h, 8-bit, with enable_lcs and enable_db. */
+static VkssimScorer *device_scorer(VkssimEngine *engine, uint32_t w,
+                                   uint32_t h) {
+  VkssimScorerDesc desc = {0};
+  desc.width = w;
+  desc.height = h;
+  desc.bit_depth = 8;
+  desc.enable_lcs = true;
+  desc.enable_db = true;
+  desc.device_frames = true;
+  VkssimScorer *scorer = NULL;
+  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  return scorer;
+}
+
+/* Waits on vkssim's binary signal `scored` through the engine's queue, with a
+ * fence the host waits for. */
+static void consume_signal(VkssimEngine *engine, VkDevice device,
+                           VkSemaphore scored) {
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence;
+  VK(vkCreateFence(device, &fi, NULL, &fence));
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  last.waitSemaphoreCount = 1;
+  last.pWaitSemaphores = &scored;
+  last.pWaitDstStageMask = &stage;
+  CHECK(vkssim_engine_queue_submit(engine, 1, &last, (uint64_t)fence));
+  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  vkDestroyFence(device, fence, NULL);
+}
+
 /* 1b. Own device, frames in VkBuffers created on it through the engine's
  * handles, chained with binary semaphores submitted through the engine. */
 static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
@@ -291,15 +323,7 @@ static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
   sub.pSignalSemaphores = &decoded;
   CHECK(vkssim_engine_queue_submit(engine, 1, &sub, 0));
 
-  VkssimScorerDesc desc = {0};
-  desc.width = w;
-  desc.height = h;
-  desc.bit_depth = 8;
-  desc.enable_lcs = true;
-  desc.enable_db = true;
-  desc.device_frames = true;
-  VkssimScorer *scorer = NULL;
-  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimScorer *scorer = device_scorer(engine, w, h);
   VkssimDevicePlane pr = {(uint64_t)bufs[0], 0, w};
   VkssimDevicePlane pdst = {(uint64_t)bufs[1], 0, w};
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
@@ -310,18 +334,8 @@ static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
   print_score("own_device_buffers", &score);
 
   /* Consume vkssim's signal, then tidy up. */
-  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence;
-  VK(vkCreateFence(device, &fi, NULL, &fence));
-  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  last.waitSemaphoreCount = 1;
-  last.pWaitSemaphores = &scored;
-  last.pWaitDstStageMask = &stage;
-  CHECK(vkssim_engine_queue_submit(engine, 1, &last, (uint64_t)fence));
-  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  consume_signal(engine, device, scored);
   vkssim_scorer_destroy(scorer);
-  vkDestroyFence(device, fence, NULL);
   vkDestroySemaphore(device, decoded, NULL);
   vkDestroySemaphore(device, scored, NULL);
   for (int k = 0; k < 2; k++) {
@@ -436,15 +450,7 @@ static void own_device_images(const uint8_t *ref, const uint8_t *dist,
   sub.pSignalSemaphores = &decoded;
   CHECK(vkssim_engine_queue_submit(engine, 1, &sub, 0));
 
-  VkssimScorerDesc desc = {0};
-  desc.width = w;
-  desc.height = h;
-  desc.bit_depth = 8;
-  desc.enable_lcs = true;
-  desc.enable_db = true;
-  desc.device_frames = true;
-  VkssimScorer *scorer = NULL;
-  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimScorer *scorer = device_scorer(engine, w, h);
   VkssimDeviceSource sr = vkssim_device_source_image(
       (uint64_t)images[0], VK_FORMAT_R8_UNORM, VK_IMAGE_LAYOUT_GENERAL);
   VkssimDeviceSource sd = sr;
@@ -467,18 +473,8 @@ static void own_device_images(const uint8_t *ref, const uint8_t *dist,
   CHECK(vkssim_scorer_wait(scorer, &score));
   print_score("device_images", &score);
 
-  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence;
-  VK(vkCreateFence(device, &fi, NULL, &fence));
-  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  last.waitSemaphoreCount = 1;
-  last.pWaitSemaphores = &scored;
-  last.pWaitDstStageMask = &stage;
-  CHECK(vkssim_engine_queue_submit(engine, 1, &last, (uint64_t)fence));
-  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  consume_signal(engine, device, scored);
   vkssim_scorer_destroy(scorer);
-  vkDestroyFence(device, fence, NULL);
   vkDestroySemaphore(device, decoded, NULL);
   vkDestroySemaphore(device, scored, NULL);
   vkDestroyCommandPool(device, pool, NULL);
@@ -598,15 +594,7 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
   sub.pSignalSemaphores = &decoded;
   VK(vkQueueSubmit(queue, 1, &sub, VK_NULL_HANDLE));
 
-  VkssimScorerDesc desc = {0};
-  desc.width = w;
-  desc.height = h;
-  desc.bit_depth = 8;
-  desc.enable_lcs = true;
-  desc.enable_db = true;
-  desc.device_frames = true;
-  VkssimScorer *scorer = NULL;
-  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimScorer *scorer = device_scorer(engine, w, h);
   VkssimDevicePlane pr = {(uint64_t)bufs[0], offset, w};
   VkssimDevicePlane pdst = {(uint64_t)bufs[1], offset, w};
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};

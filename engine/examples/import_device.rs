@@ -12,9 +12,8 @@
 
 mod common;
 
-use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ash::vk;
 use common::*;
@@ -23,29 +22,6 @@ use vkssim::api::{
     SampleFormat, ScorerDesc, SemaphoreRef,
 };
 use vkssim::Error;
-
-static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-unsafe extern "system" fn on_message(
-    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    _kind: vk::DebugUtilsMessageTypeFlagsEXT,
-    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    _user: *mut c_void,
-) -> vk::Bool32 {
-    // SAFETY: the layer passes valid callback data with a NUL-terminated message.
-    let text = unsafe { data.as_ref() }
-        .filter(|d| !d.p_message.is_null())
-        .map(|d| {
-            unsafe { CStr::from_ptr(d.p_message) }
-                .to_string_lossy()
-                .into_owned()
-        })
-        .unwrap_or_default();
-    if let Ok(mut m) = MESSAGES.lock() {
-        m.push(format!("{severity:?}: {text}"));
-    }
-    vk::FALSE
-}
 
 /// The host's queue lock (a spin lock, as a C host's lock/unlock pair would
 /// be), with counters to show that vkssim used it.
@@ -83,7 +59,7 @@ fn main() {
 struct Host {
     entry: ash::Entry,
     instance: ash::Instance,
-    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    messenger: Option<common::host::Messenger>,
     physical_device: vk::PhysicalDevice,
     family: u32,
     name: String,
@@ -347,51 +323,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         host.instance.destroy_instance(None);
     }
-    check_validation(&MESSAGES.lock().map(|m| m.clone()).unwrap_or_default());
+    check_validation(&common::host::messages());
     Ok(())
 }
 
 /// The host's instance (Vulkan 1.2 where the loader has it), with validation
-/// and a messenger when asked, and the first device with `shaderInt64` and a
+/// (synchronization validation too) and a messenger when asked, and the first
+/// device with `shaderInt64` and a
 /// compute queue.
 unsafe fn create_instance(validation: bool) -> Result<Host, Box<dyn std::error::Error>> {
-    let entry = ash::Entry::load()?;
-    let version = entry
-        .try_enumerate_instance_version()?
-        .unwrap_or(vk::API_VERSION_1_0)
-        .min(vk::API_VERSION_1_2);
-    let app = vk::ApplicationInfo::default()
-        .application_name(c"vkssim import example")
-        .api_version(version);
-    let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
-    let exts = [ash::ext::debug_utils::NAME.as_ptr()];
-    let mut info = vk::InstanceCreateInfo::default().application_info(&app);
-    if validation {
-        info = info
-            .enabled_layer_names(&layers)
-            .enabled_extension_names(&exts);
-    }
-    let instance = entry.create_instance(&info, None)?;
-    let messenger = if validation {
-        let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
-        let m = du.create_debug_utils_messenger(
-            &vk::DebugUtilsMessengerCreateInfoEXT::default()
-                .message_severity(
-                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                )
-                .message_type(
-                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                )
-                .pfn_user_callback(Some(on_message)),
-            None,
-        )?;
-        Some((du, m))
-    } else {
-        None
-    };
+    let (entry, instance, messenger, _) =
+        common::host::instance(c"vkssim import example", validation)?;
     for pd in instance.enumerate_physical_devices()? {
         let features = instance.get_physical_device_features(pd);
         let families = instance.get_physical_device_queue_family_properties(pd);

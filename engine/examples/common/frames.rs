@@ -7,7 +7,7 @@ use ash::vk;
 use vkssim::api::SemaphoreRef;
 use vkssim::LumaFrame;
 
-use super::host::{usage, Host};
+use super::host::{multi_planar, usage, Host};
 
 /// One pair's host objects: two images (or an image and an `EXCLUSIVE`
 /// buffer holding the distorted plane) and the command buffers that fill them
@@ -258,14 +258,7 @@ impl Images {
             fill: cmds[0],
             back: cmds[1],
         };
-        let multi = !matches!(
-            format,
-            vk::Format::R8_UNORM
-                | vk::Format::R16_UNORM
-                | vk::Format::R10X6_UNORM_PACK16
-                | vk::Format::R12X4_UNORM_PACK16
-        );
-        let aspect = if multi {
+        let aspect = if multi_planar(format) {
             vk::ImageAspectFlags::PLANE_0
         } else {
             vk::ImageAspectFlags::COLOR

@@ -39,11 +39,72 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
+/// A debug-utils messenger and the instance functions that destroy it.
+pub type Messenger = (ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT);
+
+/// What [`instance`] gives: the loader, the instance, its messenger and the
+/// instance's API version.
+pub type HostInstance = (ash::Entry, ash::Instance, Option<Messenger>, u32);
+
+/// The loader, an instance named `app` (Vulkan 1.2 where the loader has it,
+/// returned as the last value) and, with `validation`, the Khronos layer with
+/// synchronization validation and a messenger collecting into [`messages`].
+///
+/// # Safety
+/// The loader must be sound.
+pub unsafe fn instance(
+    app: &CStr,
+    validation: bool,
+) -> Result<HostInstance, Box<dyn std::error::Error>> {
+    let entry = ash::Entry::load()?;
+    let version = entry
+        .try_enumerate_instance_version()?
+        .unwrap_or(vk::API_VERSION_1_0)
+        .min(vk::API_VERSION_1_2);
+    let app = vk::ApplicationInfo::default()
+        .application_name(app)
+        .api_version(version);
+    let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
+    let exts = [
+        ash::ext::debug_utils::NAME.as_ptr(),
+        ash::ext::validation_features::NAME.as_ptr(),
+    ];
+    let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
+    let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+    if validation {
+        info = info
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&exts)
+            .push_next(&mut features);
+    }
+    let instance = entry.create_instance(&info, None)?;
+    if !validation {
+        return Ok((entry, instance, None, version));
+    }
+    let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+    let m = du.create_debug_utils_messenger(
+        &vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(on_message)),
+        None,
+    )?;
+    Ok((entry, instance, Some((du, m)), version))
+}
+
 /// The host's Vulkan objects.
 pub struct Host {
     pub entry: ash::Entry,
     pub instance: ash::Instance,
-    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    messenger: Option<Messenger>,
     names: Option<ash::ext::debug_utils::Device>,
     pub physical_device: vk::PhysicalDevice,
     pub device: ash::Device,
@@ -68,49 +129,8 @@ impl Host {
     /// # Safety
     /// The loader must be sound.
     pub unsafe fn new(validation: bool) -> Result<Self, Box<dyn std::error::Error>> {
-        let entry = ash::Entry::load()?;
-        let version = entry
-            .try_enumerate_instance_version()?
-            .unwrap_or(vk::API_VERSION_1_0)
-            .min(vk::API_VERSION_1_2);
-        let app = vk::ApplicationInfo::default()
-            .application_name(c"vkssim image_frames example")
-            .api_version(version);
-        let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
-        let exts = [
-            ash::ext::debug_utils::NAME.as_ptr(),
-            ash::ext::validation_features::NAME.as_ptr(),
-        ];
-        let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
-        let mut info = vk::InstanceCreateInfo::default().application_info(&app);
-        if validation {
-            info = info
-                .enabled_layer_names(&layers)
-                .enabled_extension_names(&exts)
-                .push_next(&mut features);
-        }
-        let instance = entry.create_instance(&info, None)?;
-        let messenger = if validation {
-            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            let m = du.create_debug_utils_messenger(
-                &vk::DebugUtilsMessengerCreateInfoEXT::default()
-                    .message_severity(
-                        vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                            | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                    )
-                    .message_type(
-                        vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                            | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                            | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                    )
-                    .pfn_user_callback(Some(on_message)),
-                None,
-            )?;
-            Some((du, m))
-        } else {
-            None
-        };
+        let (entry, instance, messenger, version) =
+            instance(c"vkssim image_frames example", validation)?;
         for pd in instance.enumerate_physical_devices()? {
             let supported = instance.get_physical_device_features(pd);
             let families = instance.get_physical_device_queue_family_properties(pd);
@@ -213,14 +233,7 @@ impl Host {
     /// `None` when images of `format` cannot be copied to and from (or need
     /// the Y'CbCr feature the device lacks); else whether they can be sampled.
     pub unsafe fn image_support(&self, format: vk::Format) -> Option<bool> {
-        let multi = !matches!(
-            format,
-            vk::Format::R8_UNORM
-                | vk::Format::R16_UNORM
-                | vk::Format::R10X6_UNORM_PACK16
-                | vk::Format::R12X4_UNORM_PACK16
-        );
-        if multi && !self.ycbcr {
+        if multi_planar(format) && !self.ycbcr {
             return None;
         }
         let props = self
@@ -308,4 +321,16 @@ pub fn usage(sampled: bool) -> vk::ImageUsageFlags {
     } else {
         copy
     }
+}
+
+/// Whether `format` is one of the example's multi-planar formats (the others
+/// are its single-plane ones).
+pub fn multi_planar(format: vk::Format) -> bool {
+    !matches!(
+        format,
+        vk::Format::R8_UNORM
+            | vk::Format::R16_UNORM
+            | vk::Format::R10X6_UNORM_PACK16
+            | vk::Format::R12X4_UNORM_PACK16
+    )
 }

@@ -145,6 +145,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Scores every supported case; returns (identical, total).
+///
+/// # Safety
+/// `host` must be alive until this returns (it waits for the device before).
 unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::Error>> {
     let mut desc = ImportDesc::new(
         host.entry.clone(),

@@ -35,6 +35,9 @@ pub struct Images {
 
 impl Images {
     /// An empty set with a command pool on the image family.
+    ///
+    /// # Safety
+    /// `host` must be alive.
     pub unsafe fn new(host: &Host) -> Result<Self, vk::Result> {
         let pool = host.device.create_command_pool(
             &vk::CommandPoolCreateInfo::default().queue_family_index(host.image_family),
@@ -54,6 +57,9 @@ impl Images {
 
     /// A semaphore pair: the fill signals the first, vkssim waits on it and
     /// signals the second, the return waits on that.
+    ///
+    /// # Safety
+    /// `host` must be the one these objects were made on.
     pub unsafe fn semaphores(
         &mut self,
         host: &Host,
@@ -92,7 +98,10 @@ impl Images {
         Ok((one("filled")?, one("scored")?))
     }
 
-    /// Device memory for `req`, bound by `bind`.
+    /// Device memory for `req` with `props` (the caller binds it).
+    ///
+    /// # Safety
+    /// `host` must be the one these objects were made on.
     unsafe fn memory(
         &mut self,
         host: &Host,
@@ -118,6 +127,10 @@ impl Images {
         Ok(m)
     }
 
+    /// A buffer of `size` bytes in memory with `props`, named `name`.
+    ///
+    /// # Safety
+    /// `host` must be the one these objects were made on.
     unsafe fn buffer(
         &mut self,
         host: &Host,
@@ -143,6 +156,10 @@ impl Images {
     /// bits), filled on the image family and released to the engine's; with
     /// `exclusive`, the distorted plane goes into an `EXCLUSIVE` buffer
     /// instead. The command buffers are recorded, not submitted.
+    ///
+    /// # Safety
+    /// `host` must be the one these objects were made on; both planes must have
+    /// one size and bit depth.
     pub unsafe fn frame(
         &mut self,
         host: &Host,
@@ -269,6 +286,9 @@ impl Images {
     }
 
     /// Destroys everything (the device must be idle).
+    ///
+    /// # Safety
+    /// The device must be idle.
     pub unsafe fn destroy(self, host: &Host) {
         let d = &host.device;
         for i in self.images {
@@ -291,6 +311,10 @@ impl Images {
 }
 
 /// One image barrier over the whole image (every plane).
+///
+/// # Safety
+/// `cmd` must be recording on the host's device and `image` be one of its
+/// images.
 #[allow(clippy::too_many_arguments)]
 unsafe fn image_barrier(
     host: &Host,
@@ -327,6 +351,10 @@ unsafe fn image_barrier(
 }
 
 /// A buffer barrier over the whole buffer.
+///
+/// # Safety
+/// `cmd` must be recording on the host's device and `buffer` be one of its
+/// buffers.
 unsafe fn buffer_barrier(
     host: &Host,
     cmd: vk::CommandBuffer,
@@ -359,6 +387,10 @@ const IGNORED: (u32, u32) = (vk::QUEUE_FAMILY_IGNORED, vk::QUEUE_FAMILY_IGNORED)
 /// Records `frame.fill`: staging to plane 0 of each image (then to the
 /// frame's layout) and to the exclusive buffer, then the release of each to
 /// the engine's family when the families differ.
+///
+/// # Safety
+/// `frame`'s command buffers must be in the initial state and its objects, and
+/// `staging`, valid objects of the host's device.
 unsafe fn record_fill(
     host: &Host,
     frame: &Frame,
@@ -445,6 +477,10 @@ unsafe fn record_fill(
 
 /// Records `frame.back`: the acquire of each image (in `final_layout`) and of
 /// the buffer from the engine's family, when the families differ.
+///
+/// # Safety
+/// `frame`'s command buffers must be in the initial state and its objects valid
+/// objects of the host's device.
 unsafe fn record_return(
     host: &Host,
     frame: &Frame,

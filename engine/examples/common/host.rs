@@ -220,6 +220,9 @@ impl Host {
     }
 
     /// Names `handle` for the validation layer's messages.
+    ///
+    /// # Safety
+    /// `handle` must be an object of this host's device.
     pub unsafe fn name<H: vk::Handle>(&self, handle: H, name: &str) {
         if let Some(du) = &self.names {
             let name = std::ffi::CString::new(name).unwrap_or_default();
@@ -232,6 +235,9 @@ impl Host {
 
     /// `None` when images of `format` cannot be copied to and from (or need
     /// the Y'CbCr feature the device lacks); else whether they can be sampled.
+    ///
+    /// # Safety
+    /// The host's instance must be alive.
     pub unsafe fn image_support(&self, format: vk::Format) -> Option<bool> {
         if multi_planar(format) && !self.ycbcr {
             return None;
@@ -260,6 +266,10 @@ impl Host {
     }
 
     /// Submits `frame`'s fill on the image family's queue, signalling `done`.
+    ///
+    /// # Safety
+    /// `frame` must have been recorded on this host's device and `done` be one
+    /// of its semaphores, unsignalled (binary) or below its value (timeline).
     pub unsafe fn submit_fill(&self, frame: &Frame, done: SemaphoreRef) -> Result<(), vk::Result> {
         let cmds = [frame.fill];
         let sems = [done.semaphore];
@@ -277,6 +287,10 @@ impl Host {
 
     /// Submits `frame`'s return (the acquire back, when the families differ)
     /// after `scored`.
+    ///
+    /// # Safety
+    /// `frame` must have been recorded on this host's device and `scored` be
+    /// signalled by work submitted before.
     pub unsafe fn submit_return(
         &self,
         frame: &Frame,
@@ -299,6 +313,10 @@ impl Host {
     }
 
     /// Destroys the device and instance (after [`Images::destroy`]).
+    ///
+    /// # Safety
+    /// The device must be idle and every object made on it destroyed
+    /// ([`super::frames::Images::destroy`]).
     pub unsafe fn destroy(self) {
         self.device.destroy_device(None);
         if let Some((du, m)) = &self.messenger {

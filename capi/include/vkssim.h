@@ -21,6 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// `VkssimDeviceSource.kind`: a plane in a `VkBuffer`.
+#define VKSSIM_SOURCE_BUFFER 0
+
+// `VkssimDeviceSource.kind`: plane 0 of a `VkImage`.
+#define VKSSIM_SOURCE_IMAGE 1
+
+// `VK_QUEUE_FAMILY_IGNORED` (`~0u`): no queue-family ownership transfer.
+#define VKSSIM_QUEUE_FAMILY_IGNORED 4294967295
+
 // What a call did.
 typedef enum VkssimStatus {
   // Success (for poll and wait: a result was written).
@@ -196,6 +205,78 @@ typedef struct VkssimScore {
   double float_ssim;
 } VkssimScore;
 
+// Where one plane of a device-resident pair is: a `VkBuffer` or plane 0 of
+// a `VkImage` on the engine's device. Versioned: set `struct_size` to
+// `sizeof(VkssimDeviceSource)` (or start from
+// `vkssim_device_source_buffer`/`vkssim_device_source_image`, which do);
+// later versions only append fields, and vkssim reads only the first
+// `struct_size` bytes.
+//
+// Images: formats `R8_UNORM`, `R16_UNORM`, `R10X6_UNORM_PACK16`,
+// `R12X4_UNORM_PACK16` and the 8, 10X6, 12X4 and 16-bit multi-planar ones
+// (NV12, P010, ...); MSB-aligned samples are shifted down exactly. vkssim
+// moves the image from `layout` to `TRANSFER_SRC_OPTIMAL`, copies the plane
+// on the device and leaves it in `final_layout`. With a `queue_family` other
+// than `VKSSIM_QUEUE_FAMILY_IGNORED` and the engine's, it records the
+// ownership acquire (`oldLayout = newLayout = layout`) and the release back
+// (`oldLayout = newLayout = final_layout`), over the whole image (and, for a
+// buffer, the whole buffer: an `EXCLUSIVE` buffer, always copied); the host
+// records the matching release before and acquire after.
+typedef struct VkssimDeviceSource {
+  // `sizeof(VkssimDeviceSource)`.
+  size_t struct_size;
+  // `VKSSIM_SOURCE_BUFFER` or `VKSSIM_SOURCE_IMAGE`.
+  uint32_t kind;
+  // The queue family that owns the buffer or image, or
+  // `VKSSIM_QUEUE_FAMILY_IGNORED`.
+  uint32_t queue_family;
+  // Buffer: the `VkBuffer` (STORAGE_BUFFER and TRANSFER_SRC usage).
+  uint64_t buffer;
+  // Buffer: bytes from its start to the first sample.
+  uint64_t offset;
+  // Buffer: bytes between the starts of consecutive rows.
+  uint64_t row_pitch;
+  // Image: the `VkImage` (TRANSFER_SRC usage).
+  uint64_t image;
+  // Image: its `VkFormat`.
+  int32_t format;
+  // Image: its `VkImageLayout` when the pair's work starts.
+  int32_t layout;
+  // Image: the `VkImageLayout` to leave it in.
+  int32_t final_layout;
+  // Image: the array layer holding the frame.
+  uint32_t array_layer;
+  // Image: 10 or 12 for `R16_UNORM`/`G16_...` images holding MSB-aligned
+  // 10 or 12-bit samples; 0: as the format says.
+  uint32_t msb_bits;
+} VkssimDeviceSource;
+
+// The host's Vulkan objects and what it enabled, for
+// [`vkssim_engine_import2`]. Versioned: set `struct_size` to
+// `sizeof(VkssimImportDesc2)`; later versions only append fields.
+typedef struct VkssimImportDesc2 {
+  // `sizeof(VkssimImportDesc2)`.
+  size_t struct_size;
+  // The handles, queue, lock and options; its `shader_int64`,
+  // `shader_float64` and `timeline_semaphore` flags are ignored (the
+  // features come from `features2`).
+  struct VkssimImportDesc base;
+  // The `VkPhysicalDeviceFeatures2` (with its pNext chain:
+  // `VkPhysicalDeviceVulkan11Features`, `...Vulkan12Features`,
+  // `...TimelineSemaphoreFeatures`, others skipped) the device was created
+  // with; read during the call only.
+  const void *features2;
+  // The enabled device extensions (`ppEnabledExtensionNames`).
+  const char *const *device_extensions;
+  // How many.
+  uint32_t device_extension_count;
+  // The enabled instance extensions (with `VK_EXT_debug_utils` vkssim
+  // names its objects).
+  const char *const *instance_extensions;
+  // How many.
+  uint32_t instance_extension_count;
+} VkssimImportDesc2;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -345,6 +426,55 @@ size_t vkssim_scorer_in_flight(const struct VkssimScorer *scorer);
 // # Safety
 // `scorer` must be NULL or a live scorer, not used afterwards.
 void vkssim_scorer_destroy(struct VkssimScorer *scorer);
+
+// A buffer source, no ownership transfer (set `queue_family` for an
+// `EXCLUSIVE` buffer owned by another family).
+struct VkssimDeviceSource vkssim_device_source_buffer(uint64_t buffer,
+                                                      uint64_t offset,
+                                                      uint64_t row_pitch);
+
+// An image source: layer 0 of `image` in `layout`, left in `layout`, no
+// ownership transfer (set `final_layout`, `queue_family`, `array_layer` and
+// `msb_bits` as needed).
+struct VkssimDeviceSource vkssim_device_source_image(uint64_t image,
+                                                     int32_t format,
+                                                     int32_t layout);
+
+// Queues a pair whose planes are in the host's buffers or images (see
+// `VkssimDeviceSource`). The pair's work waits for `waits` and signals
+// `signals` once its results are written and the images are back in their
+// final layouts (released to their families). Needs a scorer created with
+// `device_frames`.
+//
+// # Safety
+// `scorer` must be a live scorer; the sources must point to valid structs
+// naming valid objects of the engine's device: buffers and images holding the
+// planes (images with a plane 0 of at least the scorer's size, in `layout`,
+// released to the engine's family when `queue_family` differs), not written
+// until the pair is done, and alive until the scorer is destroyed;
+// `waits`/`signals` must point to `n_waits`/`n_signals` structs (or be NULL
+// with a count of 0).
+enum VkssimStatus vkssim_scorer_submit_sources(struct VkssimScorer *scorer,
+                                               const struct VkssimDeviceSource *reference,
+                                               const struct VkssimDeviceSource *distorted,
+                                               const struct VkssimSemaphore *waits,
+                                               size_t n_waits,
+                                               const struct VkssimSemaphore *signals,
+                                               size_t n_signals);
+
+// Creates an engine on the host's instance, device and queue (borrowed, never
+// destroyed), with the features read from `desc->features2` and the
+// extension lists. Refused like `vkssim_engine_import` (shaderInt64 not in
+// the chain: `VKSSIM_ERROR_MISSING_FEATURE`), and when `struct_size` is
+// smaller than this version's.
+//
+// # Safety
+// As `vkssim_engine_import` for `desc->base`; `features2` must point to a
+// `VkPhysicalDeviceFeatures2` whose pNext chain is well-formed; the extension
+// arrays must hold their counts of valid strings. `out` must be a valid
+// pointer.
+enum VkssimStatus vkssim_engine_import2(const struct VkssimImportDesc2 *desc,
+                                        struct VkssimEngine **out);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -1,7 +1,8 @@
 //! The C API of vkssim, for C video tools (FFmpeg, GStreamer, libplacebo
 //! users): create an engine on vkssim's own Vulkan device or import the host's,
 //! create a scorer for one geometry, submit pairs from host memory or from the
-//! host's `VkBuffer`s, poll or wait for results in submission order, destroy.
+//! host's `VkBuffer`s and `VkImage`s (`image`), poll or wait for results in
+//! submission order, destroy.
 //! The header, `include/vkssim.h`, is generated from this file by cbindgen.
 //!
 //! Every function returns a [`VkssimStatus`]; on an error the message is kept
@@ -19,9 +20,17 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 use vkssim::api::{
-    DevicePlane, Engine, HostPlane, ImportDesc, QueueLock, SampleFormat, Scorer, ScorerDesc,
-    SemaphoreRef,
+    extension_names, DevicePlane, EnabledFeatures, Engine, HostPlane, ImportDesc, QueueLock,
+    SampleFormat, Scorer, ScorerDesc,
 };
+
+mod image;
+mod import;
+pub use image::{
+    vkssim_device_source_buffer, vkssim_device_source_image, vkssim_scorer_submit_sources,
+    VkssimDeviceSource, VKSSIM_QUEUE_FAMILY_IGNORED, VKSSIM_SOURCE_BUFFER, VKSSIM_SOURCE_IMAGE,
+};
+pub use import::{vkssim_engine_import2, VkssimImportDesc2};
 use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::{Error, FrameScore, SsimOptions};
 
@@ -421,11 +430,40 @@ pub unsafe extern "C" fn vkssim_engine_import(
     out: *mut *mut VkssimEngine,
 ) -> VkssimStatus {
     guard(|| {
+        // SAFETY: the caller passes a valid struct or NULL.
+        let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
+        let features = EnabledFeatures::new(
+            vk::PhysicalDeviceFeatures::default()
+                .shader_int64(d.shader_int64)
+                .shader_float64(d.shader_float64),
+        )
+        .with_timeline_semaphore(d.timeline_semaphore);
+        let mut device_extensions = Vec::new();
+        if d.timeline_semaphore {
+            // The flag says the feature is on: on Vulkan 1.1 through the extension.
+            device_extensions = extension_names(&[ash::khr::timeline_semaphore::NAME]);
+        }
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { import_engine(d, features, device_extensions, Vec::new(), out) }
+    })
+}
+
+/// [`vkssim_engine_import`]'s work, with what the host enabled given apart
+/// (also used by `vkssim_engine_import2`).
+///
+/// # Safety
+/// As [`vkssim_engine_import`].
+unsafe fn import_engine(
+    d: &VkssimImportDesc,
+    features: EnabledFeatures,
+    device_extensions: Vec<CString>,
+    instance_extensions: Vec<CString>,
+    out: *mut *mut VkssimEngine,
+) -> Result<VkssimStatus, Error> {
+    {
         if out.is_null() {
             return Err(null_arg("out"));
         }
-        // SAFETY: the caller passes a valid struct or NULL.
-        let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
         let gipa = d
             .get_instance_proc_addr
             .ok_or_else(|| null_arg("desc->get_instance_proc_addr"))?;
@@ -470,27 +508,20 @@ pub unsafe extern "C" fn vkssim_engine_import(
             validation: false,
             ..VkOptions::default()
         };
+        let physical_device = vk::PhysicalDevice::from_raw(d.physical_device as u64);
+        let mut import = ImportDesc::new(entry, instance, physical_device, device, features);
+        import.queue_family = d.queue_family;
+        import.queue_index = d.queue_index;
+        import.device_extensions = device_extensions;
+        import.instance_extensions = instance_extensions;
+        import.queue_lock = lock;
+        import.options = options;
         // SAFETY: forwarded from the caller's contract.
-        let engine = unsafe {
-            Engine::import(ImportDesc {
-                entry,
-                instance,
-                physical_device: vk::PhysicalDevice::from_raw(d.physical_device as u64),
-                device,
-                queue_family: d.queue_family,
-                queue_index: d.queue_index,
-                enabled_features: vk::PhysicalDeviceFeatures::default()
-                    .shader_int64(d.shader_int64)
-                    .shader_float64(d.shader_float64),
-                timeline_semaphore: d.timeline_semaphore,
-                queue_lock: lock,
-                options,
-            })
-        }?;
+        let engine = unsafe { Engine::import(import) }?;
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = Box::into_raw(Box::new(VkssimEngine { engine })) };
         Ok(VkssimStatus::VkssimOk)
-    })
+    }
 }
 
 /// Copies the engine's device name (NUL-terminated, truncated to `len`) into
@@ -779,26 +810,10 @@ pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
             row_pitch: p.row_pitch,
             format,
         };
-        let sems =
-            |p: *const VkssimSemaphore, n: usize, what: &str| -> Result<Vec<SemaphoreRef>, Error> {
-                if n == 0 {
-                    return Ok(Vec::new());
-                }
-                if p.is_null() {
-                    return Err(null_arg(what));
-                }
-                // SAFETY: `n` structs per the contract.
-                let all = unsafe { std::slice::from_raw_parts(p, n) };
-                Ok(all
-                    .iter()
-                    .map(|s| SemaphoreRef {
-                        semaphore: vk::Semaphore::from_raw(s.semaphore),
-                        value: s.timeline.then_some(s.value),
-                    })
-                    .collect())
-            };
-        let w = sems(waits, n_waits, "waits")?;
-        let sg = sems(signals, n_signals, "signals")?;
+        // SAFETY: per the contract.
+        let w = unsafe { image::semaphores(waits, n_waits, "waits") }?;
+        // SAFETY: per the contract.
+        let sg = unsafe { image::semaphores(signals, n_signals, "signals") }?;
         // SAFETY: forwarded from the caller's contract.
         unsafe { s.scorer.submit_device(plane(r), plane(d), &w, &sg) }?;
         Ok(VkssimStatus::VkssimOk)

@@ -169,6 +169,7 @@ fn c_program_scores_like_the_rust_api() {
         "host_packed",
         "host_strided",
         "own_device_buffers",
+        "device_images",
         "device_buffers",
     ] {
         assert_eq!(

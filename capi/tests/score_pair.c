@@ -12,7 +12,15 @@
  *   1b. creates buffers on that engine's own device through its handles,
  *      scores them through vkssim_scorer_submit_buffers with semaphores
  *      submitted through vkssim_engine_queue_submit, prints the bits;
- *   2. creates its own Vulkan instance and device, imports them, copies the
+ *   1c. the same with the planes in R8_UNORM VkImages (filled by a copy the
+ *      program submits through the engine, left in GENERAL), scored through
+ *      vkssim_scorer_submit_sources (versioned VkssimDeviceSource structs),
+ *      which leaves them in TRANSFER_SRC_OPTIMAL; a struct_size that is too
+ *      small must be refused;
+ *   2. creates its own Vulkan instance and device, imports them (the
+ *      refused import through vkssim_engine_import's flags, the good one
+ *      through vkssim_engine_import2 with the VkPhysicalDeviceFeatures2 chain
+ *      and the instance extension list), copies the
  *      pair into VkBuffers of that device and scores them through
  *      vkssim_scorer_submit_buffers (waiting on and signalling a semaphore),
  *      prints the score's bits, destroys the engine and checks the device
@@ -185,18 +193,23 @@ struct host {
   int messages;
 };
 
-static VkDevice make_device(struct host *host, VkBool32 int64) {
+/* A device with shaderInt64 as `int64` says, its features given as the
+ * VkPhysicalDeviceFeatures2 `chain` (written here; vkssim_engine_import2 reads
+ * the same chain). */
+static VkDevice make_device(struct host *host, VkBool32 int64,
+                            VkPhysicalDeviceFeatures2 *chain) {
   float prio = 1.0f;
   VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   q.queueFamilyIndex = host->family;
   q.queueCount = 1;
   q.pQueuePriorities = &prio;
-  VkPhysicalDeviceFeatures features = {0};
-  features.shaderInt64 = int64;
+  memset(chain, 0, sizeof *chain);
+  chain->sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  chain->features.shaderInt64 = int64;
   VkDeviceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.pNext = chain;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &q;
-  info.pEnabledFeatures = &features;
   VkDevice device;
   VK(vkCreateDevice(host->pd, &info, NULL, &device));
   return device;
@@ -253,6 +266,38 @@ static void plane_buffer(VkPhysicalDevice pd, VkDevice device,
   vkUnmapMemory(device, *mem);
 }
 
+/* A scorer for device frames of w x h, 8-bit, with enable_lcs and enable_db. */
+static VkssimScorer *device_scorer(VkssimEngine *engine, uint32_t w,
+                                   uint32_t h) {
+  VkssimScorerDesc desc = {0};
+  desc.width = w;
+  desc.height = h;
+  desc.bit_depth = 8;
+  desc.enable_lcs = true;
+  desc.enable_db = true;
+  desc.device_frames = true;
+  VkssimScorer *scorer = NULL;
+  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  return scorer;
+}
+
+/* Waits on vkssim's binary signal `scored` through the engine's queue, with a
+ * fence the host waits for. */
+static void consume_signal(VkssimEngine *engine, VkDevice device,
+                           VkSemaphore scored) {
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence;
+  VK(vkCreateFence(device, &fi, NULL, &fence));
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  last.waitSemaphoreCount = 1;
+  last.pWaitSemaphores = &scored;
+  last.pWaitDstStageMask = &stage;
+  CHECK(vkssim_engine_queue_submit(engine, 1, &last, (uint64_t)fence));
+  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  vkDestroyFence(device, fence, NULL);
+}
+
 /* 1b. Own device, frames in VkBuffers created on it through the engine's
  * handles, chained with binary semaphores submitted through the engine. */
 static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
@@ -278,15 +323,7 @@ static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
   sub.pSignalSemaphores = &decoded;
   CHECK(vkssim_engine_queue_submit(engine, 1, &sub, 0));
 
-  VkssimScorerDesc desc = {0};
-  desc.width = w;
-  desc.height = h;
-  desc.bit_depth = 8;
-  desc.enable_lcs = true;
-  desc.enable_db = true;
-  desc.device_frames = true;
-  VkssimScorer *scorer = NULL;
-  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimScorer *scorer = device_scorer(engine, w, h);
   VkssimDevicePlane pr = {(uint64_t)bufs[0], 0, w};
   VkssimDevicePlane pdst = {(uint64_t)bufs[1], 0, w};
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
@@ -297,21 +334,153 @@ static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
   print_score("own_device_buffers", &score);
 
   /* Consume vkssim's signal, then tidy up. */
-  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence;
-  VK(vkCreateFence(device, &fi, NULL, &fence));
-  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-  VkSubmitInfo last = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  last.waitSemaphoreCount = 1;
-  last.pWaitSemaphores = &scored;
-  last.pWaitDstStageMask = &stage;
-  CHECK(vkssim_engine_queue_submit(engine, 1, &last, (uint64_t)fence));
-  VK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX));
+  consume_signal(engine, device, scored);
   vkssim_scorer_destroy(scorer);
-  vkDestroyFence(device, fence, NULL);
   vkDestroySemaphore(device, decoded, NULL);
   vkDestroySemaphore(device, scored, NULL);
   for (int k = 0; k < 2; k++) {
+    vkDestroyBuffer(device, bufs[k], NULL);
+    vkFreeMemory(device, mems[k], NULL);
+  }
+  size_t messages = vkssim_engine_validation_message_count(engine);
+  vkssim_engine_destroy(engine);
+  if (messages)
+    FAIL("%zu validation messages", messages);
+}
+
+/* An R8_UNORM image of w x h with TRANSFER_SRC and TRANSFER_DST usage. */
+static void plane_image(VkPhysicalDevice pd, VkDevice device, uint32_t w,
+                        uint32_t h, VkImage *image, VkDeviceMemory *mem) {
+  VkImageCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  ci.imageType = VK_IMAGE_TYPE_2D;
+  ci.format = VK_FORMAT_R8_UNORM;
+  ci.extent.width = w;
+  ci.extent.height = h;
+  ci.extent.depth = 1;
+  ci.mipLevels = 1;
+  ci.arrayLayers = 1;
+  ci.samples = VK_SAMPLE_COUNT_1_BIT;
+  ci.tiling = VK_IMAGE_TILING_OPTIMAL;
+  ci.usage = VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VK(vkCreateImage(device, &ci, NULL, image));
+  VkMemoryRequirements req;
+  vkGetImageMemoryRequirements(device, *image, &req);
+  VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = memory_type(pd, req.memoryTypeBits, 0);
+  VK(vkAllocateMemory(device, &ai, NULL, mem));
+  VK(vkBindImageMemory(device, *image, *mem, 0));
+}
+
+static void image_barrier(VkCommandBuffer cmd, VkImage image,
+                          VkImageLayout from, VkImageLayout to,
+                          VkAccessFlags src, VkAccessFlags dst) {
+  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.srcAccessMask = src;
+  b.dstAccessMask = dst;
+  b.oldLayout = from;
+  b.newLayout = to;
+  b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = image;
+  b.subresourceRange.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+  b.subresourceRange.levelCount = 1;
+  b.subresourceRange.layerCount = 1;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL,
+                       1, &b);
+}
+
+/* 1c. Own device, frames in R8_UNORM VkImages. */
+static void own_device_images(const uint8_t *ref, const uint8_t *dist,
+                              uint32_t w, uint32_t h) {
+  VkssimEngineOptions opts = vkssim_engine_options_default();
+  opts.validation = validation_on();
+  VkssimEngine *engine = NULL;
+  CHECK(vkssim_engine_create(&opts, &engine));
+  VkssimDeviceHandles hd;
+  CHECK(vkssim_engine_device_handles(engine, &hd));
+  VkDevice device = (VkDevice)hd.device;
+  VkPhysicalDevice pd = (VkPhysicalDevice)hd.physical_device;
+  const uint8_t *planes[2] = {ref, dist};
+  VkBuffer bufs[2];
+  VkDeviceMemory mems[2], image_mems[2];
+  VkImage images[2];
+  VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pi.queueFamilyIndex = hd.queue_family;
+  VkCommandPool pool;
+  VK(vkCreateCommandPool(device, &pi, NULL, &pool));
+  VkCommandBufferAllocateInfo cai = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  cai.commandPool = pool;
+  cai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  cai.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  VK(vkAllocateCommandBuffers(device, &cai, &cmd));
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VK(vkBeginCommandBuffer(cmd, &bi));
+  for (int k = 0; k < 2; k++) {
+    plane_buffer(pd, device, planes[k], (size_t)w * h, 0, &bufs[k], &mems[k]);
+    plane_image(pd, device, w, h, &images[k], &image_mems[k]);
+    image_barrier(cmd, images[k], VK_IMAGE_LAYOUT_UNDEFINED,
+                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+                  VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferImageCopy region = {0};
+    region.imageSubresource.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT;
+    region.imageSubresource.layerCount = 1;
+    region.imageExtent.width = w;
+    region.imageExtent.height = h;
+    region.imageExtent.depth = 1;
+    vkCmdCopyBufferToImage(cmd, bufs[k], images[k],
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    image_barrier(cmd, images[k], VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_IMAGE_LAYOUT_GENERAL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+  }
+  VK(vkEndCommandBuffer(cmd));
+  VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore decoded, scored;
+  VK(vkCreateSemaphore(device, &si, NULL, &decoded));
+  VK(vkCreateSemaphore(device, &si, NULL, &scored));
+  VkSubmitInfo sub = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  sub.commandBufferCount = 1;
+  sub.pCommandBuffers = &cmd;
+  sub.signalSemaphoreCount = 1;
+  sub.pSignalSemaphores = &decoded;
+  CHECK(vkssim_engine_queue_submit(engine, 1, &sub, 0));
+
+  VkssimScorer *scorer = device_scorer(engine, w, h);
+  VkssimDeviceSource sr = vkssim_device_source_image(
+      (uint64_t)images[0], VK_FORMAT_R8_UNORM, VK_IMAGE_LAYOUT_GENERAL);
+  VkssimDeviceSource sd = sr;
+  sd.image = (uint64_t)images[1];
+  sr.final_layout = sd.final_layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  if (sr.struct_size != sizeof(VkssimDeviceSource) ||
+      sr.queue_family != VKSSIM_QUEUE_FAMILY_IGNORED)
+    FAIL("vkssim_device_source_image: struct_size %zu, queue_family %u",
+         sr.struct_size, sr.queue_family);
+  VkssimDeviceSource old = sr;
+  old.struct_size = 8;
+  if (vkssim_scorer_submit_sources(scorer, &old, &sd, NULL, 0, NULL, 0) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      strstr(vkssim_last_error(), "struct_size") == NULL)
+    FAIL("a short struct_size was not refused: %s", vkssim_last_error());
+  VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
+  VkssimSemaphore signal = {(uint64_t)scored, false, 0};
+  CHECK(vkssim_scorer_submit_sources(scorer, &sr, &sd, &wait, 1, &signal, 1));
+  VkssimScore score;
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("device_images", &score);
+
+  consume_signal(engine, device, scored);
+  vkssim_scorer_destroy(scorer);
+  vkDestroySemaphore(device, decoded, NULL);
+  vkDestroySemaphore(device, scored, NULL);
+  vkDestroyCommandPool(device, pool, NULL);
+  for (int k = 0; k < 2; k++) {
+    vkDestroyImage(device, images[k], NULL);
+    vkFreeMemory(device, image_mems[k], NULL);
     vkDestroyBuffer(device, bufs[k], NULL);
     vkFreeMemory(device, mems[k], NULL);
   }
@@ -377,7 +546,8 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
     FAIL("no device with shaderInt64 and a compute queue");
 
   /* Without shaderInt64: refused, naming it. */
-  VkDevice no_int64 = make_device(&host, VK_FALSE);
+  VkPhysicalDeviceFeatures2 chain;
+  VkDevice no_int64 = make_device(&host, VK_FALSE, &chain);
   VkssimImportDesc bad = import_desc(&host, no_int64, false);
   VkssimEngine *engine = NULL;
   if (vkssim_engine_import(&bad, &engine) != VKSSIM_ERROR_MISSING_FEATURE ||
@@ -388,11 +558,22 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
           vkssim_last_error());
   vkDestroyDevice(no_int64, NULL);
 
-  VkDevice device = make_device(&host, VK_TRUE);
+  /* The import that reads the features chain and the extension lists. */
+  VkDevice device = make_device(&host, VK_TRUE, &chain);
   VkQueue queue;
   vkGetDeviceQueue(device, host.family, 0, &queue);
-  VkssimImportDesc good = import_desc(&host, device, true);
-  CHECK(vkssim_engine_import(&good, &engine));
+  VkssimImportDesc2 good;
+  memset(&good, 0, sizeof good);
+  good.struct_size = sizeof good;
+  good.base = import_desc(&host, device, false); /* flags ignored by import2 */
+  good.features2 = &chain;
+  good.instance_extensions = exts;
+  good.instance_extension_count = validation ? 1 : 0;
+  good.struct_size = 16;
+  if (vkssim_engine_import2(&good, &engine) != VKSSIM_ERROR_INVALID_ARGUMENT)
+    FAIL("vkssim_engine_import2 took a short struct_size");
+  good.struct_size = sizeof good;
+  CHECK(vkssim_engine_import2(&good, &engine));
 
   /* Two host-visible buffers holding the planes at an offset of 256 bytes. */
   VkDeviceSize offset = 256;
@@ -413,15 +594,7 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
   sub.pSignalSemaphores = &decoded;
   VK(vkQueueSubmit(queue, 1, &sub, VK_NULL_HANDLE));
 
-  VkssimScorerDesc desc = {0};
-  desc.width = w;
-  desc.height = h;
-  desc.bit_depth = 8;
-  desc.enable_lcs = true;
-  desc.enable_db = true;
-  desc.device_frames = true;
-  VkssimScorer *scorer = NULL;
-  CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+  VkssimScorer *scorer = device_scorer(engine, w, h);
   VkssimDevicePlane pr = {(uint64_t)bufs[0], offset, w};
   VkssimDevicePlane pdst = {(uint64_t)bufs[1], offset, w};
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
@@ -477,6 +650,7 @@ int main(int argc, char **argv) {
   uint8_t *dist = read_file(argv[2], (size_t)w * h);
   own_device(ref, dist, w, h);
   own_device_buffers(ref, dist, w, h);
+  own_device_images(ref, dist, w, h);
   imported_device(ref, dist, w, h);
   free(ref);
   free(dist);

@@ -12,39 +12,16 @@
 
 mod common;
 
-use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ash::vk;
 use common::*;
 use vkssim::api::{
-    DevicePlane, Engine, HostPlane, ImportDesc, QueueLock, SampleFormat, ScorerDesc, SemaphoreRef,
+    extension_names, DevicePlane, EnabledFeatures, Engine, HostPlane, ImportDesc, QueueLock,
+    SampleFormat, ScorerDesc, SemaphoreRef,
 };
 use vkssim::Error;
-
-static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-unsafe extern "system" fn on_message(
-    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    _kind: vk::DebugUtilsMessageTypeFlagsEXT,
-    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
-    _user: *mut c_void,
-) -> vk::Bool32 {
-    // SAFETY: the layer passes valid callback data with a NUL-terminated message.
-    let text = unsafe { data.as_ref() }
-        .filter(|d| !d.p_message.is_null())
-        .map(|d| {
-            unsafe { CStr::from_ptr(d.p_message) }
-                .to_string_lossy()
-                .into_owned()
-        })
-        .unwrap_or_default();
-    if let Ok(mut m) = MESSAGES.lock() {
-        m.push(format!("{severity:?}: {text}"));
-    }
-    vk::FALSE
-}
 
 /// The host's queue lock (a spin lock, as a C host's lock/unlock pair would
 /// be), with counters to show that vkssim used it.
@@ -82,7 +59,7 @@ fn main() {
 struct Host {
     entry: ash::Entry,
     instance: ash::Instance,
-    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    messenger: Option<common::host::Messenger>,
     physical_device: vk::PhysicalDevice,
     family: u32,
     name: String,
@@ -110,23 +87,34 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .shader_int64(true)
             .shader_float64(supported.shader_float64 == vk::TRUE);
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
-        let device = create_device(&host, features, timeline.then_some(&mut v12))?;
+        let mut chain = vk::PhysicalDeviceFeatures2::default().features(features);
+        if timeline {
+            chain = chain.push_next(&mut v12);
+        }
+        let device = create_device(&host, &mut chain)?;
+        // What the device was created with, read from the same chain.
+        let enabled = EnabledFeatures::from_chain(&chain);
         let queue = device.get_device_queue(host.family, 0);
 
         let lock = Arc::new(HostQueueLock::default());
         let lock_arc: Arc<dyn QueueLock> = lock.clone();
-        let engine = Engine::import(ImportDesc {
-            entry: host.entry.clone(),
-            instance: host.instance.clone(),
-            physical_device: host.physical_device,
-            device: device.clone(),
-            queue_family: host.family,
-            queue_index: 0,
-            enabled_features: features,
-            timeline_semaphore: timeline,
-            queue_lock: Some(lock_arc),
-            options: Default::default(),
-        })?;
+        let mut desc = ImportDesc::new(
+            host.entry.clone(),
+            host.instance.clone(),
+            host.physical_device,
+            device.clone(),
+            enabled,
+        );
+        desc.queue_family = host.family;
+        desc.queue_lock = Some(lock_arc);
+        if host.messenger.is_some() {
+            // vkssim names its objects through the host's debug-utils.
+            desc.instance_extensions = extension_names(&[ash::ext::debug_utils::NAME]);
+        }
+        let engine = Engine::import(desc)?;
+        if engine.supports_timeline_semaphores() != timeline {
+            return Err("the import did not take timelineSemaphore from the chain".into());
+        }
         println!(
             "imported: {} (imported = {})",
             engine.device_name(),
@@ -335,51 +323,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         host.instance.destroy_instance(None);
     }
-    check_validation(&MESSAGES.lock().map(|m| m.clone()).unwrap_or_default());
+    check_validation(&common::host::messages());
     Ok(())
 }
 
 /// The host's instance (Vulkan 1.2 where the loader has it), with validation
-/// and a messenger when asked, and the first device with `shaderInt64` and a
+/// (synchronization validation too) and a messenger when asked, and the first
+/// device with `shaderInt64` and a
 /// compute queue.
 unsafe fn create_instance(validation: bool) -> Result<Host, Box<dyn std::error::Error>> {
-    let entry = ash::Entry::load()?;
-    let version = entry
-        .try_enumerate_instance_version()?
-        .unwrap_or(vk::API_VERSION_1_0)
-        .min(vk::API_VERSION_1_2);
-    let app = vk::ApplicationInfo::default()
-        .application_name(c"vkssim import example")
-        .api_version(version);
-    let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
-    let exts = [ash::ext::debug_utils::NAME.as_ptr()];
-    let mut info = vk::InstanceCreateInfo::default().application_info(&app);
-    if validation {
-        info = info
-            .enabled_layer_names(&layers)
-            .enabled_extension_names(&exts);
-    }
-    let instance = entry.create_instance(&info, None)?;
-    let messenger = if validation {
-        let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
-        let m = du.create_debug_utils_messenger(
-            &vk::DebugUtilsMessengerCreateInfoEXT::default()
-                .message_severity(
-                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-                )
-                .message_type(
-                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-                )
-                .pfn_user_callback(Some(on_message)),
-            None,
-        )?;
-        Some((du, m))
-    } else {
-        None
-    };
+    let (entry, instance, messenger, _) =
+        common::host::instance(c"vkssim import example", validation)?;
     for pd in instance.enumerate_physical_devices()? {
         let features = instance.get_physical_device_features(pd);
         let families = instance.get_physical_device_queue_family_properties(pd);
@@ -405,22 +359,19 @@ unsafe fn create_instance(validation: bool) -> Result<Host, Box<dyn std::error::
     Err("no Vulkan device with shaderInt64 and a compute queue".into())
 }
 
-/// A device on the host's physical device with one queue of its family.
+/// A device on the host's physical device with one queue of its family and
+/// the features of `chain`.
 unsafe fn create_device(
     host: &Host,
-    features: vk::PhysicalDeviceFeatures,
-    v12: Option<&mut vk::PhysicalDeviceVulkan12Features<'_>>,
+    chain: &mut vk::PhysicalDeviceFeatures2<'_>,
 ) -> Result<ash::Device, vk::Result> {
     let priorities = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(host.family)
         .queue_priorities(&priorities)];
-    let mut info = vk::DeviceCreateInfo::default()
+    let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
-        .enabled_features(&features);
-    if let Some(v12) = v12 {
-        info = info.push_next(v12);
-    }
+        .push_next(chain);
     host.instance
         .create_device(host.physical_device, &info, None)
 }
@@ -428,20 +379,17 @@ unsafe fn create_device(
 /// An import of a device created without `shaderInt64` must be refused with an
 /// error that names it.
 unsafe fn refused_without_int64(host: &Host) -> Result<(), Box<dyn std::error::Error>> {
-    let features = vk::PhysicalDeviceFeatures::default();
-    let device = create_device(host, features, None)?;
-    let result = Engine::import(ImportDesc {
-        entry: host.entry.clone(),
-        instance: host.instance.clone(),
-        physical_device: host.physical_device,
-        device: device.clone(),
-        queue_family: host.family,
-        queue_index: 0,
-        enabled_features: features,
-        timeline_semaphore: false,
-        queue_lock: None,
-        options: Default::default(),
-    });
+    let mut chain = vk::PhysicalDeviceFeatures2::default();
+    let device = create_device(host, &mut chain)?;
+    let mut desc = ImportDesc::new(
+        host.entry.clone(),
+        host.instance.clone(),
+        host.physical_device,
+        device.clone(),
+        EnabledFeatures::from_chain(&chain),
+    );
+    desc.queue_family = host.family;
+    let result = Engine::import(desc);
     device.destroy_device(None);
     match result {
         Err(e @ Error::MissingFeature { .. }) if e.to_string().contains("shaderInt64") => {

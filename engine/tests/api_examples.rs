@@ -2,7 +2,7 @@
 //! the validation layer on (`VKSSIM_VALIDATION=1`), each must exit 0, which it
 //! does only when every score is bit-identical to the CPU twin's and no
 //! validation message appeared. `score_files` gets two raw 4:2:0 files written
-//! here.
+//! here. `image_frames` scores frames in `VkImage`s.
 //!
 //! `cargo test` builds the examples before it runs the tests; when this test is
 //! run alone (`--test api_examples`) it builds a missing example with cargo.
@@ -155,4 +155,20 @@ fn score_files_example() {
         out.contains("every frame bit-identical to the CPU twin"),
         "{out}"
     );
+}
+
+#[test]
+fn image_frames_example() {
+    let out = run("image_frames", &[]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("image frames identical: "))
+        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
+    let (n, total) = line["image frames identical: ".len()..]
+        .split_once('/')
+        .expect("N/M");
+    assert_eq!(n, total, "{out}");
+    // R8 and R16 (as is, 10 and 12-bit MSB-aligned) in three layouts each, at
+    // least: every Vulkan device copies those.
+    assert!(total.parse::<usize>().expect("a count") >= 12, "{out}");
 }

@@ -5,6 +5,9 @@
 
 #![allow(dead_code)]
 
+pub mod frames;
+pub mod host;
+
 use ash::vk;
 use vkssim::{FrameScore, LumaFrame, SsimOptions};
 

@@ -2,11 +2,12 @@
 //! borrowed from the host application ([`Engine::import`]), and what a host
 //! must enable for an import ([`REQUIRED_FEATURES`] and friends).
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
 use ash::vk;
 
+use super::import::{self, EnabledFeatures};
 use super::plane::HostPlane;
 use super::scorer::{Scorer, ScorerDesc};
 use crate::vk::context::{Gpu, QueueLock};
@@ -68,27 +69,30 @@ pub fn required_features() -> vk::PhysicalDeviceFeatures {
 /// A host application's Vulkan objects for [`Engine::import`]. vkssim borrows
 /// them: it never destroys them, and creates only its own objects (pipelines,
 /// buffers, command pools, fences) on the device, all destroyed when the last
-/// [`Engine`] and [`Scorer`] using them drop.
+/// [`Engine`] and [`Scorer`] using them drop. What the host enabled comes as
+/// libplacebo and wgpu-hal take it: the `VkPhysicalDeviceFeatures2` chain
+/// (read into [`EnabledFeatures`]) and the enabled extension lists.
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use vkssim::api::{required_features, ImportDesc, QueueLock};
-/// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device, Arc<dyn QueueLock>) { unimplemented!() }
+/// use ash::vk;
+/// use vkssim::api::{extension_names, EnabledFeatures, ImportDesc, QueueLock};
+/// # fn host() -> (ash::Entry, ash::Instance, vk::PhysicalDevice, ash::Device, Arc<dyn QueueLock>) { unimplemented!() }
 /// let (entry, instance, physical_device, device, lock) = host();
-/// let desc = ImportDesc {
-///     entry,
-///     instance,
-///     physical_device,
-///     device,
-///     queue_family: 0,
-///     queue_index: 0,
-///     enabled_features: required_features(),
-///     timeline_semaphore: true,
-///     queue_lock: Some(lock),
-///     options: Default::default(),
-/// };
+/// // The chain the host gave vkCreateDevice.
+/// let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+/// let chain = vk::PhysicalDeviceFeatures2::default()
+///     .features(vkssim::api::required_features())
+///     .push_next(&mut v12);
+/// // SAFETY: a well-formed chain.
+/// let features = unsafe { EnabledFeatures::from_chain(&chain) };
+/// let mut desc = ImportDesc::new(entry, instance, physical_device, device, features);
+/// desc.queue_family = 0;
+/// desc.instance_extensions = extension_names(&[ash::ext::debug_utils::NAME]);
+/// desc.queue_lock = Some(lock);
 /// # let _ = desc;
 /// ```
+#[non_exhaustive]
 pub struct ImportDesc {
     /// The loader entry the instance was created through.
     pub entry: ash::Entry,
@@ -103,11 +107,16 @@ pub struct ImportDesc {
     /// Queue index within that family.
     pub queue_index: u32,
     /// The features the host enabled when it created the device (at least
-    /// [`REQUIRED_FEATURES`]).
-    pub enabled_features: vk::PhysicalDeviceFeatures,
-    /// Whether the host enabled `timelineSemaphore` (Vulkan 1.2 or
-    /// `VK_KHR_timeline_semaphore`); timeline values are refused otherwise.
-    pub timeline_semaphore: bool,
+    /// [`REQUIRED_FEATURES`]); [`EnabledFeatures::from_chain`] reads them from
+    /// its `VkPhysicalDeviceFeatures2` chain.
+    pub features: EnabledFeatures,
+    /// The device extensions the host enabled (at least
+    /// [`REQUIRED_DEVICE_EXTENSIONS`]; `VK_KHR_timeline_semaphore` counts for
+    /// timeline semaphores on a Vulkan 1.1 device).
+    pub device_extensions: Vec<CString>,
+    /// The instance extensions the host enabled: with `VK_EXT_debug_utils`
+    /// vkssim names its objects on the device, as on its own.
+    pub instance_extensions: Vec<CString>,
     /// The host's lock on the queue, when other threads of the host submit to
     /// it too; `None` when vkssim is the queue's only user at the times it
     /// submits.
@@ -115,6 +124,42 @@ pub struct ImportDesc {
     /// Engine options; `device_index` and `validation` are ignored (the host
     /// chose the device and the layers).
     pub options: VkOptions,
+}
+
+impl ImportDesc {
+    /// The host's objects with queue 0 of family 0, no extensions listed, no
+    /// queue lock and default options (set the fields that differ).
+    ///
+    /// ```no_run
+    /// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device) { unimplemented!() }
+    /// use vkssim::api::{required_features, EnabledFeatures, ImportDesc};
+    /// let (entry, instance, physical_device, device) = host();
+    /// let mut desc = ImportDesc::new(entry, instance, physical_device, device,
+    ///     EnabledFeatures::new(required_features()));
+    /// desc.queue_family = 2;
+    /// # let _ = desc;
+    /// ```
+    pub fn new(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        physical_device: vk::PhysicalDevice,
+        device: ash::Device,
+        features: EnabledFeatures,
+    ) -> Self {
+        Self {
+            entry,
+            instance,
+            physical_device,
+            device,
+            queue_family: 0,
+            queue_index: 0,
+            features,
+            device_extensions: Vec::new(),
+            instance_extensions: Vec::new(),
+            queue_lock: None,
+            options: VkOptions::default(),
+        }
+    }
 }
 
 /// The Vulkan objects behind an [`Engine`] ([`Engine::device_handles`]):
@@ -191,29 +236,20 @@ impl Engine {
     /// Every handle in `desc` must be valid and belong together (the instance
     /// created with `apiVersion` 1.1 or later, the device created on
     /// `physical_device` of `instance`, with queue `queue_index` of
-    /// `queue_family`, and `enabled_features` what was enabled), and the host
+    /// `queue_family`, and `features` and the extension lists what was
+    /// enabled), and the host
     /// must keep the instance and device alive until this engine and every
     /// [`Scorer`] made from it have dropped. When other threads use the queue,
     /// `queue_lock` must be given.
     ///
     /// ```no_run
     /// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device) { unimplemented!() }
-    /// use vkssim::api::{required_features, Engine, ImportDesc};
+    /// use vkssim::api::{required_features, EnabledFeatures, Engine, ImportDesc};
     /// let (entry, instance, physical_device, device) = host();
+    /// let features = EnabledFeatures::new(required_features());
     /// // SAFETY: the host created these objects and keeps them alive.
     /// let engine = unsafe {
-    ///     Engine::import(ImportDesc {
-    ///         entry,
-    ///         instance,
-    ///         physical_device,
-    ///         device,
-    ///         queue_family: 0,
-    ///         queue_index: 0,
-    ///         enabled_features: required_features(),
-    ///         timeline_semaphore: false,
-    ///         queue_lock: None,
-    ///         options: Default::default(),
-    ///     })
+    ///     Engine::import(ImportDesc::new(entry, instance, physical_device, device, features))
     /// }?;
     /// # let _ = engine;
     /// # Ok::<(), vkssim::Error>(())
@@ -238,7 +274,7 @@ impl Engine {
                 vk::api_version_minor(info.properties.api_version)
             )));
         }
-        if desc.enabled_features.shader_int64 != vk::TRUE {
+        if desc.features.core.shader_int64 != vk::TRUE {
             return Err(Error::MissingFeature {
                 device: info.name.clone(),
                 feature: "shaderInt64 (not enabled on the imported device; enable it when \
@@ -270,9 +306,24 @@ impl Engine {
         }
         // What the host enabled, not what the device offers.
         info.int64 = true;
-        info.float64 = desc.enabled_features.shader_float64 == vk::TRUE;
+        info.float64 = desc.features.core.shader_float64 == vk::TRUE;
+        if let Some(missing) = REQUIRED_DEVICE_EXTENSIONS
+            .iter()
+            .find(|e| !import::has(&desc.device_extensions, e))
+        {
+            return Err(Error::Unsupported(format!(
+                "imported device {}: extension {} is not among the enabled ones",
+                info.name,
+                missing.to_string_lossy()
+            )));
+        }
+        // Timeline semaphores: the feature, on Vulkan 1.2 or with the extension.
+        let timeline = desc.features.timeline_semaphore
+            && (info.properties.api_version >= vk::API_VERSION_1_2
+                || import::has(&desc.device_extensions, ash::khr::timeline_semaphore::NAME));
+        let debug_utils = import::has(&desc.instance_extensions, ash::ext::debug_utils::NAME);
         // SAFETY: forwarded from the caller's guarantees.
-        let gpu = unsafe {
+        let mut gpu = unsafe {
             Gpu::from_raw(
                 instance,
                 desc.device,
@@ -282,10 +333,17 @@ impl Engine {
                 desc.queue_lock,
             )
         }?;
+        if debug_utils {
+            // Object names on the host's device, as on vkssim's own.
+            gpu.device.debug_utils = Some(ash::ext::debug_utils::Device::new(
+                &gpu.instance.raw,
+                &gpu.device.raw,
+            ));
+        }
         Ok(Self {
             gpu: Arc::new(gpu),
             options: desc.options,
-            timeline: desc.timeline_semaphore,
+            timeline,
         })
     }
 

@@ -2,7 +2,9 @@
 //! ([`Engine::new`]) or on the host application's ([`Engine::import`]), and
 //! [`Scorer`]s that score frame pairs of one geometry from host memory
 //! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
-//! ([`DevicePlane`], no host round trip), with results in submission order.
+//! ([`DevicePlane`], no host round trip) or images ([`ImagePlane`]: NV12, P010
+//! and single-plane luma, with queue-family ownership transfers), with results
+//! in submission order.
 //!
 //! ```no_run
 //! use vkssim::api::{Engine, HostPlane, ScorerDesc};
@@ -29,6 +31,8 @@
 //! `vk::PhysicalDeviceFeatures`).
 
 mod engine;
+mod image;
+mod import;
 mod plane;
 mod scorer;
 
@@ -39,5 +43,7 @@ pub use engine::{
     required_features, DeviceHandles, Engine, ImportDesc, MIN_API_VERSION, OPTIONAL_FEATURES,
     REQUIRED_DEVICE_EXTENSIONS, REQUIRED_FEATURES,
 };
+pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
+pub use import::{extension_names, EnabledFeatures};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Scorer, ScorerDesc};

@@ -5,11 +5,11 @@
 use std::sync::Arc;
 
 use super::engine::Engine;
-use super::plane::{DevicePlane, HostPlane, SampleFormat, SemaphoreRef};
+use super::plane::{DevicePlane, HostPlane, SemaphoreRef};
 use crate::vk::context::Gpu;
-use crate::vk::scorer::{ExternalPlane, ExternalRing, ExternalSemaphore};
+use crate::vk::scorer::ExternalRing;
 use crate::vk::{ArithVariant, UploadPath, VkOptions, VkScorer};
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+use crate::{FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
 
 /// What a [`Scorer`] scores: the geometry, the metric options, where frames
 /// come from and how many pairs it works on at once.
@@ -88,11 +88,13 @@ impl ScorerDesc {
 /// # Ok::<(), vkssim::Error>(())
 /// ```
 pub struct Scorer {
-    inner: VkScorer,
-    ring: Option<ExternalRing>,
+    pub(super) inner: VkScorer,
+    pub(super) ring: Option<ExternalRing>,
     desc: ScorerDesc,
-    timeline: bool,
-    submitted: u64,
+    pub(super) timeline: bool,
+    pub(super) submitted: u64,
+    /// The engine's queue family and the device's number of families.
+    pub(super) families: (u32, u32),
 }
 
 impl Scorer {
@@ -109,6 +111,10 @@ impl Scorer {
         if desc.device_frames {
             vk_opts.upload = UploadPath::Direct;
         }
+        let families = (
+            gpu.device.compute_family,
+            gpu.device.info.families.len() as u32,
+        );
         let inner = VkScorer::with_gpu(
             gpu,
             desc.width,
@@ -123,6 +129,7 @@ impl Scorer {
             None
         };
         Ok(Self {
+            families,
             inner,
             ring,
             desc: *desc,
@@ -147,8 +154,8 @@ impl Scorer {
     ///
     /// Errors: a plane of the wrong sample type, too short for the geometry,
     /// with a stride shorter than a row, or with a sample above the bit depth
-    /// ([`Error::InvalidOption`], [`Error::BufferSize`], [`Error::SampleRange`]);
-    /// device errors.
+    /// ([`crate::Error::InvalidOption`], [`crate::Error::BufferSize`],
+    /// [`crate::Error::SampleRange`]); device errors.
     ///
     /// ```no_run
     /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
@@ -216,66 +223,8 @@ impl Scorer {
         waits: &[SemaphoreRef],
         signals: &[SemaphoreRef],
     ) -> Result<()> {
-        let frame = self.submitted;
-        let Some(ring) = self.ring.as_mut() else {
-            return Err(Error::InvalidOption(format!(
-                "frame {frame}: device-resident pair on a scorer created for host frames; \
-                 set ScorerDesc::device_frames"
-            )));
-        };
-        let want = if self.desc.bit_depth > 8 {
-            SampleFormat::U16
-        } else {
-            SampleFormat::U8
-        };
-        let bps = if want == SampleFormat::U16 { 2 } else { 1 };
-        let row = self.desc.width as u64 * bps;
-        for (p, which) in [(&reference, "reference"), (&distorted, "distorted")] {
-            if p.format != want {
-                return Err(Error::InvalidOption(format!(
-                    "frame {frame}: the {which} plane is {:?} but the scorer takes {}-bit video ({want:?})",
-                    p.format, self.desc.bit_depth
-                )));
-            }
-            if p.row_pitch < row {
-                return Err(Error::InvalidOption(format!(
-                    "frame {frame}: the {which} plane's row pitch {} is shorter than a row ({row} bytes)",
-                    p.row_pitch
-                )));
-            }
-            if p.buffer == ash::vk::Buffer::null() {
-                return Err(Error::InvalidOption(format!(
-                    "frame {frame}: the {which} plane's buffer is VK_NULL_HANDLE"
-                )));
-            }
-        }
-        if !self.timeline && waits.iter().chain(signals).any(|s| s.value.is_some()) {
-            return Err(Error::Unsupported(format!(
-                "frame {frame}: a timeline semaphore value, but the engine's device has no \
-                 timelineSemaphore feature enabled (see Engine::supports_timeline_semaphores)"
-            )));
-        }
-        let ext = |p: &DevicePlane| ExternalPlane {
-            buffer: p.buffer,
-            offset: p.offset,
-            row_pitch: p.row_pitch,
-        };
-        let sems = |s: &[SemaphoreRef]| -> Vec<ExternalSemaphore> {
-            s.iter()
-                .map(|s| ExternalSemaphore {
-                    semaphore: s.semaphore,
-                    value: s.value,
-                })
-                .collect()
-        };
-        self.inner.submit_external(
-            ring,
-            [ext(&reference), ext(&distorted)],
-            &sems(waits),
-            &sems(signals),
-        )?;
-        self.submitted += 1;
-        Ok(())
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { self.submit_sources(reference.into(), distorted.into(), waits, signals) }
     }
 
     /// Waits for the pairs in flight, then forgets which host buffers the

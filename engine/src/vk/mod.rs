@@ -35,6 +35,7 @@ pub mod commands;
 pub mod context;
 pub mod device;
 pub mod errors;
+pub(crate) mod image_input;
 pub mod instance;
 pub mod memory;
 pub mod pipeline;

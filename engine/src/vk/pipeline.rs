@@ -211,7 +211,11 @@ impl Pipelines {
     }
 }
 
-fn create_pipeline(gpu: &Gpu, layout: vk::PipelineLayout, spirv: &ShaderSpirv) -> Result<Pass> {
+pub(crate) fn create_pipeline(
+    gpu: &Gpu,
+    layout: vk::PipelineLayout,
+    spirv: &ShaderSpirv,
+) -> Result<Pass> {
     let device = &gpu.device.raw;
     let info = vk::ShaderModuleCreateInfo::default().code(spirv.words);
     let label = format!("vkssim {} ({})", spirv.name, spirv.variant.name());

@@ -14,6 +14,10 @@
 //! bound in, so the slot's command buffer is re-recorded whenever the buffers it
 //! reads change (not when the same buffers come back).
 //!
+//! Planes in host images, and buffers owned by another queue family, are
+//! always copied (with their barriers and ownership transfers, and the shift
+//! of MSB-aligned samples: `crate::vk::image_input`).
+//!
 //! The ring of `pre` command buffers and packed buffers ([`ExternalRing`]) is
 //! owned by the caller and destroyed with [`VkScorer::destroy_external_ring`]
 //! before the scorer drops.
@@ -26,7 +30,9 @@ use gpu_allocator::MemoryLocation;
 use super::{commands, UploadPath, VkScorer};
 use crate::frame::bytes_per_sample;
 use crate::vk::errors::vk_error;
+use crate::vk::image_input::{self, ExternalSource, PlaneSize};
 use crate::vk::memory::Buffer;
+use crate::vk::pipeline::Pass;
 use crate::{Error, FrameScorer, LumaFrame, Result};
 
 /// One luma plane in a host buffer: `height` rows of `width` samples, rows
@@ -51,8 +57,8 @@ pub(crate) struct ExternalSemaphore {
 enum Bound {
     /// The slot's own upload buffers (host frames).
     Own,
-    /// Host buffers (key: the two planes as submitted).
-    External([ExternalPlane; 2]),
+    /// Host buffers or images (key: the two planes as submitted).
+    External([ExternalSource; 2]),
     /// Unknown (the host may have destroyed what it pointed at): rebind.
     Stale,
 }
@@ -62,6 +68,8 @@ pub(crate) struct ExternalRing {
     pre: Vec<vk::CommandBuffer>,
     packed: Vec<Option<[Buffer; 2]>>,
     bound: Vec<Bound>,
+    /// The `msb_shift` pipeline, made on first use.
+    shift: Option<Pass>,
 }
 
 impl VkScorer {
@@ -77,6 +85,7 @@ impl VkScorer {
             pre: Vec::new(),
             packed: Vec::new(),
             bound: Vec::new(),
+            shift: None,
         };
         for i in 0..self.slots.len() {
             match commands::allocate_command_buffer(
@@ -106,6 +115,10 @@ impl VkScorer {
             // SAFETY: the buffers came from this pool and are not pending (the
             // fences of every submission that used them signalled).
             unsafe { d.free_command_buffers(self.compute_pool, &ring.pre) };
+        }
+        if let Some(pass) = ring.shift.take() {
+            // SAFETY: no submission using it is pending (fences waited on).
+            unsafe { image_input::destroy_shift_pass(&self.gpu, pass) };
         }
         for bufs in ring.packed.iter_mut().flatten() {
             for b in bufs.iter_mut() {
@@ -139,8 +152,11 @@ impl VkScorer {
         g.width as u64 * bytes_per_sample(g.bit_depth) as u64
     }
 
-    /// Whether `p` can be read in place.
-    fn zero_copy(&self, p: &ExternalPlane) -> bool {
+    /// Whether `source` can be read in place.
+    fn zero_copy(&self, source: &ExternalSource) -> bool {
+        let Some(p) = source.in_place() else {
+            return false;
+        };
         let align = self
             .gpu
             .device
@@ -209,7 +225,7 @@ impl VkScorer {
     pub(crate) fn submit_external(
         &mut self,
         ring: &mut ExternalRing,
-        planes: [ExternalPlane; 2],
+        planes: [ExternalSource; 2],
         waits: &[ExternalSemaphore],
         signals: &[ExternalSemaphore],
     ) -> Result<()> {
@@ -219,8 +235,18 @@ impl VkScorer {
         let span = tracing::debug_span!("frame", index = frame, device_resident = true);
         let _enter = span.enter();
         let n = self.plane_bytes();
-        let zero_copy = [self.zero_copy(&planes[0]), self.zero_copy(&planes[1])];
+        // A shifted plane is shifted in place by a pass that binds both
+        // packed buffers: then neither plane is read in place.
+        let shifted = planes.iter().any(|p| p.shift() != 0);
+        let zero_copy = [
+            !shifted && self.zero_copy(&planes[0]),
+            !shifted && self.zero_copy(&planes[1]),
+        ];
+        if shifted && ring.shift.is_none() {
+            ring.shift = Some(image_input::create_shift_pass(&self.gpu, &self.pipelines)?);
+        }
         if zero_copy.contains(&false) && ring.packed[i].is_none() {
+            let n = n.next_multiple_of(4);
             let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
             let a = self.gpu.create_buffer(
                 &format!("vkssim slot {i} packed reference"),
@@ -246,11 +272,12 @@ impl VkScorer {
         if ring.bound[i] != Bound::External(planes) {
             let range = n.next_multiple_of(4);
             let source = |k: usize| -> (vk::Buffer, u64, u64) {
-                if zero_copy[k] {
-                    (planes[k].buffer, planes[k].offset, range)
-                } else {
-                    let packed = ring.packed[i].as_ref().map(|p| p[k].raw);
-                    (packed.unwrap_or_default(), 0, vk::WHOLE_SIZE)
+                match planes[k].in_place().filter(|_| zero_copy[k]) {
+                    Some(p) => (p.buffer, p.offset, range),
+                    None => {
+                        let packed = ring.packed[i].as_ref().map(|p| p[k].raw);
+                        (packed.unwrap_or_default(), 0, vk::WHOLE_SIZE)
+                    }
                 }
             };
             self.bind_raw(i, [source(0), source(1)]);
@@ -320,7 +347,7 @@ impl VkScorer {
         &self,
         ring: &ExternalRing,
         i: usize,
-        planes: [ExternalPlane; 2],
+        planes: [ExternalSource; 2],
         zero_copy: [bool; 2],
     ) -> Result<()> {
         let gpu = &self.gpu;
@@ -341,40 +368,42 @@ impl VkScorer {
             ),
         );
         if zero_copy.contains(&false) {
-            let row = self.row_bytes();
-            let rows = self.sizes.geometry.height as u64;
-            for k in 0..2 {
-                if zero_copy[k] {
-                    continue;
-                }
-                let Some(packed) = ring.packed[i].as_ref() else {
-                    return Err(Error::Internal("packed buffers missing".into()));
-                };
-                let p = planes[k];
-                let regions: Vec<vk::BufferCopy> = if p.row_pitch == row {
-                    vec![vk::BufferCopy::default()
-                        .src_offset(p.offset)
-                        .dst_offset(0)
-                        .size(row * rows)]
-                } else {
-                    (0..rows)
-                        .map(|y| {
-                            vk::BufferCopy::default()
-                                .src_offset(p.offset + y * p.row_pitch)
-                                .dst_offset(y * row)
-                                .size(row)
-                        })
-                        .collect()
-                };
-                // SAFETY: `cmd` is recording; the caller vouched that the host
-                // buffer holds the plane; the packed buffer holds `row * rows`.
-                unsafe {
-                    gpu.device
-                        .raw
-                        .cmd_copy_buffer(cmd, p.buffer, packed[k].raw, &regions)
-                };
+            let size = PlaneSize {
+                width: self.sizes.geometry.width,
+                height: self.sizes.geometry.height,
+                row_bytes: self.row_bytes(),
+            };
+            let Some(packed) = ring.packed[i].as_ref() else {
+                return Err(Error::Internal("packed buffers missing".into()));
+            };
+            for k in (0..2).filter(|&k| !zero_copy[k]) {
+                let family = gpu.device.compute_family;
+                image_input::record_fetch(gpu, cmd, &planes[k], packed[k].raw, size, family);
             }
-            commands::transfer_to_compute(gpu, cmd);
+            let shifts = [planes[0].shift(), planes[1].shift()];
+            match ring.shift.as_ref().filter(|_| shifts != [0, 0]) {
+                None => commands::transfer_to_compute(gpu, cmd),
+                Some(pass) => {
+                    // The copies made visible to the shift's reads and writes.
+                    commands::barrier(
+                        gpu,
+                        cmd,
+                        (
+                            vk::PipelineStageFlags::TRANSFER,
+                            vk::AccessFlags::TRANSFER_WRITE,
+                        ),
+                        (
+                            vk::PipelineStageFlags::COMPUTE_SHADER,
+                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                        ),
+                    );
+                    let words = self.plane_bytes().div_ceil(4) as u32;
+                    let set = self.slots[i].set;
+                    let pass = (pass, &self.pipelines);
+                    image_input::record_shift(gpu, cmd, pass, set, words, shifts);
+                    commands::compute_to_compute(gpu, cmd);
+                }
+            }
         }
         commands::end(gpu, cmd)
     }

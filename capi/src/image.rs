@@ -1,0 +1,240 @@
+//! Device-resident planes beyond packed shared buffers, for C hosts that hold
+//! frames as `VkImage`s (FFmpeg's `AVVkFrame`, GStreamer, libplacebo) or in
+//! `EXCLUSIVE` buffers of another queue family: [`VkssimDeviceSource`] (a
+//! versioned struct: `struct_size` says which fields the caller knows) and
+//! [`vkssim_scorer_submit_sources`].
+
+use ash::vk;
+use ash::vk::Handle;
+use vkssim::api::SemaphoreRef;
+use vkssim::api::{DevicePlane, DeviceSource, ExclusiveBufferPlane, ImagePlane, SampleFormat};
+use vkssim::Error;
+
+use crate::{guard, null_arg, VkssimScorer, VkssimSemaphore, VkssimStatus};
+
+/// `VkssimDeviceSource.kind`: a plane in a `VkBuffer`.
+pub const VKSSIM_SOURCE_BUFFER: u32 = 0;
+/// `VkssimDeviceSource.kind`: plane 0 of a `VkImage`.
+pub const VKSSIM_SOURCE_IMAGE: u32 = 1;
+/// `VK_QUEUE_FAMILY_IGNORED` (`~0u`): no queue-family ownership transfer.
+pub const VKSSIM_QUEUE_FAMILY_IGNORED: u32 = 0xFFFFFFFF;
+
+/// Where one plane of a device-resident pair is: a `VkBuffer` or plane 0 of
+/// a `VkImage` on the engine's device. Versioned: set `struct_size` to
+/// `sizeof(VkssimDeviceSource)` (or start from
+/// `vkssim_device_source_buffer`/`vkssim_device_source_image`, which do);
+/// later versions only append fields, and vkssim reads only the first
+/// `struct_size` bytes.
+///
+/// Images: formats `R8_UNORM`, `R16_UNORM`, `R10X6_UNORM_PACK16`,
+/// `R12X4_UNORM_PACK16` and the 8, 10X6, 12X4 and 16-bit multi-planar ones
+/// (NV12, P010, ...); MSB-aligned samples are shifted down exactly. vkssim
+/// moves the image from `layout` to `TRANSFER_SRC_OPTIMAL`, copies the plane
+/// on the device and leaves it in `final_layout`. With a `queue_family` other
+/// than `VKSSIM_QUEUE_FAMILY_IGNORED` and the engine's, it records the
+/// ownership acquire (`oldLayout = newLayout = layout`) and the release back
+/// (`oldLayout = newLayout = final_layout`), over the whole image (and, for a
+/// buffer, the whole buffer: an `EXCLUSIVE` buffer, always copied); the host
+/// records the matching release before and acquire after.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct VkssimDeviceSource {
+    /// `sizeof(VkssimDeviceSource)`.
+    pub struct_size: usize,
+    /// `VKSSIM_SOURCE_BUFFER` or `VKSSIM_SOURCE_IMAGE`.
+    pub kind: u32,
+    /// The queue family that owns the buffer or image, or
+    /// `VKSSIM_QUEUE_FAMILY_IGNORED`.
+    pub queue_family: u32,
+    /// Buffer: the `VkBuffer` (STORAGE_BUFFER and TRANSFER_SRC usage).
+    pub buffer: u64,
+    /// Buffer: bytes from its start to the first sample.
+    pub offset: u64,
+    /// Buffer: bytes between the starts of consecutive rows.
+    pub row_pitch: u64,
+    /// Image: the `VkImage` (TRANSFER_SRC usage).
+    pub image: u64,
+    /// Image: its `VkFormat`.
+    pub format: i32,
+    /// Image: its `VkImageLayout` when the pair's work starts.
+    pub layout: i32,
+    /// Image: the `VkImageLayout` to leave it in.
+    pub final_layout: i32,
+    /// Image: the array layer holding the frame.
+    pub array_layer: u32,
+    /// Image: 10 or 12 for `R16_UNORM`/`G16_...` images holding MSB-aligned
+    /// 10 or 12-bit samples; 0: as the format says.
+    pub msb_bits: u32,
+}
+
+/// The size of the first version of [`VkssimDeviceSource`].
+fn v1_size() -> usize {
+    std::mem::size_of::<VkssimDeviceSource>()
+}
+
+/// A buffer source, no ownership transfer (set `queue_family` for an
+/// `EXCLUSIVE` buffer owned by another family).
+#[no_mangle]
+pub extern "C" fn vkssim_device_source_buffer(
+    buffer: u64,
+    offset: u64,
+    row_pitch: u64,
+) -> VkssimDeviceSource {
+    VkssimDeviceSource {
+        buffer,
+        offset,
+        row_pitch,
+        ..empty(VKSSIM_SOURCE_BUFFER)
+    }
+}
+
+/// An image source: layer 0 of `image` in `layout`, left in `layout`, no
+/// ownership transfer (set `final_layout`, `queue_family`, `array_layer` and
+/// `msb_bits` as needed).
+#[no_mangle]
+pub extern "C" fn vkssim_device_source_image(
+    image: u64,
+    format: i32,
+    layout: i32,
+) -> VkssimDeviceSource {
+    VkssimDeviceSource {
+        image,
+        format,
+        layout,
+        final_layout: layout,
+        ..empty(VKSSIM_SOURCE_IMAGE)
+    }
+}
+
+fn empty(kind: u32) -> VkssimDeviceSource {
+    VkssimDeviceSource {
+        struct_size: v1_size(),
+        kind,
+        queue_family: VKSSIM_QUEUE_FAMILY_IGNORED,
+        buffer: 0,
+        offset: 0,
+        row_pitch: 0,
+        image: 0,
+        format: 0,
+        layout: 0,
+        final_layout: 0,
+        array_layer: 0,
+        msb_bits: 0,
+    }
+}
+
+/// The Rust API's source for `s` on a scorer of `bit_depth`.
+fn source(s: &VkssimDeviceSource, bit_depth: u32, which: &str) -> Result<DeviceSource, Error> {
+    if s.struct_size < v1_size() {
+        return Err(Error::InvalidOption(format!(
+            "the {which} VkssimDeviceSource has struct_size {} (this vkssim needs at least \
+             {}: set it to sizeof(VkssimDeviceSource))",
+            s.struct_size,
+            v1_size()
+        )));
+    }
+    match s.kind {
+        VKSSIM_SOURCE_BUFFER => {
+            let plane = DevicePlane {
+                buffer: vk::Buffer::from_raw(s.buffer),
+                offset: s.offset,
+                row_pitch: s.row_pitch,
+                format: if bit_depth > 8 {
+                    SampleFormat::U16
+                } else {
+                    SampleFormat::U8
+                },
+            };
+            Ok(if s.queue_family == VKSSIM_QUEUE_FAMILY_IGNORED {
+                plane.into()
+            } else {
+                ExclusiveBufferPlane::new(plane, s.queue_family).into()
+            })
+        }
+        VKSSIM_SOURCE_IMAGE => Ok(ImagePlane::new(
+            vk::Image::from_raw(s.image),
+            vk::Format::from_raw(s.format),
+            vk::ImageLayout::from_raw(s.layout),
+        )
+        .with_final_layout(vk::ImageLayout::from_raw(s.final_layout))
+        .with_queue_family(s.queue_family)
+        .with_array_layer(s.array_layer)
+        .with_msb_bits(s.msb_bits)
+        .into()),
+        k => Err(Error::InvalidOption(format!(
+            "the {which} VkssimDeviceSource has kind {k} (VKSSIM_SOURCE_BUFFER = 0, \
+             VKSSIM_SOURCE_IMAGE = 1)"
+        ))),
+    }
+}
+
+/// `n` semaphores at `p` (NULL allowed when `n` is 0) for the Rust API.
+///
+/// # Safety
+/// `p` must point to `n` structs when `n` is not 0.
+pub(crate) unsafe fn semaphores(
+    p: *const VkssimSemaphore,
+    n: usize,
+    what: &str,
+) -> Result<Vec<SemaphoreRef>, Error> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(null_arg(what));
+    }
+    // SAFETY: `n` structs per the contract.
+    let all = unsafe { std::slice::from_raw_parts(p, n) };
+    Ok(all
+        .iter()
+        .map(|s| SemaphoreRef {
+            semaphore: vk::Semaphore::from_raw(s.semaphore),
+            value: s.timeline.then_some(s.value),
+        })
+        .collect())
+}
+
+/// Queues a pair whose planes are in the host's buffers or images (see
+/// `VkssimDeviceSource`). The pair's work waits for `waits` and signals
+/// `signals` once its results are written and the images are back in their
+/// final layouts (released to their families). Needs a scorer created with
+/// `device_frames`.
+///
+/// # Safety
+/// `scorer` must be a live scorer; the sources must point to valid structs
+/// naming valid objects of the engine's device: buffers and images holding the
+/// planes (images with a plane 0 of at least the scorer's size, in `layout`,
+/// released to the engine's family when `queue_family` differs), not written
+/// until the pair is done, and alive until the scorer is destroyed;
+/// `waits`/`signals` must point to `n_waits`/`n_signals` structs (or be NULL
+/// with a count of 0).
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_submit_sources(
+    scorer: *mut VkssimScorer,
+    reference: *const VkssimDeviceSource,
+    distorted: *const VkssimDeviceSource,
+    waits: *const VkssimSemaphore,
+    n_waits: usize,
+    signals: *const VkssimSemaphore,
+    n_signals: usize,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        // SAFETY: per the contract.
+        let (r, d) = unsafe { (reference.as_ref(), distorted.as_ref()) };
+        let (r, d) = r.zip(d).ok_or_else(|| null_arg("reference or distorted"))?;
+        let bit_depth = s.scorer.desc().bit_depth;
+        let (r, d) = (
+            source(r, bit_depth, "reference")?,
+            source(d, bit_depth, "distorted")?,
+        );
+        // SAFETY: per the contract.
+        let w = unsafe { semaphores(waits, n_waits, "waits") }?;
+        // SAFETY: per the contract.
+        let sg = unsafe { semaphores(signals, n_signals, "signals") }?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { s.scorer.submit_sources(r, d, &w, &sg) }?;
+        Ok(VkssimStatus::VkssimOk)
+    })
+}

@@ -1,0 +1,115 @@
+//! Refusals of `Scorer::submit_images`/`submit_sources` (the frames-in-images
+//! path; the scoring itself is checked by the `image_frames` example under
+//! validation): each names what is wrong and happens before any device work,
+//! so the handles here are never used.
+
+mod vk_support;
+
+use ash::vk;
+use ash::vk::Handle;
+use vk_support::gpu_present;
+use vkssim::api::{
+    image_format_supported, DevicePlane, Engine, ExclusiveBufferPlane, ImagePlane, SampleFormat,
+    ScorerDesc,
+};
+use vkssim::vk::VkOptions;
+use vkssim::Error;
+
+#[test]
+fn image_sources_are_checked_before_any_device_work() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = Engine::new(&VkOptions {
+        validation: true,
+        ..VkOptions::default()
+    })
+    .expect("engine");
+    let mut desc = ScorerDesc::new(64, 48, 10);
+    desc.device_frames = true;
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    let fake = vk::Image::from_raw(0x1000);
+    let other = vk::Image::from_raw(0x2000);
+    let general = vk::ImageLayout::GENERAL;
+    let p010 = vk::Format::G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16;
+    let good = ImagePlane::new(other, p010, general);
+    let refused = |scorer: &mut vkssim::api::Scorer, p: ImagePlane| -> String {
+        // SAFETY: every call here is refused before the handles are used.
+        match unsafe { scorer.submit_images(p, good, &[], &[]) } {
+            Err(e @ Error::InvalidOption(_)) => e.to_string(),
+            other => panic!("{p:?}: expected a refusal, got {other:?}"),
+        }
+    };
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, vk::Format::R8_UNORM, general),
+    );
+    assert!(e.contains("10-bit"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, vk::Format::R12X4_UNORM_PACK16, general),
+    );
+    assert!(e.contains("R12X4"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, vk::Format::R8G8_UNORM, general),
+    );
+    assert!(e.contains("multi-planar formats"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(vk::Image::null(), p010, general),
+    );
+    assert!(e.contains("VK_NULL_HANDLE"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, p010, vk::ImageLayout::UNDEFINED),
+    );
+    assert!(e.contains("UNDEFINED"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, p010, general).with_queue_family(99),
+    );
+    assert!(e.contains("queue family 99"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, vk::Format::R16_UNORM, general).with_msb_bits(12),
+    );
+    assert!(e.contains("12-bit"), "{e}");
+    let e = refused(
+        &mut scorer,
+        ImagePlane::new(fake, p010, general).with_msb_bits(12),
+    );
+    assert!(e.contains("msb_bits 12"), "{e}");
+    let e = refused(&mut scorer, good);
+    assert!(e.contains("same image layer"), "{e}");
+    // An EXCLUSIVE buffer of an unknown family.
+    let plane = DevicePlane {
+        buffer: vk::Buffer::from_raw(0x3000),
+        offset: 0,
+        row_pitch: 128,
+        format: SampleFormat::U16,
+    };
+    // SAFETY: refused before the handles are used.
+    let r = unsafe {
+        scorer.submit_sources(
+            ExclusiveBufferPlane::new(plane, 77).into(),
+            good.into(),
+            &[],
+            &[],
+        )
+    };
+    assert!(
+        matches!(&r, Err(Error::InvalidOption(m)) if m.contains("queue family 77")),
+        "{r:?}"
+    );
+    assert_eq!(scorer.in_flight(), 0);
+    assert!(image_format_supported(
+        vk::Format::G16_B16_R16_3PLANE_444_UNORM
+    ));
+    assert!(!image_format_supported(vk::Format::R8G8B8A8_UNORM));
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:?}",
+        engine.validation_messages()
+    );
+}

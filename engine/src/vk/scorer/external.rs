@@ -399,7 +399,7 @@ impl VkScorer {
                     );
                     let words = self.plane_bytes().div_ceil(4) as u32;
                     let set = self.slots[i].set;
-                    let pass = (pass, &self.pipelines);
+                    let pass = (pass, &*self.pipelines);
                     image_input::record_shift(gpu, cmd, pass, set, words, shifts);
                     commands::compute_to_compute(gpu, cmd);
                 }

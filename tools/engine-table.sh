@@ -40,10 +40,10 @@ for b in $BUILDS; do
   name=${b%%=*}
   X=${b#*=}
   export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
-  js=$("$X/vkssim" bench -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" -w 3840 -h 2160 -b 8 --frames 22 --no-cpu --json 2>/dev/null)
+  js=$("$X/vkssim" bench -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" -w 3840 -h 2160 -b 8 --frames 22 --no-cpu --backend vulkan --json 2>/dev/null)
   row "$name" gpu_pass_us_4k8 "$(printf '%s' "$js" | tr -d '\n ' | grep -o '"gpu_pass_us_last_frame":{[^}]*}')"
-  dr=$("$X/device_resident_bench" --frames 4000 --reps 3 --json 2>/dev/null | tr -d '\n ')
-  row "$name" device_resident_4k "$(printf '%s' "$dr" | grep -o '"[a-z_]*per_second[a-z_]*":[0-9.]*' | head -n 3 | tr '\n' ' ')"
+  dr=$("$X/device_resident_bench" --frames "${DR_FRAMES:-4000}" --reps 3 --json 2>/dev/null | tr -d '\n ')
+  row "$name" device_resident_4k "$(printf '%s' "$dr" | grep -o "\"pairs_per_s\":[0-9.]*")"
   for c in k8 h8 k10; do
     g=$(geom $c)
     # shellcheck disable=SC2086

@@ -4,7 +4,8 @@
 //! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
 //! ([`DevicePlane`], no host round trip) or images ([`ImagePlane`]: NV12, P010
 //! and single-plane luma, with queue-family ownership transfers), with results
-//! in submission order.
+//! in submission order; [`MultiScorer`] spreads one stream of pairs over
+//! several engines (several GPUs).
 //!
 //! ```no_run
 //! use vkssim::api::{Engine, HostPlane, ScorerDesc};
@@ -33,6 +34,7 @@
 mod engine;
 mod image;
 mod import;
+mod multi;
 mod plane;
 mod scorer;
 
@@ -45,5 +47,6 @@ pub use engine::{
 };
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
+pub use multi::{usable_devices, MultiScorer};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Scorer, ScorerDesc};

@@ -14,7 +14,6 @@ mod bench;
 mod chrome_trace;
 mod env_vars;
 mod feature;
-mod feed;
 mod output;
 mod pipeline;
 mod progress;

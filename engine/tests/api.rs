@@ -538,7 +538,7 @@ fn engine_options_soft_f64_and_staging() {
         })
         .expect("engine");
         let mut scorer = engine.scorer(&desc).expect("scorer");
-        assert_eq!(scorer.upload_path(), upload);
+        assert_eq!(scorer.upload_path(), Some(upload));
         if no_fp64 {
             assert_eq!(scorer.arithmetic(), ArithVariant::SoftF64);
         }

@@ -367,8 +367,12 @@ impl Scorer {
         let Some(ring) = self.ring.as_mut() else {
             return Err(Error::Internal("device-resident ring missing".into()));
         };
-        self.inner
-            .submit_external(ring, planes, &sems(waits), &sems(signals))?;
+        let super::scorer::Inner::Vk(inner) = &mut self.inner else {
+            return Err(Error::Internal(
+                "device-resident ring on a CPU scorer".into(),
+            ));
+        };
+        inner.submit_external(ring, planes, &sems(waits), &sems(signals))?;
         self.submitted += 1;
         Ok(())
     }

@@ -15,6 +15,7 @@ mod chrome_trace;
 mod env_vars;
 mod feature;
 mod output;
+mod pipe_size;
 mod pipeline;
 mod progress;
 mod score;

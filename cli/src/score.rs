@@ -38,6 +38,11 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
         bail!("the reference and the distorted input cannot both be standard input (-)");
     }
     files::preflight(args, trace)?;
+    if args.reference == Path::new("-") || args.distorted == Path::new("-") {
+        if let Some(size) = crate::pipe_size::enlarge_stdin() {
+            tracing::debug!(size, "standard input's pipe buffer raised");
+        }
+    }
     let raw = raw_format(args)?;
     // The readers' errors name the file (and frame); the context says which input.
     let reference = open_input(&args.reference, raw).context("cannot read the reference")?;

@@ -219,7 +219,7 @@ impl ImagePlane {
 /// ```no_run
 /// use vkssim::api::{DevicePlane, ExclusiveBufferPlane, SampleFormat};
 /// # let buffer = ash::vk::Buffer::null();
-/// let plane = DevicePlane { buffer, offset: 0, row_pitch: 1920, format: SampleFormat::U8 };
+/// let plane = DevicePlane::new(buffer, 1920, SampleFormat::U8);
 /// let owned = ExclusiveBufferPlane::new(plane, 1);
 /// # let _ = owned;
 /// ```
@@ -321,7 +321,7 @@ impl Scorer {
     /// };
     /// // SAFETY: the decoder's images hold the frames and stay untouched until the score is back.
     /// unsafe {
-    ///     scorer.submit_sources(nv12(a), nv12(b), &[SemaphoreRef { semaphore: decoded, value: Some(3) }], &[])
+    ///     scorer.submit_sources(nv12(a), nv12(b), &[SemaphoreRef::timeline(decoded, 3)], &[])
     /// }?;
     /// # Ok::<(), vkssim::Error>(())
     /// ```

@@ -418,13 +418,13 @@ impl Scorer {
     /// use vkssim::api::{DevicePlane, SampleFormat, SemaphoreRef};
     /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
     /// # let (ref_buf, dist_buf, decoded) = (ash::vk::Buffer::null(), ash::vk::Buffer::null(), ash::vk::Semaphore::null());
-    /// let plane = |buffer| DevicePlane { buffer, offset: 0, row_pitch: 3840, format: SampleFormat::U8 };
+    /// let plane = |buffer| DevicePlane::new(buffer, 3840, SampleFormat::U8);
     /// // SAFETY: the decoder's buffers hold 3840x2160 planes and stay untouched until the score is back.
     /// unsafe {
     ///     scorer.submit_device(
     ///         plane(ref_buf),
     ///         plane(dist_buf),
-    ///         &[SemaphoreRef { semaphore: decoded, value: Some(7) }],
+    ///         &[SemaphoreRef::timeline(decoded, 7)],
     ///         &[],
     ///     )
     /// }?;

@@ -5,10 +5,10 @@
 //! Method (the seed note's): on a warm engine, t(k) is the wall time to score k
 //! pairs including reading, upload, compute and read-back; time per frame is
 //! `(t(N) - t(2)) / (N - 2)`, which cancels the pipeline's fill and drain; the
-//! median of `--repeat` repetitions is reported. The Vulkan engine is fed by
-//! [`crate::feed`] (several threads writing straight into upload memory); the
-//! CPU backend, timed on the same pairs unless `--no-cpu`, through
-//! [`FrameScorer::submit`].
+//! median of `--repeat` repetitions is reported. Both backends are fed by
+//! the scoring pipeline ([`crate::pipeline`]: several threads writing straight
+//! into the scorer's frame slots); the CPU backend is timed on the same pairs
+//! unless `--no-cpu`.
 
 use std::fmt::Write as _;
 use std::io::Write;

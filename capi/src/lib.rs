@@ -804,11 +804,9 @@ pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
         } else {
             SampleFormat::U8
         };
-        let plane = |p: &VkssimDevicePlane| DevicePlane {
-            buffer: vk::Buffer::from_raw(p.buffer),
-            offset: p.offset,
-            row_pitch: p.row_pitch,
-            format,
+        let plane = |p: &VkssimDevicePlane| {
+            DevicePlane::new(vk::Buffer::from_raw(p.buffer), p.row_pitch, format)
+                .with_offset(p.offset)
         };
         // SAFETY: per the contract.
         let w = unsafe { image::semaphores(waits, n_waits, "waits") }?;

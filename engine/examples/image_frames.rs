@@ -220,12 +220,7 @@ unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::E
                 };
                 let distorted: DeviceSource = match frame.buffer {
                     Some(buffer) => ExclusiveBufferPlane::new(
-                        DevicePlane {
-                            buffer,
-                            offset: 0,
-                            row_pitch: frame.row_pitch,
-                            format: SampleFormat::U8,
-                        },
+                        DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8),
                         host.image_family,
                     )
                     .into(),

@@ -23,10 +23,4 @@ pub trait FrameScorer {
     /// How many pairs the scorer works on at once; callers keep about this many
     /// submitted to keep it busy.
     fn queue_depth(&self) -> usize;
-
-    /// The scorer as [`std::any::Any`], so callers can reach a backend's own
-    /// methods (e.g. [`crate::vk::VkScorer::acquire_slot`]); `None` by default.
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        None
-    }
 }

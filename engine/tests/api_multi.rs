@@ -140,3 +140,54 @@ fn no_engines_is_refused() {
     let err = MultiScorer::new(&[], &ScorerDesc::new(64, 48, 8)).expect_err("empty");
     assert!(matches!(err, Error::InvalidOption(_)), "{err}");
 }
+
+#[test]
+fn slots_filled_in_place_over_a_device_and_the_cpu_twin_come_back_in_order() {
+    if !gpu_present() {
+        return;
+    }
+    let engines = engines(1);
+    let mut desc = ScorerDesc::new(80, 52, 8);
+    desc.ssim.enable_lcs = true;
+    desc.frames_in_flight = 2;
+    let scorers = vec![
+        engines[0].scorer(&desc).expect("vulkan scorer"),
+        vkssim::api::Scorer::cpu(&desc, 2).expect("cpu scorer"),
+    ];
+    let mut multi =
+        MultiScorer::from_scorers(scorers, vec!["vk".into(), "cpu".into()]).expect("multi");
+    let pairs: Vec<(LumaFrame, LumaFrame)> = (0..9)
+        .map(|i| (frame(80, 52, 8, 20 + i), frame(80, 52, 8, 90 + i)))
+        .collect();
+    let mut got = Vec::new();
+    {
+        let mut slots = multi.slots();
+        assert_eq!(slots.queue_depth(), 4);
+        for (r, d) in &pairs {
+            let mut slot = slots.acquire().expect("slot");
+            slot.copy_from(&r.bytes, &d.bytes).expect("fill");
+            slots.submit(slot).expect("submit");
+            while let Some(s) = slots.poll() {
+                got.push(s.expect("result"));
+            }
+        }
+        while let Some(s) = slots.wait() {
+            got.push(s.expect("result"));
+        }
+    }
+    assert_eq!(got.len(), pairs.len());
+    for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
+        let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+        assert_eq!(*g, want, "pair {i}: slots over vk + cpu vs CPU twin");
+    }
+    assert!(engines[0].validation_messages().is_empty());
+}
+
+#[test]
+fn scorers_of_different_geometry_are_refused() {
+    let a = vkssim::api::Scorer::cpu(&ScorerDesc::new(64, 48, 8), 1).expect("a");
+    let b = vkssim::api::Scorer::cpu(&ScorerDesc::new(64, 50, 8), 1).expect("b");
+    let err = MultiScorer::from_scorers(vec![a, b], vec!["a".into(), "b".into()])
+        .expect_err("different geometry");
+    assert!(matches!(err, Error::InvalidOption(_)), "{err}");
+}

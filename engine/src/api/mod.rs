@@ -4,8 +4,10 @@
 //! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
 //! ([`DevicePlane`], no host round trip) or images ([`ImagePlane`]: NV12, P010
 //! and single-plane luma, with queue-family ownership transfers), with results
-//! in submission order; [`MultiScorer`] spreads one stream of pairs over
-//! several engines (several GPUs).
+//! in submission order. A [`Scorer`] can also run on the exact CPU twin
+//! ([`Scorer::cpu`]), and be filled in place from reader threads through
+//! [`FrameSlots`]. [`MultiScorer`] spreads one stream of pairs over several
+//! engines (several GPUs).
 //!
 //! ```no_run
 //! use vkssim::api::{Engine, HostPlane, ScorerDesc};
@@ -37,6 +39,7 @@ mod import;
 mod multi;
 mod plane;
 mod scorer;
+mod slots;
 
 pub use crate::vk::context::QueueLock;
 pub use crate::vk::{ArithVariant, ContextCounts, UploadPath, VkOptions};
@@ -49,4 +52,5 @@ pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, Imag
 pub use import::{extension_names, EnabledFeatures};
 pub use multi::{usable_devices, MultiScorer};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
-pub use scorer::{Scorer, ScorerDesc};
+pub use scorer::{Diagnostics, Scorer, ScorerDesc};
+pub use slots::{FrameSlot, FrameSlots};

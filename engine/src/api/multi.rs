@@ -1,13 +1,16 @@
 //! [`MultiScorer`]: one stream of frame pairs spread over several engines
 //! (several GPUs), one [`Scorer`] per engine, pairs dealt round robin and
 //! results given back in submission order, each bit-identical to what one
-//! engine gives (every engine runs the same exact passes).
+//! engine gives (every engine runs the same exact passes). Pairs can also be
+//! filled in place from reader threads ([`MultiSlots`], over each scorer's
+//! [`FrameSlots`]).
 
 use std::collections::VecDeque;
 
 use super::engine::Engine;
 use super::plane::HostPlane;
 use super::scorer::{Scorer, ScorerDesc};
+use super::slots::{FrameSlot, FrameSlots};
 use crate::{Error, FrameScore, Result};
 
 /// Scores pairs of one geometry on several engines at once. Pair `k` goes to
@@ -43,11 +46,6 @@ impl MultiScorer {
     /// ([`Error::InvalidOption`]); a scorer that cannot be created is an error
     /// naming its device.
     pub fn new(engines: &[Engine], desc: &ScorerDesc) -> Result<Self> {
-        if engines.is_empty() {
-            return Err(Error::InvalidOption(
-                "a multi-engine scorer needs at least one engine".into(),
-            ));
-        }
         let devices: Vec<String> = engines
             .iter()
             .enumerate()
@@ -58,12 +56,67 @@ impl MultiScorer {
             .zip(&devices)
             .map(|(e, name)| e.scorer(desc).map_err(|e| on_device(name, e)))
             .collect::<Result<Vec<_>>>()?;
+        Self::from_scorers(scorers, devices)
+    }
+
+    /// Over scorers made elsewhere (one per device, or a single one), named
+    /// by `devices` in errors. They must share one geometry and one set of
+    /// options ([`Error::InvalidOption`] otherwise, and for an empty list or a
+    /// name count that differs).
+    pub fn from_scorers(scorers: Vec<Scorer>, devices: Vec<String>) -> Result<Self> {
+        let Some(first) = scorers.first() else {
+            return Err(Error::InvalidOption(
+                "a multi-engine scorer needs at least one engine".into(),
+            ));
+        };
+        if devices.len() != scorers.len() {
+            return Err(Error::InvalidOption(format!(
+                "{} scorers but {} device names",
+                scorers.len(),
+                devices.len()
+            )));
+        }
+        let (d0, w0) = (first.desc(), first.desc().ssim);
+        if let Some(other) = scorers.iter().find(|s| {
+            let d = s.desc();
+            (d.width, d.height, d.bit_depth, d.ssim) != (d0.width, d0.height, d0.bit_depth, w0)
+        }) {
+            return Err(Error::InvalidOption(format!(
+                "the scorers differ: {:?} and {:?}",
+                d0,
+                other.desc()
+            )));
+        }
         Ok(Self {
             scorers,
             devices,
             order: VecDeque::new(),
             submitted: 0,
         })
+    }
+
+    /// The scorers, in dealing order (for their accessors).
+    pub fn scorers(&self) -> &[Scorer] {
+        &self.scorers
+    }
+
+    /// The scorers, to change their state (e.g. to reset statistics). Pairs
+    /// submitted to them directly are not tracked here: submit through the
+    /// multi-scorer.
+    pub fn scorers_mut(&mut self) -> &mut [Scorer] {
+        &mut self.scorers
+    }
+
+    /// Lends every scorer out to be filled in place (see [`MultiSlots`]).
+    /// Results of pairs submitted before stay queued in order.
+    pub fn slots(&mut self) -> MultiSlots<'_> {
+        MultiSlots {
+            slots: self.scorers.iter_mut().map(Scorer::slots).collect(),
+            devices: &self.devices,
+            order: &mut self.order,
+            submitted: &mut self.submitted,
+            acquired: 0,
+        }
     }
 
     /// The engines' devices as `position (name)`, in dealing order.
@@ -103,13 +156,9 @@ impl MultiScorer {
     /// The oldest result, waiting for it; `None` when nothing is queued.
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
         let k = self.order.pop_front()?;
-        let result = match self.scorers[k].wait() {
-            Some(r) => r,
-            None => Err(Error::Internal(format!(
-                "engine {} had no result queued for a submitted pair",
-                self.devices[k]
-            ))),
-        };
+        let result = self.scorers[k]
+            .wait()
+            .unwrap_or_else(|| missing(&self.devices[k]));
         Some(result.map_err(|e| on_device(&self.devices[k], e)))
     }
 
@@ -131,6 +180,82 @@ impl std::fmt::Debug for MultiScorer {
             .field("in_flight", &self.in_flight())
             .finish()
     }
+}
+
+/// Every scorer of a [`MultiScorer`] lent out to fill frame slots in place:
+/// slot `k` handed out by [`MultiSlots::acquire`] comes from engine
+/// `k % n`, and slots must be submitted in the order they were handed out
+/// (the order pairs are scored in); results come back in that order.
+pub struct MultiSlots<'s> {
+    slots: Vec<FrameSlots<'s>>,
+    devices: &'s [String],
+    order: &'s mut VecDeque<usize>,
+    submitted: &'s mut u64,
+    /// Slots handed out so far (the next one comes from `acquired % n`).
+    acquired: u64,
+}
+
+impl<'s> MultiSlots<'s> {
+    /// The next free slot, from the next engine in turn (see
+    /// [`FrameSlots::acquire`]).
+    pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
+        let k = (self.acquired % self.slots.len() as u64) as usize;
+        let slot = self.slots[k]
+            .acquire()
+            .map_err(|e| on_device(&self.devices[k], e))?;
+        self.acquired += 1;
+        Ok(slot)
+    }
+
+    /// Scores `slot` as the next pair: it must be the oldest slot handed out
+    /// and not yet submitted (a slot from another engine is refused, see
+    /// [`FrameSlots::submit`]). A slot dropped unsubmitted returns to its
+    /// ring, but the slots after it then come from the engines in a shifted
+    /// turn: submit every slot you take, in order.
+    pub fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
+        let k = (*self.submitted % self.slots.len() as u64) as usize;
+        self.slots[k]
+            .submit(slot)
+            .map_err(|e| on_device(&self.devices[k], e))?;
+        self.order.push_back(k);
+        *self.submitted += 1;
+        Ok(())
+    }
+
+    /// The oldest result if it is ready, without blocking.
+    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
+        let &k = self.order.front()?;
+        let result = self.slots[k].poll()?;
+        self.order.pop_front();
+        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+    }
+
+    /// The oldest result, waiting for it; `None` when nothing is queued.
+    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+        let k = self.order.pop_front()?;
+        let result = self.slots[k]
+            .wait()
+            .unwrap_or_else(|| missing(&self.devices[k]));
+        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+    }
+
+    /// Slots that may be handed out at once, over all engines.
+    pub fn queue_depth(&self) -> usize {
+        self.slots.iter().map(FrameSlots::queue_depth).sum()
+    }
+
+    /// The first scorer, for the read-only accessors every scorer shares
+    /// (geometry, options).
+    pub fn scorer(&self) -> &Scorer {
+        self.slots[0].scorer()
+    }
+}
+
+/// The error for an engine that had no result for a pair it was given.
+fn missing(device: &str) -> Result<FrameScore> {
+    Err(Error::Internal(format!(
+        "engine {device} had no result queued for a submitted pair"
+    )))
 }
 
 /// The devices "all" means, in `vkssim devices` order: every device that can

@@ -27,6 +27,8 @@ type Done = (u64, Result<FrameScore>);
 /// scorer) gives an error as that frame's result; the scorer keeps going.
 pub struct CpuScorer {
     threads: usize,
+    /// Pairs inside the pool at most ([`FrameScorer::queue_depth`]).
+    depth: usize,
     jobs: Option<Sender<Job>>,
     done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
@@ -64,6 +66,7 @@ impl CpuScorer {
         }
         Ok(Self {
             threads,
+            depth: 2 * threads,
             jobs: Some(job_tx),
             done: done_rx,
             workers,
@@ -77,6 +80,12 @@ impl CpuScorer {
     /// The number of worker threads.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Keeps at most `depth` pairs (at least 1) inside the pool; twice the
+    /// threads by default.
+    pub fn set_queue_depth(&mut self, depth: usize) {
+        self.depth = depth.max(1);
     }
 
     fn store(&mut self, (index, result): Done) {
@@ -188,7 +197,7 @@ impl FrameScorer for CpuScorer {
     }
 
     fn queue_depth(&self) -> usize {
-        2 * self.threads
+        self.depth
     }
 }
 

@@ -268,9 +268,9 @@ fn null_arg(what: &str) -> Error {
 fn score_out(s: &FrameScore) -> VkssimScore {
     VkssimScore {
         ssim: s.ssim,
-        l: s.l,
-        c: s.c,
-        s: s.s,
+        l: s.l.unwrap_or(0.0),
+        c: s.c.unwrap_or(0.0),
+        s: s.s.unwrap_or(0.0),
         db: s.db.unwrap_or(0.0),
         has_db: s.db.is_some(),
         float_ssim: s.float_ssim(),
@@ -804,11 +804,9 @@ pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
         } else {
             SampleFormat::U8
         };
-        let plane = |p: &VkssimDevicePlane| DevicePlane {
-            buffer: vk::Buffer::from_raw(p.buffer),
-            offset: p.offset,
-            row_pitch: p.row_pitch,
-            format,
+        let plane = |p: &VkssimDevicePlane| {
+            DevicePlane::new(vk::Buffer::from_raw(p.buffer), p.row_pitch, format)
+                .with_offset(p.offset)
         };
         // SAFETY: per the contract.
         let w = unsafe { image::semaphores(waits, n_waits, "waits") }?;

@@ -87,8 +87,9 @@ pub struct EngineArgs {
     /// more when reading files on several threads); at most 1024.
     #[arg(long = "frames-in-flight", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_FRAMES_IN_FLIGHT))]
     pub frames_in_flight: usize,
-    /// Vulkan, regular files: threads reading luma planes straight into upload
-    /// memory; 0 picks (the cores, less 3, from 1 to 12); at most 256.
+    /// Threads reading luma planes straight into the scorer's frame slots
+    /// (regular files by position, streams in order); 0 picks (the cores,
+    /// less 3, from 2 to 12); at most 256.
     #[arg(long = "read-threads", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_READ_THREADS))]
     pub read_threads: usize,
     /// What the `VKSSIM_*` environment variables ask (filled in by `main`).

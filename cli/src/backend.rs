@@ -1,6 +1,7 @@
-//! Picks the scoring engine behind `--backend`: the Vulkan engine
-//! ([`vkssim::vk::VkScorer`]), the exact CPU twin ([`vkssim::cpu::CpuScorer`]), or
-//! `auto` (the default). Both give the same numbers, bit for bit.
+//! Picks the scoring engine behind `--backend`: a [`vkssim::api::Scorer`] on
+//! the Vulkan engine ([`vkssim::api::Engine`]), on the exact CPU twin
+//! ([`vkssim::api::Scorer::cpu`]), or `auto` (the default). Both give the same
+//! numbers, bit for bit.
 //!
 //! `auto` scores on the Vulkan engine, except (with a note on standard error,
 //! unless `-q`):
@@ -15,8 +16,9 @@
 //! a `--device` index that does not exist) is reported, not papered over.
 
 use anyhow::{anyhow, Context, Result};
-use vkssim::vk::{DeviceReport, UploadPath, VkOptions, VkScorer};
-use vkssim::{Error, FrameScorer, SsimOptions};
+use vkssim::api::{Scorer, ScorerDesc};
+use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
+use vkssim::{Error, SsimOptions};
 
 use crate::args::{Backend, EngineArgs, Upload};
 use crate::stdio;
@@ -27,7 +29,7 @@ const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores 
 /// A started scorer and a one-line description of it for messages.
 pub struct Engine {
     /// The scorer.
-    pub scorer: Box<dyn FrameScorer>,
+    pub scorer: Scorer,
     /// e.g. `cpu (2 threads)` or `vulkan (llvmpipe ..., fp64, direct upload)`.
     pub description: String,
     /// Whether it is the CPU twin.
@@ -54,25 +56,30 @@ pub fn start(
             stdio::note(line);
         }
     };
+    let desc = ScorerDesc::new(width, height, bit_depth)
+        .with_ssim(options)
+        .with_frames_in_flight(args.frames_in_flight);
+    // The CPU twin keeps its own queue (twice its threads): frames in flight
+    // are the Vulkan ring's.
+    let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
     match args.backend {
-        Backend::Cpu => start_cpu(options, args.threads),
-        Backend::Vulkan => start_vulkan(args, options, width, height, bit_depth)
-            .map_err(|e| vulkan_error(e, args.device)),
+        Backend::Cpu => start_cpu(args.threads),
+        Backend::Vulkan => start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device)),
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(
                     "vkssim: the only Vulkan device is a CPU implementation ({name}); scoring \
                      on the CPU twin, which is faster (--backend vulkan uses the device)"
                 ));
-                return start_cpu(options, args.threads);
+                return start_cpu(args.threads);
             }
-            match start_vulkan(args, options, width, height, bit_depth) {
+            match start_vulkan(args, &desc) {
                 Ok(engine) => Ok(engine),
                 Err(e) if e.vulkan_unavailable() => {
                     note(format!(
                         "vkssim: no usable Vulkan ({e}); scoring on the CPU"
                     ));
-                    start_cpu(options, args.threads)
+                    start_cpu(args.threads)
                 }
                 Err(e) => Err(vulkan_error(e, args.device)),
             }
@@ -120,13 +127,13 @@ fn vulkan_error(e: Error, device: Option<usize>) -> anyhow::Error {
     }
 }
 
-fn start_cpu(options: SsimOptions, threads: usize) -> Result<Engine> {
-    let scorer =
-        vkssim::cpu::CpuScorer::new(options, threads).context("starting the CPU scorer")?;
-    let n = scorer.threads();
+/// The CPU twin, with `threads` workers (0: one per core).
+fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
+    let scorer = Scorer::cpu(desc, threads).context("starting the CPU scorer")?;
+    let n = scorer.cpu_threads().unwrap_or(1);
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
-        scorer: Box::new(scorer),
+        scorer,
         on_cpu: true,
     })
 }
@@ -149,26 +156,21 @@ fn vk_options(args: &EngineArgs) -> VkOptions {
     }
 }
 
-fn start_vulkan(
-    args: &EngineArgs,
-    options: SsimOptions,
-    width: u32,
-    height: u32,
-    bit_depth: u32,
-) -> Result<Engine, Error> {
-    let scorer = VkScorer::new(width, height, bit_depth, &options, &vk_options(args))?;
+fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
+    let engine = vkssim::api::Engine::new(&vk_options(args))?;
+    let scorer = engine.scorer(desc)?;
     let upload = match scorer.upload_path() {
-        UploadPath::Direct => "direct upload",
-        UploadPath::Staging => "staging upload",
-        UploadPath::Auto => "automatic upload",
+        Some(UploadPath::Direct) => "direct upload",
+        Some(UploadPath::Staging) => "staging upload",
+        _ => "automatic upload",
     };
     let description = format!(
         "vulkan ({}, {} arithmetic, {upload})",
-        scorer.device_name(),
+        engine.device_name(),
         scorer.arithmetic().name(),
     );
     Ok(Engine {
-        scorer: Box::new(scorer),
+        scorer,
         description,
         on_cpu: false,
     })

@@ -14,6 +14,7 @@ pub mod error;
 pub mod frame;
 pub mod io;
 pub mod options;
+pub mod pool;
 pub mod scorer;
 pub mod softfloat;
 pub mod vk;

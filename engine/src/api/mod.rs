@@ -4,7 +4,9 @@
 //! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
 //! ([`DevicePlane`], no host round trip) or images ([`ImagePlane`]: NV12, P010
 //! and single-plane luma, with queue-family ownership transfers), with results
-//! in submission order.
+//! in submission order. A [`Scorer`] can also run on the exact CPU twin
+//! ([`Scorer::cpu`]), and be filled in place from reader threads through
+//! [`FrameSlots`].
 //!
 //! ```no_run
 //! use vkssim::api::{Engine, HostPlane, ScorerDesc};
@@ -35,6 +37,7 @@ mod image;
 mod import;
 mod plane;
 mod scorer;
+mod slots;
 
 pub use crate::vk::context::QueueLock;
 pub use crate::vk::{ArithVariant, ContextCounts, UploadPath, VkOptions};
@@ -46,4 +49,5 @@ pub use engine::{
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
-pub use scorer::{Scorer, ScorerDesc};
+pub use scorer::{Diagnostics, Scorer, ScorerDesc};
+pub use slots::{FrameSlot, FrameSlots};

@@ -45,8 +45,7 @@ impl VkScorer {
         while !self.pending.is_empty() {
             self.finish_oldest();
         }
-        let i = self.next_slot;
-        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        let i = self.free_slot()?;
         self.start(i, reference, distorted)?;
         self.wait(i)?;
         let score = self.score(i)?;

@@ -75,7 +75,8 @@ pub struct VkScorer {
     /// Slots submitted and not yet scored, oldest first (on the GPU, or with
     /// their sum on a worker thread).
     pending: VecDeque<usize>,
-    /// Slots handed out by [`VkScorer::acquire_slot`], oldest first.
+    /// Slots handed out by [`VkScorer::acquire_slot`], in the order handed out
+    /// (they may come back in any order).
     filling: VecDeque<usize>,
     /// Threads summing terms (see [`super::workers`]).
     workers: Workers,
@@ -83,6 +84,7 @@ pub struct VkScorer {
     id: u64,
     /// Scored results not yet taken, oldest first.
     done: VecDeque<Result<FrameScore>>,
+    /// Where the search for a free slot starts (after the last one taken).
     next_slot: usize,
     next_frame: u64,
     sizes: Sizes,

@@ -268,9 +268,9 @@ fn null_arg(what: &str) -> Error {
 fn score_out(s: &FrameScore) -> VkssimScore {
     VkssimScore {
         ssim: s.ssim,
-        l: s.l,
-        c: s.c,
-        s: s.s,
+        l: s.l.unwrap_or(0.0),
+        c: s.c.unwrap_or(0.0),
+        s: s.s.unwrap_or(0.0),
         db: s.db.unwrap_or(0.0),
         has_db: s.db.is_some(),
         float_ssim: s.float_ssim(),

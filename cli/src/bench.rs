@@ -158,12 +158,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         let t = time(&mut scorer, &input, n, args.repeat, read_threads)?;
         Some((description, t))
     };
-    // What the options report: the CPU twin also fills l, c and s without
-    // enable_lcs.
-    let reported = |s: &FrameScore| {
-        let lcs = options.enable_lcs.then_some((s.l, s.c, s.s));
-        (s.float_ssim(), lcs, s.db)
-    };
+    // What the options report.
+    let reported = |s: &FrameScore| (s.float_ssim(), s.lcs(), s.db);
     let identical = cpu.as_ref().map(|(_, t)| {
         t.scores.len() == main.scores.len()
             && t.scores

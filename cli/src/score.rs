@@ -154,7 +154,8 @@ fn plural(n: usize) -> &'static str {
 fn metric_values(score: &FrameScore, options: &SsimOptions) -> Vec<f64> {
     let mut v = vec![score.float_ssim()];
     if options.enable_lcs {
-        v.extend([score.l, score.c, score.s]);
+        // Present exactly with enable_lcs (FrameScore::l).
+        v.extend(score.lcs().unwrap_or([f64::NAN; 3]));
     }
     v
 }

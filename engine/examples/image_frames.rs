@@ -274,9 +274,7 @@ fn same(a: &FrameScore, b: &FrameScore) -> bool {
     let bits = |s: &FrameScore| {
         (
             s.ssim.to_bits(),
-            s.l.to_bits(),
-            s.c.to_bits(),
-            s.s.to_bits(),
+            s.lcs().map(|v| v.map(f64::to_bits)),
             s.db.map(f64::to_bits),
         )
     };

@@ -1,7 +1,8 @@
 //! The backend-neutral scoring interface: a queue of frame pairs in, one
 //! [`FrameScore`] per pair out, in submission order. The CPU twin
-//! ([`crate::cpu`]) and the Vulkan engine both implement it, so the command line
-//! and library users drive either the same way.
+//! ([`crate::cpu`]) and the Vulkan engine both implement it; the public
+//! [`crate::api::Scorer`] (which the command line uses too) drives either
+//! through it.
 
 use crate::{FrameScore, LumaFrame, Result};
 

@@ -91,8 +91,8 @@ fn check_against_cpu(scorer: &mut Scorer, bit_depth: u32, opts: &SsimOptions, wh
         let want = cpu::score_frame(&r.view(), &d.view(), opts).unwrap();
         let bits = |s: &FrameScore| {
             let mut v = vec![s.ssim.to_bits(), s.float_ssim().to_bits()];
-            if opts.enable_lcs {
-                v.extend([s.l.to_bits(), s.c.to_bits(), s.s.to_bits()]);
+            if let Some(lcs) = s.lcs() {
+                v.extend(lcs.map(f64::to_bits));
             }
             v
         };

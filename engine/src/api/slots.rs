@@ -33,8 +33,9 @@ pub(super) fn next_id() -> u64 {
 pub(super) enum Returned {
     /// A Vulkan ring slot.
     Vk(UploadSlot),
-    /// A host-memory slot of the CPU twin (its memory is freed).
-    Host,
+    /// A host-memory slot of the CPU twin (its planes go back to the
+    /// scorer for reuse).
+    Host(Vec<u8>, Vec<u8>),
 }
 
 /// Where a slot's planes live.
@@ -110,7 +111,12 @@ impl Scorer {
         while let Ok(r) = self.returns.1.try_recv() {
             match (r, &mut self.inner) {
                 (Returned::Vk(slot), Inner::Vk(v)) => v.abandon_slot(slot),
-                (_, _) => self.host_slots = self.host_slots.saturating_sub(1),
+                (Returned::Host(r, d), Inner::Cpu(c)) => {
+                    c.recycle(r);
+                    c.recycle(d);
+                    self.host_slots = self.host_slots.saturating_sub(1);
+                }
+                (_, _) => {}
             }
         }
     }
@@ -142,7 +148,7 @@ impl<'s> FrameSlots<'s> {
                     )));
                 }
                 s.host_slots += 1;
-                (Memory::Host(vec![0; len], vec![0; len]), true)
+                (Memory::Host(c.take_buffer(len), c.take_buffer(len)), true)
             }
         };
         Ok(FrameSlot {
@@ -400,7 +406,7 @@ impl Drop for FrameSlot<'_> {
     fn drop(&mut self) {
         let back = match self.memory.take() {
             Some(Memory::Mapped(u)) => Returned::Vk(u),
-            Some(Memory::Host(..)) => Returned::Host,
+            Some(Memory::Host(r, d)) => Returned::Host(r, d),
             None => return,
         };
         // The scorer outlives the slot, and with it the receiver.

@@ -125,11 +125,12 @@ pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOpti
         );
         db::to_db(ssim, max)
     });
+    let lcs = |v: f32| opts.enable_lcs.then_some(v as f64);
     FrameScore {
         ssim,
-        l: means.l as f64,
-        c: means.c as f64,
-        s: means.s as f64,
+        l: lcs(means.l),
+        c: lcs(means.c),
+        s: lcs(means.s),
         db,
     }
 }
@@ -260,7 +261,8 @@ mod tests {
                 for v in [&t.ssim, &t.l, &t.c, &t.s] {
                     bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
                 }
-                for x in [s.ssim, s.l, s.c, s.s] {
+                let lcs = s.lcs().expect("enable_lcs");
+                for x in [s.ssim, lcs[0], lcs[1], lcs[2]] {
                     bytes.extend(x.to_le_bytes());
                 }
                 bytes
@@ -277,8 +279,14 @@ mod tests {
     fn identical_black_frames_score_exactly_one() {
         let a = LumaFrame::zeroed(64, 64, 8);
         let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
-        assert_eq!((s.ssim, s.l, s.c, s.s), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!((s.ssim, s.lcs()), (1.0, None));
         assert_eq!(s.db, None);
+        let lcs = SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        };
+        let s = score_frame(&a.view(), &a.view(), &lcs).unwrap();
+        assert_eq!((s.ssim, s.lcs()), (1.0, Some([1.0, 1.0, 1.0])));
         let opts = SsimOptions {
             enable_db: true,
             clip_db: true,
@@ -293,8 +301,12 @@ mod tests {
     fn identical_frames_have_structure_exactly_one() {
         for depth in [8, 10, 12, 16] {
             let a = frame(96, 72, depth, depth);
-            let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
-            assert_eq!(s.s, 1.0, "{depth}-bit");
+            let opts = SsimOptions {
+                enable_lcs: true,
+                ..Default::default()
+            };
+            let s = score_frame(&a.view(), &a.view(), &opts).unwrap();
+            assert_eq!(s.s, Some(1.0), "{depth}-bit");
         }
     }
 

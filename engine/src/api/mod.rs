@@ -50,7 +50,7 @@ pub use engine::{
 };
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
-pub use multi::{usable_devices, MultiScorer};
+pub use multi::{usable_devices, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Diagnostics, Scorer, ScorerDesc};
 pub use slots::{FrameSlot, FrameSlots};

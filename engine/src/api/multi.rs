@@ -95,6 +95,11 @@ impl MultiScorer {
         })
     }
 
+    /// What every scorer was created for.
+    pub fn desc(&self) -> &ScorerDesc {
+        self.scorers[0].desc()
+    }
+
     /// The scorers, in dealing order (for their accessors).
     pub fn scorers(&self) -> &[Scorer] {
         &self.scorers

@@ -16,20 +16,21 @@
 //! a `--device` index that does not exist) is reported, not papered over.
 
 use anyhow::{anyhow, Context, Result};
-use vkssim::api::{Scorer, ScorerDesc};
+use vkssim::api::{MultiScorer, Scorer, ScorerDesc};
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::{Error, SsimOptions};
 
-use crate::args::{Backend, EngineArgs, Upload};
+use crate::args::{Backend, DeviceChoice, EngineArgs, Upload};
 use crate::stdio;
 
 /// What a failed start of the Vulkan engine adds to its error.
 const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores without a GPU)";
 
-/// A started scorer and a one-line description of it for messages.
+/// A started scorer (one per device with `--device N,M` or `all`) and a
+/// one-line description of it for messages.
 pub struct Engine {
-    /// The scorer.
-    pub scorer: Scorer,
+    /// The scorer(s), pairs dealt over them in turn.
+    pub scorer: MultiScorer,
     /// e.g. `cpu (2 threads)` or `vulkan (llvmpipe ..., fp64, direct upload)`.
     pub description: String,
     /// Whether it is the CPU twin.
@@ -64,7 +65,9 @@ pub fn start(
     let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
     match args.backend {
         Backend::Cpu => start_cpu(args.threads),
-        Backend::Vulkan => start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device)),
+        Backend::Vulkan => {
+            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
+        }
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(
@@ -81,7 +84,7 @@ pub fn start(
                     ));
                     start_cpu(args.threads)
                 }
-                Err(e) => Err(vulkan_error(e, args.device)),
+                Err(e) => Err(vulkan_error(e, args.device.as_ref())),
             }
         }
     }
@@ -109,8 +112,11 @@ fn default_is_cpu(devices: &[DeviceReport]) -> Option<String> {
 
 /// The CLI's error for a failed start of the Vulkan engine: the flags that
 /// would help, and for a `--device` that does not exist, how many there are.
-fn vulkan_error(e: Error, device: Option<usize>) -> anyhow::Error {
+fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
     match e {
+        Error::OnDevice { device, source } if matches!(*source, Error::NoSuchDevice { .. }) => {
+            vulkan_error(*source, None).context(format!("device {device}"))
+        }
         Error::NoSuchDevice { index, count } => {
             let there = match count {
                 0 => "there is no Vulkan device".to_string(),
@@ -131,6 +137,7 @@ fn vulkan_error(e: Error, device: Option<usize>) -> anyhow::Error {
 fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
     let scorer = Scorer::cpu(desc, threads).context("starting the CPU scorer")?;
     let n = scorer.cpu_threads().unwrap_or(1);
+    let scorer = MultiScorer::from_scorers(vec![scorer], vec!["cpu".into()])?;
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
         scorer,
@@ -138,10 +145,11 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
     })
 }
 
-/// The engine options `args` (and the environment) ask for.
-fn vk_options(args: &EngineArgs) -> VkOptions {
+/// The engine options `args` (and the environment) ask for, on device
+/// `device_index` (`None`: the best).
+fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
     VkOptions {
-        device_index: args.device,
+        device_index,
         upload: match args.upload {
             Upload::Auto => UploadPath::Auto,
             Upload::Direct => UploadPath::Direct,
@@ -156,21 +164,68 @@ fn vk_options(args: &EngineArgs) -> VkOptions {
     }
 }
 
+/// The devices `--device` names (`None`: the best one).
+pub fn device_indices(args: &EngineArgs) -> Result<Vec<Option<usize>>, Error> {
+    Ok(match &args.device {
+        None => vec![None],
+        Some(DeviceChoice::List(v)) => v.iter().map(|&i| Some(i)).collect(),
+        Some(DeviceChoice::All) => vkssim::api::usable_devices(args.env.validation)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+    })
+}
+
+/// How many devices `--device` names (1 without it); `all` counts the
+/// usable ones (1 when they cannot be listed: starting says why).
+pub fn device_count(args: &EngineArgs) -> usize {
+    device_indices(args).map(|v| v.len()).unwrap_or(1).max(1)
+}
+
 fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
-    let engine = vkssim::api::Engine::new(&vk_options(args))?;
-    let scorer = engine.scorer(desc)?;
-    let upload = match scorer.upload_path() {
+    let indices = device_indices(args)?;
+    let several = indices.len() > 1;
+    let mut scorers = Vec::new();
+    let mut names = Vec::new();
+    for index in indices {
+        let started = vkssim::api::Engine::new(&vk_options(args, index))
+            .and_then(|engine| Ok((engine.scorer(desc)?, engine.device_name().to_string())));
+        match (started, index) {
+            (Ok((scorer, n)), Some(i)) if several => {
+                names.push(format!("{i} ({n})"));
+                scorers.push(scorer);
+            }
+            (Ok((scorer, n)), _) => {
+                names.push(n);
+                scorers.push(scorer);
+            }
+            (Err(e), Some(i)) if several => {
+                return Err(Error::OnDevice {
+                    device: i.to_string(),
+                    source: Box::new(e),
+                })
+            }
+            (Err(e), _) => return Err(e),
+        }
+    }
+    let first = &scorers[0];
+    let upload = match first.upload_path() {
         Some(UploadPath::Direct) => "direct upload",
         Some(UploadPath::Staging) => "staging upload",
         _ => "automatic upload",
     };
-    let description = format!(
-        "vulkan ({}, {} arithmetic, {upload})",
-        engine.device_name(),
-        scorer.arithmetic().name(),
-    );
+    let arithmetic = first.arithmetic().name();
+    let description = if several {
+        format!(
+            "vulkan ({} devices: {}; {arithmetic} arithmetic, {upload})",
+            names.len(),
+            names.join(", ")
+        )
+    } else {
+        format!("vulkan ({}, {arithmetic} arithmetic, {upload})", names[0])
+    };
     Ok(Engine {
-        scorer,
+        scorer: MultiScorer::from_scorers(scorers, names)?,
         description,
         on_cpu: false,
     })
@@ -223,8 +278,7 @@ mod tests {
 
     #[test]
     fn a_missing_device_index_names_the_count() {
-        let e =
-            |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, Some(99)).to_string();
+        let e = |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, None).to_string();
         assert_eq!(
             e(1),
             "--device 99: there is 1 Vulkan device (index 0); see `vkssim devices`"

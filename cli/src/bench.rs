@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use vkssim::api::Scorer;
+use vkssim::api::MultiScorer;
 use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat};
 use vkssim::{FrameScore, LumaFrame};
 
@@ -117,14 +117,20 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
     };
     let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
+    // Threads and frames in flight are sized per device (--device N,M / all).
+    let devices = match args.engine.backend {
+        Backend::Cpu => 1,
+        _ => backend::device_count(&args.engine),
+    };
     let read_threads = if args.engine.read_threads == 0 {
-        pipeline::default_threads()
+        pipeline::default_threads_for(devices)
     } else {
         args.engine.read_threads
     };
     let mut engine_args = args.engine.clone();
     if engine_args.frames_in_flight == 0 {
-        engine_args.frames_in_flight = pipeline::frames_in_flight_for(read_threads);
+        engine_args.frames_in_flight =
+            pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
     }
     let Engine {
         mut scorer,
@@ -133,7 +139,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     } = backend::start(&engine_args, options, width, height, bit_depth, false)?;
     let n = args.frames;
     let main = time(&mut scorer, &input, n, args.repeat, read_threads)?;
-    let vk_info = scorer.diagnostics().map(|d| VkInfo {
+    let devices_used = scorer.devices().to_vec();
+    let vk_info = scorer.scorers()[0].diagnostics().map(|d| VkInfo {
         device: d.device,
         driver: d.driver,
         memory_path: d.memory_path,
@@ -185,6 +192,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "frames": n,
             "repetitions": args.repeat,
             "read_threads": read_threads,
+            "devices": devices_used,
             "ms_per_frame": main.median * 1e3,
             "frames_per_second": fps,
             "float_ssim": main.scores.first().map(|s| s.float_ssim()),
@@ -393,33 +401,43 @@ fn is_y4m(path: &Path) -> bool {
 /// `repeat` times t(N) and t(2).
 /// Times `scorer` on the first `n` pairs of `input` through the scoring
 /// pipeline (`repeat` times t(N) and t(2), after a warm-up run).
-fn time(scorer: &mut Scorer, input: &Input, n: u64, repeat: u64, threads: usize) -> Result<Timing> {
-    let run = |scorer: &mut Scorer, k: u64| -> Result<(Duration, Vec<FrameScore>, MainTimes)> {
-        let (reference, distorted) = input.inputs();
-        let sel = Selection {
-            skip_ref: 0,
-            skip_dist: 0,
-            frame_cnt: k,
-            subsample: 1,
-            allow_length_mismatch: false,
+fn time(
+    scorer: &mut MultiScorer,
+    input: &Input,
+    n: u64,
+    repeat: u64,
+    threads: usize,
+) -> Result<Timing> {
+    let run =
+        |scorer: &mut MultiScorer, k: u64| -> Result<(Duration, Vec<FrameScore>, MainTimes)> {
+            let (reference, distorted) = input.inputs();
+            let sel = Selection {
+                skip_ref: 0,
+                skip_dist: 0,
+                frame_cnt: k,
+                subsample: 1,
+                allow_length_mismatch: false,
+            };
+            let t0 = Instant::now();
+            let out = pipeline::run(reference, distorted, sel, scorer, threads, &|_| {});
+            let elapsed = t0.elapsed();
+            if let Some(e) = out.error {
+                return Err(e.context("scoring in vkssim bench"));
+            }
+            let scores = out.frames.into_iter().map(|(_, s)| s).collect();
+            Ok((elapsed, scores, out.main))
         };
-        let t0 = Instant::now();
-        let out = pipeline::run(reference, distorted, sel, scorer, threads, &|_| {});
-        let elapsed = t0.elapsed();
-        if let Some(e) = out.error {
-            return Err(e.context("scoring in vkssim bench"));
-        }
-        let scores = out.frames.into_iter().map(|(_, s)| s).collect();
-        Ok((elapsed, scores, out.main))
-    };
     run(scorer, n)?; // warm-up
     let mut reps = Vec::new();
     let mut scores = Vec::new();
     let mut breakdown = None;
     for _ in 0..repeat {
-        scorer.reset_stats();
+        scorer
+            .scorers_mut()
+            .iter_mut()
+            .for_each(|s| s.reset_stats());
         let (t_n, s, main) = run(scorer, n)?;
-        if let Some(d) = scorer.diagnostics() {
+        if let Some(d) = scorer.scorers()[0].diagnostics() {
             breakdown.get_or_insert((main, d.host, t_n));
         }
         let (t_2, _, _) = run(scorer, 2)?;

@@ -29,7 +29,7 @@ pub use prime::{nothing_to_score, prime, Tally};
 use std::time::Duration;
 
 use anyhow::anyhow;
-use vkssim::api::Scorer;
+use vkssim::api::MultiScorer;
 use vkssim::{Error, FrameScore};
 
 /// Which frames to read from the inputs.
@@ -130,15 +130,16 @@ pub struct MainTimes {
     pub collect_ns: u64,
 }
 
-/// Default reader threads: the cores less three (the submitting thread and
-/// the engine's summing threads need some), from 2 to 12 (two, so that two
+/// Default reader threads for `devices` devices: the cores less three (the
+/// submitting thread and the engine's summing threads need some), from 2 to
+/// 12 per device (each device has its own PCIe link to fill; two, so that two
 /// streams written in step by one producer are read at once).
-pub fn default_threads() -> usize {
+pub fn default_threads_for(devices: usize) -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .saturating_sub(3)
-        .clamp(2, 12)
+        .clamp(2, 12 * devices.max(1))
 }
 
 /// Frames in flight that keep `threads` readers busy: each holds a slot while
@@ -154,7 +155,7 @@ pub fn run(
     reference: Input<'_>,
     distorted: Input<'_>,
     sel: Selection,
-    scorer: &mut Scorer,
+    scorer: &mut MultiScorer,
     threads: usize,
     on_score: &dyn Fn(u64),
 ) -> Outcome {

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::anyhow;
-use vkssim::api::{FrameSlot, FrameSlots, Scorer};
+use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
 
 use super::collect::Collector;
 use super::input::{read_error, Got, Input};
@@ -50,7 +50,7 @@ pub fn run(
     reference: &Input<'_>,
     distorted: &Input<'_>,
     plan: Plan,
-    scorer: &mut Scorer,
+    scorer: &mut MultiScorer,
     threads: usize,
     on_score: &dyn Fn(u64),
 ) -> Run {
@@ -174,7 +174,7 @@ pub fn run(
 }
 
 /// Takes the results that are ready.
-fn collect(slots: &mut FrameSlots<'_>, run: &mut Run, on_score: &dyn Fn(u64)) {
+fn collect(slots: &mut MultiSlots<'_>, run: &mut Run, on_score: &dyn Fn(u64)) {
     let t = Instant::now();
     while let Some(res) = slots.poll() {
         run.out.take(res, on_score);
@@ -189,7 +189,7 @@ fn take<'s>(
     reference: &Input<'_>,
     distorted: &Input<'_>,
     plan: Plan,
-    slots: &mut FrameSlots<'s>,
+    slots: &mut MultiSlots<'s>,
     run: &mut Run,
 ) -> bool {
     let tail = done.j >= plan.scored;

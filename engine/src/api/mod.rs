@@ -6,7 +6,8 @@
 //! and single-plane luma, with queue-family ownership transfers), with results
 //! in submission order. A [`Scorer`] can also run on the exact CPU twin
 //! ([`Scorer::cpu`]), and be filled in place from reader threads through
-//! [`FrameSlots`].
+//! [`FrameSlots`]. [`MultiScorer`] spreads one stream of pairs over several
+//! engines (several GPUs).
 //!
 //! ```no_run
 //! use vkssim::api::{Engine, HostPlane, ScorerDesc};
@@ -35,6 +36,7 @@
 mod engine;
 mod image;
 mod import;
+mod multi;
 mod plane;
 mod scorer;
 mod slots;
@@ -48,6 +50,7 @@ pub use engine::{
 };
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
+pub use multi::{usable_devices, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Diagnostics, Scorer, ScorerDesc};
 pub use slots::{FrameSlot, FrameSlots};

@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod error;
 pub mod frame;
 pub mod io;
+pub mod metric;
 pub mod options;
 pub mod pool;
 pub mod scorer;

@@ -258,7 +258,7 @@ impl Scorer {
                 "a CPU scorer takes host pairs only (device_frames is set)".into(),
             ));
         }
-        crate::cpu::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
+        crate::metric::ssim::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
         let mut cpu = CpuScorer::new(desc.ssim, threads)?;
         if desc.frames_in_flight != 0 {
             cpu.set_queue_depth(desc.frames_in_flight);

@@ -4,7 +4,8 @@
 //! fallback, exactness.md §5); and how many threads do the summing.
 
 use super::slots::Sizes;
-use crate::cpu::{self, FrameMeans, TermSums};
+use crate::cpu::{FrameMeans, TermSums};
+use crate::metric::ssim;
 use crate::vk::reduce;
 use crate::{FrameScore, SsimOptions};
 
@@ -113,5 +114,5 @@ pub(super) fn score_terms(
         }
         sums.means(sizes.hw, sizes.hh)
     });
-    (cpu::frame_score(&means, &sizes.geometry, opts), fell_back)
+    (ssim::frame_score(&means, &sizes.geometry, opts), fell_back)
 }

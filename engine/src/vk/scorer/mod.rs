@@ -137,7 +137,7 @@ impl VkScorer {
         opts: &SsimOptions,
         vk_opts: &VkOptions,
     ) -> Result<Self> {
-        cpu::check_geometry(width, height, bit_depth, opts)?;
+        crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
         let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
         Self::with_gpu(gpu, width, height, bit_depth, opts, vk_opts)
     }
@@ -153,7 +153,7 @@ impl VkScorer {
         opts: &SsimOptions,
         vk_opts: &VkOptions,
     ) -> Result<Self> {
-        let geometry = cpu::check_geometry(width, height, bit_depth, opts)?;
+        let geometry = crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
         vk_opts.check()?;
         if geometry.scale > MAX_SCALE {
             return Err(Error::Unsupported(format!(
@@ -189,7 +189,7 @@ impl VkScorer {
             hh,
             raw_bytes: width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64,
         };
-        let k = cpu::lcs_map::SsimConstants::libvmaf();
+        let k = crate::metric::ssim::SsimConstants::libvmaf();
         let params = Params {
             width,
             height,

@@ -16,6 +16,8 @@ pub mod io;
 pub mod options;
 pub mod scorer;
 pub mod softfloat;
+#[cfg(feature = "vulkan-video")]
+pub mod video;
 pub mod vk;
 
 pub use error::{Error, Result};

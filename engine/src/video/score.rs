@@ -1,0 +1,246 @@
+//! The pairing loop: frames of the two decoded streams taken in display
+//! order, checked for matching size, handed to a device-frames
+//! [`crate::api::Scorer`] as NV12 image planes, and each score passed on as
+//! soon as it is back; each pair's textures are kept until its score is.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+
+use super::decode::{Decoded, Stream};
+use super::VideoDevice;
+use crate::api::{ImagePlane, ScorerDesc};
+use crate::{Error, FrameScore, Result, SsimOptions};
+
+/// The two Annex B streams of a run and how to score them.
+///
+/// ```no_run
+/// use std::path::Path;
+/// let pair = vkssim::video::StreamPair::new(Path::new("ref.h264"), Path::new("dist.h264"));
+/// # let _ = pair;
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone)]
+pub struct StreamPair<'a> {
+    /// The reference stream.
+    pub reference: &'a Path,
+    /// The distorted stream.
+    pub distorted: &'a Path,
+    /// The metric's options.
+    pub ssim: SsimOptions,
+    /// Pairs scored at most (0: all).
+    pub max_frames: u64,
+    /// Decoded frames each stream may have waiting.
+    pub decode_ahead: usize,
+}
+
+impl<'a> StreamPair<'a> {
+    /// `reference` against `distorted` with default options, every frame.
+    ///
+    /// ```no_run
+    /// # use std::path::Path;
+    /// let mut pair = vkssim::video::StreamPair::new(Path::new("a.264"), Path::new("b.264"));
+    /// pair.max_frames = 100;
+    /// # let _ = pair;
+    /// ```
+    pub fn new(reference: &'a Path, distorted: &'a Path) -> Self {
+        Self {
+            reference,
+            distorted,
+            ssim: SsimOptions::default(),
+            max_frames: 0,
+            decode_ahead: 4,
+        }
+    }
+}
+
+/// What a run did.
+///
+/// ```no_run
+/// # let run: vkssim::video::VideoRun = unimplemented!();
+/// println!("{} frames at {}x{}", run.frames, run.width, run.height);
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VideoRun {
+    /// Pairs scored.
+    pub frames: u64,
+    /// Luma width.
+    pub width: u32,
+    /// Luma height.
+    pub height: u32,
+    /// From the start of decoding to the last score.
+    pub elapsed: Duration,
+}
+
+impl VideoDevice {
+    /// Decodes `pair`'s two streams on the GPU and scores every frame pair in
+    /// display order, calling `on_score(index, score)` as each score is back
+    /// (scores already passed on stay valid when a later frame fails).
+    ///
+    /// Errors: a file that cannot be read or is empty ([`Error::Io`],
+    /// [`Error::EmptyInput`]), a decoding failure naming the file and frame
+    /// ([`Error::VideoDecode`]), streams of different sizes
+    /// ([`Error::GeometryMismatch`]) or lengths ([`Error::LengthMismatch`],
+    /// after the common frames are scored), no frame ([`Error::NoFrames`]),
+    /// the scorer's errors, and `on_score`'s.
+    ///
+    /// ```no_run
+    /// use std::path::Path;
+    /// use vkssim::video::{StreamPair, VideoDevice};
+    /// let video = VideoDevice::open(&vkssim::vk::VkOptions::default())?;
+    /// let pair = StreamPair::new(Path::new("ref.h264"), Path::new("dist.h264"));
+    /// video.score_streams(&pair, |i, s| {
+    ///     println!("{i}: {}", s.float_ssim());
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn score_streams(
+        &self,
+        pair: &StreamPair<'_>,
+        mut on_score: impl FnMut(u64, FrameScore) -> Result<()>,
+    ) -> Result<VideoRun> {
+        let start = Instant::now();
+        let depth = pair.decode_ahead;
+        let streams = [
+            Stream::start(self.device(), pair.reference, depth)?,
+            Stream::start(self.device(), pair.distorted, depth)?,
+        ];
+        let mut run = VideoRun::default();
+        let mut scorer = None;
+        // Textures of the pairs in flight, oldest first.
+        let mut held: VecDeque<[Decoded; 2]> = VecDeque::new();
+        let mut scored = 0u64;
+        let mut take =
+            |scorer: &mut crate::api::Scorer, held: &mut VecDeque<[Decoded; 2]>| -> Result<()> {
+                let score = scorer
+                    .wait()
+                    .ok_or_else(|| Error::Internal("a submitted pair gave no result".into()))??;
+                held.pop_front();
+                on_score(scored, score)?;
+                scored += 1;
+                Ok(())
+            };
+        loop {
+            if pair.max_frames != 0 && run.frames == pair.max_frames {
+                break;
+            }
+            let r = next(&streams[0])?;
+            let d = next(&streams[1])?;
+            let (r, d) = match (r, d) {
+                (Some(r), Some(d)) => (r, d),
+                (None, None) => break,
+                (r, _) => {
+                    // Score what is common, then count the rest.
+                    while let Some(s) = scorer.as_mut() {
+                        if held.is_empty() {
+                            break;
+                        }
+                        take(s, &mut held)?;
+                    }
+                    let common = run.frames;
+                    let longer = if r.is_some() {
+                        &streams[0]
+                    } else {
+                        &streams[1]
+                    };
+                    let mut rest = 1;
+                    while next(longer)?.is_some() {
+                        rest += 1;
+                    }
+                    let (reference, distorted) = if r.is_some() {
+                        (common + rest, common)
+                    } else {
+                        (common, common + rest)
+                    };
+                    return Err(Error::LengthMismatch {
+                        reference,
+                        distorted,
+                        common,
+                    });
+                }
+            };
+            let size = |t: &wgpu::Texture| (t.width(), t.height());
+            let (w, h) = size(&r.texture);
+            if size(&d.texture) != (w, h) {
+                return Err(Error::GeometryMismatch(format!(
+                    "frame {}: {} decodes to {w}x{h} but {} to {}x{}",
+                    run.frames,
+                    streams[0].path.display(),
+                    streams[1].path.display(),
+                    d.texture.width(),
+                    d.texture.height()
+                )));
+            }
+            if scorer.is_none() {
+                let mut desc = ScorerDesc::new(w, h, 8);
+                desc.ssim = pair.ssim;
+                desc.device_frames = true;
+                scorer = Some(self.engine().scorer(&desc)?);
+                (run.width, run.height) = (w, h);
+            } else if (w, h) != (run.width, run.height) {
+                return Err(Error::GeometryMismatch(format!(
+                    "frame {}: the streams change size from {}x{} to {w}x{h}",
+                    run.frames, run.width, run.height
+                )));
+            }
+            let Some(s) = scorer.as_mut() else {
+                return Err(Error::Internal("scorer missing".into()));
+            };
+            if held.len() >= s.queue_depth() {
+                take(s, &mut held)?;
+            }
+            let planes = [raw_image(&r.texture)?, raw_image(&d.texture)?];
+            let nv12 = |image| {
+                ImagePlane::new(
+                    image,
+                    vk::Format::G8_B8R8_2PLANE_420_UNORM,
+                    vk::ImageLayout::GENERAL,
+                )
+            };
+            // SAFETY: both images are complete NV12 frames of the engine's
+            // device in GENERAL layout, CONCURRENT with the engine's family
+            // (module docs of `super`), at least w x h, with TRANSFER_SRC
+            // usage; nothing writes them, and `held` keeps them alive until
+            // the pair's score is taken.
+            unsafe { s.submit_images(nv12(planes[0]), nv12(planes[1]), &[], &[]) }?;
+            held.push_back([r, d]);
+            run.frames += 1;
+        }
+        if let Some(s) = scorer.as_mut() {
+            while !held.is_empty() {
+                take(s, &mut held)?;
+            }
+        }
+        if run.frames == 0 {
+            return Err(Error::NoFrames(format!(
+                "{} and {}",
+                pair.reference.display(),
+                pair.distorted.display()
+            )));
+        }
+        run.elapsed = start.elapsed();
+        Ok(run)
+    }
+}
+
+/// The next decoded frame of `stream`, `None` at its end.
+fn next(stream: &Stream) -> Result<Option<Decoded>> {
+    match stream.frames.recv() {
+        Ok(frame) => frame.map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The `VkImage` behind a decoded texture.
+fn raw_image(texture: &wgpu::Texture) -> Result<vk::Image> {
+    // SAFETY: gpu-video's textures are Vulkan ones; the handle is only used
+    // while the texture lives.
+    let hal = unsafe { texture.as_hal::<wgpu::hal::api::Vulkan>() }
+        .ok_or_else(|| Error::Internal("a decoded texture is not a Vulkan one".into()))?;
+    // SAFETY: as above.
+    Ok(unsafe { hal.raw_handle() })
+}

@@ -132,7 +132,7 @@ fn start_cpu(options: SsimOptions, threads: usize) -> Result<Engine> {
 }
 
 /// The engine options `args` (and the environment) ask for.
-fn vk_options(args: &EngineArgs) -> VkOptions {
+pub(crate) fn vk_options(args: &EngineArgs) -> VkOptions {
     VkOptions {
         device_index: args.device,
         upload: match args.upload {
@@ -203,6 +203,7 @@ mod tests {
             shader_float64: true,
             memory_model: vkssim::vk::MemoryModel::Unified,
             queue_families: Vec::new(),
+            video_decode_h264: String::new(),
             default_choice,
             path: String::new(),
         }

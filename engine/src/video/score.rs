@@ -34,6 +34,9 @@ pub struct StreamPair<'a> {
     pub max_frames: u64,
     /// Decoded frames each stream may have waiting.
     pub decode_ahead: usize,
+    /// Streams of different lengths: score the common frames and stop at the
+    /// shorter one's end (otherwise [`Error::LengthMismatch`]).
+    pub allow_length_mismatch: bool,
 }
 
 impl<'a> StreamPair<'a> {
@@ -52,6 +55,7 @@ impl<'a> StreamPair<'a> {
             ssim: SsimOptions::default(),
             max_frames: 0,
             decode_ahead: 4,
+            allow_length_mismatch: false,
         }
     }
 }
@@ -133,6 +137,7 @@ impl VideoDevice {
             let (r, d) = match (r, d) {
                 (Some(r), Some(d)) => (r, d),
                 (None, None) => break,
+                _ if pair.allow_length_mismatch => break,
                 (r, _) => {
                     // Score what is common, then count the rest.
                     while let Some(s) = scorer.as_mut() {

@@ -11,7 +11,10 @@
 //! layer with synchronization validation for gpu-video's instance (through
 //! the loader's `VK_INSTANCE_LAYERS`, since gpu-video creates the instance)
 //! and exits 1 on any message. `--repeat N` decodes and scores the pair N
-//! times on the same device and prints each run's frames/s.
+//! times on the same device and prints each run's frames/s; `--decode-only`
+//! first times gpu-video alone on a device of its own (both streams decoded
+//! into wgpu textures on two threads, nothing scored), to show where the time
+//! goes.
 //!
 //! Where no device decodes H.264 with Vulkan Video (lavapipe, CI) it prints
 //! why and exits with status 77, which `tools/run-tests.sh` reports as a skip.
@@ -34,6 +37,7 @@ struct Args {
     distorted: PathBuf,
     expect: Option<PathBuf>,
     repeat: u32,
+    decode_only: bool,
 }
 
 fn main() {
@@ -41,7 +45,9 @@ fn main() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("vulkan_video: {e}");
-            eprintln!("usage: vulkan_video REF.h264 DIST.h264 [--expect FILE] [--repeat N]");
+            eprintln!(
+                "usage: vulkan_video REF.h264 DIST.h264 [--expect FILE] [--repeat N] [--decode-only]"
+            );
             std::process::exit(2);
         }
     };
@@ -61,10 +67,11 @@ fn main() {
 
 fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut files = Vec::new();
-    let (mut expect, mut repeat) = (None, 1);
+    let (mut expect, mut repeat, mut decode_only) = (None, 1, false);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--expect" => expect = Some(it.next().ok_or("--expect needs a file")?.into()),
+            "--decode-only" => decode_only = true,
             "--repeat" => {
                 let n = it.next().ok_or("--repeat needs a count")?;
                 repeat = n
@@ -82,6 +89,7 @@ fn parse(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
         distorted,
         expect,
         repeat: repeat.max(1),
+        decode_only,
     })
 }
 
@@ -100,6 +108,9 @@ fn run(args: &Args) -> Result<bool, Error> {
         Some(path) => Some(read_expected(path)?),
         None => None,
     };
+    if args.decode_only {
+        decode_only(args)?;
+    }
     let video = VideoDevice::open(&vkssim::vk::VkOptions::default())?;
     let handles = video.engine().device_handles();
     // SAFETY: gpu-video's instance enables VK_EXT_debug_utils; the messenger
@@ -193,4 +204,67 @@ fn read_expected(path: &PathBuf) -> Result<Vec<f64>, Error> {
             })
         })
         .collect()
+}
+
+/// gpu-video alone: both streams decoded into wgpu textures on two threads of
+/// a device of its own, the textures dropped; prints frames/s per stream
+/// pair.
+fn decode_only(args: &Args) -> Result<(), Error> {
+    use gpu_video::parameters::{DecoderParameters, VulkanAdapterDescriptor};
+    let fail = |e: &dyn std::fmt::Display| Error::Unsupported(format!("decode-only run: {e}"));
+    let instance = gpu_video::VulkanInstance::new().map_err(|e| fail(&e))?;
+    let adapter = instance
+        .create_adapter(&VulkanAdapterDescriptor {
+            supports_decoding: true,
+            supports_encoding: false,
+            compatible_surface: None,
+        })
+        .map_err(|_| Error::NoDevice(NO_DECODE_DEVICE.into()))?;
+    let device = adapter
+        .create_device(&Default::default())
+        .map_err(|e| fail(&e))?;
+    let start = std::time::Instant::now();
+    let counts = std::thread::scope(|scope| {
+        let threads: Vec<_> = [&args.reference, &args.distorted]
+            .into_iter()
+            .map(|path| {
+                let device = device.clone();
+                scope.spawn(move || -> Result<u64, Error> {
+                    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+                        path: path.clone(),
+                        source,
+                    })?;
+                    let mut decoder = device
+                        .create_wgpu_textures_decoder_h264(DecoderParameters::default())
+                        .map_err(|e| fail(&e))?;
+                    let mut frames = 0u64;
+                    for chunk in bytes.chunks(1 << 16) {
+                        let out = decoder
+                            .decode(gpu_video::EncodedInputChunk {
+                                data: chunk,
+                                pts: None,
+                            })
+                            .map_err(|e| fail(&e))?;
+                        frames += out.len() as u64;
+                    }
+                    frames += decoder.flush().map_err(|e| fail(&e))?.len() as u64;
+                    Ok(frames)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| {
+                t.join()
+                    .unwrap_or_else(|_| Err(fail(&"a decoder thread panicked")))
+            })
+            .collect::<Result<Vec<u64>, Error>>()
+    })?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "decode only (gpu-video, two threads): {:?} frames in {secs:.3} s: {:.1} frame pairs/s",
+        counts,
+        counts.iter().copied().min().unwrap_or(0) as f64 / secs
+    );
+    Ok(())
 }

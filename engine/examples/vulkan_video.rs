@@ -136,8 +136,8 @@ fn run(args: &Args) -> Result<bool, Error> {
     let mut all_same = true;
     for rep in 0..args.repeat {
         let mut scores = Vec::new();
-        let run = video.score_streams(&pair, |_, s| {
-            scores.push(s.float_ssim());
+        let run = video.score_streams(&pair, |f| {
+            scores.push(f.score.float_ssim());
             Ok(())
         })?;
         let secs = run.elapsed.as_secs_f64();

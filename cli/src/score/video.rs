@@ -80,17 +80,18 @@ fn decode_and_score(args: &ScoreArgs, options: SsimOptions) -> Result<ExitCode> 
     pair.max_frames = args.frame_cnt;
     pair.allow_length_mismatch = args.allow_length_mismatch;
     let mut frames = Vec::new();
-    let result = video.score_streams(&pair, |i, s| {
-        frames.push((i, s));
+    let mut size = (0, 0);
+    let result = video.score_streams(&pair, |f| {
+        size = (f.width, f.height);
+        frames.push((f.index, f.score));
         Ok(())
     });
-    let (size, fps, error) = match result {
+    let (fps, error) = match result {
         Ok(run) => (
-            (run.width, run.height),
             run.frames as f64 / run.elapsed.as_secs_f64().max(1e-9),
             None,
         ),
-        Err(e) => ((0, 0), 0.0, Some(anyhow!(e))),
+        Err(e) => (0.0, Some(anyhow!(e))),
     };
     super::write_scores(args, &options, size, fps, &frames, error)
 }

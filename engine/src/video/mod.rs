@@ -30,7 +30,7 @@ use crate::api::{extension_names, EnabledFeatures, Engine, ImportDesc};
 use crate::vk::VkOptions;
 use crate::{Error, Result};
 
-pub use score::{StreamPair, VideoRun};
+pub use score::{StreamPair, VideoFrame, VideoRun};
 
 /// What is missing where no device can decode H.264 with Vulkan Video.
 pub const NO_DECODE_DEVICE: &str = "no Vulkan Video H.264 decode device: no Vulkan device \

@@ -11,7 +11,7 @@ use ash::vk;
 
 use super::decode::{Decoded, Stream};
 use super::VideoDevice;
-use crate::api::{ImagePlane, ScorerDesc};
+use crate::api::{ImagePlane, Scorer, ScorerDesc};
 use crate::{Error, FrameScore, Result, SsimOptions};
 
 /// The two Annex B streams of a run and how to score them.
@@ -79,10 +79,68 @@ pub struct VideoRun {
     pub elapsed: Duration,
 }
 
+/// One scored pair, as [`VideoDevice::score_streams`] passes it on.
+///
+/// ```no_run
+/// # let f: vkssim::video::VideoFrame = unimplemented!();
+/// println!("frame {} ({}x{}): {}", f.index, f.width, f.height, f.score.float_ssim());
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy)]
+pub struct VideoFrame {
+    /// Display-order index of the pair.
+    pub index: u64,
+    /// Luma width.
+    pub width: u32,
+    /// Luma height.
+    pub height: u32,
+    /// The score.
+    pub score: FrameScore,
+}
+
+/// The pairs of a run in flight: the scorer (made for the first pair's size)
+/// and each pair's textures, kept until its score is taken.
+struct Flight {
+    scorer: Option<Scorer>,
+    held: VecDeque<[Decoded; 2]>,
+    run: VideoRun,
+    scored: u64,
+}
+
+impl Flight {
+    /// Takes the oldest pair's score and passes it on.
+    fn take(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<()> {
+        let Some(s) = self.scorer.as_mut() else {
+            return Ok(());
+        };
+        let score = s
+            .wait()
+            .ok_or_else(|| Error::Internal("a submitted pair gave no result".into()))??;
+        self.held.pop_front();
+        on_score(VideoFrame {
+            index: self.scored,
+            width: self.run.width,
+            height: self.run.height,
+            score,
+        })?;
+        self.scored += 1;
+        Ok(())
+    }
+
+    /// Takes every pending score.
+    fn drain(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<()> {
+        while !self.held.is_empty() {
+            self.take(on_score)?;
+        }
+        Ok(())
+    }
+}
+
 impl VideoDevice {
     /// Decodes `pair`'s two streams on the GPU and scores every frame pair in
-    /// display order, calling `on_score(index, score)` as each score is back
-    /// (scores already passed on stay valid when a later frame fails).
+    /// display order, calling `on_score` as each score is back. When a later
+    /// frame fails, the pairs already submitted are still scored and passed
+    /// on before the error is returned.
     ///
     /// Errors: a file that cannot be read or is empty ([`Error::Io`],
     /// [`Error::EmptyInput`]), a decoding failure naming the file and frame
@@ -96,8 +154,8 @@ impl VideoDevice {
     /// use vkssim::video::{StreamPair, VideoDevice};
     /// let video = VideoDevice::open(&vkssim::vk::VkOptions::default())?;
     /// let pair = StreamPair::new(Path::new("ref.h264"), Path::new("dist.h264"));
-    /// video.score_streams(&pair, |i, s| {
-    ///     println!("{i}: {}", s.float_ssim());
+    /// video.score_streams(&pair, |f| {
+    ///     println!("{}: {}", f.index, f.score.float_ssim());
     ///     Ok(())
     /// })?;
     /// # Ok::<(), vkssim::Error>(())
@@ -105,7 +163,7 @@ impl VideoDevice {
     pub fn score_streams(
         &self,
         pair: &StreamPair<'_>,
-        mut on_score: impl FnMut(u64, FrameScore) -> Result<()>,
+        mut on_score: impl FnMut(VideoFrame) -> Result<()>,
     ) -> Result<VideoRun> {
         let start = Instant::now();
         let depth = pair.decode_ahead;
@@ -113,60 +171,46 @@ impl VideoDevice {
             Stream::start(self.device(), pair.reference, depth)?,
             Stream::start(self.device(), pair.distorted, depth)?,
         ];
-        let mut run = VideoRun::default();
-        let mut scorer = None;
-        // Textures of the pairs in flight, oldest first.
-        let mut held: VecDeque<[Decoded; 2]> = VecDeque::new();
-        let mut scored = 0u64;
-        let mut take =
-            |scorer: &mut crate::api::Scorer, held: &mut VecDeque<[Decoded; 2]>| -> Result<()> {
-                let score = scorer
-                    .wait()
-                    .ok_or_else(|| Error::Internal("a submitted pair gave no result".into()))??;
-                held.pop_front();
-                on_score(scored, score)?;
-                scored += 1;
-                Ok(())
-            };
+        let mut flight = Flight {
+            scorer: None,
+            held: VecDeque::new(),
+            run: VideoRun::default(),
+            scored: 0,
+        };
+        let result = self.pump(pair, &streams, &mut flight, &mut on_score);
+        // Scores of pairs already submitted are passed on, error or not.
+        let drained = flight.drain(&mut on_score);
+        result?;
+        drained?;
+        if flight.run.frames == 0 {
+            return Err(Error::NoFrames(format!(
+                "{} and {}",
+                pair.reference.display(),
+                pair.distorted.display()
+            )));
+        }
+        flight.run.elapsed = start.elapsed();
+        Ok(flight.run)
+    }
+
+    /// Submits pairs until a stream ends, `max_frames` or an error.
+    fn pump(
+        &self,
+        pair: &StreamPair<'_>,
+        streams: &[Stream; 2],
+        flight: &mut Flight,
+        on_score: &mut impl FnMut(VideoFrame) -> Result<()>,
+    ) -> Result<()> {
         loop {
+            let run = &flight.run;
             if pair.max_frames != 0 && run.frames == pair.max_frames {
-                break;
+                return Ok(());
             }
-            let r = next(&streams[0])?;
-            let d = next(&streams[1])?;
-            let (r, d) = match (r, d) {
+            let (r, d) = match (next(&streams[0])?, next(&streams[1])?) {
                 (Some(r), Some(d)) => (r, d),
-                (None, None) => break,
-                _ if pair.allow_length_mismatch => break,
-                (r, _) => {
-                    // Score what is common, then count the rest.
-                    while let Some(s) = scorer.as_mut() {
-                        if held.is_empty() {
-                            break;
-                        }
-                        take(s, &mut held)?;
-                    }
-                    let common = run.frames;
-                    let longer = if r.is_some() {
-                        &streams[0]
-                    } else {
-                        &streams[1]
-                    };
-                    let mut rest = 1;
-                    while next(longer)?.is_some() {
-                        rest += 1;
-                    }
-                    let (reference, distorted) = if r.is_some() {
-                        (common + rest, common)
-                    } else {
-                        (common, common + rest)
-                    };
-                    return Err(Error::LengthMismatch {
-                        reference,
-                        distorted,
-                        common,
-                    });
-                }
+                (None, None) => return Ok(()),
+                _ if pair.allow_length_mismatch => return Ok(()),
+                (r, _) => return Err(length_mismatch(streams, run.frames, r.is_some())),
             };
             let size = |t: &wgpu::Texture| (t.width(), t.height());
             let (w, h) = size(&r.texture);
@@ -180,23 +224,21 @@ impl VideoDevice {
                     d.texture.height()
                 )));
             }
-            if scorer.is_none() {
+            if flight.scorer.is_none() {
                 let mut desc = ScorerDesc::new(w, h, 8);
                 desc.ssim = pair.ssim;
                 desc.device_frames = true;
-                scorer = Some(self.engine().scorer(&desc)?);
-                (run.width, run.height) = (w, h);
+                flight.scorer = Some(self.engine().scorer(&desc)?);
+                (flight.run.width, flight.run.height) = (w, h);
             } else if (w, h) != (run.width, run.height) {
                 return Err(Error::GeometryMismatch(format!(
                     "frame {}: the streams change size from {}x{} to {w}x{h}",
                     run.frames, run.width, run.height
                 )));
             }
-            let Some(s) = scorer.as_mut() else {
-                return Err(Error::Internal("scorer missing".into()));
-            };
-            if held.len() >= s.queue_depth() {
-                take(s, &mut held)?;
+            let depth = flight.scorer.as_ref().map_or(1, Scorer::queue_depth);
+            if flight.held.len() >= depth {
+                flight.take(on_score)?;
             }
             let planes = [raw_image(&r.texture)?, raw_image(&d.texture)?];
             let nv12 = |image| {
@@ -206,29 +248,43 @@ impl VideoDevice {
                     vk::ImageLayout::GENERAL,
                 )
             };
+            let Some(s) = flight.scorer.as_mut() else {
+                return Err(Error::Internal("scorer missing".into()));
+            };
             // SAFETY: both images are complete NV12 frames of the engine's
             // device in GENERAL layout, CONCURRENT with the engine's family
             // (module docs of `super`), at least w x h, with TRANSFER_SRC
             // usage; nothing writes them, and `held` keeps them alive until
             // the pair's score is taken.
             unsafe { s.submit_images(nv12(planes[0]), nv12(planes[1]), &[], &[]) }?;
-            held.push_back([r, d]);
-            run.frames += 1;
+            flight.held.push_back([r, d]);
+            flight.run.frames += 1;
         }
-        if let Some(s) = scorer.as_mut() {
-            while !held.is_empty() {
-                take(s, &mut held)?;
-            }
+    }
+}
+
+/// [`Error::LengthMismatch`] once one stream ended after `common` pairs:
+/// the longer one (the reference when `reference_longer`) is decoded to its
+/// end to count its frames.
+fn length_mismatch(streams: &[Stream; 2], common: u64, reference_longer: bool) -> Error {
+    let longer = &streams[if reference_longer { 0 } else { 1 }];
+    let mut rest = 1;
+    loop {
+        match next(longer) {
+            Ok(Some(_)) => rest += 1,
+            Ok(None) => break,
+            Err(e) => return e,
         }
-        if run.frames == 0 {
-            return Err(Error::NoFrames(format!(
-                "{} and {}",
-                pair.reference.display(),
-                pair.distorted.display()
-            )));
-        }
-        run.elapsed = start.elapsed();
-        Ok(run)
+    }
+    let (reference, distorted) = if reference_longer {
+        (common + rest, common)
+    } else {
+        (common, common + rest)
+    };
+    Error::LengthMismatch {
+        reference,
+        distorted,
+        common,
     }
 }
 

@@ -2,8 +2,8 @@
 // terms.comp: libvmaf's per-pixel SSIM terms (exactness.md §4.3-5) from the
 // filtered planes, written as binary64 bits for the host to sum in raster order:
 // the ssim term f64(f64(l * c) * s), and with enable_lcs also l, c and s.
-// Besides, each workgroup writes its fixed-point partial sums after the term
-// planes (engine/src/vk/reduce.rs: the format, the bounds and why they let the
+// Besides, each workgroup writes its fixed-point partial sums to `partials`
+// (engine/src/vk/reduce.rs: the format, the bounds and why they let the
 // host skip its sequential sum in almost every frame).
 
 #include "common.glsl"
@@ -57,7 +57,7 @@ void main() {
     uint n = hw * hh;
     uint lid = gl_LocalInvocationIndex;
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint base = (P.enable_lcs != 0u ? 4u : 1u) * n + wg * WORDS;
+    uint base = wg * WORDS;
     uint64_t vals[9] = uint64_t[9](0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul);
     if (x < hw && y < hh) {
         uint64_t b[4];
@@ -73,7 +73,7 @@ void main() {
     // Every invocation reaches the barriers: none returned early.
     for (uint k = 0u; k < WORDS; k++) {
         uint64_t r = group_sum(vals[k], lid);
-        if (lid == 0u) { terms[base + k] = r; }
+        if (lid == 0u) { partials[base + k] = r; }
     }
 }
 

@@ -36,10 +36,12 @@ layout(std430, set = 0, binding = 3) buffer HFilt { float hfilt[]; };
 // (sw - 10) x (sh - 10).
 layout(std430, set = 0, binding = 4) buffer VFilt { float vfilt[]; };
 // Per-pixel terms as binary64 bits: ssim, then (enable_lcs) l, c, s; each a
-// plane of (sw - 10) x (sh - 10) in raster order; after them the terms pass's
-// per-workgroup fixed-point partial sums (engine/src/vk/reduce.rs). The
+// plane of (sw - 10) x (sh - 10) in raster order, in device memory. The
 // self-test writes its results here too.
 layout(std430, set = 0, binding = 5) buffer Terms { uint64_t terms[]; };
+// The terms pass's per-workgroup fixed-point partial sums
+// (engine/src/vk/reduce.rs), in host-visible memory.
+layout(std430, set = 0, binding = 6) buffer Partials { uint64_t partials[]; };
 
 // The Gaussian taps of libvmaf's float_ssim as fp32 bits (the fp32 literals
 // 0.001028 0.007599 0.036001 0.109361 0.213006 0.266012, mirrored).

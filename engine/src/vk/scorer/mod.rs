@@ -3,13 +3,13 @@
 //!
 //! Everything is allocated once, at creation: a ring of `frames_in_flight`
 //! slots, each with its upload buffers, the intermediate planes, the per-pixel
-//! term buffer, a descriptor set, a pre-recorded command buffer (the four passes
+//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the four passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
 //! buffer otherwise), submit, and later wait on the fence, take the fp32 means
 //! from the device's fixed-point partial sums where they provably settle them
-//! ([`super::reduce`]), else sum the per-pixel terms on the host in raster
-//! order (exactness.md §5), and form the dB with the CPU twin's functions.
+//! ([`super::reduce`]), else copy the per-pixel terms back and sum them on the
+//! host in raster order (exactness.md §5), and form the dB with the CPU twin's functions.
 //!
 //! Every slot is submitted on the device's one compute queue.
 //!
@@ -98,9 +98,10 @@ pub struct VkScorer {
     /// Where the submitting thread's time went, and the GPU's (see
     /// [`HostStats`]).
     stats: HostStats,
-    /// Copy a frame's terms out of mapped memory in one block before summing
-    /// (wide loads; for memory that is not host-cached, where the sum's 8-byte
-    /// loads would each cross the bus). [`VkOptions::copy_terms`] forces it.
+    /// Copy a fallback frame's terms, once copied back from device memory,
+    /// out of their mapped read-back buffer in one block before summing (wide
+    /// loads; for memory that is not host-cached, where the sum's 8-byte loads
+    /// would each cross the bus). [`VkOptions::copy_terms`] forces it.
     copy_terms: bool,
     /// Always sum the terms on the host ([`VkOptions::force_host_sum`]), never
     /// from the device's fixed-point sums.
@@ -254,7 +255,7 @@ impl VkScorer {
         }
         this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
             !this.slots[0]
-                .terms
+                .partials
                 .memory_properties()
                 .contains(vk::MemoryPropertyFlags::HOST_CACHED)
         });

@@ -63,7 +63,11 @@ pub(super) struct Slot {
     pub(super) dec: crate::vk::memory::Buffer,
     pub(super) hfilt: crate::vk::memory::Buffer,
     pub(super) vfilt: crate::vk::memory::Buffer,
+    /// Per-pixel terms, in device memory (copied back only when a frame's
+    /// partial sums do not settle it).
     pub(super) terms: crate::vk::memory::Buffer,
+    /// The terms pass's per-workgroup partial sums, host-visible.
+    pub(super) partials: crate::vk::memory::Buffer,
     pub(super) set: vk::DescriptorSet,
     pub(super) cmd: vk::CommandBuffer,
     pub(super) transfer_cmd: Option<vk::CommandBuffer>,
@@ -73,10 +77,10 @@ pub(super) struct Slot {
     /// Index of the frame it holds, and when it was submitted.
     pub(super) frame: u64,
     pub(super) submitted: Option<Instant>,
-    /// The score being formed on a worker thread, once the fence signalled; the
+    /// The score being decided on a worker thread, once the fence signalled
+    /// (`None`: the host must sum the terms, see [`crate::vk::reduce`]); the
     /// slot is reused only after it was received.
-    /// With it, whether the host had to sum the terms (see [`crate::vk::reduce`]).
-    pub(super) reduction: Option<Receiver<Result<(FrameScore, bool)>>>,
+    pub(super) reduction: Option<Receiver<Result<Option<FrameScore>>>>,
 }
 
 pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
@@ -99,6 +103,7 @@ pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
         gpu.destroy_buffer(&mut b);
     }
     for b in [
+        &mut slot.partials,
         &mut slot.terms,
         &mut slot.vfilt,
         &mut slot.hfilt,
@@ -167,11 +172,16 @@ impl VkScorer {
                 MemoryLocation::GpuOnly,
             )?;
             let planes = if self.opts.enable_lcs { 4 } else { 1 };
-            let partials = s.term_groups() * reduce::WORDS_PER_GROUP as u64;
             make(
                 format!("vkssim slot {i} per-pixel terms"),
-                (planes * s.valid_len() + partials) * 8,
+                planes * s.valid_len() * 8,
                 work,
+                MemoryLocation::GpuOnly,
+            )?;
+            make(
+                format!("vkssim slot {i} partial sums"),
+                s.term_groups() * reduce::WORDS_PER_GROUP as u64 * 8,
+                storage,
                 MemoryLocation::GpuToCpu,
             )?;
             if staging {
@@ -195,7 +205,8 @@ impl VkScorer {
         }
         let staging_buf = if staging { made.pop() } else { None };
         let mut it = made.into_iter();
-        let (Some(r0), Some(r1), Some(dec), Some(hfilt), Some(vfilt), Some(terms)) = (
+        let (Some(r0), Some(r1), Some(dec), Some(hfilt), Some(vfilt), Some(terms), Some(partials)) = (
+            it.next(),
             it.next(),
             it.next(),
             it.next(),
@@ -215,6 +226,7 @@ impl VkScorer {
             hfilt,
             vfilt,
             terms,
+            partials,
             set: vk::DescriptorSet::null(),
             cmd: vk::CommandBuffer::null(),
             transfer_cmd: None,
@@ -237,6 +249,7 @@ impl VkScorer {
                     slot.hfilt.raw,
                     slot.vfilt.raw,
                     slot.terms.raw,
+                    slot.partials.raw,
                 ],
                 &format!("vkssim slot {i} set"),
             )?;

@@ -127,10 +127,11 @@ impl VkScorer {
             parts.join(" ")
         };
         let terms = format!(
-            "; terms read back from {} memory{}",
+            "; terms stay in {} memory, partial sums read back from {} memory (terms copied back only for a frame they do not settle{})",
             describe(slot.terms.memory_properties()),
+            describe(slot.partials.memory_properties()),
             if self.copy_terms {
-                " (copied out before summing)"
+                ", then copied out before summing"
             } else {
                 ""
             }

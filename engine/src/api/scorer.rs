@@ -308,6 +308,22 @@ impl Scorer {
     pub fn upload_path(&self) -> UploadPath {
         self.inner.upload_path()
     }
+
+    /// The mean GPU time of each pass per pair (pass name, nanoseconds, in
+    /// dispatch order) over the pairs scored since the last call (or since
+    /// creation), from timestamps around each dispatch; `None` when the queue
+    /// has no timestamps or no pair was scored. Restarts the count. For
+    /// benchmarks: with pairs in flight, one pair's pass may overlap another's.
+    ///
+    /// ```no_run
+    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
+    /// for (pass, ns) in scorer.take_gpu_pass_ns().unwrap_or_default() {
+    ///     println!("{pass}: {:.1} us", ns / 1e3);
+    /// }
+    /// ```
+    pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
+        self.inner.take_mean_pass_ns()
+    }
 }
 
 impl Drop for Scorer {

@@ -33,7 +33,7 @@ use ash::vk;
 use super::commands;
 use super::context::Gpu;
 use super::device::MemoryModel;
-use super::pipeline::{self, Params, Pipelines, PASSES};
+use super::pipeline::{self, Params, Pipelines};
 use super::pipeline_cache::ContextCounts;
 use super::shaders::{soft_f64_available, ArithVariant};
 use super::workers::Workers;
@@ -94,7 +94,8 @@ pub struct VkScorer {
     transfer_pool: Option<vk::CommandPool>,
     /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
     pipelines: Arc<Pipelines>,
-    last_pass_ns: Option<[f64; PASSES.len()]>,
+    /// GPU time per pass (see [`stats::PassClock`]).
+    pass_clock: stats::PassClock,
     /// Where the submitting thread's time went, and the GPU's (see
     /// [`HostStats`]).
     stats: HostStats,
@@ -225,7 +226,7 @@ impl VkScorer {
             compute_pool: vk::CommandPool::null(),
             transfer_pool: None,
             pipelines,
-            last_pass_ns: None,
+            pass_clock: stats::PassClock::default(),
             stats: HostStats::default(),
             copy_terms: false,
             force_host_sum: vk_opts.force_host_sum,

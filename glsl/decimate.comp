@@ -9,20 +9,15 @@
 // scale <= 128 that sum is exact (seed note research-2130); here each product
 // becomes an exact int64 in units of 2^-52 and the integer sum is rounded once
 // to fp32, which gives the same value without any fp64.
+//
+// Range check (10 and 12-bit): each invocation scans its own rectangle of
+// source samples (below) and records the raster index of the first sample
+// above the bit depth with atomicMin in `range_first` (common.glsl); the
+// rectangles tile the plane, so every sample is checked once.
 
 #include "common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
-
-uint raw_sample(uint plane, uint i) {
-    uint word;
-    if (P.bit_depth <= 8u) {
-        word = plane == 0u ? raw_ref[i >> 2] : raw_dist[i >> 2];
-        return (word >> ((i & 3u) * 8u)) & 0xFFu;
-    }
-    word = plane == 0u ? raw_ref[i >> 1] : raw_dist[i >> 1];
-    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
-}
 
 // libvmaf's sample value: exact in fp32.
 float sample_value(uint v) {
@@ -100,6 +95,34 @@ int64_t term(uint v, bool use_lut) {
     return use_lut && (v >> P.bit_depth) == 0u ? lut[v] : product52(v);
 }
 
+// Invocation (x, y)'s own source rectangle: rows y*s + lo .. y*s + hi (the
+// window's unmirrored rows), from row 0 for y = 0 and to the last row for the
+// last y; columns likewise. Consecutive windows are s apart and s wide, so the
+// rectangles tile the plane (what no window reads, past the last window on
+// an even size, belongs to the last rectangle).
+void check_range(uint plane, uint x, uint y) {
+    if (P.bit_depth != 10u && P.bit_depth != 12u) { return; }
+    int s = int(P.scale);
+    int lo = -(s / 2);
+    int hi = s / 2 - ((s & 1) == 0 ? 1 : 0);
+    int w = int(P.width);
+    int h = int(P.height);
+    int r0 = max(0, int(y) * s + lo);
+    int r1 = y + 1u == P.sh ? h - 1 : min(h - 1, int(y) * s + hi);
+    int c0 = max(0, int(x) * s + lo);
+    int c1 = x + 1u == P.sw ? w - 1 : min(w - 1, int(x) * s + hi);
+    for (int r = r0; r <= r1; ++r) {
+        for (int c = c0; c <= c1; ++c) {
+            uint i = uint(r * w + c);
+            if ((raw_sample(plane, i) >> P.bit_depth) != 0u) {
+                // Raster order: the first found is the rectangle's first.
+                atomicMin(range_first[plane], i);
+                return;
+            }
+        }
+    }
+}
+
 void main() {
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
@@ -115,6 +138,7 @@ void main() {
         barrier();
     }
     if (x >= P.sw || y >= P.sh || plane > 1u) { return; }
+    check_range(plane, x, y);
     uint out_index = plane * P.sw * P.sh + y * P.sw + x;
 
     if (P.scale == 1u) {

@@ -46,17 +46,12 @@ impl Source<'_> {
         }
     }
 
-    /// Writes pair `k` into `a` (reference) and `b` (distorted). With
-    /// `bounce`, file samples are read into it and copied from there: the
-    /// readers check the sample range of samples above 8 bits by reading the
-    /// plane back, which is very slow on write-combined device memory.
-    fn fill(
-        &self,
-        k: u64,
-        a: &mut [u8],
-        b: &mut [u8],
-        bounce: Option<&mut Vec<u8>>,
-    ) -> vkssim::Result<()> {
+    /// Writes pair `k` into `a` (reference) and `b` (distorted). File samples
+    /// are not range-checked here (that would read the upload memory back,
+    /// which is very slow when it is write-combined device memory): the Vulkan
+    /// scorer's decimate pass checks them, and [`file_range_error`] names the
+    /// file and frame of what it finds.
+    fn fill(&self, k: u64, a: &mut [u8], b: &mut [u8]) -> vkssim::Result<()> {
         match self {
             Source::Files {
                 reference,
@@ -64,20 +59,8 @@ impl Source<'_> {
                 pairs,
             } => {
                 let (fr, fd) = pairs[k as usize];
-                match bounce {
-                    Some(buf) => {
-                        buf.resize(a.len(), 0);
-                        reference.read_luma_at(fr, buf)?;
-                        a.copy_from_slice(buf);
-                        distorted.read_luma_at(fd, buf)?;
-                        b.copy_from_slice(buf);
-                        Ok(())
-                    }
-                    None => {
-                        reference.read_luma_at(fr, a)?;
-                        distorted.read_luma_at(fd, b)
-                    }
-                }
+                reference.read_luma_at_unchecked(fr, a)?;
+                distorted.read_luma_at_unchecked(fd, b)
             }
             Source::Memory {
                 reference,
@@ -89,6 +72,50 @@ impl Source<'_> {
                 Ok(())
             }
         }
+    }
+}
+
+/// The scorer's [`vkssim::Error::SampleRange`] for a plane of pair `pair` of
+/// `source` (its `path` names the plane, its `frame` the scorer's count) with
+/// the file and the file's frame index instead; any other error unchanged.
+fn file_range_error(e: vkssim::Error, source: &Source<'_>, pair: usize) -> vkssim::Error {
+    let Source::Files {
+        reference,
+        distorted,
+        pairs,
+    } = source
+    else {
+        return e;
+    };
+    match (e, pairs.get(pair)) {
+        (
+            vkssim::Error::SampleRange {
+                path,
+                x,
+                y,
+                value,
+                max,
+                bit_depth,
+                ..
+            },
+            Some(&(fr, fd)),
+        ) if path.as_os_str() == "reference plane" || path.as_os_str() == "distorted plane" => {
+            let (file, frame) = if path.as_os_str() == "reference plane" {
+                (reference.path(), fr)
+            } else {
+                (distorted.path(), fd)
+            };
+            vkssim::Error::SampleRange {
+                path: file.to_path_buf(),
+                frame,
+                x,
+                y,
+                value,
+                max,
+                bit_depth,
+            }
+        }
+        (e, _) => e,
     }
 }
 
@@ -142,7 +169,6 @@ pub fn run(
 ) -> Fed {
     let total = source.len();
     let depth = scorer.slots();
-    let bounce = scorer.bit_depth() > 8 && !scorer.upload_is_host_cached();
     let mut fed = Fed {
         scores: Vec::with_capacity(total as usize),
         error: None,
@@ -161,6 +187,7 @@ pub fn run(
         Ok(_) => {}
         Err(e) => {
             broken = true;
+            let e = file_range_error(e, source, fed.scores.len());
             fed.error.get_or_insert(e);
         }
     };
@@ -172,14 +199,13 @@ pub fn run(
             let job_rx = Arc::clone(&job_rx);
             let done_tx = done_tx.clone();
             scope.spawn(move || {
-                let mut buf = Vec::new();
                 loop {
                     let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                     let Ok((k, mut slot)) = job else { return };
                     // SAFETY: the scorer outlives this scope and gets the slot
                     // back only after this thread returns it below.
                     let (a, b) = unsafe { slot.planes_mut() };
-                    let r = source.fill(k, a, b, bounce.then_some(&mut buf));
+                    let r = source.fill(k, a, b);
                     if done_tx.send((k, slot, r)).is_err() {
                         return;
                     }

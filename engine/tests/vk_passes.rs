@@ -6,7 +6,7 @@ mod vk_support;
 
 use vk_support::*;
 use vkssim::cpu::{self, gaussian, Plane};
-use vkssim::vk::{ArithVariant, UploadPath, VkScorer};
+use vkssim::vk::{ArithVariant, UploadPath};
 use vkssim::SsimOptions;
 
 fn bits32(v: &[f32]) -> Vec<u32> {
@@ -46,14 +46,7 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
         enable_lcs: true,
         ..Default::default()
     };
-    let mut scorer = VkScorer::new(
-        width,
-        height,
-        bit_depth,
-        &opts,
-        &vk_opts(upload, no_fp64, 2),
-    )
-    .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
+    let mut scorer = scorer_for((width, height, bit_depth), &opts, upload, no_fp64);
     if no_fp64 {
         assert_eq!(scorer.arithmetic(), ArithVariant::SoftF64);
     }

@@ -42,6 +42,26 @@ layout(std430, set = 0, binding = 5) buffer Terms { uint64_t terms[]; };
 // The terms pass's per-workgroup fixed-point partial sums
 // (engine/src/vk/reduce.rs), in host-visible memory.
 layout(std430, set = 0, binding = 6) buffer Partials { uint64_t partials[]; };
+// Samples above the bit depth (10 and 12-bit): per plane (reference, distorted)
+// the raster index of the first such sample (0xFFFFFFFF: none; the host resets
+// it), found by the decimate pass, and its value, recorded by the hfilter pass.
+// Host-visible.
+layout(std430, set = 0, binding = 7) buffer Range {
+    uint range_first[2];
+    uint range_value[2];
+};
+
+// The raw sample at raster index i of plane 0 (reference) or 1 (distorted):
+// 1 byte per sample at 8 bits, 2 (little-endian) above.
+uint raw_sample(uint plane, uint i) {
+    uint word;
+    if (P.bit_depth <= 8u) {
+        word = plane == 0u ? raw_ref[i >> 2] : raw_dist[i >> 2];
+        return (word >> ((i & 3u) * 8u)) & 0xFFu;
+    }
+    word = plane == 0u ? raw_ref[i >> 1] : raw_dist[i >> 1];
+    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
+}
 
 // The Gaussian taps of libvmaf's float_ssim as fp32 bits (the fp32 literals
 // 0.001028 0.007599 0.036001 0.109361 0.213006 0.266012, mirrored).

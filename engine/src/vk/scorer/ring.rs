@@ -9,9 +9,11 @@ use std::time::Instant;
 use ash::vk;
 
 use super::host_sum::{score_partials, score_terms, SendConst};
+use super::slots::clear_range;
 use super::upload::UploadSlot;
 use super::{not_mapped, VkScorer};
 use crate::vk::errors::vk_error;
+use crate::vk::pipeline::RangeRecord;
 use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
 
 impl FrameScorer for VkScorer {
@@ -208,6 +210,7 @@ impl VkScorer {
         i: usize,
         decided: Result<Option<FrameScore>>,
     ) -> Result<FrameScore> {
+        self.check_range(i)?;
         match decided? {
             Some(score) => Ok(score),
             None => {
@@ -218,6 +221,32 @@ impl VkScorer {
                 })
             }
         }
+    }
+
+    /// [`Error::SampleRange`] when slot `i`'s decimate pass found a sample
+    /// above the bit depth (the reference plane's first, else the distorted
+    /// plane's), naming the frame and the sample's position; the record is
+    /// then reset for the slot's next frame.
+    fn check_range(&mut self, i: usize) -> Result<()> {
+        let g = self.sizes.geometry;
+        let slot = &mut self.slots[i];
+        let bytes = slot.range.mapped().ok_or_else(not_mapped)?;
+        let rec: RangeRecord =
+            bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<RangeRecord>()]);
+        let Some(p) = (0..2).find(|&p| rec.first[p] != RangeRecord::NONE) else {
+            return Ok(());
+        };
+        clear_range(&mut slot.range)?;
+        let at = rec.first[p];
+        Err(Error::SampleRange {
+            path: ["reference plane", "distorted plane"][p].into(),
+            frame: slot.frame,
+            x: at % g.width,
+            y: at / g.width,
+            value: rec.value[p],
+            max: (1 << g.bit_depth) - 1,
+            bit_depth: g.bit_depth,
+        })
     }
 
     /// Slot `i`'s fence signalled: reads its timestamps and hands the decision

@@ -14,7 +14,7 @@ use super::VkScorer;
 use crate::cpu::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
-use crate::vk::pipeline::{self, FrameExtents, FramePass};
+use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};
 use crate::vk::reduce;
 use crate::vk::UploadPath;
 use crate::{Error, FrameScore, Result};
@@ -68,6 +68,9 @@ pub(super) struct Slot {
     pub(super) terms: crate::vk::memory::Buffer,
     /// The terms pass's per-workgroup partial sums, host-visible.
     pub(super) partials: crate::vk::memory::Buffer,
+    /// The decimate pass's record of samples above the bit depth
+    /// ([`crate::vk::pipeline::RangeRecord`]), host-visible.
+    pub(super) range: crate::vk::memory::Buffer,
     pub(super) set: vk::DescriptorSet,
     pub(super) cmd: vk::CommandBuffer,
     pub(super) transfer_cmd: Option<vk::CommandBuffer>,
@@ -81,6 +84,15 @@ pub(super) struct Slot {
     /// (`None`: the host must sum the terms, see [`crate::vk::reduce`]); the
     /// slot is reused only after it was received.
     pub(super) reduction: Option<Receiver<Result<Option<FrameScore>>>>,
+}
+
+/// Resets a slot's range record to "no sample found" (host write; the next
+/// submission makes it visible to the device).
+pub(super) fn clear_range(range: &mut crate::vk::memory::Buffer) -> Result<()> {
+    let bytes = range.mapped_mut().ok_or_else(super::not_mapped)?;
+    bytes[..std::mem::size_of::<RangeRecord>()]
+        .copy_from_slice(bytemuck::bytes_of(&RangeRecord::CLEAR));
+    Ok(())
 }
 
 pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
@@ -103,6 +115,7 @@ pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
         gpu.destroy_buffer(&mut b);
     }
     for b in [
+        &mut slot.range,
         &mut slot.partials,
         &mut slot.terms,
         &mut slot.vfilt,
@@ -184,6 +197,12 @@ impl VkScorer {
                 storage,
                 MemoryLocation::GpuToCpu,
             )?;
+            make(
+                format!("vkssim slot {i} sample range"),
+                std::mem::size_of::<RangeRecord>() as u64,
+                storage,
+                MemoryLocation::GpuToCpu,
+            )?;
             if staging {
                 // Host memory (cached where the device offers it): `CpuToGpu`
                 // picks device-local BAR memory on resizable-BAR devices, which
@@ -204,16 +223,10 @@ impl VkScorer {
             return Err(e);
         }
         let staging_buf = if staging { made.pop() } else { None };
-        let mut it = made.into_iter();
-        let (Some(r0), Some(r1), Some(dec), Some(hfilt), Some(vfilt), Some(terms), Some(partials)) = (
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-        ) else {
+        let Ok::<[crate::vk::memory::Buffer; 8], _>(
+            [r0, r1, dec, hfilt, vfilt, terms, partials, range],
+        ) = made.try_into()
+        else {
             return Err(Error::Vulkan {
                 result: vk::Result::ERROR_UNKNOWN,
                 context: "internal: slot buffers missing".into(),
@@ -227,6 +240,7 @@ impl VkScorer {
             vfilt,
             terms,
             partials,
+            range,
             set: vk::DescriptorSet::null(),
             cmd: vk::CommandBuffer::null(),
             transfer_cmd: None,
@@ -238,6 +252,7 @@ impl VkScorer {
             reduction: None,
         };
         let more = (|| -> Result<()> {
+            clear_range(&mut slot.range)?;
             slot.set = pipeline::allocate_set(
                 gpu,
                 self.descriptor_pool,
@@ -250,6 +265,7 @@ impl VkScorer {
                     slot.vfilt.raw,
                     slot.terms.raw,
                     slot.partials.raw,
+                    slot.range.raw,
                 ],
                 &format!("vkssim slot {i} set"),
             )?;

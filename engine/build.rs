@@ -176,10 +176,9 @@ fn run() -> Result<(), String> {
 /// The passes of one frame, in dispatch order: the shader (`glsl/NAME.comp`),
 /// the `FramePass` variant, and the invocations it is dispatched over (fields
 /// of `FrameExtents`, or a number).
-const FRAME_PASSES: [(&str, &str, [&str; 3]); 4] = [
+const FRAME_PASSES: [(&str, &str, [&str; 3]); 3] = [
     ("decimate", "Decimate", ["sw", "sh", "2"]),
     ("hfilter", "HFilter", ["hw", "sh", "1"]),
-    ("vfilter", "VFilter", ["hw", "hh", "1"]),
     ("terms", "Terms", ["hw", "hh", "1"]),
 ];
 

@@ -1,7 +1,11 @@
 #version 450
-// terms.comp: libvmaf's per-pixel SSIM terms (exactness.md §4.3-5) from the
-// filtered planes, written as binary64 bits for the host to sum in raster order:
-// the ssim term f64(f64(l * c) * s), and with enable_lcs also l, c and s.
+// terms.comp: the vertical pass of the separable Gaussian on the five
+// horizontal results (exactness.md §4.2: per valid (x, y), an fp64 sum, from
+// 0.0 and in tap order, of f32(h[y + v][x] * g[v]), stored as f32(sum); giving
+// mu_r, mu_c, s_rr, s_cc, s_rc), then libvmaf's per-pixel SSIM terms
+// (§4.3-5), written as binary64 bits for the host to sum in raster order
+// when it must: the ssim term f64(f64(l * c) * s), and with enable_lcs also
+// l, c and s. With P.debug_writes the vertical results go to `vfilt` too.
 // Besides, each workgroup writes its fixed-point partial sums to `partials`
 // (engine/src/vk/reduce.rs: the format, the bounds and why they let the
 // host skip its sequential sum in almost every frame).
@@ -79,13 +83,32 @@ void main() {
 
 // The terms of pixel (x, y) as binary64 bits: ssim, l, c, s (written to the
 // term planes: ssim always, l, c, s with enable_lcs).
+// The vertical Gaussian of horizontal plane k at valid (x, y).
+float vertical(uint k, uint x, uint y, uint hw) {
+    uint in_plane = hw * P.sh;
+    F64 sum = f64_from_f32(0.0);
+    for (int v = 0; v < 11; ++v) {
+        float h = hfilt[k * in_plane + (y + uint(v)) * hw + x];
+        precise float p = h * gauss(v);
+        sum = f64_add(sum, f64_from_f32(p));
+    }
+    return f32_from_f64(sum);
+}
+
 void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]) {
     uint i = y * hw + x;
-    float mu_r = vfilt[i];
-    float mu_c = vfilt[n + i];
-    float s_rr = vfilt[2u * n + i];
-    float s_cc = vfilt[3u * n + i];
-    float s_rc = vfilt[4u * n + i];
+    float mu_r = vertical(0u, x, y, hw);
+    float mu_c = vertical(1u, x, y, hw);
+    float s_rr = vertical(2u, x, y, hw);
+    float s_cc = vertical(3u, x, y, hw);
+    float s_rc = vertical(4u, x, y, hw);
+    if (P.debug_writes != 0u) {
+        vfilt[i] = mu_r;
+        vfilt[n + i] = mu_c;
+        vfilt[2u * n + i] = s_rr;
+        vfilt[3u * n + i] = s_cc;
+        vfilt[4u * n + i] = s_rc;
+    }
     float c1 = uintBitsToFloat(P.c1_bits);
     float c2 = uintBitsToFloat(P.c2_bits);
     float c3 = uintBitsToFloat(P.c3_bits);

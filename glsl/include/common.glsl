@@ -22,7 +22,7 @@ layout(push_constant, std430) uniform Params {
     uint c2_bits;     // fp32 bits of C2
     uint c3_bits;     // fp32 bits of C3
     uint enable_lcs;  // 1: also write the l, c and s terms
-    uint reserved;
+    uint debug_writes; // 1: also write the planes only tests read (vfilt)
 } P;
 
 // Raw samples as uploaded: 1 byte per sample at 8 bits, 2 (little-endian) above.
@@ -33,7 +33,8 @@ layout(std430, set = 0, binding = 2) buffer Dec { float dec[]; };
 // Horizontal Gaussian of r, c, r*r, c*c, r*c: 5 planes of (sw - 10) x sh.
 layout(std430, set = 0, binding = 3) buffer HFilt { float hfilt[]; };
 // Vertical Gaussian of those: mu_r, mu_c, s_rr, s_cc, s_rc, 5 planes of
-// (sw - 10) x (sh - 10).
+// (sw - 10) x (sh - 10), computed by the terms pass and written here only
+// with P.debug_writes (for the pass-by-pass tests).
 layout(std430, set = 0, binding = 4) buffer VFilt { float vfilt[]; };
 // Per-pixel terms as binary64 bits: ssim, then (enable_lcs) l, c, s; each a
 // plane of (sw - 10) x (sh - 10) in raster order, in device memory. The

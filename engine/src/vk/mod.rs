@@ -11,12 +11,15 @@
 //!   [`pipeline_cache`] (each device's self-tested pipelines, built once and
 //!   shared by its scorers), [`shaders`]
 //!   (the build-time SPIR-V) and [`scorer`] ([`VkScorer`]).
-//! - A frame is four compute passes in one pre-recorded command buffer:
-//!   `decimate` (raw samples to fp32, box decimation in int64 fixed point),
-//!   `hfilter` and `vfilter` (the separable Gaussian of r, c, r², c², r·c, fp64
-//!   sums of fp32 products), `terms` (per-pixel sigma, l, c, s and ssim terms as
-//!   binary64 bits). The host sums the terms in raster order in fp64, exactly as
-//!   libvmaf does, and rounds the means to fp32 with the CPU twin's functions.
+//! - A frame is three compute passes in one pre-recorded command buffer:
+//!   `decimate` (raw samples to fp32, box decimation in int64 fixed point, and
+//!   the sample range check), `hfilter` (the horizontal half of the separable
+//!   Gaussian of r, c, r², c², r·c, fp64 sums of fp32 products), `terms` (the
+//!   vertical half, then per-pixel sigma, l, c, s and ssim terms as binary64
+//!   bits, and their per-workgroup fixed-point sums). The host decides the
+//!   means from those sums where they settle them ([`reduce`]), else sums the
+//!   terms in raster order in fp64, exactly as libvmaf does, and rounds the
+//!   means to fp32 with the CPU twin's functions.
 //! - Every fp64 operation goes through `glsl/include/arith.glsl`, built twice:
 //!   native `double` and a software binary64 on `uint64_t` for devices without
 //!   `shaderFloat64`. A start-up self-test ([`selftest`]) picks one or refuses.

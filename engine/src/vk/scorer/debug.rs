@@ -7,6 +7,7 @@ use gpu_allocator::MemoryLocation;
 
 use super::{not_mapped, VkScorer};
 use crate::vk::commands;
+use crate::vk::pipeline::Params;
 use crate::{Error, FrameScore, LumaFrame, Result};
 
 /// What every pass reads and writes for one frame, copied back for tests
@@ -48,9 +49,20 @@ impl VkScorer {
         }
         let i = self.next_slot;
         self.next_slot = (self.next_slot + 1) % self.slots.len();
-        self.start(i, reference, distorted)?;
-        self.wait(i)?;
-        let score = self.score(i)?;
+        // The slot's commands with the debug planes written, for this frame
+        // only.
+        let debug = Params {
+            debug_writes: 1,
+            ..self.params
+        };
+        self.record_with(i, &debug)?;
+        let run = self
+            .start(i, reference, distorted)
+            .and_then(|_| self.wait(i))
+            .and_then(|_| self.score(i));
+        let restored = self.record(i);
+        let score = run?;
+        restored?;
         let s = self.sizes;
         let slot = &self.slots[i];
         let dec = self.read_back_with(&slot.dec, false, <[u8]>::to_vec)?;

@@ -202,7 +202,7 @@ impl VkScorer {
             c2_bits: k.c2.to_bits(),
             c3_bits: k.c3.to_bits(),
             enable_lcs: opts.enable_lcs as u32,
-            reserved: 0,
+            debug_writes: 0,
         };
         let in_flight = if vk_opts.frames_in_flight == 0 {
             DEFAULT_FRAMES_IN_FLIGHT

@@ -20,7 +20,9 @@ const int FRAC_BITS = 48;
 const int MAX_TERM_LOG2 = 7;
 const uint WORDS = 9u;
 
-shared uint64_t red[256];
+// One reduction tree for all WORDS words of the record at once: word k of
+// invocation lid at red[k * 256 + lid].
+shared uint64_t red[WORDS * 256u];
 
 // trunc(x * 2^FRAC_BITS) of binary64 bits, two's complement, by integer
 // operations; ok = false unless |x| < 2^MAX_TERM_LOG2 (then nothing is added).
@@ -35,20 +37,21 @@ uint64_t to_fixed(uint64_t bits, inout bool ok) {
     return (bits >> 63) != 0ul ? (0ul - mag) : mag;
 }
 
-// The workgroup's sum of v (integer, exact, any order), to invocation 0.
-uint64_t group_sum(uint64_t v, uint lid) {
-    red[lid] = v;
+// The workgroup's sums of every vals[k] (integer, exact, any order) into
+// red[k * 256], one tree for all words.
+void group_sums(uint64_t vals[9], uint lid) {
+    for (uint k = 0u; k < WORDS; k++) { red[k * 256u + lid] = vals[k]; }
     memoryBarrierShared();
     barrier();
     for (uint s = 128u; s > 0u; s >>= 1u) {
-        if (lid < s) { red[lid] += red[lid + s]; }
+        if (lid < s) {
+            for (uint k = 0u; k < WORDS; k++) {
+                red[k * 256u + lid] += red[k * 256u + lid + s];
+            }
+        }
         memoryBarrierShared();
         barrier();
     }
-    uint64_t r = red[0];
-    memoryBarrierShared();
-    barrier();
-    return r;
 }
 
 void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]);
@@ -75,10 +78,8 @@ void main() {
         vals[8] = ok ? 0ul : 1ul;
     }
     // Every invocation reaches the barriers: none returned early.
-    for (uint k = 0u; k < WORDS; k++) {
-        uint64_t r = group_sum(vals[k], lid);
-        if (lid == 0u) { partials[base + k] = r; }
-    }
+    group_sums(vals, lid);
+    if (lid < WORDS) { partials[base + lid] = red[lid * 256u]; }
 }
 
 // The terms of pixel (x, y) as binary64 bits: ssim, l, c, s (written to the

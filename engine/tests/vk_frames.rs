@@ -49,7 +49,9 @@ fn run(
         if force_host {
             assert_eq!(fallbacks, n as u64, "every frame summed on the host");
         } else {
-            assert!(fallbacks <= n as u64);
+            // The device's partial sums decide ordinary frames (a fallback is
+            // rare: a mean within the error bound of an fp32 boundary).
+            assert!(fallbacks < n as u64, "{fallbacks} of {n} frames fell back");
         }
     }
     assert_no_validation_messages(&scorer);

@@ -22,9 +22,9 @@ layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 // libvmaf's sample value: exact in fp32.
 float sample_value(uint v) {
     precise float f = float(v);
-    if (P.bit_depth == 10u) { f = f * 0.25; }
-    else if (P.bit_depth == 12u) { f = f * 0.0625; }
-    else if (P.bit_depth == 16u) { f = f * 0.00390625; }
+    if (BIT_DEPTH == 10u) { f = f * 0.25; }
+    else if (BIT_DEPTH == 12u) { f = f * 0.0625; }
+    else if (BIT_DEPTH == 16u) { f = f * 0.00390625; }
     return f;
 }
 
@@ -92,7 +92,7 @@ int64_t product52(uint v) {
 // The window term of sample value v (out-of-range values, which the readers
 // refuse, are computed rather than looked up).
 int64_t term(uint v, bool use_lut) {
-    return use_lut && (v >> P.bit_depth) == 0u ? lut[v] : product52(v);
+    return use_lut && (v >> BIT_DEPTH) == 0u ? lut[v] : product52(v);
 }
 
 // Invocation (x, y)'s own source rectangle: rows y*s + lo .. y*s + hi (the
@@ -101,8 +101,8 @@ int64_t term(uint v, bool use_lut) {
 // rectangles tile the plane (what no window reads, past the last window on
 // an even size, belongs to the last rectangle).
 void check_range(uint plane, uint x, uint y) {
-    if (P.bit_depth != 10u && P.bit_depth != 12u) { return; }
-    int s = int(P.scale);
+    if (BIT_DEPTH != 10u && BIT_DEPTH != 12u) { return; }
+    int s = int(SCALE);
     int lo = -(s / 2);
     int hi = s / 2 - ((s & 1) == 0 ? 1 : 0);
     int w = int(P.width);
@@ -114,7 +114,7 @@ void check_range(uint plane, uint x, uint y) {
     for (int r = r0; r <= r1; ++r) {
         for (int c = c0; c <= c1; ++c) {
             uint i = uint(r * w + c);
-            if ((raw_sample(plane, i) >> P.bit_depth) != 0u) {
+            if ((raw_sample(plane, i) >> BIT_DEPTH) != 0u) {
                 // Raster order: the first found is the rectangle's first.
                 atomicMin(range_first[plane], i);
                 return;
@@ -127,10 +127,10 @@ void main() {
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
     uint plane = gl_GlobalInvocationID.z;
-    bool use_lut = P.scale > 1u && P.bit_depth <= 10u;
+    bool use_lut = SCALE > 1u && BIT_DEPTH <= 10u;
     if (use_lut) {
         // Every invocation reaches this barrier (no early return before it).
-        uint n = 1u << P.bit_depth;
+        uint n = 1u << BIT_DEPTH;
         uint threads = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
         for (uint v = gl_LocalInvocationIndex; v < n; v += threads) {
             lut[v] = product52(v);
@@ -141,12 +141,12 @@ void main() {
     check_range(plane, x, y);
     uint out_index = plane * P.sw * P.sh + y * P.sw + x;
 
-    if (P.scale == 1u) {
+    if (SCALE == 1u) {
         dec[out_index] = sample_value(raw_sample(plane, y * P.width + x));
         return;
     }
 
-    int s = int(P.scale);
+    int s = int(SCALE);
     int lo = -(s / 2);
     int hi = s / 2 - ((s & 1) == 0 ? 1 : 0);
     int cx = int(x) * s;
@@ -155,7 +155,7 @@ void main() {
     int c1 = cx + hi;
     bool inside_x = c0 >= 0 && c1 < int(P.width);
     // Samples per 32-bit word, bits per sample.
-    uint spw = P.bit_depth <= 8u ? 4u : 2u;
+    uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
     uint bits = 32u / spw;
     uint mask = (1u << bits) - 1u;
     // The window's samples, added as exact int64 counts of 2^-52 (integer

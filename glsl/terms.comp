@@ -150,7 +150,7 @@ void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]) {
     b[2] = f64_to_bits(c);
     b[3] = f64_to_bits(s);
     terms[i] = b[0];
-    if (P.enable_lcs != 0u) {
+    if (ENABLE_LCS != 0u) {
         terms[n + i] = b[1];
         terms[2u * n + i] = b[2];
         terms[3u * n + i] = b[3];

@@ -25,6 +25,16 @@ layout(push_constant, std430) uniform Params {
     uint debug_writes; // 1: also write the planes only tests read (vfilt)
 } P;
 
+// The scorer's bit depth, scale and enable_lcs as specialization constants
+// (KEEP IN SYNC with engine/src/vk/pipeline.rs `Spec`, constant ids 0, 1, 2):
+// fixed per pipeline, so the driver's compiler unrolls the decimation window
+// and drops the branches of other bit depths. The push constants keep the
+// same values (P.bit_depth, P.scale, P.enable_lcs) for the self-test and
+// msb_shift, which are not specialized.
+layout(constant_id = 0) const uint BIT_DEPTH = 8u;
+layout(constant_id = 1) const uint SCALE = 1u;
+layout(constant_id = 2) const uint ENABLE_LCS = 0u;
+
 // Raw samples as uploaded: 1 byte per sample at 8 bits, 2 (little-endian) above.
 layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
 layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
@@ -56,7 +66,7 @@ layout(std430, set = 0, binding = 7) buffer Range {
 // 1 byte per sample at 8 bits, 2 (little-endian) above.
 uint raw_sample(uint plane, uint i) {
     uint word;
-    if (P.bit_depth <= 8u) {
+    if (BIT_DEPTH <= 8u) {
         word = plane == 0u ? raw_ref[i >> 2] : raw_dist[i >> 2];
         return (word >> ((i & 3u) * 8u)) & 0xFFu;
     }

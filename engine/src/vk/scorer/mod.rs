@@ -94,6 +94,10 @@ pub struct VkScorer {
     transfer_pool: Option<vk::CommandPool>,
     /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
     pipelines: Arc<Pipelines>,
+    /// The frame passes specialized for this scorer's bit depth, scale and
+    /// `enable_lcs`, in [`pipeline::FramePass::ALL`] order (owned by
+    /// `pipelines`, shared with other scorers of the same specialization).
+    frame_pipelines: Vec<vk::Pipeline>,
     /// GPU time per pass (see [`stats::PassClock`]).
     pass_clock: stats::PassClock,
     /// Where the submitting thread's time went, and the GPU's (see
@@ -225,6 +229,14 @@ impl VkScorer {
             descriptor_pool: vk::DescriptorPool::null(),
             compute_pool: vk::CommandPool::null(),
             transfer_pool: None,
+            frame_pipelines: pipelines.frame_passes(
+                &gpu,
+                pipeline::Spec {
+                    bit_depth,
+                    scale: geometry.scale,
+                    enable_lcs: opts.enable_lcs as u32,
+                },
+            )?,
             pipelines,
             pass_clock: stats::PassClock::default(),
             stats: HostStats::default(),

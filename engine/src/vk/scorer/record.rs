@@ -91,14 +91,14 @@ impl VkScorer {
             );
         }
         for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
-            let pass = self.pipelines.frame_pass(frame_pass)?;
+            let pipeline = self.frame_pipelines[k];
             let [x, y, z] = frame_pass.groups(&extents);
             if k > 0 {
                 commands::compute_to_compute(gpu, cmd);
             }
             // SAFETY: as above.
             unsafe {
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
                 d.cmd_dispatch(cmd, x, y, z);
                 if let Some(q) = slot.queries {
                     d.cmd_write_timestamp(

@@ -19,13 +19,18 @@
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
-// libvmaf's sample value: exact in fp32.
-float sample_value(uint v) {
-    precise float f = float(v);
+// x times the sample scale of the bit depth (1, 1/4, 1/16, 1/256): exact.
+float sample_value_scaled(float x) {
+    precise float f = x;
     if (BIT_DEPTH == 10u) { f = f * 0.25; }
     else if (BIT_DEPTH == 12u) { f = f * 0.0625; }
     else if (BIT_DEPTH == 16u) { f = f * 0.00390625; }
     return f;
+}
+
+// libvmaf's sample value: exact in fp32.
+float sample_value(uint v) {
+    return sample_value_scaled(float(v));
 }
 
 // libvmaf's symmetric border: one reflection about each edge (-1 -> 0,
@@ -123,11 +128,65 @@ void check_range(uint plane, uint x, uint y) {
     }
 }
 
+// Power-of-two scales whose window sums of raw sample values stay below 2^24
+// (8-bit up to scale 128, 10-bit up to 128, 12-bit up to 64, 16-bit up to
+// 16): there every product f32(sample * tap) is exact (a power-of-two
+// multiple of the sample), so libvmaf's exact sum is tap * sample scale *
+// (the integer sum of the raw values), and that integer converts to fp32
+// exactly; fp32 multiplies by powers of two (exact) give the value. The
+// integer sum takes whole 32-bit words (4 samples at 8 bits, added as two
+// 16-bit lanes; 2 samples above), the window's edges masked: no table, no
+// int64.
+// Which scales qualify is the host's decision (engine/src/vk/pipeline.rs,
+// `Spec::new`), passed as the specialization constant INT_SUM.
+#define POW2 (INT_SUM != 0u)
+
+// The sum of the samples of word w selected by `keep` (a mask of whole
+// samples).
+uint word_sum(uint w, uint keep) {
+    uint m = w & keep;
+    if (BIT_DEPTH <= 8u) {
+        uint pairs = (m & 0x00FF00FFu) + ((m >> 8) & 0x00FF00FFu);
+        return (pairs & 0xFFFFu) + (pairs >> 16);
+    }
+    return (m & 0xFFFFu) + (m >> 16);
+}
+
+// The window sum of raw values of output (x, y) of `plane` (POW2 scales).
+uint window_sum(uint plane, int cx, int cy, int lo, int hi, bool inside_x) {
+    uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
+    uint bits = 32u / spw;
+    uint sum = 0u;
+    for (int dy = lo; dy <= hi; ++dy) {
+        uint row = uint(mirror(cy + dy, int(P.height))) * P.width;
+        if (inside_x) {
+            uint i0 = row + uint(cx + lo);
+            uint i1 = row + uint(cx + hi);
+            uint w0 = i0 / spw;
+            uint w1 = i1 / spw;
+            // Samples of the first word from i0 on, of the last up to i1.
+            uint first = 0xFFFFFFFFu << ((i0 - w0 * spw) * bits);
+            uint last = 0xFFFFFFFFu >> ((spw - 1u - (i1 - w1 * spw)) * bits);
+            for (uint wi = w0; wi <= w1; ++wi) {
+                uint w = plane == 0u ? raw_ref[wi] : raw_dist[wi];
+                uint keep = (wi == w0 ? first : 0xFFFFFFFFu) & (wi == w1 ? last : 0xFFFFFFFFu);
+                sum += word_sum(w, keep);
+            }
+        } else {
+            for (int dx = lo; dx <= hi; ++dx) {
+                uint col = uint(mirror(cx + dx, int(P.width)));
+                sum += raw_sample(plane, row + col);
+            }
+        }
+    }
+    return sum;
+}
+
 void main() {
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
     uint plane = gl_GlobalInvocationID.z;
-    bool use_lut = SCALE > 1u && BIT_DEPTH <= 10u;
+    bool use_lut = SCALE > 1u && BIT_DEPTH <= 10u && !POW2;
     if (use_lut) {
         // Every invocation reaches this barrier (no early return before it).
         uint n = 1u << BIT_DEPTH;
@@ -154,6 +213,13 @@ void main() {
     int c0 = cx + lo;
     int c1 = cx + hi;
     bool inside_x = c0 >= 0 && c1 < int(P.width);
+    if (POW2) {
+        // tap * sample scale, a power of two: 2^-(2 log2(s)) * 2^-(bits - 8).
+        precise float f = float(window_sum(plane, cx, cy, lo, hi, inside_x))
+            * uintBitsToFloat(P.tap_bits);
+        dec[out_index] = sample_value_scaled(f);
+        return;
+    }
     // Samples per 32-bit word, bits per sample.
     uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
     uint bits = 32u / spw;

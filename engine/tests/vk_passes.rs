@@ -103,7 +103,11 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
     assert_no_validation_messages(&scorer);
 }
 
-const CASES: [(u32, u32, u32, u32); 8] = [
+const CASES: [(u32, u32, u32, u32); 12] = [
+    (130, 90, 8, 4),
+    (265, 139, 12, 8),
+    (141, 100, 16, 4),
+    (90, 66, 16, 2),
     (64, 48, 8, 1),
     (97, 61, 10, 2),
     (80, 80, 16, 3),

@@ -26,7 +26,7 @@ layout(push_constant, std430) uniform Params {
 } P;
 
 // The scorer's bit depth, scale and enable_lcs as specialization constants
-// (KEEP IN SYNC with engine/src/vk/pipeline.rs `Spec`, constant ids 0, 1, 2):
+// (KEEP IN SYNC with engine/src/vk/pipeline.rs `Spec`, constant ids 0 to 3):
 // fixed per pipeline, so the driver's compiler unrolls the decimation window
 // and drops the branches of other bit depths. The push constants keep the
 // same values (P.bit_depth, P.scale, P.enable_lcs) for the self-test and
@@ -34,6 +34,8 @@ layout(push_constant, std430) uniform Params {
 layout(constant_id = 0) const uint BIT_DEPTH = 8u;
 layout(constant_id = 1) const uint SCALE = 1u;
 layout(constant_id = 2) const uint ENABLE_LCS = 0u;
+// 1 when the decimate pass may sum raw values as integers (glsl/decimate.comp).
+layout(constant_id = 3) const uint INT_SUM = 0u;
 
 // Raw samples as uploaded: 1 byte per sample at 8 bits, 2 (little-endian) above.
 layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };

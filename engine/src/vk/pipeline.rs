@@ -131,10 +131,11 @@ impl FramePass {
 }
 
 /// The specialization constants of the frame passes: the scorer's bit depth,
-/// scale and `enable_lcs`, fixed per pipeline.
+/// scale and `enable_lcs`, and whether the decimation sums integers; fixed
+/// per pipeline.
 ///
 /// KEEP IN SYNC with `glsl/include/common.glsl` (`BIT_DEPTH`, `SCALE`,
-/// `ENABLE_LCS`: constant ids 0, 1, 2, in this order, all 32-bit).
+/// `ENABLE_LCS`, `INT_SUM`: constant ids 0 to 3, in this order, all 32-bit).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct Spec {
@@ -144,6 +145,30 @@ pub struct Spec {
     pub scale: u32,
     /// 1 to also write the l, c and s terms.
     pub enable_lcs: u32,
+    /// 1 when the decimation may sum raw sample values as integers (see
+    /// [`Spec::new`]).
+    pub int_sum: u32,
+}
+
+impl Spec {
+    /// The constants for frames of `bit_depth` bits at decimation `scale`.
+    ///
+    /// `int_sum` is 1 for power-of-two scales (above 1) whose window sums of
+    /// raw values, `scale^2 (2^bit_depth - 1)`, stay below `2^24`: there each
+    /// product `f32(sample * tap)` is exact, the exact sum libvmaf forms is
+    /// `tap * sample scale * (integer sum)`, and that integer converts to fp32
+    /// without rounding (glsl/decimate.comp).
+    pub fn new(bit_depth: u32, scale: u32, enable_lcs: bool) -> Self {
+        let max = (1u64 << bit_depth) - 1;
+        let s = scale as u64;
+        let int_sum = scale > 1 && scale.is_power_of_two() && s * s * max < 1 << 24;
+        Self {
+            bit_depth,
+            scale,
+            enable_lcs: enable_lcs as u32,
+            int_sum: int_sum as u32,
+        }
+    }
 }
 
 /// One compute pipeline.
@@ -314,7 +339,8 @@ pub(crate) fn create_pipeline(
     let module = unsafe { device.create_shader_module(&info, None) }
         .map_err(|r| vk_error(r, format!("creating shader module {label}")))?;
     gpu.device.name(module, &label);
-    let entries: Vec<vk::SpecializationMapEntry> = (0..3u32)
+    let constants = (std::mem::size_of::<Spec>() / 4) as u32;
+    let entries: Vec<vk::SpecializationMapEntry> = (0..constants)
         .map(|id| {
             vk::SpecializationMapEntry::default()
                 .constant_id(id)
@@ -427,6 +453,20 @@ pub(crate) fn allocate_set(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Integer window sums exactly where the window's largest sum of raw
+    /// values is below 2^24 and the scale a power of two above 1.
+    #[test]
+    fn integer_sums_only_where_they_are_exact() {
+        let yes = [(8, 2), (8, 8), (8, 128), (10, 128), (12, 64), (16, 16)];
+        let no = [(8, 1), (8, 3), (8, 6), (12, 128), (16, 32), (10, 96)];
+        for (depth, scale) in yes {
+            assert_eq!(Spec::new(depth, scale, false).int_sum, 1, "{depth} {scale}");
+        }
+        for (depth, scale) in no {
+            assert_eq!(Spec::new(depth, scale, false).int_sum, 0, "{depth} {scale}");
+        }
+    }
 
     /// The generated table agrees with the compiled shaders (both variants)
     /// and dispatches what the hand-kept sizes did: decimate over the

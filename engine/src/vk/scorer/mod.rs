@@ -231,11 +231,7 @@ impl VkScorer {
             transfer_pool: None,
             frame_pipelines: pipelines.frame_passes(
                 &gpu,
-                pipeline::Spec {
-                    bit_depth,
-                    scale: geometry.scale,
-                    enable_lcs: opts.enable_lcs as u32,
-                },
+                pipeline::Spec::new(bit_depth, geometry.scale, opts.enable_lcs),
             )?,
             pipelines,
             pass_clock: stats::PassClock::default(),

@@ -125,12 +125,14 @@ impl VkScorer {
         st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
         st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
         st.tick_ns = period;
-        tracing::debug!(
-            frame = self.slots[i].frame,
-            passes = ?PASSES,
-            pass_us = ?ns.map(|t| t / 1e3),
-            "GPU pass times"
-        );
+        for (pass, t) in PASSES.iter().zip(ns) {
+            tracing::debug!(
+                frame = self.slots[i].frame,
+                pass,
+                gpu_us = t / 1e3,
+                "GPU pass time"
+            );
+        }
     }
 
     /// Where time went since the last [`VkScorer::reset_stats`].

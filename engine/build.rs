@@ -65,7 +65,14 @@ fn run() -> Result<(), String> {
             .to_string();
         let local_size = local_size(&source)
             .ok_or_else(|| format!("{}: no `layout(local_size_x = ...) in;`", path.display()))?;
-        for variant in ["FP64", "SOFT_F64"] {
+        let builds = std::iter::once((name.clone(), None)).chain(
+            EXTRA_BUILDS
+                .iter()
+                .filter(|(from, _, _)| *from == name)
+                .map(|(_, to, define)| (to.to_string(), Some(*define))),
+        );
+        for ((name, define), variant) in builds.flat_map(|b| [(b.clone(), "FP64"), (b, "SOFT_F64")])
+        {
             let included = Arc::new(Mutex::new(Vec::<PathBuf>::new()));
             let mut options =
                 shaderc::CompileOptions::new().ok_or("shaderc: cannot create options")?;
@@ -81,6 +88,9 @@ fn run() -> Result<(), String> {
             // test; with the real file -O also passes 2.29 M cases.)
             options.set_optimization_level(shaderc::OptimizationLevel::Zero);
             options.add_macro_definition(variant, Some("1"));
+            if let Some(define) = define {
+                options.add_macro_definition(define, Some("1"));
+            }
             if variant == "SOFT_F64" && soft_is_placeholder {
                 options.add_macro_definition("SOFT_F64_PLACEHOLDER", Some("1"));
             }
@@ -172,6 +182,14 @@ fn run() -> Result<(), String> {
         .map_err(|e| format!("writing passes.rs: {e}"))?;
     Ok(())
 }
+
+/// Shaders also built under another name with one more macro defined:
+/// (source, name, macro).
+const EXTRA_BUILDS: [(&str, &str, &str); 1] = [
+    // The terms pass with its reduction in subgroup operations, for devices
+    // with subgroup arithmetic in compute shaders.
+    ("terms", "terms_subgroup", "SUBGROUP_REDUCE"),
+];
 
 /// The passes of one frame, in dispatch order: the shader (`glsl/NAME.comp`),
 /// the `FramePass` variant, and the invocations it is dispatched over (fields

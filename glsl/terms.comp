@@ -1,4 +1,7 @@
 #version 450
+#if defined(SUBGROUP_REDUCE)
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 // terms.comp: the vertical pass of the separable Gaussian on the five
 // horizontal results (exactness.md §4.2: per valid (x, y), an fp64 sum, from
 // 0.0 and in tap order, of f32(h[y + v][x] * g[v]), stored as f32(sum); giving
@@ -20,10 +23,6 @@ const int FRAC_BITS = 48;
 const int MAX_TERM_LOG2 = 7;
 const uint WORDS = 9u;
 
-// One reduction tree for all WORDS words of the record at once: word k of
-// invocation lid at red[k * 256 + lid].
-shared uint64_t red[WORDS * 256u];
-
 // trunc(x * 2^FRAC_BITS) of binary64 bits, two's complement, by integer
 // operations; ok = false unless |x| < 2^MAX_TERM_LOG2 (then nothing is added).
 uint64_t to_fixed(uint64_t bits, inout bool ok) {
@@ -36,6 +35,43 @@ uint64_t to_fixed(uint64_t bits, inout bool ok) {
     uint64_t mag = sh >= 0 ? (m << uint(sh)) : (sh > -64 ? (m >> uint(-sh)) : 0ul);
     return (bits >> 63) != 0ul ? (0ul - mag) : mag;
 }
+
+#if defined(SUBGROUP_REDUCE)
+// Built as `terms_subgroup` for devices with subgroup arithmetic in compute
+// shaders (and subgroups of at least 4 invocations, so a workgroup has at most
+// 64): each subgroup adds each word with subgroupAdd, exactly, in three 32-bit
+// pieces of at most 22 bits (a subgroup has at most 128 invocations, so a
+// piece's sum stays below 2^29), and puts the 64-bit sum back together modulo
+// 2^64 (the true sum fits in int64, reduce.rs); then invocation k adds word k
+// of every subgroup. One barrier.
+shared uint64_t red[WORDS * 64u];
+
+void group_sums(uint64_t vals[9], uint lid) {
+    for (uint k = 0u; k < WORDS; k++) {
+        uint64_t v = vals[k];
+        uint a = subgroupAdd(uint(v & 0x3FFFFFul));
+        uint b = subgroupAdd(uint((v >> 22) & 0x1FFFFFul));
+        uint c = subgroupAdd(uint(v >> 43));
+        if (subgroupElect()) {
+            red[k * 64u + gl_SubgroupID] =
+                uint64_t(a) + (uint64_t(b) << 22) + (uint64_t(c) << 43);
+        }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (lid < WORDS) {
+        uint64_t t = 0ul;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) { t += red[lid * 64u + s]; }
+        red[lid * 64u] = t;
+    }
+}
+
+// Word k of the workgroup's record, after group_sums, for invocation k.
+uint64_t group_word(uint k) { return red[k * 64u]; }
+#else
+// Without subgroup operations: one reduction tree for all WORDS words of the record at once: word k of
+// invocation lid at red[k * 256 + lid].
+shared uint64_t red[WORDS * 256u];
 
 // The workgroup's sums of every vals[k] (integer, exact, any order) into
 // red[k * 256], one tree for all words.
@@ -53,6 +89,10 @@ void group_sums(uint64_t vals[9], uint lid) {
         barrier();
     }
 }
+
+// Word k of the workgroup's record, after group_sums, for invocation k.
+uint64_t group_word(uint k) { return red[k * 256u]; }
+#endif
 
 void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]);
 
@@ -79,7 +119,7 @@ void main() {
     }
     // Every invocation reaches the barriers: none returned early.
     group_sums(vals, lid);
-    if (lid < WORDS) { partials[base + lid] = red[lid * 256u]; }
+    if (lid < WORDS) { partials[base + lid] = group_word(lid); }
 }
 
 // The terms of pixel (x, y) as binary64 bits: ssim, l, c, s (written to the

@@ -146,6 +146,7 @@ fn vk_options(args: &EngineArgs) -> VkOptions {
         sum_threads: args.env.sum_threads,
         force_host_sum: args.env.force_host_sum,
         copy_terms: args.env.copy_terms,
+        ..VkOptions::default()
     }
 }
 

@@ -6,7 +6,7 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::vk::{UploadPath, VkScorer};
+use vkssim::vk::{UploadPath, VkOptions, VkScorer};
 use vkssim::{cpu, Error, FrameScorer, LumaFrame, SsimOptions};
 
 /// Scores `n` frame pairs on the GPU and the CPU and compares every result,
@@ -29,18 +29,7 @@ fn run(
     )
     .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
     assert_eq!(scorer.queue_depth(), in_flight);
-    let pairs: Vec<(LumaFrame, LumaFrame)> = (0..n)
-        .map(|i| {
-            let r = frame(width, height, bit_depth, 10 + i);
-            // Frame 0: identical inputs (exactly 1); the others distorted.
-            let d = if i == 0 {
-                r.clone()
-            } else {
-                frame(width, height, bit_depth, 100 + i)
-            };
-            (r, d)
-        })
-        .collect();
+    let pairs = pairs((width, height, bit_depth), n);
     for force_host in [false, true] {
         scorer.set_force_host_sum(force_host);
         scorer.reset_stats();
@@ -55,6 +44,23 @@ fn run(
         }
     }
     assert_no_validation_messages(&scorer);
+}
+
+/// `n` deterministic pairs: pair 0 identical (ssim exactly 1), the others
+/// distorted.
+fn pairs((width, height, bit_depth): (u32, u32, u32), n: u32) -> Vec<(LumaFrame, LumaFrame)> {
+    (0..n)
+        .map(|i| {
+            let r = frame(width, height, bit_depth, 10 + i);
+            // Frame 0: identical inputs (exactly 1); the others distorted.
+            let d = if i == 0 {
+                r.clone()
+            } else {
+                frame(width, height, bit_depth, 100 + i)
+            };
+            (r, d)
+        })
+        .collect()
 }
 
 /// Submits `pairs`, collects the results in order and checks each against the
@@ -173,6 +179,33 @@ fn frames_match_the_cpu_twin_without_fp64() {
             2,
             3,
         );
+    }
+}
+
+/// The shared-memory reduction (what devices without subgroup arithmetic
+/// run) gives the same sums: every frame matches, and the device's sums
+/// decide ordinary frames.
+#[test]
+fn frames_match_the_cpu_twin_without_subgroups() {
+    if !gpu_present() {
+        return;
+    }
+    for (geometry, enable_lcs) in [((320, 180, 8), true), ((517, 301, 10), false)] {
+        let opts = SsimOptions {
+            enable_lcs,
+            ..Default::default()
+        };
+        let vk = VkOptions {
+            no_subgroups: true,
+            ..vk_opts(UploadPath::Direct, false, 3)
+        };
+        let (w, h, depth) = geometry;
+        let mut scorer = VkScorer::new(w, h, depth, &opts, &vk).unwrap();
+        assert!(!scorer.subgroup_reduction());
+        scorer.reset_stats();
+        score_and_compare(&mut scorer, &pairs(geometry, 5), &opts, 3, false);
+        assert!(scorer.stats().host_sum_fallbacks < 5);
+        assert_no_validation_messages(&scorer);
     }
 }
 

@@ -99,6 +99,10 @@ pub struct VkOptions {
     /// them: `Some(true)` always, `Some(false)` never, `None` when that memory
     /// is not host-cached.
     pub copy_terms: Option<bool>,
+    /// Reduce the terms pass's partial sums without subgroup operations even
+    /// where the device has them (for tests and measurements; the sums are the
+    /// same, exactly).
+    pub no_subgroups: bool,
 }
 
 impl Default for VkOptions {
@@ -113,6 +117,7 @@ impl Default for VkOptions {
             sum_threads: 0,
             force_host_sum: false,
             copy_terms: None,
+            no_subgroups: false,
         }
     }
 }

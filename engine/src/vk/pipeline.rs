@@ -191,6 +191,10 @@ pub struct Pass {
     pub(crate) local_size: [u32; 3],
 }
 
+/// What the frame passes' pipelines are made for: the specialization
+/// constants, and whether the terms pass reduces with subgroup operations.
+type FrameKey = (Spec, bool);
+
 /// The pipelines of one variant and their layouts.
 pub struct Pipelines {
     /// The arithmetic variant the shaders were compiled for.
@@ -199,28 +203,38 @@ pub struct Pipelines {
     pub(crate) layout: vk::PipelineLayout,
     /// `selftest`, by name (not specialized).
     pub(crate) passes: Vec<(&'static str, Pass)>,
-    /// The frame passes of each specialization made so far, in
-    /// [`FramePass::ALL`] order (made on a scorer's first use of a
-    /// specialization, kept until the device closes).
-    specialized: Mutex<Vec<(Spec, Vec<vk::Pipeline>)>>,
+    /// The frame passes of each specialization (and reduction: subgroup or
+    /// not) made so far, in [`FramePass::ALL`] order (made on a scorer's first
+    /// use of it, kept until the device closes).
+    specialized: Mutex<Vec<(FrameKey, Vec<vk::Pipeline>)>>,
 }
 
 impl Pipelines {
     /// The frame passes' pipelines specialized for `spec`, in
-    /// [`FramePass::ALL`] order: built on first use, then shared. They live
-    /// until [`Pipelines::destroy`].
-    pub(crate) fn frame_passes(&self, gpu: &Gpu, spec: Spec) -> Result<Vec<vk::Pipeline>> {
+    /// [`FramePass::ALL`] order, the terms pass reducing with subgroup
+    /// operations when `subgroups` (`terms_subgroup`; the device must have
+    /// subgroup arithmetic in compute shaders): built on first use, then
+    /// shared. They live until [`Pipelines::destroy`].
+    pub(crate) fn frame_passes(
+        &self,
+        gpu: &Gpu,
+        spec: Spec,
+        subgroups: bool,
+    ) -> Result<Vec<vk::Pipeline>> {
         let mut made = self.specialized.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, p)) = made.iter().find(|(s, _)| *s == spec) {
+        if let Some((_, p)) = made.iter().find(|(k, _)| *k == (spec, subgroups)) {
             return Ok(p.clone());
         }
         let mut passes = Vec::new();
         for pass in FramePass::ALL {
-            let built = shader(pass.name(), self.variant)
+            let name = match pass {
+                FramePass::Terms if subgroups => "terms_subgroup",
+                other => other.name(),
+            };
+            let built = shader(name, self.variant)
                 .ok_or_else(|| {
                     Error::Unsupported(format!(
-                        "shader {} ({}) was not built",
-                        pass.name(),
+                        "shader {name} ({}) was not built",
                         self.variant.name()
                     ))
                 })
@@ -236,7 +250,7 @@ impl Pipelines {
                 }
             }
         }
-        made.push((spec, passes.clone()));
+        made.push(((spec, subgroups), passes.clone()));
         Ok(passes)
     }
 

@@ -98,6 +98,8 @@ pub struct VkScorer {
     /// `enable_lcs`, in [`pipeline::FramePass::ALL`] order (owned by
     /// `pipelines`, shared with other scorers of the same specialization).
     frame_pipelines: Vec<vk::Pipeline>,
+    /// Whether the terms pass reduces with subgroup operations.
+    subgroup_reduce: bool,
     /// GPU time per pass (see [`stats::PassClock`]).
     pass_clock: stats::PassClock,
     /// Where the submitting thread's time went, and the GPU's (see
@@ -208,6 +210,7 @@ impl VkScorer {
             enable_lcs: opts.enable_lcs as u32,
             debug_writes: 0,
         };
+        let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.no_subgroups;
         let in_flight = if vk_opts.frames_in_flight == 0 {
             DEFAULT_FRAMES_IN_FLIGHT
         } else {
@@ -232,7 +235,9 @@ impl VkScorer {
             frame_pipelines: pipelines.frame_passes(
                 &gpu,
                 pipeline::Spec::new(bit_depth, geometry.scale, opts.enable_lcs),
+                subgroup_reduce,
             )?,
+            subgroup_reduce,
             pipelines,
             pass_clock: stats::PassClock::default(),
             stats: HostStats::default(),
@@ -292,6 +297,14 @@ impl VkScorer {
     /// the device has made (see [`super::pipeline_cache`]).
     pub fn context_counts(&self) -> ContextCounts {
         self.gpu.context_counts(self.pipelines.variant)
+    }
+
+    /// Whether the terms pass reduces its partial sums with subgroup
+    /// operations (where the device has subgroup arithmetic, unless
+    /// [`VkOptions::no_subgroups`]); else with a shared-memory tree. The sums
+    /// are the same either way.
+    pub fn subgroup_reduction(&self) -> bool {
+        self.subgroup_reduce
     }
 
     /// The upload path in use (never `Auto`).

@@ -116,13 +116,22 @@ void check_range(uint plane, uint x, uint y) {
     int r1 = y + 1u == P.sh ? h - 1 : min(h - 1, int(y) * s + hi);
     int c0 = max(0, int(x) * s + lo);
     int c1 = x + 1u == P.sw ? w - 1 : min(w - 1, int(x) * s + hi);
+    // Two samples per 32-bit word: test a word's samples at once against
+    // the bits above the bit depth, then find which sample.
+    uint high = 0xFFFFu & ~((1u << BIT_DEPTH) - 1u);
+    high |= high << 16;
     for (int r = r0; r <= r1; ++r) {
-        for (int c = c0; c <= c1; ++c) {
-            uint i = uint(r * w + c);
-            if ((raw_sample(plane, i) >> BIT_DEPTH) != 0u) {
-                // Raster order: the first found is the rectangle's first.
-                atomicMin(range_first[plane], i);
-                return;
+        uint i0 = uint(r * w + c0);
+        uint i1 = uint(r * w + c1);
+        for (uint wi = i0 >> 1; wi <= (i1 >> 1); ++wi) {
+            uint word = plane == 0u ? raw_ref[wi] : raw_dist[wi];
+            if ((word & high) == 0u) { continue; }
+            for (uint i = max(i0, 2u * wi); i <= min(i1, 2u * wi + 1u); ++i) {
+                if ((raw_sample(plane, i) >> BIT_DEPTH) != 0u) {
+                    // Raster order: the first found is the rectangle's first.
+                    atomicMin(range_first[plane], i);
+                    return;
+                }
             }
         }
     }

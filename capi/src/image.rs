@@ -135,16 +135,16 @@ fn source(s: &VkssimDeviceSource, bit_depth: u32, which: &str) -> Result<DeviceS
     }
     match s.kind {
         VKSSIM_SOURCE_BUFFER => {
-            let plane = DevicePlane {
-                buffer: vk::Buffer::from_raw(s.buffer),
-                offset: s.offset,
-                row_pitch: s.row_pitch,
-                format: if bit_depth > 8 {
+            let plane = DevicePlane::new(
+                vk::Buffer::from_raw(s.buffer),
+                s.row_pitch,
+                if bit_depth > 8 {
                     SampleFormat::U16
                 } else {
                     SampleFormat::U8
                 },
-            };
+            )
+            .with_offset(s.offset);
             Ok(if s.queue_family == VKSSIM_QUEUE_FAMILY_IGNORED {
                 plane.into()
             } else {
@@ -187,9 +187,11 @@ pub(crate) unsafe fn semaphores(
     let all = unsafe { std::slice::from_raw_parts(p, n) };
     Ok(all
         .iter()
-        .map(|s| SemaphoreRef {
-            semaphore: vk::Semaphore::from_raw(s.semaphore),
-            value: s.timeline.then_some(s.value),
+        .map(|s| {
+            SemaphoreRef::new(
+                vk::Semaphore::from_raw(s.semaphore),
+                s.timeline.then_some(s.value),
+            )
         })
         .collect())
 }

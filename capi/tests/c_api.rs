@@ -124,9 +124,9 @@ fn c_program_scores_like_the_rust_api() {
     );
     let want_bits = [
         want.ssim.to_bits(),
-        want.l.to_bits(),
-        want.c.to_bits(),
-        want.s.to_bits(),
+        want.l.expect("enable_lcs").to_bits(),
+        want.c.expect("enable_lcs").to_bits(),
+        want.s.expect("enable_lcs").to_bits(),
         want.db.expect("enable_db").to_bits(),
         1,
     ];

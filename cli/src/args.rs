@@ -65,6 +65,40 @@ pub enum Upload {
     Staging,
 }
 
+/// Which Vulkan devices `--device` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// Every device that can score (see `vkssim::api::usable_devices`).
+    All,
+    /// These indices, in this order (at least one; an index given twice runs
+    /// two scorers on that device).
+    List(Vec<usize>),
+}
+
+/// Devices one run may name at most.
+pub const MAX_DEVICES: usize = 64;
+
+/// Parses `--device`: `all`, `N` or `N,M,...` (at most [`MAX_DEVICES`]).
+pub fn parse_devices(text: &str) -> Result<DeviceChoice, String> {
+    if text.trim() == "all" {
+        return Ok(DeviceChoice::All);
+    }
+    let mut list = Vec::new();
+    for part in text.split(',') {
+        let index: usize = part.trim().parse().map_err(|_| {
+            format!("`{part}` is not a device index: give N, N,M,... or all (see `vkssim devices`)")
+        })?;
+        list.push(index);
+    }
+    if list.len() > MAX_DEVICES {
+        return Err(format!(
+            "at most {MAX_DEVICES} devices, {} given",
+            list.len()
+        ));
+    }
+    Ok(DeviceChoice::List(list))
+}
+
 /// The scoring engine's flags, shared by `score` and `bench`.
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
@@ -74,9 +108,12 @@ pub struct EngineArgs {
     /// Worker threads of the CPU backend (0: one per core; at most 1024).
     #[arg(long = "threads", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_THREADS))]
     pub threads: usize,
-    /// Vulkan device index, as `vkssim devices` lists them (default: the best).
-    #[arg(long = "device")]
-    pub device: Option<usize>,
+    /// Vulkan device(s), as `vkssim devices` lists them: an index, a list
+    /// (`0,2`: the pairs are spread over them; an index given twice runs two
+    /// scorers on it), or `all` (every GPU that can score); default: the best
+    /// one.
+    #[arg(long = "device", value_name = "N|N,M,..|all", value_parser = parse_devices)]
+    pub device: Option<DeviceChoice>,
     /// Vulkan upload path.
     #[arg(long = "upload", value_enum, default_value_t = Upload::Auto)]
     pub upload: Upload,
@@ -87,8 +124,9 @@ pub struct EngineArgs {
     /// more when reading files on several threads); at most 1024.
     #[arg(long = "frames-in-flight", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_FRAMES_IN_FLIGHT))]
     pub frames_in_flight: usize,
-    /// Vulkan, regular files: threads reading luma planes straight into upload
-    /// memory; 0 picks (the cores, less 3, from 1 to 12); at most 256.
+    /// Threads reading luma planes straight into the scorer's frame slots
+    /// (regular files by position, streams in order); 0 picks (the cores,
+    /// less 3, from 2 to 12); at most 256.
     #[arg(long = "read-threads", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_READ_THREADS))]
     pub read_threads: usize,
     /// What the `VKSSIM_*` environment variables ask (filled in by `main`).

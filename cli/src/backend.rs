@@ -1,6 +1,7 @@
-//! Picks the scoring engine behind `--backend`: the Vulkan engine
-//! ([`vkssim::vk::VkScorer`]), the exact CPU twin ([`vkssim::cpu::CpuScorer`]), or
-//! `auto` (the default). Both give the same numbers, bit for bit.
+//! Picks the scoring engine behind `--backend`: a [`vkssim::api::Scorer`] on
+//! the Vulkan engine ([`vkssim::api::Engine`]), on the exact CPU twin
+//! ([`vkssim::api::Scorer::cpu`]), or `auto` (the default). Both give the same
+//! numbers, bit for bit.
 //!
 //! `auto` scores on the Vulkan engine, except (with a note on standard error,
 //! unless `-q`):
@@ -15,19 +16,21 @@
 //! a `--device` index that does not exist) is reported, not papered over.
 
 use anyhow::{anyhow, Context, Result};
-use vkssim::vk::{DeviceReport, UploadPath, VkOptions, VkScorer};
-use vkssim::{Error, FrameScorer, SsimOptions};
+use vkssim::api::{MultiScorer, Scorer, ScorerDesc};
+use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
+use vkssim::{Error, SsimOptions};
 
-use crate::args::{Backend, EngineArgs, Upload};
+use crate::args::{Backend, DeviceChoice, EngineArgs, Upload};
 use crate::stdio;
 
 /// What a failed start of the Vulkan engine adds to its error.
 const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores without a GPU)";
 
-/// A started scorer and a one-line description of it for messages.
+/// A started scorer (one per device with `--device N,M` or `all`) and a
+/// one-line description of it for messages.
 pub struct Engine {
-    /// The scorer.
-    pub scorer: Box<dyn FrameScorer>,
+    /// The scorer(s), pairs dealt over them in turn.
+    pub scorer: MultiScorer,
     /// e.g. `cpu (2 threads)` or `vulkan (llvmpipe ..., fp64, direct upload)`.
     pub description: String,
     /// Whether it is the CPU twin.
@@ -54,27 +57,34 @@ pub fn start(
             stdio::note(line);
         }
     };
+    let desc = ScorerDesc::new(width, height, bit_depth)
+        .with_ssim(options)
+        .with_frames_in_flight(args.frames_in_flight);
+    // The CPU twin keeps its own queue (twice its threads): frames in flight
+    // are the Vulkan ring's.
+    let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
     match args.backend {
-        Backend::Cpu => start_cpu(options, args.threads),
-        Backend::Vulkan => start_vulkan(args, options, width, height, bit_depth)
-            .map_err(|e| vulkan_error(e, args.device)),
+        Backend::Cpu => start_cpu(args.threads),
+        Backend::Vulkan => {
+            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
+        }
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(
                     "vkssim: the only Vulkan device is a CPU implementation ({name}); scoring \
                      on the CPU twin, which is faster (--backend vulkan uses the device)"
                 ));
-                return start_cpu(options, args.threads);
+                return start_cpu(args.threads);
             }
-            match start_vulkan(args, options, width, height, bit_depth) {
+            match start_vulkan(args, &desc) {
                 Ok(engine) => Ok(engine),
                 Err(e) if e.vulkan_unavailable() => {
                     note(format!(
                         "vkssim: no usable Vulkan ({e}); scoring on the CPU"
                     ));
-                    start_cpu(options, args.threads)
+                    start_cpu(args.threads)
                 }
-                Err(e) => Err(vulkan_error(e, args.device)),
+                Err(e) => Err(vulkan_error(e, args.device.as_ref())),
             }
         }
     }
@@ -102,8 +112,11 @@ fn default_is_cpu(devices: &[DeviceReport]) -> Option<String> {
 
 /// The CLI's error for a failed start of the Vulkan engine: the flags that
 /// would help, and for a `--device` that does not exist, how many there are.
-fn vulkan_error(e: Error, device: Option<usize>) -> anyhow::Error {
+fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
     match e {
+        Error::OnDevice { device, source } if matches!(*source, Error::NoSuchDevice { .. }) => {
+            vulkan_error(*source, None).context(format!("device {device}"))
+        }
         Error::NoSuchDevice { index, count } => {
             let there = match count {
                 0 => "there is no Vulkan device".to_string(),
@@ -120,21 +133,23 @@ fn vulkan_error(e: Error, device: Option<usize>) -> anyhow::Error {
     }
 }
 
-fn start_cpu(options: SsimOptions, threads: usize) -> Result<Engine> {
-    let scorer =
-        vkssim::cpu::CpuScorer::new(options, threads).context("starting the CPU scorer")?;
-    let n = scorer.threads();
+/// The CPU twin, with `threads` workers (0: one per core).
+fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
+    let scorer = Scorer::cpu(desc, threads).context("starting the CPU scorer")?;
+    let n = scorer.cpu_threads().unwrap_or(1);
+    let scorer = MultiScorer::from_scorers(vec![scorer], vec!["cpu".into()])?;
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
-        scorer: Box::new(scorer),
+        scorer,
         on_cpu: true,
     })
 }
 
-/// The engine options `args` (and the environment) ask for.
-fn vk_options(args: &EngineArgs) -> VkOptions {
+/// The engine options `args` (and the environment) ask for, on device
+/// `device_index` (`None`: the best).
+fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
     VkOptions {
-        device_index: args.device,
+        device_index,
         upload: match args.upload {
             Upload::Auto => UploadPath::Auto,
             Upload::Direct => UploadPath::Direct,
@@ -150,26 +165,68 @@ fn vk_options(args: &EngineArgs) -> VkOptions {
     }
 }
 
-fn start_vulkan(
-    args: &EngineArgs,
-    options: SsimOptions,
-    width: u32,
-    height: u32,
-    bit_depth: u32,
-) -> Result<Engine, Error> {
-    let scorer = VkScorer::new(width, height, bit_depth, &options, &vk_options(args))?;
-    let upload = match scorer.upload_path() {
-        UploadPath::Direct => "direct upload",
-        UploadPath::Staging => "staging upload",
-        UploadPath::Auto => "automatic upload",
+/// The devices `--device` names (`None`: the best one).
+pub fn device_indices(args: &EngineArgs) -> Result<Vec<Option<usize>>, Error> {
+    Ok(match &args.device {
+        None => vec![None],
+        Some(DeviceChoice::List(v)) => v.iter().map(|&i| Some(i)).collect(),
+        Some(DeviceChoice::All) => vkssim::api::usable_devices(args.env.validation)?
+            .into_iter()
+            .map(Some)
+            .collect(),
+    })
+}
+
+/// How many devices `--device` names (1 without it); `all` counts the
+/// usable ones (1 when they cannot be listed: starting says why).
+pub fn device_count(args: &EngineArgs) -> usize {
+    device_indices(args).map(|v| v.len()).unwrap_or(1).max(1)
+}
+
+fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
+    let indices = device_indices(args)?;
+    let several = indices.len() > 1;
+    let mut scorers = Vec::new();
+    let mut names = Vec::new();
+    for index in indices {
+        let started = vkssim::api::Engine::new(&vk_options(args, index))
+            .and_then(|engine| Ok((engine.scorer(desc)?, engine.device_name().to_string())));
+        match (started, index) {
+            (Ok((scorer, n)), Some(i)) if several => {
+                names.push(format!("{i} ({n})"));
+                scorers.push(scorer);
+            }
+            (Ok((scorer, n)), _) => {
+                names.push(n);
+                scorers.push(scorer);
+            }
+            (Err(e), Some(i)) if several => {
+                return Err(Error::OnDevice {
+                    device: i.to_string(),
+                    source: Box::new(e),
+                })
+            }
+            (Err(e), _) => return Err(e),
+        }
+    }
+    let first = &scorers[0];
+    let upload = match first.upload_path() {
+        Some(UploadPath::Direct) => "direct upload",
+        Some(UploadPath::Staging) => "staging upload",
+        _ => "automatic upload",
     };
-    let description = format!(
-        "vulkan ({}, {} arithmetic, {upload})",
-        scorer.device_name(),
-        scorer.arithmetic().name(),
-    );
+    let arithmetic = first.arithmetic().name();
+    let description = if several {
+        format!(
+            "vulkan ({} devices: {}; {arithmetic} arithmetic, {upload})",
+            names.len(),
+            names.join(", ")
+        )
+    } else {
+        format!("vulkan ({}, {arithmetic} arithmetic, {upload})", names[0])
+    };
     Ok(Engine {
-        scorer: Box::new(scorer),
+        scorer: MultiScorer::from_scorers(scorers, names)?,
         description,
         on_cpu: false,
     })
@@ -222,8 +279,7 @@ mod tests {
 
     #[test]
     fn a_missing_device_index_names_the_count() {
-        let e =
-            |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, Some(99)).to_string();
+        let e = |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, None).to_string();
         assert_eq!(
             e(1),
             "--device 99: there is 1 Vulkan device (index 0); see `vkssim devices`"

@@ -5,10 +5,10 @@
 //! Method (the seed note's): on a warm engine, t(k) is the wall time to score k
 //! pairs including reading, upload, compute and read-back; time per frame is
 //! `(t(N) - t(2)) / (N - 2)`, which cancels the pipeline's fill and drain; the
-//! median of `--repeat` repetitions is reported. The Vulkan engine is fed by
-//! [`crate::feed`] (several threads writing straight into upload memory); the
-//! CPU backend, timed on the same pairs unless `--no-cpu`, through
-//! [`FrameScorer::submit`].
+//! median of `--repeat` repetitions is reported. Both backends are fed by
+//! the scoring pipeline ([`crate::pipeline`]: several threads writing straight
+//! into the scorer's frame slots); the CPU backend is timed on the same pairs
+//! unless `--no-cpu`.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -16,14 +16,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use vkssim::api::MultiScorer;
 use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat};
-use vkssim::vk::VkScorer;
-use vkssim::{FrameScore, FrameScorer, LumaFrame};
+use vkssim::{FrameScore, LumaFrame};
 
 use crate::args::{Backend, BenchArgs};
 use crate::backend::{self, Engine};
 use crate::feature::parse_features;
-use crate::feed::{self, Source};
+use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
 use crate::stdio;
 
 /// The frames a bench scores.
@@ -38,35 +38,21 @@ enum Input {
 }
 
 impl Input {
-    /// The (reference, distorted) frame numbers of the first `n` pairs; files
-    /// shorter than `n` are read again from their start.
-    fn pairs(&self, n: u64) -> Vec<(u64, u64)> {
+    /// The pipeline's inputs: the generated pair at every position, or the
+    /// files read again from their start when shorter than the run.
+    fn inputs(&self) -> (PipelineInput<'_>, PipelineInput<'_>) {
         match self {
-            Input::Generated(..) => (0..n).map(|k| (k, k)).collect(),
+            Input::Generated(r, d) => (
+                PipelineInput::memory("reference", "generated", &r.bytes),
+                PipelineInput::memory("distorted", "generated", &d.bytes),
+            ),
             Input::Files {
                 reference,
                 distorted,
-            } => (0..n)
-                .map(|k| (k % reference.len(), k % distorted.len()))
-                .collect(),
-        }
-    }
-
-    /// Pair `(fr, fd)` as frames in memory (for the CPU backend).
-    fn frames(&self, (fr, fd): (u64, u64)) -> Result<(LumaFrame, LumaFrame)> {
-        match self {
-            Input::Generated(r, d) => Ok((r.clone(), d.clone())),
-            Input::Files {
-                reference,
-                distorted,
-            } => {
-                let f = reference.format();
-                let mut r = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
-                let mut d = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
-                reference.read_luma_at(fr, &mut r.bytes)?;
-                distorted.read_luma_at(fd, &mut d.bytes)?;
-                Ok((r, d))
-            }
+            } => (
+                PipelineInput::wrapping("reference", reference.clone()),
+                PipelineInput::wrapping("distorted", distorted.clone()),
+            ),
         }
     }
 }
@@ -87,7 +73,7 @@ struct Timing {
     /// Scores of the N pairs of the first timed run.
     scores: Vec<FrameScore>,
     /// Vulkan: where the time of the first timed t(N) run went.
-    breakdown: Option<(feed::MainTimes, vkssim::vk::HostStats, Duration)>,
+    breakdown: Option<(MainTimes, vkssim::vk::HostStats, Duration)>,
 }
 
 /// Runs `vkssim bench`.
@@ -131,14 +117,20 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
     };
     let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
+    // Threads and frames in flight are sized per device (--device N,M / all).
+    let devices = match args.engine.backend {
+        Backend::Cpu => 1,
+        _ => backend::device_count(&args.engine),
+    };
     let read_threads = if args.engine.read_threads == 0 {
-        feed::default_threads()
+        pipeline::default_threads_for(devices)
     } else {
         args.engine.read_threads
     };
     let mut engine_args = args.engine.clone();
     if engine_args.frames_in_flight == 0 {
-        engine_args.frames_in_flight = feed::frames_in_flight_for(read_threads);
+        engine_args.frames_in_flight =
+            pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
     }
     let Engine {
         mut scorer,
@@ -146,25 +138,17 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         on_cpu,
     } = backend::start(&engine_args, options, width, height, bit_depth, false)?;
     let n = args.frames;
-    let main = match scorer
-        .as_any_mut()
-        .and_then(|a| a.downcast_mut::<VkScorer>())
-    {
-        Some(vk) => time_vulkan(vk, &input, n, args.repeat, read_threads)?,
-        None => time_submit(&mut *scorer, &input, n, args.repeat)?,
-    };
-    let vk_info = scorer
-        .as_any_mut()
-        .and_then(|a| a.downcast_mut::<VkScorer>())
-        .map(|vk| VkInfo {
-            device: vk.device_name().to_string(),
-            driver: vk.driver().to_string(),
-            memory_path: vk.memory_path(),
-            frames_in_flight: vk.slots(),
-            sum_threads: vk.sum_threads(),
-            bytes_per_frame: vk.bytes_per_frame(),
-            pass_ns: vk.last_pass_ns(),
-        });
+    let main = time(&mut scorer, &input, n, args.repeat, read_threads)?;
+    let devices_used = scorer.devices().to_vec();
+    let vk_info = scorer.scorers()[0].diagnostics().map(|d| VkInfo {
+        device: d.device,
+        driver: d.driver,
+        memory_path: d.memory_path,
+        frames_in_flight: d.frames_in_flight,
+        sum_threads: d.sum_threads,
+        bytes_per_frame: d.bytes_per_frame,
+        pass_ns: d.pass_ns,
+    });
     drop(scorer);
 
     // Timed against the CPU twin unless that is what was just timed.
@@ -178,15 +162,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             description,
             ..
         } = backend::start(&cpu_args, options, width, height, bit_depth, true)?;
-        let t = time_submit(&mut *scorer, &input, n, args.repeat)?;
+        let t = time(&mut scorer, &input, n, args.repeat, read_threads)?;
         Some((description, t))
     };
-    // What the options report: the CPU twin also fills l, c and s without
-    // enable_lcs.
-    let reported = |s: &FrameScore| {
-        let lcs = options.enable_lcs.then_some((s.l, s.c, s.s));
-        (s.float_ssim(), lcs, s.db)
-    };
+    // What the options report.
+    let reported = |s: &FrameScore| (s.float_ssim(), s.lcs(), s.db);
     let identical = cpu.as_ref().map(|(_, t)| {
         t.scores.len() == main.scores.len()
             && t.scores
@@ -212,6 +192,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "frames": n,
             "repetitions": args.repeat,
             "read_threads": read_threads,
+            "devices": devices_used,
             "ms_per_frame": main.median * 1e3,
             "frames_per_second": fps,
             "float_ssim": main.scores.first().map(|s| s.float_ssim()),
@@ -422,61 +403,52 @@ fn is_y4m(path: &Path) -> bool {
 
 /// Times the Vulkan engine through the fast feed: a warm-up run of N pairs, then
 /// `repeat` times t(N) and t(2).
-fn time_vulkan(
-    vk: &mut VkScorer,
+/// Times `scorer` on the first `n` pairs of `input` through the scoring
+/// pipeline (`repeat` times t(N) and t(2), after a warm-up run).
+fn time(
+    scorer: &mut MultiScorer,
     input: &Input,
     n: u64,
     repeat: u64,
     threads: usize,
 ) -> Result<Timing> {
-    let pairs_n = input.pairs(n);
-    let run = |vk: &mut VkScorer, k: u64| -> Result<(Duration, Vec<FrameScore>, feed::MainTimes)> {
-        let pairs = &pairs_n[..k as usize];
-        let t0 = Instant::now();
-        let fed = match input {
-            Input::Generated(r, d) => feed::run(
-                vk,
-                &Source::Memory {
-                    reference: &r.bytes,
-                    distorted: &d.bytes,
-                    count: k,
-                },
-                threads,
-                |_| {},
-            ),
-            Input::Files {
-                reference,
-                distorted,
-            } => feed::run(
-                vk,
-                &Source::Files {
-                    reference,
-                    distorted,
-                    pairs,
-                },
-                threads,
-                |_| {},
-            ),
+    let run =
+        |scorer: &mut MultiScorer, k: u64| -> Result<(Duration, Vec<FrameScore>, MainTimes)> {
+            let (reference, distorted) = input.inputs();
+            let sel = Selection {
+                skip_ref: 0,
+                skip_dist: 0,
+                frame_cnt: k,
+                subsample: 1,
+                allow_length_mismatch: false,
+            };
+            let t0 = Instant::now();
+            let out = pipeline::run(reference, distorted, sel, scorer, threads, &|_| {});
+            let elapsed = t0.elapsed();
+            if let Some(e) = out.error {
+                return Err(e.context("scoring in vkssim bench"));
+            }
+            let scores = out.frames.into_iter().map(|(_, s)| s).collect();
+            Ok((elapsed, scores, out.main))
         };
-        let elapsed = t0.elapsed();
-        if let Some(e) = fed.error {
-            return Err(anyhow::Error::new(e).context("scoring in vkssim bench"));
-        }
-        Ok((elapsed, fed.scores, fed.main))
-    };
-    run(vk, n)?; // warm-up
+    run(scorer, n)?; // warm-up
     let mut reps = Vec::new();
     let mut scores = Vec::new();
     let mut breakdown = None;
     for _ in 0..repeat {
-        vk.reset_stats();
-        let (t_n, s, main) = run(vk, n)?;
-        breakdown.get_or_insert((main, vk.stats(), t_n));
-        let (t_2, _, _) = run(vk, 2)?;
+        scorer
+            .scorers_mut()
+            .iter_mut()
+            .for_each(|s| s.reset_stats());
+        let (t_n, s, main) = run(scorer, n)?;
+        if let Some(d) = scorer.scorers()[0].diagnostics() {
+            breakdown.get_or_insert((main, d.host, t_n));
+        }
+        let (t_2, _, _) = run(scorer, 2)?;
         if scores.is_empty() {
             scores = s;
         } else if scores != s {
-            bail!("the Vulkan engine gave different scores for the same frames in two runs");
+            bail!("the scorer gave different scores for the same frames in two runs");
         }
         reps.push(rep(t_n, t_2, n));
     }
@@ -485,11 +457,7 @@ fn time_vulkan(
     Ok(t)
 }
 
-/// Per-frame averages (us) of where the first timed t(N) run's time went.
-fn breakdown_json(
-    b: &(feed::MainTimes, vkssim::vk::HostStats, Duration),
-    n: u64,
-) -> serde_json::Value {
+fn breakdown_json(b: &(MainTimes, vkssim::vk::HostStats, Duration), n: u64) -> serde_json::Value {
     let (m, st, wall) = b;
     let us = |ns: u64| ns as f64 / 1e3 / n as f64;
     let frames = st.gpu_frames.max(1) as f64;
@@ -510,37 +478,6 @@ fn breakdown_json(
 
 /// Times any backend through [`FrameScorer::submit`], with frames in memory
 /// (read from the files as they are submitted, for file inputs).
-fn time_submit(scorer: &mut dyn FrameScorer, input: &Input, n: u64, repeat: u64) -> Result<Timing> {
-    let pairs_n = input.pairs(n);
-    let mut run = |k: u64| -> Result<(Duration, Vec<FrameScore>)> {
-        let mut scores = Vec::with_capacity(k as usize);
-        let t0 = Instant::now();
-        for &p in &pairs_n[..k as usize] {
-            let (r, d) = input.frames(p)?;
-            scorer.submit(r, d).context("submitting a frame")?;
-            while let Some(res) = scorer.poll_next() {
-                scores.push(res.context("scoring a frame")?);
-            }
-        }
-        while let Some(res) = scorer.wait_next() {
-            scores.push(res.context("scoring a frame")?);
-        }
-        Ok((t0.elapsed(), scores))
-    };
-    run(n)?; // warm-up
-    let mut reps = Vec::new();
-    let mut scores = Vec::new();
-    for _ in 0..repeat {
-        let (t_n, s) = run(n)?;
-        let (t_2, _) = run(2)?;
-        if scores.is_empty() {
-            scores = s;
-        }
-        reps.push(rep(t_n, t_2, n));
-    }
-    Ok(timing(reps, scores))
-}
-
 fn rep(t_n: Duration, t_2: Duration, n: u64) -> Rep {
     Rep {
         t_n,

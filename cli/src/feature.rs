@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use vkssim::SsimOptions;
 
 /// The one feature vkssim computes.
-pub const FLOAT_SSIM: &str = "float_ssim";
+pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
 
 /// The `float_ssim` options from every `--feature` given (none: the defaults).
 pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
@@ -74,11 +74,7 @@ fn parse_bool(spec: &str, key: &str, val: &str) -> Result<bool> {
 
 /// The metric names a run with `opts` reports, in libvmaf's output order.
 pub fn metric_names(opts: &SsimOptions) -> Vec<&'static str> {
-    if opts.enable_lcs {
-        vec!["float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"]
-    } else {
-        vec!["float_ssim"]
-    }
+    vkssim::metric::ssim::feature_names(opts)
 }
 
 #[cfg(test)]

@@ -1,6 +1,12 @@
-//! The scoring pipeline: one reader thread per input sends luma planes through a
-//! bounded channel, the main thread pairs them up and keeps the scorer's queue
-//! full, and results are collected in frame order.
+//! The scoring pipeline, one for every input (regular files, pipes, standard
+//! input, the bench's frames in memory) and both backends: reader threads fill
+//! the scorer's frame slots ([`vkssim::api::FrameSlots`]) straight from the
+//! inputs ([`input`]: positional reads of files, reads of streams in order,
+//! with no frame buffer in between), the main thread submits them in pair
+//! order and collects the results in frame order.
+//!
+//! Frame selection is decided here once ([`Selection`], [`Plan`]): the skips,
+//! `--frame_cnt`, `--subsample` and what an input ending early means.
 //!
 //! Nothing scored is lost: a read or scoring error stops the run, and the frames
 //! scored before it come back with the error ([`Outcome::error`]).
@@ -12,23 +18,19 @@
 //!
 //! Streams are read ahead before the engine starts ([`prime`]).
 
+mod collect;
+mod input;
 mod prime;
+mod work;
 
+pub use input::{read_error, Input};
 pub use prime::{nothing_to_score, prime, Tally};
 
-use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{anyhow, Context};
-use vkssim::io::LumaReader;
-use vkssim::{Error, FrameScore, FrameScorer, LumaFrame};
-
-use crate::progress::Progress;
+use anyhow::anyhow;
+use vkssim::api::MultiScorer;
+use vkssim::{Error, FrameScore};
 
 /// Which frames to read from the inputs.
 #[derive(Debug, Clone, Copy)]
@@ -54,10 +56,50 @@ impl Selection {
             self.frame_cnt
         }
     }
+}
 
-    /// Whether pair `index` is scored (the others are read past).
-    fn scores(&self, index: u64) -> bool {
-        self.subsample <= 1 || index % self.subsample == 0
+/// The jobs of a run: job `j < scored` reads and scores pair `j * step`; with
+/// `tail`, one more job checks that both inputs reach `positions` (the pairs
+/// read past after the last scored one, which an input may lack).
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    step: u64,
+    /// Pair positions in all (`u64::MAX`: until an input ends).
+    positions: u64,
+    /// Jobs that score a pair.
+    scored: u64,
+    /// Whether a last job checks the positions after the last scored pair.
+    tail: bool,
+}
+
+impl Plan {
+    fn new(sel: &Selection, reference: &Input<'_>, distorted: &Input<'_>) -> Self {
+        let step = sel.subsample.max(1);
+        let mut positions = sel.limit();
+        // Inputs whose lengths are known were checked by the caller: the run
+        // covers the pairs both have.
+        if let (Some(a), Some(b)) = (reference.known_len(), distorted.known_len()) {
+            positions = positions.min(a).min(b);
+        }
+        let scored = if positions == u64::MAX {
+            u64::MAX
+        } else {
+            positions.div_ceil(step)
+        };
+        let streams = reference.is_stream() || distorted.is_stream();
+        let tail =
+            streams && positions != u64::MAX && scored > 0 && (scored - 1) * step + 1 < positions;
+        Self {
+            step,
+            positions,
+            scored,
+            tail,
+        }
+    }
+
+    /// Jobs in all.
+    fn jobs(&self) -> u64 {
+        self.scored.saturating_add(self.tail as u64)
     }
 }
 
@@ -71,292 +113,108 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// The error that stopped the run early, if any.
     pub error: Option<anyhow::Error>,
+    /// Where the main thread's time went.
+    pub main: MainTimes,
 }
 
-/// What a reader thread sends for each frame position.
-enum Msg {
-    /// A luma plane to score.
-    Frame(LumaFrame),
-    /// A frame read past (not scored: `--subsample`).
-    Skipped,
-    /// The input ended cleanly.
-    End,
-    /// After a drain request: how many more frames the input held.
-    Rest(u64),
-    /// Reading failed.
-    Failed(Error),
+/// The submitting thread's time, by what it was doing (ns).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MainTimes {
+    /// Taking slots (waits for the oldest frame when the ring is full).
+    pub acquire_ns: u64,
+    /// Waiting for a reader to finish a pair.
+    pub read_wait_ns: u64,
+    /// Submitting filled slots.
+    pub submit_ns: u64,
+    /// Collecting results (including the final drain).
+    pub collect_ns: u64,
 }
 
-/// One input: its reader thread's channel and a way to ask it to count the rest.
-struct Feed {
-    role: &'static str,
-    path: PathBuf,
-    /// A stream (its length is not known without reading it to its end).
-    stream: bool,
-    rx: Receiver<Msg>,
-    drain: Arc<AtomicBool>,
+/// Default reader threads for `devices` devices: the cores less three (the
+/// submitting thread and the engine's summing threads need some), from 2 to
+/// 12 per device (each device has its own PCIe link to fill; two, so that two
+/// streams written in step by one producer are read at once).
+pub fn default_threads_for(devices: usize) -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .saturating_sub(3)
+        .clamp(2, 12 * devices.max(1))
 }
 
-impl Feed {
-    fn start(
-        role: &'static str,
-        mut reader: Box<dyn LumaReader>,
-        skip: u64,
-        sel: Selection,
-        depth: usize,
-    ) -> anyhow::Result<Self> {
-        let (tx, rx) = sync_channel(depth.max(1));
-        let drain = Arc::new(AtomicBool::new(false));
-        let path = reader.path().to_path_buf();
-        let stream = reader.frame_count().is_none();
-        let flag = Arc::clone(&drain);
-        // The thread ends when its input ends, fails, or the receiver is gone.
-        thread::Builder::new()
-            .name(format!("vkssim-read-{role}"))
-            .spawn(move || read_loop(&mut *reader, skip, sel, &tx, &flag))
-            .with_context(|| format!("starting the {role} reader thread"))?;
-        Ok(Self {
-            role,
-            path,
-            stream,
-            rx,
-            drain,
-        })
-    }
-
-    fn recv(&self) -> Msg {
-        // A reader thread that vanished without a word can only have panicked.
-        self.rx.recv().unwrap_or_else(|_| {
-            Msg::Failed(Error::Internal(format!(
-                "the {} reader stopped unexpectedly",
-                self.role
-            )))
-        })
-    }
-
-    /// Frames left in this input (beyond those already paired) up to the
-    /// selection's limit: asks the reader to skip to there and counts what it
-    /// sends.
-    fn count_rest(&self) -> Result<u64, Error> {
-        self.drain.store(true, Ordering::SeqCst);
-        let mut n = 0;
-        loop {
-            match self.recv() {
-                Msg::Frame(_) | Msg::Skipped => n += 1,
-                Msg::Rest(k) => return Ok(n + k),
-                Msg::End => return Ok(n),
-                Msg::Failed(e) => return Err(e),
-            }
-        }
-    }
+/// Frames in flight that keep `threads` readers busy: each holds a slot while
+/// it reads, and the GPU and the summing threads hold a few more.
+pub fn frames_in_flight_for(threads: usize) -> usize {
+    2 * threads + 4
 }
 
-/// A reader thread's body: skip, then send one message per frame position up to
-/// the selection's limit.
-fn read_loop(
-    reader: &mut dyn LumaReader,
-    skip: u64,
-    sel: Selection,
-    tx: &SyncSender<Msg>,
-    drain: &AtomicBool,
-) {
-    let send = |m: Msg| tx.send(m).is_ok();
-    match reader.skip(skip) {
-        Ok(n) if n < skip => {
-            send(Msg::End);
-            return;
-        }
-        Ok(_) => {}
-        Err(e) => {
-            send(Msg::Failed(e));
-            return;
-        }
-    }
-    let limit = sel.limit();
-    for index in 0..limit {
-        if drain.load(Ordering::SeqCst) {
-            send(match reader.skip(limit - index) {
-                Ok(n) => Msg::Rest(n),
-                Err(e) => Msg::Failed(e),
-            });
-            return;
-        }
-        let msg = if sel.scores(index) {
-            match reader.read_frame() {
-                Ok(Some(f)) => Msg::Frame(f),
-                Ok(None) => Msg::End,
-                Err(e) => Msg::Failed(e),
-            }
-        } else {
-            match reader.skip(1) {
-                Ok(1) => Msg::Skipped,
-                Ok(_) => Msg::End,
-                Err(e) => Msg::Failed(e),
-            }
-        };
-        let last = matches!(msg, Msg::End | Msg::Failed(_));
-        if !send(msg) || last {
-            return;
-        }
-    }
-    // At the selection's limit: nothing more is read. Saying so lets a drain
-    // request (length check) end instead of finding the channel closed.
-    send(Msg::Rest(0));
-}
-
-/// Scores `reference` against `distorted` with `scorer`, as `sel` selects.
+/// Scores `reference` against `distorted` with `scorer` as `sel` selects,
+/// filling slots on `threads` reader threads; `on_score` sees the number of
+/// frames scored so far (for progress).
 pub fn run(
-    reference: Box<dyn LumaReader>,
-    distorted: Box<dyn LumaReader>,
+    reference: Input<'_>,
+    distorted: Input<'_>,
     sel: Selection,
-    scorer: &mut dyn FrameScorer,
-    progress: &Progress,
-) -> anyhow::Result<Outcome> {
-    let depth = scorer.queue_depth().max(2);
-    let start = Instant::now();
-    let r = Feed::start("reference", reference, sel.skip_ref, sel, depth)?;
-    let d = Feed::start("distorted", distorted, sel.skip_dist, sel, depth)?;
-
-    let mut out = Collector::default();
-    let mut index = 0u64;
-    while index < sel.limit() {
-        let (a, b) = (r.recv(), d.recv());
-        match (a, b) {
-            (Msg::Failed(e), _) => {
-                out.fail(read_error(e, r.role, &r.path, index));
-                break;
-            }
-            (_, Msg::Failed(e)) => {
-                out.fail(read_error(e, d.role, &d.path, index));
-                break;
-            }
-            (Msg::End, Msg::End) => break,
-            (Msg::End, _) => {
-                if let Some(e) = length_mismatch(index, &r, &d, true, sel) {
-                    out.fail(e);
-                }
-                break;
-            }
-            (_, Msg::End) => {
-                if let Some(e) = length_mismatch(index, &d, &r, false, sel) {
-                    out.fail(e);
-                }
-                break;
-            }
-            (Msg::Frame(fa), Msg::Frame(fb)) => {
-                if let Err(e) = scorer.submit(fa, fb) {
-                    out.fail(anyhow!(e).context(format!("scoring frame {index}")));
-                    break;
-                }
-                out.submitted.push_back(index);
-            }
-            (Msg::Skipped, Msg::Skipped) => {}
-            _ => {
-                out.fail(anyhow!(
-                    "internal error: the readers fell out of step at frame {index}"
-                ));
-                break;
-            }
-        }
-        index += 1;
-        while let Some(res) = scorer.poll_next() {
-            out.take(res, progress);
-        }
-        if out.error.is_some() {
-            break;
+    scorer: &mut MultiScorer,
+    threads: usize,
+    on_score: &dyn Fn(u64),
+) -> Outcome {
+    let plan = Plan::new(&sel, &reference, &distorted);
+    let start = std::time::Instant::now();
+    let mut run = work::run(&reference, &distorted, plan, scorer, threads, on_score);
+    // The length error counts the longer input on: its readers are done.
+    if let Some(end) = run.mismatch.take() {
+        if let Some(e) = length_mismatch(end, &reference, &distorted, sel) {
+            run.out.fail(e);
         }
     }
-    if index == 0 && out.error.is_none() {
-        out.fail(anyhow!(Error::NoFrames(format!(
+    if run.pairs_read == 0 && run.out.error.is_none() {
+        run.out.fail(anyhow!(Error::NoFrames(format!(
             "{} and {}",
-            r.path.display(),
-            d.path.display()
+            reference.path().display(),
+            distorted.path().display()
         ))));
     }
-    // Everything in flight was read before any error: collect it.
-    while let Some(res) = scorer.wait_next() {
-        out.take(res, progress);
-    }
-    Ok(Outcome {
-        frames: out.frames,
-        pairs_read: index,
+    Outcome {
+        frames: run.out.frames,
+        pairs_read: run.pairs_read,
         elapsed: start.elapsed(),
-        error: out.error,
-    })
-}
-
-/// Results in submission order: scores are kept until the first failed frame
-/// (so the kept frames never have a gap); the first error is remembered.
-#[derive(Default)]
-struct Collector {
-    /// Indices submitted whose result has not come back.
-    submitted: VecDeque<u64>,
-    /// Scores kept, in order.
-    frames: Vec<(u64, FrameScore)>,
-    /// A frame failed: later scores are dropped.
-    broken: bool,
-    /// The first error of the run.
-    error: Option<anyhow::Error>,
-}
-
-impl Collector {
-    /// Records the run's error (the first one wins).
-    fn fail(&mut self, e: anyhow::Error) {
-        if self.error.is_none() {
-            self.error = Some(e);
-        }
-    }
-
-    /// Records the next result.
-    fn take(&mut self, res: vkssim::Result<FrameScore>, progress: &Progress) {
-        let index = self.submitted.pop_front().unwrap_or(u64::MAX);
-        match res {
-            Ok(s) if !self.broken => {
-                self.frames.push((index, s));
-                progress.set_scored(self.frames.len() as u64);
-            }
-            Ok(_) => {}
-            Err(e) => {
-                self.broken = true;
-                self.fail(anyhow!(e).context(format!("scoring frame {index}")));
-            }
-        }
+        error: run.out.error,
+        main: run.main,
     }
 }
 
-/// The error for a failed read of the `role` input at `path`, naming the input
-/// (the reader's own message names the file and the frame within it) and,
-/// when frames were skipped, the pair index.
-fn read_error(e: Error, role: &str, path: &Path, index: u64) -> anyhow::Error {
-    let names_file = e.to_string().contains(&*path.to_string_lossy());
-    let what = if names_file {
-        format!("reading the {role}")
-    } else {
-        format!("reading the {role} {}", path.display())
-    };
-    anyhow!(e).context(format!("{what} (pair {index})"))
-}
-
-/// The other input (`longer`) still had frames when `shorter` ended at pair
-/// `common`.
-/// With `--allow-length-mismatch` that is the end of the run; otherwise it is
-/// [`Error::LengthMismatch`] with both lengths (counting the rest of `longer`,
-/// up to the selection's limit), or, for a stream with no limit, an error
-/// saying it has more frames (it is not read on: it may never end).
-fn length_mismatch(
+/// Where one input ended before the other: pair `common`, and which one.
+#[derive(Debug, Clone, Copy)]
+struct Mismatch {
     common: u64,
-    shorter: &Feed,
-    longer: &Feed,
     reference_ended: bool,
+}
+
+/// The other input still had frames when one ended at pair `common`.
+/// With `--allow-length-mismatch` that is the end of the run; otherwise it is
+/// [`Error::LengthMismatch`] with both lengths (counting the rest of the
+/// longer, up to the selection's limit), or, for a stream with no limit, an
+/// error saying it has more frames (it is not read on: it may never end).
+fn length_mismatch(
+    end: Mismatch,
+    reference: &Input<'_>,
+    distorted: &Input<'_>,
     sel: Selection,
 ) -> Option<anyhow::Error> {
     if sel.allow_length_mismatch {
         return None;
     }
-    if longer.stream && sel.frame_cnt == 0 {
-        let name = |f: &Feed| match f.role {
-            "reference" => format!("the reference {}", f.path.display()),
-            _ => format!("the distorted input {}", f.path.display()),
+    let common = end.common;
+    let (shorter, longer) = if end.reference_ended {
+        (reference, distorted)
+    } else {
+        (distorted, reference)
+    };
+    if !longer.length_known() && sel.frame_cnt == 0 {
+        let name = |f: &Input<'_>| match f.role {
+            "reference" => format!("the reference {}", f.path().display()),
+            _ => format!("the distorted input {}", f.path().display()),
         };
         return Some(anyhow!(
             "{} has {} but {} has more than {common} (at least {}; it is a stream, so it \
@@ -368,12 +226,11 @@ fn length_mismatch(
             prime::frames(common).replace(" frame", " common frame"),
         ));
     }
-    // The pair already received from the longer input counts too.
-    let rest = match longer.count_rest() {
-        Ok(n) => n + 1,
-        Err(e) => return Some(read_error(e, longer.role, &longer.path, common)),
+    let rest = match longer.count_from(common, sel.limit()) {
+        Ok(n) => n,
+        Err(e) => return Some(read_error(e, longer.role, longer.path(), common)),
     };
-    let (reference, distorted) = if reference_ended {
+    let (reference, distorted) = if end.reference_ended {
         (common, common + rest)
     } else {
         (common + rest, common)

@@ -17,9 +17,8 @@ use crate::args::ScoreArgs;
 use crate::backend;
 use crate::chrome_trace::TraceGuard;
 use crate::feature::{metric_names, parse_features};
-use crate::feed;
 use crate::output::{Report, ScoredFrame};
-use crate::pipeline::{self, nothing_to_score, Selection, Tally};
+use crate::pipeline::{self, nothing_to_score, Input, Selection, Tally};
 use crate::progress::Progress;
 
 /// What vkssim writes where libvmaf writes its version.
@@ -39,6 +38,11 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
         bail!("the reference and the distorted input cannot both be standard input (-)");
     }
     files::preflight(args, trace)?;
+    if args.reference == Path::new("-") || args.distorted == Path::new("-") {
+        if let Some(size) = crate::pipe_size::enlarge_stdin() {
+            tracing::debug!(size, "standard input's pipe buffer raised");
+        }
+    }
     let raw = raw_format(args)?;
     // The readers' errors name the file (and frame); the context says which input.
     let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
@@ -68,16 +72,22 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
     let (reference, distorted, sel) = pipeline::prime(reference, distorted, sel)?;
-    // Regular files feed the Vulkan engine on several threads (crate::feed),
-    // which wants more frames in flight.
+    // Reader threads fill the scorer's frame slots (crate::pipeline); regular
+    // files, read by position on several threads, want more frames in flight.
+    // Threads and frames in flight are sized per device (--device N,M / all).
+    let devices = match args.engine.backend {
+        crate::args::Backend::Cpu => 1,
+        _ => backend::device_count(&args.engine),
+    };
     let read_threads = match args.engine.read_threads {
-        0 => feed::default_threads(),
+        0 => pipeline::default_threads_for(devices),
         n => n,
     };
     let mut engine_args = args.engine.clone();
     let indexed = reference.frame_index().is_some() && distorted.frame_index().is_some();
     if engine_args.frames_in_flight == 0 && indexed {
-        engine_args.frames_in_flight = feed::frames_in_flight_for(read_threads);
+        engine_args.frames_in_flight =
+            pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
     }
     let mut engine = backend::start(
         &engine_args,
@@ -90,18 +100,14 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     tracing::info!(backend = %engine.description, "scoring");
 
     let progress = Progress::new(args.quiet, to_score);
-    let fast = feed::run_selection(
-        &*reference,
-        &*distorted,
+    let outcome = pipeline::run(
+        Input::open("reference", reference, sel.skip_ref),
+        Input::open("distorted", distorted, sel.skip_dist),
         sel,
-        &mut *engine.scorer,
+        &mut engine.scorer,
         read_threads,
-        &progress,
+        &|n| progress.set_scored(n),
     );
-    let outcome = match fast {
-        Some(outcome) => outcome,
-        None => pipeline::run(reference, distorted, sel, &mut *engine.scorer, &progress)?,
-    };
     progress.finish();
 
     let report = Report {
@@ -154,7 +160,8 @@ fn plural(n: usize) -> &'static str {
 fn metric_values(score: &FrameScore, options: &SsimOptions) -> Vec<f64> {
     let mut v = vec![score.float_ssim()];
     if options.enable_lcs {
-        v.extend([score.l, score.c, score.s]);
+        // Present exactly with enable_lcs (FrameScore::l).
+        v.extend(score.lcs().unwrap_or([f64::NAN; 3]));
     }
     v
 }

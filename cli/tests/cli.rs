@@ -429,9 +429,18 @@ fn json_holds_the_exact_library_values_with_precision_max() {
             m["float_ssim"].as_f64().unwrap().to_bits(),
             w.float_ssim().to_bits()
         );
-        assert_eq!(m["float_ssim_l"].as_f64().unwrap().to_bits(), w.l.to_bits());
-        assert_eq!(m["float_ssim_c"].as_f64().unwrap().to_bits(), w.c.to_bits());
-        assert_eq!(m["float_ssim_s"].as_f64().unwrap().to_bits(), w.s.to_bits());
+        assert_eq!(
+            m["float_ssim_l"].as_f64().unwrap().to_bits(),
+            w.l.unwrap().to_bits()
+        );
+        assert_eq!(
+            m["float_ssim_c"].as_f64().unwrap().to_bits(),
+            w.c.unwrap().to_bits()
+        );
+        assert_eq!(
+            m["float_ssim_s"].as_f64().unwrap().to_bits(),
+            w.s.unwrap().to_bits()
+        );
     }
     let pooled = &j["pooled_metrics"];
     for name in ["float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"] {

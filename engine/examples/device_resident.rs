@@ -134,33 +134,17 @@ fn score_on_device(
         )?;
 
         for (k, &(offset, pitch)) in layouts.iter().enumerate() {
-            let plane = |b: &RawBuffer| DevicePlane {
-                buffer: b.buffer,
-                offset,
-                row_pitch: pitch,
-                format,
-            };
+            let plane =
+                |b: &RawBuffer| DevicePlane::new(b.buffer, pitch, format).with_offset(offset);
             let mut waits: Vec<SemaphoreRef> = Vec::new();
-            let mut signals = vec![SemaphoreRef {
-                semaphore: scored[k],
-                value: None,
-            }];
+            let mut signals = vec![SemaphoreRef::binary(scored[k])];
             if k == 0 {
-                waits.push(SemaphoreRef {
-                    semaphore: filled,
-                    value: None,
-                });
+                waits.push(SemaphoreRef::binary(filled));
             } else if let Some(tl) = timeline {
                 // The second pair waits for timeline value 1 (set by the
                 // host's submission just before it) and sets 2 when scored.
-                waits.push(SemaphoreRef {
-                    semaphore: tl,
-                    value: Some(1),
-                });
-                signals.push(SemaphoreRef {
-                    semaphore: tl,
-                    value: Some(2),
-                });
+                waits.push(SemaphoreRef::timeline(tl, 1));
+                signals.push(SemaphoreRef::timeline(tl, 2));
             }
             if let (1, Some(tl)) = (k, timeline) {
                 // The host's work (its decoder, say) sets value 1 first.

@@ -155,12 +155,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..a.buffers {
             let r = create_buffer(&h.instance, h.physical_device, d, size, usage, local)?;
             let dd = create_buffer(&h.instance, h.physical_device, d, size, usage, local)?;
-            let plane = |b: &RawBuffer| DevicePlane {
-                buffer: b.buffer,
-                offset: 0,
-                row_pitch: row,
-                format,
-            };
+            let plane = |b: &RawBuffer| DevicePlane::new(b.buffer, row, format);
             planes.push((plane(&r), plane(&dd)));
             buffers.push(r);
             buffers.push(dd);

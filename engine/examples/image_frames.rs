@@ -220,12 +220,7 @@ unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::E
                 };
                 let distorted: DeviceSource = match frame.buffer {
                     Some(buffer) => ExclusiveBufferPlane::new(
-                        DevicePlane {
-                            buffer,
-                            offset: 0,
-                            row_pitch: frame.row_pitch,
-                            format: SampleFormat::U8,
-                        },
+                        DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8),
                         host.image_family,
                     )
                     .into(),
@@ -279,9 +274,7 @@ fn same(a: &FrameScore, b: &FrameScore) -> bool {
     let bits = |s: &FrameScore| {
         (
             s.ssim.to_bits(),
-            s.l.to_bits(),
-            s.c.to_bits(),
-            s.s.to_bits(),
+            s.lcs().map(|v| v.map(f64::to_bits)),
             s.db.map(f64::to_bits),
         )
     };

@@ -206,27 +206,16 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             lock.unlock(host.family, 0);
             r?;
         }
-        let plane = |b: &RawBuffer| DevicePlane {
-            buffer: b.buffer,
-            offset: 0,
-            row_pitch: width as u64,
-            format: SampleFormat::U8,
-        };
+        let plane = |b: &RawBuffer| DevicePlane::new(b.buffer, width as u64, SampleFormat::U8);
         let signals: Vec<SemaphoreRef> = if timeline {
-            vec![SemaphoreRef {
-                semaphore: sem,
-                value: done_value,
-            }]
+            vec![SemaphoreRef::new(sem, done_value)]
         } else {
             Vec::new()
         };
         scorer.submit_device(
             plane(&bufs[0]),
             plane(&bufs[1]),
-            &[SemaphoreRef {
-                semaphore: sem,
-                value: wait_value,
-            }],
+            &[SemaphoreRef::new(sem, wait_value)],
             &signals,
         )?;
         if timeline {

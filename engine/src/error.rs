@@ -165,6 +165,15 @@ pub enum Error {
         /// Bytes given.
         actual: usize,
     },
+    /// An error on one engine of several ([`crate::api::MultiScorer`]): which
+    /// device, and what went wrong there.
+    #[error("on Vulkan device {device}: {source}")]
+    OnDevice {
+        /// The device, as `position (name)`.
+        device: String,
+        /// What went wrong on it.
+        source: Box<Error>,
+    },
     /// Something failed that is a bug in vkssim, not bad input (e.g. a scoring
     /// worker thread panicked); the message says where.
     #[error("internal error (a bug in vkssim): {0}")]

@@ -133,20 +133,24 @@ impl LumaFrame {
 pub struct FrameScore {
     /// The SSIM mean (`float_ssim` without `enable_db`).
     pub ssim: f64,
-    /// Mean luminance term (`float_ssim_l`). Reported only with
-    /// [`SsimOptions::enable_lcs`](crate::SsimOptions::enable_lcs): without it the
-    /// CPU twin still fills it, the Vulkan engine leaves it at 0.0 (it does not
-    /// compute what libvmaf would not report).
-    pub l: f64,
+    /// Mean luminance term (`float_ssim_l`): present exactly when
+    /// [`SsimOptions::enable_lcs`](crate::SsimOptions::enable_lcs) is set (what
+    /// libvmaf reports; without it no backend reports one).
+    pub l: Option<f64>,
     /// Mean contrast term (`float_ssim_c`); like `l`, only with `enable_lcs`.
-    pub c: f64,
+    pub c: Option<f64>,
     /// Mean structure term (`float_ssim_s`); like `l`, only with `enable_lcs`.
-    pub s: f64,
+    pub s: Option<f64>,
     /// The SSIM in dB when `enable_db` is set (what libvmaf reports as `float_ssim`).
     pub db: Option<f64>,
 }
 
 impl FrameScore {
+    /// `[l, c, s]` when the scorer reported them (`enable_lcs`).
+    pub fn lcs(&self) -> Option<[f64; 3]> {
+        Some([self.l?, self.c?, self.s?])
+    }
+
     /// The value libvmaf reports under the name `float_ssim`: the dB figure with
     /// `enable_db`, the plain mean otherwise.
     pub fn float_ssim(&self) -> f64 {

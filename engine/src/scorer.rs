@@ -1,7 +1,8 @@
 //! The backend-neutral scoring interface: a queue of frame pairs in, one
 //! [`FrameScore`] per pair out, in submission order. The CPU twin
-//! ([`crate::cpu`]) and the Vulkan engine both implement it, so the command line
-//! and library users drive either the same way.
+//! ([`crate::cpu`]) and the Vulkan engine both implement it; the public
+//! [`crate::api::Scorer`] (which the command line uses too) drives either
+//! through it.
 
 use crate::{FrameScore, LumaFrame, Result};
 
@@ -23,10 +24,4 @@ pub trait FrameScorer {
     /// How many pairs the scorer works on at once; callers keep about this many
     /// submitted to keep it busy.
     fn queue_depth(&self) -> usize;
-
-    /// The scorer as [`std::any::Any`], so callers can reach a backend's own
-    /// methods (e.g. [`crate::vk::VkScorer::acquire_slot`]); `None` by default.
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        None
-    }
 }

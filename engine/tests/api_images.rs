@@ -83,12 +83,7 @@ fn image_sources_are_checked_before_any_device_work() {
     let e = refused(&mut scorer, good);
     assert!(e.contains("same image layer"), "{e}");
     // An EXCLUSIVE buffer of an unknown family.
-    let plane = DevicePlane {
-        buffer: vk::Buffer::from_raw(0x3000),
-        offset: 0,
-        row_pitch: 128,
-        format: SampleFormat::U16,
-    };
+    let plane = DevicePlane::new(vk::Buffer::from_raw(0x3000), 128, SampleFormat::U16);
     // SAFETY: refused before the handles are used.
     let r = unsafe {
         scorer.submit_sources(

@@ -101,8 +101,8 @@ fn score_and_compare(
         );
         if opts.enable_lcs {
             assert_eq!(
-                (g.l.to_bits(), g.c.to_bits(), g.s.to_bits()),
-                (want.l.to_bits(), want.c.to_bits(), want.s.to_bits()),
+                g.lcs().map(|v| v.map(f64::to_bits)),
+                want.lcs().map(|v| v.map(f64::to_bits)),
                 "{label}: l, c, s"
             );
         }

@@ -67,10 +67,15 @@ pub fn assert_frame(what: &str, got: &FrameScore, want: &LibvmafFrame, opts: &Ss
         want.float_ssim,
     );
     assert_eq!(got.db.is_some(), opts.enable_db, "{what}: dB presence");
-    if let Some([l, c, s]) = want.lcs {
-        assert_same(&format!("{what} float_ssim_l"), got.l, l);
-        assert_same(&format!("{what} float_ssim_c"), got.c, c);
-        assert_same(&format!("{what} float_ssim_s"), got.s, s);
+    assert_eq!(
+        got.lcs().is_some(),
+        opts.enable_lcs,
+        "{what}: l/c/s presence"
+    );
+    if let (Some([l, c, s]), Some(g)) = (want.lcs, got.lcs()) {
+        assert_same(&format!("{what} float_ssim_l"), g[0], l);
+        assert_same(&format!("{what} float_ssim_c"), g[1], c);
+        assert_same(&format!("{what} float_ssim_s"), g[2], s);
     }
 }
 

@@ -117,10 +117,14 @@ fn compare_files(
     let vkssim_args: Vec<String> = std::iter::once("score".to_string())
         .chain(args.iter().cloned())
         .collect();
+    // `backend` may carry vkssim-only flags after the backend's name.
+    let backend_flags: Vec<&str> = std::iter::once("--backend")
+        .chain(backend.split_whitespace())
+        .collect();
     let ours = run(
         paths::vkssim_bin(),
         &vkssim_args,
-        &[&flags[..], &["--backend", backend][..]].concat(),
+        &[&flags[..], &backend_flags[..]].concat(),
         &dir.path().join("vkssim.out"),
     );
     let what = format!(
@@ -157,6 +161,11 @@ fn compare_clip(name: &str, feature: &str, format: Format) {
 }
 
 fn compare_clip_with(name: &str, feature: &str, format: Format, extra: &[&str]) {
+    compare_clip_on(name, feature, format, extra, "cpu");
+}
+
+/// [`compare_files`] on a corpus clip's pair.
+fn compare_clip_on(name: &str, feature: &str, format: Format, extra: &[&str], backend: &str) {
     let clip = corpus::clip(name);
     compare_files(
         &clip,
@@ -165,7 +174,7 @@ fn compare_clip_with(name: &str, feature: &str, format: Format, extra: &[&str]) 
         feature,
         format,
         extra,
-        "cpu",
+        backend,
     );
 }
 
@@ -322,6 +331,24 @@ fn vulkan_backend_output_files() {
         &[],
         "vulkan",
     );
+}
+
+/// `--device all` (every usable device; lavapipe alone in CI) and `--device
+/// 0,0` (two scorers on device 0, pairs dealt between them: the several-GPU
+/// path on one device) give libvmaf's output files.
+#[test]
+fn several_devices_output_files() {
+    if !gpu_present() {
+        return;
+    }
+    for (name, feature, devices) in [
+        ("s4_1920x1080_420p8", "float_ssim=enable_lcs=true", "all"),
+        ("s4_1920x1080_420p8", "float_ssim=enable_lcs=true", "0,0"),
+        ("s2_704x513_422p10", "float_ssim=enable_db=true", "0,0,0"),
+    ] {
+        let backend = format!("vulkan --device {devices}");
+        compare_clip_on(name, feature, Format::Json, &[], &backend);
+    }
 }
 
 #[test]

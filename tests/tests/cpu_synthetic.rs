@@ -48,9 +48,10 @@ fn check(what: &str, r: &LumaFrame, d: &LumaFrame) -> Vec<LibvmafFrame> {
             );
             if let Some([l, c, s]) = lib.lcs {
                 assert!(
-                    same(v.l, l) && same(v.c, c) && same(v.s, s),
+                    v.lcs()
+                        .is_some_and(|[vl, vc, vs]| same(vl, l) && same(vc, c) && same(vs, s)),
                     "{what} {opts:?}: l/c/s vkssim {:?} libvmaf {:?}",
-                    (v.l, v.c, v.s),
+                    v.lcs(),
                     (l, c, s)
                 );
             }
@@ -173,7 +174,8 @@ fn strided_views() {
             );
             if let Some([l, c, s]) = packed.lcs {
                 assert!(
-                    same(v.l, l) && same(v.c, c) && same(v.s, s),
+                    v.lcs()
+                        .is_some_and(|[vl, vc, vs]| same(vl, l) && same(vc, c) && same(vs, s)),
                     "{bits}-bit {opts:?}"
                 );
             }

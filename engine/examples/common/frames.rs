@@ -78,10 +78,7 @@ impl Images {
                 }
             };
             self.timeline = Some((sem, value + 2));
-            let at = |v| SemaphoreRef {
-                semaphore: sem,
-                value: Some(v),
-            };
+            let at = |v| SemaphoreRef::timeline(sem, v);
             return Ok((at(value + 1), at(value + 2)));
         }
         let mut one = |what: &str| -> Result<SemaphoreRef, vk::Result> {
@@ -90,10 +87,7 @@ impl Images {
                 .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)?;
             host.name(s, &format!("image_frames {what} {}", self.binary.len()));
             self.binary.push(s);
-            Ok(SemaphoreRef {
-                semaphore: s,
-                value: None,
-            })
+            Ok(SemaphoreRef::binary(s))
         };
         Ok((one("filled")?, one("scored")?))
     }

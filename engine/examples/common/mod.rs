@@ -197,22 +197,19 @@ pub fn cpu_score(r: &LumaFrame, d: &LumaFrame, opts: &SsimOptions) -> FrameScore
     vkssim::cpu::score_frame(&r.view(), &d.view(), opts).expect("CPU twin")
 }
 
-/// Exits with an error unless `got` equals `want` bit for bit (l, c and s only
-/// when `enable_lcs` asked for them: otherwise the GPU leaves them 0).
-pub fn check(label: &str, got: FrameScore, mut want: FrameScore, opts: &SsimOptions) {
-    if !opts.enable_lcs {
-        (want.l, want.c, want.s) = (got.l, got.c, got.s);
-    }
+/// Exits with an error unless `got` equals `want` bit for bit (l, c and s are
+/// present in both exactly when `enable_lcs` asked for them).
+pub fn check(label: &str, got: FrameScore, want: FrameScore, opts: &SsimOptions) {
     let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+    let lcs_bits = |s: &FrameScore| s.lcs().map(|v| v.map(f64::to_bits));
     let db_same = match (got.db, want.db) {
         (Some(a), Some(b)) => same(a, b),
         (None, None) => true,
         _ => false,
     };
     if !(same(got.ssim, want.ssim)
-        && same(got.l, want.l)
-        && same(got.c, want.c)
-        && same(got.s, want.s)
+        && lcs_bits(&got) == lcs_bits(&want)
+        && got.lcs().is_some() == opts.enable_lcs
         && db_same)
     {
         eprintln!("{label}: GPU {got:?} differs from the CPU twin {want:?}");

@@ -219,7 +219,7 @@ impl ImagePlane {
 /// ```no_run
 /// use vkssim::api::{DevicePlane, ExclusiveBufferPlane, SampleFormat};
 /// # let buffer = ash::vk::Buffer::null();
-/// let plane = DevicePlane { buffer, offset: 0, row_pitch: 1920, format: SampleFormat::U8 };
+/// let plane = DevicePlane::new(buffer, 1920, SampleFormat::U8);
 /// let owned = ExclusiveBufferPlane::new(plane, 1);
 /// # let _ = owned;
 /// ```
@@ -321,7 +321,7 @@ impl Scorer {
     /// };
     /// // SAFETY: the decoder's images hold the frames and stay untouched until the score is back.
     /// unsafe {
-    ///     scorer.submit_sources(nv12(a), nv12(b), &[SemaphoreRef { semaphore: decoded, value: Some(3) }], &[])
+    ///     scorer.submit_sources(nv12(a), nv12(b), &[SemaphoreRef::timeline(decoded, 3)], &[])
     /// }?;
     /// # Ok::<(), vkssim::Error>(())
     /// ```
@@ -367,8 +367,12 @@ impl Scorer {
         let Some(ring) = self.ring.as_mut() else {
             return Err(Error::Internal("device-resident ring missing".into()));
         };
-        self.inner
-            .submit_external(ring, planes, &sems(waits), &sems(signals))?;
+        let super::scorer::Inner::Vk(inner) = &mut self.inner else {
+            return Err(Error::Internal(
+                "device-resident ring on a CPU scorer".into(),
+            ));
+        };
+        inner.submit_external(ring, planes, &sems(waits), &sems(signals))?;
         self.submitted += 1;
         Ok(())
     }

@@ -4,7 +4,10 @@
 //! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
 //! ([`DevicePlane`], no host round trip) or images ([`ImagePlane`]: NV12, P010
 //! and single-plane luma, with queue-family ownership transfers), with results
-//! in submission order.
+//! in submission order. A [`Scorer`] can also run on the exact CPU twin
+//! ([`Scorer::cpu`]), and be filled in place from reader threads through
+//! [`FrameSlots`]. [`MultiScorer`] spreads one stream of pairs over several
+//! engines (several GPUs).
 //!
 //! ```no_run
 //! use vkssim::api::{Engine, HostPlane, ScorerDesc};
@@ -33,8 +36,10 @@
 mod engine;
 mod image;
 mod import;
+mod multi;
 mod plane;
 mod scorer;
+mod slots;
 
 pub use crate::vk::context::QueueLock;
 pub use crate::vk::{ArithVariant, ContextCounts, UploadPath, VkOptions};
@@ -45,5 +50,7 @@ pub use engine::{
 };
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
+pub use multi::{usable_devices, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
-pub use scorer::{Scorer, ScorerDesc};
+pub use scorer::{Diagnostics, Scorer, ScorerDesc};
+pub use slots::{FrameSlot, FrameSlots};

@@ -191,10 +191,11 @@ pub enum SampleFormat {
 /// use ash::vk;
 /// use vkssim::api::{DevicePlane, SampleFormat};
 /// # let buffer = vk::Buffer::null();
-/// let luma = DevicePlane { buffer, offset: 0, row_pitch: 3840, format: SampleFormat::U8 };
+/// let luma = DevicePlane::new(buffer, 3840, SampleFormat::U8);
 /// # let _ = luma;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DevicePlane {
     /// The host's buffer.
     pub buffer: vk::Buffer,
@@ -206,6 +207,37 @@ pub struct DevicePlane {
     pub format: SampleFormat,
 }
 
+impl DevicePlane {
+    /// A plane at the start of `buffer`, rows `row_pitch` bytes apart.
+    ///
+    /// ```no_run
+    /// use vkssim::api::{DevicePlane, SampleFormat};
+    /// # let buffer = ash::vk::Buffer::null();
+    /// let plane = DevicePlane::new(buffer, 2 * 1920, SampleFormat::U16).with_offset(4096);
+    /// # let _ = plane;
+    /// ```
+    pub fn new(buffer: vk::Buffer, row_pitch: u64, format: SampleFormat) -> Self {
+        Self {
+            buffer,
+            offset: 0,
+            row_pitch,
+            format,
+        }
+    }
+
+    /// The same plane starting `offset` bytes into its buffer.
+    ///
+    /// ```no_run
+    /// # let plane: vkssim::api::DevicePlane = unimplemented!();
+    /// let shifted = plane.with_offset(256);
+    /// # let _ = shifted;
+    /// ```
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.offset = offset;
+        self
+    }
+}
+
 /// A host semaphore a device-resident pair waits on before its work starts, or
 /// signals when its results are written: binary (`value: None`) or timeline
 /// (`value: Some(v)`: wait until it reaches `v`, or set it to `v`; only where
@@ -215,13 +247,49 @@ pub struct DevicePlane {
 /// use ash::vk;
 /// use vkssim::api::SemaphoreRef;
 /// # let decoded = vk::Semaphore::null();
-/// let wait = SemaphoreRef { semaphore: decoded, value: Some(42) };
+/// let wait = SemaphoreRef::timeline(decoded, 42);
 /// # let _ = wait;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SemaphoreRef {
     /// The semaphore (created on the engine's device).
     pub semaphore: vk::Semaphore,
     /// Timeline value, or `None` for a binary semaphore.
     pub value: Option<u64>,
+}
+
+impl SemaphoreRef {
+    /// `semaphore` with timeline value `value`, or binary for `None`.
+    ///
+    /// ```no_run
+    /// # let s = ash::vk::Semaphore::null();
+    /// let r = vkssim::api::SemaphoreRef::new(s, None);
+    /// # let _ = r;
+    /// ```
+    pub fn new(semaphore: vk::Semaphore, value: Option<u64>) -> Self {
+        Self { semaphore, value }
+    }
+
+    /// A binary semaphore.
+    ///
+    /// ```no_run
+    /// # let s = ash::vk::Semaphore::null();
+    /// let r = vkssim::api::SemaphoreRef::binary(s);
+    /// assert_eq!(r.value, None);
+    /// ```
+    pub fn binary(semaphore: vk::Semaphore) -> Self {
+        Self::new(semaphore, None)
+    }
+
+    /// A timeline semaphore at `value`.
+    ///
+    /// ```no_run
+    /// # let s = ash::vk::Semaphore::null();
+    /// let r = vkssim::api::SemaphoreRef::timeline(s, 7);
+    /// assert_eq!(r.value, Some(7));
+    /// ```
+    pub fn timeline(semaphore: vk::Semaphore, value: u64) -> Self {
+        Self::new(semaphore, Some(value))
+    }
 }

@@ -1,15 +1,20 @@
 //! [`Scorer`]: frame pairs of one geometry and one set of options in, one
 //! [`FrameScore`] per pair out, in submission order; pairs from host memory or
-//! from the host's own Vulkan buffers.
+//! from the host's own Vulkan buffers, scored on an [`Engine`]'s device or on
+//! the CPU twin ([`Scorer::cpu`]).
 
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 use super::engine::Engine;
 use super::plane::{DevicePlane, HostPlane, SemaphoreRef};
+use super::slots::Returned;
+
+use crate::cpu::CpuScorer;
 use crate::vk::context::Gpu;
 use crate::vk::scorer::ExternalRing;
-use crate::vk::{ArithVariant, UploadPath, VkOptions, VkScorer};
-use crate::{FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
 
 /// What a [`Scorer`] scores: the geometry, the metric options, where frames
 /// come from and how many pairs it works on at once.
@@ -22,6 +27,7 @@ use crate::{FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
 /// # let _ = desc;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ScorerDesc {
     /// Luma width in samples.
     pub width: u32,
@@ -57,6 +63,92 @@ impl ScorerDesc {
             frames_in_flight: 0,
         }
     }
+
+    /// The same description with `ssim` as the metric options.
+    ///
+    /// ```no_run
+    /// let mut ssim = vkssim::SsimOptions::default();
+    /// ssim.enable_lcs = true;
+    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_ssim(ssim);
+    /// # let _ = desc;
+    /// ```
+    pub fn with_ssim(mut self, ssim: SsimOptions) -> Self {
+        self.ssim = ssim;
+        self
+    }
+
+    /// The same description with `frames_in_flight` pairs in flight (0: the
+    /// engine's default).
+    ///
+    /// ```no_run
+    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_frames_in_flight(16);
+    /// # let _ = desc;
+    /// ```
+    pub fn with_frames_in_flight(mut self, frames_in_flight: usize) -> Self {
+        self.frames_in_flight = frames_in_flight;
+        self
+    }
+
+    /// The same description for pairs from the host's buffers
+    /// ([`ScorerDesc::device_frames`]).
+    ///
+    /// ```no_run
+    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_device_frames(true);
+    /// # let _ = desc;
+    /// ```
+    pub fn with_device_frames(mut self, device_frames: bool) -> Self {
+        self.device_frames = device_frames;
+        self
+    }
+}
+
+/// What scores a [`Scorer`]'s pairs.
+pub(super) enum Inner {
+    /// The Vulkan engine.
+    Vk(Box<VkScorer>),
+    /// The CPU twin.
+    Cpu(CpuScorer),
+}
+
+impl Inner {
+    fn scorer(&mut self) -> &mut dyn FrameScorer {
+        match self {
+            Inner::Vk(v) => &mut **v,
+            Inner::Cpu(c) => c,
+        }
+    }
+
+    fn scorer_ref(&self) -> &dyn FrameScorer {
+        match self {
+            Inner::Vk(v) => &**v,
+            Inner::Cpu(c) => c,
+        }
+    }
+}
+
+/// Where a Vulkan scorer's time went and what it runs on
+/// ([`Scorer::diagnostics`]), for benchmarks.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Diagnostics {
+    /// The device's name.
+    pub device: String,
+    /// The device's driver (name and version).
+    pub driver: String,
+    /// Where the upload and terms buffers live (memory types).
+    pub memory_path: String,
+    /// Frames in flight (the ring's slots).
+    pub frames_in_flight: usize,
+    /// Host threads summing frames' terms.
+    pub sum_threads: usize,
+    /// Bytes uploaded per pair.
+    pub bytes_per_frame: u64,
+    /// GPU time of each pass of the last frame scored (pass name,
+    /// nanoseconds, in dispatch order), when the queue has timestamps.
+    pub pass_ns: Option<Vec<(&'static str, f64)>>,
+    /// The submitting thread's and the GPU's time since the scorer was made
+    /// or [`Scorer::reset_stats`] was called.
+    pub host: HostStats,
 }
 
 /// Scores pairs of one geometry and one set of options on an [`Engine`]'s
@@ -88,13 +180,19 @@ impl ScorerDesc {
 /// # Ok::<(), vkssim::Error>(())
 /// ```
 pub struct Scorer {
-    pub(super) inner: VkScorer,
+    pub(super) inner: Inner,
     pub(super) ring: Option<ExternalRing>,
     desc: ScorerDesc,
     pub(super) timeline: bool,
     pub(super) submitted: u64,
     /// The engine's queue family and the device's number of families.
     pub(super) families: (u32, u32),
+    /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
+    pub(super) returns: (Sender<Returned>, Receiver<Returned>),
+    /// Host-memory slots handed out (the CPU twin's).
+    pub(super) host_slots: usize,
+    /// This scorer's identity, for [`super::FrameSlots::submit`]'s check.
+    pub(super) id: u64,
 }
 
 impl Scorer {
@@ -130,12 +228,127 @@ impl Scorer {
         };
         Ok(Self {
             families,
-            inner,
+            inner: Inner::Vk(Box::new(inner)),
             ring,
             desc: *desc,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
+            returns: channel(),
+            host_slots: 0,
+            id: super::slots::next_id(),
         })
+    }
+
+    /// A scorer on the exact CPU twin ([`crate::cpu`]) instead of a Vulkan
+    /// device, with `threads` worker threads (0: one per core). It takes host
+    /// pairs only ([`Scorer::submit_host`], [`Scorer::slots`]); its results are
+    /// bit-identical to the Vulkan engine's.
+    ///
+    /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth
+    /// it does not read), [`Error::InvalidOption`] (`device_frames` set).
+    ///
+    /// ```no_run
+    /// let scorer = vkssim::api::Scorer::cpu(&vkssim::api::ScorerDesc::new(1920, 1080, 8), 0)?;
+    /// assert!(scorer.is_cpu());
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn cpu(desc: &ScorerDesc, threads: usize) -> Result<Self> {
+        if desc.device_frames {
+            return Err(Error::InvalidOption(
+                "a CPU scorer takes host pairs only (device_frames is set)".into(),
+            ));
+        }
+        crate::metric::ssim::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
+        let mut cpu = CpuScorer::new(desc.ssim, threads)?;
+        if desc.frames_in_flight != 0 {
+            cpu.set_queue_depth(desc.frames_in_flight);
+        }
+        Ok(Self {
+            inner: Inner::Cpu(cpu),
+            ring: None,
+            desc: *desc,
+            timeline: false,
+            submitted: 0,
+            families: (0, 0),
+            returns: channel(),
+            host_slots: 0,
+            id: super::slots::next_id(),
+        })
+    }
+
+    /// Whether this scorer runs on the CPU twin ([`Scorer::cpu`]).
+    ///
+    /// ```no_run
+    /// # let scorer: vkssim::api::Scorer = unimplemented!();
+    /// println!("{}", if scorer.is_cpu() { "cpu" } else { "vulkan" });
+    /// ```
+    pub fn is_cpu(&self) -> bool {
+        matches!(self.inner, Inner::Cpu(_))
+    }
+
+    /// The CPU twin's worker threads; `None` on a Vulkan device.
+    ///
+    /// ```no_run
+    /// # let scorer: vkssim::api::Scorer = unimplemented!();
+    /// if let Some(n) = scorer.cpu_threads() {
+    ///     println!("{n} threads");
+    /// }
+    /// ```
+    pub fn cpu_threads(&self) -> Option<usize> {
+        match &self.inner {
+            Inner::Cpu(c) => Some(c.threads()),
+            Inner::Vk(_) => None,
+        }
+    }
+
+    /// The Vulkan device's name; `None` on the CPU twin.
+    ///
+    /// ```no_run
+    /// # let scorer: vkssim::api::Scorer = unimplemented!();
+    /// println!("{}", scorer.device_name().unwrap_or("cpu"));
+    /// ```
+    pub fn device_name(&self) -> Option<&str> {
+        match &self.inner {
+            Inner::Vk(v) => Some(v.device_name()),
+            Inner::Cpu(_) => None,
+        }
+    }
+
+    /// The Vulkan scorer's device, buffers and time so far (for benchmarks);
+    /// `None` on the CPU twin.
+    ///
+    /// ```no_run
+    /// # let scorer: vkssim::api::Scorer = unimplemented!();
+    /// if let Some(d) = scorer.diagnostics() {
+    ///     println!("{} on {}", d.memory_path, d.device);
+    /// }
+    /// ```
+    pub fn diagnostics(&self) -> Option<Diagnostics> {
+        let Inner::Vk(v) = &self.inner else {
+            return None;
+        };
+        Some(Diagnostics {
+            device: v.device_name().to_string(),
+            driver: v.driver().to_string(),
+            memory_path: v.memory_path(),
+            frames_in_flight: v.slots(),
+            sum_threads: v.sum_threads(),
+            bytes_per_frame: v.bytes_per_frame(),
+            pass_ns: v.last_pass_ns(),
+            host: v.stats(),
+        })
+    }
+
+    /// Starts [`Diagnostics::host`] afresh.
+    ///
+    /// ```no_run
+    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
+    /// scorer.reset_stats();
+    /// ```
+    pub fn reset_stats(&mut self) {
+        if let Inner::Vk(v) = &mut self.inner {
+            v.reset_stats();
+        }
     }
 
     /// What this scorer was created for.
@@ -174,9 +387,10 @@ impl Scorer {
         let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
         reference.pack_into(&mut r, g, "reference", frame)?;
         distorted.pack_into(&mut d, g, "distorted", frame)?;
-        match self.ring.as_mut() {
-            Some(ring) => self.inner.submit_host_with_ring(ring, r, d)?,
-            None => self.inner.submit(r, d)?,
+        self.take_returns();
+        match (&mut self.inner, self.ring.as_mut()) {
+            (Inner::Vk(v), Some(ring)) => v.submit_host_with_ring(ring, r, d)?,
+            (inner, _) => inner.scorer().submit(r, d)?,
         }
         self.submitted += 1;
         Ok(())
@@ -204,13 +418,13 @@ impl Scorer {
     /// use vkssim::api::{DevicePlane, SampleFormat, SemaphoreRef};
     /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
     /// # let (ref_buf, dist_buf, decoded) = (ash::vk::Buffer::null(), ash::vk::Buffer::null(), ash::vk::Semaphore::null());
-    /// let plane = |buffer| DevicePlane { buffer, offset: 0, row_pitch: 3840, format: SampleFormat::U8 };
+    /// let plane = |buffer| DevicePlane::new(buffer, 3840, SampleFormat::U8);
     /// // SAFETY: the decoder's buffers hold 3840x2160 planes and stay untouched until the score is back.
     /// unsafe {
     ///     scorer.submit_device(
     ///         plane(ref_buf),
     ///         plane(dist_buf),
-    ///         &[SemaphoreRef { semaphore: decoded, value: Some(7) }],
+    ///         &[SemaphoreRef::timeline(decoded, 7)],
     ///         &[],
     ///     )
     /// }?;
@@ -237,8 +451,8 @@ impl Scorer {
     /// // now the host may destroy the buffers it submitted
     /// ```
     pub fn forget_device_buffers(&mut self) {
-        if let Some(ring) = self.ring.as_mut() {
-            self.inner.forget_external(ring);
+        if let (Some(ring), Inner::Vk(v)) = (self.ring.as_mut(), &mut self.inner) {
+            v.forget_external(ring);
         }
     }
 
@@ -253,7 +467,7 @@ impl Scorer {
     /// # Ok::<(), vkssim::Error>(())
     /// ```
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        self.inner.poll_next()
+        self.inner.scorer().poll_next()
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
@@ -266,7 +480,7 @@ impl Scorer {
     /// # Ok::<(), vkssim::Error>(())
     /// ```
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        self.inner.wait_next()
+        self.inner.scorer().wait_next()
     }
 
     /// Pairs submitted whose result has not been taken yet.
@@ -276,7 +490,7 @@ impl Scorer {
     /// println!("{} pairs in flight", scorer.in_flight());
     /// ```
     pub fn in_flight(&self) -> usize {
-        self.inner.in_flight()
+        self.inner.scorer_ref().in_flight()
     }
 
     /// Pairs the scorer works on at once (its ring of frame slots).
@@ -286,33 +500,42 @@ impl Scorer {
     /// println!("{} slots", scorer.queue_depth());
     /// ```
     pub fn queue_depth(&self) -> usize {
-        self.inner.queue_depth()
+        self.inner.scorer_ref().queue_depth()
     }
 
-    /// The arithmetic path the device's self-test chose.
+    /// The arithmetic path the device's self-test chose; on the CPU twin,
+    /// [`ArithVariant::Fp64`] (the host's own fp64).
     ///
     /// ```no_run
     /// # let scorer: vkssim::api::Scorer = unimplemented!();
     /// println!("{}", scorer.arithmetic().name());
     /// ```
     pub fn arithmetic(&self) -> ArithVariant {
-        self.inner.arithmetic()
+        match &self.inner {
+            Inner::Vk(v) => v.arithmetic(),
+            Inner::Cpu(_) => ArithVariant::Fp64,
+        }
     }
 
-    /// How host pairs reach the device (never `Auto`).
+    /// How host pairs reach the device (never `Auto`); `None` on the CPU twin
+    /// (pairs stay in host memory).
     ///
     /// ```no_run
     /// # let scorer: vkssim::api::Scorer = unimplemented!();
     /// println!("{:?}", scorer.upload_path());
     /// ```
-    pub fn upload_path(&self) -> UploadPath {
-        self.inner.upload_path()
+    pub fn upload_path(&self) -> Option<UploadPath> {
+        match &self.inner {
+            Inner::Vk(v) => Some(v.upload_path()),
+            Inner::Cpu(_) => None,
+        }
     }
 
     /// The mean GPU time of each pass per pair (pass name, nanoseconds, in
     /// dispatch order) over the pairs scored since the last call (or since
     /// creation), from timestamps around each dispatch; `None` when the queue
-    /// has no timestamps or no pair was scored. Restarts the count. For
+    /// has no timestamps, no pair was scored, or on the CPU twin. Restarts
+    /// the count. For
     /// benchmarks: with pairs in flight, one pair's pass may overlap another's.
     ///
     /// ```no_run
@@ -322,14 +545,17 @@ impl Scorer {
     /// }
     /// ```
     pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
-        self.inner.take_mean_pass_ns()
+        match &mut self.inner {
+            Inner::Vk(v) => v.take_mean_pass_ns(),
+            Inner::Cpu(_) => None,
+        }
     }
 }
 
 impl Drop for Scorer {
     fn drop(&mut self) {
-        if let Some(ring) = self.ring.take() {
-            self.inner.destroy_external_ring(ring);
+        if let (Some(ring), Inner::Vk(v)) = (self.ring.take(), &mut self.inner) {
+            v.destroy_external_ring(ring);
         }
     }
 }

@@ -8,15 +8,11 @@
 //! tap, so the per-pixel sums are independent and vectorise; each pixel's terms
 //! are still added in libvmaf's order.
 
-use super::scale::WINDOW;
 use super::Plane;
+use crate::metric::scale::WINDOW;
 use crate::{Error, Result};
 
-/// The Gaussian taps (fp32, libvmaf's literals), used in both directions.
-pub const GAUSSIAN_TAPS: [f32; 11] = [
-    0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012, 0.213006, 0.109361, 0.036001,
-    0.007599, 0.001028,
-];
+pub use crate::metric::ssim::GAUSSIAN_TAPS;
 
 /// The five filtered planes SSIM needs, each `(w - 10)` x `(h - 10)`.
 #[derive(Debug, Clone, PartialEq)]

@@ -17,33 +17,7 @@
 use super::gaussian::FilteredPlanes;
 use super::Plane;
 
-/// The SSIM constants, fp32 as libvmaf computes them from `K1 = 0.01f`,
-/// `K2 = 0.03f` and `L = 255`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SsimConstants {
-    /// `f32(f32(0.01f * 255)^2)`.
-    pub c1: f32,
-    /// `f32(f32(0.03f * 255)^2)`.
-    pub c2: f32,
-    /// `f32(c2 / 2)`.
-    pub c3: f32,
-}
-
-impl SsimConstants {
-    /// The constants of libvmaf's default SSIM.
-    #[inline]
-    pub fn libvmaf() -> Self {
-        let l = 255.0f32;
-        let k1l = 0.01f32 * l;
-        let k2l = 0.03f32 * l;
-        let c2 = k2l * k2l;
-        Self {
-            c1: k1l * k1l,
-            c2,
-            c3: c2 / 2.0f32,
-        }
-    }
-}
+pub use crate::metric::ssim::SsimConstants;
 
 /// The variances and covariance of one pixel, fp32.
 #[derive(Debug, Clone, Copy, PartialEq)]

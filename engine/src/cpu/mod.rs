@@ -24,7 +24,6 @@ pub mod means;
 mod plane;
 mod pool;
 pub mod samples;
-pub mod scale;
 mod simd;
 pub mod stream;
 
@@ -35,71 +34,11 @@ pub use means::{frame_means, FrameMeans, TermSums};
 pub use plane::Plane;
 pub use pool::CpuScorer;
 pub use samples::luma_to_plane;
+// The metric's parameters and per-frame finish, kept reachable here.
+pub use crate::metric::scale;
+pub use crate::metric::ssim::{check_geometry, check_pair, frame_score, FrameGeometry};
 
-use crate::{Error, FrameScore, LumaView, Result, SsimOptions};
-
-/// What a frame size leads to under a set of options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FrameGeometry {
-    /// Luma width.
-    pub width: u32,
-    /// Luma height.
-    pub height: u32,
-    /// 8, 10, 12 or 16.
-    pub bit_depth: u32,
-    /// The decimation factor (1: none).
-    pub scale: u32,
-    /// Width after decimation.
-    pub scaled_width: u32,
-    /// Height after decimation.
-    pub scaled_height: u32,
-}
-
-/// Checks that frames of this size and depth can be scored under `opts`, before
-/// any work: a bit depth libvmaf reads and a decimated plane of at least 11 x 11
-/// ([`Error::PlaneTooSmall`] otherwise).
-pub fn check_geometry(
-    width: u32,
-    height: u32,
-    bit_depth: u32,
-    opts: &SsimOptions,
-) -> Result<FrameGeometry> {
-    samples::sample_divisor(bit_depth)?;
-    let scale = scale::resolve_scale(opts, width, height);
-    let (scaled_width, scaled_height) = scale::checked_scaled_size(width, height, scale)?;
-    Ok(FrameGeometry {
-        width,
-        height,
-        bit_depth,
-        scale,
-        scaled_width,
-        scaled_height,
-    })
-}
-
-/// Checks a reference / distorted pair: same width, height and bit depth
-/// ([`Error::GeometryMismatch`] naming the difference), then [`check_geometry`].
-pub fn check_pair(
-    reference: &LumaView<'_>,
-    distorted: &LumaView<'_>,
-    opts: &SsimOptions,
-) -> Result<FrameGeometry> {
-    if (reference.width, reference.height) != (distorted.width, distorted.height) {
-        return Err(Error::GeometryMismatch(format!(
-            "reference is {}x{}, distorted is {}x{}",
-            reference.width, reference.height, distorted.width, distorted.height
-        )));
-    }
-    if reference.bit_depth != distorted.bit_depth {
-        return Err(Error::GeometryMismatch(format!(
-            "reference is {}-bit, distorted is {}-bit",
-            reference.bit_depth, distorted.bit_depth
-        )));
-    }
-    samples::check_view(reference)?;
-    samples::check_view(distorted)?;
-    check_geometry(reference.width, reference.height, reference.bit_depth, opts)
-}
+use crate::{FrameScore, LumaView, Result, SsimOptions};
 
 /// The SSIM stage on two (decimated) planes of the same size: filter, per-pixel
 /// terms summed in raster order, fp32 means, streamed row by row
@@ -113,33 +52,12 @@ pub fn ssim_means(r: &Plane, c: &Plane) -> Result<FrameMeans> {
     ))
 }
 
-/// The frame result from its fp32 means, adding the dB figure when asked.
-pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOptions) -> FrameScore {
-    let ssim = means.ssim as f64;
-    let db = opts.enable_db.then(|| {
-        let max = db::max_db(
-            geometry.width,
-            geometry.height,
-            geometry.bit_depth,
-            opts.clip_db,
-        );
-        db::to_db(ssim, max)
-    });
-    FrameScore {
-        ssim,
-        l: means.l as f64,
-        c: means.c as f64,
-        s: means.s as f64,
-        db,
-    }
-}
-
 /// libvmaf's `float_ssim` (and `_l`, `_c`, `_s`, and the dB figure with
 /// `enable_db`) for one reference / distorted pair, bit for bit.
 ///
-/// Errors: [`Error::GeometryMismatch`] when the two differ in size or bit depth,
-/// [`Error::PlaneTooSmall`] when the decimated plane is below 11 x 11,
-/// [`Error::Unsupported`] / [`Error::BufferSize`] / [`Error::InvalidOption`] for a
+/// Errors: [`crate::Error::GeometryMismatch`] when the two differ in size or bit depth,
+/// [`crate::Error::PlaneTooSmall`] when the decimated plane is below 11 x 11,
+/// [`crate::Error::Unsupported`] / [`crate::Error::BufferSize`] / [`crate::Error::InvalidOption`] for a
 /// view that does not hold what it claims.
 pub fn score_frame(
     reference: &LumaView<'_>,
@@ -156,7 +74,7 @@ pub fn score_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::LumaFrame;
+    use crate::{Error, LumaFrame};
 
     fn frame(width: u32, height: u32, bit_depth: u32, seed: u32) -> LumaFrame {
         let mut f = LumaFrame::zeroed(width, height, bit_depth);
@@ -260,7 +178,8 @@ mod tests {
                 for v in [&t.ssim, &t.l, &t.c, &t.s] {
                     bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
                 }
-                for x in [s.ssim, s.l, s.c, s.s] {
+                let lcs = s.lcs().expect("enable_lcs");
+                for x in [s.ssim, lcs[0], lcs[1], lcs[2]] {
                     bytes.extend(x.to_le_bytes());
                 }
                 bytes
@@ -277,8 +196,14 @@ mod tests {
     fn identical_black_frames_score_exactly_one() {
         let a = LumaFrame::zeroed(64, 64, 8);
         let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
-        assert_eq!((s.ssim, s.l, s.c, s.s), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!((s.ssim, s.lcs()), (1.0, None));
         assert_eq!(s.db, None);
+        let lcs = SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        };
+        let s = score_frame(&a.view(), &a.view(), &lcs).unwrap();
+        assert_eq!((s.ssim, s.lcs()), (1.0, Some([1.0, 1.0, 1.0])));
         let opts = SsimOptions {
             enable_db: true,
             clip_db: true,
@@ -293,8 +218,12 @@ mod tests {
     fn identical_frames_have_structure_exactly_one() {
         for depth in [8, 10, 12, 16] {
             let a = frame(96, 72, depth, depth);
-            let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
-            assert_eq!(s.s, 1.0, "{depth}-bit");
+            let opts = SsimOptions {
+                enable_lcs: true,
+                ..Default::default()
+            };
+            let s = score_frame(&a.view(), &a.view(), &opts).unwrap();
+            assert_eq!(s.s, Some(1.0), "{depth}-bit");
         }
     }
 

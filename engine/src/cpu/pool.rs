@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -21,12 +22,35 @@ struct Job {
 /// A result on its way back, tagged with its submission index.
 type Done = (u64, Result<FrameScore>);
 
+/// Planes of scored frames kept for reuse ([`CpuScorer::take_buffer`]), so
+/// that a caller filling frames in place does not fault in fresh pages for
+/// every frame; at most `cap` are kept (none before the first
+/// `take_buffer`).
+#[derive(Default)]
+struct Spare {
+    buffers: Mutex<Vec<Vec<u8>>>,
+    cap: AtomicUsize,
+}
+
+impl Spare {
+    fn put(&self, bytes: Vec<u8>) {
+        let mut b = self.buffers.lock().unwrap_or_else(|p| p.into_inner());
+        if b.len() < self.cap.load(Ordering::Relaxed) {
+            b.push(bytes);
+        }
+    }
+}
+
 /// Scores frame pairs on `threads` worker threads with [`super::score_frame`].
 ///
 /// A frame that fails (bad geometry, a plane too small, even a panic inside the
 /// scorer) gives an error as that frame's result; the scorer keeps going.
 pub struct CpuScorer {
     threads: usize,
+    /// Pairs inside the pool at most ([`FrameScorer::queue_depth`]).
+    depth: usize,
+    /// Planes handed back for reuse.
+    spare: Arc<Spare>,
     jobs: Option<Sender<Job>>,
     done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
@@ -52,18 +76,23 @@ impl CpuScorer {
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let (done_tx, done_rx) = mpsc::channel::<Done>();
         let job_rx = Arc::new(Mutex::new(job_rx));
+        // Nothing is kept until a caller takes buffers (`take_buffer`).
+        let spare = Arc::new(Spare::default());
         let mut workers = Vec::with_capacity(threads);
         for i in 0..threads {
             let job_rx = Arc::clone(&job_rx);
             let done_tx = done_tx.clone();
+            let spare = Arc::clone(&spare);
             let handle = std::thread::Builder::new()
                 .name(format!("vkssim-cpu-{i}"))
-                .spawn(move || worker(&job_rx, &done_tx, &options))
+                .spawn(move || worker(&job_rx, &done_tx, &spare, &options))
                 .map_err(|e| Error::Internal(format!("cannot start CPU worker thread {i}: {e}")))?;
             workers.push(handle);
         }
         Ok(Self {
             threads,
+            depth: 2 * threads,
+            spare,
             jobs: Some(job_tx),
             done: done_rx,
             workers,
@@ -79,6 +108,35 @@ impl CpuScorer {
         self.threads
     }
 
+    /// Keeps at most `depth` pairs (at least 1) inside the pool; twice the
+    /// threads by default.
+    pub fn set_queue_depth(&mut self, depth: usize) {
+        self.depth = depth.max(1);
+    }
+
+    /// A buffer of `len` bytes for a plane to be filled and submitted: one of
+    /// a scored frame's planes when one of that size is spare (its contents
+    /// are stale: overwrite them all), else a new zeroed one.
+    pub fn take_buffer(&self, len: usize) -> Vec<u8> {
+        self.spare
+            .cap
+            .store(spare_cap(self.depth), Ordering::Relaxed);
+        let mut b = self.spare.buffers.lock().unwrap_or_else(|p| p.into_inner());
+        match b.iter().position(|v| v.len() == len) {
+            Some(k) => b.swap_remove(k),
+            None => {
+                drop(b);
+                vec![0; len]
+            }
+        }
+    }
+
+    /// Gives back a buffer from [`CpuScorer::take_buffer`] that was not
+    /// submitted.
+    pub fn recycle(&self, bytes: Vec<u8>) {
+        self.spare.put(bytes);
+    }
+
     fn store(&mut self, (index, result): Done) {
         self.received += 1;
         self.ready.insert(index, result);
@@ -92,8 +150,15 @@ impl CpuScorer {
     }
 }
 
-/// A worker: takes jobs until the queue closes, scores each, sends the result.
-fn worker(jobs: &Mutex<Receiver<Job>>, done: &Sender<Done>, options: &SsimOptions) {
+/// Spare planes kept, once a caller takes buffers, for a queue of `depth`
+/// pairs: both planes of as many pairs as are filled meanwhile, and a few.
+fn spare_cap(depth: usize) -> usize {
+    2 * depth + 4
+}
+
+/// A worker: takes jobs until the queue closes, scores each, sends the result
+/// and puts the frame's planes aside for reuse.
+fn worker(jobs: &Mutex<Receiver<Job>>, done: &Sender<Done>, spare: &Spare, options: &SsimOptions) {
     loop {
         // A poisoned lock only means another worker panicked while waiting;
         // the receiver itself is still sound.
@@ -115,6 +180,8 @@ fn worker(jobs: &Mutex<Receiver<Job>>, done: &Sender<Done>, options: &SsimOption
                 job.index
             )))
         });
+        spare.put(job.reference.bytes);
+        spare.put(job.distorted.bytes);
         if done.send((job.index, result)).is_err() {
             return;
         }
@@ -188,7 +255,7 @@ impl FrameScorer for CpuScorer {
     }
 
     fn queue_depth(&self) -> usize {
-        2 * self.threads
+        self.depth
     }
 }
 

@@ -47,8 +47,7 @@ impl VkScorer {
         while !self.pending.is_empty() {
             self.finish_oldest();
         }
-        let i = self.next_slot;
-        self.next_slot = (self.next_slot + 1) % self.slots.len();
+        let i = self.free_slot()?;
         // The slot's commands with the debug planes written, for this frame
         // only.
         let debug = Params {

@@ -204,7 +204,10 @@ impl VkScorer {
         distorted: LumaFrame,
     ) -> Result<()> {
         self.make_room()?;
-        let i = self.next_slot;
+        // The slot `submit` takes next (nothing is handed out: `make_room`).
+        let i = self
+            .next_free_slot()
+            .ok_or_else(|| Error::Internal("no free slot after make_room".into()))?;
         if ring.bound[i] != Bound::Own {
             let whole = vk::WHOLE_SIZE;
             let raw = [
@@ -230,7 +233,7 @@ impl VkScorer {
         signals: &[ExternalSemaphore],
     ) -> Result<()> {
         self.make_room()?;
-        let i = self.next_slot;
+        let i = self.free_slot()?;
         let frame = self.next_frame;
         let span = tracing::debug_span!("frame", index = frame, device_resident = true);
         let _enter = span.enter();
@@ -317,15 +320,14 @@ impl VkScorer {
         slot.frame = frame;
         slot.submitted = Some(Instant::now());
         self.next_frame += 1;
-        self.next_slot = (self.next_slot + 1) % self.slots.len();
         self.pending.push_back(i);
         self.dispatch_ready();
         Ok(())
     }
 
-    /// Makes `next_slot` free: refuses while upload slots are handed out
-    /// (`acquire_slot`; they own the next slots in order), and finishes the
-    /// oldest frame when every slot is busy (its result stays queued).
+    /// Makes a slot free: refuses while upload slots are handed out
+    /// (`acquire_slot`), and finishes the oldest frame when every slot is busy
+    /// (its result stays queued).
     fn make_room(&mut self) -> Result<()> {
         if !self.filling.is_empty() {
             return Err(Error::InvalidOption(format!(

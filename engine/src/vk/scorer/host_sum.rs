@@ -5,7 +5,8 @@
 //! threads do the deciding.
 
 use super::slots::Sizes;
-use crate::cpu::{self, FrameMeans, TermSums};
+use crate::cpu::{FrameMeans, TermSums};
+use crate::metric::ssim;
 use crate::vk::reduce;
 use crate::{FrameScore, SsimOptions};
 
@@ -81,7 +82,7 @@ pub(super) fn score_partials(
         means.c = reduce::decide(&fixed[2])?;
         means.s = reduce::decide(&fixed[3])?;
     }
-    Some(cpu::frame_score(&means, &sizes.geometry, opts))
+    Some(ssim::frame_score(&means, &sizes.geometry, opts))
 }
 
 /// A frame's score from its per-pixel terms (`terms`: binary64,
@@ -107,5 +108,5 @@ pub(super) fn score_terms(terms: &[u8], sizes: &Sizes, opts: &SsimOptions) -> Fr
         sums.s = plane_sum(3);
     }
     let means = sums.means(sizes.hw, sizes.hh);
-    cpu::frame_score(&means, &sizes.geometry, opts)
+    ssim::frame_score(&means, &sizes.geometry, opts)
 }

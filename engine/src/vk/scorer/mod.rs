@@ -75,7 +75,8 @@ pub struct VkScorer {
     /// Slots submitted and not yet scored, oldest first (on the GPU, or with
     /// their sum on a worker thread).
     pending: VecDeque<usize>,
-    /// Slots handed out by [`VkScorer::acquire_slot`], oldest first.
+    /// Slots handed out by [`VkScorer::acquire_slot`], in the order handed out
+    /// (they may come back in any order).
     filling: VecDeque<usize>,
     /// Threads summing terms (see [`super::workers`]).
     workers: Workers,
@@ -83,6 +84,7 @@ pub struct VkScorer {
     id: u64,
     /// Scored results not yet taken, oldest first.
     done: VecDeque<Result<FrameScore>>,
+    /// Where the search for a free slot starts (after the last one taken).
     next_slot: usize,
     next_frame: u64,
     sizes: Sizes,
@@ -143,7 +145,7 @@ impl VkScorer {
         opts: &SsimOptions,
         vk_opts: &VkOptions,
     ) -> Result<Self> {
-        cpu::check_geometry(width, height, bit_depth, opts)?;
+        crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
         let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
         Self::with_gpu(gpu, width, height, bit_depth, opts, vk_opts)
     }
@@ -159,7 +161,7 @@ impl VkScorer {
         opts: &SsimOptions,
         vk_opts: &VkOptions,
     ) -> Result<Self> {
-        let geometry = cpu::check_geometry(width, height, bit_depth, opts)?;
+        let geometry = crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
         vk_opts.check()?;
         if geometry.scale > MAX_SCALE {
             return Err(Error::Unsupported(format!(
@@ -195,7 +197,7 @@ impl VkScorer {
             hh,
             raw_bytes: width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64,
         };
-        let k = cpu::lcs_map::SsimConstants::libvmaf();
+        let k = crate::metric::ssim::SsimConstants::libvmaf();
         let params = Params {
             width,
             height,

@@ -74,10 +74,6 @@ impl FrameScorer for VkScorer {
         self.pending.len() + self.done.len()
     }
 
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
-    }
-
     fn queue_depth(&self) -> usize {
         self.slots.len()
     }
@@ -326,24 +322,43 @@ impl VkScorer {
         self.done.push_back(r);
     }
 
-    /// Hands out the next ring slot for the caller to fill with one pair's raw
-    /// samples (from any thread), without copying through a [`LumaFrame`]: e.g.
-    /// a reader writes the files' luma straight into the mapped memory. Give it
-    /// back with [`VkScorer::submit_slot`], in the order the slots were handed
-    /// out. When every slot is busy this waits for the oldest submitted frame
-    /// (its result is queued for `poll_next`/`wait_next`); when every slot is
-    /// handed out it is an error.
-    pub fn acquire_slot(&mut self) -> Result<UploadSlot> {
-        if self.filling.len() == self.slots.len() {
-            return Err(Error::InvalidOption(format!(
-                "all {} upload slots are handed out; submit one before taking another",
-                self.slots.len()
-            )));
-        }
-        if self.pending.len() + self.filling.len() == self.slots.len() {
+    /// A slot free for the next frame: neither submitted and unscored nor
+    /// handed out. When every slot is busy this finishes the oldest submitted
+    /// frame (its result is queued for `poll_next`/`wait_next`). Slots are
+    /// taken round-robin from the last one taken, so that a ring nobody gives
+    /// slots back to out of order is used in order.
+    pub(super) fn free_slot(&mut self) -> Result<usize> {
+        let n = self.slots.len();
+        if self.pending.len() + self.filling.len() >= n && !self.pending.is_empty() {
             self.finish_oldest();
         }
-        let i = self.next_slot;
+        let i = self.next_free_slot().ok_or_else(|| {
+            Error::InvalidOption(format!(
+                "all {n} upload slots are handed out; submit one before taking another"
+            ))
+        })?;
+        self.next_slot = (i + 1) % n;
+        Ok(i)
+    }
+
+    /// The slot [`VkScorer::free_slot`] takes when one is free, without
+    /// taking it; `None` when every slot is busy.
+    pub(super) fn next_free_slot(&self) -> Option<usize> {
+        let n = self.slots.len();
+        let busy = |i: &usize| self.pending.contains(i) || self.filling.contains(i);
+        (0..n).map(|k| (self.next_slot + k) % n).find(|i| !busy(i))
+    }
+
+    /// Hands out a free ring slot for the caller to fill with one pair's raw
+    /// samples (from any thread), without copying through a [`LumaFrame`]: e.g.
+    /// a reader writes the files' luma straight into the mapped memory. Give it
+    /// back with [`VkScorer::submit_slot`] (scored as the next frame: results
+    /// come in the order slots are submitted, whatever order they were handed
+    /// out in) or [`VkScorer::abandon_slot`]. When every slot is busy this
+    /// waits for the oldest submitted frame (its result is queued for
+    /// `poll_next`/`wait_next`); when every slot is handed out it is an error.
+    pub fn acquire_slot(&mut self) -> Result<UploadSlot> {
+        let i = self.free_slot()?;
         let half = self.sizes.raw_bytes.next_multiple_of(4) as usize;
         let len = self.sizes.raw_bytes as usize;
         let slot = &mut self.slots[i];
@@ -357,7 +372,6 @@ impl VkScorer {
             let b = r1.mapped_mut().ok_or_else(not_mapped)?;
             [a.as_mut_ptr(), b.as_mut_ptr()]
         };
-        self.next_slot = (self.next_slot + 1) % self.slots.len();
         self.filling.push_back(i);
         Ok(UploadSlot {
             scorer: self.id,
@@ -368,16 +382,16 @@ impl VkScorer {
     }
 
     /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]); it
-    /// is scored as the next frame. Slots must come back in the order they were
-    /// handed out.
+    /// is scored as the next frame.
     pub fn submit_slot(&mut self, slot: UploadSlot) -> Result<()> {
-        if slot.scorer != self.id || self.filling.front() != Some(&slot.slot) {
+        let k = self.filling.iter().position(|&i| i == slot.slot);
+        let (true, Some(k)) = (slot.scorer == self.id, k) else {
             return Err(Error::InvalidOption(format!(
-                "upload slot {} given back out of order or to another scorer",
+                "upload slot {} given back to another scorer (or twice)",
                 slot.slot
             )));
-        }
-        self.filling.pop_front();
+        };
+        self.filling.remove(k);
         let i = slot.slot;
         self.launch(i)?;
         self.pending.push_back(i);
@@ -385,17 +399,20 @@ impl VkScorer {
         Ok(())
     }
 
-    /// Gives back a slot without scoring it (e.g. its read failed): it and every
-    /// slot handed out after it return to the ring unused.
+    /// Gives back a slot without scoring it (e.g. its read failed): it returns
+    /// to the ring unused; slots handed out after it are not affected.
     pub fn abandon_slot(&mut self, slot: UploadSlot) {
         if slot.scorer != self.id {
             return;
         }
         if let Some(k) = self.filling.iter().position(|&i| i == slot.slot) {
-            let n = self.slots.len();
-            let dropped = self.filling.len() - k;
-            self.filling.truncate(k);
-            self.next_slot = (self.next_slot + n - dropped % n) % n;
+            self.filling.remove(k);
         }
+    }
+
+    /// Returns every slot handed out to the ring unused: the caller proved
+    /// that none of them is written any more (see `api::FrameSlots`).
+    pub(crate) fn reclaim_slots(&mut self) {
+        self.filling.clear();
     }
 }

@@ -11,7 +11,7 @@ use gpu_allocator::MemoryLocation;
 
 use super::stats::TIMESTAMPS;
 use super::VkScorer;
-use crate::cpu::FrameGeometry;
+use crate::metric::ssim::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};

@@ -50,6 +50,19 @@ impl UploadSlot {
     }
 }
 
+impl UploadSlot {
+    /// Plane `k` (0 reference, 1 distorted) for reading back (slow on
+    /// write-combined memory).
+    ///
+    /// # Safety
+    /// As [`UploadSlot::planes_mut`]; no `&mut` from it may be alive.
+    pub(crate) unsafe fn plane(&self, k: usize) -> &[u8] {
+        // SAFETY: per the contract the mapping is alive and not written
+        // while this shared borrow lives.
+        unsafe { std::slice::from_raw_parts(self.planes[k], self.len) }
+    }
+}
+
 /// Bytes one copy thread takes at least.
 pub(super) const COPY_CHUNK: usize = 1 << 20;
 

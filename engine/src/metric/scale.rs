@@ -1,4 +1,5 @@
-//! Stage 2: the decimation factor and the size it leads to.
+//! The decimation factor of `float_ssim` (stage 2 of the CPU twin) and the
+//! size it leads to.
 //!
 //! libvmaf picks `max(1, round(f32(min(w, h)) / 256))`, with its own rounding
 //! (`a - (int)a >= 0.5` rounds up); libvmaf 3.1's `scale=N` option forces `N`, and

@@ -1,0 +1,221 @@
+//! The scorer's C functions: creating one for a geometry, submitting pairs
+//! from host memory or the host's buffers, polling or waiting for results in
+//! submission order, destroying it.
+
+use super::*;
+
+/// Creates a scorer for one geometry and set of options.
+///
+/// # Safety
+/// `engine` must be a live engine, `desc` a valid struct, `out` a valid
+/// pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_create(
+    engine: *const VkssimEngine,
+    desc: *const VkssimScorerDesc,
+    out: *mut *mut VkssimScorer,
+) -> VkssimStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: per the contract.
+        let e = unsafe { engine.as_ref() }.ok_or_else(|| null_arg("engine"))?;
+        // SAFETY: per the contract.
+        let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
+        let mut sd = ScorerDesc::new(d.width, d.height, d.bit_depth);
+        sd.ssim = SsimOptions {
+            scale: d.scale,
+            enable_lcs: d.enable_lcs,
+            enable_db: d.enable_db,
+            clip_db: d.clip_db,
+        };
+        sd.device_frames = d.device_frames;
+        sd.frames_in_flight = d.frames_in_flight as usize;
+        let scorer = e.engine.scorer(&sd)?;
+        // SAFETY: `out` is valid per the contract.
+        unsafe { *out = Box::into_raw(Box::new(VkssimScorer { scorer })) };
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// Queues a pair from host memory, copied before the call returns. Samples are
+/// `uint8_t` at 8 bits, `uint16_t` (native values, not shifted) above; strides
+/// are in bytes and must be multiples of the sample size. Blocks while the
+/// scorer's ring is full.
+///
+/// # Safety
+/// `scorer` must be a live scorer; each plane must hold `height` rows of
+/// `stride` bytes (the last one at least a row), suitably aligned for its
+/// sample type.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_submit_host(
+    scorer: *mut VkssimScorer,
+    reference: *const c_void,
+    reference_stride: usize,
+    distorted: *const c_void,
+    distorted_stride: usize,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        if reference.is_null() || distorted.is_null() {
+            return Err(null_arg("reference or distorted"));
+        }
+        let desc = *s.scorer.desc();
+        let wide = desc.bit_depth > 8;
+        let bps = if wide { 2 } else { 1 };
+        let row = desc.width as usize * bps;
+        let plane = |ptr: *const c_void,
+                     stride: usize,
+                     which: &str|
+         -> Result<HostPlane<'_>, Error> {
+            if stride < row || stride % bps != 0 {
+                return Err(Error::InvalidOption(format!(
+                    "{which} stride {stride} bytes: must be at least a row ({row} bytes) and a multiple of {bps}"
+                )));
+            }
+            if wide && (ptr as usize) % 2 != 0 {
+                return Err(Error::InvalidOption(format!(
+                    "{which} plane is not 2-byte aligned"
+                )));
+            }
+            let h = desc.height as usize;
+            let len = if h == 0 { 0 } else { stride * (h - 1) + row };
+            // SAFETY: the caller guarantees `len` readable bytes, aligned.
+            Ok(unsafe {
+                if wide {
+                    HostPlane::u16(
+                        std::slice::from_raw_parts(ptr as *const u16, len / 2),
+                        stride / 2,
+                    )
+                } else {
+                    HostPlane::u8(std::slice::from_raw_parts(ptr as *const u8, len), stride)
+                }
+            })
+        };
+        let r = plane(reference, reference_stride, "reference")?;
+        let d = plane(distorted, distorted_stride, "distorted")?;
+        s.scorer.submit_host(r, d)?;
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// Queues a pair already on the device in the host's VkBuffers (zero-copy
+/// when rows are packed and the offset aligned; otherwise copied on the
+/// device). The pair's work waits for `waits` and signals `signals`. Needs a
+/// scorer created with `device_frames`.
+///
+/// # Safety
+/// `scorer` must be a live scorer; the buffers and semaphores valid objects of
+/// the engine's device, holding the planes, not written until the pair is
+/// done, and alive until the scorer is destroyed; `waits`/`signals` must point
+/// to `n_waits`/`n_signals` structs (or be NULL with a count of 0).
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
+    scorer: *mut VkssimScorer,
+    reference: *const VkssimDevicePlane,
+    distorted: *const VkssimDevicePlane,
+    waits: *const VkssimSemaphore,
+    n_waits: usize,
+    signals: *const VkssimSemaphore,
+    n_signals: usize,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        // SAFETY: per the contract.
+        let (r, d) = unsafe { (reference.as_ref(), distorted.as_ref()) };
+        let (r, d) = r.zip(d).ok_or_else(|| null_arg("reference or distorted"))?;
+        let format = if s.scorer.desc().bit_depth > 8 {
+            SampleFormat::U16
+        } else {
+            SampleFormat::U8
+        };
+        let plane = |p: &VkssimDevicePlane| {
+            DevicePlane::new(vk::Buffer::from_raw(p.buffer), p.row_pitch, format)
+                .with_offset(p.offset)
+        };
+        // SAFETY: per the contract.
+        let w = unsafe { image::semaphores(waits, n_waits, "waits") }?;
+        // SAFETY: per the contract.
+        let sg = unsafe { image::semaphores(signals, n_signals, "signals") }?;
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { s.scorer.submit_device(plane(r), plane(d), &w, &sg) }?;
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+fn take(scorer: *mut VkssimScorer, out: *mut VkssimScore, blocking: bool) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the callers' contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        let next = if blocking {
+            s.scorer.wait()
+        } else {
+            s.scorer.poll()
+        };
+        match next {
+            Some(r) => {
+                let score = r?;
+                // SAFETY: `out` is valid per the contract.
+                unsafe { *out = score_out(&score) };
+                Ok(VkssimStatus::VkssimOk)
+            }
+            None if s.scorer.in_flight() == 0 => Ok(VkssimStatus::VkssimEmpty),
+            None => Ok(VkssimStatus::VkssimNotReady),
+        }
+    })
+}
+
+/// The oldest result if ready, without blocking: `VKSSIM_OK` (written to
+/// `out`), `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
+///
+/// # Safety
+/// `scorer` must be a live scorer and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_poll(
+    scorer: *mut VkssimScorer,
+    out: *mut VkssimScore,
+) -> VkssimStatus {
+    take(scorer, out, false)
+}
+
+/// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
+/// `VKSSIM_EMPTY` when nothing is queued.
+///
+/// # Safety
+/// `scorer` must be a live scorer and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_wait(
+    scorer: *mut VkssimScorer,
+    out: *mut VkssimScore,
+) -> VkssimStatus {
+    take(scorer, out, true)
+}
+
+/// Pairs submitted whose result has not been taken (0 for NULL).
+///
+/// # Safety
+/// `scorer` must be NULL or a live scorer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_in_flight(scorer: *const VkssimScorer) -> usize {
+    // SAFETY: per the contract.
+    unsafe { scorer.as_ref() }.map_or(0, |s| s.scorer.in_flight())
+}
+
+/// Destroys a scorer after its work finished (NULL is ignored); results not
+/// taken are dropped.
+///
+/// # Safety
+/// `scorer` must be NULL or a live scorer, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_destroy(scorer: *mut VkssimScorer) {
+    if !scorer.is_null() {
+        // SAFETY: created by Box::into_raw, destroyed once per the contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(scorer) })));
+    }
+}

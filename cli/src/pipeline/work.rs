@@ -1,0 +1,320 @@
+//! The run's threads: the main thread hands each job a frame slot, reader
+//! threads fill it from both inputs ([`fill`]), and the main thread submits
+//! the filled slots in job order, stops at the first read error or early end,
+//! and collects the results.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::channel;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::anyhow;
+use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
+
+use super::collect::Collector;
+use super::input::{device_range_error, read_error, Got, Input};
+use super::{MainTimes, Mismatch, Plan};
+
+/// What the threads of a run produced.
+pub struct Run {
+    /// The results and the first error.
+    pub out: Collector,
+    /// Pair positions read, scored or not.
+    pub pairs_read: u64,
+    /// Where one input ended before the other, for the length error.
+    pub mismatch: Option<Mismatch>,
+    /// The main thread's time.
+    pub main: MainTimes,
+}
+
+/// Job `j`: a slot to fill with pair `j * step`, or none for the tail job.
+struct Job<'s> {
+    j: u64,
+    slot: Option<FrameSlot<'s>>,
+}
+
+/// A job done: its slot and what each input gave.
+struct Done<'s> {
+    j: u64,
+    slot: Option<FrameSlot<'s>>,
+    got: [vkssim::Result<Got>; 2],
+}
+
+fn ns(t: Instant) -> u64 {
+    t.elapsed().as_nanos() as u64
+}
+
+/// Runs `plan` (see the module documentation).
+pub fn run(
+    reference: &Input<'_>,
+    distorted: &Input<'_>,
+    plan: Plan,
+    scorer: &mut MultiScorer,
+    threads: usize,
+    on_score: &dyn Fn(u64),
+) -> Run {
+    let stop = AtomicBool::new(false);
+    let mut run = Run {
+        out: Collector::default(),
+        pairs_read: 0,
+        mismatch: None,
+        main: MainTimes::default(),
+    };
+    let mut slots = scorer.slots();
+    let depth = slots.queue_depth().max(1);
+    let mut finished = false;
+    let (job_tx, job_rx) = channel::<Job<'_>>();
+    let job_rx = Mutex::new(job_rx);
+    let (done_tx, done_rx) = channel::<Done<'_>>();
+    std::thread::scope(|scope| {
+        for t in 0..threads.max(1) {
+            let (job_rx, done_tx, stop) = (&job_rx, done_tx.clone(), &stop);
+            let spawned = std::thread::Builder::new()
+                .name(format!("vkssim-read-{t}"))
+                .spawn_scoped(scope, move || {
+                    loop {
+                        // A poisoned lock only means another reader panicked
+                        // while waiting; the receiver itself is sound.
+                        let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                        let Ok(Job { j, mut slot }) = job else { return };
+                        let got = fill(reference, distorted, plan, j, slot.as_mut(), stop);
+                        if done_tx.send(Done { j, slot, got }).is_err() {
+                            return;
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                if t == 0 {
+                    run.out
+                        .fail(anyhow!(e).context("starting the first reader thread"));
+                    return;
+                }
+                break;
+            }
+        }
+        drop(done_tx);
+        let job_tx = job_tx;
+        let (mut issued, mut next, mut outstanding) = (0u64, 0u64, 0usize);
+        let mut ready: BTreeMap<u64, Done<'_>> = BTreeMap::new();
+        let mut stopped = false;
+        loop {
+            while !stopped && outstanding < depth && issued < plan.jobs() {
+                let slot = if issued < plan.scored {
+                    let t = Instant::now();
+                    let acquired = slots.acquire();
+                    run.main.acquire_ns += ns(t);
+                    match acquired {
+                        Ok(slot) => Some(slot),
+                        Err(e) => {
+                            run.out.fail(anyhow!(e).context("taking a frame slot"));
+                            stopped = true;
+                            break;
+                        }
+                    }
+                } else {
+                    None
+                };
+                if job_tx.send(Job { j: issued, slot }).is_err() {
+                    stopped = true;
+                    break;
+                }
+                issued += 1;
+                outstanding += 1;
+                collect(&mut slots, &mut run, [reference, distorted], on_score);
+            }
+            if outstanding == 0 {
+                break;
+            }
+            let t = Instant::now();
+            let received = done_rx.recv();
+            run.main.read_wait_ns += ns(t);
+            let Ok(done) = received else { break };
+            ready.insert(done.j, done);
+            let t = Instant::now();
+            while let Some(done) = ready.remove(&next) {
+                next += 1;
+                outstanding -= 1;
+                if !stopped && !take(done, reference, distorted, plan, &mut slots, &mut run) {
+                    stopped = true;
+                }
+            }
+            run.main.submit_ns += ns(t);
+            collect(&mut slots, &mut run, [reference, distorted], on_score);
+            if run.out.error.is_some() {
+                stopped = true;
+            }
+            if stopped {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        finished = !stopped && next == plan.jobs();
+        drop(job_tx);
+    });
+    if finished && plan.positions != u64::MAX {
+        run.pairs_read = plan.positions;
+    }
+    // Everything in flight was read before any error: collect it.
+    let t = Instant::now();
+    while let Some(res) = slots.wait() {
+        take_result(&mut run, res, [reference, distorted], on_score);
+    }
+    run.main.collect_ns += ns(t);
+    run
+}
+
+/// Takes the results that are ready.
+fn collect(
+    slots: &mut MultiSlots<'_>,
+    run: &mut Run,
+    inputs: [&Input<'_>; 2],
+    on_score: &dyn Fn(u64),
+) {
+    let t = Instant::now();
+    while let Some(res) = slots.poll() {
+        take_result(run, res, inputs, on_score);
+    }
+    run.main.collect_ns += ns(t);
+}
+
+/// Records the next result, a sample range error found on the device named
+/// by the input and its frame ([`device_range_error`]).
+fn take_result(
+    run: &mut Run,
+    res: vkssim::Result<vkssim::FrameScore>,
+    [reference, distorted]: [&Input<'_>; 2],
+    on_score: &dyn Fn(u64),
+) {
+    let res = match run.out.submitted.front() {
+        Some(&i) => res.map_err(|e| device_range_error(e, reference, distorted, i)),
+        None => res,
+    };
+    run.out.take(res, on_score);
+}
+
+/// Handles the next job in order: submits its pair, or records why the run
+/// ends there. Returns whether the run goes on.
+fn take<'s>(
+    done: Done<'s>,
+    reference: &Input<'_>,
+    distorted: &Input<'_>,
+    plan: Plan,
+    slots: &mut MultiSlots<'s>,
+    run: &mut Run,
+) -> bool {
+    let tail = done.j >= plan.scored;
+    let i = if tail {
+        plan.positions
+    } else {
+        done.j * plan.step
+    };
+    let [gr, gd] = done.got;
+    let (a, b) = match (gr, gd) {
+        (Err(e), _) => {
+            run.out
+                .fail(read_error(e, reference.role, reference.path(), i));
+            return false;
+        }
+        (_, Err(e)) => {
+            run.out
+                .fail(read_error(e, distorted.role, distorted.path(), i));
+            return false;
+        }
+        (Ok(a), Ok(b)) => (a, b),
+    };
+    match (a, b) {
+        (Got::Frame, Got::Frame) => {
+            let Some(slot) = done.slot else {
+                run.pairs_read = plan.positions;
+                return true;
+            };
+            if let Err(e) = slots.submit(slot) {
+                run.out
+                    .fail(anyhow!(e).context(format!("scoring frame {i}")));
+                run.pairs_read = i;
+                return false;
+            }
+            run.out.submitted.push_back(i);
+            run.pairs_read = i + 1;
+            true
+        }
+        (Got::Cancelled, _) | (_, Got::Cancelled) => false,
+        (a, b) => {
+            let end = |g: Got| match g {
+                Got::End(n) => Some(n),
+                _ => None,
+            };
+            let (ea, eb) = (end(a), end(b));
+            let common = ea.unwrap_or(u64::MAX).min(eb.unwrap_or(u64::MAX));
+            run.pairs_read = common;
+            if ea != eb {
+                run.mismatch = Some(Mismatch {
+                    common,
+                    reference_ended: ea == Some(common),
+                });
+            }
+            false
+        }
+    }
+}
+
+/// A reader thread's part of job `j`: fills `slot` with pair `j * step` of
+/// both inputs (straight into the slot, with no bounce buffer: a Vulkan
+/// scorer checks the sample range on the device, so the readers do not read
+/// the slot back; for the CPU twin they check it), or for the tail job checks
+/// that both inputs reach the plan's end.
+fn fill(
+    reference: &Input<'_>,
+    distorted: &Input<'_>,
+    plan: Plan,
+    j: u64,
+    slot: Option<&mut FrameSlot<'_>>,
+    stop: &AtomicBool,
+) -> [vkssim::Result<Got>; 2] {
+    let streams = reference.is_stream() && distorted.is_stream();
+    let Some(slot) = slot else {
+        return both(
+            streams,
+            || reference.reach(j, plan.positions, stop),
+            || distorted.reach(j, plan.positions, stop),
+        );
+    };
+    let i = j * plan.step;
+    let checked = !slot.range_checked_on_device();
+    let (a, b) = slot.planes_mut();
+    let got = both(
+        streams,
+        || reference.read(j, i, a, checked, stop),
+        || distorted.read(j, i, b, checked, stop),
+    );
+    if checked && matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
+        // The readers checked the samples; this marks them checked (a pass
+        // over host memory, on this thread).
+        if let Err(e) = slot.check() {
+            return [Err(e), Ok(Got::Frame)];
+        }
+    }
+    got
+}
+
+/// Runs both reads: at once when both inputs are streams (one producer may
+/// write them in step, so neither may wait for the other), else in turn.
+fn both(
+    at_once: bool,
+    r: impl FnOnce() -> vkssim::Result<Got> + Send,
+    d: impl FnOnce() -> vkssim::Result<Got>,
+) -> [vkssim::Result<Got>; 2] {
+    if !at_once {
+        return [r(), d()];
+    }
+    std::thread::scope(|s| {
+        let reading = s.spawn(r);
+        let gd = d();
+        let gr = reading.join().unwrap_or_else(|_| {
+            Err(vkssim::Error::Internal(
+                "the reference reader panicked".into(),
+            ))
+        });
+        [gr, gd]
+    })
+}

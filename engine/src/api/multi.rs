@@ -1,0 +1,302 @@
+//! [`MultiScorer`]: one stream of frame pairs spread over several engines
+//! (several GPUs), one [`Scorer`] per engine, pairs dealt round robin and
+//! results given back in submission order, each bit-identical to what one
+//! engine gives (every engine runs the same exact passes). Pairs can also be
+//! filled in place from reader threads ([`MultiSlots`], over each scorer's
+//! [`FrameSlots`]).
+
+use std::collections::VecDeque;
+
+use super::engine::Engine;
+use super::plane::HostPlane;
+use super::scorer::{Scorer, ScorerDesc};
+use super::slots::{FrameSlot, FrameSlots};
+use crate::{Error, FrameScore, Result};
+
+/// Scores pairs of one geometry on several engines at once. Pair `k` goes to
+/// engine `k % n`; results come back in the order the pairs were submitted,
+/// through [`MultiScorer::poll`] and [`MultiScorer::wait`]. An error from one
+/// engine (a lost device, say) is given back in that pair's place, naming the
+/// engine's device ([`Error::OnDevice`]); the results before it are not lost.
+///
+/// ```no_run
+/// use vkssim::api::{Engine, HostPlane, MultiScorer, ScorerDesc};
+/// use vkssim::vk::VkOptions;
+/// let engines = (0..2)
+///     .map(|i| Engine::new(&VkOptions { device_index: Some(i), ..VkOptions::default() }))
+///     .collect::<Result<Vec<_>, _>>()?;
+/// let mut scorer = MultiScorer::new(&engines, &ScorerDesc::new(64, 64, 8))?;
+/// let (r, d) = (vec![16u8; 64 * 64], vec![17u8; 64 * 64]);
+/// scorer.submit_host(HostPlane::u8(&r, 64), HostPlane::u8(&d, 64))?;
+/// while let Some(score) = scorer.wait() {
+///     println!("{}", score?.float_ssim());
+/// }
+/// # Ok::<(), vkssim::Error>(())
+/// ```
+pub struct MultiScorer {
+    scorers: Vec<Scorer>,
+    devices: Vec<String>,
+    /// The engine of each pair submitted and not yet given back, oldest first.
+    order: VecDeque<usize>,
+    submitted: u64,
+}
+
+impl MultiScorer {
+    /// One scorer per engine, all for `desc`. Refuses an empty list
+    /// ([`Error::InvalidOption`]); a scorer that cannot be created is an error
+    /// naming its device.
+    pub fn new(engines: &[Engine], desc: &ScorerDesc) -> Result<Self> {
+        let devices: Vec<String> = engines
+            .iter()
+            .enumerate()
+            .map(|(i, e)| format!("{i} ({})", e.device_name()))
+            .collect();
+        let scorers = engines
+            .iter()
+            .zip(&devices)
+            .map(|(e, name)| e.scorer(desc).map_err(|e| on_device(name, e)))
+            .collect::<Result<Vec<_>>>()?;
+        Self::from_scorers(scorers, devices)
+    }
+
+    /// Over scorers made elsewhere (one per device, or a single one), named
+    /// by `devices` in errors. They must share one geometry and one set of
+    /// options ([`Error::InvalidOption`] otherwise, and for an empty list or a
+    /// name count that differs).
+    pub fn from_scorers(scorers: Vec<Scorer>, devices: Vec<String>) -> Result<Self> {
+        let Some(first) = scorers.first() else {
+            return Err(Error::InvalidOption(
+                "a multi-engine scorer needs at least one engine".into(),
+            ));
+        };
+        if devices.len() != scorers.len() {
+            return Err(Error::InvalidOption(format!(
+                "{} scorers but {} device names",
+                scorers.len(),
+                devices.len()
+            )));
+        }
+        let (d0, w0) = (first.desc(), first.desc().ssim);
+        if let Some(other) = scorers.iter().find(|s| {
+            let d = s.desc();
+            (d.width, d.height, d.bit_depth, d.ssim) != (d0.width, d0.height, d0.bit_depth, w0)
+        }) {
+            return Err(Error::InvalidOption(format!(
+                "the scorers differ: {:?} and {:?}",
+                d0,
+                other.desc()
+            )));
+        }
+        Ok(Self {
+            scorers,
+            devices,
+            order: VecDeque::new(),
+            submitted: 0,
+        })
+    }
+
+    /// What every scorer was created for.
+    pub fn desc(&self) -> &ScorerDesc {
+        self.scorers[0].desc()
+    }
+
+    /// The scorers, in dealing order (for their accessors).
+    pub fn scorers(&self) -> &[Scorer] {
+        &self.scorers
+    }
+
+    /// The scorers, to change their state (e.g. to reset statistics). Pairs
+    /// submitted to them directly are not tracked here: submit through the
+    /// multi-scorer.
+    pub fn scorers_mut(&mut self) -> &mut [Scorer] {
+        &mut self.scorers
+    }
+
+    /// Lends every scorer out to be filled in place (see [`MultiSlots`]).
+    /// Results of pairs submitted before stay queued in order.
+    pub fn slots(&mut self) -> MultiSlots<'_> {
+        MultiSlots {
+            slots: self.scorers.iter_mut().map(Scorer::slots).collect(),
+            devices: &self.devices,
+            order: &mut self.order,
+            submitted: &mut self.submitted,
+            acquired: 0,
+        }
+    }
+
+    /// The engines' devices as `position (name)`, in dealing order.
+    pub fn devices(&self) -> &[String] {
+        &self.devices
+    }
+
+    /// The engine the next pair goes to.
+    pub fn next_engine(&self) -> usize {
+        (self.submitted % self.scorers.len() as u64) as usize
+    }
+
+    /// Queues a pair from host memory on the next engine (see
+    /// [`Scorer::submit_host`]); blocks while that engine's queue is full.
+    pub fn submit_host(
+        &mut self,
+        reference: HostPlane<'_>,
+        distorted: HostPlane<'_>,
+    ) -> Result<()> {
+        let k = self.next_engine();
+        self.scorers[k]
+            .submit_host(reference, distorted)
+            .map_err(|e| on_device(&self.devices[k], e))?;
+        self.order.push_back(k);
+        self.submitted += 1;
+        Ok(())
+    }
+
+    /// The oldest result if it is ready, without blocking.
+    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
+        let &k = self.order.front()?;
+        let result = self.scorers[k].poll()?;
+        self.order.pop_front();
+        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+    }
+
+    /// The oldest result, waiting for it; `None` when nothing is queued.
+    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+        let k = self.order.pop_front()?;
+        let result = self.scorers[k]
+            .wait()
+            .unwrap_or_else(|| missing(&self.devices[k]));
+        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+    }
+
+    /// Pairs submitted whose result has not been taken yet.
+    pub fn in_flight(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Pairs all engines work on at once.
+    pub fn queue_depth(&self) -> usize {
+        self.scorers.iter().map(Scorer::queue_depth).sum()
+    }
+}
+
+impl std::fmt::Debug for MultiScorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MultiScorer")
+            .field("devices", &self.devices)
+            .field("in_flight", &self.in_flight())
+            .finish()
+    }
+}
+
+/// Every scorer of a [`MultiScorer`] lent out to fill frame slots in place:
+/// slot `k` handed out by [`MultiSlots::acquire`] comes from engine
+/// `k % n`, and slots must be submitted in the order they were handed out
+/// (the order pairs are scored in); results come back in that order.
+pub struct MultiSlots<'s> {
+    slots: Vec<FrameSlots<'s>>,
+    devices: &'s [String],
+    order: &'s mut VecDeque<usize>,
+    submitted: &'s mut u64,
+    /// Slots handed out so far (the next one comes from `acquired % n`).
+    acquired: u64,
+}
+
+impl<'s> MultiSlots<'s> {
+    /// The next free slot, from the next engine in turn (see
+    /// [`FrameSlots::acquire`]).
+    pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
+        let k = (self.acquired % self.slots.len() as u64) as usize;
+        let slot = self.slots[k]
+            .acquire()
+            .map_err(|e| on_device(&self.devices[k], e))?;
+        self.acquired += 1;
+        Ok(slot)
+    }
+
+    /// Scores `slot` as the next pair: it must be the oldest slot handed out
+    /// and not yet submitted (a slot from another engine is refused, see
+    /// [`FrameSlots::submit`]). A slot dropped unsubmitted returns to its
+    /// ring, but the slots after it then come from the engines in a shifted
+    /// turn: submit every slot you take, in order.
+    pub fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
+        let k = (*self.submitted % self.slots.len() as u64) as usize;
+        self.slots[k]
+            .submit(slot)
+            .map_err(|e| on_device(&self.devices[k], e))?;
+        self.order.push_back(k);
+        *self.submitted += 1;
+        Ok(())
+    }
+
+    /// The oldest result if it is ready, without blocking.
+    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
+        let &k = self.order.front()?;
+        let result = self.slots[k].poll()?;
+        self.order.pop_front();
+        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+    }
+
+    /// The oldest result, waiting for it; `None` when nothing is queued.
+    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+        let k = self.order.pop_front()?;
+        let result = self.slots[k]
+            .wait()
+            .unwrap_or_else(|| missing(&self.devices[k]));
+        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+    }
+
+    /// Slots that may be handed out at once, over all engines.
+    pub fn queue_depth(&self) -> usize {
+        self.slots.iter().map(FrameSlots::queue_depth).sum()
+    }
+
+    /// The first scorer, for the read-only accessors every scorer shares
+    /// (geometry, options).
+    pub fn scorer(&self) -> &Scorer {
+        self.slots[0].scorer()
+    }
+}
+
+/// The error for an engine that had no result for a pair it was given.
+fn missing(device: &str) -> Result<FrameScore> {
+    Err(Error::Internal(format!(
+        "engine {device} had no result queued for a submitted pair"
+    )))
+}
+
+/// The devices "all" means, in `vkssim devices` order: every device that can
+/// score (has shaderInt64 and a compute queue), leaving out CPU
+/// implementations (lavapipe) when a GPU is present.
+///
+/// Errors: [`Error::NoVulkan`], [`Error::NoDevice`] when no device can score.
+pub fn usable_devices(validation: bool) -> Result<Vec<usize>> {
+    let devices = crate::vk::list_devices(validation)?;
+    let usable: Vec<_> = devices
+        .iter()
+        .filter(|d| !d.path.starts_with("unusable"))
+        .collect();
+    let gpus: Vec<usize> = usable
+        .iter()
+        .filter(|d| !d.is_cpu())
+        .map(|d| d.index)
+        .collect();
+    let all = if gpus.is_empty() {
+        usable.iter().map(|d| d.index).collect()
+    } else {
+        gpus
+    };
+    if all.is_empty() {
+        return Err(Error::NoDevice(format!(
+            "none of the {} Vulkan devices can score",
+            devices.len()
+        )));
+    }
+    Ok(all)
+}
+
+/// `error` as having happened on engine `device`.
+fn on_device(device: &str, error: Error) -> Error {
+    Error::OnDevice {
+        device: device.to_string(),
+        source: Box::new(error),
+    }
+}

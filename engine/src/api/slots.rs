@@ -1,0 +1,470 @@
+//! Frame slots: a [`Scorer`]'s upload memory handed out to be filled in place
+//! ([`FrameSlots`], [`FrameSlot`]), so that readers on several threads write a
+//! pair's luma straight where the scorer reads it (mapped device or staging
+//! memory on a Vulkan device, host memory on the CPU twin), with no frame
+//! buffer in between.
+//!
+//! Safety by construction: [`Scorer::slots`] borrows the scorer mutably for
+//! the lifetime `'s` of every [`FrameSlot<'s>`] it hands out, so the memory a
+//! slot points at can neither be freed nor reused while the slot lives; a slot
+//! dropped unsubmitted returns to the ring, and [`Scorer::slots`] takes back
+//! any slot of an earlier borrow that was leaked.
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+
+use super::scorer::{Inner, Scorer};
+use crate::frame::bytes_per_sample;
+use crate::io::range::first_out_of_range;
+use crate::vk::UploadSlot;
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
+
+/// Source of [`Scorer`] identities, so that a slot given to another scorer is
+/// refused.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh scorer identity.
+pub(super) fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A slot dropped unsubmitted, on its way back to its scorer.
+pub(super) enum Returned {
+    /// A Vulkan ring slot.
+    Vk(UploadSlot),
+    /// A host-memory slot of the CPU twin (its planes go back to the
+    /// scorer for reuse).
+    Host(Vec<u8>, Vec<u8>),
+}
+
+/// Where a slot's planes live.
+enum Memory {
+    /// A Vulkan ring slot's mapped upload (or staging) memory.
+    Mapped(UploadSlot),
+    /// Host memory, handed to the CPU twin on submission.
+    Host(Vec<u8>, Vec<u8>),
+}
+
+/// A scorer lent out to fill frame slots (see the module documentation):
+/// [`FrameSlots::acquire`] hands out slots, [`FrameSlots::submit`] scores them
+/// in the order submitted, and [`FrameSlots::poll`] / [`FrameSlots::wait`]
+/// return the results.
+///
+/// ```no_run
+/// # let mut scorer: vkssim::api::Scorer = unimplemented!();
+/// let mut slots = scorer.slots();
+/// let mut slot = slots.acquire()?;
+/// let (reference, distorted) = slot.planes_mut();
+/// reference.fill(16);
+/// distorted.fill(17);
+/// slots.submit(slot)?;
+/// while let Some(score) = slots.wait() {
+///     println!("{}", score?.float_ssim());
+/// }
+/// # Ok::<(), vkssim::Error>(())
+/// ```
+pub struct FrameSlots<'s> {
+    scorer: &'s mut Scorer,
+}
+
+/// One pair's planes in a scorer's upload memory, to be filled (from any
+/// thread: it is `Send`) and given back with [`FrameSlots::submit`]. Dropped
+/// unsubmitted, it returns to the ring unused.
+pub struct FrameSlot<'s> {
+    memory: Option<Memory>,
+    len: usize,
+    /// Samples per row (for the position in a range error).
+    width: u32,
+    bit_depth: u32,
+    /// Whether each plane was written through a checked copy
+    /// ([`FrameSlot::copy_from`]) rather than [`FrameSlot::planes_mut`].
+    checked: [bool; 2],
+    /// Whether the scorer checks the sample range itself (the Vulkan
+    /// scorer's decimate pass), so that submission does not read the planes
+    /// back.
+    range_on_device: bool,
+    host_cached: bool,
+    scorer: u64,
+    back: Sender<Returned>,
+    _memory: PhantomData<&'s mut [u8]>,
+}
+
+impl Scorer {
+    /// Lends the scorer out to fill frame slots in place (see [`FrameSlots`]).
+    /// Slots handed out by an earlier borrow and never given back (leaked with
+    /// `std::mem::forget`) return to the ring now: their borrow has ended, so
+    /// nothing can write them.
+    ///
+    /// ```no_run
+    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
+    /// let mut slots = scorer.slots();
+    /// println!("{} slots", slots.queue_depth());
+    /// ```
+    pub fn slots(&mut self) -> FrameSlots<'_> {
+        self.take_returns();
+        match &mut self.inner {
+            Inner::Vk(v) => v.reclaim_slots(),
+            Inner::Cpu(_) => self.host_slots = 0,
+        }
+        FrameSlots { scorer: self }
+    }
+
+    /// Puts slots dropped unsubmitted back into the ring.
+    pub(super) fn take_returns(&mut self) {
+        while let Ok(r) = self.returns.1.try_recv() {
+            match (r, &mut self.inner) {
+                (Returned::Vk(slot), Inner::Vk(v)) => v.abandon_slot(slot),
+                (Returned::Host(r, d), Inner::Cpu(c)) => {
+                    c.recycle(r);
+                    c.recycle(d);
+                    self.host_slots = self.host_slots.saturating_sub(1);
+                }
+                (_, _) => {}
+            }
+        }
+    }
+}
+
+impl<'s> FrameSlots<'s> {
+    /// A free slot. When every slot is busy this waits for the oldest pair in
+    /// flight (its result is queued for [`FrameSlots::poll`]); when every slot
+    /// is handed out ([`FrameSlots::queue_depth`] of them) it is an error.
+    ///
+    /// ```no_run
+    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
+    /// let slot = slots.acquire()?;
+    /// println!("{} bytes per plane", slot.plane_len());
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
+        let s = &mut *self.scorer;
+        s.take_returns();
+        let d = *s.desc();
+        let len = d.width as usize * d.height as usize * bytes_per_sample(d.bit_depth);
+        let (memory, host_cached, range_on_device) = match &mut s.inner {
+            Inner::Vk(v) => (
+                Memory::Mapped(v.acquire_slot()?),
+                v.upload_is_host_cached(),
+                true,
+            ),
+            Inner::Cpu(c) => {
+                let depth = c.queue_depth();
+                if s.host_slots >= depth {
+                    return Err(Error::InvalidOption(format!(
+                        "all {depth} frame slots are handed out; submit one before taking another"
+                    )));
+                }
+                s.host_slots += 1;
+                (
+                    Memory::Host(c.take_buffer(len), c.take_buffer(len)),
+                    true,
+                    false,
+                )
+            }
+        };
+        Ok(FrameSlot {
+            memory: Some(memory),
+            len,
+            width: d.width,
+            bit_depth: d.bit_depth,
+            checked: [false; 2],
+            range_on_device,
+            host_cached,
+            scorer: s.id,
+            back: s.returns.0.clone(),
+            _memory: PhantomData,
+        })
+    }
+
+    /// Scores `slot`'s pair as the next one (results come back in the order
+    /// pairs are submitted, whatever the order slots were handed out in).
+    /// Blocks while [`FrameSlots::queue_depth`] pairs are being scored.
+    ///
+    /// Errors: a slot of another scorer; on the CPU twin, a 10 or 12-bit
+    /// sample above the bit depth in a plane written through
+    /// [`FrameSlot::planes_mut`] ([`Error::SampleRange`]; the slot then returns
+    /// to the ring); device errors. A Vulkan scorer checks the samples on the
+    /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
+    /// result is then [`Error::SampleRange`].
+    ///
+    /// ```no_run
+    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
+    /// let mut slot = slots.acquire()?;
+    /// slot.copy_from(&vec![0u8; slot.plane_len()], &vec![1u8; slot.plane_len()])?;
+    /// slots.submit(slot)?;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn submit(&mut self, mut slot: FrameSlot<'s>) -> Result<()> {
+        let s = &mut *self.scorer;
+        s.take_returns();
+        if slot.scorer != s.id {
+            return Err(Error::InvalidOption(
+                "a frame slot given to another scorer than the one that handed it out".into(),
+            ));
+        }
+        let frame = s.submitted;
+        for (k, which) in [(0, "reference"), (1, "distorted")] {
+            if !slot.checked[k] && !slot.range_on_device {
+                let plane = slot.plane(k);
+                check_range(plane, s.desc().width, slot.bit_depth, which, frame)?;
+            }
+        }
+        let d = *s.desc();
+        match (slot.memory.take(), &mut s.inner) {
+            (Some(Memory::Mapped(u)), Inner::Vk(v)) => v.submit_slot(u)?,
+            (Some(Memory::Host(r, dd)), Inner::Cpu(c)) => {
+                s.host_slots = s.host_slots.saturating_sub(1);
+                let frame = |bytes| LumaFrame {
+                    width: d.width,
+                    height: d.height,
+                    bit_depth: d.bit_depth,
+                    bytes,
+                };
+                c.submit(frame(r), frame(dd))?;
+            }
+            _ => return Err(Error::Internal("a frame slot of the wrong backend".into())),
+        }
+        s.submitted += 1;
+        Ok(())
+    }
+
+    /// The oldest result if it is ready, without blocking (see
+    /// [`Scorer::poll`]).
+    ///
+    /// ```no_run
+    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
+    /// while let Some(score) = slots.poll() {
+    ///     println!("{}", score?.float_ssim());
+    /// }
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
+        self.scorer.poll()
+    }
+
+    /// The oldest result, waiting for it; `None` when nothing is queued (see
+    /// [`Scorer::wait`]).
+    ///
+    /// ```no_run
+    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
+    /// while let Some(score) = slots.wait() {
+    ///     println!("{}", score?.float_ssim());
+    /// }
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+        self.scorer.wait()
+    }
+
+    /// Slots that may be handed out at once.
+    ///
+    /// ```no_run
+    /// # let slots: vkssim::api::FrameSlots<'_> = unimplemented!();
+    /// println!("{}", slots.queue_depth());
+    /// ```
+    pub fn queue_depth(&self) -> usize {
+        self.scorer.queue_depth()
+    }
+
+    /// The scorer, for its read-only accessors.
+    ///
+    /// ```no_run
+    /// # let slots: vkssim::api::FrameSlots<'_> = unimplemented!();
+    /// println!("{}", slots.scorer().desc().width);
+    /// ```
+    pub fn scorer(&self) -> &Scorer {
+        self.scorer
+    }
+}
+
+impl FrameSlot<'_> {
+    /// Bytes of each plane: a packed luma plane, one byte per sample at 8 bits,
+    /// two little-endian bytes above.
+    ///
+    /// ```no_run
+    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// assert_eq!(slot.plane_len(), 1920 * 1080);
+    /// ```
+    pub fn plane_len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether reading the planes back is cheap (host-cached memory). When it
+    /// is not (write-combined device memory behind the BAR), write them once,
+    /// in order, and do not read them back (the Vulkan scorer checks the
+    /// sample range on the device: [`FrameSlot::range_checked_on_device`]).
+    ///
+    /// ```no_run
+    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// println!("{}", slot.is_host_cached());
+    /// ```
+    pub fn is_host_cached(&self) -> bool {
+        self.host_cached
+    }
+
+    /// Whether the scorer checks the sample range of the planes itself, on the
+    /// device (a Vulkan scorer: its decimate pass reads every sample, and a
+    /// sample above the bit depth makes the pair's result
+    /// [`Error::SampleRange`] naming `reference plane` or `distorted plane`
+    /// and the sample's position), so that nothing reads the planes back on
+    /// the host. False for the CPU twin, which checks a plane written through
+    /// [`FrameSlot::planes_mut`] on submission.
+    ///
+    /// ```no_run
+    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// println!("{}", slot.range_checked_on_device());
+    /// ```
+    pub fn range_checked_on_device(&self) -> bool {
+        self.range_on_device
+    }
+
+    /// The reference and distorted planes, to be written in place
+    /// ([`FrameSlot::plane_len`] bytes each). At 10 and 12 bits their samples
+    /// are range-checked: on the device by a Vulkan scorer, on submission by
+    /// the CPU twin.
+    ///
+    /// ```no_run
+    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// let (reference, distorted) = slot.planes_mut();
+    /// reference.fill(0);
+    /// distorted.fill(0);
+    /// ```
+    pub fn planes_mut(&mut self) -> (&mut [u8], &mut [u8]) {
+        self.checked = [false; 2];
+        match self.memory.as_mut() {
+            Some(Memory::Mapped(u)) => {
+                // SAFETY: the scorer that handed out this slot is mutably
+                // borrowed for the slot's lifetime (`FrameSlots<'s>`), so it
+                // can neither drop nor free the slot's memory, and it neither
+                // reuses nor writes that memory while the slot is out (it is in
+                // the ring's `filling` set until submitted or returned).
+                unsafe { u.planes_mut() }
+            }
+            Some(Memory::Host(r, d)) => (r, d),
+            None => (&mut [], &mut []),
+        }
+    }
+
+    /// Copies the two packed planes in, after checking their length and (at
+    /// 10 and 12 bits) their sample range in the caller's memory, so that
+    /// submission need not read the slot back.
+    ///
+    /// Errors: a plane of the wrong length ([`Error::BufferSize`]), a sample
+    /// above the bit depth ([`Error::SampleRange`]).
+    ///
+    /// ```no_run
+    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// let plane = vec![0u8; slot.plane_len()];
+    /// slot.copy_from(&plane, &plane)?;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn copy_from(&mut self, reference: &[u8], distorted: &[u8]) -> Result<()> {
+        let width = self.width;
+        for (plane, which) in [(reference, "reference"), (distorted, "distorted")] {
+            if plane.len() != self.len {
+                return Err(Error::BufferSize {
+                    what: format!("the {which} plane of a frame slot"),
+                    needed: self.len,
+                    actual: plane.len(),
+                });
+            }
+            check_range(plane, width, self.bit_depth, which, 0)?;
+        }
+        let (a, b) = self.planes_mut();
+        a.copy_from_slice(reference);
+        b.copy_from_slice(distorted);
+        self.checked = [true; 2];
+        Ok(())
+    }
+
+    /// Checks, at 10 and 12 bits, the samples of the planes written through
+    /// [`FrameSlot::planes_mut`] now, on the calling thread (e.g. a reader's),
+    /// instead of on submission. A sample's position is given within the
+    /// slot's plane; `frame` is 0 (the slot has no frame number yet).
+    ///
+    /// Errors: a sample above the bit depth ([`Error::SampleRange`]).
+    ///
+    /// ```no_run
+    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// slot.planes_mut().0.fill(0);
+    /// slot.check()?;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn check(&mut self) -> Result<()> {
+        let width = self.width;
+        for (k, which) in [(0, "reference"), (1, "distorted")] {
+            if !self.checked[k] {
+                check_range(self.plane(k), width, self.bit_depth, which, 0)?;
+                self.checked[k] = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Plane `k` (0 reference, 1 distorted) for reading.
+    fn plane(&self, k: usize) -> &[u8] {
+        match self.memory.as_ref() {
+            Some(Memory::Mapped(u)) => {
+                // SAFETY: as in `planes_mut`; `&self` makes this the only
+                // access while it lives.
+                unsafe { u.plane(k) }
+            }
+            Some(Memory::Host(r, d)) => [r, d][k],
+            None => &[],
+        }
+    }
+}
+
+/// [`Error::SampleRange`] for the first sample of `plane` (rows of `width`
+/// samples) above `bit_depth`.
+fn check_range(plane: &[u8], width: u32, bit_depth: u32, which: &str, frame: u64) -> Result<()> {
+    match first_out_of_range(plane, bit_depth) {
+        None => Ok(()),
+        Some((i, value)) => Err(Error::SampleRange {
+            path: format!("{which} frame slot").into(),
+            frame,
+            x: (i % width.max(1) as usize) as u32,
+            y: (i / width.max(1) as usize) as u32,
+            value: value as u32,
+            max: (1u32 << bit_depth) - 1,
+            bit_depth,
+        }),
+    }
+}
+
+impl Drop for FrameSlot<'_> {
+    fn drop(&mut self) {
+        let back = match self.memory.take() {
+            Some(Memory::Mapped(u)) => Returned::Vk(u),
+            Some(Memory::Host(r, d)) => Returned::Host(r, d),
+            None => return,
+        };
+        // The scorer outlives the slot, and with it the receiver.
+        let _ = self.back.send(back);
+    }
+}
+
+impl std::fmt::Debug for FrameSlot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameSlot")
+            .field("plane_len", &self.len)
+            .field("host_cached", &self.host_cached)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for FrameSlots<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameSlots")
+            .field("scorer", &self.scorer)
+            .finish()
+    }
+}
+
+/// Compile-time proof that slots can go to reader threads.
+#[allow(dead_code)]
+fn assert_slot_is_send() {
+    fn send<T: Send>() {}
+    send::<FrameSlot<'static>>();
+}

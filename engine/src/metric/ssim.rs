@@ -1,0 +1,151 @@
+//! libvmaf's `float_ssim` as a metric: its parameters (the SSIM constants,
+//! the Gaussian taps, the window, the decimation factor in [`super::scale`]),
+//! what a frame size leads to ([`FrameGeometry`], [`check_geometry`],
+//! [`check_pair`]), the per-frame finish from the fp32 means
+//! ([`frame_score`]) and the feature names a run reports ([`feature_names`]).
+//! Both engines use it: the CPU twin ([`crate::cpu`]) and the Vulkan engine
+//! ([`crate::vk`]) run the passes, this module says what they compute and
+//! turns their sums into a [`FrameScore`]; pooling over frames is
+//! [`crate::pool`].
+
+use super::scale;
+use crate::cpu::{db, samples, FrameMeans};
+use crate::{Error, FrameScore, LumaView, Result, SsimOptions};
+
+/// libvmaf's name of the metric.
+pub const FEATURE: &str = "float_ssim";
+
+/// The feature names a run with `opts` reports, in libvmaf's output order.
+///
+/// ```
+/// let mut opts = vkssim::SsimOptions::default();
+/// assert_eq!(vkssim::metric::ssim::feature_names(&opts), ["float_ssim"]);
+/// opts.enable_lcs = true;
+/// assert_eq!(vkssim::metric::ssim::feature_names(&opts).len(), 4);
+/// ```
+pub fn feature_names(opts: &SsimOptions) -> Vec<&'static str> {
+    if opts.enable_lcs {
+        vec![FEATURE, "float_ssim_l", "float_ssim_c", "float_ssim_s"]
+    } else {
+        vec![FEATURE]
+    }
+}
+
+/// The Gaussian taps (fp32, libvmaf's literals), used in both directions.
+pub const GAUSSIAN_TAPS: [f32; 11] = [
+    0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012, 0.213006, 0.109361, 0.036001,
+    0.007599, 0.001028,
+];
+
+/// The SSIM constants, fp32 as libvmaf computes them from `K1 = 0.01f`,
+/// `K2 = 0.03f` and `L = 255`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SsimConstants {
+    /// `f32(f32(0.01f * 255)^2)`.
+    pub c1: f32,
+    /// `f32(f32(0.03f * 255)^2)`.
+    pub c2: f32,
+    /// `f32(c2 / 2)`.
+    pub c3: f32,
+}
+
+impl SsimConstants {
+    /// The constants of libvmaf's default SSIM.
+    #[inline]
+    pub fn libvmaf() -> Self {
+        let l = 255.0f32;
+        let k1l = 0.01f32 * l;
+        let k2l = 0.03f32 * l;
+        let c2 = k2l * k2l;
+        Self {
+            c1: k1l * k1l,
+            c2,
+            c3: c2 / 2.0f32,
+        }
+    }
+}
+
+/// What a frame size leads to under a set of options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameGeometry {
+    /// Luma width.
+    pub width: u32,
+    /// Luma height.
+    pub height: u32,
+    /// 8, 10, 12 or 16.
+    pub bit_depth: u32,
+    /// The decimation factor (1: none).
+    pub scale: u32,
+    /// Width after decimation.
+    pub scaled_width: u32,
+    /// Height after decimation.
+    pub scaled_height: u32,
+}
+
+/// Checks that frames of this size and depth can be scored under `opts`, before
+/// any work: a bit depth libvmaf reads and a decimated plane of at least 11 x 11
+/// ([`Error::PlaneTooSmall`] otherwise).
+pub fn check_geometry(
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+    opts: &SsimOptions,
+) -> Result<FrameGeometry> {
+    samples::sample_divisor(bit_depth)?;
+    let scale = scale::resolve_scale(opts, width, height);
+    let (scaled_width, scaled_height) = scale::checked_scaled_size(width, height, scale)?;
+    Ok(FrameGeometry {
+        width,
+        height,
+        bit_depth,
+        scale,
+        scaled_width,
+        scaled_height,
+    })
+}
+
+/// Checks a reference / distorted pair: same width, height and bit depth
+/// ([`Error::GeometryMismatch`] naming the difference), then [`check_geometry`].
+pub fn check_pair(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    opts: &SsimOptions,
+) -> Result<FrameGeometry> {
+    if (reference.width, reference.height) != (distorted.width, distorted.height) {
+        return Err(Error::GeometryMismatch(format!(
+            "reference is {}x{}, distorted is {}x{}",
+            reference.width, reference.height, distorted.width, distorted.height
+        )));
+    }
+    if reference.bit_depth != distorted.bit_depth {
+        return Err(Error::GeometryMismatch(format!(
+            "reference is {}-bit, distorted is {}-bit",
+            reference.bit_depth, distorted.bit_depth
+        )));
+    }
+    samples::check_view(reference)?;
+    samples::check_view(distorted)?;
+    check_geometry(reference.width, reference.height, reference.bit_depth, opts)
+}
+
+/// The frame result from its fp32 means, adding the dB figure when asked.
+pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOptions) -> FrameScore {
+    let ssim = means.ssim as f64;
+    let db = opts.enable_db.then(|| {
+        let max = db::max_db(
+            geometry.width,
+            geometry.height,
+            geometry.bit_depth,
+            opts.clip_db,
+        );
+        db::to_db(ssim, max)
+    });
+    let lcs = |v: f32| opts.enable_lcs.then_some(v as f64);
+    FrameScore {
+        ssim,
+        l: lcs(means.l),
+        c: lcs(means.c),
+        s: lcs(means.s),
+        db,
+    }
+}

@@ -9,28 +9,28 @@
 // scale <= 128 that sum is exact (seed note research-2130); here each product
 // becomes an exact int64 in units of 2^-52 and the integer sum is rounded once
 // to fp32, which gives the same value without any fp64.
+//
+// Range check (10 and 12-bit): each invocation scans its own rectangle of
+// source samples (below) and records the raster index of the first sample
+// above the bit depth with atomicMin in `range_first` (common.glsl); the
+// rectangles tile the plane, so every sample is checked once.
 
 #include "common.glsl"
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
-uint raw_sample(uint plane, uint i) {
-    uint word;
-    if (P.bit_depth <= 8u) {
-        word = plane == 0u ? raw_ref[i >> 2] : raw_dist[i >> 2];
-        return (word >> ((i & 3u) * 8u)) & 0xFFu;
-    }
-    word = plane == 0u ? raw_ref[i >> 1] : raw_dist[i >> 1];
-    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
+// x times the sample scale of the bit depth (1, 1/4, 1/16, 1/256): exact.
+float sample_value_scaled(float x) {
+    precise float f = x;
+    if (BIT_DEPTH == 10u) { f = f * 0.25; }
+    else if (BIT_DEPTH == 12u) { f = f * 0.0625; }
+    else if (BIT_DEPTH == 16u) { f = f * 0.00390625; }
+    return f;
 }
 
 // libvmaf's sample value: exact in fp32.
 float sample_value(uint v) {
-    precise float f = float(v);
-    if (P.bit_depth == 10u) { f = f * 0.25; }
-    else if (P.bit_depth == 12u) { f = f * 0.0625; }
-    else if (P.bit_depth == 16u) { f = f * 0.00390625; }
-    return f;
+    return sample_value_scaled(float(v));
 }
 
 // libvmaf's symmetric border: one reflection about each edge (-1 -> 0,
@@ -97,17 +97,108 @@ int64_t product52(uint v) {
 // The window term of sample value v (out-of-range values, which the readers
 // refuse, are computed rather than looked up).
 int64_t term(uint v, bool use_lut) {
-    return use_lut && (v >> P.bit_depth) == 0u ? lut[v] : product52(v);
+    return use_lut && (v >> BIT_DEPTH) == 0u ? lut[v] : product52(v);
+}
+
+// Invocation (x, y)'s own source rectangle: rows y*s + lo .. y*s + hi (the
+// window's unmirrored rows), from row 0 for y = 0 and to the last row for the
+// last y; columns likewise. Consecutive windows are s apart and s wide, so the
+// rectangles tile the plane (what no window reads, past the last window on
+// an even size, belongs to the last rectangle).
+void check_range(uint plane, uint x, uint y) {
+    if (BIT_DEPTH != 10u && BIT_DEPTH != 12u) { return; }
+    int s = int(SCALE);
+    int lo = -(s / 2);
+    int hi = s / 2 - ((s & 1) == 0 ? 1 : 0);
+    int w = int(P.width);
+    int h = int(P.height);
+    int r0 = max(0, int(y) * s + lo);
+    int r1 = y + 1u == P.sh ? h - 1 : min(h - 1, int(y) * s + hi);
+    int c0 = max(0, int(x) * s + lo);
+    int c1 = x + 1u == P.sw ? w - 1 : min(w - 1, int(x) * s + hi);
+    // Two samples per 32-bit word: test a word's samples at once against
+    // the bits above the bit depth, then find which sample.
+    uint high = 0xFFFFu & ~((1u << BIT_DEPTH) - 1u);
+    high |= high << 16;
+    for (int r = r0; r <= r1; ++r) {
+        uint i0 = uint(r * w + c0);
+        uint i1 = uint(r * w + c1);
+        for (uint wi = i0 >> 1; wi <= (i1 >> 1); ++wi) {
+            uint word = plane == 0u ? raw_ref[wi] : raw_dist[wi];
+            if ((word & high) == 0u) { continue; }
+            for (uint i = max(i0, 2u * wi); i <= min(i1, 2u * wi + 1u); ++i) {
+                if ((raw_sample(plane, i) >> BIT_DEPTH) != 0u) {
+                    // Raster order: the first found is the rectangle's first.
+                    atomicMin(range_first[plane], i);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+// Power-of-two scales whose window sums of raw sample values stay below 2^24
+// (8-bit up to scale 128, 10-bit up to 128, 12-bit up to 64, 16-bit up to
+// 16): there every product f32(sample * tap) is exact (a power-of-two
+// multiple of the sample), so libvmaf's exact sum is tap * sample scale *
+// (the integer sum of the raw values), and that integer converts to fp32
+// exactly; fp32 multiplies by powers of two (exact) give the value. The
+// integer sum takes whole 32-bit words (4 samples at 8 bits, added as two
+// 16-bit lanes; 2 samples above), the window's edges masked: no table, no
+// int64.
+// Which scales qualify is the host's decision (engine/src/vk/pipeline.rs,
+// `Spec::new`), passed as the specialization constant INT_SUM.
+#define POW2 (INT_SUM != 0u)
+
+// The sum of the samples of word w selected by `keep` (a mask of whole
+// samples).
+uint word_sum(uint w, uint keep) {
+    uint m = w & keep;
+    if (BIT_DEPTH <= 8u) {
+        uint pairs = (m & 0x00FF00FFu) + ((m >> 8) & 0x00FF00FFu);
+        return (pairs & 0xFFFFu) + (pairs >> 16);
+    }
+    return (m & 0xFFFFu) + (m >> 16);
+}
+
+// The window sum of raw values of output (x, y) of `plane` (POW2 scales).
+uint window_sum(uint plane, int cx, int cy, int lo, int hi, bool inside_x) {
+    uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
+    uint bits = 32u / spw;
+    uint sum = 0u;
+    for (int dy = lo; dy <= hi; ++dy) {
+        uint row = uint(mirror(cy + dy, int(P.height))) * P.width;
+        if (inside_x) {
+            uint i0 = row + uint(cx + lo);
+            uint i1 = row + uint(cx + hi);
+            uint w0 = i0 / spw;
+            uint w1 = i1 / spw;
+            // Samples of the first word from i0 on, of the last up to i1.
+            uint first = 0xFFFFFFFFu << ((i0 - w0 * spw) * bits);
+            uint last = 0xFFFFFFFFu >> ((spw - 1u - (i1 - w1 * spw)) * bits);
+            for (uint wi = w0; wi <= w1; ++wi) {
+                uint w = plane == 0u ? raw_ref[wi] : raw_dist[wi];
+                uint keep = (wi == w0 ? first : 0xFFFFFFFFu) & (wi == w1 ? last : 0xFFFFFFFFu);
+                sum += word_sum(w, keep);
+            }
+        } else {
+            for (int dx = lo; dx <= hi; ++dx) {
+                uint col = uint(mirror(cx + dx, int(P.width)));
+                sum += raw_sample(plane, row + col);
+            }
+        }
+    }
+    return sum;
 }
 
 void main() {
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
     uint plane = gl_GlobalInvocationID.z;
-    bool use_lut = P.scale > 1u && P.bit_depth <= 10u;
+    bool use_lut = SCALE > 1u && BIT_DEPTH <= 10u && !POW2;
     if (use_lut) {
         // Every invocation reaches this barrier (no early return before it).
-        uint n = 1u << P.bit_depth;
+        uint n = 1u << BIT_DEPTH;
         uint threads = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
         for (uint v = gl_LocalInvocationIndex; v < n; v += threads) {
             lut[v] = product52(v);
@@ -115,14 +206,15 @@ void main() {
         barrier();
     }
     if (x >= P.sw || y >= P.sh || plane > 1u) { return; }
+    check_range(plane, x, y);
     uint out_index = plane * P.sw * P.sh + y * P.sw + x;
 
-    if (P.scale == 1u) {
+    if (SCALE == 1u) {
         dec[out_index] = sample_value(raw_sample(plane, y * P.width + x));
         return;
     }
 
-    int s = int(P.scale);
+    int s = int(SCALE);
     int lo = -(s / 2);
     int hi = s / 2 - ((s & 1) == 0 ? 1 : 0);
     int cx = int(x) * s;
@@ -130,8 +222,15 @@ void main() {
     int c0 = cx + lo;
     int c1 = cx + hi;
     bool inside_x = c0 >= 0 && c1 < int(P.width);
+    if (POW2) {
+        // tap * sample scale, a power of two: 2^-(2 log2(s)) * 2^-(bits - 8).
+        precise float f = float(window_sum(plane, cx, cy, lo, hi, inside_x))
+            * uintBitsToFloat(P.tap_bits);
+        dec[out_index] = sample_value_scaled(f);
+        return;
+    }
     // Samples per 32-bit word, bits per sample.
-    uint spw = P.bit_depth <= 8u ? 4u : 2u;
+    uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
     uint bits = 32u / spw;
     uint mask = (1u << bits) - 1u;
     // The window's samples, added as exact int64 counts of 2^-52 (integer

@@ -3,6 +3,8 @@
 // r*r, c*c and r*c (exactness.md §4.1-2). For every row and valid column:
 // an fp64 sum, from 0.0 and in tap order, of f32(in[y][x + u] * g[u]),
 // stored as f32(sum). The squares and the product are fp32, per pixel.
+// Besides, invocation (0, 0) records the value of a sample the decimate pass
+// found above the bit depth (common.glsl, `Range`).
 
 #include "common.glsl"
 
@@ -12,6 +14,14 @@ void main() {
     uint hw = P.sw - 10u;
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
+    // The value of the first sample above the bit depth the decimate pass
+    // found, for the host's error message.
+    if (x == 0u && y == 0u) {
+        for (uint p = 0u; p < 2u; ++p) {
+            uint i = range_first[p];
+            if (i != 0xFFFFFFFFu) { range_value[p] = raw_sample(p, i); }
+        }
+    }
     if (x >= hw || y >= P.sh) { return; }
     uint row = y * P.sw + x;
     uint dist = P.sw * P.sh;

@@ -1,9 +1,16 @@
 #version 450
-// terms.comp: libvmaf's per-pixel SSIM terms (exactness.md §4.3-5) from the
-// filtered planes, written as binary64 bits for the host to sum in raster order:
-// the ssim term f64(f64(l * c) * s), and with enable_lcs also l, c and s.
-// Besides, each workgroup writes its fixed-point partial sums after the term
-// planes (engine/src/vk/reduce.rs: the format, the bounds and why they let the
+#if defined(SUBGROUP_REDUCE)
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+// terms.comp: the vertical pass of the separable Gaussian on the five
+// horizontal results (exactness.md §4.2: per valid (x, y), an fp64 sum, from
+// 0.0 and in tap order, of f32(h[y + v][x] * g[v]), stored as f32(sum); giving
+// mu_r, mu_c, s_rr, s_cc, s_rc), then libvmaf's per-pixel SSIM terms
+// (§4.3-5), written as binary64 bits for the host to sum in raster order
+// when it must: the ssim term f64(f64(l * c) * s), and with enable_lcs also
+// l, c and s. With P.debug_writes the vertical results go to `vfilt` too.
+// Besides, each workgroup writes its fixed-point partial sums to `partials`
+// (engine/src/vk/reduce.rs: the format, the bounds and why they let the
 // host skip its sequential sum in almost every frame).
 
 #include "common.glsl"
@@ -15,8 +22,6 @@ layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 const int FRAC_BITS = 48;
 const int MAX_TERM_LOG2 = 7;
 const uint WORDS = 9u;
-
-shared uint64_t red[256];
 
 // trunc(x * 2^FRAC_BITS) of binary64 bits, two's complement, by integer
 // operations; ok = false unless |x| < 2^MAX_TERM_LOG2 (then nothing is added).
@@ -31,21 +36,63 @@ uint64_t to_fixed(uint64_t bits, inout bool ok) {
     return (bits >> 63) != 0ul ? (0ul - mag) : mag;
 }
 
-// The workgroup's sum of v (integer, exact, any order), to invocation 0.
-uint64_t group_sum(uint64_t v, uint lid) {
-    red[lid] = v;
+#if defined(SUBGROUP_REDUCE)
+// Built as `terms_subgroup` for devices with subgroup arithmetic in compute
+// shaders (and subgroups of at least 4 invocations, so a workgroup has at most
+// 64): each subgroup adds each word with subgroupAdd, exactly, in three 32-bit
+// pieces of at most 22 bits (a subgroup has at most 128 invocations, so a
+// piece's sum stays below 2^29), and puts the 64-bit sum back together modulo
+// 2^64 (the true sum fits in int64, reduce.rs); then invocation k adds word k
+// of every subgroup. One barrier.
+shared uint64_t red[WORDS * 64u];
+
+void group_sums(uint64_t vals[9], uint lid) {
+    for (uint k = 0u; k < WORDS; k++) {
+        uint64_t v = vals[k];
+        uint a = subgroupAdd(uint(v & 0x3FFFFFul));
+        uint b = subgroupAdd(uint((v >> 22) & 0x1FFFFFul));
+        uint c = subgroupAdd(uint(v >> 43));
+        if (subgroupElect()) {
+            red[k * 64u + gl_SubgroupID] =
+                uint64_t(a) + (uint64_t(b) << 22) + (uint64_t(c) << 43);
+        }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (lid < WORDS) {
+        uint64_t t = 0ul;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) { t += red[lid * 64u + s]; }
+        red[lid * 64u] = t;
+    }
+}
+
+// Word k of the workgroup's record, after group_sums, for invocation k.
+uint64_t group_word(uint k) { return red[k * 64u]; }
+#else
+// Without subgroup operations: one reduction tree for all WORDS words of the record at once: word k of
+// invocation lid at red[k * 256 + lid].
+shared uint64_t red[WORDS * 256u];
+
+// The workgroup's sums of every vals[k] (integer, exact, any order) into
+// red[k * 256], one tree for all words.
+void group_sums(uint64_t vals[9], uint lid) {
+    for (uint k = 0u; k < WORDS; k++) { red[k * 256u + lid] = vals[k]; }
     memoryBarrierShared();
     barrier();
     for (uint s = 128u; s > 0u; s >>= 1u) {
-        if (lid < s) { red[lid] += red[lid + s]; }
+        if (lid < s) {
+            for (uint k = 0u; k < WORDS; k++) {
+                red[k * 256u + lid] += red[k * 256u + lid + s];
+            }
+        }
         memoryBarrierShared();
         barrier();
     }
-    uint64_t r = red[0];
-    memoryBarrierShared();
-    barrier();
-    return r;
 }
+
+// Word k of the workgroup's record, after group_sums, for invocation k.
+uint64_t group_word(uint k) { return red[k * 256u]; }
+#endif
 
 void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]);
 
@@ -57,7 +104,7 @@ void main() {
     uint n = hw * hh;
     uint lid = gl_LocalInvocationIndex;
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint base = (P.enable_lcs != 0u ? 4u : 1u) * n + wg * WORDS;
+    uint base = wg * WORDS;
     uint64_t vals[9] = uint64_t[9](0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul, 0ul);
     if (x < hw && y < hh) {
         uint64_t b[4];
@@ -71,21 +118,38 @@ void main() {
         vals[8] = ok ? 0ul : 1ul;
     }
     // Every invocation reaches the barriers: none returned early.
-    for (uint k = 0u; k < WORDS; k++) {
-        uint64_t r = group_sum(vals[k], lid);
-        if (lid == 0u) { terms[base + k] = r; }
-    }
+    group_sums(vals, lid);
+    if (lid < WORDS) { partials[base + lid] = group_word(lid); }
 }
 
 // The terms of pixel (x, y) as binary64 bits: ssim, l, c, s (written to the
 // term planes: ssim always, l, c, s with enable_lcs).
+// The vertical Gaussian of horizontal plane k at valid (x, y).
+float vertical(uint k, uint x, uint y, uint hw) {
+    uint in_plane = hw * P.sh;
+    F64 sum = f64_from_f32(0.0);
+    for (int v = 0; v < 11; ++v) {
+        float h = hfilt[k * in_plane + (y + uint(v)) * hw + x];
+        precise float p = h * gauss(v);
+        sum = f64_add(sum, f64_from_f32(p));
+    }
+    return f32_from_f64(sum);
+}
+
 void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]) {
     uint i = y * hw + x;
-    float mu_r = vfilt[i];
-    float mu_c = vfilt[n + i];
-    float s_rr = vfilt[2u * n + i];
-    float s_cc = vfilt[3u * n + i];
-    float s_rc = vfilt[4u * n + i];
+    float mu_r = vertical(0u, x, y, hw);
+    float mu_c = vertical(1u, x, y, hw);
+    float s_rr = vertical(2u, x, y, hw);
+    float s_cc = vertical(3u, x, y, hw);
+    float s_rc = vertical(4u, x, y, hw);
+    if (P.debug_writes != 0u) {
+        vfilt[i] = mu_r;
+        vfilt[n + i] = mu_c;
+        vfilt[2u * n + i] = s_rr;
+        vfilt[3u * n + i] = s_cc;
+        vfilt[4u * n + i] = s_rc;
+    }
     float c1 = uintBitsToFloat(P.c1_bits);
     float c2 = uintBitsToFloat(P.c2_bits);
     float c3 = uintBitsToFloat(P.c3_bits);
@@ -126,7 +190,7 @@ void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]) {
     b[2] = f64_to_bits(c);
     b[3] = f64_to_bits(s);
     terms[i] = b[0];
-    if (P.enable_lcs != 0u) {
+    if (ENABLE_LCS != 0u) {
         terms[n + i] = b[1];
         terms[2u * n + i] = b[2];
         terms[3u * n + i] = b[3];

@@ -161,6 +161,7 @@ pub(crate) fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOp
         sum_threads: args.env.sum_threads,
         force_host_sum: args.env.force_host_sum,
         copy_terms: args.env.copy_terms,
+        ..VkOptions::default()
     }
 }
 

@@ -211,12 +211,16 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             json["bytes_uploaded_per_frame"] = v.bytes_per_frame.into();
             json["bytes_uploaded"] = (v.bytes_per_frame * n).into();
             json["upload_gb_per_s"] = (v.bytes_per_frame as f64 * fps / 1e9).into();
-            if let Some(p) = v.pass_ns {
-                json["gpu_pass_us_last_frame"] = serde_json::json!({
-                    "decimate": p[0] / 1e3, "hfilter": p[1] / 1e3,
-                    "vfilter": p[2] / 1e3, "terms": p[3] / 1e3,
-                    "total": p.iter().sum::<f64>() / 1e3,
-                });
+            if let Some(p) = &v.pass_ns {
+                let mut passes = serde_json::Map::new();
+                for (name, ns) in p {
+                    passes.insert(name.to_string(), (ns / 1e3).into());
+                }
+                passes.insert(
+                    "total".into(),
+                    (p.iter().map(|(_, ns)| ns).sum::<f64>() / 1e3).into(),
+                );
+                json["gpu_pass_us_last_frame"] = passes.into();
             }
         }
         if let Some((desc, t)) = &cpu {
@@ -265,15 +269,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             v.bytes_per_frame * n,
             v.bytes_per_frame as f64 * fps / 1e9
         )?;
-        match v.pass_ns {
+        match &v.pass_ns {
             Some(p) => writeln!(
                 out,
-                "GPU time per pass (last frame): decimate {:.1} us, hfilter {:.1} us, vfilter {:.1} us, terms {:.1} us, total {:.1} us",
-                p[0] / 1e3,
-                p[1] / 1e3,
-                p[2] / 1e3,
-                p[3] / 1e3,
-                p.iter().sum::<f64>() / 1e3
+                "GPU time per pass (last frame): {}, total {:.1} us",
+                p.iter()
+                    .map(|(name, ns)| format!("{name} {:.1} us", ns / 1e3))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                p.iter().map(|(_, ns)| ns).sum::<f64>() / 1e3
             ),
             None => writeln!(out, "GPU time per pass: the queue has no timestamps"),
         }?;
@@ -319,7 +323,7 @@ struct VkInfo {
     frames_in_flight: usize,
     sum_threads: usize,
     bytes_per_frame: u64,
-    pass_ns: Option<[f64; 4]>,
+    pass_ns: Option<Vec<(&'static str, f64)>>,
 }
 
 fn reps_json(reps: &[Rep]) -> Vec<serde_json::Value> {

@@ -15,6 +15,10 @@
 //! Run:   `target/release/examples/device_resident_bench [--width 3840] [--height 2160]
 //!         [--bitdepth 8] [--frames 4000] [--reps 3] [--in-flight 0] [--buffers 8]
 //!         [--device N] [--json]`
+//!
+//! Also prints the mean GPU time of each pass over the timed pairs
+//! (`Scorer::take_gpu_pass_ns`; with `--in-flight 1` the passes of one pair do
+//! not overlap another's).
 
 mod common;
 
@@ -194,6 +198,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut throughput = Vec::new();
     let mut per_pair_us = Vec::new();
+    // Per-pass GPU times of the timed pairs only (the warm-up's are dropped).
+    let _ = scorer.take_gpu_pass_ns();
     for _ in 0..a.reps {
         let (t2, _) = score_k(&mut scorer, &planes, 2)?;
         let (tn, scores) = score_k(&mut scorer, &planes, a.frames)?;
@@ -207,6 +213,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         throughput.push(a.frames as f64 / tn.as_secs_f64());
         per_pair_us.push((tn - t2).as_secs_f64() * 1e6 / (a.frames - 2) as f64);
     }
+    let passes = scorer.take_gpu_pass_ns().unwrap_or_default();
     let messages = engine.validation_messages();
     drop(scorer);
     // SAFETY: the scorer is gone; nothing uses the buffers any more.
@@ -218,9 +225,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     check_validation(&messages);
 
     let (tp, us) = (median(throughput), median(per_pair_us));
+    let pass_total: f64 = passes.iter().map(|(_, ns)| ns).sum();
     if a.json {
+        let pass_json: Vec<String> = passes
+            .iter()
+            .map(|(name, ns)| format!("{name:?}:{:.2}", ns / 1e3))
+            .collect();
         println!(
-            "{{\"device\":{:?},\"width\":{},\"height\":{},\"bit_depth\":{},\"frames\":{},\"reps\":{},\"buffers\":{},\"in_flight\":{},\"pairs_per_s\":{:.1},\"us_per_pair\":{:.2}}}",
+            "{{\"device\":{:?},\"width\":{},\"height\":{},\"bit_depth\":{},\"frames\":{},\"reps\":{},\"buffers\":{},\"in_flight\":{},\"pairs_per_s\":{:.1},\"us_per_pair\":{:.2},\"gpu_pass_us\":{{{}}},\"gpu_pass_us_total\":{:.2}}}",
             engine.device_name(),
             a.width,
             a.height,
@@ -230,7 +242,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             a.buffers,
             a.in_flight,
             tp,
-            us
+            us,
+            pass_json.join(","),
+            pass_total / 1e3
         );
     } else {
         println!("device: {}", engine.device_name());
@@ -240,6 +254,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
         println!("throughput: {tp:.1} pairs/s (median N / t(N))");
         println!("per pair:   {us:.2} us (median (t(N) - t(2)) / (N - 2))");
+        if passes.is_empty() {
+            println!("GPU time per pass: the queue has no timestamps");
+        } else {
+            let each: Vec<String> = passes
+                .iter()
+                .map(|(name, ns)| format!("{name} {:.2} us", ns / 1e3))
+                .collect();
+            println!(
+                "GPU time per pass (mean of the timed pairs, timestamps around each dispatch): {}; total {:.2} us",
+                each.join(", "),
+                pass_total / 1e3
+            );
+        }
     }
     Ok(())
 }

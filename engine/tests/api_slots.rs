@@ -186,8 +186,10 @@ fn dropped_and_leaked_slots_return_to_the_ring() {
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }
 
-/// A 10-bit sample above 1023 is refused at submission (written in place) or
-/// at the copy; a slot of another scorer is refused.
+/// A 10-bit sample above 1023 is refused: written in place, at submission by
+/// the CPU twin, as the pair's result by a Vulkan scorer (its decimate pass
+/// checks the samples on the device); at the copy by both. A slot of another
+/// scorer is refused.
 fn check_refusals(a: &mut Scorer, b: &mut Scorer, what: &str) {
     let mut from_b = b.slots();
     let foreign = from_b.acquire().expect("acquire");
@@ -200,12 +202,25 @@ fn check_refusals(a: &mut Scorer, b: &mut Scorer, what: &str) {
     let at = 2 * (W as usize * 5 + 7);
     bad.bytes[at..at + 2].copy_from_slice(&1024u16.to_le_bytes());
     let mut slot = slots.acquire().expect("acquire");
+    let on_device = slot.range_checked_on_device();
+    assert_eq!(on_device, what == "vulkan", "{what}");
     let (r, d) = slot.planes_mut();
     r.copy_from_slice(&good.bytes);
     d.copy_from_slice(&bad.bytes);
-    match slots.submit(slot) {
-        Err(Error::SampleRange { x, y, value, .. }) => {
-            assert_eq!((x, y, value), (7, 5, 1024), "{what}")
+    let refused = if on_device {
+        slots.submit(slot).expect("submitted: the device checks");
+        slots.wait().expect("the pair's result").map(|_| ())
+    } else {
+        slots.submit(slot)
+    };
+    match refused {
+        Err(Error::SampleRange {
+            path, x, y, value, ..
+        }) => {
+            assert_eq!((x, y, value), (7, 5, 1024), "{what}");
+            if on_device {
+                assert_eq!(path.to_string_lossy(), "distorted plane", "{what}");
+            }
         }
         other => panic!("{what}: {other:?}"),
     }

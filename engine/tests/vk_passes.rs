@@ -6,7 +6,7 @@ mod vk_support;
 
 use vk_support::*;
 use vkssim::cpu::{self, gaussian, Plane};
-use vkssim::vk::{ArithVariant, UploadPath, VkScorer};
+use vkssim::vk::{ArithVariant, UploadPath};
 use vkssim::SsimOptions;
 
 fn bits32(v: &[f32]) -> Vec<u32> {
@@ -46,14 +46,7 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
         enable_lcs: true,
         ..Default::default()
     };
-    let mut scorer = VkScorer::new(
-        width,
-        height,
-        bit_depth,
-        &opts,
-        &vk_opts(upload, no_fp64, 2),
-    )
-    .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
+    let mut scorer = scorer_for((width, height, bit_depth), &opts, upload, no_fp64);
     if no_fp64 {
         assert_eq!(scorer.arithmetic(), ArithVariant::SoftF64);
     }
@@ -110,7 +103,11 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
     assert_no_validation_messages(&scorer);
 }
 
-const CASES: [(u32, u32, u32, u32); 8] = [
+const CASES: [(u32, u32, u32, u32); 12] = [
+    (130, 90, 8, 4),
+    (265, 139, 12, 8),
+    (141, 100, 16, 4),
+    (90, 66, 16, 2),
     (64, 48, 8, 1),
     (97, 61, 10, 2),
     (80, 80, 16, 3),

@@ -22,8 +22,20 @@ layout(push_constant, std430) uniform Params {
     uint c2_bits;     // fp32 bits of C2
     uint c3_bits;     // fp32 bits of C3
     uint enable_lcs;  // 1: also write the l, c and s terms
-    uint reserved;
+    uint debug_writes; // 1: also write the planes only tests read (vfilt)
 } P;
+
+// The scorer's bit depth, scale and enable_lcs as specialization constants
+// (KEEP IN SYNC with engine/src/vk/pipeline.rs `Spec`, constant ids 0 to 3):
+// fixed per pipeline, so the driver's compiler unrolls the decimation window
+// and drops the branches of other bit depths. The push constants keep the
+// same values (P.bit_depth, P.scale, P.enable_lcs) for the self-test and
+// msb_shift, which are not specialized.
+layout(constant_id = 0) const uint BIT_DEPTH = 8u;
+layout(constant_id = 1) const uint SCALE = 1u;
+layout(constant_id = 2) const uint ENABLE_LCS = 0u;
+// 1 when the decimate pass may sum raw values as integers (glsl/decimate.comp).
+layout(constant_id = 3) const uint INT_SUM = 0u;
 
 // Raw samples as uploaded: 1 byte per sample at 8 bits, 2 (little-endian) above.
 layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
@@ -33,13 +45,36 @@ layout(std430, set = 0, binding = 2) buffer Dec { float dec[]; };
 // Horizontal Gaussian of r, c, r*r, c*c, r*c: 5 planes of (sw - 10) x sh.
 layout(std430, set = 0, binding = 3) buffer HFilt { float hfilt[]; };
 // Vertical Gaussian of those: mu_r, mu_c, s_rr, s_cc, s_rc, 5 planes of
-// (sw - 10) x (sh - 10).
+// (sw - 10) x (sh - 10), computed by the terms pass and written here only
+// with P.debug_writes (for the pass-by-pass tests).
 layout(std430, set = 0, binding = 4) buffer VFilt { float vfilt[]; };
 // Per-pixel terms as binary64 bits: ssim, then (enable_lcs) l, c, s; each a
-// plane of (sw - 10) x (sh - 10) in raster order; after them the terms pass's
-// per-workgroup fixed-point partial sums (engine/src/vk/reduce.rs). The
+// plane of (sw - 10) x (sh - 10) in raster order, in device memory. The
 // self-test writes its results here too.
 layout(std430, set = 0, binding = 5) buffer Terms { uint64_t terms[]; };
+// The terms pass's per-workgroup fixed-point partial sums
+// (engine/src/vk/reduce.rs), in host-visible memory.
+layout(std430, set = 0, binding = 6) buffer Partials { uint64_t partials[]; };
+// Samples above the bit depth (10 and 12-bit): per plane (reference, distorted)
+// the raster index of the first such sample (0xFFFFFFFF: none; the host resets
+// it), found by the decimate pass, and its value, recorded by the hfilter pass.
+// Host-visible.
+layout(std430, set = 0, binding = 7) buffer Range {
+    uint range_first[2];
+    uint range_value[2];
+};
+
+// The raw sample at raster index i of plane 0 (reference) or 1 (distorted):
+// 1 byte per sample at 8 bits, 2 (little-endian) above.
+uint raw_sample(uint plane, uint i) {
+    uint word;
+    if (BIT_DEPTH <= 8u) {
+        word = plane == 0u ? raw_ref[i >> 2] : raw_dist[i >> 2];
+        return (word >> ((i & 3u) * 8u)) & 0xFFu;
+    }
+    word = plane == 0u ? raw_ref[i >> 1] : raw_dist[i >> 1];
+    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
+}
 
 // The Gaussian taps of libvmaf's float_ssim as fp32 bits (the fp32 literals
 // 0.001028 0.007599 0.036001 0.109361 0.213006 0.266012, mirrored).

@@ -136,9 +136,28 @@ impl<'a> Input<'a> {
         &self.path
     }
 
+    /// The input's own frame number at position `i` (after its skip; for a
+    /// wrapping input, within the file).
+    pub fn frame_number(&self, i: u64) -> u64 {
+        match &self.kind {
+            Kind::Indexed { index, wrap: true } if !index.is_empty() => i % index.len(),
+            _ => self.base + i,
+        }
+    }
+
     /// Reads position `i`'s luma into `dst`, as job `job` (a stream serves its
     /// jobs in order: every job must call this or [`Input::reach`] once).
-    pub fn read(&self, job: u64, i: u64, dst: &mut [u8], stop: &AtomicBool) -> Result<Got> {
+    /// Without `checked`, the sample range is not checked (`dst` is not read
+    /// back: the scorer checks it on the device, and
+    /// [`device_range_error`] names the input and frame of what it finds).
+    pub fn read(
+        &self,
+        job: u64,
+        i: u64,
+        dst: &mut [u8],
+        checked: bool,
+        stop: &AtomicBool,
+    ) -> Result<Got> {
         match &self.kind {
             Kind::Indexed { index, wrap } => {
                 if stop.load(Ordering::Relaxed) {
@@ -151,7 +170,11 @@ impl<'a> Input<'a> {
                 } else if frame >= len {
                     return Ok(Got::End(len.saturating_sub(self.base)));
                 }
-                index.read_luma_at(frame, dst)?;
+                if checked {
+                    index.read_luma_at(frame, dst)?;
+                } else {
+                    index.read_luma_at_unchecked(frame, dst)?;
+                }
                 Ok(Got::Frame)
             }
             Kind::Memory(plane) => {
@@ -166,7 +189,12 @@ impl<'a> Input<'a> {
                 if let Some(got) = s.advance_to(self.base, i)? {
                     return Ok(got);
                 }
-                if s.reader.read_luma(dst)? {
+                let read = if checked {
+                    s.reader.read_luma(dst)?
+                } else {
+                    s.reader.read_luma_unchecked(dst)?
+                };
+                if read {
                     Ok(Got::Frame)
                 } else {
                     s.ended = Some(i);
@@ -282,4 +310,44 @@ pub fn read_error(e: Error, role: &str, path: &Path, index: u64) -> anyhow::Erro
         format!("reading the {role} {}", path.display())
     };
     anyhow::anyhow!(e).context(format!("{what} (pair {index})"))
+}
+
+/// The scorer's [`Error::SampleRange`] for a plane of pair position `i` (found
+/// on the device: its `path` names the plane, `reference plane` or
+/// `distorted plane`, and its `frame` the device's count) with the input's
+/// name and its own frame number instead, and without the device that found
+/// it (an [`Error::OnDevice`] of several: the input is at fault, not the
+/// device); any other error unchanged.
+pub fn device_range_error(e: Error, reference: &Input<'_>, distorted: &Input<'_>, i: u64) -> Error {
+    let plane = |e: &Error| match e {
+        Error::SampleRange { path, .. } if path.as_os_str() == "reference plane" => Some(reference),
+        Error::SampleRange { path, .. } if path.as_os_str() == "distorted plane" => Some(distorted),
+        _ => None,
+    };
+    let e = match e {
+        Error::OnDevice { source, .. } if plane(&source).is_some() => *source,
+        e => e,
+    };
+    match (plane(&e), e) {
+        (
+            Some(input),
+            Error::SampleRange {
+                x,
+                y,
+                value,
+                max,
+                bit_depth,
+                ..
+            },
+        ) => Error::SampleRange {
+            path: input.path().to_path_buf(),
+            frame: input.frame_number(i),
+            x,
+            y,
+            value,
+            max,
+            bit_depth,
+        },
+        (_, e) => e,
+    }
 }

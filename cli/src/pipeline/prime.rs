@@ -106,6 +106,21 @@ impl Ahead {
             head: Some(head),
         })
     }
+
+    /// Copies the frame read ahead (its samples checked when it was read)
+    /// into `dst`.
+    fn hand_out(&self, head: LumaFrame, dst: &mut [u8]) -> Result<bool> {
+        let n = head.bytes.len();
+        if dst.len() < n {
+            return Err(Error::BufferSize {
+                what: format!("a {} luma plane", self.format()),
+                needed: n,
+                actual: dst.len(),
+            });
+        }
+        dst[..n].copy_from_slice(&head.bytes);
+        Ok(true)
+    }
 }
 
 impl LumaReader for Ahead {
@@ -118,19 +133,17 @@ impl LumaReader for Ahead {
     }
 
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let Some(head) = self.head.take() else {
-            return self.inner.read_luma(dst);
-        };
-        let n = head.bytes.len();
-        if dst.len() < n {
-            return Err(Error::BufferSize {
-                what: format!("a {} luma plane", self.format()),
-                needed: n,
-                actual: dst.len(),
-            });
+        match self.head.take() {
+            Some(head) => self.hand_out(head, dst),
+            None => self.inner.read_luma(dst),
         }
-        dst[..n].copy_from_slice(&head.bytes);
-        Ok(true)
+    }
+
+    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        match self.head.take() {
+            Some(head) => self.hand_out(head, dst),
+            None => self.inner.read_luma_unchecked(dst),
+        }
     }
 
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {

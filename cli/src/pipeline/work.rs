@@ -13,7 +13,7 @@ use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
 
 use super::collect::Collector;
-use super::input::{read_error, Got, Input};
+use super::input::{device_range_error, read_error, Got, Input};
 use super::{MainTimes, Mismatch, Plan};
 
 /// What the threads of a run produced.
@@ -61,7 +61,6 @@ pub fn run(
         mismatch: None,
         main: MainTimes::default(),
     };
-    let wide = scorer.desc().bit_depth > 8;
     let mut slots = scorer.slots();
     let depth = slots.queue_depth().max(1);
     let mut finished = false;
@@ -74,21 +73,12 @@ pub fn run(
             let spawned = std::thread::Builder::new()
                 .name(format!("vkssim-read-{t}"))
                 .spawn_scoped(scope, move || {
-                    let mut bounce = (Vec::new(), Vec::new());
                     loop {
                         // A poisoned lock only means another reader panicked
                         // while waiting; the receiver itself is sound.
                         let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                         let Ok(Job { j, mut slot }) = job else { return };
-                        let got = fill(
-                            reference,
-                            distorted,
-                            plan,
-                            j,
-                            slot.as_mut(),
-                            stop,
-                            wide.then_some(&mut bounce),
-                        );
+                        let got = fill(reference, distorted, plan, j, slot.as_mut(), stop);
                         if done_tx.send(Done { j, slot, got }).is_err() {
                             return;
                         }
@@ -131,7 +121,7 @@ pub fn run(
                 }
                 issued += 1;
                 outstanding += 1;
-                collect(&mut slots, &mut run, on_score);
+                collect(&mut slots, &mut run, [reference, distorted], on_score);
             }
             if outstanding == 0 {
                 break;
@@ -150,7 +140,7 @@ pub fn run(
                 }
             }
             run.main.submit_ns += ns(t);
-            collect(&mut slots, &mut run, on_score);
+            collect(&mut slots, &mut run, [reference, distorted], on_score);
             if run.out.error.is_some() {
                 stopped = true;
             }
@@ -167,19 +157,39 @@ pub fn run(
     // Everything in flight was read before any error: collect it.
     let t = Instant::now();
     while let Some(res) = slots.wait() {
-        run.out.take(res, on_score);
+        take_result(&mut run, res, [reference, distorted], on_score);
     }
     run.main.collect_ns += ns(t);
     run
 }
 
 /// Takes the results that are ready.
-fn collect(slots: &mut MultiSlots<'_>, run: &mut Run, on_score: &dyn Fn(u64)) {
+fn collect(
+    slots: &mut MultiSlots<'_>,
+    run: &mut Run,
+    inputs: [&Input<'_>; 2],
+    on_score: &dyn Fn(u64),
+) {
     let t = Instant::now();
     while let Some(res) = slots.poll() {
-        run.out.take(res, on_score);
+        take_result(run, res, inputs, on_score);
     }
     run.main.collect_ns += ns(t);
+}
+
+/// Records the next result, a sample range error found on the device named
+/// by the input and its frame ([`device_range_error`]).
+fn take_result(
+    run: &mut Run,
+    res: vkssim::Result<vkssim::FrameScore>,
+    [reference, distorted]: [&Input<'_>; 2],
+    on_score: &dyn Fn(u64),
+) {
+    let res = match run.out.submitted.front() {
+        Some(&i) => res.map_err(|e| device_range_error(e, reference, distorted, i)),
+        None => res,
+    };
+    run.out.take(res, on_score);
 }
 
 /// Handles the next job in order: submits its pair, or records why the run
@@ -249,10 +259,10 @@ fn take<'s>(
 }
 
 /// A reader thread's part of job `j`: fills `slot` with pair `j * step` of
-/// both inputs (straight into the slot; through `bounce` buffers when the
-/// slot's memory is not host-cached and samples are above 8 bits, whose range
-/// is then checked in cached memory), or for the tail job checks that both
-/// inputs reach the plan's end.
+/// both inputs (straight into the slot, with no bounce buffer: a Vulkan
+/// scorer checks the sample range on the device, so the readers do not read
+/// the slot back; for the CPU twin they check it), or for the tail job checks
+/// that both inputs reach the plan's end.
 fn fill(
     reference: &Input<'_>,
     distorted: &Input<'_>,
@@ -260,7 +270,6 @@ fn fill(
     j: u64,
     slot: Option<&mut FrameSlot<'_>>,
     stop: &AtomicBool,
-    bounce: Option<&mut (Vec<u8>, Vec<u8>)>,
 ) -> [vkssim::Result<Got>; 2] {
     let streams = reference.is_stream() && distorted.is_stream();
     let Some(slot) = slot else {
@@ -271,39 +280,21 @@ fn fill(
         );
     };
     let i = j * plan.step;
-    match bounce.filter(|_| !slot.is_host_cached()) {
-        Some((a, b)) => {
-            a.resize(slot.plane_len(), 0);
-            b.resize(slot.plane_len(), 0);
-            let got = both(
-                streams,
-                || reference.read(j, i, a, stop),
-                || distorted.read(j, i, b, stop),
-            );
-            if matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
-                if let Err(e) = slot.copy_from(a, b) {
-                    return [Err(e), Ok(Got::Frame)];
-                }
-            }
-            got
-        }
-        None => {
-            let (a, b) = slot.planes_mut();
-            let got = both(
-                streams,
-                || reference.read(j, i, a, stop),
-                || distorted.read(j, i, b, stop),
-            );
-            if matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
-                // The readers checked the samples; this marks them checked
-                // (a pass over cached memory, on this thread).
-                if let Err(e) = slot.check() {
-                    return [Err(e), Ok(Got::Frame)];
-                }
-            }
-            got
+    let checked = !slot.range_checked_on_device();
+    let (a, b) = slot.planes_mut();
+    let got = both(
+        streams,
+        || reference.read(j, i, a, checked, stop),
+        || distorted.read(j, i, b, checked, stop),
+    );
+    if checked && matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
+        // The readers checked the samples; this marks them checked (a pass
+        // over host memory, on this thread).
+        if let Err(e) = slot.check() {
+            return [Err(e), Ok(Got::Frame)];
         }
     }
+    got
 }
 
 /// Runs both reads: at once when both inputs are streams (one producer may

@@ -90,8 +90,8 @@ pub fn image_format_supported(format: vk::Format) -> bool {
 /// `R10X6_UNORM_PACK16` and `G10X6_...` (P010) for 10-bit scorers, each
 /// sample shifted right by 6; `R12X4_UNORM_PACK16` and `G12X4_...` for 12-bit
 /// ones, shifted by 4; `R16_UNORM` and `G16_...` for 10, 12 or 16-bit scorers,
-/// the values taken as they are (above the bit depth: not detected, as for
-/// [`DevicePlane`]).
+/// the values taken as they are (above the bit depth: the pair's result is
+/// [`crate::Error::SampleRange`], as for [`DevicePlane`]).
 ///
 /// The image needs `TRANSFER_SRC` usage. vkssim copies the plane on the device
 /// (never through the host): it moves the image from `layout` to

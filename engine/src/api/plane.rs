@@ -182,8 +182,10 @@ pub enum SampleFormat {
 /// second (give it both), must be owned by the engine's queue family (or
 /// created with `VK_SHARING_MODE_CONCURRENT`), and must not be written until
 /// the pair's result (or signal semaphore) says the scorer is done with it.
-/// Samples above the bit depth are not detected on the device (host planes
-/// are checked): they give a number libvmaf would not.
+/// Samples above the bit depth (10 and 12-bit) are found by the device's
+/// decimate pass: the pair's result is then [`crate::Error::SampleRange`]
+/// naming the plane (`reference plane` or `distorted plane`), the pair's index
+/// and the first such sample.
 ///
 /// ```no_run
 /// use ash::vk;

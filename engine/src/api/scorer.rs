@@ -143,9 +143,9 @@ pub struct Diagnostics {
     pub sum_threads: usize,
     /// Bytes uploaded per pair.
     pub bytes_per_frame: u64,
-    /// GPU time of each pass of the last frame scored (ns), when the queue
-    /// has timestamps.
-    pub pass_ns: Option<[f64; 4]>,
+    /// GPU time of each pass of the last frame scored (pass name,
+    /// nanoseconds, in dispatch order), when the queue has timestamps.
+    pub pass_ns: Option<Vec<(&'static str, f64)>>,
     /// The submitting thread's and the GPU's time since the scorer was made
     /// or [`Scorer::reset_stats`] was called.
     pub host: HostStats,
@@ -527,6 +527,26 @@ impl Scorer {
     pub fn upload_path(&self) -> Option<UploadPath> {
         match &self.inner {
             Inner::Vk(v) => Some(v.upload_path()),
+            Inner::Cpu(_) => None,
+        }
+    }
+
+    /// The mean GPU time of each pass per pair (pass name, nanoseconds, in
+    /// dispatch order) over the pairs scored since the last call (or since
+    /// creation), from timestamps around each dispatch; `None` when the queue
+    /// has no timestamps, no pair was scored, or on the CPU twin. Restarts
+    /// the count. For
+    /// benchmarks: with pairs in flight, one pair's pass may overlap another's.
+    ///
+    /// ```no_run
+    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
+    /// for (pass, ns) in scorer.take_gpu_pass_ns().unwrap_or_default() {
+    ///     println!("{pass}: {:.1} us", ns / 1e3);
+    /// }
+    /// ```
+    pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
+        match &mut self.inner {
+            Inner::Vk(v) => v.take_mean_pass_ns(),
             Inner::Cpu(_) => None,
         }
     }

@@ -80,6 +80,10 @@ pub struct FrameSlot<'s> {
     /// Whether each plane was written through a checked copy
     /// ([`FrameSlot::copy_from`]) rather than [`FrameSlot::planes_mut`].
     checked: [bool; 2],
+    /// Whether the scorer checks the sample range itself (the Vulkan
+    /// scorer's decimate pass), so that submission does not read the planes
+    /// back.
+    range_on_device: bool,
     host_cached: bool,
     scorer: u64,
     back: Sender<Returned>,
@@ -138,8 +142,12 @@ impl<'s> FrameSlots<'s> {
         s.take_returns();
         let d = *s.desc();
         let len = d.width as usize * d.height as usize * bytes_per_sample(d.bit_depth);
-        let (memory, host_cached) = match &mut s.inner {
-            Inner::Vk(v) => (Memory::Mapped(v.acquire_slot()?), v.upload_is_host_cached()),
+        let (memory, host_cached, range_on_device) = match &mut s.inner {
+            Inner::Vk(v) => (
+                Memory::Mapped(v.acquire_slot()?),
+                v.upload_is_host_cached(),
+                true,
+            ),
             Inner::Cpu(c) => {
                 let depth = c.queue_depth();
                 if s.host_slots >= depth {
@@ -148,7 +156,11 @@ impl<'s> FrameSlots<'s> {
                     )));
                 }
                 s.host_slots += 1;
-                (Memory::Host(c.take_buffer(len), c.take_buffer(len)), true)
+                (
+                    Memory::Host(c.take_buffer(len), c.take_buffer(len)),
+                    true,
+                    false,
+                )
             }
         };
         Ok(FrameSlot {
@@ -157,6 +169,7 @@ impl<'s> FrameSlots<'s> {
             width: d.width,
             bit_depth: d.bit_depth,
             checked: [false; 2],
+            range_on_device,
             host_cached,
             scorer: s.id,
             back: s.returns.0.clone(),
@@ -168,10 +181,12 @@ impl<'s> FrameSlots<'s> {
     /// pairs are submitted, whatever the order slots were handed out in).
     /// Blocks while [`FrameSlots::queue_depth`] pairs are being scored.
     ///
-    /// Errors: a slot of another scorer; a 10 or 12-bit sample above the bit
-    /// depth in a plane written through [`FrameSlot::planes_mut`]
-    /// ([`Error::SampleRange`]; the slot then returns to the ring); device
-    /// errors.
+    /// Errors: a slot of another scorer; on the CPU twin, a 10 or 12-bit
+    /// sample above the bit depth in a plane written through
+    /// [`FrameSlot::planes_mut`] ([`Error::SampleRange`]; the slot then returns
+    /// to the ring); device errors. A Vulkan scorer checks the samples on the
+    /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
+    /// result is then [`Error::SampleRange`].
     ///
     /// ```no_run
     /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
@@ -190,7 +205,7 @@ impl<'s> FrameSlots<'s> {
         }
         let frame = s.submitted;
         for (k, which) in [(0, "reference"), (1, "distorted")] {
-            if !slot.checked[k] {
+            if !slot.checked[k] && !slot.range_on_device {
                 let plane = slot.plane(k);
                 check_range(plane, s.desc().width, slot.bit_depth, which, frame)?;
             }
@@ -277,9 +292,8 @@ impl FrameSlot<'_> {
 
     /// Whether reading the planes back is cheap (host-cached memory). When it
     /// is not (write-combined device memory behind the BAR), write them once,
-    /// in order, and prefer [`FrameSlot::copy_from`] at 10 and 12 bits: a
-    /// plane written through [`FrameSlot::planes_mut`] is read back for its
-    /// sample-range check on submission.
+    /// in order, and do not read them back (the Vulkan scorer checks the
+    /// sample range on the device: [`FrameSlot::range_checked_on_device`]).
     ///
     /// ```no_run
     /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
@@ -289,9 +303,26 @@ impl FrameSlot<'_> {
         self.host_cached
     }
 
+    /// Whether the scorer checks the sample range of the planes itself, on the
+    /// device (a Vulkan scorer: its decimate pass reads every sample, and a
+    /// sample above the bit depth makes the pair's result
+    /// [`Error::SampleRange`] naming `reference plane` or `distorted plane`
+    /// and the sample's position), so that nothing reads the planes back on
+    /// the host. False for the CPU twin, which checks a plane written through
+    /// [`FrameSlot::planes_mut`] on submission.
+    ///
+    /// ```no_run
+    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// println!("{}", slot.range_checked_on_device());
+    /// ```
+    pub fn range_checked_on_device(&self) -> bool {
+        self.range_on_device
+    }
+
     /// The reference and distorted planes, to be written in place
     /// ([`FrameSlot::plane_len`] bytes each). At 10 and 12 bits their samples
-    /// are range-checked on submission.
+    /// are range-checked: on the device by a Vulkan scorer, on submission by
+    /// the CPU twin.
     ///
     /// ```no_run
     /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();

@@ -27,6 +27,9 @@ pub(crate) enum LumaDst<'a> {
     Skip,
     /// The first bytes of the caller's buffer (at least a luma plane long).
     Into(&'a mut [u8]),
+    /// As [`LumaDst::Into`], without the sample range check (the buffer is
+    /// not read back; the scorer checks the range itself).
+    Unchecked(&'a mut [u8]),
     /// An empty vector, grown as the bytes arrive (it holds what came).
     Grow(&'a mut Vec<u8>),
 }
@@ -84,9 +87,10 @@ impl Frames {
     pub(crate) fn read_planes(&mut self, dst: LumaDst<'_>, prefix: u64) -> Result<bool> {
         let payload = self.format.frame_bytes();
         let luma_len = self.format.luma_bytes();
+        let check = !matches!(dst, LumaDst::Unchecked(_));
         let (present, plane) = match dst {
             LumaDst::Skip => (0, None),
-            LumaDst::Into(dst) => {
+            LumaDst::Into(dst) | LumaDst::Unchecked(dst) => {
                 let dst = &mut dst[..luma_len];
                 let n = self.src.fill(dst).map_err(|e| self.io(e))?;
                 (n, Some(dst))
@@ -105,7 +109,7 @@ impl Frames {
                 .map_err(|e| self.io(e))?;
         }
         if present == payload {
-            if let Some(plane) = plane {
+            if let Some(plane) = plane.filter(|_| check) {
                 check_plane(plane, &self.format, &self.path, self.next)?;
             }
             return Ok(true);

@@ -94,6 +94,22 @@ impl FrameIndex {
     /// the end is [`Error::InvalidOption`]; a file that shrank since it was indexed
     /// is [`Error::TruncatedFrame`].
     pub fn read_luma_at(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
+        self.read_luma_at_unchecked(frame, dst)?;
+        check_plane(
+            &dst[..self.format.luma_bytes()],
+            &self.format,
+            &self.path,
+            frame,
+        )
+    }
+
+    /// [`FrameIndex::read_luma_at`] without the sample range check (no read of
+    /// `dst` after writing it; for memory that is slow to read, such as
+    /// write-combined device memory, when the scorer checks the range itself:
+    /// the Vulkan scorer's decimate pass does: a frame with a sample above
+    /// the bit depth is then [`Error::SampleRange`] from [`crate::vk::VkScorer`],
+    /// naming the plane and the scorer's frame index).
+    pub fn read_luma_at_unchecked(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
         let luma = self.format.luma_bytes();
         if dst.len() < luma {
             return Err(Error::BufferSize {
@@ -119,7 +135,7 @@ impl FrameIndex {
                 frame_bytes: self.format.frame_bytes(),
             });
         }
-        check_plane(dst, &self.format, &self.path, frame)
+        Ok(())
     }
 }
 

@@ -64,6 +64,15 @@ pub trait LumaReader: Send {
     /// end of input. `dst` shorter than a luma plane is [`Error::BufferSize`].
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool>;
 
+    /// [`LumaReader::read_luma`] without the sample range check where the
+    /// reader can leave it out (`dst` is then not read back: for memory that
+    /// is slow to read, such as write-combined device memory, when the scorer
+    /// checks the range itself, as the Vulkan scorer's decimate pass does).
+    /// By default the checked read.
+    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.read_luma(dst)
+    }
+
     /// Skips up to `frames` frames; returns how many were skipped (fewer only at
     /// the end of the input).
     fn skip(&mut self, frames: u64) -> Result<u64>;
@@ -105,6 +114,9 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
         (**self).read_luma(dst)
+    }
+    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        (**self).read_luma_unchecked(dst)
     }
     fn skip(&mut self, frames: u64) -> Result<u64> {
         (**self).skip(frames)

@@ -215,6 +215,19 @@ pub struct Y4mReader {
 }
 
 impl Y4mReader {
+    /// Reads the next frame's luma into `dst` (see [`LumaReader::read_luma`]).
+    fn read_into(&mut self, dst: LumaDst<'_>) -> Result<bool> {
+        if let LumaDst::Into(d) | LumaDst::Unchecked(d) = &dst {
+            self.frames.check_dst(d)?;
+        }
+        let Some(prefix) = self.frame_line()? else {
+            return Ok(false);
+        };
+        self.frames.read_planes(dst, prefix)?;
+        self.frames.next += 1;
+        Ok(true)
+    }
+
     /// A reader over a seekable input (a regular file) from its current position,
     /// where the stream header starts. Reads the header and counts the frames:
     /// fails if the last one is incomplete or a FRAME line is malformed.
@@ -381,13 +394,11 @@ impl LumaReader for Y4mReader {
     }
 
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.frames.check_dst(dst)?;
-        let Some(prefix) = self.frame_line()? else {
-            return Ok(false);
-        };
-        self.frames.read_planes(LumaDst::Into(dst), prefix)?;
-        self.frames.next += 1;
-        Ok(true)
+        self.read_into(LumaDst::Into(dst))
+    }
+
+    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.read_into(LumaDst::Unchecked(dst))
     }
 
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {

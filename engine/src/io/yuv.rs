@@ -26,6 +26,18 @@ pub struct YuvReader {
 }
 
 impl YuvReader {
+    /// Reads the next frame's luma into `dst` (see [`LumaReader::read_luma`]).
+    fn read_into(&mut self, dst: LumaDst<'_>) -> Result<bool> {
+        if let LumaDst::Into(d) | LumaDst::Unchecked(d) = &dst {
+            self.frames.check_dst(d)?;
+        }
+        let got = self.frames.read_planes(dst, 0)?;
+        if got {
+            self.frames.next += 1;
+        }
+        Ok(got)
+    }
+
     /// A reader over a seekable input (a regular file) from its current position.
     /// Fails with [`Error::TruncatedFrame`] if the bytes left are not a whole number
     /// of frames.
@@ -103,12 +115,11 @@ impl LumaReader for YuvReader {
     }
 
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.frames.check_dst(dst)?;
-        let got = self.frames.read_planes(LumaDst::Into(dst), 0)?;
-        if got {
-            self.frames.next += 1;
-        }
-        Ok(got)
+        self.read_into(LumaDst::Into(dst))
+    }
+
+    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.read_into(LumaDst::Unchecked(dst))
     }
 
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {

@@ -146,6 +146,9 @@ pub(crate) struct PhysicalInfo {
     pub(crate) families: Vec<vk::QueueFamilyProperties>,
     pub(crate) int64: bool,
     pub(crate) float64: bool,
+    /// Subgroup arithmetic in compute shaders, subgroups of at least 4
+    /// invocations (the terms pass's subgroup reduction, `glsl/terms.comp`).
+    pub(crate) subgroup_reduce: bool,
 }
 
 impl PhysicalInfo {
@@ -264,6 +267,19 @@ pub(crate) fn enumerate(instance: &Instance) -> Result<Vec<PhysicalInfo>> {
             .device_name_as_c_str()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|_| "unnamed device".into());
+        let mut subgroup_reduce = false;
+        if properties.api_version >= vk::API_VERSION_1_1 {
+            let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut sub);
+            // SAFETY: the device supports Vulkan 1.1, so the subgroup
+            // properties struct is a valid extension of properties2.
+            unsafe { raw.get_physical_device_properties2(pd, &mut props2) };
+            subgroup_reduce = sub.supported_stages.contains(vk::ShaderStageFlags::COMPUTE)
+                && sub
+                    .supported_operations
+                    .contains(vk::SubgroupFeatureFlags::ARITHMETIC)
+                && sub.subgroup_size >= 4;
+        }
         let mut driver = format!("version {:#x}", properties.driver_version);
         if properties.api_version >= vk::API_VERSION_1_2 {
             let mut driver_props = vk::PhysicalDeviceDriverProperties::default();
@@ -285,6 +301,7 @@ pub(crate) fn enumerate(instance: &Instance) -> Result<Vec<PhysicalInfo>> {
             families,
             int64: features.shader_int64 == vk::TRUE,
             float64: features.shader_float64 == vk::TRUE,
+            subgroup_reduce,
         });
     }
     Ok(out)

@@ -291,7 +291,7 @@ fn image_barrier(
 pub(crate) fn create_shift_pass(gpu: &Gpu, pipelines: &Pipelines) -> Result<Pass> {
     let spirv = shader("msb_shift", pipelines.variant)
         .ok_or_else(|| Error::Unsupported("shader msb_shift was not built".into()))?;
-    create_pipeline(gpu, pipelines.layout, spirv)
+    create_pipeline(gpu, pipelines.layout, spirv, None)
 }
 
 /// Destroys a pass made by [`create_shift_pass`].

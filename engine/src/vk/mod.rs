@@ -11,12 +11,15 @@
 //!   [`pipeline_cache`] (each device's self-tested pipelines, built once and
 //!   shared by its scorers), [`shaders`]
 //!   (the build-time SPIR-V) and [`scorer`] ([`VkScorer`]).
-//! - A frame is four compute passes in one pre-recorded command buffer:
-//!   `decimate` (raw samples to fp32, box decimation in int64 fixed point),
-//!   `hfilter` and `vfilter` (the separable Gaussian of r, c, r², c², r·c, fp64
-//!   sums of fp32 products), `terms` (per-pixel sigma, l, c, s and ssim terms as
-//!   binary64 bits). The host sums the terms in raster order in fp64, exactly as
-//!   libvmaf does, and rounds the means to fp32 with the CPU twin's functions.
+//! - A frame is three compute passes in one pre-recorded command buffer:
+//!   `decimate` (raw samples to fp32, box decimation in int64 fixed point, and
+//!   the sample range check), `hfilter` (the horizontal half of the separable
+//!   Gaussian of r, c, r², c², r·c, fp64 sums of fp32 products), `terms` (the
+//!   vertical half, then per-pixel sigma, l, c, s and ssim terms as binary64
+//!   bits, and their per-workgroup fixed-point sums). The host decides the
+//!   means from those sums where they settle them ([`reduce`]), else sums the
+//!   terms in raster order in fp64, exactly as libvmaf does, and rounds the
+//!   means to fp32 with the CPU twin's functions.
 //! - Every fp64 operation goes through `glsl/include/arith.glsl`, built twice:
 //!   native `double` and a software binary64 on `uint64_t` for devices without
 //!   `shaderFloat64`. A start-up self-test ([`selftest`]) picks one or refuses.
@@ -97,6 +100,10 @@ pub struct VkOptions {
     /// them: `Some(true)` always, `Some(false)` never, `None` when that memory
     /// is not host-cached.
     pub copy_terms: Option<bool>,
+    /// Reduce the terms pass's partial sums without subgroup operations even
+    /// where the device has them (for tests and measurements; the sums are the
+    /// same, exactly).
+    pub no_subgroups: bool,
 }
 
 impl Default for VkOptions {
@@ -111,6 +118,7 @@ impl Default for VkOptions {
             sum_threads: 0,
             force_host_sum: false,
             copy_terms: None,
+            no_subgroups: false,
         }
     }
 }

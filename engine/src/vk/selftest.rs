@@ -194,7 +194,7 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
             gpu,
             pool,
             pipelines.set_layout,
-            [i, i, i, i, i, out_buf.raw],
+            [i, i, i, i, i, out_buf.raw, out_buf.raw, out_buf.raw],
             "vkssim self-test set",
         )?;
         cmd_pool = commands::create_pool(

@@ -43,6 +43,18 @@ pub fn vk_opts(upload: UploadPath, no_fp64: bool, frames_in_flight: usize) -> Vk
     }
 }
 
+/// A scorer for `width x height` `bit_depth`-bit frames under `opts`, two
+/// frames in flight, validation on (panics if it cannot be made).
+pub fn scorer_for(
+    (width, height, bit_depth): (u32, u32, u32),
+    opts: &vkssim::SsimOptions,
+    upload: UploadPath,
+    no_fp64: bool,
+) -> VkScorer {
+    VkScorer::new(width, height, bit_depth, opts, &vk_opts(upload, no_fp64, 2))
+        .unwrap_or_else(|e| panic!("creating the scorer: {e}"))
+}
+
 /// Fails the test if the validation layer said anything.
 pub fn assert_no_validation_messages(scorer: &VkScorer) {
     let messages = scorer.validation_messages();

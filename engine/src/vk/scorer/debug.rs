@@ -1,11 +1,13 @@
 //! The pass-by-pass read-back for tests ([`DebugFrame`]): one frame scored
-//! synchronously, with every pass's output copied back to the host.
+//! synchronously, with every pass's output copied back to the host; and the
+//! copy back of one device buffer (also the terms of a fallback frame).
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::{not_mapped, VkScorer};
 use crate::vk::commands;
+use crate::vk::pipeline::Params;
 use crate::{Error, FrameScore, LumaFrame, Result};
 
 /// What every pass reads and writes for one frame, copied back for tests
@@ -46,15 +48,26 @@ impl VkScorer {
             self.finish_oldest();
         }
         let i = self.free_slot()?;
-        self.start(i, reference, distorted)?;
-        self.wait(i)?;
-        let score = self.score(i)?;
+        // The slot's commands with the debug planes written, for this frame
+        // only.
+        let debug = Params {
+            debug_writes: 1,
+            ..self.params
+        };
+        self.record_with(i, &debug)?;
+        let run = self
+            .start(i, reference, distorted)
+            .and_then(|_| self.wait(i))
+            .and_then(|_| self.score(i));
+        let restored = self.record(i);
+        let score = run?;
+        restored?;
         let s = self.sizes;
         let slot = &self.slots[i];
-        let dec = self.read_back(&slot.dec)?;
-        let hf = self.read_back(&slot.hfilt)?;
-        let vf = self.read_back(&slot.vfilt)?;
-        let terms = self.read_back(&slot.terms)?;
+        let dec = self.read_back_with(&slot.dec, false, <[u8]>::to_vec)?;
+        let hf = self.read_back_with(&slot.hfilt, false, <[u8]>::to_vec)?;
+        let vf = self.read_back_with(&slot.vfilt, false, <[u8]>::to_vec)?;
+        let terms = self.read_back_with(&slot.terms, false, <[u8]>::to_vec)?;
         let f32s = |b: &[u8], k: usize, len: u64| -> Vec<f32> {
             let len = len as usize;
             b[k * len * 4..(k + 1) * len * 4]
@@ -80,9 +93,15 @@ impl VkScorer {
         })
     }
 
-    /// Copies a slot's device buffer into host memory (waits for the copy), on
-    /// the compute queue, after the slot's work.
-    pub(super) fn read_back(&self, src: &crate::vk::memory::Buffer) -> Result<Vec<u8>> {
+    /// Copies a slot's device buffer into host-visible memory (waits for the
+    /// copy), on the compute queue, after the slot's work, and gives its bytes
+    /// to `f` (with `copy`, a copy of them made in one block first).
+    pub(super) fn read_back_with<R>(
+        &self,
+        src: &crate::vk::memory::Buffer,
+        copy: bool,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         let gpu = &self.gpu;
         let mut dst = gpu.create_buffer(
             &format!("{} read-back", src.name),
@@ -90,7 +109,7 @@ impl VkScorer {
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
-        let result = (|| -> Result<Vec<u8>> {
+        let result = (|| -> Result<R> {
             let cmd =
                 commands::allocate_command_buffer(gpu, self.compute_pool, "vkssim read-back")?;
             let run = (|| -> Result<()> {
@@ -138,7 +157,13 @@ impl VkScorer {
                     .free_command_buffers(self.compute_pool, &[cmd])
             };
             run?;
-            Ok(dst.mapped().ok_or_else(not_mapped)?.to_vec())
+            let bytes = dst.mapped().ok_or_else(not_mapped)?;
+            if copy {
+                let local: Vec<u8> = bytes.to_vec();
+                Ok(f(local.as_slice()))
+            } else {
+                Ok(f(bytes))
+            }
         })();
         gpu.destroy_buffer(&mut dst);
         result

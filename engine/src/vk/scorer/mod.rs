@@ -3,13 +3,13 @@
 //!
 //! Everything is allocated once, at creation: a ring of `frames_in_flight`
 //! slots, each with its upload buffers, the intermediate planes, the per-pixel
-//! term buffer, a descriptor set, a pre-recorded command buffer (the four passes
+//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the four passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
 //! buffer otherwise), submit, and later wait on the fence, take the fp32 means
 //! from the device's fixed-point partial sums where they provably settle them
-//! ([`super::reduce`]), else sum the per-pixel terms on the host in raster
-//! order (exactness.md §5), and form the dB with the CPU twin's functions.
+//! ([`super::reduce`]), else copy the per-pixel terms back and sum them on the
+//! host in raster order (exactness.md §5), and form the dB with the CPU twin's functions.
 //!
 //! Every slot is submitted on the device's one compute queue.
 //!
@@ -33,7 +33,7 @@ use ash::vk;
 use super::commands;
 use super::context::Gpu;
 use super::device::MemoryModel;
-use super::pipeline::{self, Params, Pipelines, PASSES};
+use super::pipeline::{self, Params, Pipelines};
 use super::pipeline_cache::ContextCounts;
 use super::shaders::{soft_f64_available, ArithVariant};
 use super::workers::Workers;
@@ -96,13 +96,21 @@ pub struct VkScorer {
     transfer_pool: Option<vk::CommandPool>,
     /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
     pipelines: Arc<Pipelines>,
-    last_pass_ns: Option<[f64; PASSES.len()]>,
+    /// The frame passes specialized for this scorer's bit depth, scale and
+    /// `enable_lcs`, in [`pipeline::FramePass::ALL`] order (owned by
+    /// `pipelines`, shared with other scorers of the same specialization).
+    frame_pipelines: Vec<vk::Pipeline>,
+    /// Whether the terms pass reduces with subgroup operations.
+    subgroup_reduce: bool,
+    /// GPU time per pass (see [`stats::PassClock`]).
+    pass_clock: stats::PassClock,
     /// Where the submitting thread's time went, and the GPU's (see
     /// [`HostStats`]).
     stats: HostStats,
-    /// Copy a frame's terms out of mapped memory in one block before summing
-    /// (wide loads; for memory that is not host-cached, where the sum's 8-byte
-    /// loads would each cross the bus). [`VkOptions::copy_terms`] forces it.
+    /// Copy a fallback frame's terms, once copied back from device memory,
+    /// out of their mapped read-back buffer in one block before summing (wide
+    /// loads; for memory that is not host-cached, where the sum's 8-byte loads
+    /// would each cross the bus). [`VkOptions::copy_terms`] forces it.
     copy_terms: bool,
     /// Always sum the terms on the host ([`VkOptions::force_host_sum`]), never
     /// from the device's fixed-point sums.
@@ -202,8 +210,9 @@ impl VkScorer {
             c2_bits: k.c2.to_bits(),
             c3_bits: k.c3.to_bits(),
             enable_lcs: opts.enable_lcs as u32,
-            reserved: 0,
+            debug_writes: 0,
         };
+        let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.no_subgroups;
         let in_flight = if vk_opts.frames_in_flight == 0 {
             DEFAULT_FRAMES_IN_FLIGHT
         } else {
@@ -225,8 +234,14 @@ impl VkScorer {
             descriptor_pool: vk::DescriptorPool::null(),
             compute_pool: vk::CommandPool::null(),
             transfer_pool: None,
+            frame_pipelines: pipelines.frame_passes(
+                &gpu,
+                pipeline::Spec::new(bit_depth, geometry.scale, opts.enable_lcs),
+                subgroup_reduce,
+            )?,
+            subgroup_reduce,
             pipelines,
-            last_pass_ns: None,
+            pass_clock: stats::PassClock::default(),
             stats: HostStats::default(),
             copy_terms: false,
             force_host_sum: vk_opts.force_host_sum,
@@ -256,7 +271,7 @@ impl VkScorer {
         }
         this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
             !this.slots[0]
-                .terms
+                .partials
                 .memory_properties()
                 .contains(vk::MemoryPropertyFlags::HOST_CACHED)
         });
@@ -284,6 +299,14 @@ impl VkScorer {
     /// the device has made (see [`super::pipeline_cache`]).
     pub fn context_counts(&self) -> ContextCounts {
         self.gpu.context_counts(self.pipelines.variant)
+    }
+
+    /// Whether the terms pass reduces its partial sums with subgroup
+    /// operations (where the device has subgroup arithmetic, unless
+    /// [`VkOptions::no_subgroups`]); else with a shared-memory tree. The sums
+    /// are the same either way.
+    pub fn subgroup_reduction(&self) -> bool {
+        self.subgroup_reduce
     }
 
     /// The upload path in use (never `Auto`).

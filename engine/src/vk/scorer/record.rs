@@ -1,6 +1,6 @@
 //! Recording a slot's command buffers once, at creation (and again when a
 //! device-resident frame rebinds it): the staging copy and its ownership
-//! transfer when there is one, then the four passes with their barriers and
+//! transfer when there is one, then the frame's passes with their barriers and
 //! timestamps.
 
 use ash::vk;
@@ -8,12 +8,18 @@ use ash::vk;
 use super::stats::TIMESTAMPS;
 use super::VkScorer;
 use crate::vk::commands;
-use crate::vk::pipeline::FramePass;
+use crate::vk::pipeline::{FramePass, Params};
 use crate::Result;
 
 impl VkScorer {
     /// Records slot `i`'s command buffers once; they are resubmitted per frame.
     pub(super) fn record(&self, i: usize) -> Result<()> {
+        self.record_with(i, &self.params)
+    }
+
+    /// Records slot `i`'s command buffers with push constants `p` (the
+    /// scorer's own, or with [`Params::debug_writes`] for a debug frame).
+    pub(super) fn record_with(&self, i: usize, p: &Params) -> Result<()> {
         let gpu = &self.gpu;
         let d = &gpu.device.raw;
         let slot = &self.slots[i];
@@ -59,7 +65,6 @@ impl VkScorer {
                 commands::transfer_to_compute(gpu, cmd);
             }
         }
-        let p = &self.params;
         let extents = self.sizes.extents();
         // SAFETY: `cmd` is recording on the compute family; the pipelines, layout,
         // set and query pool are valid and outlive the command buffer; push
@@ -86,14 +91,14 @@ impl VkScorer {
             );
         }
         for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
-            let pass = self.pipelines.frame_pass(frame_pass)?;
+            let pipeline = self.frame_pipelines[k];
             let [x, y, z] = frame_pass.groups(&extents);
             if k > 0 {
                 commands::compute_to_compute(gpu, cmd);
             }
             // SAFETY: as above.
             unsafe {
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
                 d.cmd_dispatch(cmd, x, y, z);
                 if let Some(q) = slot.queries {
                     d.cmd_write_timestamp(

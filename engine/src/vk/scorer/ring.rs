@@ -8,10 +8,12 @@ use std::time::Instant;
 
 use ash::vk;
 
-use super::host_sum::{score_terms, SendConst};
+use super::host_sum::{score_partials, score_terms, SendConst};
+use super::slots::clear_range;
 use super::upload::UploadSlot;
 use super::{not_mapped, VkScorer};
 use crate::vk::errors::vk_error;
+use crate::vk::pipeline::RangeRecord;
 use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
 
 impl FrameScorer for VkScorer {
@@ -50,11 +52,9 @@ impl FrameScorer for VkScorer {
         match ready {
             Some(r) => {
                 self.slots[i].reduction = None;
+                let r = self.settle(i, r);
                 self.pending.pop_front();
-                Some(r.map(|(score, fell_back)| {
-                    self.stats.host_sum_fallbacks += fell_back as u64;
-                    score
-                }))
+                Some(r)
             }
             None => {
                 self.finish_oldest();
@@ -179,12 +179,12 @@ impl VkScorer {
             .map_err(|r| vk_error(r, format!("polling frame {}", self.slots[i].frame)))
     }
 
-    /// The score of slot `i`, whose fence has signalled: the raster-order fp64
-    /// sums of its terms, then the CPU twin's means and dB.
+    /// The score of slot `i`, whose fence has signalled: from the device's
+    /// partial sums, else from its terms copied back and summed on the host.
     pub(super) fn score(&mut self, i: usize) -> Result<FrameScore> {
         self.read_timestamps(i);
         let slot = &self.slots[i];
-        let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
+        let bytes = slot.partials.mapped().ok_or_else(not_mapped)?;
         if let Some(t) = slot.submitted {
             tracing::debug!(
                 frame = slot.frame,
@@ -192,32 +192,80 @@ impl VkScorer {
                 "frame scored"
             );
         }
-        let (score, fell_back) =
-            score_terms(bytes, &self.sizes, &self.opts, self.force_host_sum, false);
-        self.stats.host_sum_fallbacks += fell_back as u64;
-        Ok(score)
+        let fast = score_partials(bytes, &self.sizes, &self.opts, self.force_host_sum);
+        self.settle(i, Ok(fast))
     }
 
-    /// Slot `i`'s fence signalled: reads its timestamps and hands the sum of its
-    /// terms to a worker thread; the result is received by `finish_oldest`.
-    /// (Handing slots over before their fence signalled, with the worker
-    /// waiting on it, measured slower on the H200: see BENCHMARKS.md.)
+    /// The score of slot `i` from what its worker decided: the score, or
+    /// `None` when the partial sums did not settle it; then the slot's terms
+    /// are copied back from device memory and summed here in raster order
+    /// (the rare fallback, counted in [`super::HostStats::host_sum_fallbacks`]).
+    /// The slot must not have been reused since its fence signalled.
+    pub(super) fn settle(
+        &mut self,
+        i: usize,
+        decided: Result<Option<FrameScore>>,
+    ) -> Result<FrameScore> {
+        self.check_range(i)?;
+        match decided? {
+            Some(score) => Ok(score),
+            None => {
+                self.stats.host_sum_fallbacks += 1;
+                let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
+                self.read_back_with(&self.slots[i].terms, copy, |terms| {
+                    score_terms(terms, &sizes, &opts)
+                })
+            }
+        }
+    }
+
+    /// [`Error::SampleRange`] when slot `i`'s decimate pass found a sample
+    /// above the bit depth (the reference plane's first, else the distorted
+    /// plane's), naming the frame and the sample's position; the record is
+    /// then reset for the slot's next frame.
+    fn check_range(&mut self, i: usize) -> Result<()> {
+        let g = self.sizes.geometry;
+        let slot = &mut self.slots[i];
+        let bytes = slot.range.mapped().ok_or_else(not_mapped)?;
+        let rec: RangeRecord =
+            bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<RangeRecord>()]);
+        let Some(p) = (0..2).find(|&p| rec.first[p] != RangeRecord::NONE) else {
+            return Ok(());
+        };
+        clear_range(&mut slot.range)?;
+        let at = rec.first[p];
+        Err(Error::SampleRange {
+            path: ["reference plane", "distorted plane"][p].into(),
+            frame: slot.frame,
+            x: at % g.width,
+            y: at / g.width,
+            value: rec.value[p],
+            max: (1 << g.bit_depth) - 1,
+            bit_depth: g.bit_depth,
+        })
+    }
+
+    /// Slot `i`'s fence signalled: reads its timestamps and hands the decision
+    /// from its partial sums to a worker thread; the result is received by
+    /// `finish_oldest` or `poll_next`. (Handing slots over before their fence
+    /// signalled, with the worker waiting on it, measured slower on the H200:
+    /// see BENCHMARKS.md.)
     pub(super) fn dispatch(&mut self, i: usize) -> Result<()> {
         self.read_timestamps(i);
-        let (sizes, opts, copy, force) =
-            (self.sizes, self.opts, self.copy_terms, self.force_host_sum);
+        let (sizes, opts, force) = (self.sizes, self.opts, self.force_host_sum);
         let slot = &mut self.slots[i];
-        let bytes = slot.terms.mapped().ok_or_else(not_mapped)?;
-        let terms = SendConst(bytes.as_ptr(), bytes.len());
+        let bytes = slot.partials.mapped().ok_or_else(not_mapped)?;
+        let partials = SendConst(bytes.as_ptr(), bytes.len());
         let (tx, rx) = sync_channel(1);
         self.workers.run(move || {
-            let terms = terms;
-            // SAFETY: the slot's terms buffer stays mapped and unwritten until
-            // this result is received: the slot is not resubmitted and not
-            // destroyed before (`finish_oldest` and `Drop` receive it first),
-            // and the GPU finished writing it (its fence signalled).
-            let bytes = unsafe { std::slice::from_raw_parts(terms.0, terms.1) };
-            let _ = tx.send(Ok(score_terms(bytes, &sizes, &opts, force, copy)));
+            let partials = partials;
+            // SAFETY: the slot's partials buffer stays mapped and unwritten
+            // until this result is received: the slot is not resubmitted and
+            // not destroyed before (`finish_oldest`, `poll_next` and `Drop`
+            // receive it first), and the GPU finished writing it (its fence
+            // signalled).
+            let bytes = unsafe { std::slice::from_raw_parts(partials.0, partials.1) };
+            let _ = tx.send(Ok(score_partials(bytes, &sizes, &opts, force)));
         })?;
         slot.reduction = Some(rx);
         Ok(())
@@ -258,11 +306,7 @@ impl VkScorer {
         let received = self.slots[i].reduction.take().map(|rx| rx.recv());
         self.stats.sum_wait_ns += t.elapsed().as_nanos() as u64;
         let r = match received {
-            Some(Ok(Ok((score, fell_back)))) => {
-                self.stats.host_sum_fallbacks += fell_back as u64;
-                Ok(score)
-            }
-            Some(Ok(Err(e))) => Err(e),
+            Some(Ok(decided)) => self.settle(i, decided),
             _ => Err(Error::Internal(format!(
                 "frame {}: the thread summing its terms stopped",
                 self.slots[i].frame

@@ -14,7 +14,7 @@ use super::VkScorer;
 use crate::metric::ssim::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
-use crate::vk::pipeline::{self, FrameExtents, FramePass};
+use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};
 use crate::vk::reduce;
 use crate::vk::UploadPath;
 use crate::{Error, FrameScore, Result};
@@ -63,7 +63,14 @@ pub(super) struct Slot {
     pub(super) dec: crate::vk::memory::Buffer,
     pub(super) hfilt: crate::vk::memory::Buffer,
     pub(super) vfilt: crate::vk::memory::Buffer,
+    /// Per-pixel terms, in device memory (copied back only when a frame's
+    /// partial sums do not settle it).
     pub(super) terms: crate::vk::memory::Buffer,
+    /// The terms pass's per-workgroup partial sums, host-visible.
+    pub(super) partials: crate::vk::memory::Buffer,
+    /// The decimate pass's record of samples above the bit depth
+    /// ([`crate::vk::pipeline::RangeRecord`]), host-visible.
+    pub(super) range: crate::vk::memory::Buffer,
     pub(super) set: vk::DescriptorSet,
     pub(super) cmd: vk::CommandBuffer,
     pub(super) transfer_cmd: Option<vk::CommandBuffer>,
@@ -73,10 +80,19 @@ pub(super) struct Slot {
     /// Index of the frame it holds, and when it was submitted.
     pub(super) frame: u64,
     pub(super) submitted: Option<Instant>,
-    /// The score being formed on a worker thread, once the fence signalled; the
+    /// The score being decided on a worker thread, once the fence signalled
+    /// (`None`: the host must sum the terms, see [`crate::vk::reduce`]); the
     /// slot is reused only after it was received.
-    /// With it, whether the host had to sum the terms (see [`crate::vk::reduce`]).
-    pub(super) reduction: Option<Receiver<Result<(FrameScore, bool)>>>,
+    pub(super) reduction: Option<Receiver<Result<Option<FrameScore>>>>,
+}
+
+/// Resets a slot's range record to "no sample found" (host write; the next
+/// submission makes it visible to the device).
+pub(super) fn clear_range(range: &mut crate::vk::memory::Buffer) -> Result<()> {
+    let bytes = range.mapped_mut().ok_or_else(super::not_mapped)?;
+    bytes[..std::mem::size_of::<RangeRecord>()]
+        .copy_from_slice(bytemuck::bytes_of(&RangeRecord::CLEAR));
+    Ok(())
 }
 
 pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
@@ -99,6 +115,8 @@ pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
         gpu.destroy_buffer(&mut b);
     }
     for b in [
+        &mut slot.range,
+        &mut slot.partials,
         &mut slot.terms,
         &mut slot.vfilt,
         &mut slot.hfilt,
@@ -167,11 +185,22 @@ impl VkScorer {
                 MemoryLocation::GpuOnly,
             )?;
             let planes = if self.opts.enable_lcs { 4 } else { 1 };
-            let partials = s.term_groups() * reduce::WORDS_PER_GROUP as u64;
             make(
                 format!("vkssim slot {i} per-pixel terms"),
-                (planes * s.valid_len() + partials) * 8,
+                planes * s.valid_len() * 8,
                 work,
+                MemoryLocation::GpuOnly,
+            )?;
+            make(
+                format!("vkssim slot {i} partial sums"),
+                s.term_groups() * reduce::WORDS_PER_GROUP as u64 * 8,
+                storage,
+                MemoryLocation::GpuToCpu,
+            )?;
+            make(
+                format!("vkssim slot {i} sample range"),
+                std::mem::size_of::<RangeRecord>() as u64,
+                storage,
                 MemoryLocation::GpuToCpu,
             )?;
             if staging {
@@ -194,15 +223,10 @@ impl VkScorer {
             return Err(e);
         }
         let staging_buf = if staging { made.pop() } else { None };
-        let mut it = made.into_iter();
-        let (Some(r0), Some(r1), Some(dec), Some(hfilt), Some(vfilt), Some(terms)) = (
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-            it.next(),
-        ) else {
+        let Ok::<[crate::vk::memory::Buffer; 8], _>(
+            [r0, r1, dec, hfilt, vfilt, terms, partials, range],
+        ) = made.try_into()
+        else {
             return Err(Error::Vulkan {
                 result: vk::Result::ERROR_UNKNOWN,
                 context: "internal: slot buffers missing".into(),
@@ -215,6 +239,8 @@ impl VkScorer {
             hfilt,
             vfilt,
             terms,
+            partials,
+            range,
             set: vk::DescriptorSet::null(),
             cmd: vk::CommandBuffer::null(),
             transfer_cmd: None,
@@ -226,6 +252,7 @@ impl VkScorer {
             reduction: None,
         };
         let more = (|| -> Result<()> {
+            clear_range(&mut slot.range)?;
             slot.set = pipeline::allocate_set(
                 gpu,
                 self.descriptor_pool,
@@ -237,6 +264,8 @@ impl VkScorer {
                     slot.hfilt.raw,
                     slot.vfilt.raw,
                     slot.terms.raw,
+                    slot.partials.raw,
+                    slot.range.raw,
                 ],
                 &format!("vkssim slot {i} set"),
             )?;

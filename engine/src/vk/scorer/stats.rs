@@ -1,5 +1,6 @@
 //! Where time went: the slots' GPU timestamps (per-pass times, busy time and
-//! span) and the submitting thread's waits, as [`HostStats`]; and
+//! span, [`VkScorer::take_mean_pass_ns`]) and the submitting thread's waits,
+//! as [`HostStats`]; and
 //! [`VkScorer::memory_path`], the upload and read-back path in words.
 
 use ash::vk;
@@ -43,11 +44,54 @@ impl HostStats {
     }
 }
 
+/// GPU time per pass from the slots' timestamps: the last frame's, and sums
+/// over the frames since the last [`PassClock::take_mean`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct PassClock {
+    last: Option<[f64; PASSES.len()]>,
+    sum: [f64; PASSES.len()],
+    frames: u64,
+}
+
+impl PassClock {
+    fn add(&mut self, ns: [f64; PASSES.len()]) {
+        self.last = Some(ns);
+        for (s, t) in self.sum.iter_mut().zip(ns) {
+            *s += t;
+        }
+        self.frames += 1;
+    }
+
+    /// The mean of each pass over the frames since the last call, and
+    /// restarts the sums.
+    fn take_mean(&mut self) -> Option<Vec<(&'static str, f64)>> {
+        let frames = std::mem::take(&mut self.frames);
+        let sum = std::mem::take(&mut self.sum);
+        (frames > 0).then(|| {
+            PASSES
+                .iter()
+                .zip(sum)
+                .map(|(&name, s)| (name, s / frames as f64))
+                .collect()
+        })
+    }
+}
+
 impl VkScorer {
-    /// GPU time of each pass (`decimate`, `hfilter`, `vfilter`, `terms`) of the
-    /// last frame scored, in nanoseconds, when the queue has timestamps.
-    pub fn last_pass_ns(&self) -> Option<[f64; PASSES.len()]> {
-        self.last_pass_ns
+    /// GPU time of each pass of the last frame scored, by pass name (in
+    /// dispatch order), in nanoseconds, when the queue has timestamps.
+    pub fn last_pass_ns(&self) -> Option<Vec<(&'static str, f64)>> {
+        let ns = self.pass_clock.last?;
+        Some(PASSES.iter().copied().zip(ns).collect())
+    }
+
+    /// The mean GPU time of each pass per frame (name, nanoseconds) over the
+    /// frames scored since the last call (or since creation), when the queue
+    /// has timestamps; restarts the count. The times are from the timestamps
+    /// around each dispatch: with frames in flight, a pass of one frame may
+    /// overlap another frame's passes.
+    pub fn take_mean_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
+        self.pass_clock.take_mean()
     }
 
     pub(super) fn read_timestamps(&mut self, i: usize) {
@@ -73,7 +117,7 @@ impl VkScorer {
         for k in 0..PASSES.len() {
             ns[k] = ticks[k + 1].wrapping_sub(ticks[k]) as f64 * period;
         }
-        self.last_pass_ns = Some(ns);
+        self.pass_clock.add(ns);
         let (first, last) = (ticks[0], ticks[PASSES.len()]);
         let st = &mut self.stats;
         st.gpu_busy_ns += last.wrapping_sub(first) as f64 * period;
@@ -81,14 +125,14 @@ impl VkScorer {
         st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
         st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
         st.tick_ns = period;
-        tracing::debug!(
-            frame = self.slots[i].frame,
-            decimate_us = ns[0] / 1e3,
-            hfilter_us = ns[1] / 1e3,
-            vfilter_us = ns[2] / 1e3,
-            terms_us = ns[3] / 1e3,
-            "GPU pass times"
-        );
+        for (pass, t) in PASSES.iter().zip(ns) {
+            tracing::debug!(
+                frame = self.slots[i].frame,
+                pass,
+                gpu_us = t / 1e3,
+                "GPU pass time"
+            );
+        }
     }
 
     /// Where time went since the last [`VkScorer::reset_stats`].
@@ -127,10 +171,11 @@ impl VkScorer {
             parts.join(" ")
         };
         let terms = format!(
-            "; terms read back from {} memory{}",
+            "; terms stay in {} memory, partial sums read back from {} memory (terms copied back only for a frame they do not settle{})",
             describe(slot.terms.memory_properties()),
+            describe(slot.partials.memory_properties()),
             if self.copy_terms {
-                " (copied out before summing)"
+                ", then copied out before summing"
             } else {
                 ""
             }

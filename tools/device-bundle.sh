@@ -30,13 +30,7 @@ cp "$(tools/build-vmaf-release.sh)" "$x/bin/vmaf"
 strip "$x"/bin/*
 command -v zstd >/dev/null || apt-get install -y -q zstd >/dev/null
 cp "$(command -v zstd)" "$x/bin/zstd"
-# Shared libraries the binaries need that the GPU machine may lack.
-for lib in $(ldd "$x"/bin/* 2>/dev/null | awk '/=> \//{print $3}' | sort -u); do
-  case "$(basename "$lib")" in
-    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*|libstdc++.so*|ld-linux*|libvulkan.so*) ;;
-    *) cp -L "$lib" "$x/lib/" ;;
-  esac
-done
+bash tools/copy-libs.sh "$x/lib" "$x"/bin/*
 # libvmaf.so.1 (the parity oracle) is linked from libvmaf-sys' build folder.
 vmaf_so=$(ls -t target/release/build/libvmaf-sys-*/out/build/src/libvmaf.so.1 | head -n 1)
 cp -L "$vmaf_so" "$x/lib/libvmaf.so.1"

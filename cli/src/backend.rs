@@ -147,7 +147,7 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
 
 /// The engine options `args` (and the environment) ask for, on device
 /// `device_index` (`None`: the best).
-fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
+pub(crate) fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
     VkOptions {
         device_index,
         upload: match args.upload {
@@ -261,6 +261,7 @@ mod tests {
             shader_float64: true,
             memory_model: vkssim::vk::MemoryModel::Unified,
             queue_families: Vec::new(),
+            video_decode_h264: String::new(),
             default_choice,
             path: String::new(),
         }

@@ -5,6 +5,7 @@
 
 mod files;
 mod paths;
+mod video;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -34,6 +35,9 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
         bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute; use --feature float_ssim=enable_db=true:clip_db=true for its SSIM part");
     }
     let options = parse_features(&args.feature)?;
+    if video::is_h264(&args.reference) || video::is_h264(&args.distorted) {
+        return video::run(args, options, trace);
+    }
     if args.reference == Path::new("-") && args.distorted == Path::new("-") {
         bail!("the reference and the distorted input cannot both be standard input (-)");
     }
@@ -110,25 +114,40 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     );
     progress.finish();
 
+    let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
+    let size = (rf.width, rf.height);
+    write_scores(args, &options, size, fps, &outcome.frames, outcome.error)
+}
+
+/// Writes the scores of a run (`-o`'s file in the format asked for, or the
+/// summary) and gives the exit status; with `error`, the frames scored before
+/// it are kept as the module docs say and the error is returned.
+fn write_scores(
+    args: &ScoreArgs,
+    options: &SsimOptions,
+    (width, height): (u32, u32),
+    fps: f64,
+    frames: &[(u64, FrameScore)],
+    error: Option<anyhow::Error>,
+) -> Result<ExitCode> {
     let report = Report {
         version: VERSION.to_string(),
-        width: rf.width,
-        height: rf.height,
-        fps: outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9),
+        width,
+        height,
+        fps,
         subsample: args.subsample,
-        metrics: metric_names(&options),
-        frames: outcome
-            .frames
+        metrics: metric_names(options),
+        frames: frames
             .iter()
             .map(|(index, score)| ScoredFrame {
                 index: *index,
-                values: metric_values(score, &options),
+                values: metric_values(score, options),
             })
             .collect(),
         precision: args.precision,
     };
     let scored = report.frames.len();
-    match (&args.output, outcome.error) {
+    match (&args.output, error) {
         (Some(path), error) => {
             files::write_output(path, &report.render(args.format()), scored, error)
         }

@@ -174,6 +174,16 @@ pub enum Error {
         /// What went wrong on it.
         source: Box<Error>,
     },
+    /// A video decoder (Vulkan Video H.264) refused or failed on a stream.
+    #[error("{path}: frame {frame}: H.264 decoding failed: {reason}")]
+    VideoDecode {
+        /// The stream.
+        path: PathBuf,
+        /// Frames of the stream decoded (in display order) before the failure.
+        frame: u64,
+        /// The decoder's message.
+        reason: String,
+    },
     /// Something failed that is a bug in vkssim, not bad input (e.g. a scoring
     /// worker thread panicked); the message says where.
     #[error("internal error (a bug in vkssim): {0}")]

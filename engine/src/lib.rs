@@ -18,6 +18,8 @@ pub mod options;
 pub mod pool;
 pub mod scorer;
 pub mod softfloat;
+#[cfg(feature = "vulkan-video")]
+pub mod video;
 pub mod vk;
 
 pub use error::{Error, Result};

@@ -82,7 +82,21 @@ pub unsafe fn instance(
     if !validation {
         return Ok((entry, instance, None, version));
     }
-    let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+    let m = collect_messages(&entry, &instance)?;
+    Ok((entry, instance, Some(m), version))
+}
+
+/// A debug-utils messenger on `instance` (created with `VK_EXT_debug_utils`)
+/// collecting every warning and error into [`messages`].
+///
+/// # Safety
+/// `instance` must be a live instance of `entry` with `VK_EXT_debug_utils`
+/// enabled; the messenger must be destroyed before it.
+pub unsafe fn collect_messages(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+) -> Result<Messenger, vk::Result> {
+    let du = ash::ext::debug_utils::Instance::new(entry, instance);
     let m = du.create_debug_utils_messenger(
         &vk::DebugUtilsMessengerCreateInfoEXT::default()
             .message_severity(
@@ -97,7 +111,7 @@ pub unsafe fn instance(
             .pfn_user_callback(Some(on_message)),
         None,
     )?;
-    Ok((entry, instance, Some((du, m)), version))
+    Ok((du, m))
 }
 
 /// The host's Vulkan objects.

@@ -68,6 +68,9 @@ pub struct DeviceReport {
     pub memory_model: MemoryModel,
     /// Queue families.
     pub queue_families: Vec<QueueFamilyReport>,
+    /// Whether Vulkan Video decodes H.264 on it (`yes, queue family F (N
+    /// queues)` or `no (what is missing)`).
+    pub video_decode_h264: String,
     /// Whether vkssim would pick this device without `--device`.
     pub default_choice: bool,
     /// What vkssim would do on this device (arithmetic path and upload), or why
@@ -105,6 +108,11 @@ impl fmt::Display for DeviceReport {
                 q.index, q.capabilities, q.count, q.timestamp_valid_bits
             )?;
         }
+        writeln!(
+            f,
+            "    Vulkan Video H.264 decode: {}",
+            self.video_decode_h264
+        )?;
         write!(f, "    vkssim path: {}", self.path)
     }
 }
@@ -424,6 +432,7 @@ pub fn list_devices(validation: bool) -> Result<Vec<DeviceReport>> {
                         timestamp_valid_bits: f.timestamp_valid_bits,
                     })
                     .collect(),
+                video_decode_h264: super::video_caps::h264_decode(&instance.raw, d.raw),
                 default_choice: default == Some(d.index),
                 path,
             }

@@ -47,6 +47,7 @@ pub mod reduce;
 pub mod scorer;
 pub mod selftest;
 pub mod shaders;
+mod video_caps;
 pub mod workers;
 
 pub use context::Gpu;

@@ -1,0 +1,79 @@
+//! `.h264`/`.264` inputs (H.264 Annex B) on `vkssim score`: decoded on the GPU
+//! by Vulkan Video only when vkssim is built with the `vulkan-video` feature
+//! and a device decodes H.264; otherwise a clear error that says what is
+//! missing, status 1, never a panic. Mixed inputs and the flags that need
+//! decoded frames are refused before any decoding.
+
+mod common;
+
+use common::{assert_fails, run, s};
+
+/// Two files named like H.264 streams (their bytes are not looked at before
+/// the decoder is found).
+fn streams(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (r, d) = (dir.join("ref.h264"), dir.join("dist.264"));
+    std::fs::write(&r, [0, 0, 0, 1, 0x67]).unwrap();
+    std::fs::write(&d, [0, 0, 0, 1, 0x67]).unwrap();
+    (r, d)
+}
+
+#[test]
+fn h264_inputs_say_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = streams(dir.path());
+    let o = run(&["score", "-r", s(&r), "-d", s(&d)], None);
+    #[cfg(not(feature = "vulkan-video"))]
+    assert_fails(
+        &o,
+        &[
+            "ref.h264",
+            "H.264 Annex B input needs vkssim built with the vulkan-video feature",
+            "Vulkan Video H.264 decode",
+            "ffmpeg -i IN.h264 -f yuv4mpegpipe",
+        ],
+    );
+    // Built with the feature: without a decoding device (lavapipe, CI) the
+    // error says so; on one, these 5 bytes are no stream and the error names
+    // the file.
+    #[cfg(feature = "vulkan-video")]
+    {
+        let e = common::stderr(&o);
+        let no_device = e.contains("no Vulkan Video H.264 decode device");
+        let names_file = e.contains("ref.h264") || e.contains("dist.264");
+        assert!(no_device || names_file, "{e}");
+        assert_fails(&o, &["vkssim: error:"]);
+    }
+}
+
+#[test]
+fn h264_with_another_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, _) = streams(dir.path());
+    let y4m = dir.path().join("dist.y4m");
+    std::fs::write(&y4m, b"YUV4MPEG2 W32 H32 F25:1 C420\n").unwrap();
+    let o = run(&["score", "-r", s(&r), "-d", s(&y4m)], None);
+    assert_fails(
+        &o,
+        &[
+            "dist.y4m",
+            "is not an H.264 Annex B stream",
+            "give both as .h264",
+        ],
+    );
+}
+
+#[test]
+fn h264_with_flags_for_decoded_frames_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = streams(dir.path());
+    for (flags, named) in [
+        (&["--backend", "cpu"][..], "--backend cpu"),
+        (&["--frame_skip_ref", "2"][..], "--frame_skip_ref"),
+        (&["-w", "64", "-h", "64"][..], "-w/--width"),
+    ] {
+        let mut args = vec!["score", "-r", s(&r), "-d", s(&d)];
+        args.extend_from_slice(flags);
+        let o = run(&args, None);
+        assert_fails(&o, &[named, "does not apply to H.264 inputs"]);
+    }
+}

@@ -1,0 +1,307 @@
+//! The pairing loop: frames of the two decoded streams taken in display
+//! order, checked for matching size, handed to a device-frames
+//! [`crate::api::Scorer`] as NV12 image planes, and each score passed on as
+//! soon as it is back; each pair's textures are kept until its score is.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+
+use super::decode::{Decoded, Stream};
+use super::VideoDevice;
+use crate::api::{ImagePlane, Scorer, ScorerDesc};
+use crate::{Error, FrameScore, Result, SsimOptions};
+
+/// The two Annex B streams of a run and how to score them.
+///
+/// ```no_run
+/// use std::path::Path;
+/// let pair = vkssim::video::StreamPair::new(Path::new("ref.h264"), Path::new("dist.h264"));
+/// # let _ = pair;
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone)]
+pub struct StreamPair<'a> {
+    /// The reference stream.
+    pub reference: &'a Path,
+    /// The distorted stream.
+    pub distorted: &'a Path,
+    /// The metric's options.
+    pub ssim: SsimOptions,
+    /// Pairs scored at most (0: all).
+    pub max_frames: u64,
+    /// Decoded frames each stream may have waiting.
+    pub decode_ahead: usize,
+    /// Streams of different lengths: score the common frames and stop at the
+    /// shorter one's end (otherwise [`Error::LengthMismatch`]).
+    pub allow_length_mismatch: bool,
+}
+
+impl<'a> StreamPair<'a> {
+    /// `reference` against `distorted` with default options, every frame.
+    ///
+    /// ```no_run
+    /// # use std::path::Path;
+    /// let mut pair = vkssim::video::StreamPair::new(Path::new("a.264"), Path::new("b.264"));
+    /// pair.max_frames = 100;
+    /// # let _ = pair;
+    /// ```
+    pub fn new(reference: &'a Path, distorted: &'a Path) -> Self {
+        Self {
+            reference,
+            distorted,
+            ssim: SsimOptions::default(),
+            max_frames: 0,
+            decode_ahead: 4,
+            allow_length_mismatch: false,
+        }
+    }
+}
+
+/// What a run did.
+///
+/// ```no_run
+/// # let run: vkssim::video::VideoRun = unimplemented!();
+/// println!("{} frames at {}x{}", run.frames, run.width, run.height);
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VideoRun {
+    /// Pairs scored.
+    pub frames: u64,
+    /// Luma width.
+    pub width: u32,
+    /// Luma height.
+    pub height: u32,
+    /// From the start of decoding to the last score.
+    pub elapsed: Duration,
+}
+
+/// One scored pair, as [`VideoDevice::score_streams`] passes it on.
+///
+/// ```no_run
+/// # let f: vkssim::video::VideoFrame = unimplemented!();
+/// println!("frame {} ({}x{}): {}", f.index, f.width, f.height, f.score.float_ssim());
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy)]
+pub struct VideoFrame {
+    /// Display-order index of the pair.
+    pub index: u64,
+    /// Luma width.
+    pub width: u32,
+    /// Luma height.
+    pub height: u32,
+    /// The score.
+    pub score: FrameScore,
+}
+
+/// The pairs of a run in flight: the scorer (made for the first pair's size)
+/// and each pair's textures, kept until its score is taken.
+struct Flight {
+    scorer: Option<Scorer>,
+    held: VecDeque<[Decoded; 2]>,
+    run: VideoRun,
+    scored: u64,
+}
+
+impl Flight {
+    /// Takes the oldest pair's score and passes it on.
+    fn take(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<()> {
+        let Some(s) = self.scorer.as_mut() else {
+            return Ok(());
+        };
+        let score = s
+            .wait()
+            .ok_or_else(|| Error::Internal("a submitted pair gave no result".into()))??;
+        self.held.pop_front();
+        on_score(VideoFrame {
+            index: self.scored,
+            width: self.run.width,
+            height: self.run.height,
+            score,
+        })?;
+        self.scored += 1;
+        Ok(())
+    }
+
+    /// Takes every pending score.
+    fn drain(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<()> {
+        while !self.held.is_empty() {
+            self.take(on_score)?;
+        }
+        Ok(())
+    }
+}
+
+impl VideoDevice {
+    /// Decodes `pair`'s two streams on the GPU and scores every frame pair in
+    /// display order, calling `on_score` as each score is back. When a later
+    /// frame fails, the pairs already submitted are still scored and passed
+    /// on before the error is returned.
+    ///
+    /// Errors: a file that cannot be read or is empty ([`Error::Io`],
+    /// [`Error::EmptyInput`]), a decoding failure naming the file and frame
+    /// ([`Error::VideoDecode`]), streams of different sizes
+    /// ([`Error::GeometryMismatch`]) or lengths ([`Error::LengthMismatch`],
+    /// after the common frames are scored), no frame ([`Error::NoFrames`]),
+    /// the scorer's errors, and `on_score`'s.
+    ///
+    /// ```no_run
+    /// use std::path::Path;
+    /// use vkssim::video::{StreamPair, VideoDevice};
+    /// let video = VideoDevice::open(&vkssim::vk::VkOptions::default())?;
+    /// let pair = StreamPair::new(Path::new("ref.h264"), Path::new("dist.h264"));
+    /// video.score_streams(&pair, |f| {
+    ///     println!("{}: {}", f.index, f.score.float_ssim());
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn score_streams(
+        &self,
+        pair: &StreamPair<'_>,
+        mut on_score: impl FnMut(VideoFrame) -> Result<()>,
+    ) -> Result<VideoRun> {
+        let start = Instant::now();
+        let depth = pair.decode_ahead;
+        let streams = [
+            Stream::start(self.device(), pair.reference, depth)?,
+            Stream::start(self.device(), pair.distorted, depth)?,
+        ];
+        let mut flight = Flight {
+            scorer: None,
+            held: VecDeque::new(),
+            run: VideoRun::default(),
+            scored: 0,
+        };
+        let result = self.pump(pair, &streams, &mut flight, &mut on_score);
+        // Scores of pairs already submitted are passed on, error or not.
+        let drained = flight.drain(&mut on_score);
+        result?;
+        drained?;
+        if flight.run.frames == 0 {
+            return Err(Error::NoFrames(format!(
+                "{} and {}",
+                pair.reference.display(),
+                pair.distorted.display()
+            )));
+        }
+        flight.run.elapsed = start.elapsed();
+        Ok(flight.run)
+    }
+
+    /// Submits pairs until a stream ends, `max_frames` or an error.
+    fn pump(
+        &self,
+        pair: &StreamPair<'_>,
+        streams: &[Stream; 2],
+        flight: &mut Flight,
+        on_score: &mut impl FnMut(VideoFrame) -> Result<()>,
+    ) -> Result<()> {
+        loop {
+            let run = &flight.run;
+            if pair.max_frames != 0 && run.frames == pair.max_frames {
+                return Ok(());
+            }
+            let (r, d) = match (next(&streams[0])?, next(&streams[1])?) {
+                (Some(r), Some(d)) => (r, d),
+                (None, None) => return Ok(()),
+                _ if pair.allow_length_mismatch => return Ok(()),
+                (r, _) => return Err(length_mismatch(streams, run.frames, r.is_some())),
+            };
+            let size = |t: &wgpu::Texture| (t.width(), t.height());
+            let (w, h) = size(&r.texture);
+            if size(&d.texture) != (w, h) {
+                return Err(Error::GeometryMismatch(format!(
+                    "frame {}: {} decodes to {w}x{h} but {} to {}x{}",
+                    run.frames,
+                    streams[0].path.display(),
+                    streams[1].path.display(),
+                    d.texture.width(),
+                    d.texture.height()
+                )));
+            }
+            if flight.scorer.is_none() {
+                let mut desc = ScorerDesc::new(w, h, 8);
+                desc.ssim = pair.ssim;
+                desc.device_frames = true;
+                flight.scorer = Some(self.engine().scorer(&desc)?);
+                (flight.run.width, flight.run.height) = (w, h);
+            } else if (w, h) != (run.width, run.height) {
+                return Err(Error::GeometryMismatch(format!(
+                    "frame {}: the streams change size from {}x{} to {w}x{h}",
+                    run.frames, run.width, run.height
+                )));
+            }
+            let depth = flight.scorer.as_ref().map_or(1, Scorer::queue_depth);
+            if flight.held.len() >= depth {
+                flight.take(on_score)?;
+            }
+            let planes = [raw_image(&r.texture)?, raw_image(&d.texture)?];
+            let nv12 = |image| {
+                ImagePlane::new(
+                    image,
+                    vk::Format::G8_B8R8_2PLANE_420_UNORM,
+                    vk::ImageLayout::GENERAL,
+                )
+            };
+            let Some(s) = flight.scorer.as_mut() else {
+                return Err(Error::Internal("scorer missing".into()));
+            };
+            // SAFETY: both images are complete NV12 frames of the engine's
+            // device in GENERAL layout, CONCURRENT with the engine's family
+            // (module docs of `super`), at least w x h, with TRANSFER_SRC
+            // usage; nothing writes them, and `held` keeps them alive until
+            // the pair's score is taken.
+            unsafe { s.submit_images(nv12(planes[0]), nv12(planes[1]), &[], &[]) }?;
+            flight.held.push_back([r, d]);
+            flight.run.frames += 1;
+        }
+    }
+}
+
+/// [`Error::LengthMismatch`] once one stream ended after `common` pairs:
+/// the longer one (the reference when `reference_longer`) is decoded to its
+/// end to count its frames.
+fn length_mismatch(streams: &[Stream; 2], common: u64, reference_longer: bool) -> Error {
+    let longer = &streams[if reference_longer { 0 } else { 1 }];
+    let mut rest = 1;
+    loop {
+        match next(longer) {
+            Ok(Some(_)) => rest += 1,
+            Ok(None) => break,
+            Err(e) => return e,
+        }
+    }
+    let (reference, distorted) = if reference_longer {
+        (common + rest, common)
+    } else {
+        (common, common + rest)
+    };
+    Error::LengthMismatch {
+        reference,
+        distorted,
+        common,
+    }
+}
+
+/// The next decoded frame of `stream`, `None` at its end.
+fn next(stream: &Stream) -> Result<Option<Decoded>> {
+    match stream.frames.recv() {
+        Ok(frame) => frame.map(Some),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The `VkImage` behind a decoded texture.
+fn raw_image(texture: &wgpu::Texture) -> Result<vk::Image> {
+    // SAFETY: gpu-video's textures are Vulkan ones; the handle is only used
+    // while the texture lives.
+    let hal = unsafe { texture.as_hal::<wgpu::hal::api::Vulkan>() }
+        .ok_or_else(|| Error::Internal("a decoded texture is not a Vulkan one".into()))?;
+    // SAFETY: as above.
+    Ok(unsafe { hal.raw_handle() })
+}

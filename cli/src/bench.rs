@@ -401,8 +401,6 @@ fn is_y4m(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("y4m"))
 }
 
-/// Times the Vulkan engine through the fast feed: a warm-up run of N pairs, then
-/// `repeat` times t(N) and t(2).
 /// Times `scorer` on the first `n` pairs of `input` through the scoring
 /// pipeline (`repeat` times t(N) and t(2), after a warm-up run).
 fn time(

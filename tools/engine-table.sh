@@ -9,7 +9,8 @@
 #   - a raw 4K stream from `cat` on standard input (same formula);
 #   - 4K with scale=1: wall time of a one-frame run (the first frame);
 #   - start-up: wall time of `vkssim score` on 2 frames, 4K 8-bit.
-# Files are written by the first build's `bench --write-yuv` into $D.
+# Files are written by the first build's `bench --write-yuv` into $D, $N
+# frames each (NK8, NH8, NK10 set one size's count).
 # Output: one `name metric value` line per figure on stdout (and $OUT/table.txt).
 #
 #   BUILDS="before=.gl-before after=.gl-extra/bin" bash tools/engine-table.sh
@@ -20,8 +21,14 @@ out=${OUT:-.}
 mkdir -p "$D"
 first=${BUILDS%% *}
 X0=${first#*=}
+# Frames per file (and scored per run) for each size: enough that t(N) - t(2)
+# is far above the noise of two process starts.
+NK8=${NK8:-$N}
+NH8=${NH8:-$N}
+NK10=${NK10:-$N}
+frames_of() { case $1 in k8) echo "$NK8" ;; h8) echo "$NH8" ;; k10) echo "$NK10" ;; esac; }
 gen() { # prefix w h bits
-  [ -f "$D/$1_dist.yuv" ] || "$X0/vkssim" bench --write-yuv "$D/$1" --frames "$N" -w "$2" -h "$3" -b "$4" >/dev/null 2>&1
+  [ -f "$D/$1_dist.yuv" ] || "$X0/vkssim" bench --write-yuv "$D/$1" --frames "$(frames_of "$1")" -w "$2" -h "$3" -b "$4" >/dev/null 2>&1
 }
 gen k8 3840 2160 8
 gen h8 1920 1080 8
@@ -46,21 +53,27 @@ for b in $BUILDS; do
   row "$name" device_resident_4k "$(printf '%s' "$dr" | grep -o "\"pairs_per_s\":[0-9.]*")"
   for c in k8 h8 k10; do
     g=$(geom $c)
+    n=$(frames_of $c)
     # shellcheck disable=SC2086
-    tn=$(best "$X/vkssim" score -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt "$N" -o /dev/null --json)
+    tn=$(best "$X/vkssim" score -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt "$n" -o /dev/null --json)
     # shellcheck disable=SC2086
     t2=$(best "$X/vkssim" score -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt 2 -o /dev/null --json)
-    row "$name" "files_fps_$c" "$(fps "$N" "$tn" "$t2") (t$N=$tn t2=$t2)"
+    row "$name" "files_fps_$c" "$(fps "$n" "$tn" "$t2") (t$n=$tn t2=$t2)"
   done
   g=$(geom k8)
+  n=$NK8
   # shellcheck disable=SC2086
-  tn=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -r '$D/k8_ref.yuv' -d - $g --frame_cnt $N -o /dev/null --json")
+  tn=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -r '$D/k8_ref.yuv' -d - $g --frame_cnt $n -o /dev/null --json")
   # shellcheck disable=SC2086
   t2=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -r '$D/k8_ref.yuv' -d - $g --frame_cnt 2 -o /dev/null --json")
-  row "$name" stdin_fps_k8 "$(fps "$N" "$tn" "$t2") (t$N=$tn t2=$t2)"
+  row "$name" stdin_fps_k8 "$(fps "$n" "$tn" "$t2") (t$n=$tn t2=$t2)"
   # shellcheck disable=SC2086
   row "$name" scale1_first_frame_s_k8 "$(best "$X/vkssim" score -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 1 --feature float_ssim=scale=1 -o /dev/null --json)"
   # shellcheck disable=SC2086
   row "$name" default_first_frame_s_k8 "$(best "$X/vkssim" score -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 1 -o /dev/null --json)"
   row "$name" startup_t2_s_k8 "$t2"
+  # Where start-up goes: the loader and instance alone, and a CPU-twin run.
+  row "$name" devices_s "$(best "$X/vkssim" devices)"
+  # shellcheck disable=SC2086
+  row "$name" cpu_t2_s_k8 "$(best "$X/vkssim" score -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 2 --backend cpu -o /dev/null --json)"
 done

@@ -1,0 +1,233 @@
+//! `vkssim score` with several `-d` (a ladder): each input's output is
+//! byte-identical, apart from the fps figure, to what the single-pair run
+//! writes (files and a pipe, different lengths, a wrong geometry, a length
+//! error mid-run), and the output rules (patterns, --output-dir, never an
+//! input overwritten) hold for each output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use common::{assert_fails, assert_ok, file, run_cmd, s, stderr, vkssim, y4m_clip};
+
+/// Runs `vkssim ARGS` with Vulkan validation on (synchronization included);
+/// any validation message fails the test.
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = vkssim();
+    cmd.args(args)
+        .env("VKSSIM_VALIDATION", "1")
+        .stdin(Stdio::null());
+    let o = run_cmd(&mut cmd, stdin);
+    let err = stderr(&o);
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
+    o
+}
+
+const W: u32 = 48;
+const H: u32 = 40;
+
+/// The text of an output with its fps figure blanked (the one line that
+/// depends on timing).
+fn without_fps(p: &Path) -> String {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    text.lines()
+        .map(|l| {
+            if l.contains("\"fps\"") || l.contains("fps=") {
+                "FPS"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+struct Clips {
+    dir: tempfile::TempDir,
+    reference: PathBuf,
+    /// As long as the reference.
+    full: PathBuf,
+    /// Four frames, given on standard input.
+    short: Vec<u8>,
+    /// Another width.
+    wide: PathBuf,
+}
+
+fn clips() -> Clips {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = file(dir.path(), "ref.y4m", &y4m_clip(W, H, 6, 1));
+    let full = file(dir.path(), "full.y4m", &y4m_clip(W, H, 6, 40));
+    let short = y4m_clip(W, H, 4, 70);
+    let wide = file(dir.path(), "wide.y4m", &y4m_clip(W + 16, H, 6, 9));
+    Clips {
+        dir,
+        reference,
+        full,
+        short,
+        wide,
+    }
+}
+
+/// The single-pair run of `dist` (`-` with `stdin`), writing `out`.
+fn single(c: &Clips, dist: &str, stdin: Option<&[u8]>, out: &Path, extra: &[&str]) -> bool {
+    let mut args = vec!["score", "-r", s(&c.reference), "-d", dist, "-o", s(out)];
+    args.extend_from_slice(extra);
+    run(&args, stdin).status.success()
+}
+
+#[test]
+fn each_output_equals_the_single_run() {
+    let c = clips();
+    let d = c.dir.path();
+    let pattern = d.join("ladder_{index}.json");
+    let extra = ["--json", "--allow-length-mismatch", "--precision", "max"];
+    let mut args = vec![
+        "score",
+        "-r",
+        s(&c.reference),
+        "-d",
+        s(&c.full),
+        "-d",
+        "-",
+        "-d",
+        s(&c.wide),
+        "-o",
+        s(&pattern),
+    ];
+    args.extend_from_slice(&extra);
+    let o = run(&args, Some(&c.short));
+    // The wrong geometry fails alone (status 1); the others are scored.
+    assert_fails(&o, &["differ", s(&c.wide)]);
+    assert_eq!(o.status.code(), Some(1));
+
+    let one = d.join("single_full.json");
+    assert!(single(&c, s(&c.full), None, &one, &extra));
+    assert_eq!(without_fps(&d.join("ladder_0.json")), without_fps(&one));
+    let one = d.join("single_pipe.json");
+    assert!(single(&c, "-", Some(&c.short), &one, &extra));
+    let piped = without_fps(&d.join("ladder_1.json"));
+    assert_eq!(piped, without_fps(&one));
+    assert!(piped.matches("\"frameNum\"").count() == 4, "{piped}");
+    // As the single run: a geometry error writes nothing.
+    let one = d.join("single_wide.json");
+    assert!(!single(&c, s(&c.wide), None, &one, &extra));
+    assert!(!one.exists());
+    assert!(!d.join("ladder_2.json").exists());
+    assert!(!d.join("ladder_2.json.partial").exists());
+}
+
+#[test]
+fn a_length_error_mid_run_leaves_that_input_partial() {
+    let c = clips();
+    let d = c.dir.path();
+    let out = d.join("out");
+    std::fs::create_dir(&out).unwrap();
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&c.reference),
+            "-d",
+            s(&c.full),
+            "-d",
+            "-",
+            "--output-dir",
+            s(&out),
+            "--xml",
+        ],
+        Some(&c.short),
+    );
+    assert_fails(&o, &["reference has 6 frames but distorted has 4"]);
+    assert_eq!(o.status.code(), Some(1));
+    let one = d.join("single_full.xml");
+    assert!(single(&c, s(&c.full), None, &one, &["--xml"]));
+    assert_eq!(without_fps(&out.join("full.xml")), without_fps(&one));
+    // The pipe's input is `stdin`; its single run fails the same way.
+    assert!(!out.join("stdin.xml").exists());
+    let one = d.join("single_pipe.xml");
+    assert!(!single(&c, "-", Some(&c.short), &one, &["--xml"]));
+    let partial = |p: &Path| {
+        let mut s = p.as_os_str().to_owned();
+        s.push(".partial");
+        PathBuf::from(s)
+    };
+    assert_eq!(
+        without_fps(&partial(&out.join("stdin.xml"))),
+        without_fps(&partial(&one))
+    );
+}
+
+#[test]
+fn summaries_name_each_input() {
+    let c = clips();
+    let other = file(c.dir.path(), "other.y4m", &y4m_clip(W, H, 6, 90));
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&c.reference),
+            "-d",
+            s(&c.full),
+            "-d",
+            s(&other),
+        ],
+        None,
+    );
+    assert_ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let single = |d: &Path| {
+        let o = run(&["score", "-r", s(&c.reference), "-d", s(d)], None);
+        assert_ok(&o);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let expected = format!(
+        "{}:\n{}{}:\n{}",
+        c.full.display(),
+        single(&c.full),
+        other.display(),
+        single(&other)
+    );
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn outputs_are_refused_before_any_work() {
+    let c = clips();
+    let d = c.dir.path();
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let twin = file(&sub, "full.y4m", &y4m_clip(W, H, 6, 3));
+    let out = d.join("out");
+    std::fs::create_dir(&out).unwrap();
+    let base = ["score", "-r", s(&c.reference), "-d", s(&c.full)];
+
+    // One -o for several inputs needs a pattern.
+    let one = d.join("one.xml");
+    let mut args = base.to_vec();
+    args.extend(["-d", s(&twin), "-o", s(&one)]);
+    assert_fails(&run(&args, None), &["{name}", "{index}"]);
+    assert!(!one.exists());
+
+    // Two inputs with one stem would write one file: both are named.
+    let mut args = base.to_vec();
+    args.extend(["-d", s(&twin), "--output-dir", s(&out)]);
+    assert_fails(&run(&args, None), &[s(&c.full), s(&twin)]);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+
+    // A pattern that names an input is refused: the input is left as it was.
+    let before = std::fs::read(&c.full).unwrap();
+    let pattern = d.join("{name}.y4m");
+    let mut args = base.to_vec();
+    args.extend(["-o", s(&pattern)]);
+    let o = run(&args, None);
+    assert_fails(&o, &["same file", s(&c.full)]);
+    assert_eq!(std::fs::read(&c.full).unwrap(), before);
+
+    // Standard input as two inputs.
+    let mut args = base.to_vec();
+    args.extend(["-d", "-", "-d", "-"]);
+    let o = run(&args, Some(&c.short));
+    assert_fails(&o, &["standard input"]);
+    assert!(stderr(&o).contains("only one"), "{}", stderr(&o));
+}

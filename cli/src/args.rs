@@ -315,6 +315,11 @@ pub struct BenchArgs {
     /// Print the result as JSON.
     #[arg(long = "json")]
     pub json: bool,
+    /// Time a ladder: one reference against K distorted inputs (the generated
+    /// distorted frame, or the -d file, K times), the reference read once,
+    /// against K separate single-pair runs at once.
+    #[arg(long = "ladder", value_name = "K", value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub ladder: Option<u64>,
     /// Timed repetitions of each run; the median is reported.
     #[arg(long = "repeat", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,

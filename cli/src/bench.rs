@@ -26,6 +26,8 @@ use crate::feature::parse_features;
 use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
 use crate::stdio;
 
+mod ladder;
+
 /// The frames a bench scores.
 enum Input {
     /// The generated pair, in memory.
@@ -87,6 +89,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     if let Some(prefix) = &args.write_yuv {
         return write_yuv(args, prefix);
+    }
+    if let Some(k) = args.ladder {
+        return ladder::run(args, k as usize);
     }
     let input = open(args)?;
     let (width, height, bit_depth, input_name) = match &input {

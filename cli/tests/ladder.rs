@@ -11,11 +11,12 @@ use std::process::{Output, Stdio};
 
 use common::{assert_fails, assert_ok, file, run_cmd, s, stderr, vkssim, y4m_clip};
 
-/// Runs `vkssim ARGS` with Vulkan validation on (synchronization included);
-/// any validation message fails the test.
+/// Runs `vkssim ARGS` on the Vulkan backend with validation on
+/// (synchronization included); any validation message fails the test.
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = vkssim();
     cmd.args(args)
+        .args(["--backend", "vulkan"])
         .env("VKSSIM_VALIDATION", "1")
         .stdin(Stdio::null());
     let o = run_cmd(&mut cmd, stdin);
@@ -230,4 +231,68 @@ fn outputs_are_refused_before_any_work() {
     let o = run(&args, Some(&c.short));
     assert_fails(&o, &["standard input"]);
     assert!(stderr(&o).contains("only one"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_piped_reference_with_skips_and_subsampling() {
+    let c = clips();
+    let d = c.dir.path();
+    let reference = y4m_clip(W, H, 6, 1);
+    let other = file(d, "other.y4m", &y4m_clip(W, H, 5, 90));
+    let extra = [
+        "--csv",
+        "--frame_skip_ref",
+        "1",
+        "--frame_skip_dist",
+        "1",
+        "--subsample",
+        "2",
+        "--frame_cnt",
+        "4",
+        "--allow-length-mismatch",
+        "--precision",
+        "max",
+    ];
+    let pattern = d.join("{name}.csv");
+    let mut args = vec![
+        "score",
+        "-r",
+        "-",
+        "-d",
+        s(&c.full),
+        "-d",
+        s(&other),
+        "-o",
+        s(&pattern),
+    ];
+    args.extend_from_slice(&extra);
+    assert_ok(&run(&args, Some(&reference)));
+    for (dist, name) in [(&c.full, "full"), (&other, "other")] {
+        let one = d.join(format!("single_{name}.csv"));
+        let mut args = vec!["score", "-r", "-", "-d", s(dist), "-o", s(&one)];
+        args.extend_from_slice(&extra);
+        assert_ok(&run(&args, Some(&reference)));
+        let ladder = without_fps(&d.join(format!("{name}.csv")));
+        assert_eq!(ladder, without_fps(&one));
+        assert!(ladder.lines().count() >= 2, "{ladder}");
+    }
+}
+
+#[test]
+fn the_ladder_bench_scores_as_the_separate_runs() {
+    // The bench fails when the ladder and the separate runs disagree on a
+    // score; its timings are reported, not checked.
+    for extra in [&[][..], &["--json"][..]] {
+        let mut args = vec![
+            "bench", "--ladder", "3", "-w", "64", "-h", "48", "--frames", "5", "--repeat", "1",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args, None);
+        assert_ok(&o);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            out.contains("distorted_frames_per_second") || out.contains("ladder / separate"),
+            "{out}"
+        );
+    }
 }

@@ -50,7 +50,7 @@ enum Kind<'a> {
     /// One plane, the same at every position.
     Memory(&'a [u8]),
     /// A reference shared by the lanes of a ladder, as lane `lane` sees it.
-    Tee { tee: &'a Tee, lane: usize },
+    Tee { tee: &'a Tee<'a>, lane: usize },
 }
 
 /// One input (see the module documentation).
@@ -118,7 +118,7 @@ impl<'a> Input<'a> {
 
     /// `tee`'s reference as lane `lane` of a ladder sees it (the same
     /// positions, ends and errors as the reference on its own).
-    pub fn tee(tee: &'a Tee, lane: usize) -> Self {
+    pub fn tee(tee: &'a Tee<'a>, lane: usize) -> Self {
         let inner = tee.inner();
         Self {
             role: inner.role,

@@ -117,7 +117,10 @@ pub fn prime_ladder(
         .map(|d| !(file(&*reference) && file(&**d)))
         .collect();
     if !primes.iter().any(|&p| p) {
-        return Ok((reference, distorted.into_iter().map(|d| Ok((d, sel))).collect()));
+        return Ok((
+            reference,
+            distorted.into_iter().map(|d| Ok((d, sel))).collect(),
+        ));
     }
     let (mut r, mut ds) = (reference, distorted);
     let (hr, hds) = thread::scope(|s| {

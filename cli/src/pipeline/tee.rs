@@ -54,8 +54,8 @@ enum Want {
 }
 
 /// See the module documentation.
-pub struct Tee {
-    inner: Input<'static>,
+pub struct Tee<'a> {
+    inner: Input<'a>,
     step: u64,
     window: usize,
     plane_len: usize,
@@ -63,11 +63,11 @@ pub struct Tee {
     changed: Condvar,
 }
 
-impl Tee {
+impl<'a> Tee<'a> {
     /// `reference` shared by `lanes` runs whose selection scores every
     /// `step`-th position; at most `window` planes of `plane_len` bytes kept.
     pub fn new(
-        reference: Input<'static>,
+        reference: Input<'a>,
         lanes: usize,
         step: u64,
         window: usize,
@@ -93,7 +93,7 @@ impl Tee {
     }
 
     /// The shared reference.
-    pub fn inner(&self) -> &Input<'static> {
+    pub fn inner(&self) -> &Input<'a> {
         &self.inner
     }
 
@@ -209,12 +209,16 @@ impl Tee {
             self.changed.notify_all();
         }
     }
-
 }
 
 /// What the tee can tell lane `lane` now about `want`, if anything.
 fn answer(s: &mut State, lane: usize, want: Want, dst: Option<&mut [u8]>) -> Result<Option<Got>> {
-    let failed_at = |s: &State, p: u64| s.failed.as_ref().filter(|(at, _)| *at <= p).map(|(_, e)| copy_error(e));
+    let failed_at = |s: &State, p: u64| {
+        s.failed
+            .as_ref()
+            .filter(|(at, _)| *at <= p)
+            .map(|(_, e)| copy_error(e))
+    };
     match want {
         Want::Read(i) => {
             if let Some(entry) = s.cache.get_mut(&i) {

@@ -123,15 +123,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     };
     let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
     // Threads and frames in flight are sized per device (--device N,M / all).
-    let devices = match args.engine.backend {
-        Backend::Cpu => 1,
-        _ => backend::device_count(&args.engine),
-    };
-    let read_threads = if args.engine.read_threads == 0 {
-        pipeline::default_threads_for(devices)
-    } else {
-        args.engine.read_threads
-    };
+    let (devices, read_threads) = backend::read_threads(&args.engine);
     let mut engine_args = args.engine.clone();
     if engine_args.frames_in_flight == 0 {
         engine_args.frames_in_flight =

@@ -71,14 +71,7 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     // Reader threads fill the scorer's frame slots (crate::pipeline); regular
     // files, read by position on several threads, want more frames in flight.
     // Threads and frames in flight are sized per device (--device N,M / all).
-    let devices = match args.engine.backend {
-        crate::args::Backend::Cpu => 1,
-        _ => backend::device_count(&args.engine),
-    };
-    let read_threads = match args.engine.read_threads {
-        0 => pipeline::default_threads_for(devices),
-        n => n,
-    };
+    let (devices, read_threads) = backend::read_threads(&args.engine);
     let mut engine_args = args.engine.clone();
     let indexed = reference.frame_index().is_some() && distorted.frame_index().is_some();
     if engine_args.frames_in_flight == 0 && indexed {

@@ -70,6 +70,11 @@ fn clips() -> Clips {
     }
 }
 
+/// `score -r REF -d FULL`.
+fn base(c: &Clips) -> Vec<&str> {
+    vec!["score", "-r", s(&c.reference), "-d", s(&c.full)]
+}
+
 /// The single-pair run of `dist` (`-` with `stdin`), writing `out`.
 fn single(c: &Clips, dist: &str, stdin: Option<&[u8]>, out: &Path, extra: &[&str]) -> bool {
     let mut args = vec!["score", "-r", s(&c.reference), "-d", dist, "-o", s(out)];
@@ -83,19 +88,8 @@ fn each_output_equals_the_single_run() {
     let d = c.dir.path();
     let pattern = d.join("ladder_{index}.json");
     let extra = ["--json", "--allow-length-mismatch", "--precision", "max"];
-    let mut args = vec![
-        "score",
-        "-r",
-        s(&c.reference),
-        "-d",
-        s(&c.full),
-        "-d",
-        "-",
-        "-d",
-        s(&c.wide),
-        "-o",
-        s(&pattern),
-    ];
+    let mut args = base(&c);
+    args.extend(["-d", "-", "-d", s(&c.wide), "-o", s(&pattern)]);
     args.extend_from_slice(&extra);
     let o = run(&args, Some(&c.short));
     // The wrong geometry fails alone (status 1); the others are scored.
@@ -124,21 +118,9 @@ fn a_length_error_mid_run_leaves_that_input_partial() {
     let d = c.dir.path();
     let out = d.join("out");
     std::fs::create_dir(&out).unwrap();
-    let o = run(
-        &[
-            "score",
-            "-r",
-            s(&c.reference),
-            "-d",
-            s(&c.full),
-            "-d",
-            "-",
-            "--output-dir",
-            s(&out),
-            "--xml",
-        ],
-        Some(&c.short),
-    );
+    let mut args = base(&c);
+    args.extend(["-d", "-", "--output-dir", s(&out), "--xml"]);
+    let o = run(&args, Some(&c.short));
     assert_fails(&o, &["reference has 6 frames but distorted has 4"]);
     assert_eq!(o.status.code(), Some(1));
     let one = d.join("single_full.xml");
@@ -163,18 +145,9 @@ fn a_length_error_mid_run_leaves_that_input_partial() {
 fn summaries_name_each_input() {
     let c = clips();
     let other = file(c.dir.path(), "other.y4m", &y4m_clip(W, H, 6, 90));
-    let o = run(
-        &[
-            "score",
-            "-r",
-            s(&c.reference),
-            "-d",
-            s(&c.full),
-            "-d",
-            s(&other),
-        ],
-        None,
-    );
+    let mut args = base(&c);
+    args.extend(["-d", s(&other)]);
+    let o = run(&args, None);
     assert_ok(&o);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     let single = |d: &Path| {
@@ -201,7 +174,7 @@ fn outputs_are_refused_before_any_work() {
     let twin = file(&sub, "full.y4m", &y4m_clip(W, H, 6, 3));
     let out = d.join("out");
     std::fs::create_dir(&out).unwrap();
-    let base = ["score", "-r", s(&c.reference), "-d", s(&c.full)];
+    let base = base(&c);
 
     // One -o for several inputs needs a pattern.
     let one = d.join("one.xml");
@@ -294,5 +267,40 @@ fn the_ladder_bench_scores_as_the_separate_runs() {
             out.contains("distorted_frames_per_second") || out.contains("ladder / separate"),
             "{out}"
         );
+    }
+}
+
+#[test]
+fn many_frames_on_many_threads() {
+    // Enough frames and readers that the lanes run ahead of each other and
+    // the shared reference's window fills; each output still equals its run.
+    let c = clips();
+    let d = c.dir.path();
+    let reference = file(d, "long_ref.y4m", &y4m_clip(W, H, 60, 5));
+    let dists: Vec<PathBuf> = (0..4)
+        .map(|k| file(d, &format!("long_{k}.y4m"), &y4m_clip(W, H, 60, 20 + k)))
+        .collect();
+    let piped = y4m_clip(W, H, 60, 99);
+    let extra = ["--json", "--read-threads", "8", "--frames-in-flight", "3"];
+    let pattern = d.join("many_{index}.json");
+    let mut args = vec!["score", "-r", s(&reference), "-d", "-"];
+    for p in &dists {
+        args.extend(["-d", s(p)]);
+    }
+    args.extend(["-o", s(&pattern)]);
+    args.extend_from_slice(&extra);
+    assert_ok(&run(&args, Some(&piped)));
+    for (k, dist) in std::iter::once("-")
+        .chain(dists.iter().map(|p| s(p)))
+        .enumerate()
+    {
+        let one = d.join(format!("many_single_{k}.json"));
+        let mut args = vec!["score", "-r", s(&reference), "-d", dist, "-o", s(&one)];
+        args.extend_from_slice(&extra);
+        let stdin = (dist == "-").then_some(&piped[..]);
+        assert_ok(&run(&args, stdin));
+        let ladder = without_fps(&d.join(format!("many_{k}.json")));
+        assert_eq!(ladder, without_fps(&one), "input {k}");
+        assert_eq!(ladder.matches("\"frameNum\"").count(), 60);
     }
 }

@@ -13,7 +13,7 @@ use anyhow::{anyhow, Result};
 use vkssim::FrameScore;
 
 use super::{open, Input};
-use crate::args::{Backend, BenchArgs};
+use crate::args::BenchArgs;
 use crate::backend::{self, Engine};
 use crate::feature::parse_features;
 use crate::pipeline::{self, Input as PipelineInput, Selection, Tee};
@@ -31,16 +31,7 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         }
     };
     vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
-    let devices = match args.engine.backend {
-        Backend::Cpu => 1,
-        _ => backend::device_count(&args.engine),
-    };
-    let threads = match args.engine.read_threads {
-        0 => pipeline::default_threads_for(devices),
-        n => n,
-    }
-    .div_ceil(k)
-    .max(1);
+    let threads = backend::read_threads(&args.engine).1.div_ceil(k).max(1);
     let mut engine_args = args.engine.clone();
     if engine_args.frames_in_flight == 0 {
         engine_args.frames_in_flight = pipeline::frames_in_flight_for(threads);

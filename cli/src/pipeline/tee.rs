@@ -10,7 +10,7 @@
 //! errors. A lane leaves ([`Tee::leave`]) when its run ends, so that planes it
 //! will never ask for are not kept for it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
@@ -34,8 +34,10 @@ struct State {
     reached: u64,
     /// Jobs handed to the reference so far (it serves them in order).
     seq: u64,
-    /// A lane is reading the reference now.
-    busy: bool,
+    /// Positions being read now (one at a time from a stream).
+    pending: BTreeSet<u64>,
+    /// Reads of the reference going on (a reach counts).
+    busy: usize,
     /// Where the reference ended.
     end: Option<u64>,
     /// Where reading it failed, and how.
@@ -59,6 +61,9 @@ pub struct Tee<'a> {
     step: u64,
     window: usize,
     plane_len: usize,
+    /// Reads of the reference at once: 1 for a stream, more for a file read
+    /// by position.
+    readers: usize,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -74,16 +79,22 @@ impl<'a> Tee<'a> {
         plane_len: usize,
     ) -> Self {
         Self {
-            inner: reference,
             step: step.max(1),
             window: window.max(1),
             plane_len,
+            readers: if reference.is_stream() {
+                1
+            } else {
+                lanes.clamp(2, 8)
+            },
+            inner: reference,
             state: Mutex::new(State {
                 cache: BTreeMap::new(),
                 next: 0,
                 reached: 0,
                 seq: 0,
-                busy: false,
+                pending: BTreeSet::new(),
+                busy: 0,
                 end: None,
                 failed: None,
                 live: vec![true; lanes],
@@ -158,12 +169,16 @@ impl<'a> Tee<'a> {
             if stop.load(Ordering::Relaxed) {
                 return Ok(Got::Cancelled);
             }
-            let room = s.cache.len() < self.window;
             let read_next = match want {
                 Want::Read(i) => s.next <= i,
                 Want::Reach(end) => s.next < end,
             };
-            if s.busy || (read_next && !room) {
+            let can = if read_next {
+                s.busy < self.readers && s.cache.len() + s.busy < self.window
+            } else {
+                s.busy == 0
+            };
+            if !can {
                 s = self
                     .changed
                     .wait_timeout(s, Duration::from_millis(10))
@@ -171,16 +186,20 @@ impl<'a> Tee<'a> {
                     .unwrap_or_else(|p| p.into_inner().0);
                 continue;
             }
-            s.busy = true;
+            s.busy += 1;
             let (seq, p) = (s.seq, s.next);
             s.seq += 1;
+            if read_next {
+                s.next = p + self.step;
+                s.pending.insert(p);
+            }
             drop(s);
             let never = AtomicBool::new(false);
             if read_next {
                 let mut plane = vec![0u8; self.plane_len];
                 let got = self.inner.read(seq, p, &mut plane, &never);
                 s = self.lock();
-                s.next = p + self.step;
+                s.pending.remove(&p);
                 match got {
                     Ok(Got::Frame) => {
                         let owed = s.live.clone();
@@ -188,9 +207,13 @@ impl<'a> Tee<'a> {
                             s.cache.insert(p, Entry { plane, owed });
                         }
                     }
-                    Ok(Got::End(n)) => s.end = Some(n),
+                    Ok(Got::End(n)) => s.end = Some(s.end.map_or(n, |m| m.min(n))),
                     Ok(Got::Cancelled) => {}
-                    Err(e) => s.failed = Some((p, e)),
+                    Err(e) => {
+                        if !matches!(&s.failed, Some((at, _)) if *at <= p) {
+                            s.failed = Some((p, e));
+                        }
+                    }
                 }
             } else {
                 let Want::Reach(end) = want else {
@@ -205,7 +228,7 @@ impl<'a> Tee<'a> {
                     Err(e) => s.failed = Some((end.saturating_sub(1), e)),
                 }
             }
-            s.busy = false;
+            s.busy -= 1;
             self.changed.notify_all();
         }
     }
@@ -239,6 +262,9 @@ fn answer(s: &mut State, lane: usize, want: Want, dst: Option<&mut [u8]>) -> Res
             }
             if let Some(e) = failed_at(s, i) {
                 return Err(e);
+            }
+            if s.pending.contains(&i) {
+                return Ok(None);
             }
             if i < s.next {
                 return Err(Error::Internal(format!(

@@ -77,6 +77,10 @@ pub fn run(
         .chain(inputs[1..].iter().map(|p| ("distorted input", *p)))
         .collect();
     let outs: Vec<&Path> = lanes.iter().filter_map(|l| l.output.as_deref()).collect();
+    if let Some(dir) = &args.output_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--output-dir: cannot create {}", dir.display()))?;
+    }
     preflight_outputs(&outs, &named, trace)?;
     if inputs.contains(&Path::new("-")) {
         if let Some(size) = crate::pipe_size::enlarge_stdin() {
@@ -173,16 +177,7 @@ fn score_all(
 ) -> Result<Vec<pipeline::Outcome>> {
     let rf = reference.format();
     let lanes = pairs.len();
-    let devices = match args.engine.backend {
-        crate::args::Backend::Cpu => 1,
-        _ => backend::device_count(&args.engine),
-    };
-    let threads = match args.engine.read_threads {
-        0 => pipeline::default_threads_for(devices),
-        n => n,
-    }
-    .div_ceil(lanes)
-    .max(1);
+    let threads = backend::read_threads(&args.engine).1.div_ceil(lanes).max(1);
     let mut engines = Vec::with_capacity(lanes);
     for _ in 0..lanes {
         let engine = backend::start(

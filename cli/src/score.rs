@@ -57,13 +57,7 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     let distorted = open_input(args.dist(), raw).context("cannot read the distorted input")?;
     let (rf, df) = (reference.format(), distorted.format());
     check_geometry(&args.reference, rf, args.dist(), df)?;
-    let sel = Selection {
-        skip_ref: args.frame_skip_ref,
-        skip_dist: args.frame_skip_dist,
-        frame_cnt: args.frame_cnt,
-        subsample: args.subsample,
-        allow_length_mismatch: args.allow_length_mismatch,
-    };
+    let sel = selection(args);
     let to_score = check_lengths(&*reference, &*distorted, &sel)?;
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
@@ -78,15 +72,7 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
         engine_args.frames_in_flight =
             pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
     }
-    let mut engine = backend::start(
-        &engine_args,
-        options,
-        rf.width,
-        rf.height,
-        rf.bit_depth,
-        args.quiet,
-    )?;
-    tracing::info!(backend = %engine.description, "scoring");
+    let mut engine = start_engine(&engine_args, options, rf, args.quiet)?;
 
     let progress = Progress::new(args.quiet, to_score);
     let outcome = pipeline::run(
@@ -104,6 +90,36 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     let output = args.output.as_deref();
     let report = report(args, &options, size, fps, &outcome.frames);
     write_scores(output, args.format(), None, report, outcome.error)
+}
+
+/// The frames `args` select.
+fn selection(args: &ScoreArgs) -> Selection {
+    Selection {
+        skip_ref: args.frame_skip_ref,
+        skip_dist: args.frame_skip_dist,
+        frame_cnt: args.frame_cnt,
+        subsample: args.subsample,
+        allow_length_mismatch: args.allow_length_mismatch,
+    }
+}
+
+/// Starts the scoring engine for `format`'s frames (`quiet`: no notes).
+fn start_engine(
+    engine_args: &crate::args::EngineArgs,
+    options: SsimOptions,
+    format: VideoFormat,
+    quiet: bool,
+) -> Result<backend::Engine> {
+    let engine = backend::start(
+        engine_args,
+        options,
+        format.width,
+        format.height,
+        format.bit_depth,
+        quiet,
+    )?;
+    tracing::info!(backend = %engine.description, "scoring");
+    Ok(engine)
 }
 
 /// Refuses a distorted input whose geometry differs from the reference's.

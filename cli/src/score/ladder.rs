@@ -19,7 +19,7 @@ use vkssim::SsimOptions;
 
 use super::files::preflight_outputs;
 use super::paths::check_distinct_inputs;
-use super::{check_geometry, check_lengths, raw_format, report, write_scores};
+use super::{check_geometry, check_lengths, raw_format, report, start_engine, write_scores};
 use crate::args::ScoreArgs;
 use crate::backend;
 use crate::chrome_trace::TraceGuard;
@@ -91,13 +91,7 @@ pub fn run(
     let raw = raw_format(args)?;
     let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
     let rf = reference.format();
-    let sel = Selection {
-        skip_ref: args.frame_skip_ref,
-        skip_dist: args.frame_skip_dist,
-        frame_cnt: args.frame_cnt,
-        subsample: args.subsample,
-        allow_length_mismatch: args.allow_length_mismatch,
-    };
+    let sel = super::selection(args);
     // Each input is opened and checked as a single run would; one that fails
     // fails alone.
     let mut failed = 0usize;
@@ -179,17 +173,14 @@ fn score_all(
     let lanes = pairs.len();
     let threads = backend::read_threads(&args.engine).1.div_ceil(lanes).max(1);
     let mut engines = Vec::with_capacity(lanes);
-    for _ in 0..lanes {
-        let engine = backend::start(
+    for k in 0..lanes {
+        // The engine's notes once, not once per pair.
+        engines.push(start_engine(
             &args.engine,
             options,
-            rf.width,
-            rf.height,
-            rf.bit_depth,
-            args.quiet,
-        )?;
-        tracing::info!(backend = %engine.description, "scoring");
-        engines.push(engine);
+            rf,
+            args.quiet || k > 0,
+        )?);
     }
     // The reference's skip is done when it was read ahead (every pair's
     // selection then says 0).

@@ -121,7 +121,7 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         out,
         "backend: {description}; reader threads per pair: {threads}"
     )?;
-    let gb = |t: f64| gbs(t).map_or("n/a".to_string(), |g| format!("{g:.2} GB/s"));
+    let gb = |t: f64| gbs(t).map_or("n/a".to_string(), |g| format!("{g:.3} GB/s"));
     writeln!(
         out,
         "ladder (reference read once): {:.1} distorted frames/s, uploading {}",

@@ -336,3 +336,91 @@ fn copy_error(e: &Error) -> Error {
         other => Error::Internal(format!("reading the shared reference: {other}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use vkssim::io::{Chroma, LumaReader, VideoFormat};
+
+    use super::*;
+
+    /// A stream of `len` one-byte frames, frame `k` holding `k`.
+    struct Counter {
+        len: u64,
+        at: u64,
+        path: PathBuf,
+    }
+
+    impl LumaReader for Counter {
+        fn format(&self) -> VideoFormat {
+            VideoFormat {
+                width: 1,
+                height: 1,
+                bit_depth: 8,
+                chroma: Chroma::C420,
+            }
+        }
+        fn path(&self) -> &Path {
+            &self.path
+        }
+        fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+            if self.at >= self.len {
+                return Ok(false);
+            }
+            dst[0] = self.at as u8;
+            self.at += 1;
+            Ok(true)
+        }
+        fn skip(&mut self, frames: u64) -> Result<u64> {
+            let n = frames.min(self.len - self.at);
+            self.at += n;
+            Ok(n)
+        }
+        fn frames_read(&self) -> u64 {
+            self.at
+        }
+    }
+
+    /// Lanes reading every `step`-th position out of order on several
+    /// threads, through a window of 2 planes, one lane leaving half-way: each
+    /// read gets its own frame, and each lane the stream's end.
+    #[test]
+    fn lanes_read_each_frame_once_through_a_small_window() {
+        for step in [1u64, 3] {
+            let reader = Counter {
+                len: 40,
+                at: 0,
+                path: PathBuf::from("counter"),
+            };
+            let tee = Tee::new(Input::open("reference", Box::new(reader), 0), 3, step, 2, 1);
+            let stop = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                for lane in 0..3usize {
+                    let (tee, stop) = (&tee, &stop);
+                    s.spawn(move || {
+                        let last = if lane == 2 { 20 } else { 40 };
+                        let positions: Vec<u64> = (0..last).filter(|i| i % step == 0).collect();
+                        // Pairs of positions swapped, as reader threads take them.
+                        for pair in positions.chunks(2) {
+                            for &i in pair.iter().rev() {
+                                let mut dst = [0u8];
+                                assert_eq!(tee.read(lane, i, &mut dst, stop).unwrap(), Got::Frame);
+                                assert_eq!(u64::from(dst[0]), i, "lane {lane} position {i}");
+                            }
+                        }
+                        if lane == 2 {
+                            tee.leave(lane);
+                            return;
+                        }
+                        let end = positions.last().unwrap() + step;
+                        let mut dst = [0u8];
+                        assert_eq!(tee.read(lane, end, &mut dst, stop).unwrap(), Got::End(40));
+                        tee.leave(lane);
+                    });
+                }
+            });
+            assert!(tee.lock().cache.is_empty());
+        }
+    }
+}

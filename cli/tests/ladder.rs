@@ -198,6 +198,22 @@ fn outputs_are_refused_before_any_work() {
     assert_fails(&o, &["same file", s(&c.full)]);
     assert_eq!(std::fs::read(&c.full).unwrap(), before);
 
+    // One FIFO as two inputs (through a symlink).
+    let fifo = d.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let link = d.join("link");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let mut args = base.to_vec();
+    args.extend(["-d", s(&fifo), "-d", s(&link)]);
+    assert_fails(
+        &run(&args, None),
+        &["same stream", "distorted input", s(&link)],
+    );
+
     // Standard input as two inputs.
     let mut args = base.to_vec();
     args.extend(["-d", "-", "-d", "-"]);

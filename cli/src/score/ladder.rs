@@ -18,7 +18,7 @@ use vkssim::io::{open_input, LumaReader};
 use vkssim::SsimOptions;
 
 use super::files::preflight_outputs;
-use super::paths::check_distinct_inputs;
+use super::paths::check_distinct_streams;
 use super::{check_geometry, check_lengths, raw_format, report, start_engine, write_scores};
 use crate::args::ScoreArgs;
 use crate::backend;
@@ -60,11 +60,10 @@ pub fn run(
     if inputs.iter().filter(|p| **p == Path::new("-")).count() > 1 {
         bail!("standard input (-) can be only one of the inputs");
     }
-    for (a, pa) in inputs.iter().enumerate() {
-        for pb in &inputs[a + 1..] {
-            check_distinct_inputs(pa, pb)?;
-        }
-    }
+    let named: Vec<(&str, &Path)> = std::iter::once(("reference", inputs[0]))
+        .chain(inputs[1..].iter().map(|p| ("distorted input", *p)))
+        .collect();
+    check_distinct_streams(&named)?;
     let lanes: Vec<Lane> = outputs(args)?
         .into_iter()
         .zip(&args.distorted)
@@ -72,9 +71,6 @@ pub fn run(
             path: path.clone(),
             output,
         })
-        .collect();
-    let named: Vec<(&str, &Path)> = std::iter::once(("reference", inputs[0]))
-        .chain(inputs[1..].iter().map(|p| ("distorted input", *p)))
         .collect();
     let outs: Vec<&Path> = lanes.iter().filter_map(|l| l.output.as_deref()).collect();
     if let Some(dir) = &args.output_dir {

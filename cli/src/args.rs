@@ -3,7 +3,7 @@
 //! subcommand means `score`), and `vkssim bench`.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
@@ -135,15 +135,17 @@ pub struct EngineArgs {
 }
 
 /// `vkssim score`. `-h` is the height, as in `vmaf`; help is `--help` only.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(disable_help_flag = true)]
 pub struct ScoreArgs {
     /// Reference video: .y4m, or raw .yuv with -w -h -p -b; `-` reads standard input.
     #[arg(short = 'r', long = "reference", value_name = "PATH")]
     pub reference: PathBuf,
     /// Distorted video: .y4m, or raw .yuv with -w -h -p -b; `-` reads standard input.
-    #[arg(short = 'd', long = "distorted", value_name = "PATH")]
-    pub distorted: PathBuf,
+    /// Repeat it to score one reference against several encodes (a ladder): each
+    /// reference frame is read once, and each input gets its own output.
+    #[arg(short = 'd', long = "distorted", value_name = "PATH", required = true)]
+    pub distorted: Vec<PathBuf>,
     /// Width of raw YUV input.
     #[arg(short = 'w', long = "width")]
     pub width: Option<u32>,
@@ -159,9 +161,14 @@ pub struct ScoreArgs {
     /// Feature to compute: float_ssim[=scale=N:enable_lcs=true:enable_db=true:clip_db=true] (default float_ssim).
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
-    /// Output file (`-`: standard output). Without it, a summary is printed.
+    /// Output file (`-`: standard output). Without it, a summary is printed. With
+    /// several -d: a pattern where `{name}` is the distorted file's stem and
+    /// `{index}` its position among the -d (from 0).
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// With several -d: write each input's scores to DIR/<its stem>.<xml|json|csv|sub>.
+    #[arg(long = "output-dir", value_name = "DIR", conflicts_with = "output")]
+    pub output_dir: Option<PathBuf>,
     /// Write the output file as XML (the default).
     #[arg(long = "xml", overrides_with_all = ["json", "csv", "sub"])]
     pub xml: bool,
@@ -229,6 +236,11 @@ pub struct ScoreArgs {
 }
 
 impl ScoreArgs {
+    /// The (first) distorted input.
+    pub fn dist(&self) -> &Path {
+        &self.distorted[0]
+    }
+
     /// The output format the flags select (the last one given wins, as in `vmaf`).
     pub fn format(&self) -> Format {
         if self.json {
@@ -303,6 +315,11 @@ pub struct BenchArgs {
     /// Print the result as JSON.
     #[arg(long = "json")]
     pub json: bool,
+    /// Time a ladder: one reference against K distorted inputs (the generated
+    /// distorted frame, or the -d file, K times), the reference read once,
+    /// against K separate single-pair runs at once.
+    #[arg(long = "ladder", value_name = "K", value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub ladder: Option<u64>,
     /// Timed repetitions of each run; the median is reported.
     #[arg(long = "repeat", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,

@@ -183,6 +183,20 @@ pub fn device_count(args: &EngineArgs) -> usize {
     device_indices(args).map(|v| v.len()).unwrap_or(1).max(1)
 }
 
+/// The devices a run scores on (1 on the CPU backend) and its reader threads:
+/// `--read-threads`, or the default for those devices.
+pub fn read_threads(args: &EngineArgs) -> (usize, usize) {
+    let devices = match args.backend {
+        Backend::Cpu => 1,
+        _ => device_count(args),
+    };
+    let threads = match args.read_threads {
+        0 => crate::pipeline::default_threads_for(devices),
+        n => n,
+    };
+    (devices, threads)
+}
+
 fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
     let indices = device_indices(args)?;
     let several = indices.len() > 1;

@@ -26,6 +26,8 @@ use crate::feature::parse_features;
 use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
 use crate::stdio;
 
+mod ladder;
+
 /// The frames a bench scores.
 enum Input {
     /// The generated pair, in memory.
@@ -88,6 +90,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if let Some(prefix) = &args.write_yuv {
         return write_yuv(args, prefix);
     }
+    if let Some(k) = args.ladder {
+        return ladder::run(args, k as usize);
+    }
     let input = open(args)?;
     let (width, height, bit_depth, input_name) = match &input {
         Input::Generated(r, _) => (
@@ -118,15 +123,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     };
     let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
     // Threads and frames in flight are sized per device (--device N,M / all).
-    let devices = match args.engine.backend {
-        Backend::Cpu => 1,
-        _ => backend::device_count(&args.engine),
-    };
-    let read_threads = if args.engine.read_threads == 0 {
-        pipeline::default_threads_for(devices)
-    } else {
-        args.engine.read_threads
-    };
+    let (devices, read_threads) = backend::read_threads(&args.engine);
     let mut engine_args = args.engine.clone();
     if engine_args.frames_in_flight == 0 {
         engine_args.frames_in_flight =

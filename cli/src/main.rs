@@ -58,7 +58,7 @@ fn main() -> ExitCode {
 /// Reports `e` on standard error and gives the exit status: 1, or
 /// [`stdio::BROKEN_PIPE_STATUS`] without a message when standard output's
 /// reader went away.
-fn failure(e: &anyhow::Error) -> ExitCode {
+pub(crate) fn failure(e: &anyhow::Error) -> ExitCode {
     let broken_pipe = e
         .chain()
         .filter_map(|c| c.downcast_ref::<stdio::StdoutError>())

@@ -21,10 +21,12 @@
 mod collect;
 mod input;
 mod prime;
+mod tee;
 mod work;
 
 pub use input::{read_error, Input};
-pub use prime::{nothing_to_score, prime, Tally};
+pub use prime::{nothing_to_score, prime, prime_ladder, Tally};
+pub use tee::Tee;
 
 use std::time::Duration;
 

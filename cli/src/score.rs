@@ -4,6 +4,7 @@
 //! so far are still written, and the command then fails.
 
 mod files;
+mod ladder;
 mod paths;
 mod video;
 
@@ -11,7 +12,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
-use vkssim::io::{open_input, Chroma, LumaReader, RawFormat};
+use vkssim::io::{open_input, Chroma, LumaReader, RawFormat, VideoFormat};
 use vkssim::{Error, FrameScore, SsimOptions};
 
 use crate::args::ScoreArgs;
@@ -35,14 +36,17 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
         bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute; use --feature float_ssim=enable_db=true:clip_db=true for its SSIM part");
     }
     let options = parse_features(&args.feature)?;
-    if video::is_h264(&args.reference) || video::is_h264(&args.distorted) {
+    if ladder::wanted(args) {
+        return ladder::run(args, options, trace);
+    }
+    if video::is_h264(&args.reference) || video::is_h264(args.dist()) {
         return video::run(args, options, trace);
     }
-    if args.reference == Path::new("-") && args.distorted == Path::new("-") {
+    if args.reference == Path::new("-") && args.dist() == Path::new("-") {
         bail!("the reference and the distorted input cannot both be standard input (-)");
     }
     files::preflight(args, trace)?;
-    if args.reference == Path::new("-") || args.distorted == Path::new("-") {
+    if args.reference == Path::new("-") || args.dist() == Path::new("-") {
         if let Some(size) = crate::pipe_size::enlarge_stdin() {
             tracing::debug!(size, "standard input's pipe buffer raised");
         }
@@ -50,28 +54,10 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     let raw = raw_format(args)?;
     // The readers' errors name the file (and frame); the context says which input.
     let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
-    let distorted = open_input(&args.distorted, raw).context("cannot read the distorted input")?;
+    let distorted = open_input(args.dist(), raw).context("cannot read the distorted input")?;
     let (rf, df) = (reference.format(), distorted.format());
-    if (rf.width, rf.height, rf.bit_depth) != (df.width, df.height, df.bit_depth) {
-        return Err(anyhow!(Error::GeometryMismatch(format!(
-            "reference {} is {}x{} {}-bit, distorted {} is {}x{} {}-bit",
-            args.reference.display(),
-            rf.width,
-            rf.height,
-            rf.bit_depth,
-            args.distorted.display(),
-            df.width,
-            df.height,
-            df.bit_depth
-        ))));
-    }
-    let sel = Selection {
-        skip_ref: args.frame_skip_ref,
-        skip_dist: args.frame_skip_dist,
-        frame_cnt: args.frame_cnt,
-        subsample: args.subsample,
-        allow_length_mismatch: args.allow_length_mismatch,
-    };
+    check_geometry(&args.reference, rf, args.dist(), df)?;
+    let sel = selection(args);
     let to_score = check_lengths(&*reference, &*distorted, &sel)?;
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
@@ -79,29 +65,14 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     // Reader threads fill the scorer's frame slots (crate::pipeline); regular
     // files, read by position on several threads, want more frames in flight.
     // Threads and frames in flight are sized per device (--device N,M / all).
-    let devices = match args.engine.backend {
-        crate::args::Backend::Cpu => 1,
-        _ => backend::device_count(&args.engine),
-    };
-    let read_threads = match args.engine.read_threads {
-        0 => pipeline::default_threads_for(devices),
-        n => n,
-    };
+    let (devices, read_threads) = backend::read_threads(&args.engine);
     let mut engine_args = args.engine.clone();
     let indexed = reference.frame_index().is_some() && distorted.frame_index().is_some();
     if engine_args.frames_in_flight == 0 && indexed {
         engine_args.frames_in_flight =
             pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
     }
-    let mut engine = backend::start(
-        &engine_args,
-        options,
-        rf.width,
-        rf.height,
-        rf.bit_depth,
-        args.quiet,
-    )?;
-    tracing::info!(backend = %engine.description, "scoring");
+    let mut engine = start_engine(&engine_args, options, rf, args.quiet)?;
 
     let progress = Progress::new(args.quiet, to_score);
     let outcome = pipeline::run(
@@ -116,21 +87,73 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
 
     let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
     let size = (rf.width, rf.height);
-    write_scores(args, &options, size, fps, &outcome.frames, outcome.error)
+    let output = args.output.as_deref();
+    let report = report(args, &options, size, fps, &outcome.frames);
+    write_scores(output, args.format(), None, report, outcome.error)
 }
 
-/// Writes the scores of a run (`-o`'s file in the format asked for, or the
-/// summary) and gives the exit status; with `error`, the frames scored before
-/// it are kept as the module docs say and the error is returned.
-fn write_scores(
+/// The frames `args` select.
+fn selection(args: &ScoreArgs) -> Selection {
+    Selection {
+        skip_ref: args.frame_skip_ref,
+        skip_dist: args.frame_skip_dist,
+        frame_cnt: args.frame_cnt,
+        subsample: args.subsample,
+        allow_length_mismatch: args.allow_length_mismatch,
+    }
+}
+
+/// Starts the scoring engine for `format`'s frames (`quiet`: no notes).
+fn start_engine(
+    engine_args: &crate::args::EngineArgs,
+    options: SsimOptions,
+    format: VideoFormat,
+    quiet: bool,
+) -> Result<backend::Engine> {
+    let engine = backend::start(
+        engine_args,
+        options,
+        format.width,
+        format.height,
+        format.bit_depth,
+        quiet,
+    )?;
+    tracing::info!(backend = %engine.description, "scoring");
+    Ok(engine)
+}
+
+/// Refuses a distorted input whose geometry differs from the reference's.
+fn check_geometry(
+    reference: &Path,
+    rf: VideoFormat,
+    distorted: &Path,
+    df: VideoFormat,
+) -> Result<()> {
+    if (rf.width, rf.height, rf.bit_depth) != (df.width, df.height, df.bit_depth) {
+        return Err(anyhow!(Error::GeometryMismatch(format!(
+            "reference {} is {}x{} {}-bit, distorted {} is {}x{} {}-bit",
+            reference.display(),
+            rf.width,
+            rf.height,
+            rf.bit_depth,
+            distorted.display(),
+            df.width,
+            df.height,
+            df.bit_depth
+        ))));
+    }
+    Ok(())
+}
+
+/// The report of a run that scored `frames` at `fps`.
+fn report(
     args: &ScoreArgs,
     options: &SsimOptions,
     (width, height): (u32, u32),
     fps: f64,
     frames: &[(u64, FrameScore)],
-    error: Option<anyhow::Error>,
-) -> Result<ExitCode> {
-    let report = Report {
+) -> Report {
+    Report {
         version: VERSION.to_string(),
         width,
         height,
@@ -145,14 +168,28 @@ fn write_scores(
             })
             .collect(),
         precision: args.precision,
-    };
+    }
+}
+
+/// Writes `report` (to `output` in `format`, or as a summary after
+/// `heading`) and gives the exit status; with `error`, the frames scored
+/// before it are kept as the module docs say and the error is returned.
+fn write_scores(
+    output: Option<&Path>,
+    format: crate::output::Format,
+    heading: Option<&str>,
+    report: Report,
+    error: Option<anyhow::Error>,
+) -> Result<ExitCode> {
     let scored = report.frames.len();
-    match (&args.output, error) {
-        (Some(path), error) => {
-            files::write_output(path, &report.render(args.format()), scored, error)
-        }
+    match (output, error) {
+        (Some(path), error) => files::write_output(path, &report.render(format), scored, error),
         (None, None) => {
-            crate::stdio::print(&report.summary())?;
+            let summary = report.summary();
+            match heading {
+                Some(h) => crate::stdio::print(&format!("{h}\n{summary}"))?,
+                None => crate::stdio::print(&summary)?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         (None, Some(e)) => {

@@ -364,3 +364,86 @@ fn json_y4m_mono_and_near_lossless_10bit() {
         Format::Json,
     );
 }
+
+/// A ladder (`vkssim score -r REF -d A -d B -d C -o 'out_{index}'`): each
+/// output file against the `vmaf` CLI's for that pair alone. The distorted
+/// inputs are the clip's distorted file, its reference (identical frames),
+/// and the distorted file again.
+fn compare_ladder(name: &str, feature: &str, format: Format, extra: &[&str], backend: &str) {
+    let clip = corpus::clip(name);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dists = [&clip.distorted, &clip.reference, &clip.distorted];
+    let mut args = input_args(&clip, &clip.reference, dists[0]);
+    for d in &dists[1..] {
+        args.extend(["-d".to_string(), d.display().to_string()]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let pattern = dir.path().join("vkssim_{index}.out");
+    let o = Command::new(paths::vkssim_bin())
+        .arg("score")
+        .args(&args)
+        .args([
+            "-q",
+            "--feature",
+            feature,
+            format.flag(),
+            "--backend",
+            backend,
+        ])
+        .arg("-o")
+        .arg(&pattern)
+        .env("VKSSIM_VALIDATION", "1")
+        .output()
+        .expect("running vkssim");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "vkssim ladder failed: {err}");
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
+    for (k, d) in dists.iter().enumerate() {
+        let mut pair = input_args(&clip, &clip.reference, d);
+        pair.extend(extra.iter().map(|s| s.to_string()));
+        let vmaf = run(
+            &paths::vmaf_cli(),
+            &pair,
+            &["-n", "-q", "--feature", feature, format.flag()],
+            &dir.path().join(format!("vmaf_{k}.out")),
+        );
+        let path = dir.path().join(format!("vkssim_{k}.out"));
+        let ours = std::fs::read_to_string(&path).expect("the ladder's output");
+        let what =
+            format!("ladder {name} input {k} --feature {feature} {extra:?} --backend {backend}");
+        assert_eq!(
+            comparable_lines(&ours),
+            comparable_lines(&vmaf),
+            "{what}: differs from vmaf"
+        );
+        eprintln!("{what}: {} lines identical", comparable_lines(&ours).len());
+    }
+}
+
+#[test]
+fn ladder_output_files() {
+    compare_ladder(
+        "s1_321x241_420p8",
+        "float_ssim=enable_lcs=true",
+        Format::Json,
+        &["--subsample", "2"],
+        "cpu",
+    );
+    if !gpu_present() {
+        return;
+    }
+    compare_ladder(
+        "s4_1920x1080_420p8",
+        "float_ssim=enable_lcs=true",
+        Format::Json,
+        &[],
+        "vulkan",
+    );
+    compare_ladder(
+        "s2_704x513_422p10",
+        "float_ssim=enable_db=true:clip_db=true",
+        Format::Xml,
+        &["--frame_cnt", "2"],
+        "vulkan",
+    );
+}

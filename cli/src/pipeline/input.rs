@@ -15,6 +15,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use vkssim::io::{FrameIndex, LumaReader};
 use vkssim::{Error, Result};
 
+use super::tee::Tee;
+
 /// What a read found at a position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Got {
@@ -47,6 +49,8 @@ enum Kind<'a> {
     },
     /// One plane, the same at every position.
     Memory(&'a [u8]),
+    /// A reference shared by the lanes of a ladder, as lane `lane` sees it.
+    Tee { tee: &'a Tee<'a>, lane: usize },
 }
 
 /// One input (see the module documentation).
@@ -112,9 +116,25 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// `tee`'s reference as lane `lane` of a ladder sees it (the same
+    /// positions, ends and errors as the reference on its own).
+    pub fn tee(tee: &'a Tee<'a>, lane: usize) -> Self {
+        let inner = tee.inner();
+        Self {
+            role: inner.role,
+            path: inner.path.clone(),
+            kind: Kind::Tee { tee, lane },
+            base: 0,
+            length_known: inner.length_known,
+        }
+    }
+
     /// Whether the input is read front to back (its length is not known).
     pub fn is_stream(&self) -> bool {
-        matches!(self.kind, Kind::Stream { .. })
+        match &self.kind {
+            Kind::Tee { tee, .. } => tee.inner().is_stream(),
+            kind => matches!(kind, Kind::Stream { .. }),
+        }
     }
 
     /// Whether the input's length is known without reading it to its end.
@@ -125,6 +145,7 @@ impl<'a> Input<'a> {
     /// Positions the input has, when known without reading it.
     pub fn known_len(&self) -> Option<u64> {
         match &self.kind {
+            Kind::Tee { tee, .. } => tee.inner().known_len(),
             Kind::Indexed { index, wrap: false } => Some(index.len().saturating_sub(self.base)),
             Kind::Indexed { wrap: true, .. } | Kind::Memory(_) => Some(u64::MAX),
             Kind::Stream { .. } => None,
@@ -182,6 +203,7 @@ impl<'a> Input<'a> {
                 dst[..n].copy_from_slice(&plane[..n]);
                 Ok(Got::Frame)
             }
+            Kind::Tee { tee, lane } => tee.read(*lane, i, dst, stop),
             Kind::Stream {
                 state,
                 turn_changed,
@@ -214,6 +236,7 @@ impl<'a> Input<'a> {
             } => self.in_turn(state, turn_changed, job, stop, |s| {
                 Ok(s.advance_to(self.base, end)?.unwrap_or(Got::Frame))
             }),
+            Kind::Tee { tee, lane } => tee.reach(*lane, end, stop),
             _ => match self.known_len() {
                 Some(n) if n < end => Ok(Got::End(n)),
                 _ => Ok(Got::Frame),
@@ -234,6 +257,7 @@ impl<'a> Input<'a> {
                 };
                 Ok((pos + more).saturating_sub(from))
             }
+            Kind::Tee { tee, lane } => tee.count_from(*lane, from, limit),
             _ => Ok(self
                 .known_len()
                 .unwrap_or(u64::MAX)

@@ -93,6 +93,93 @@ pub fn prime(
     }
 }
 
+/// A ladder's inputs after [`prime_ladder`]: the reference, and for each
+/// distorted input its reader and selection, or why it has nothing to score.
+pub type PrimedLadder = (
+    Box<dyn LumaReader>,
+    Vec<anyhow::Result<(Box<dyn LumaReader>, Selection)>>,
+);
+
+/// [`prime`] for one reference and several distorted inputs: the reference is
+/// read ahead once (when any pair has a stream), each distorted input as its
+/// pair alone would be, all at once (one producer may write them in step).
+/// A failed read of the reference fails the whole run; a distorted input that
+/// fails, or a pair with nothing to score, fails that pair only, with the
+/// message its run alone gives.
+pub fn prime_ladder(
+    reference: Box<dyn LumaReader>,
+    distorted: Vec<Box<dyn LumaReader>>,
+    sel: Selection,
+) -> anyhow::Result<PrimedLadder> {
+    let file = |r: &dyn LumaReader| r.frame_count().is_some();
+    let primes: Vec<bool> = distorted
+        .iter()
+        .map(|d| !(file(&*reference) && file(&**d)))
+        .collect();
+    if !primes.iter().any(|&p| p) {
+        return Ok((
+            reference,
+            distorted.into_iter().map(|d| Ok((d, sel))).collect(),
+        ));
+    }
+    let (mut r, mut ds) = (reference, distorted);
+    let (hr, hds) = thread::scope(|s| {
+        let readers: Vec<_> = ds
+            .iter_mut()
+            .zip(&primes)
+            .map(|(d, &p)| {
+                p.then(|| {
+                    thread::Builder::new()
+                        .name("vkssim-read-ahead".into())
+                        .spawn_scoped(s, || read_head(&mut **d, sel.skip_dist))
+                })
+            })
+            .collect();
+        let hr = read_head(&mut *r, sel.skip_ref);
+        let hds: Vec<Option<Head>> = readers
+            .into_iter()
+            .map(|t| {
+                t.map(|t| match t {
+                    Ok(t) => t.join().unwrap_or_else(|_| {
+                        Head::Failed(Error::Internal("a distorted read-ahead panicked".into()))
+                    }),
+                    Err(e) => Head::Failed(Error::Internal(format!("no read-ahead thread: {e}"))),
+                })
+            })
+            .collect();
+        (hr, hds)
+    });
+    if let Head::Failed(e) = hr {
+        return Err(read_error(e, "reference", r.path(), 0));
+    }
+    let primed = Selection {
+        skip_ref: 0,
+        skip_dist: 0,
+        ..sel
+    };
+    let lanes = ds
+        .into_iter()
+        .zip(hds)
+        .map(|(d, hd)| match (&hr, hd) {
+            (_, Some(Head::Failed(e))) => Err(read_error(e, "distorted input", d.path(), 0)),
+            (Head::Frame(_), Some(Head::Frame(b))) => Ok((Ahead::boxed(d, b), primed)),
+            (Head::Frame(_), None) => Ok((d, Selection { skip_ref: 0, ..sel })),
+            (hr, hd) => {
+                let hd = hd.unwrap_or(Head::Ended(d.frames_read()));
+                Err(nothing_to_score(
+                    &Tally::of_head(&*r, hr, sel.skip_ref),
+                    &Tally::of_head(&*d, &hd, sel.skip_dist),
+                ))
+            }
+        })
+        .collect();
+    let r = match hr {
+        Head::Frame(a) => Ahead::boxed(r, a),
+        _ => r,
+    };
+    Ok((r, lanes))
+}
+
 /// A reader whose first frame was read ahead: hands it out first.
 struct Ahead {
     inner: Box<dyn LumaReader>,

@@ -20,22 +20,34 @@ use crate::output::target::Target;
 /// The checks made before any input is read. A `--trace-chrome` that names an
 /// input is refused and dropped, so that nothing is written over the input.
 pub fn preflight(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
-    check_distinct_inputs(&args.reference, &args.distorted)?;
+    check_distinct_inputs(&args.reference, args.dist())?;
     let inputs = [
         ("reference", args.reference.as_path()),
-        ("distorted input", args.distorted.as_path()),
+        ("distorted input", args.dist()),
     ];
+    let outputs: Vec<&Path> = args.output.as_deref().into_iter().collect();
+    preflight_outputs(&outputs, &inputs, trace)
+}
+
+/// The checks on the files a run writes (`outputs`, `-o`'s, and
+/// `--trace-chrome`) against its `inputs` (role and path), before any input
+/// is read.
+pub fn preflight_outputs(
+    outputs: &[&Path],
+    inputs: &[(&str, &Path)],
+    trace: &mut Option<TraceGuard>,
+) -> Result<()> {
     if let Some(guard) = trace {
-        if let Err(e) = check_output_is_not_an_input("--trace-chrome", guard.path(), &inputs) {
+        if let Err(e) = check_output_is_not_an_input("--trace-chrome", guard.path(), inputs) {
             if let Some(guard) = trace.take() {
                 guard.discard();
             }
             return Err(e);
         }
     }
-    if let Some(out) = &args.output {
-        check_output_is_not_an_input("-o", out, &inputs)?;
-        check_output_is_not_an_input("-o", &partial_path(out), &inputs)?;
+    for out in outputs {
+        check_output_is_not_an_input("-o", out, inputs)?;
+        check_output_is_not_an_input("-o", &partial_path(out), inputs)?;
         Target::open(out).context("-o")?;
     }
     Ok(())

@@ -92,15 +92,26 @@ impl Identity {
 /// inputs: each would read alternate chunks of it. One regular file given twice
 /// is fine (each input reads it on its own).
 pub fn check_distinct_inputs(reference: &Path, distorted: &Path) -> Result<()> {
-    let r = Identity::of(reference, Dash::Stdin);
-    let d = Identity::of(distorted, Dash::Stdin);
-    if let Some(id) = Identity::same(r, d) {
-        if matches!(id.kind, Kind::Fifo | Kind::Duplex) {
-            bail!(
-                "the reference {} and the distorted input {} are the same stream: each would read part of it; give each input its own file or pipe",
-                reference.display(),
-                distorted.display()
-            );
+    check_distinct_streams(&[("reference", reference), ("distorted input", distorted)])
+}
+
+/// [`check_distinct_inputs`] over every two of `inputs` (role and path).
+pub fn check_distinct_streams(inputs: &[(&str, &Path)]) -> Result<()> {
+    let ids: Vec<Option<Identity>> = inputs
+        .iter()
+        .map(|(_, p)| Identity::of(p, Dash::Stdin))
+        .collect();
+    for (a, (ra, pa)) in inputs.iter().enumerate() {
+        for (b, (rb, pb)) in inputs.iter().enumerate().skip(a + 1) {
+            if let Some(id) = Identity::same(ids[a], ids[b]) {
+                if matches!(id.kind, Kind::Fifo | Kind::Duplex) {
+                    bail!(
+                        "the {ra} {} and the {rb} {} are the same stream: each would read part of it; give each input its own file or pipe",
+                        pa.display(),
+                        pb.display()
+                    );
+                }
+            }
         }
     }
     Ok(())

@@ -28,8 +28,8 @@ pub fn run(
     trace: &mut Option<TraceGuard>,
 ) -> Result<ExitCode> {
     for (which, path) in [
-        ("reference", &args.reference),
-        ("distorted", &args.distorted),
+        ("reference", args.reference.as_path()),
+        ("distorted", args.dist()),
     ] {
         if !is_h264(path) {
             bail!(
@@ -75,7 +75,7 @@ fn decode_and_score(args: &ScoreArgs, options: SsimOptions) -> Result<ExitCode> 
         device = video.name(),
         "decoding H.264 and scoring on the GPU"
     );
-    let mut pair = StreamPair::new(&args.reference, &args.distorted);
+    let mut pair = StreamPair::new(&args.reference, args.dist());
     pair.ssim = options;
     pair.max_frames = args.frame_cnt;
     pair.allow_length_mismatch = args.allow_length_mismatch;

@@ -1,0 +1,202 @@
+//! `vkssim bench --ladder K`: one reference against K distorted inputs (the
+//! generated distorted frame, or the `-d` file, K times) on K scorers at once,
+//! timed two ways: as `vkssim score` runs a ladder (the reference read once,
+//! [`crate::pipeline::Tee`]) and as K separate single-pair runs at once (each
+//! reading the reference itself). Reports distorted frames/s and GB/s
+//! uploaded for each, by the bench's method (t(N) - t(2), median of
+//! `--repeat`). Every pair still uploads its own copy of the reference.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+use vkssim::FrameScore;
+
+use super::{open, Input};
+use crate::args::BenchArgs;
+use crate::backend::{self, Engine};
+use crate::feature::parse_features;
+use crate::pipeline::{self, Input as PipelineInput, Selection, Tee};
+use crate::stdio;
+
+/// Runs the ladder bench with `k` distorted inputs.
+pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
+    let options = parse_features(&args.feature)?;
+    let input = open(args)?;
+    let (width, height, bit_depth) = match &input {
+        Input::Generated(r, _) => (r.width, r.height, r.bit_depth),
+        Input::Files { reference, .. } => {
+            let f = reference.format();
+            (f.width, f.height, f.bit_depth)
+        }
+    };
+    vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
+    let threads = backend::read_threads(&args.engine).1.div_ceil(k).max(1);
+    let mut engine_args = args.engine.clone();
+    if engine_args.frames_in_flight == 0 {
+        engine_args.frames_in_flight = pipeline::frames_in_flight_for(threads);
+    }
+    let mut engines = Vec::with_capacity(k);
+    for i in 0..k {
+        engines.push(backend::start(
+            &engine_args,
+            options,
+            width,
+            height,
+            bit_depth,
+            i > 0,
+        )?);
+    }
+    let bps = if bit_depth > 8 { 2 } else { 1 };
+    let plane = width as usize * height as usize * bps;
+    let n = args.frames;
+    let mut timings = Vec::new();
+    let mut scores = Vec::new();
+    for ladder in [true, false] {
+        let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
+            run_all(&input, &mut engines, ladder, frames, threads, plane)
+        };
+        run(n)?; // warm-up
+        let mut per_frame = Vec::new();
+        for _ in 0..args.repeat {
+            let (t_n, s) = run(n)?;
+            let (t_2, _) = run(2)?;
+            per_frame.push((t_n.as_secs_f64() - t_2.as_secs_f64()) / (n - 2) as f64);
+            scores.push(s);
+        }
+        per_frame.sort_by(f64::total_cmp);
+        timings.push(per_frame[per_frame.len() / 2].max(1e-12));
+    }
+    // Both ways score the same pairs: a check that the ladder is exact.
+    let reported = |run: &Vec<Vec<FrameScore>>| -> Vec<_> {
+        run.iter()
+            .flatten()
+            .map(|s| (s.float_ssim(), s.lcs(), s.db))
+            .collect()
+    };
+    if scores
+        .windows(2)
+        .any(|w| reported(&w[0]) != reported(&w[1]))
+    {
+        return Err(anyhow!(
+            "the ladder and the separate runs gave different scores for the same frames"
+        ));
+    }
+    let bytes = engines[0]
+        .scorer
+        .scorers()
+        .first()
+        .and_then(|s| s.diagnostics())
+        .map(|d| d.bytes_per_frame);
+    let description = engines[0].description.clone();
+    let fps = |t: f64| k as f64 / t;
+    let gbs = |t: f64| bytes.map(|b| b as f64 * fps(t) / 1e9);
+    let (tl, ts) = (timings[0], timings[1]);
+    if args.json {
+        let json = serde_json::json!({
+            "backend": description,
+            "width": width,
+            "height": height,
+            "bit_depth": bit_depth,
+            "ladder": k,
+            "frames": n,
+            "repetitions": args.repeat,
+            "read_threads_per_pair": threads,
+            "ladder_distorted_frames_per_second": fps(tl),
+            "ladder_upload_gb_per_s": gbs(tl),
+            "separate_distorted_frames_per_second": fps(ts),
+            "separate_upload_gb_per_s": gbs(ts),
+            "ladder_over_separate": ts / tl,
+        });
+        stdio::print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
+        return Ok(());
+    }
+    let mut out = String::new();
+    writeln!(
+        out,
+        "vkssim bench --ladder {k}: {width}x{height} {bit_depth}-bit, 1 reference + {k} distorted, {n} frames, median of {}",
+        args.repeat
+    )?;
+    writeln!(
+        out,
+        "backend: {description}; reader threads per pair: {threads}"
+    )?;
+    let gb = |t: f64| gbs(t).map_or("n/a".to_string(), |g| format!("{g:.3} GB/s"));
+    writeln!(
+        out,
+        "ladder (reference read once): {:.1} distorted frames/s, uploading {}",
+        fps(tl),
+        gb(tl)
+    )?;
+    writeln!(
+        out,
+        "{k} separate single-pair runs at once: {:.1} distorted frames/s, uploading {}",
+        fps(ts),
+        gb(ts)
+    )?;
+    writeln!(out, "ladder / separate: {:.2}x", ts / tl)?;
+    stdio::print(&out)?;
+    Ok(())
+}
+
+/// Scores `frames` positions on every engine at once, as a ladder (one
+/// shared reference) or as separate pairs; gives the wall time and the
+/// scores of each pair.
+fn run_all(
+    input: &Input,
+    engines: &mut [Engine],
+    ladder: bool,
+    frames: u64,
+    threads: usize,
+    plane: usize,
+) -> Result<(Duration, Vec<Vec<FrameScore>>)> {
+    let k = engines.len();
+    let sel = Selection {
+        skip_ref: 0,
+        skip_dist: 0,
+        frame_cnt: frames,
+        subsample: 1,
+        allow_length_mismatch: false,
+    };
+    let window = 2 * pipeline::frames_in_flight_for(threads) + 8;
+    let tee = Tee::new(input.inputs().0, k, 1, window, plane);
+    let t0 = Instant::now();
+    let outcomes: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = engines
+            .iter_mut()
+            .enumerate()
+            .map(|(lane, engine)| {
+                let tee = &tee;
+                s.spawn(move || {
+                    let (own, distorted) = input.inputs();
+                    let reference = if ladder {
+                        PipelineInput::tee(tee, lane)
+                    } else {
+                        own
+                    };
+                    let out = pipeline::run(
+                        reference,
+                        distorted,
+                        sel,
+                        &mut engine.scorer,
+                        threads,
+                        &|_| {},
+                    );
+                    tee.leave(lane);
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect()
+    });
+    let elapsed = t0.elapsed();
+    let mut scores = Vec::with_capacity(k);
+    for out in outcomes {
+        let out = out.map_err(|_| anyhow!("a bench lane panicked"))?;
+        if let Some(e) = out.error {
+            return Err(e.context("scoring in vkssim bench --ladder"));
+        }
+        scores.push(out.frames.into_iter().map(|(_, s)| s).collect());
+    }
+    Ok((elapsed, scores))
+}

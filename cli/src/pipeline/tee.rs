@@ -1,0 +1,426 @@
+//! [`Tee`]: one reference input shared by the pipeline runs of a ladder (one
+//! reference, several distorted inputs). Each reference frame the runs ask for
+//! is read once from the reference, in position order (one reader at a time),
+//! into a plane kept until every run still going has copied it into its own
+//! frame slot; at most `window` planes are kept, so a run that is ahead waits
+//! for the slowest one.
+//!
+//! Each run (a lane) sees the tee through an [`super::Input`] that behaves as
+//! the reference would on its own: the same positions, the same ends, the same
+//! errors. A lane leaves ([`Tee::leave`]) when its run ends, so that planes it
+//! will never ask for are not kept for it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use vkssim::{Error, Result};
+
+use super::input::{Got, Input};
+
+/// A plane read and the lanes that have not copied it yet.
+struct Entry {
+    plane: Vec<u8>,
+    owed: Vec<bool>,
+}
+
+struct State {
+    /// Planes read, by position.
+    cache: BTreeMap<u64, Entry>,
+    /// The next position to read (a multiple of the step).
+    next: u64,
+    /// The positions before this one are known to exist (after a reach).
+    reached: u64,
+    /// Jobs handed to the reference so far (it serves them in order).
+    seq: u64,
+    /// Positions being read now (one at a time from a stream).
+    pending: BTreeSet<u64>,
+    /// Reads of the reference going on (a reach counts).
+    busy: usize,
+    /// Where the reference ended.
+    end: Option<u64>,
+    /// Where reading it failed, and how.
+    failed: Option<(u64, Error)>,
+    /// The lanes still running.
+    live: Vec<bool>,
+}
+
+/// What a lane waits for.
+#[derive(Clone, Copy)]
+enum Want {
+    /// Position `i`'s plane.
+    Read(u64),
+    /// The positions before `end`.
+    Reach(u64),
+}
+
+/// See the module documentation.
+pub struct Tee<'a> {
+    inner: Input<'a>,
+    step: u64,
+    window: usize,
+    plane_len: usize,
+    /// Reads of the reference at once: 1 for a stream, more for a file read
+    /// by position.
+    readers: usize,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl<'a> Tee<'a> {
+    /// `reference` shared by `lanes` runs whose selection scores every
+    /// `step`-th position; at most `window` planes of `plane_len` bytes kept.
+    pub fn new(
+        reference: Input<'a>,
+        lanes: usize,
+        step: u64,
+        window: usize,
+        plane_len: usize,
+    ) -> Self {
+        Self {
+            step: step.max(1),
+            window: window.max(1),
+            plane_len,
+            readers: if reference.is_stream() {
+                1
+            } else {
+                lanes.clamp(2, 8)
+            },
+            inner: reference,
+            state: Mutex::new(State {
+                cache: BTreeMap::new(),
+                next: 0,
+                reached: 0,
+                seq: 0,
+                pending: BTreeSet::new(),
+                busy: 0,
+                end: None,
+                failed: None,
+                live: vec![true; lanes],
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// The shared reference.
+    pub fn inner(&self) -> &Input<'a> {
+        &self.inner
+    }
+
+    /// Lane `lane`'s read of position `i` into `dst`.
+    pub fn read(&self, lane: usize, i: u64, dst: &mut [u8], stop: &AtomicBool) -> Result<Got> {
+        self.serve(lane, Want::Read(i), Some(dst), stop)
+    }
+
+    /// Lane `lane`'s check that the positions before `end` exist.
+    pub fn reach(&self, lane: usize, end: u64, stop: &AtomicBool) -> Result<Got> {
+        self.serve(lane, Want::Reach(end), None, stop)
+    }
+
+    /// After lane `lane`'s run: the positions from `from` up to `limit` the
+    /// reference has. The lane leaves first (it reads nothing more).
+    pub fn count_from(&self, lane: usize, from: u64, limit: u64) -> Result<u64> {
+        self.leave(lane);
+        if !self.inner.is_stream() {
+            return self.inner.count_from(from, limit);
+        }
+        let never = AtomicBool::new(false);
+        let have = match self.serve(lane, Want::Reach(limit), None, &never)? {
+            Got::End(n) => n,
+            _ => limit,
+        };
+        Ok(have.saturating_sub(from))
+    }
+
+    /// Lane `lane` reads nothing more: planes kept only for it are dropped.
+    pub fn leave(&self, lane: usize) {
+        let mut s = self.lock();
+        if let Some(live) = s.live.get_mut(lane) {
+            *live = false;
+        }
+        s.cache.retain(|_, e| {
+            if let Some(o) = e.owed.get_mut(lane) {
+                *o = false;
+            }
+            e.owed.iter().any(|&o| o)
+        });
+        drop(s);
+        self.changed.notify_all();
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A poisoned lock means a reader panicked; the state is still whole.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn serve(
+        &self,
+        lane: usize,
+        want: Want,
+        mut dst: Option<&mut [u8]>,
+        stop: &AtomicBool,
+    ) -> Result<Got> {
+        let mut s = self.lock();
+        loop {
+            if let Some(got) = answer(&mut s, lane, want, dst.as_deref_mut())? {
+                return Ok(got);
+            }
+            if stop.load(Ordering::Relaxed) {
+                return Ok(Got::Cancelled);
+            }
+            let read_next = match want {
+                Want::Read(i) => s.next <= i,
+                Want::Reach(end) => s.next < end,
+            };
+            let can = if read_next {
+                s.busy < self.readers && s.cache.len() + s.busy < self.window
+            } else {
+                s.busy == 0
+            };
+            if !can {
+                s = self
+                    .changed
+                    .wait_timeout(s, Duration::from_millis(10))
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|p| p.into_inner().0);
+                continue;
+            }
+            s.busy += 1;
+            let (seq, p) = (s.seq, s.next);
+            s.seq += 1;
+            if read_next {
+                s.next = p + self.step;
+                s.pending.insert(p);
+            }
+            drop(s);
+            let never = AtomicBool::new(false);
+            if read_next {
+                let mut plane = vec![0u8; self.plane_len];
+                let got = self.inner.read(seq, p, &mut plane, &never);
+                s = self.lock();
+                s.pending.remove(&p);
+                match got {
+                    Ok(Got::Frame) => {
+                        let owed = s.live.clone();
+                        if owed.iter().any(|&o| o) {
+                            s.cache.insert(p, Entry { plane, owed });
+                        }
+                    }
+                    Ok(Got::End(n)) => s.end = Some(s.end.map_or(n, |m| m.min(n))),
+                    Ok(Got::Cancelled) => {}
+                    Err(e) => {
+                        if !matches!(&s.failed, Some((at, _)) if *at <= p) {
+                            s.failed = Some((p, e));
+                        }
+                    }
+                }
+            } else {
+                let Want::Reach(end) = want else {
+                    unreachable!("only a reach gets here without a read")
+                };
+                let got = self.inner.reach(seq, end, &never);
+                s = self.lock();
+                match got {
+                    Ok(Got::Frame) => s.reached = s.reached.max(end),
+                    Ok(Got::End(n)) => s.end = Some(n),
+                    Ok(Got::Cancelled) => {}
+                    Err(e) => s.failed = Some((end.saturating_sub(1), e)),
+                }
+            }
+            s.busy -= 1;
+            self.changed.notify_all();
+        }
+    }
+}
+
+/// What the tee can tell lane `lane` now about `want`, if anything.
+fn answer(s: &mut State, lane: usize, want: Want, dst: Option<&mut [u8]>) -> Result<Option<Got>> {
+    let failed_at = |s: &State, p: u64| {
+        s.failed
+            .as_ref()
+            .filter(|(at, _)| *at <= p)
+            .map(|(_, e)| copy_error(e))
+    };
+    match want {
+        Want::Read(i) => {
+            if let Some(entry) = s.cache.get_mut(&i) {
+                if let Some(dst) = dst {
+                    let n = dst.len().min(entry.plane.len());
+                    dst[..n].copy_from_slice(&entry.plane[..n]);
+                }
+                if let Some(o) = entry.owed.get_mut(lane) {
+                    *o = false;
+                }
+                if !entry.owed.iter().any(|&o| o) {
+                    s.cache.remove(&i);
+                }
+                return Ok(Some(Got::Frame));
+            }
+            if let Some(n) = s.end.filter(|&n| n <= i) {
+                return Ok(Some(Got::End(n)));
+            }
+            if let Some(e) = failed_at(s, i) {
+                return Err(e);
+            }
+            if s.pending.contains(&i) {
+                return Ok(None);
+            }
+            if i < s.next {
+                return Err(Error::Internal(format!(
+                    "the shared reference's position {i} was dropped before every input read it"
+                )));
+            }
+            Ok(None)
+        }
+        Want::Reach(end) => {
+            if let Some(n) = s.end {
+                return Ok(Some(if n < end { Got::End(n) } else { Got::Frame }));
+            }
+            if let Some(e) = failed_at(s, end.saturating_sub(1)) {
+                return Err(e);
+            }
+            if s.reached >= end {
+                return Ok(Some(Got::Frame));
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// The same error again, for each lane that meets it (the library's error is
+/// not `Clone`); the message is the same.
+fn copy_error(e: &Error) -> Error {
+    match e {
+        Error::Io { path, source } => Error::Io {
+            path: path.clone(),
+            source: std::io::Error::new(source.kind(), source.to_string()),
+        },
+        Error::TruncatedFrame {
+            path,
+            frame,
+            leftover,
+            frame_bytes,
+        } => Error::TruncatedFrame {
+            path: path.clone(),
+            frame: *frame,
+            leftover: *leftover,
+            frame_bytes: *frame_bytes,
+        },
+        Error::Y4mFrame {
+            path,
+            frame,
+            reason,
+        } => Error::Y4mFrame {
+            path: path.clone(),
+            frame: *frame,
+            reason: reason.clone(),
+        },
+        Error::SampleRange {
+            path,
+            frame,
+            x,
+            y,
+            value,
+            max,
+            bit_depth,
+        } => Error::SampleRange {
+            path: path.clone(),
+            frame: *frame,
+            x: *x,
+            y: *y,
+            value: *value,
+            max: *max,
+            bit_depth: *bit_depth,
+        },
+        other => Error::Internal(format!("reading the shared reference: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use vkssim::io::{Chroma, LumaReader, VideoFormat};
+
+    use super::*;
+
+    /// A stream of `len` one-byte frames, frame `k` holding `k`.
+    struct Counter {
+        len: u64,
+        at: u64,
+        path: PathBuf,
+    }
+
+    impl LumaReader for Counter {
+        fn format(&self) -> VideoFormat {
+            VideoFormat {
+                width: 1,
+                height: 1,
+                bit_depth: 8,
+                chroma: Chroma::C420,
+            }
+        }
+        fn path(&self) -> &Path {
+            &self.path
+        }
+        fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+            if self.at >= self.len {
+                return Ok(false);
+            }
+            dst[0] = self.at as u8;
+            self.at += 1;
+            Ok(true)
+        }
+        fn skip(&mut self, frames: u64) -> Result<u64> {
+            let n = frames.min(self.len - self.at);
+            self.at += n;
+            Ok(n)
+        }
+        fn frames_read(&self) -> u64 {
+            self.at
+        }
+    }
+
+    /// Lanes reading every `step`-th position out of order on several
+    /// threads, through a window of 2 planes, one lane leaving half-way: each
+    /// read gets its own frame, and each lane the stream's end.
+    #[test]
+    fn lanes_read_each_frame_once_through_a_small_window() {
+        for step in [1u64, 3] {
+            let reader = Counter {
+                len: 40,
+                at: 0,
+                path: PathBuf::from("counter"),
+            };
+            let tee = Tee::new(Input::open("reference", Box::new(reader), 0), 3, step, 2, 1);
+            let stop = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                for lane in 0..3usize {
+                    let (tee, stop) = (&tee, &stop);
+                    s.spawn(move || {
+                        let last = if lane == 2 { 20 } else { 40 };
+                        let positions: Vec<u64> = (0..last).filter(|i| i % step == 0).collect();
+                        // Pairs of positions swapped, as reader threads take them.
+                        for pair in positions.chunks(2) {
+                            for &i in pair.iter().rev() {
+                                let mut dst = [0u8];
+                                assert_eq!(tee.read(lane, i, &mut dst, stop).unwrap(), Got::Frame);
+                                assert_eq!(u64::from(dst[0]), i, "lane {lane} position {i}");
+                            }
+                        }
+                        if lane == 2 {
+                            tee.leave(lane);
+                            return;
+                        }
+                        let end = positions.last().unwrap() + step;
+                        let mut dst = [0u8];
+                        assert_eq!(tee.read(lane, end, &mut dst, stop).unwrap(), Got::End(40));
+                        tee.leave(lane);
+                    });
+                }
+            });
+            assert!(tee.lock().cache.is_empty());
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! `vkssim score` with several `-d` (a ladder): each input's output is
+//! byte-identical, apart from the fps figure, to what the single-pair run
+//! writes (files and a pipe, different lengths, a wrong geometry, a length
+//! error mid-run), and the output rules (patterns, --output-dir, never an
+//! input overwritten) hold for each output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use common::{assert_fails, assert_ok, file, run_cmd, s, stderr, vkssim, y4m_clip};
+
+/// Runs `vkssim ARGS` on the Vulkan backend with validation on
+/// (synchronization included); any validation message fails the test.
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = vkssim();
+    cmd.args(args)
+        .args(["--backend", "vulkan"])
+        .env("VKSSIM_VALIDATION", "1")
+        .stdin(Stdio::null());
+    let o = run_cmd(&mut cmd, stdin);
+    let err = stderr(&o);
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
+    o
+}
+
+const W: u32 = 48;
+const H: u32 = 40;
+
+/// The text of an output with its fps figure blanked (the one line that
+/// depends on timing).
+fn without_fps(p: &Path) -> String {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    text.lines()
+        .map(|l| {
+            if l.contains("\"fps\"") || l.contains("fps=") {
+                "FPS"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+struct Clips {
+    dir: tempfile::TempDir,
+    reference: PathBuf,
+    /// As long as the reference.
+    full: PathBuf,
+    /// Four frames, given on standard input.
+    short: Vec<u8>,
+    /// Another width.
+    wide: PathBuf,
+}
+
+fn clips() -> Clips {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = file(dir.path(), "ref.y4m", &y4m_clip(W, H, 6, 1));
+    let full = file(dir.path(), "full.y4m", &y4m_clip(W, H, 6, 40));
+    let short = y4m_clip(W, H, 4, 70);
+    let wide = file(dir.path(), "wide.y4m", &y4m_clip(W + 16, H, 6, 9));
+    Clips {
+        dir,
+        reference,
+        full,
+        short,
+        wide,
+    }
+}
+
+/// `score -r REF -d FULL`.
+fn base(c: &Clips) -> Vec<&str> {
+    vec!["score", "-r", s(&c.reference), "-d", s(&c.full)]
+}
+
+/// The single-pair run of `dist` (`-` with `stdin`), writing `out`.
+fn single(c: &Clips, dist: &str, stdin: Option<&[u8]>, out: &Path, extra: &[&str]) -> bool {
+    let mut args = vec!["score", "-r", s(&c.reference), "-d", dist, "-o", s(out)];
+    args.extend_from_slice(extra);
+    run(&args, stdin).status.success()
+}
+
+#[test]
+fn each_output_equals_the_single_run() {
+    let c = clips();
+    let d = c.dir.path();
+    let pattern = d.join("ladder_{index}.json");
+    let extra = ["--json", "--allow-length-mismatch", "--precision", "max"];
+    let mut args = base(&c);
+    args.extend(["-d", "-", "-d", s(&c.wide), "-o", s(&pattern)]);
+    args.extend_from_slice(&extra);
+    let o = run(&args, Some(&c.short));
+    // The wrong geometry fails alone (status 1); the others are scored.
+    assert_fails(&o, &["differ", s(&c.wide)]);
+    assert_eq!(o.status.code(), Some(1));
+
+    let one = d.join("single_full.json");
+    assert!(single(&c, s(&c.full), None, &one, &extra));
+    assert_eq!(without_fps(&d.join("ladder_0.json")), without_fps(&one));
+    let one = d.join("single_pipe.json");
+    assert!(single(&c, "-", Some(&c.short), &one, &extra));
+    let piped = without_fps(&d.join("ladder_1.json"));
+    assert_eq!(piped, without_fps(&one));
+    assert!(piped.matches("\"frameNum\"").count() == 4, "{piped}");
+    // As the single run: a geometry error writes nothing.
+    let one = d.join("single_wide.json");
+    assert!(!single(&c, s(&c.wide), None, &one, &extra));
+    assert!(!one.exists());
+    assert!(!d.join("ladder_2.json").exists());
+    assert!(!d.join("ladder_2.json.partial").exists());
+}
+
+#[test]
+fn a_length_error_mid_run_leaves_that_input_partial() {
+    let c = clips();
+    let d = c.dir.path();
+    let out = d.join("out");
+    std::fs::create_dir(&out).unwrap();
+    let mut args = base(&c);
+    args.extend(["-d", "-", "--output-dir", s(&out), "--xml"]);
+    let o = run(&args, Some(&c.short));
+    assert_fails(&o, &["reference has 6 frames but distorted has 4"]);
+    assert_eq!(o.status.code(), Some(1));
+    let one = d.join("single_full.xml");
+    assert!(single(&c, s(&c.full), None, &one, &["--xml"]));
+    assert_eq!(without_fps(&out.join("full.xml")), without_fps(&one));
+    // The pipe's input is `stdin`; its single run fails the same way.
+    assert!(!out.join("stdin.xml").exists());
+    let one = d.join("single_pipe.xml");
+    assert!(!single(&c, "-", Some(&c.short), &one, &["--xml"]));
+    let partial = |p: &Path| {
+        let mut s = p.as_os_str().to_owned();
+        s.push(".partial");
+        PathBuf::from(s)
+    };
+    assert_eq!(
+        without_fps(&partial(&out.join("stdin.xml"))),
+        without_fps(&partial(&one))
+    );
+}
+
+#[test]
+fn summaries_name_each_input() {
+    let c = clips();
+    let other = file(c.dir.path(), "other.y4m", &y4m_clip(W, H, 6, 90));
+    let mut args = base(&c);
+    args.extend(["-d", s(&other)]);
+    let o = run(&args, None);
+    assert_ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let single = |d: &Path| {
+        let o = run(&["score", "-r", s(&c.reference), "-d", s(d)], None);
+        assert_ok(&o);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let expected = format!(
+        "{}:\n{}{}:\n{}",
+        c.full.display(),
+        single(&c.full),
+        other.display(),
+        single(&other)
+    );
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn outputs_are_refused_before_any_work() {
+    let c = clips();
+    let d = c.dir.path();
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let twin = file(&sub, "full.y4m", &y4m_clip(W, H, 6, 3));
+    let out = d.join("out");
+    std::fs::create_dir(&out).unwrap();
+    let base = base(&c);
+
+    // One -o for several inputs needs a pattern.
+    let one = d.join("one.xml");
+    let mut args = base.to_vec();
+    args.extend(["-d", s(&twin), "-o", s(&one)]);
+    assert_fails(&run(&args, None), &["{name}", "{index}"]);
+    assert!(!one.exists());
+
+    // Two inputs with one stem would write one file: both are named.
+    let mut args = base.to_vec();
+    args.extend(["-d", s(&twin), "--output-dir", s(&out)]);
+    assert_fails(&run(&args, None), &[s(&c.full), s(&twin)]);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+
+    // A pattern that names an input is refused: the input is left as it was.
+    let before = std::fs::read(&c.full).unwrap();
+    let pattern = d.join("{name}.y4m");
+    let mut args = base.to_vec();
+    args.extend(["-o", s(&pattern)]);
+    let o = run(&args, None);
+    assert_fails(&o, &["same file", s(&c.full)]);
+    assert_eq!(std::fs::read(&c.full).unwrap(), before);
+
+    // One FIFO as two inputs (through a symlink).
+    let fifo = d.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let link = d.join("link");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let mut args = base.to_vec();
+    args.extend(["-d", s(&fifo), "-d", s(&link)]);
+    assert_fails(
+        &run(&args, None),
+        &["same stream", "distorted input", s(&link)],
+    );
+
+    // Standard input as two inputs.
+    let mut args = base.to_vec();
+    args.extend(["-d", "-", "-d", "-"]);
+    let o = run(&args, Some(&c.short));
+    assert_fails(&o, &["standard input"]);
+    assert!(stderr(&o).contains("only one"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_piped_reference_with_skips_and_subsampling() {
+    let c = clips();
+    let d = c.dir.path();
+    let reference = y4m_clip(W, H, 6, 1);
+    let other = file(d, "other.y4m", &y4m_clip(W, H, 5, 90));
+    let extra = [
+        "--csv",
+        "--frame_skip_ref",
+        "1",
+        "--frame_skip_dist",
+        "1",
+        "--subsample",
+        "2",
+        "--frame_cnt",
+        "4",
+        "--allow-length-mismatch",
+        "--precision",
+        "max",
+    ];
+    let pattern = d.join("{name}.csv");
+    let mut args = vec![
+        "score",
+        "-r",
+        "-",
+        "-d",
+        s(&c.full),
+        "-d",
+        s(&other),
+        "-o",
+        s(&pattern),
+    ];
+    args.extend_from_slice(&extra);
+    assert_ok(&run(&args, Some(&reference)));
+    for (dist, name) in [(&c.full, "full"), (&other, "other")] {
+        let one = d.join(format!("single_{name}.csv"));
+        let mut args = vec!["score", "-r", "-", "-d", s(dist), "-o", s(&one)];
+        args.extend_from_slice(&extra);
+        assert_ok(&run(&args, Some(&reference)));
+        let ladder = without_fps(&d.join(format!("{name}.csv")));
+        assert_eq!(ladder, without_fps(&one));
+        assert!(ladder.lines().count() >= 2, "{ladder}");
+    }
+}
+
+#[test]
+fn the_ladder_bench_scores_as_the_separate_runs() {
+    // The bench fails when the ladder and the separate runs disagree on a
+    // score; its timings are reported, not checked.
+    for extra in [&[][..], &["--json"][..]] {
+        let mut args = vec![
+            "bench", "--ladder", "3", "-w", "64", "-h", "48", "--frames", "5", "--repeat", "1",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args, None);
+        assert_ok(&o);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            out.contains("distorted_frames_per_second") || out.contains("ladder / separate"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn many_frames_on_many_threads() {
+    // Enough frames and readers that the lanes run ahead of each other and
+    // the shared reference's window fills; each output still equals its run.
+    let c = clips();
+    let d = c.dir.path();
+    let reference = file(d, "long_ref.y4m", &y4m_clip(W, H, 60, 5));
+    let dists: Vec<PathBuf> = (0..4)
+        .map(|k| file(d, &format!("long_{k}.y4m"), &y4m_clip(W, H, 60, 20 + k)))
+        .collect();
+    let piped = y4m_clip(W, H, 60, 99);
+    let extra = ["--json", "--read-threads", "8", "--frames-in-flight", "3"];
+    let pattern = d.join("many_{index}.json");
+    let mut args = vec!["score", "-r", s(&reference), "-d", "-"];
+    for p in &dists {
+        args.extend(["-d", s(p)]);
+    }
+    args.extend(["-o", s(&pattern)]);
+    args.extend_from_slice(&extra);
+    assert_ok(&run(&args, Some(&piped)));
+    for (k, dist) in std::iter::once("-")
+        .chain(dists.iter().map(|p| s(p)))
+        .enumerate()
+    {
+        let one = d.join(format!("many_single_{k}.json"));
+        let mut args = vec!["score", "-r", s(&reference), "-d", dist, "-o", s(&one)];
+        args.extend_from_slice(&extra);
+        let stdin = (dist == "-").then_some(&piped[..]);
+        assert_ok(&run(&args, stdin));
+        let ladder = without_fps(&d.join(format!("many_{k}.json")));
+        assert_eq!(ladder, without_fps(&one), "input {k}");
+        assert_eq!(ladder.matches("\"frameNum\"").count(), 60);
+    }
+}

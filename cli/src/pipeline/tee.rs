@@ -197,7 +197,7 @@ impl<'a> Tee<'a> {
             let never = AtomicBool::new(false);
             if read_next {
                 let mut plane = vec![0u8; self.plane_len];
-                let got = self.inner.read(seq, p, &mut plane, &never);
+                let got = self.inner.read(seq, p, &mut plane, true, &never);
                 s = self.lock();
                 s.pending.remove(&p);
                 match got {

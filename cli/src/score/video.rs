@@ -93,7 +93,8 @@ fn decode_and_score(args: &ScoreArgs, options: SsimOptions) -> Result<ExitCode> 
         ),
         Err(e) => (0.0, Some(anyhow!(e))),
     };
-    super::write_scores(args, &options, size, fps, &frames, error)
+    let report = super::report(args, &options, size, fps, &frames);
+    super::write_scores(args.output.as_deref(), args.format(), None, report, error)
 }
 
 #[cfg(not(feature = "vulkan-video"))]

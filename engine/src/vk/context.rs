@@ -101,7 +101,10 @@ impl Gpu {
         let instance = Instance::shared(validation)?;
         let devices = device::enumerate(&instance)?;
         let info = device::choose(&devices, device_index)?;
-        let device = Device::new(&instance, info)?;
+        let device = {
+            let _span = tracing::debug_span!("start: vulkan device").entered();
+            Device::new(&instance, info)?
+        };
         let allocator = new_allocator(&instance, &device, "")?;
         tracing::info!(
             device = %device.info.name,

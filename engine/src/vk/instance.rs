@@ -70,6 +70,8 @@ impl Instance {
     /// enables `VK_LAYER_KHRONOS_validation` with synchronization validation and
     /// fails if the layer is not installed.
     pub fn new(validation: bool) -> Result<Self> {
+        // Start-up phases are spans, so a trace shows where start-up goes.
+        let _span = tracing::debug_span!("start: vulkan instance").entered();
         let entry = loader()?;
         // SAFETY: the entry is valid; the call has no preconditions.
         let version = unsafe { entry.try_enumerate_instance_version() }

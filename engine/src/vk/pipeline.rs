@@ -225,6 +225,7 @@ impl Pipelines {
         if let Some((_, p)) = made.iter().find(|(k, _)| *k == (spec, subgroups)) {
             return Ok(p.clone());
         }
+        let _span = tracing::debug_span!("start: specialized pipelines").entered();
         let mut passes = Vec::new();
         for pass in FramePass::ALL {
             let name = match pass {

@@ -97,9 +97,16 @@ impl PipelineCache {
             None => {}
         }
         entry.counts.pipeline_builds += 1;
-        let mut pipelines = Pipelines::new(gpu, variant)?;
+        let mut pipelines = {
+            let _span = tracing::debug_span!("start: pipelines").entered();
+            Pipelines::new(gpu, variant)?
+        };
         entry.counts.selftest_runs += 1;
-        match selftest::run(gpu, &pipelines) {
+        let tested = {
+            let _span = tracing::debug_span!("start: self-test").entered();
+            selftest::run(gpu, &pipelines)
+        };
+        match tested {
             Ok(()) => {
                 let shared = Arc::new(pipelines);
                 entry.outcome = Some(Outcome::Passed(Arc::clone(&shared)));

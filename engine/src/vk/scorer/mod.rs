@@ -264,10 +264,13 @@ impl VkScorer {
                 )?);
             }
         }
-        for i in 0..in_flight {
-            let slot = this.create_slot(i)?;
-            this.slots.push(slot);
-            this.record(i)?;
+        {
+            let _span = tracing::debug_span!("start: frame slots", in_flight).entered();
+            for i in 0..in_flight {
+                let slot = this.create_slot(i)?;
+                this.slots.push(slot);
+                this.record(i)?;
+            }
         }
         this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
             !this.slots[0]

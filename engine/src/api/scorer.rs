@@ -213,7 +213,7 @@ impl Scorer {
             gpu.device.compute_family,
             gpu.device.info.families.len() as u32,
         );
-        let inner = VkScorer::with_gpu(
+        let mut inner = VkScorer::with_gpu(
             gpu,
             desc.width,
             desc.height,

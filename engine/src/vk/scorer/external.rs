@@ -75,12 +75,14 @@ pub(crate) struct ExternalRing {
 impl VkScorer {
     /// The per-slot resources for [`VkScorer::submit_external`]. Needs the
     /// direct upload path (the slot command buffer then starts with the passes).
-    pub(crate) fn external_ring(&self) -> Result<ExternalRing> {
+    pub(crate) fn external_ring(&mut self) -> Result<ExternalRing> {
         if self.upload != UploadPath::Direct {
             return Err(Error::Unsupported(
                 "device-resident frames on a scorer built for the staging upload path".into(),
             ));
         }
+        // The ring's per-slot parts are made for every slot at once.
+        while self.grow()?.is_some() {}
         let mut ring = ExternalRing {
             pre: Vec::new(),
             packed: Vec::new(),

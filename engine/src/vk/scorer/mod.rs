@@ -1,8 +1,8 @@
 //! [`VkScorer`]: the GPU implementation of [`crate::FrameScorer`] for one
 //! geometry and one set of options.
 //!
-//! Everything is allocated once, at creation: a ring of `frames_in_flight`
-//! slots, each with its upload buffers, the intermediate planes, the per-pixel
+//! The ring holds up to `frames_in_flight` slots, created as it first needs
+//! them (one at creation; a scorer of device frames creates them all), each with its upload buffers, the intermediate planes, the per-pixel
 //! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the four passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
@@ -72,6 +72,9 @@ pub const MAX_SCALE: u32 = 128;
 /// The GPU float_ssim scorer (see the module documentation).
 pub struct VkScorer {
     slots: Vec<Slot>,
+    /// Slots the ring may hold (`frames_in_flight`); [`VkScorer::grow`]
+    /// creates them up to this as they are first needed.
+    capacity: usize,
     /// Slots submitted and not yet scored, oldest first (on the GPU, or with
     /// their sum on a worker thread).
     pending: VecDeque<usize>,
@@ -220,6 +223,7 @@ impl VkScorer {
         };
         let mut this = Self {
             slots: Vec::new(),
+            capacity: in_flight,
             pending: VecDeque::new(),
             filling: VecDeque::new(),
             workers: Workers::new(sum_threads(vk_opts.sum_threads), "sum")?,
@@ -265,12 +269,11 @@ impl VkScorer {
             }
         }
         {
+            // One slot now (the first frame needs it); the others as the ring
+            // first fills (creating 28 full-size slots up front cost 0.3 s
+            // at scale 1 on the H200, BENCHMARKS.md).
             let _span = tracing::debug_span!("start: frame slots", in_flight).entered();
-            for i in 0..in_flight {
-                let slot = this.create_slot(i)?;
-                this.slots.push(slot);
-                this.record(i)?;
-            }
+            this.grow()?;
         }
         this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
             !this.slots[0]
@@ -346,7 +349,20 @@ impl VkScorer {
 
     /// Slots a caller may hold at once (the ring's size).
     pub fn slots(&self) -> usize {
-        self.slots.len()
+        self.capacity
+    }
+
+    /// Creates the next slot when the ring holds fewer than its capacity;
+    /// its index, or `None` when the ring is full.
+    pub(super) fn grow(&mut self) -> Result<Option<usize>> {
+        let i = self.slots.len();
+        if i >= self.capacity {
+            return Ok(None);
+        }
+        let slot = self.create_slot(i)?;
+        self.slots.push(slot);
+        self.record(i)?;
+        Ok(Some(i))
     }
 
     /// Bytes uploaded per frame pair (the raw samples of both planes).

@@ -75,7 +75,7 @@ impl FrameScorer for VkScorer {
     }
 
     fn queue_depth(&self) -> usize {
-        self.slots.len()
+        self.capacity
     }
 }
 
@@ -328,6 +328,11 @@ impl VkScorer {
     /// taken round-robin from the last one taken, so that a ring nobody gives
     /// slots back to out of order is used in order.
     pub(super) fn free_slot(&mut self) -> Result<usize> {
+        if self.pending.len() + self.filling.len() >= self.slots.len() {
+            if let Some(i) = self.grow()? {
+                return Ok(i);
+            }
+        }
         let n = self.slots.len();
         if self.pending.len() + self.filling.len() >= n && !self.pending.is_empty() {
             self.finish_oldest();

@@ -220,6 +220,28 @@ pub unsafe extern "C" fn vkssim_scorer_submit_sources(
     signals: *const VkssimSemaphore,
     n_signals: usize,
 ) -> VkssimStatus {
+    let waits = (waits, n_waits);
+    let signals = (signals, n_signals);
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { submit_pair(scorer, (reference, distorted), waits, signals, source) }
+}
+
+/// A pair's C sources, each turned into a [`DeviceSource`] by `convert`
+/// (given the scorer's bit depth and `reference` or `distorted`), submitted
+/// with its semaphores: what `vkssim_scorer_submit_sources` and
+/// `vkssim_scorer_submit_buffers` share.
+///
+/// # Safety
+/// As for those functions: `scorer` a live scorer or NULL, the pair's
+/// pointers valid structs or NULL, the semaphore arrays of their counts, and
+/// every object they name valid as their contracts say.
+pub(crate) unsafe fn submit_pair<T>(
+    scorer: *mut VkssimScorer,
+    (reference, distorted): (*const T, *const T),
+    (waits, n_waits): (*const VkssimSemaphore, usize),
+    (signals, n_signals): (*const VkssimSemaphore, usize),
+    convert: impl Fn(&T, u32, &str) -> Result<DeviceSource, Error>,
+) -> VkssimStatus {
     guard(|| {
         // SAFETY: per the contract.
         let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
@@ -228,8 +250,8 @@ pub unsafe extern "C" fn vkssim_scorer_submit_sources(
         let (r, d) = r.zip(d).ok_or_else(|| null_arg("reference or distorted"))?;
         let bit_depth = s.scorer.desc().bit_depth;
         let (r, d) = (
-            source(r, bit_depth, "reference")?,
-            source(d, bit_depth, "distorted")?,
+            convert(r, bit_depth, "reference")?,
+            convert(d, bit_depth, "distorted")?,
         );
         // SAFETY: per the contract.
         let w = unsafe { semaphores(waits, n_waits, "waits") }?;

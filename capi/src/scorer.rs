@@ -121,29 +121,19 @@ pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
     signals: *const VkssimSemaphore,
     n_signals: usize,
 ) -> VkssimStatus {
-    guard(|| {
-        // SAFETY: per the contract.
-        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
-        // SAFETY: per the contract.
-        let (r, d) = unsafe { (reference.as_ref(), distorted.as_ref()) };
-        let (r, d) = r.zip(d).ok_or_else(|| null_arg("reference or distorted"))?;
-        let format = if s.scorer.desc().bit_depth > 8 {
+    let plane = |p: &VkssimDevicePlane, bit_depth: u32, _: &str| {
+        let format = if bit_depth > 8 {
             SampleFormat::U16
         } else {
             SampleFormat::U8
         };
-        let plane = |p: &VkssimDevicePlane| {
-            DevicePlane::new(vk::Buffer::from_raw(p.buffer), p.row_pitch, format)
-                .with_offset(p.offset)
-        };
-        // SAFETY: per the contract.
-        let w = unsafe { image::semaphores(waits, n_waits, "waits") }?;
-        // SAFETY: per the contract.
-        let sg = unsafe { image::semaphores(signals, n_signals, "signals") }?;
-        // SAFETY: forwarded from the caller's contract.
-        unsafe { s.scorer.submit_device(plane(r), plane(d), &w, &sg) }?;
-        Ok(VkssimStatus::VkssimOk)
-    })
+        let plane = DevicePlane::new(vk::Buffer::from_raw(p.buffer), p.row_pitch, format);
+        Ok(plane.with_offset(p.offset).into())
+    };
+    let waits = (waits, n_waits);
+    let signals = (signals, n_signals);
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { image::submit_pair(scorer, (reference, distorted), waits, signals, plane) }
 }
 
 fn take(scorer: *mut VkssimScorer, out: *mut VkssimScore, blocking: bool) -> VkssimStatus {

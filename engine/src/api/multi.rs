@@ -152,19 +152,14 @@ impl MultiScorer {
 
     /// The oldest result if it is ready, without blocking.
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        let &k = self.order.front()?;
-        let result = self.scorers[k].poll()?;
-        self.order.pop_front();
-        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+        let scorers = &mut self.scorers;
+        next_in_order(&mut self.order, &self.devices, false, |k| scorers[k].poll())
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        let k = self.order.pop_front()?;
-        let result = self.scorers[k]
-            .wait()
-            .unwrap_or_else(|| missing(&self.devices[k]));
-        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+        let scorers = &mut self.scorers;
+        next_in_order(&mut self.order, &self.devices, true, |k| scorers[k].wait())
     }
 
     /// Pairs submitted whose result has not been taken yet.
@@ -229,19 +224,14 @@ impl<'s> MultiSlots<'s> {
 
     /// The oldest result if it is ready, without blocking.
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        let &k = self.order.front()?;
-        let result = self.slots[k].poll()?;
-        self.order.pop_front();
-        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+        let slots = &mut self.slots;
+        next_in_order(self.order, self.devices, false, |k| slots[k].poll())
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        let k = self.order.pop_front()?;
-        let result = self.slots[k]
-            .wait()
-            .unwrap_or_else(|| missing(&self.devices[k]));
-        Some(result.map_err(|e| on_device(&self.devices[k], e)))
+        let slots = &mut self.slots;
+        next_in_order(self.order, self.devices, true, |k| slots[k].wait())
     }
 
     /// Slots that may be handed out at once, over all engines.
@@ -256,11 +246,29 @@ impl<'s> MultiSlots<'s> {
     }
 }
 
-/// The error for an engine that had no result for a pair it was given.
-fn missing(device: &str) -> Result<FrameScore> {
-    Err(Error::Internal(format!(
-        "engine {device} had no result queued for a submitted pair"
-    )))
+/// The oldest result of pairs dealt over several engines, in submission
+/// order: `order` holds each pair's engine, oldest first, and `take(k)` gives
+/// engine `k`'s oldest result (waiting for it when `blocking`). `None` when
+/// nothing is queued or, without `blocking`, the oldest is not ready; an
+/// engine with no result for a pair it was given is an internal error. Errors
+/// name the engine's device.
+fn next_in_order(
+    order: &mut VecDeque<usize>,
+    devices: &[String],
+    blocking: bool,
+    mut take: impl FnMut(usize) -> Option<Result<FrameScore>>,
+) -> Option<Result<FrameScore>> {
+    let &k = order.front()?;
+    let result = match take(k) {
+        Some(result) => result,
+        None if blocking => Err(Error::Internal(format!(
+            "engine {} had no result queued for a submitted pair",
+            devices[k]
+        ))),
+        None => return None,
+    };
+    order.pop_front();
+    Some(result.map_err(|e| on_device(&devices[k], e)))
 }
 
 /// The devices "all" means, in `vkssim devices` order: every device that can

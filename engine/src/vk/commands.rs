@@ -1,5 +1,6 @@
-//! Command pools and buffers, fences, semaphores, timestamp query pools, and the
-//! barriers between passes.
+//! Command pools and buffers, fences, semaphores, timestamp query pools, the
+//! barriers between passes, and binding a pass's descriptor set and push
+//! constants.
 
 use ash::vk;
 
@@ -96,6 +97,54 @@ pub(crate) fn end(gpu: &Gpu, cmd: vk::CommandBuffer) -> Result<()> {
     unsafe { gpu.device.raw.end_command_buffer(cmd) }.map_err(vk_ctx("ending a command buffer"))
 }
 
+/// The barriers every helper here records: between the `(src, dst)` stages,
+/// each kind of barrier in its own list. `cmd` must be recording, and each
+/// barrier must name valid objects (the callers build them from their own
+/// buffers and images).
+pub(crate) fn pipeline_barrier(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+    memory: &[vk::MemoryBarrier<'_>],
+    buffers: &[vk::BufferMemoryBarrier<'_>],
+    images: &[vk::ImageMemoryBarrier<'_>],
+) {
+    // SAFETY: `cmd` is recording and the barriers name valid objects (this
+    // function's contract, kept by every caller in this crate).
+    unsafe {
+        gpu.device.raw.cmd_pipeline_barrier(
+            cmd,
+            src,
+            dst,
+            vk::DependencyFlags::empty(),
+            memory,
+            buffers,
+            images,
+        )
+    };
+}
+
+/// Binds `set` as set 0 of `layout` for compute and pushes `constants` at
+/// offset 0: what every pass does before its dispatch.
+///
+/// # Safety
+/// `cmd` must be recording on a compute-capable queue family; `set` must be
+/// compatible with `layout`, and `constants` within its push-constant range.
+pub(crate) unsafe fn bind_set_and_constants(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    layout: vk::PipelineLayout,
+    set: vk::DescriptorSet,
+    constants: &[u8],
+) {
+    let d = &gpu.device.raw;
+    // SAFETY: per the contract.
+    unsafe {
+        d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
+        d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, constants);
+    }
+}
+
 /// A global memory barrier from `src` to `dst` (stage, access).
 pub(crate) fn barrier(
     gpu: &Gpu,
@@ -106,18 +155,7 @@ pub(crate) fn barrier(
     let barriers = [vk::MemoryBarrier::default()
         .src_access_mask(src.1)
         .dst_access_mask(dst.1)];
-    // SAFETY: `cmd` is recording; the barrier is well-formed.
-    unsafe {
-        gpu.device.raw.cmd_pipeline_barrier(
-            cmd,
-            src.0,
-            dst.0,
-            vk::DependencyFlags::empty(),
-            &barriers,
-            &[],
-            &[],
-        )
-    };
+    pipeline_barrier(gpu, cmd, (src.0, dst.0), &barriers, &[], &[]);
 }
 
 /// Shader writes of one compute pass made visible to the next pass.
@@ -206,18 +244,7 @@ pub(crate) fn ownership_barrier(
             vk::PipelineStageFlags::COMPUTE_SHADER,
         )
     };
-    // SAFETY: `cmd` is recording on the right family; the barriers are well-formed.
-    unsafe {
-        gpu.device.raw.cmd_pipeline_barrier(
-            cmd,
-            src,
-            dst,
-            vk::DependencyFlags::empty(),
-            &[],
-            &barriers,
-            &[],
-        )
-    };
+    pipeline_barrier(gpu, cmd, (src, dst), &[], &barriers, &[]);
 }
 
 /// Submits `cmd` to `queue`, waits for it with a temporary fence, and returns.

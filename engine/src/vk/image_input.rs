@@ -20,6 +20,7 @@
 
 use ash::vk;
 
+use super::commands;
 use super::context::Gpu;
 use super::pipeline::{create_pipeline, groups, Pass, Pipelines};
 use super::scorer::ExternalPlane;
@@ -252,18 +253,7 @@ fn buffer_barrier(
     } else {
         (vk::PipelineStageFlags::TOP_OF_PIPE, stage)
     };
-    // SAFETY: `cmd` is recording; the barrier names a valid buffer range.
-    unsafe {
-        gpu.device.raw.cmd_pipeline_barrier(
-            cmd,
-            src,
-            dst,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[b],
-            &[],
-        )
-    };
+    commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[b], &[]);
 }
 
 /// One image barrier between the `(src, dst)` stages.
@@ -273,18 +263,7 @@ fn image_barrier(
     b: vk::ImageMemoryBarrier<'_>,
     (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
 ) {
-    // SAFETY: `cmd` is recording; the barrier names a valid subresource.
-    unsafe {
-        gpu.device.raw.cmd_pipeline_barrier(
-            cmd,
-            src,
-            dst,
-            vk::DependencyFlags::empty(),
-            &[],
-            &[],
-            &[b],
-        )
-    };
+    commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[], &[b]);
 }
 
 /// The `msb_shift` pipeline on the scorer's pipeline layout.
@@ -322,21 +301,8 @@ pub(crate) fn record_shift(
     // set's bindings 0 and 1 point at buffers of at least `words` words.
     unsafe {
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
-        d.cmd_bind_descriptor_sets(
-            cmd,
-            vk::PipelineBindPoint::COMPUTE,
-            pipelines.layout,
-            0,
-            &[set],
-            &[],
-        );
-        d.cmd_push_constants(
-            cmd,
-            pipelines.layout,
-            vk::ShaderStageFlags::COMPUTE,
-            0,
-            bytemuck::cast_slice(&constants),
-        );
+        let constants = bytemuck::cast_slice(&constants);
+        commands::bind_set_and_constants(gpu, cmd, pipelines.layout, set, constants);
         d.cmd_dispatch(cmd, groups(words, pass.local_size[0]), 1, 2);
     }
 }

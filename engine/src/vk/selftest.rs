@@ -214,21 +214,8 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
         // compatible; the push constants match the layout's range.
         unsafe {
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                pipelines.layout,
-                0,
-                &[set],
-                &[],
-            );
-            d.cmd_push_constants(
-                cmd,
-                pipelines.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                bytemuck::bytes_of(&params),
-            );
+            let constants = bytemuck::bytes_of(&params);
+            commands::bind_set_and_constants(gpu, cmd, pipelines.layout, set, constants);
             d.cmd_dispatch(cmd, groups(n as u32, pass.local_size[0]), 1, 1);
         }
         commands::compute_to_host(gpu, cmd);

@@ -74,21 +74,8 @@ impl VkScorer {
                 d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
                 d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
             }
-            d.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                self.pipelines.layout,
-                0,
-                &[slot.set],
-                &[],
-            );
-            d.cmd_push_constants(
-                cmd,
-                self.pipelines.layout,
-                vk::ShaderStageFlags::COMPUTE,
-                0,
-                bytemuck::bytes_of(p),
-            );
+            let layout = self.pipelines.layout;
+            commands::bind_set_and_constants(gpu, cmd, layout, slot.set, bytemuck::bytes_of(p));
         }
         for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
             let pipeline = self.frame_pipelines[k];

@@ -425,8 +425,9 @@ fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> vkssim::FrameScore
 
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
 /// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed
-/// with host pairs, then buffers destroyed and recreated after
-/// `forget_device_buffers`: every score bit-identical to the CPU twin.
+/// with host pairs (submitted, then through frame slots), then buffers
+/// destroyed and recreated after `forget_device_buffers`: every score
+/// bit-identical to the CPU twin.
 #[test]
 fn device_pairs_rebind_and_match_the_cpu_twin() {
     if !gpu_present() {
@@ -479,6 +480,20 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
             want_for(w, h, layouts[k].2, &desc.ssim)
         };
         assert_eq!(*g, want, "submission {i} (pair {k})");
+    }
+
+    // Host pairs through frame slots after device pairs: every slot (both
+    // were bound to the host's buffers) reads its own upload buffers again.
+    let want = cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap();
+    for k in 0..3 {
+        let mut slots = scorer.slots();
+        let mut slot = slots.acquire().expect("acquire");
+        let (a, b) = slot.planes_mut();
+        a.copy_from_slice(&host_r.bytes);
+        b.copy_from_slice(&host_d.bytes);
+        slots.submit(slot).expect("submit");
+        let g = slots.wait().expect("a result").expect("score");
+        assert_eq!(g, want, "slot pair {k} after device pairs");
     }
 
     // New buffers (the handles may repeat) after forgetting the old ones.

@@ -13,6 +13,7 @@ use super::scorer::{Scorer, ScorerDesc};
 use crate::vk::context::{Gpu, QueueLock};
 use crate::vk::device;
 use crate::vk::instance::Instance;
+use crate::vk::shared_plane::SharedPlanes;
 use crate::vk::{ArithVariant, ContextCounts, VkOptions};
 use crate::{Error, FrameScore, Result};
 
@@ -475,6 +476,30 @@ impl Engine {
     /// ```
     pub fn scorer(&self, desc: &ScorerDesc) -> Result<Scorer> {
         Scorer::new(self, Arc::clone(&self.gpu), &self.options, desc)
+    }
+
+    /// A pool of reference planes of `desc`'s geometry on this engine's
+    /// device, each uploaded once and read by any number of this device's
+    /// scorers (an encoding ladder: one reference frame, many encodes; see
+    /// [`crate::api::FrameSlot::share_reference`]). The pool grows to the
+    /// planes in use at once; a plane goes back to it when its last pair is
+    /// done.
+    ///
+    /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth).
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// let planes = engine.shared_planes(&vkssim::api::ScorerDesc::new(3840, 2160, 8))?;
+    /// println!("{} bytes per plane", planes.plane_len());
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn shared_planes(&self, desc: &ScorerDesc) -> Result<SharedPlanes> {
+        SharedPlanes::new(
+            Arc::clone(&self.gpu),
+            desc.width,
+            desc.height,
+            desc.bit_depth,
+        )
     }
 
     /// Scores one pair from host memory and returns its result: a one-off

@@ -42,6 +42,7 @@ mod scorer;
 mod slots;
 
 pub use crate::vk::context::QueueLock;
+pub use crate::vk::shared_plane::{PlaneWriter, SharedPlane, SharedPlanes};
 pub use crate::vk::{ArithVariant, ContextCounts, UploadPath, VkOptions};
 pub use crate::{Error, FrameScore, Result, SsimOptions};
 pub use engine::{

@@ -17,6 +17,7 @@ use std::sync::mpsc::Sender;
 use super::scorer::{Inner, Scorer};
 use crate::frame::bytes_per_sample;
 use crate::io::range::first_out_of_range;
+use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
 use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
 
@@ -85,6 +86,9 @@ pub struct FrameSlot<'s> {
     /// back.
     range_on_device: bool,
     host_cached: bool,
+    /// The reference plane read instead of the slot's own
+    /// ([`FrameSlot::share_reference`]).
+    shared_reference: Option<SharedPlane>,
     scorer: u64,
     back: Sender<Returned>,
     _memory: PhantomData<&'s mut [u8]>,
@@ -171,6 +175,7 @@ impl<'s> FrameSlots<'s> {
             checked: [false; 2],
             range_on_device,
             host_cached,
+            shared_reference: None,
             scorer: s.id,
             back: s.returns.0.clone(),
             _memory: PhantomData,
@@ -205,14 +210,20 @@ impl<'s> FrameSlots<'s> {
         }
         let frame = s.submitted;
         for (k, which) in [(0, "reference"), (1, "distorted")] {
-            if !slot.checked[k] && !slot.range_on_device {
+            if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
                 let plane = slot.plane(k);
                 check_range(plane, s.desc().width, slot.bit_depth, which, frame)?;
             }
         }
         let d = *s.desc();
         match (slot.memory.take(), &mut s.inner) {
-            (Some(Memory::Mapped(u)), Inner::Vk(v)) => v.submit_slot(u)?,
+            (Some(Memory::Mapped(u)), Inner::Vk(v)) => {
+                let reference = slot.shared_reference.as_ref();
+                match s.ring.as_mut() {
+                    Some(ring) => v.submit_slot_with_ring(ring, u, reference)?,
+                    None => v.submit_slot_sharing(u, reference)?,
+                }
+            }
             (Some(Memory::Host(r, dd)), Inner::Cpu(c)) => {
                 s.host_slots = s.host_slots.saturating_sub(1);
                 let frame = |bytes| LumaFrame {
@@ -344,6 +355,60 @@ impl FrameSlot<'_> {
             Some(Memory::Host(r, d)) => (r, d),
             None => (&mut [], &mut []),
         }
+    }
+
+    /// Makes `plane` this slot's reference: the pair is scored against it,
+    /// read where it lies on the device, and the slot's own reference plane is
+    /// not read (write only the distorted one: [`FrameSlot::distorted_mut`]).
+    /// This is how an encoding ladder uploads each reference frame once for
+    /// all its encodes ([`crate::api::Engine::shared_planes`]). Its samples
+    /// are range-checked on the device like the slot's own.
+    ///
+    /// Errors: a slot of the CPU twin ([`Error::InvalidOption`]: copy the
+    /// reference into the slot instead); a plane of another geometry
+    /// ([`Error::BufferSize`]). A plane of another device is refused on
+    /// submission.
+    ///
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// # let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8);
+    /// let planes = engine.shared_planes(&desc)?;
+    /// let mut writer = planes.take()?;
+    /// writer.bytes_mut().fill(16);
+    /// let reference = writer.share();
+    /// slot.share_reference(&reference)?;
+    /// slot.distorted_mut().fill(17);
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn share_reference(&mut self, plane: &SharedPlane) -> Result<()> {
+        if !matches!(self.memory, Some(Memory::Mapped(_))) {
+            return Err(Error::InvalidOption(
+                "a frame slot of the CPU twin reads its reference from the slot: copy the \
+                 reference plane into it"
+                    .into(),
+            ));
+        }
+        if plane.plane_len() != self.len {
+            return Err(Error::BufferSize {
+                what: "a shared reference plane".into(),
+                needed: self.len,
+                actual: plane.plane_len(),
+            });
+        }
+        self.shared_reference = Some(plane.clone());
+        Ok(())
+    }
+
+    /// The distorted plane, to be written in place (as
+    /// [`FrameSlot::planes_mut`]).
+    ///
+    /// ```no_run
+    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
+    /// slot.distorted_mut().fill(0);
+    /// ```
+    pub fn distorted_mut(&mut self) -> &mut [u8] {
+        self.planes_mut().1
     }
 
     /// Copies the two packed planes in, after checking their length and (at

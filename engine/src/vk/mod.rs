@@ -47,6 +47,7 @@ pub mod reduce;
 pub mod scorer;
 pub mod selftest;
 pub mod shaders;
+pub mod shared_plane;
 mod video_caps;
 pub mod workers;
 

@@ -27,12 +27,13 @@ use std::time::Instant;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::{commands, UploadPath, VkScorer};
+use super::{commands, UploadPath, UploadSlot, VkScorer};
 use crate::frame::bytes_per_sample;
 use crate::vk::errors::vk_error;
 use crate::vk::image_input::{self, ExternalSource, PlaneSize};
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::Pass;
+use crate::vk::shared_plane::SharedPlane;
 use crate::{Error, FrameScorer, LumaFrame, Result};
 
 /// One luma plane in a host buffer: `height` rows of `width` samples, rows
@@ -104,6 +105,7 @@ impl VkScorer {
             ring.packed.push(None);
             ring.bound.push(Bound::Own);
         }
+        self.external = true;
         Ok(ring)
     }
 
@@ -171,30 +173,8 @@ impl VkScorer {
     }
 
     /// Points slot `i`'s raw bindings at `sources` (buffer, offset, range).
-    fn bind_raw(&self, i: usize, sources: [(vk::Buffer, u64, u64); 2]) {
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = sources
-            .iter()
-            .map(|&(b, offset, range)| {
-                [vk::DescriptorBufferInfo::default()
-                    .buffer(b)
-                    .offset(offset)
-                    .range(range)]
-            })
-            .collect();
-        let writes: Vec<_> = infos
-            .iter()
-            .enumerate()
-            .map(|(k, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(self.slots[i].set)
-                    .dst_binding(k as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
-            })
-            .collect();
-        // SAFETY: the set and buffers are valid; the slot is not pending (its
-        // fence was waited on), so no submitted work uses the set.
-        unsafe { self.gpu.device.raw.update_descriptor_sets(&writes, &[]) };
+    fn bind_raw(&self, i: usize, [r, d]: [(vk::Buffer, u64, u64); 2]) {
+        self.bind_planes(i, &[(0, r), (1, d)]);
     }
 
     /// Makes sure the next slot reads its own upload buffers, then submits a
@@ -210,6 +190,31 @@ impl VkScorer {
         let i = self
             .next_free_slot()
             .ok_or_else(|| Error::Internal("no free slot after make_room".into()))?;
+        self.read_own_planes(ring, i)?;
+        self.submit(reference, distorted)
+    }
+
+    /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]),
+    /// after pointing it back at its own upload buffers if a device pair had
+    /// bound it to the host's.
+    pub(crate) fn submit_slot_with_ring(
+        &mut self,
+        ring: &mut ExternalRing,
+        slot: UploadSlot,
+        reference: Option<&SharedPlane>,
+    ) -> Result<()> {
+        if slot.scorer == self.id && self.filling.contains(&slot.slot) {
+            if let Err(e) = self.read_own_planes(ring, slot.slot) {
+                self.abandon_slot(slot);
+                return Err(e);
+            }
+        }
+        self.submit_slot_sharing(slot, reference)
+    }
+
+    /// Points slot `i` (not in flight) at its own upload buffers when a device
+    /// pair left it bound to the host's, re-recording it.
+    fn read_own_planes(&mut self, ring: &mut ExternalRing, i: usize) -> Result<()> {
         if ring.bound[i] != Bound::Own {
             let whole = vk::WHOLE_SIZE;
             let raw = [
@@ -221,7 +226,7 @@ impl VkScorer {
             self.record(i)?;
             ring.bound[i] = Bound::Own;
         }
-        self.submit(reference, distorted)
+        Ok(())
     }
 
     /// Submits a pair that is already on the device (see the module docs).

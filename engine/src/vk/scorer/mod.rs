@@ -20,7 +20,7 @@
 //! host's samples into a slot ([`UploadSlot`], the copy threads); `ring` the
 //! order of frames (hand out, submit, wait, score, in submission order);
 //! `host_sum` a frame's means from the device's partial sums or the host's
-//! raster-order sum; `stats` the timestamps and [`HostStats`]; `debug` the
+//! raster-order sum; `shared_ref` slots that read a shared reference plane; `stats` the timestamps and [`HostStats`]; `debug` the
 //! pass-by-pass read-back ([`DebugFrame`]); `external` frames already on the
 //! device.
 
@@ -47,6 +47,7 @@ mod external;
 mod host_sum;
 mod record;
 mod ring;
+mod shared_ref;
 mod slots;
 mod stats;
 mod upload;
@@ -118,6 +119,9 @@ pub struct VkScorer {
     /// Always sum the terms on the host ([`VkOptions::force_host_sum`]), never
     /// from the device's fixed-point sums.
     force_host_sum: bool,
+    /// Whether an [`ExternalRing`] rebinds this scorer's slots (it then takes
+    /// no shared reference: see [`shared_ref`]).
+    external: bool,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -249,6 +253,7 @@ impl VkScorer {
             stats: HostStats::default(),
             copy_terms: false,
             force_host_sum: vk_opts.force_host_sum,
+            external: false,
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.

@@ -5,6 +5,7 @@
 
 use ash::vk;
 
+use super::slots::ReferenceSource;
 use super::stats::TIMESTAMPS;
 use super::VkScorer;
 use crate::vk::commands;
@@ -27,7 +28,10 @@ impl VkScorer {
         let copy = |cmd: vk::CommandBuffer| {
             if let Some(st) = &slot.staging {
                 let half = self.sizes.raw_bytes.next_multiple_of(4);
-                for (p, dst) in raw_bufs.iter().enumerate() {
+                // A shared reference is read where it is: only the
+                // distorted plane is copied.
+                let first = (slot.reference != ReferenceSource::Own) as usize;
+                for (p, dst) in raw_bufs.iter().enumerate().skip(first) {
                     let region = [vk::BufferCopy::default()
                         .src_offset(p as u64 * half)
                         .dst_offset(0)

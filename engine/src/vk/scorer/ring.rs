@@ -14,6 +14,7 @@ use super::upload::UploadSlot;
 use super::{not_mapped, VkScorer};
 use crate::vk::errors::vk_error;
 use crate::vk::pipeline::RangeRecord;
+use crate::vk::shared_plane::SharedPlane;
 use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
 
 impl FrameScorer for VkScorer {
@@ -206,6 +207,8 @@ impl VkScorer {
         i: usize,
         decided: Result<Option<FrameScore>>,
     ) -> Result<FrameScore> {
+        // The frame is done: a shared reference may go back to its pool.
+        self.slots[i].holding = None;
         self.check_range(i)?;
         match decided? {
             Some(score) => Ok(score),
@@ -389,6 +392,19 @@ impl VkScorer {
     /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]); it
     /// is scored as the next frame.
     pub fn submit_slot(&mut self, slot: UploadSlot) -> Result<()> {
+        self.submit_slot_sharing(slot, None)
+    }
+
+    /// [`VkScorer::submit_slot`], the slot's reference being `reference`
+    /// when given (see [`super::shared_ref`]).
+    ///
+    /// Errors: as [`VkScorer::submit_slot`]; a plane of another device, or a
+    /// scorer of device frames (the slot then returns to the ring unused).
+    pub(crate) fn submit_slot_sharing(
+        &mut self,
+        slot: UploadSlot,
+        reference: Option<&SharedPlane>,
+    ) -> Result<()> {
         let k = self.filling.iter().position(|&i| i == slot.slot);
         let (true, Some(k)) = (slot.scorer == self.id, k) else {
             return Err(Error::InvalidOption(format!(
@@ -398,6 +414,7 @@ impl VkScorer {
         };
         self.filling.remove(k);
         let i = slot.slot;
+        self.read_reference_from(i, reference)?;
         self.launch(i)?;
         self.pending.push_back(i);
         self.dispatch_ready();

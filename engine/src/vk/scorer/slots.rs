@@ -16,6 +16,7 @@ use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};
 use crate::vk::reduce;
+use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadPath;
 use crate::{Error, FrameScore, Result};
 
@@ -84,6 +85,20 @@ pub(super) struct Slot {
     /// (`None`: the host must sum the terms, see [`crate::vk::reduce`]); the
     /// slot is reused only after it was received.
     pub(super) reduction: Option<Receiver<Result<Option<FrameScore>>>>,
+    /// Which plane binding 0 (the reference) reads.
+    pub(super) reference: ReferenceSource,
+    /// The shared reference of the frame in flight, held until its fence
+    /// signalled (see [`crate::vk::shared_plane`]).
+    pub(super) holding: Option<SharedPlane>,
+}
+
+/// What a slot's reference binding reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReferenceSource {
+    /// The slot's own upload buffer.
+    Own,
+    /// A shared plane (by identity).
+    Shared(u64),
 }
 
 /// Resets a slot's range record to "no sample found" (host write; the next
@@ -250,6 +265,8 @@ impl VkScorer {
             frame: 0,
             submitted: None,
             reduction: None,
+            reference: ReferenceSource::Own,
+            holding: None,
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;

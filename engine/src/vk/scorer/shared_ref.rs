@@ -1,0 +1,90 @@
+//! Slots whose reference is a shared plane ([`crate::vk::shared_plane`]): the
+//! slot's reference binding points at the plane instead of the slot's own
+//! upload buffer, and the slot holds the plane until its fence signalled. A
+//! descriptor update invalidates the command buffers the set is bound in, so
+//! the slot is rebound and re-recorded only when the plane it reads changes
+//! (planes are pooled, so a slot meets the same few planes again).
+
+use ash::vk;
+
+use super::slots::ReferenceSource;
+use super::VkScorer;
+use crate::vk::shared_plane::SharedPlane;
+use crate::{Error, Result};
+
+impl VkScorer {
+    /// Points slot `i`'s reference binding at `reference` (or back at the
+    /// slot's own upload buffer), re-recording the slot when that changes, and
+    /// holds the plane for the frame.
+    pub(super) fn read_reference_from(
+        &mut self,
+        i: usize,
+        reference: Option<&SharedPlane>,
+    ) -> Result<()> {
+        let (source, buffer) = match reference {
+            None => (ReferenceSource::Own, self.slots[i].raw[0].raw),
+            Some(plane) => {
+                let Some((buffer, id, gpu)) = plane.binding() else {
+                    return Err(Error::Internal("a shared plane without its buffer".into()));
+                };
+                if !std::sync::Arc::ptr_eq(gpu, &self.gpu) {
+                    return Err(Error::InvalidOption(format!(
+                        "a shared reference plane of device {} given to a scorer on device {}",
+                        gpu.device_name(),
+                        self.gpu.device_name()
+                    )));
+                }
+                if self.external {
+                    return Err(Error::InvalidOption(
+                        "a scorer of device frames reads its reference from the host's buffers; \
+                         it takes no shared reference plane"
+                            .into(),
+                    ));
+                }
+                if plane.plane_len() as u64 != self.sizes.raw_bytes {
+                    return Err(Error::BufferSize {
+                        what: "a shared reference plane".into(),
+                        needed: self.sizes.raw_bytes as usize,
+                        actual: plane.plane_len(),
+                    });
+                }
+                (ReferenceSource::Shared(id), buffer)
+            }
+        };
+        if self.slots[i].reference != source {
+            self.bind_planes(i, &[(0, (buffer, 0, vk::WHOLE_SIZE))]);
+            self.slots[i].reference = source;
+            self.record(i)?;
+        }
+        self.slots[i].holding = reference.cloned();
+        Ok(())
+    }
+
+    /// Points slot `i`'s bindings at the given buffers: (binding, (buffer,
+    /// offset, range)).
+    pub(super) fn bind_planes(&self, i: usize, sources: &[(u32, (vk::Buffer, u64, u64))]) {
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = sources
+            .iter()
+            .map(|&(_, (b, offset, range))| {
+                [vk::DescriptorBufferInfo::default()
+                    .buffer(b)
+                    .offset(offset)
+                    .range(range)]
+            })
+            .collect();
+        let writes: Vec<_> = infos
+            .iter()
+            .zip(sources)
+            .map(|(info, &(binding, _))| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(self.slots[i].set)
+                    .dst_binding(binding)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set and buffers are valid; the slot is not pending (its
+        // fence was waited on), so no submitted work uses the set.
+        unsafe { self.gpu.device.raw.update_descriptor_sets(&writes, &[]) };
+    }
+}

@@ -1,0 +1,249 @@
+//! Planes uploaded once and read by several scorers of one device: the
+//! reference of an encoding ladder ([`SharedPlanes`], [`PlaneWriter`],
+//! [`SharedPlane`]).
+//!
+//! A plane is a buffer in the memory the direct upload path writes (host-visible,
+//! device-local where the device has such memory), of one raw luma plane. The
+//! host takes a free one from the pool ([`SharedPlanes::take`]), writes it once
+//! ([`PlaneWriter::bytes_mut`]) and shares it ([`PlaneWriter::share`]); each
+//! scorer that scores a pair against it keeps a clone until that pair's fence
+//! signalled, and the buffer goes back to the pool when the last clone drops.
+//! So the host never writes a plane the device may still read, and the buffers
+//! outlive every submission that reads them (the pool frees them when it and
+//! every plane are gone).
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::context::Gpu;
+use super::memory::Buffer;
+use crate::frame::bytes_per_sample;
+use crate::{Error, Result};
+
+/// Source of plane identities (a scorer rebinds a slot only when the plane it
+/// reads changes).
+static NEXT_PLANE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One buffer of the pool, with its identity.
+struct PooledBuffer {
+    buffer: Buffer,
+    id: u64,
+}
+
+/// The pool behind [`SharedPlanes`]: the device, the plane size and the free
+/// buffers.
+struct Pool {
+    gpu: Arc<Gpu>,
+    plane_bytes: u64,
+    free: Mutex<Vec<PooledBuffer>>,
+    made: AtomicUsize,
+}
+
+impl Pool {
+    fn give_back(&self, buffer: PooledBuffer) {
+        self.free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(buffer);
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Every plane holds the pool: when it drops, every buffer is back and no
+        // submission reads it (planes are released after their fences).
+        let free = std::mem::take(self.free.get_mut().unwrap_or_else(|p| p.into_inner()));
+        for mut b in free {
+            self.gpu.destroy_buffer(&mut b.buffer);
+        }
+    }
+}
+
+/// A pool of planes of one geometry on one device, each written once by the
+/// host and read by any number of that device's scorers as their reference
+/// (see the module documentation). Cheap to clone (the clones share the pool).
+#[derive(Clone)]
+pub struct SharedPlanes {
+    pool: Arc<Pool>,
+}
+
+impl SharedPlanes {
+    /// A pool of `width` x `height` planes of `bit_depth` bits on `gpu`.
+    pub(crate) fn new(gpu: Arc<Gpu>, width: u32, height: u32, bit_depth: u32) -> Result<Self> {
+        crate::metric::ssim::check_geometry(
+            width,
+            height,
+            bit_depth,
+            &crate::SsimOptions::default(),
+        )?;
+        let plane_bytes = width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64;
+        Ok(Self {
+            pool: Arc::new(Pool {
+                gpu,
+                plane_bytes,
+                free: Mutex::new(Vec::new()),
+                made: AtomicUsize::new(0),
+            }),
+        })
+    }
+
+    /// A free plane to write, made when none is free (the pool grows to as
+    /// many planes as are in use at once).
+    ///
+    /// Errors: [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
+    pub fn take(&self) -> Result<PlaneWriter> {
+        let reused = self
+            .pool
+            .free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop();
+        let buffer = match reused {
+            Some(b) => b,
+            None => {
+                let n = self.pool.made.fetch_add(1, Ordering::Relaxed);
+                let buffer = self.pool.gpu.create_buffer(
+                    &format!("vkssim shared plane {n}"),
+                    self.pool.plane_bytes,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                    MemoryLocation::CpuToGpu,
+                );
+                match buffer {
+                    Ok(buffer) => PooledBuffer {
+                        buffer,
+                        id: NEXT_PLANE_ID.fetch_add(1, Ordering::Relaxed),
+                    },
+                    Err(e) => {
+                        self.pool.made.fetch_sub(1, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        if buffer.buffer.mapped().is_none() {
+            self.pool.give_back(buffer);
+            return Err(Error::Vulkan {
+                result: vk::Result::ERROR_MEMORY_MAP_FAILED,
+                context: "a shared plane's memory is not host-visible".into(),
+            });
+        }
+        Ok(PlaneWriter {
+            buffer: Some(buffer),
+            pool: Arc::clone(&self.pool),
+        })
+    }
+
+    /// Bytes of one plane (a packed luma plane, as in [`crate::LumaFrame`]).
+    pub fn plane_len(&self) -> usize {
+        self.pool.plane_bytes as usize
+    }
+
+    /// Planes the pool has made so far (in use or free).
+    pub fn planes_made(&self) -> usize {
+        self.pool.made.load(Ordering::Relaxed)
+    }
+}
+
+impl std::fmt::Debug for SharedPlanes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedPlanes")
+            .field("device", &self.pool.gpu.device_name())
+            .field("plane_len", &self.plane_len())
+            .field("planes_made", &self.planes_made())
+            .finish()
+    }
+}
+
+/// A plane taken from [`SharedPlanes`] to be written, then shared. Dropped
+/// unshared, it goes back to the pool.
+pub struct PlaneWriter {
+    buffer: Option<PooledBuffer>,
+    pool: Arc<Pool>,
+}
+
+impl PlaneWriter {
+    /// The plane's memory, to be written with the raw little-endian samples
+    /// ([`SharedPlanes::plane_len`] bytes). It is mapped device memory where
+    /// the device has it: write it once, in order, and do not read it (it may
+    /// be write-combined).
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.pool.plane_bytes as usize;
+        match self.buffer.as_mut().and_then(|b| b.buffer.mapped_mut()) {
+            Some(bytes) => &mut bytes[..len],
+            // `take` checked the mapping; the buffer leaves only in `share`.
+            None => &mut [],
+        }
+    }
+
+    /// The plane, written, to be read by scorers (see [`SharedPlane`]).
+    pub fn share(mut self) -> SharedPlane {
+        SharedPlane {
+            inner: Arc::new(Shared {
+                buffer: self.buffer.take(),
+                pool: Arc::clone(&self.pool),
+            }),
+        }
+    }
+}
+
+impl Drop for PlaneWriter {
+    fn drop(&mut self) {
+        if let Some(b) = self.buffer.take() {
+            self.pool.give_back(b);
+        }
+    }
+}
+
+impl std::fmt::Debug for PlaneWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlaneWriter")
+            .field("plane_len", &self.pool.plane_bytes)
+            .finish()
+    }
+}
+
+struct Shared {
+    buffer: Option<PooledBuffer>,
+    pool: Arc<Pool>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(b) = self.buffer.take() {
+            self.pool.give_back(b);
+        }
+    }
+}
+
+/// A written plane on the device, read by scorers as the reference of the
+/// pairs given it (`crate::api::FrameSlot::share_reference`). Clones are
+/// cheap and share the plane; it returns to its pool when the last clone
+/// drops, and every scorer that reads it holds a clone until its pair is done.
+#[derive(Clone)]
+pub struct SharedPlane {
+    inner: Arc<Shared>,
+}
+
+impl SharedPlane {
+    /// The plane's buffer and identity, and the pool's device.
+    pub(crate) fn binding(&self) -> Option<(vk::Buffer, u64, &Arc<Gpu>)> {
+        let b = self.inner.buffer.as_ref()?;
+        Some((b.buffer.raw, b.id, &self.inner.pool.gpu))
+    }
+
+    /// Bytes of the plane.
+    pub fn plane_len(&self) -> usize {
+        self.inner.pool.plane_bytes as usize
+    }
+}
+
+impl std::fmt::Debug for SharedPlane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedPlane")
+            .field("plane_len", &self.plane_len())
+            .finish()
+    }
+}

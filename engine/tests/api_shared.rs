@@ -215,7 +215,6 @@ fn planes_of_another_geometry_cpu_slots_and_device_frame_scorers_are_refused() {
     let e = slot.share_reference(&plane).unwrap_err().to_string();
     assert!(e.contains("CPU twin"), "{e}");
     drop(slot);
-    drop(slots);
 
     let small = ScorerDesc::new(W - 8, H, 8);
     let mut other = engine.scorer(&small).expect("scorer");
@@ -226,7 +225,6 @@ fn planes_of_another_geometry_cpu_slots_and_device_frame_scorers_are_refused() {
         Err(Error::BufferSize { .. })
     ));
     drop(slot);
-    drop(slots);
 
     let mut device = engine
         .scorer(&desc.with_device_frames(true))
@@ -251,7 +249,6 @@ fn planes_of_another_geometry_cpu_slots_and_device_frame_scorers_are_refused() {
         &SsimOptions::default(),
         "device-frame scorer",
     );
-    drop(slots);
     let messages = engine.validation_messages();
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }

@@ -16,7 +16,7 @@
 //! a `--device` index that does not exist) is reported, not papered over.
 
 use anyhow::{anyhow, Context, Result};
-use vkssim::api::{MultiScorer, Scorer, ScorerDesc};
+use vkssim::api::{MultiScorer, Scorer, ScorerDesc, SharedPlanes};
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::{Error, SsimOptions};
 
@@ -31,6 +31,9 @@ const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores 
 pub struct Engine {
     /// The scorer(s), pairs dealt over them in turn.
     pub scorer: MultiScorer,
+    /// The Vulkan engines behind `scorer`, in its dealing order (none on the
+    /// CPU twin).
+    pub devices: Vec<vkssim::api::Engine>,
     /// e.g. `cpu (2 threads)` or `vulkan (llvmpipe ..., fp64, direct upload)`.
     pub description: String,
     /// Whether it is the CPU twin.
@@ -141,6 +144,7 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
         scorer,
+        devices: Vec::new(),
         on_cpu: true,
     })
 }
@@ -202,17 +206,20 @@ fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
     let several = indices.len() > 1;
     let mut scorers = Vec::new();
     let mut names = Vec::new();
+    let mut devices = Vec::new();
     for index in indices {
         let started = vkssim::api::Engine::new(&vk_options(args, index))
-            .and_then(|engine| Ok((engine.scorer(desc)?, engine.device_name().to_string())));
+            .and_then(|engine| Ok((engine.scorer(desc)?, engine)));
         match (started, index) {
-            (Ok((scorer, n)), Some(i)) if several => {
-                names.push(format!("{i} ({n})"));
+            (Ok((scorer, engine)), Some(i)) if several => {
+                names.push(format!("{i} ({})", engine.device_name()));
                 scorers.push(scorer);
+                devices.push(engine);
             }
-            (Ok((scorer, n)), _) => {
-                names.push(n);
+            (Ok((scorer, engine)), _) => {
+                names.push(engine.device_name().to_string());
                 scorers.push(scorer);
+                devices.push(engine);
             }
             (Err(e), Some(i)) if several => {
                 return Err(Error::OnDevice {
@@ -241,12 +248,38 @@ fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
     };
     Ok(Engine {
         scorer: MultiScorer::from_scorers(scorers, names)?,
+        devices,
         description,
         on_cpu: false,
     })
 }
 
 /// `vkssim devices`: every Vulkan device and what vkssim would do on it.
+/// One pool of shared reference planes per device of `engine` (a ladder's
+/// reference, uploaded once per device: [`crate::pipeline::Tee`]); none on
+/// the CPU twin, or when a pool cannot be made (the reference is then copied
+/// into each pair's slot).
+pub fn shared_planes(
+    engine: &Engine,
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+) -> Vec<SharedPlanes> {
+    let desc = ScorerDesc::new(width, height, bit_depth);
+    let pools: Result<Vec<SharedPlanes>, Error> = engine
+        .devices
+        .iter()
+        .map(|e| e.shared_planes(&desc))
+        .collect();
+    match pools {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("the reference is copied into each pair's slot: {e}");
+            Vec::new()
+        }
+    }
+}
+
 pub fn list_devices(validation: bool) -> Result<()> {
     let devices = vkssim::vk::list_devices(validation).context("listing Vulkan devices")?;
     let mut text = String::new();

@@ -133,6 +133,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         mut scorer,
         description,
         on_cpu,
+        ..
     } = backend::start(&engine_args, options, width, height, bit_depth, false)?;
     let n = args.frames;
     let main = time(&mut scorer, &input, n, args.repeat, read_threads)?;

@@ -14,8 +14,14 @@ use common::{assert_fails, assert_ok, file, run_cmd, s, stderr, vkssim, y4m_clip
 /// Runs `vkssim ARGS` on the Vulkan backend with validation on
 /// (synchronization included); any validation message fails the test.
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    run_logging(args, stdin, "warn")
+}
+
+/// [`run`] logging at `VKSSIM_LOG=log`.
+fn run_logging(args: &[&str], stdin: Option<&[u8]>, log: &str) -> Output {
     let mut cmd = vkssim();
-    cmd.args(args)
+    cmd.env("VKSSIM_LOG", log)
+        .args(args)
         .args(["--backend", "vulkan"])
         .env("VKSSIM_VALIDATION", "1")
         .stdin(Stdio::null());
@@ -290,6 +296,8 @@ fn the_ladder_bench_scores_as_the_separate_runs() {
 fn many_frames_on_many_threads() {
     // Enough frames and readers that the lanes run ahead of each other and
     // the shared reference's window fills; each output still equals its run.
+    // Also over two engines of one device (`--device 0,0`), each with its
+    // pool of shared planes.
     let c = clips();
     let d = c.dir.path();
     let reference = file(d, "long_ref.y4m", &y4m_clip(W, H, 60, 5));
@@ -298,25 +306,42 @@ fn many_frames_on_many_threads() {
         .collect();
     let piped = y4m_clip(W, H, 60, 99);
     let extra = ["--json", "--read-threads", "8", "--frames-in-flight", "3"];
-    let pattern = d.join("many_{index}.json");
-    let mut args = vec!["score", "-r", s(&reference), "-d", "-"];
-    for p in &dists {
-        args.extend(["-d", s(p)]);
-    }
-    args.extend(["-o", s(&pattern)]);
-    args.extend_from_slice(&extra);
-    assert_ok(&run(&args, Some(&piped)));
-    for (k, dist) in std::iter::once("-")
+    let inputs: Vec<&str> = std::iter::once("-")
         .chain(dists.iter().map(|p| s(p)))
+        .collect();
+    let singles: Vec<String> = inputs
+        .iter()
         .enumerate()
-    {
-        let one = d.join(format!("many_single_{k}.json"));
-        let mut args = vec!["score", "-r", s(&reference), "-d", dist, "-o", s(&one)];
+        .map(|(k, dist)| {
+            let one = d.join(format!("many_single_{k}.json"));
+            let mut args = vec!["score", "-r", s(&reference), "-d", dist, "-o", s(&one)];
+            args.extend_from_slice(&extra);
+            let stdin = (*dist == "-").then_some(&piped[..]);
+            assert_ok(&run(&args, stdin));
+            without_fps(&one)
+        })
+        .collect();
+    for (run_no, devices) in [&[][..], &["--device", "0,0"][..]].into_iter().enumerate() {
+        let pattern = d.join(format!("many{run_no}_{{index}}.json"));
+        let mut args = vec!["score", "-r", s(&reference)];
+        for dist in &inputs {
+            args.extend(["-d", dist]);
+        }
+        args.extend(["-o", s(&pattern)]);
         args.extend_from_slice(&extra);
-        let stdin = (dist == "-").then_some(&piped[..]);
-        assert_ok(&run(&args, stdin));
-        let ladder = without_fps(&d.join(format!("many_{k}.json")));
-        assert_eq!(ladder, without_fps(&one), "input {k}");
-        assert_eq!(ladder.matches("\"frameNum\"").count(), 60);
+        args.extend_from_slice(devices);
+        let o = run_logging(&args, Some(&piped), "info");
+        assert_ok(&o);
+        // The reference went to the device once per frame, into shared planes.
+        assert!(
+            stderr(&o).contains("uploaded once per device, into shared planes"),
+            "{devices:?}: {}",
+            stderr(&o)
+        );
+        for (k, one) in singles.iter().enumerate() {
+            let ladder = without_fps(&d.join(format!("many{run_no}_{k}.json")));
+            assert_eq!(&ladder, one, "{devices:?} input {k}");
+            assert_eq!(ladder.matches("\"frameNum\"").count(), 60);
+        }
     }
 }

@@ -104,3 +104,75 @@ fn the_cpu_twin_refuses_the_sample_too() {
         assert_refused(&out, "reading the distorted", named);
     }
 }
+
+/// A ladder (`-d` twice, `--output-dir`) whose reference has the bad sample in
+/// frame 2: on the Vulkan backend the reference is uploaded once into a shared
+/// plane and each pair finds the sample on the device; each input fails
+/// naming the reference file and its frame, with its two frames before kept
+/// (a `.partial` output each), as its single run would. The same on the CPU
+/// twin, whose reference reader finds it.
+#[test]
+fn a_bad_sample_in_a_ladders_shared_reference_fails_every_input() {
+    let backends: &[(&str, &str)] = if gpu_tests_skipped() {
+        &[("cpu", "reading the reference")]
+    } else {
+        &[
+            ("vulkan", "scoring frame 2: "),
+            ("cpu", "reading the reference"),
+        ]
+    };
+    for &(backend, context) in backends {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (w, h) = (780u32, 520u32);
+        let mut reference = raw10(w, h, 4, 1);
+        let frame_bytes = (w * h * 3 / 2) as usize * 2;
+        let at = 2 * frame_bytes + (((h - 1) * w + w - 1) as usize) * 2;
+        reference[at..at + 2].copy_from_slice(&1030u16.to_le_bytes());
+        let r = file(dir.path(), "ref.yuv", &reference);
+        let d1 = file(dir.path(), "one.yuv", &raw10(w, h, 4, 2));
+        let d2 = file(dir.path(), "two.yuv", &raw10(w, h, 4, 3));
+        let out_dir = dir.path().join("out");
+        let (ws, hs) = (w.to_string(), h.to_string());
+        let out = run(
+            &[
+                "score",
+                "-r",
+                s(&r),
+                "-d",
+                s(&d1),
+                "-d",
+                s(&d2),
+                "-w",
+                &ws,
+                "-h",
+                &hs,
+                "-p",
+                "420",
+                "-b",
+                "10",
+                "--json",
+                "--output-dir",
+                s(&out_dir),
+                "--backend",
+                backend,
+            ],
+            None,
+        );
+        for name in ["one", "two"] {
+            assert_fails(
+                &out,
+                &[
+                    &format!("scoring {}", s(&dir.path().join(format!("{name}.yuv")))),
+                    context,
+                    "ref.yuv: frame 2",
+                    "x=779, y=519",
+                    "is 1030, above 1023",
+                ],
+            );
+            let partial = out_dir.join(format!("{name}.json.partial"));
+            let text = std::fs::read_to_string(&partial)
+                .unwrap_or_else(|e| panic!("{backend}: {}: {e}", partial.display()));
+            assert_eq!(text.matches("\"frameNum\"").count(), 2, "{backend}: {text}");
+        }
+    }
+}

@@ -1,15 +1,18 @@
 //! `vkssim bench --ladder K`: one reference against K distorted inputs (the
 //! generated distorted frame, or the `-d` file, K times) on K scorers at once,
-//! timed two ways: as `vkssim score` runs a ladder (the reference read once,
-//! [`crate::pipeline::Tee`]) and as K separate single-pair runs at once (each
-//! reading the reference itself). Reports distorted frames/s and GB/s
-//! uploaded for each, by the bench's method (t(N) - t(2), median of
-//! `--repeat`). Every pair still uploads its own copy of the reference.
+//! timed as `vkssim score` runs a ladder (the reference read once,
+//! [`crate::pipeline::Tee`], and on a Vulkan device uploaded once into a
+//! shared plane), as the same ladder with the reference copied into each
+//! pair's slot (uploaded K times; on the CPU twin this is the ladder), and as
+//! K separate single-pair runs at once (each reading the reference itself).
+//! Reports distorted frames/s and GB/s uploaded for each, by the bench's
+//! method (t(N) - t(2), median of `--repeat`).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
+use vkssim::api::SharedPlanes;
 use vkssim::FrameScore;
 
 use super::{open, Input};
@@ -49,12 +52,26 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
     }
     let bps = if bit_depth > 8 { 2 } else { 1 };
     let plane = width as usize * height as usize * bps;
+    let pools = match &engines[0] {
+        e if !e.on_cpu => backend::shared_planes(e, width, height, bit_depth),
+        _ => Vec::new(),
+    };
+    let modes: Vec<Mode> = if pools.is_empty() {
+        vec![Mode::Copied, Mode::Separate]
+    } else {
+        vec![Mode::Shared, Mode::Copied, Mode::Separate]
+    };
     let n = args.frames;
     let mut timings = Vec::new();
     let mut scores = Vec::new();
-    for ladder in [true, false] {
+    for &mode in &modes {
+        let pools = if mode == Mode::Shared {
+            &pools[..]
+        } else {
+            &[]
+        };
         let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
-            run_all(&input, &mut engines, ladder, frames, threads, plane)
+            run_all(&input, &mut engines, mode, pools, frames, threads, plane)
         };
         run(n)?; // warm-up
         let mut per_frame = Vec::new();
@@ -65,9 +82,9 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             scores.push(s);
         }
         per_frame.sort_by(f64::total_cmp);
-        timings.push(per_frame[per_frame.len() / 2].max(1e-12));
+        timings.push((mode, per_frame[per_frame.len() / 2].max(1e-12)));
     }
-    // Both ways score the same pairs: a check that the ladder is exact.
+    // Every way scores the same pairs: a check that the ladder is exact.
     let reported = |run: &Vec<Vec<FrameScore>>| -> Vec<_> {
         run.iter()
             .flatten()
@@ -82,18 +99,22 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             "the ladder and the separate runs gave different scores for the same frames"
         ));
     }
-    let bytes = engines[0]
-        .scorer
-        .scorers()
-        .first()
-        .and_then(|s| s.diagnostics())
-        .map(|d| d.bytes_per_frame);
     let description = engines[0].description.clone();
     let fps = |t: f64| k as f64 / t;
-    let gbs = |t: f64| bytes.map(|b| b as f64 * fps(t) / 1e9);
-    let (tl, ts) = (timings[0], timings[1]);
+    // Bytes uploaded per distorted frame: its own plane, and the reference's
+    // once per ladder frame or once per pair.
+    let gbs = |mode: Mode, t: f64| {
+        let reference = match mode {
+            Mode::Shared => plane as f64 / k as f64,
+            Mode::Copied | Mode::Separate => plane as f64,
+        };
+        (!engines[0].on_cpu).then(|| (plane as f64 + reference) * fps(t) / 1e9)
+    };
+    let time_of = |m: Mode| timings.iter().find(|(mode, _)| *mode == m).map(|t| t.1);
+    let ts = time_of(Mode::Separate).unwrap_or(1e-12);
+    let tl = time_of(modes[0]).unwrap_or(1e-12);
     if args.json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "backend": description,
             "width": width,
             "height": height,
@@ -102,12 +123,17 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             "frames": n,
             "repetitions": args.repeat,
             "read_threads_per_pair": threads,
+            "reference_uploaded_once": modes[0] == Mode::Shared,
             "ladder_distorted_frames_per_second": fps(tl),
-            "ladder_upload_gb_per_s": gbs(tl),
+            "ladder_upload_gb_per_s": gbs(modes[0], tl),
             "separate_distorted_frames_per_second": fps(ts),
-            "separate_upload_gb_per_s": gbs(ts),
+            "separate_upload_gb_per_s": gbs(Mode::Separate, ts),
             "ladder_over_separate": ts / tl,
         });
+        if let (Some(tc), true) = (time_of(Mode::Copied), modes[0] == Mode::Shared) {
+            json["copied_reference_distorted_frames_per_second"] = fps(tc).into();
+            json["copied_reference_upload_gb_per_s"] = gbs(Mode::Copied, tc).into();
+        }
         stdio::print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
         return Ok(());
     }
@@ -121,31 +147,47 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         out,
         "backend: {description}; reader threads per pair: {threads}"
     )?;
-    let gb = |t: f64| gbs(t).map_or("n/a".to_string(), |g| format!("{g:.3} GB/s"));
-    writeln!(
-        out,
-        "ladder (reference read once): {:.1} distorted frames/s, uploading {}",
-        fps(tl),
-        gb(tl)
-    )?;
-    writeln!(
-        out,
-        "{k} separate single-pair runs at once: {:.1} distorted frames/s, uploading {}",
-        fps(ts),
-        gb(ts)
-    )?;
+    let gb = |m: Mode, t: f64| gbs(m, t).map_or("n/a".to_string(), |g| format!("{g:.3} GB/s"));
+    for &(mode, t) in &timings {
+        let what = match mode {
+            Mode::Shared => "ladder (reference read and uploaded once)".to_string(),
+            Mode::Copied if modes[0] == Mode::Shared => {
+                "ladder, reference copied into each pair's slot".to_string()
+            }
+            Mode::Copied => "ladder (reference read once)".to_string(),
+            Mode::Separate => format!("{k} separate single-pair runs at once"),
+        };
+        writeln!(
+            out,
+            "{what}: {:.1} distorted frames/s, uploading {}",
+            fps(t),
+            gb(mode, t)
+        )?;
+    }
     writeln!(out, "ladder / separate: {:.2}x", ts / tl)?;
     stdio::print(&out)?;
     Ok(())
 }
 
+/// How the bench's pairs get their reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Read once, uploaded once per device (shared planes).
+    Shared,
+    /// Read once, copied into each pair's slot.
+    Copied,
+    /// Each pair reads its own.
+    Separate,
+}
+
 /// Scores `frames` positions on every engine at once, as a ladder (one
-/// shared reference) or as separate pairs; gives the wall time and the
+/// reference, on `pools` when given) or as separate pairs; gives the wall time and the
 /// scores of each pair.
 fn run_all(
     input: &Input,
     engines: &mut [Engine],
-    ladder: bool,
+    mode: Mode,
+    pools: &[SharedPlanes],
     frames: u64,
     threads: usize,
     plane: usize,
@@ -159,7 +201,7 @@ fn run_all(
         allow_length_mismatch: false,
     };
     let window = 2 * pipeline::frames_in_flight_for(threads) + 8;
-    let tee = Tee::new(input.inputs().0, k, 1, window, plane);
+    let tee = Tee::new(input.inputs().0, k, 1, window, plane).with_shared_planes(pools.to_vec());
     let t0 = Instant::now();
     let outcomes: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = engines
@@ -169,7 +211,7 @@ fn run_all(
                 let tee = &tee;
                 s.spawn(move || {
                     let (own, distorted) = input.inputs();
-                    let reference = if ladder {
+                    let reference = if mode != Mode::Separate {
                         PipelineInput::tee(tee, lane)
                     } else {
                         own

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+use vkssim::api::SharedPlane;
 use vkssim::io::{FrameIndex, LumaReader};
 use vkssim::{Error, Result};
 
@@ -223,6 +224,23 @@ impl<'a> Input<'a> {
                     Ok(Got::End(i))
                 }
             }),
+        }
+    }
+
+    /// [`Input::read`], except that a ladder's shared reference kept on a
+    /// device ([`Tee`]) is handed over in `shared` instead of copied.
+    pub fn read_or_share(
+        &self,
+        job: u64,
+        i: u64,
+        dst: &mut [u8],
+        checked: bool,
+        shared: &mut Option<SharedPlane>,
+        stop: &AtomicBool,
+    ) -> Result<Got> {
+        match &self.kind {
+            Kind::Tee { tee, lane } => tee.read_or_share(*lane, i, dst, shared, stop),
+            _ => self.read(job, i, dst, checked, stop),
         }
     }
 

@@ -5,6 +5,15 @@
 //! frame slot; at most `window` planes are kept, so a run that is ahead waits
 //! for the slowest one.
 //!
+//! On a Vulkan device the planes are the device's shared planes
+//! ([`vkssim::api::SharedPlanes`], one pool per device of the runs): each
+//! reference frame is read straight into device memory once, and every lane
+//! scores against that one upload ([`vkssim::api::FrameSlot::share_reference`])
+//! instead of copying it into its own slot. Position `p` goes to the pool of
+//! device `(p / step) % devices`, the device every lane's scorer deals that
+//! pair to. Where a pool cannot give a plane (out of device memory), that
+//! frame is kept in host memory and copied, as on the CPU.
+//!
 //! Each run (a lane) sees the tee through an [`super::Input`] that behaves as
 //! the reference would on its own: the same positions, the same ends, the same
 //! errors. A lane leaves ([`Tee::leave`]) when its run ends, so that planes it
@@ -15,14 +24,45 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+use vkssim::api::{PlaneWriter, SharedPlane, SharedPlanes};
 use vkssim::{Error, Result};
 
 use super::input::{Got, Input};
 
-/// A plane read and the lanes that have not copied it yet.
+/// A plane read and the lanes that have not taken it yet.
 struct Entry {
-    plane: Vec<u8>,
+    plane: Plane,
     owed: Vec<bool>,
+}
+
+/// Where a plane read from the reference is kept.
+enum Plane {
+    /// Host memory: each lane copies it into its slot.
+    Host(Vec<u8>),
+    /// A device's shared plane: each lane's slot reads it in place.
+    Device(SharedPlane),
+}
+
+/// A plane being read.
+enum Fresh {
+    Host(Vec<u8>),
+    Device(PlaneWriter),
+}
+
+impl Fresh {
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Fresh::Host(v) => v,
+            Fresh::Device(w) => w.bytes_mut(),
+        }
+    }
+
+    fn into_plane(self) -> Plane {
+        match self {
+            Fresh::Host(v) => Plane::Host(v),
+            Fresh::Device(w) => Plane::Device(w.share()),
+        }
+    }
 }
 
 struct State {
@@ -64,6 +104,8 @@ pub struct Tee<'a> {
     /// Reads of the reference at once: 1 for a stream, more for a file read
     /// by position.
     readers: usize,
+    /// The devices' shared planes (empty: host memory).
+    pools: Vec<SharedPlanes>,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -88,6 +130,7 @@ impl<'a> Tee<'a> {
                 lanes.clamp(2, 8)
             },
             inner: reference,
+            pools: Vec::new(),
             state: Mutex::new(State {
                 cache: BTreeMap::new(),
                 next: 0,
@@ -103,6 +146,24 @@ impl<'a> Tee<'a> {
         }
     }
 
+    /// The same tee keeping its planes in `pools` (one per device, in the
+    /// order the lanes' scorers deal pairs to devices; see the module
+    /// documentation).
+    pub fn with_shared_planes(mut self, pools: Vec<SharedPlanes>) -> Self {
+        self.pools = pools;
+        self
+    }
+
+    /// Whether the planes are kept on the devices ([`Tee::with_shared_planes`]).
+    pub fn shares_planes(&self) -> bool {
+        !self.pools.is_empty()
+    }
+
+    /// Shared planes the devices' pools have made so far.
+    pub fn planes_made(&self) -> usize {
+        self.pools.iter().map(SharedPlanes::planes_made).sum()
+    }
+
     /// The shared reference.
     pub fn inner(&self) -> &Input<'a> {
         &self.inner
@@ -110,7 +171,20 @@ impl<'a> Tee<'a> {
 
     /// Lane `lane`'s read of position `i` into `dst`.
     pub fn read(&self, lane: usize, i: u64, dst: &mut [u8], stop: &AtomicBool) -> Result<Got> {
-        self.serve(lane, Want::Read(i), Some(dst), stop)
+        self.serve(lane, Want::Read(i), Some((dst, None)), stop)
+    }
+
+    /// Lane `lane`'s read of position `i`: the device plane into `shared`
+    /// when the tee keeps it on a device, else copied into `dst`.
+    pub fn read_or_share(
+        &self,
+        lane: usize,
+        i: u64,
+        dst: &mut [u8],
+        shared: &mut Option<SharedPlane>,
+        stop: &AtomicBool,
+    ) -> Result<Got> {
+        self.serve(lane, Want::Read(i), Some((dst, Some(shared))), stop)
     }
 
     /// Lane `lane`'s check that the positions before `end` exist.
@@ -158,12 +232,13 @@ impl<'a> Tee<'a> {
         &self,
         lane: usize,
         want: Want,
-        mut dst: Option<&mut [u8]>,
+        mut dst: Option<Destination<'_>>,
         stop: &AtomicBool,
     ) -> Result<Got> {
         let mut s = self.lock();
         loop {
-            if let Some(got) = answer(&mut s, lane, want, dst.as_deref_mut())? {
+            let to = dst.as_mut().map(|(d, sh)| (&mut **d, sh.as_deref_mut()));
+            if let Some(got) = answer(&mut s, lane, want, to)? {
                 return Ok(got);
             }
             if stop.load(Ordering::Relaxed) {
@@ -196,14 +271,17 @@ impl<'a> Tee<'a> {
             drop(s);
             let never = AtomicBool::new(false);
             if read_next {
-                let mut plane = vec![0u8; self.plane_len];
-                let got = self.inner.read(seq, p, &mut plane, true, &never);
+                let mut plane = self.fresh_plane(p);
+                // Planes on a device are range-checked there, by every lane.
+                let checked = matches!(plane, Fresh::Host(_)) && self.pools.is_empty();
+                let got = self.inner.read(seq, p, plane.bytes_mut(), checked, &never);
                 s = self.lock();
                 s.pending.remove(&p);
                 match got {
                     Ok(Got::Frame) => {
                         let owed = s.live.clone();
                         if owed.iter().any(|&o| o) {
+                            let plane = plane.into_plane();
                             s.cache.insert(p, Entry { plane, owed });
                         }
                     }
@@ -234,8 +312,35 @@ impl<'a> Tee<'a> {
     }
 }
 
+impl Tee<'_> {
+    /// A plane to read position `p` into: from its device's pool, else (no
+    /// pool, or the pool could not make one) in host memory.
+    fn fresh_plane(&self, p: u64) -> Fresh {
+        if !self.pools.is_empty() {
+            let pool = &self.pools[((p / self.step) % self.pools.len() as u64) as usize];
+            match pool.take() {
+                Ok(w) => return Fresh::Device(w),
+                Err(e) => tracing::warn!(
+                    position = p,
+                    "the shared reference plane is kept in host memory: {e}"
+                ),
+            }
+        }
+        Fresh::Host(vec![0u8; self.plane_len])
+    }
+}
+
+/// Where a lane's read goes: its slot's plane, and where a shared device
+/// plane is handed over when the lane takes one.
+type Destination<'d> = (&'d mut [u8], Option<&'d mut Option<SharedPlane>>);
+
 /// What the tee can tell lane `lane` now about `want`, if anything.
-fn answer(s: &mut State, lane: usize, want: Want, dst: Option<&mut [u8]>) -> Result<Option<Got>> {
+fn answer(
+    s: &mut State,
+    lane: usize,
+    want: Want,
+    dst: Option<(&mut [u8], Option<&mut Option<SharedPlane>>)>,
+) -> Result<Option<Got>> {
     let failed_at = |s: &State, p: u64| {
         s.failed
             .as_ref()
@@ -245,9 +350,20 @@ fn answer(s: &mut State, lane: usize, want: Want, dst: Option<&mut [u8]>) -> Res
     match want {
         Want::Read(i) => {
             if let Some(entry) = s.cache.get_mut(&i) {
-                if let Some(dst) = dst {
-                    let n = dst.len().min(entry.plane.len());
-                    dst[..n].copy_from_slice(&entry.plane[..n]);
+                match (&entry.plane, dst) {
+                    (Plane::Host(plane), Some((dst, _))) => {
+                        let n = dst.len().min(plane.len());
+                        dst[..n].copy_from_slice(&plane[..n]);
+                    }
+                    (Plane::Device(plane), Some((_, Some(shared)))) => {
+                        *shared = Some(plane.clone());
+                    }
+                    (Plane::Device(_), Some((_, None))) => {
+                        return Err(Error::Internal(
+                            "a lane that copies its reference read a plane kept on a device".into(),
+                        ))
+                    }
+                    (_, None) => {}
                 }
                 if let Some(o) = entry.owed.get_mut(lane) {
                     *o = false;

@@ -281,12 +281,19 @@ fn fill(
     };
     let i = j * plan.step;
     let checked = !slot.range_checked_on_device();
+    let mut shared = None;
     let (a, b) = slot.planes_mut();
     let got = both(
         streams,
-        || reference.read(j, i, a, checked, stop),
+        || reference.read_or_share(j, i, a, checked, &mut shared, stop),
         || distorted.read(j, i, b, checked, stop),
     );
+    if let Some(plane) = shared {
+        // A ladder's reference, uploaded once for every lane.
+        if let Err(e) = slot.share_reference(&plane) {
+            return [Err(e), Ok(Got::Frame)];
+        }
+    }
     if checked && matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
         // The readers checked the samples; this marks them checked (a pass
         // over host memory, on this thread).

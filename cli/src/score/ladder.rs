@@ -6,8 +6,9 @@
 //! the same errors: an input that cannot be scored (unreadable, another
 //! geometry, another length) fails alone, its output written as `.partial` or
 //! not at all as a single run would, and the others are scored; the exit
-//! status is 1 when any failed. Each pair uploads its own copy of the
-//! reference frame (the engine shares no uploaded plane between pairs yet).
+//! status is 1 when any failed. On a Vulkan device each reference frame is
+//! uploaded once per device and every pair reads that one plane
+//! ([`vkssim::api::SharedPlanes`]); on the CPU twin each pair copies it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -184,13 +185,20 @@ fn score_all(
     let step = args.subsample.max(1);
     let window = 2 * pipeline::frames_in_flight_for(threads) + 8;
     let plane = rf.luma_bytes();
+    // Every lane deals its pairs over the same devices in the same order, so
+    // the first lane's devices stand for all.
+    let pools = match &engines[0] {
+        e if !e.on_cpu => backend::shared_planes(e, rf.width, rf.height, rf.bit_depth),
+        _ => Vec::new(),
+    };
     let tee = Tee::new(
         Input::open("reference", reference, skip_ref),
         lanes,
         step,
         window,
         plane,
-    );
+    )
+    .with_shared_planes(pools);
     let progress = Progress::new(args.quiet, total);
     let scored: Vec<AtomicU64> = (0..lanes).map(|_| AtomicU64::new(0)).collect();
     let mut outcomes = Vec::with_capacity(lanes);
@@ -224,6 +232,12 @@ fn score_all(
         }
     });
     progress.finish();
+    if tee.shares_planes() {
+        tracing::info!(
+            planes = tee.planes_made(),
+            "each reference frame was uploaded once per device, into shared planes"
+        );
+    }
     outcomes.into_iter().collect()
 }
 

@@ -17,9 +17,13 @@ Catalog CSV: a header row, then one row per pair. Columns:
                    line (e.g. "--frame_cnt 10 --precision max")
 
 A ladder (one reference, several encodes) is several rows with the same
-reference; each row is its own task. Relative paths are taken from the CSV's
-folder and passed on as absolute paths, so on a cluster the inputs must be at
-the same path on every host (shared storage).
+reference, geometry columns and extra_args: they run as one task, one
+`vkssim score -r REF -d A -d B ...` that reads each reference frame once and,
+on a GPU, uploads it once (a row of its own is a task of its own). An input
+of a ladder that vkssim refuses is that row's error; the other rows are
+scored. Relative paths are taken from the CSV's folder and passed on as
+absolute paths, so on a cluster the inputs must be at the same path on every
+host (shared storage).
 
 Each row's per-frame JSON goes to OUT_DIR/NNNNN-<distorted name>.json (NNNNN:
 the row's index from 0). The table, OUT_DIR/results.csv unless --table says
@@ -30,7 +34,7 @@ pooled float_ssim, as written there), per_frame_file, host, seconds, error.
 Status: `ok`; `error` when vkssim refused the input (exit 1 or 2 with its
 message: deterministic, so reported and not retried); `failed` when the task
 crashed (killed, another exit code, vkssim missing, timeout) on every one of
-its 1 + --max-retries attempts.
+its 1 + --max-retries attempts (every row of a ladder task).
 
 With GPUs in the cluster each task asks Ray for one GPU and runs vkssim on
 the Vulkan device of the GPU index Ray gave it (`--device N`; Ray counts GPUs
@@ -109,14 +113,19 @@ def flag_name(arg: str) -> str:
 
 
 def vkssim_command(vkssim: str, row: dict[str, str], out: str,
-                   defaults: list[tuple[str, str]]) -> list[str]:
-    """The `vkssim score` command line for one row; `defaults` are (flag, value)
-    pairs that the row's extra_args override."""
+                   defaults: list[tuple[str, str]],
+                   distorted: list[str] | None = None) -> list[str]:
+    """The `vkssim score` command line for one row (or, with `distorted`, for
+    the ladder of those inputs against the row's reference, `out` then being
+    an -o pattern); `defaults` are (flag, value) pairs that the row's
+    extra_args override."""
     extra = shlex.split(row.get("extra_args", ""))
     owned = [a for a in extra if flag_name(a) in OWNED_FLAGS]
     if owned:
         raise CatalogError(f"extra_args may not set {', '.join(owned)}: the runner sets them")
-    cmd = [vkssim, "score", "-q", "-r", row["reference_path"], "-d", row["distorted_path"]]
+    cmd = [vkssim, "score", "-q", "-r", row["reference_path"]]
+    for d in distorted or [row["distorted_path"]]:
+        cmd += ["-d", d]
     for column, flag in RAW_FLAGS:
         if row.get(column):
             cmd += [flag, row[column]]
@@ -125,6 +134,12 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
         if flag not in set_by_row:
             cmd += [flag, value]
     return cmd + extra + ["--json", "-o", out]
+
+
+def ladder_key(row: dict[str, str]) -> tuple[str, ...]:
+    """Rows with the same key run as one ladder task."""
+    return (row["reference_path"], *(row.get(c, "") for c, _ in RAW_FLAGS),
+            row.get("extra_args", ""))
 
 
 def pooled(json_path: str) -> dict[str, Any]:
@@ -136,33 +151,48 @@ def pooled(json_path: str) -> dict[str, Any]:
             "harmonic_mean": ssim["harmonic_mean"], "min": ssim["min"]}
 
 
-def score_row(cmd: list[str], use_gpu: bool, timeout: float | None) -> dict[str, Any]:
-    """Runs one vkssim command inside a Ray task (the task's body)."""
+def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: bool,
+               timeout: float | None) -> list[dict[str, Any]]:
+    """Runs one vkssim command inside a Ray task (the task's body): a pair, or a
+    ladder. `outputs` has, per row, (the file vkssim writes, the row's
+    per-frame file, the row's distorted path); gives each row's result."""
     import ray  # the worker's own ray
 
     if use_gpu and "--device" not in map(flag_name, cmd):
         gpus = ray.get_gpu_ids()
         if gpus:
             cmd = cmd[:2] + ["--device", str(int(gpus[0]))] + cmd[2:]
+    for written, final, _ in outputs:
+        # A file an earlier attempt left must not pass for this one's.
+        if written != final and os.path.exists(written):
+            os.remove(written)
     start = time.monotonic()
-    result: dict[str, Any] = {"host": socket.gethostname()}
+    host = socket.gethostname()
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise TransientError(f"{result['host']}: {e}") from None
-    result["seconds"] = f"{time.monotonic() - start:.3f}"
+        raise TransientError(f"{host}: {e}") from None
+    common = {"host": host, "seconds": f"{time.monotonic() - start:.3f}"}
     message = proc.stderr.strip().splitlines()
-    if proc.returncode in INPUT_ERROR_CODES and message:
-        errors = [m for m in message if m.startswith("vkssim: error:")] or message[-1:]
-        return {**result, "status": "error", "error": errors[-1]}
-    if proc.returncode != 0:
+    if proc.returncode not in (0, *INPUT_ERROR_CODES) or (proc.returncode and not message):
         tail = message[-1] if message else "no message"
-        raise TransientError(f"{result['host']}: vkssim exited with {proc.returncode}: {tail}")
-    try:
-        return {**result, "status": "ok", **pooled(cmd[cmd.index("-o") + 1])}
-    except (OSError, ValueError, KeyError) as e:
-        raise TransientError(f"{result['host']}: unreadable output: {e}") from None
+        raise TransientError(f"{host}: vkssim exited with {proc.returncode}: {tail}")
+    errors = [m for m in message if m.startswith("vkssim: error:")] or message[-1:]
+    results = []
+    for written, final, distorted in outputs:
+        if proc.returncode == 0 or (len(outputs) > 1 and os.path.isfile(written)):
+            try:
+                if written != final:
+                    os.replace(written, final)
+                results.append({**common, "status": "ok", **pooled(final)})
+            except (OSError, ValueError, KeyError) as e:
+                raise TransientError(f"{host}: unreadable output: {e}") from None
+            continue
+        # A ladder names the input in each of its errors; a pair has one.
+        mine = [m for m in errors if distorted in m] if len(outputs) > 1 else errors
+        results.append({**common, "status": "error", "error": (mine or errors)[-1]})
+    return results
 
 
 def write_tables(records: list[dict[str, Any]], table: Path, parquet: str) -> list[Path]:
@@ -254,37 +284,55 @@ def main(argv: list[str]) -> int:
     else:
         options = {"num_cpus": args.cpus_per_task}
         defaults = [("--backend", "cpu"), ("--threads", str(args.cpus_per_task))]
-    task = ray.remote(score_row).options(
+    task = ray.remote(score_task).options(
         max_retries=args.max_retries, retry_exceptions=[TransientError], **options)
-    print(f"catalog: {len(rows)} rows on {'one GPU' if use_gpu else f'{args.cpus_per_task} CPU'}"
-          f" per task, {ray.cluster_resources()}", file=sys.stderr)
 
     records: list[dict[str, Any]] = []
-    pending: dict[Any, int] = {}
+    ladders: dict[tuple[str, ...], list[int]] = {}
     for n, row in enumerate(rows):
         out = out_dir / f"{n:05d}-{Path(row['distorted']).name}.json"
         records.append({"row": n, "reference": row["reference"], "distorted": row["distorted"],
                         "per_frame_file": str(out)})
         try:
-            cmd = vkssim_command(args.vkssim, row, str(out), defaults)
+            vkssim_command(args.vkssim, row, str(out), defaults)
         except (CatalogError, ValueError) as e:
             records[n].update(status="error", error=f"catalog: {e}")
             print(f"catalog: row {n}: error {records[n]['error']}", file=sys.stderr)
             continue
-        pending[task.remote(cmd, use_gpu, args.timeout)] = n
+        ladders.setdefault(ladder_key(row), []).append(n)
+    print(f"catalog: {len(rows)} rows in {len(ladders)} tasks on "
+          f"{'one GPU' if use_gpu else f'{args.cpus_per_task} CPU'} per task, "
+          f"{ray.cluster_resources()}", file=sys.stderr)
+    pending: dict[Any, list[int]] = {}
+    for members in ladders.values():
+        first = rows[members[0]]
+        finals = [records[n]["per_frame_file"] for n in members]
+        if len(members) == 1:
+            cmd = vkssim_command(args.vkssim, first, finals[0], defaults)
+            outputs = [(finals[0], finals[0], first["distorted_path"])]
+        else:
+            pattern = str(out_dir / f"ladder-{members[0]:05d}-{{index}}.json")
+            distorted = [rows[n]["distorted_path"] for n in members]
+            cmd = vkssim_command(args.vkssim, first, pattern, defaults, distorted)
+            outputs = [(pattern.replace("{index}", str(k)), final, d)
+                       for k, (final, d) in enumerate(zip(finals, distorted))]
+        pending[task.remote(cmd, outputs, use_gpu, args.timeout)] = members
 
     done, submitted = 0, len(pending)
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
-        n = pending.pop(ready[0])
+        members = pending.pop(ready[0])
         try:
-            records[n].update(ray.get(ready[0]))
+            for n, result in zip(members, ray.get(ready[0])):
+                records[n].update(result)
         except Exception as e:  # retries spent: Ray's error wraps the last cause
             cause = getattr(e, "cause", None) or e
-            records[n].update(status="failed", error=str(cause).strip().splitlines()[-1])
+            for n in members:
+                records[n].update(status="failed", error=str(cause).strip().splitlines()[-1])
         done += 1
-        print(f"catalog: [{done}/{submitted}] row {n}: {records[n]['status']}"
-              f" {records[n].get('error', '')}".rstrip(), file=sys.stderr)
+        for n in members:
+            print(f"catalog: [{done}/{submitted}] row {n}: {records[n]['status']}"
+                  f" {records[n].get('error', '')}".rstrip(), file=sys.stderr)
     for r in records:
         if r.get("status") != "ok":
             r["per_frame_file"] = ""

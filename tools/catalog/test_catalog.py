@@ -4,9 +4,9 @@ CPU backend) over small generated clips, its table checked against single
 `vkssim score --json` runs.
 
 This module owns the test: the clips (deterministic raw YUV and Y4M made here,
-no ffmpeg), the catalog CSV (a ladder, Y4M, 10-bit raw, extra_args, an input
-error, a task that crashes once, one that always crashes, a refused
-extra_args), and the checks. Run it with the Python that has `ray`
+no ffmpeg), the catalog CSV (a ladder run as one task, with an input error
+in it; Y4M, 10-bit raw, extra_args, a task that crashes once, one that always
+crashes, a refused extra_args), and the checks. Run it with the Python that has `ray`
 (tools/run-tests.sh makes that venv); VKSSIM names the binary (default
 target/release/vkssim). It prints `catalog: N passed, N failed` last and exits
 non-zero on a failure.
@@ -66,6 +66,9 @@ def make_clips(d: Path) -> None:
     (d / "a_high.yuv").write_bytes(raw(distort(ref8, 3, 30, 255), 8))
     shutil.copy(d / "a_low.yuv", d / "flaky.yuv")
     shutil.copy(d / "a_low.yuv", d / "crash.yuv")
+    # Their own references, so that each is a task of its own.
+    shutil.copy(d / "a_ref.yuv", d / "f_ref.yuv")
+    shutil.copy(d / "a_ref.yuv", d / "g_ref.yuv")
     refb = planes(4, 3, 255)
     (d / "b_ref.y4m").write_bytes(y4m(refb))
     (d / "b_dist.y4m").write_bytes(y4m(distort(refb, 5, 12, 255)))
@@ -76,7 +79,8 @@ def make_clips(d: Path) -> None:
 
 RAW8 = {"width": str(W), "height": str(H), "pixel_format": "420", "bitdepth": "8"}
 RAW10 = {**RAW8, "bitdepth": "10"}
-# (reference, distorted, geometry, extra_args, expected status)
+# (reference, distorted, geometry, extra_args, expected status). Rows 0, 1
+# and 5 are one ladder (one reference, the same geometry and extra_args).
 ROWS = [
     ("a_ref.yuv", "a_low.yuv", RAW8, "", "ok"),
     ("a_ref.yuv", "a_high.yuv", RAW8, "", "ok"),
@@ -84,8 +88,8 @@ ROWS = [
     ("b_ref.y4m", "b_dist.y4m", {}, "", "ok"),
     ("c_ref10.yuv", "c_dist10.yuv", RAW10, "--precision max", "ok"),
     ("a_ref.yuv", "missing.yuv", RAW8, "", "error"),
-    ("a_ref.yuv", "flaky.yuv", RAW8, "", "ok"),
-    ("a_ref.yuv", "crash.yuv", RAW8, "", "failed"),
+    ("f_ref.yuv", "flaky.yuv", RAW8, "", "ok"),
+    ("g_ref.yuv", "crash.yuv", RAW8, "", "failed"),
     ("a_ref.yuv", "a_low.yuv", RAW8, "-o elsewhere.json", "error"),
 ]
 COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "extra_args"]
@@ -197,6 +201,14 @@ def run(d: Path) -> int:
     def _() -> None:
         assert table[2]["frames"] == "2" and table[1]["frames"] == "4", table[:3]
         assert len(table[4]["mean"].split(".")[1]) >= 15, table[4]
+
+    @check("the ladder's rows (0, 1, 5) ran as one vkssim call with three -d")
+    def _() -> None:
+        ladder = [c for c in calls if "/a_low.yuv " in c and "/a_high.yuv " in c]
+        assert len(ladder) == 1, calls
+        assert "/missing.yuv " in ladder[0] and ladder[0].count(" -d ") == 3, ladder
+        assert sum("/a_low.yuv " in c for c in calls) == 1, calls
+        assert not list((d / "out").glob("ladder-*")), "a ladder output was not renamed"
 
     @check("input error reported once, with vkssim's message, not retried")
     def _() -> None:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares .gl-ladder/ for tools/ladder-device.sh on the GPU machine of the
-# `device` tool: the release CLI, the api_shared and api test binaries, the
+# `device` tool (and tools/multi-device.sh): the release CLI, the api_shared,
+# api and api_multi test binaries, the
 # libraries they need and the Khronos validation layer package. Carry
 # [".gl", ".gl-ladder"].
 set -euo pipefail
@@ -9,18 +10,18 @@ cd "$top"
 bash ../shared/tools/vulkan-loader.sh >/dev/null
 grep -qx '/.gl-ladder/' .git/info/exclude 2>/dev/null || echo '/.gl-ladder/' >> .git/info/exclude
 x=.gl-ladder
-rm -rf "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api"
+rm -rf "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi"
 mkdir -p "$x/lib"
 cargo build --release -q -p vkssim-cli
-tests_json=$(cargo test --release --no-run --message-format=json -p vkssim --test api_shared --test api 2>/dev/null)
-for t in api_shared api; do
+tests_json=$(cargo test --release --no-run --message-format=json -p vkssim --test api_shared --test api --test api_multi 2>/dev/null)
+for t in api_shared api api_multi; do
   exe=$(printf '%s\n' "$tests_json" | grep "\"name\":\"$t\"" | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
   [ -n "$exe" ] || { echo "no test binary for $t" >&2; exit 1; }
   cp "$exe" "$x/$t"
 done
 cp target/release/vkssim "$x/"
-strip "$x/vkssim" "$x/api_shared" "$x/api"
-bash tools/copy-libs.sh "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api"
+strip "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi"
+bash tools/copy-libs.sh "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi"
 [ -f "$x/vulkan-validationlayers.deb" ] || (cd "$x" && apt-get download vulkan-validationlayers >/dev/null 2>&1 && mv vulkan-validationlayers_*.deb vulkan-validationlayers.deb)
 git rev-parse --short HEAD >"$x/COMMIT"
 du -sh "$x"

@@ -201,7 +201,11 @@ fn run_all(
         allow_length_mismatch: false,
     };
     let window = 2 * pipeline::frames_in_flight_for(threads) + 8;
-    let tee = Tee::new(input.inputs().0, k, 1, window, plane).with_shared_planes(pools.to_vec());
+    // Every lane has scored as many pairs as the others: their next pairs go
+    // to one device.
+    let first_device = engines[0].scorer.next_engine();
+    let tee = Tee::new(input.inputs().0, k, 1, window, plane)
+        .with_shared_planes(pools.to_vec(), first_device);
     let t0 = Instant::now();
     let outcomes: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = engines

@@ -10,8 +10,8 @@
 //! reference frame is read straight into device memory once, and every lane
 //! scores against that one upload ([`vkssim::api::FrameSlot::share_reference`])
 //! instead of copying it into its own slot. Position `p` goes to the pool of
-//! device `(p / step) % devices`, the device every lane's scorer deals that
-//! pair to. Where a pool cannot give a plane (out of device memory), that
+//! device `(first + p / step) % devices`, the device every lane's scorer deals
+//! that pair to (`first`: the device of the lanes' first pair). Where a pool cannot give a plane (out of device memory), that
 //! frame is kept in host memory and copied, as on the CPU.
 //!
 //! Each run (a lane) sees the tee through an [`super::Input`] that behaves as
@@ -106,6 +106,9 @@ pub struct Tee<'a> {
     readers: usize,
     /// The devices' shared planes (empty: host memory).
     pools: Vec<SharedPlanes>,
+    /// The device of the lanes' first pair (their scorers deal the pairs of
+    /// the run in turn from there).
+    first_device: u64,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -131,6 +134,7 @@ impl<'a> Tee<'a> {
             },
             inner: reference,
             pools: Vec::new(),
+            first_device: 0,
             state: Mutex::new(State {
                 cache: BTreeMap::new(),
                 next: 0,
@@ -147,10 +151,11 @@ impl<'a> Tee<'a> {
     }
 
     /// The same tee keeping its planes in `pools` (one per device, in the
-    /// order the lanes' scorers deal pairs to devices; see the module
-    /// documentation).
-    pub fn with_shared_planes(mut self, pools: Vec<SharedPlanes>) -> Self {
+    /// order the lanes' scorers deal pairs to devices, every lane's next pair
+    /// going to device `next_device`; see the module documentation).
+    pub fn with_shared_planes(mut self, pools: Vec<SharedPlanes>, next_device: usize) -> Self {
         self.pools = pools;
+        self.first_device = next_device as u64;
         self
     }
 
@@ -317,7 +322,8 @@ impl Tee<'_> {
     /// pool, or the pool could not make one) in host memory.
     fn fresh_plane(&self, p: u64) -> Fresh {
         if !self.pools.is_empty() {
-            let pool = &self.pools[((p / self.step) % self.pools.len() as u64) as usize];
+            let turn = self.first_device + p / self.step;
+            let pool = &self.pools[(turn % self.pools.len() as u64) as usize];
             match pool.take() {
                 Ok(w) => return Fresh::Device(w),
                 Err(e) => tracing::warn!(

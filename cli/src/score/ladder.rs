@@ -191,6 +191,7 @@ fn score_all(
         e if !e.on_cpu => backend::shared_planes(e, rf.width, rf.height, rf.bit_depth),
         _ => Vec::new(),
     };
+    let first_device = engines[0].scorer.next_engine();
     let tee = Tee::new(
         Input::open("reference", reference, skip_ref),
         lanes,
@@ -198,7 +199,7 @@ fn score_all(
         window,
         plane,
     )
-    .with_shared_planes(pools);
+    .with_shared_planes(pools, first_device);
     let progress = Progress::new(args.quiet, total);
     let scored: Vec<AtomicU64> = (0..lanes).map(|_| AtomicU64::new(0)).collect();
     let mut outcomes = Vec::with_capacity(lanes);

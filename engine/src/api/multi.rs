@@ -119,8 +119,10 @@ impl MultiScorer {
             slots: self.scorers.iter_mut().map(Scorer::slots).collect(),
             devices: &self.devices,
             order: &mut self.order,
+            // The turn goes on from the pairs submitted before (the slots
+            // of an earlier borrow are all submitted or back in their rings).
+            acquired: self.submitted,
             submitted: &mut self.submitted,
-            acquired: 0,
         }
     }
 

@@ -5,13 +5,15 @@
 //! at 8 and 10 bits, with slots that switch between shared and own
 //! references; the pool reuses its planes; a sample above the bit depth in a
 //! shared plane is each pair's range error; planes of another geometry, CPU
-//! slots and device-frame scorers are refused. Validation is on; any message
-//! fails.
+//! slots and device-frame scorers are refused; host planes with a row stride
+//! uploaded as shared planes (`SharedPlanes::upload`,
+//! `Scorer::submit_host_shared`) score the same. Validation is on; any
+//! message fails.
 
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
-use vkssim::api::{Engine, Scorer, ScorerDesc, SharedPlane, SharedPlanes};
+use vkssim::api::{Engine, HostPlane, Scorer, ScorerDesc, SharedPlane, SharedPlanes};
 use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::{cpu, Error, FrameScore, LumaFrame, SsimOptions};
 
@@ -249,6 +251,55 @@ fn planes_of_another_geometry_cpu_slots_and_device_frame_scorers_are_refused() {
         &SsimOptions::default(),
         "device-frame scorer",
     );
+    let messages = engine.validation_messages();
+    assert!(messages.is_empty(), "{}", messages.join("\n"));
+}
+
+/// 10-bit host planes with a row stride of 7 samples more than a row: the
+/// reference uploaded once, two scorers scoring their own encodes against it.
+#[test]
+fn host_planes_uploaded_as_a_shared_reference_score_like_score_frame() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine(UploadPath::Auto);
+    let desc = ScorerDesc::new(W, H, 10)
+        .with_ssim(lcs())
+        .with_frames_in_flight(2);
+    let planes = engine.shared_planes(&desc).expect("pool");
+    assert_eq!(planes.geometry(), (W, H, 10));
+    let stride = W as usize + 7;
+    let strided = |f: &LumaFrame| -> Vec<u16> {
+        let mut out = vec![0u16; stride * H as usize];
+        for (y, row) in f.bytes.chunks(2 * W as usize).enumerate() {
+            for (x, v) in row.chunks(2).enumerate() {
+                out[y * stride + x] = u16::from_le_bytes([v[0], v[1]]);
+            }
+        }
+        out
+    };
+    let mut scorers: Vec<Scorer> = (0..2)
+        .map(|_| engine.scorer(&desc).expect("scorer"))
+        .collect();
+    for i in 0..3u32 {
+        let r = frame(W, H, 10, 40 + i);
+        let shared = planes
+            .upload(HostPlane::u16(&strided(&r), stride))
+            .expect("upload");
+        for (lane, scorer) in scorers.iter_mut().enumerate() {
+            let d = frame(W, H, 10, 60 + 10 * lane as u32 + i);
+            scorer
+                .submit_host_shared(&shared, HostPlane::u16(&strided(&d), stride))
+                .expect("submit");
+            let got = scorer.wait().expect("a result").expect("score");
+            assert_same(&got, &r, &d, &lcs(), &format!("frame {i} lane {lane}"));
+        }
+    }
+    let too_big = vec![1024u16; stride * H as usize];
+    assert!(matches!(
+        planes.upload(HostPlane::u16(&too_big, stride)),
+        Err(Error::SampleRange { .. })
+    ));
     let messages = engine.validation_messages();
     assert!(messages.is_empty(), "{}", messages.join("\n"));
 }

@@ -1,11 +1,13 @@
 //! The frames a [`super::Scorer`] takes: luma planes in host memory
 //! ([`HostPlane`], 8-bit bytes or 16-bit words with a row stride) or in the
 //! host's own Vulkan buffers ([`DevicePlane`]), and the host semaphores a
-//! device-resident pair waits on or signals ([`SemaphoreRef`]).
+//! device-resident pair waits on or signals ([`SemaphoreRef`]); and a host
+//! plane uploaded as a shared reference ([`SharedPlanes::upload`]).
 
 use ash::vk;
 
 use crate::frame::LumaFrame;
+use crate::vk::shared_plane::{SharedPlane, SharedPlanes};
 use crate::{Error, Result};
 
 /// The samples of a host plane.
@@ -291,5 +293,30 @@ impl SemaphoreRef {
     /// ```
     pub fn timeline(semaphore: vk::Semaphore, value: u64) -> Self {
         Self::new(semaphore, Some(value))
+    }
+}
+
+impl SharedPlanes {
+    /// A plane of this pool holding `plane` (packed, range-checked): a
+    /// reference uploaded once for every scorer that takes it
+    /// ([`super::Scorer::submit_host_shared`]).
+    ///
+    /// Errors: a plane of the wrong sample type or too short, a stride
+    /// shorter than a row ([`Error::InvalidOption`], [`Error::BufferSize`]),
+    /// a sample above the bit depth ([`Error::SampleRange`]); device memory.
+    ///
+    /// ```no_run
+    /// # let planes: vkssim::api::SharedPlanes = unimplemented!();
+    /// let reference = vec![16u8; 1920 * 1080];
+    /// let shared = planes.upload(vkssim::api::HostPlane::u8(&reference, 1920))?;
+    /// # let _ = shared;
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn upload(&self, plane: HostPlane<'_>) -> Result<SharedPlane> {
+        let mut packed = LumaFrame::zeroed(0, 0, self.geometry().2);
+        plane.pack_into(&mut packed, self.geometry(), "reference", 0)?;
+        let mut writer = self.take()?;
+        writer.bytes_mut().copy_from_slice(&packed.bytes);
+        Ok(writer.share())
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::engine::Engine;
 use super::plane::{DevicePlane, HostPlane, SemaphoreRef};
 use super::slots::Returned;
+use crate::vk::shared_plane::SharedPlane;
 
 use crate::cpu::CpuScorer;
 use crate::vk::context::Gpu;
@@ -394,6 +395,46 @@ impl Scorer {
         }
         self.submitted += 1;
         Ok(())
+    }
+
+    /// Queues a pair whose reference is a plane already uploaded to the
+    /// device ([`super::SharedPlanes::upload`], shared by the scorers of an encoding
+    /// ladder) and whose distorted plane comes from host memory (copied
+    /// before this returns). Blocks as [`Scorer::submit_host`] does.
+    ///
+    /// Errors: as [`Scorer::submit_host`] for the distorted plane; a plane of
+    /// another geometry ([`crate::Error::BufferSize`]), the CPU twin or a
+    /// scorer of device frames ([`crate::Error::InvalidOption`]), a plane of
+    /// another device.
+    ///
+    /// ```no_run
+    /// use vkssim::api::{Engine, HostPlane, ScorerDesc};
+    /// # let engine: Engine = unimplemented!();
+    /// # let (reference, encodes): (Vec<u8>, Vec<Vec<u8>>) = unimplemented!();
+    /// let desc = ScorerDesc::new(1920, 1080, 8);
+    /// let planes = engine.shared_planes(&desc)?;
+    /// let mut scorers = (0..encodes.len())
+    ///     .map(|_| engine.scorer(&desc))
+    ///     .collect::<vkssim::Result<Vec<_>>>()?;
+    /// let shared = planes.upload(HostPlane::u8(&reference, 1920))?;
+    /// for (scorer, encode) in scorers.iter_mut().zip(&encodes) {
+    ///     scorer.submit_host_shared(&shared, HostPlane::u8(encode, 1920))?;
+    /// }
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn submit_host_shared(
+        &mut self,
+        reference: &SharedPlane,
+        distorted: HostPlane<'_>,
+    ) -> Result<()> {
+        let g = (self.desc.width, self.desc.height, self.desc.bit_depth);
+        let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
+        distorted.pack_into(&mut d, g, "distorted", self.submitted)?;
+        let mut slots = self.slots();
+        let mut slot = slots.acquire()?;
+        slot.share_reference(reference)?;
+        slot.distorted_mut().copy_from_slice(&d.bytes);
+        slots.submit(slot)
     }
 
     /// Queues a pair that is already on the device, in the host's own buffers

@@ -37,6 +37,8 @@ struct PooledBuffer {
 /// buffers.
 struct Pool {
     gpu: Arc<Gpu>,
+    /// Width, height and bit depth of the planes.
+    geometry: (u32, u32, u32),
     plane_bytes: u64,
     free: Mutex<Vec<PooledBuffer>>,
     made: AtomicUsize,
@@ -83,6 +85,7 @@ impl SharedPlanes {
         Ok(Self {
             pool: Arc::new(Pool {
                 gpu,
+                geometry: (width, height, bit_depth),
                 plane_bytes,
                 free: Mutex::new(Vec::new()),
                 made: AtomicUsize::new(0),
@@ -139,6 +142,11 @@ impl SharedPlanes {
     /// Bytes of one plane (a packed luma plane, as in [`crate::LumaFrame`]).
     pub fn plane_len(&self) -> usize {
         self.pool.plane_bytes as usize
+    }
+
+    /// Width, height and bit depth of the planes.
+    pub fn geometry(&self) -> (u32, u32, u32) {
+        self.pool.geometry
     }
 
     /// Planes the pool has made so far (in use or free).

@@ -14,11 +14,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-out=${OUT:-$top/device-out}
-mkdir -p "$out"
-for f in .gl/*.deb .gl-extra/vulkan-validationlayers.deb; do dpkg -x "$f" /; done
-ldconfig
-export LD_LIBRARY_PATH=$top/.gl-extra/lib
+out=${OUT:-$top/device-out} bundle=.gl-extra default_limit=240 default_parts="tests cpu bench"
+. tools/device-common.sh
 X=$top/.gl-extra/bin
 # The test binaries look for the workspace where they were built (/work/main)
 # and for their target folder beside their own path.
@@ -29,12 +26,6 @@ cp "$X"/vk_parity "$X"/vk_passes "$X"/vk_frames target/release/deps/
 # gen-clips.sh asks for ffmpeg before it finds its cache; the corpus is cached.
 mkdir -p /tmp/noffmpeg && printf '#!/bin/sh\nexit 1\n' >/tmp/noffmpeg/ffmpeg && chmod +x /tmp/noffmpeg/ffmpeg
 export PATH=$PATH:/tmp/noffmpeg
-step() { local name=$1; shift; echo "### $name: $*" | tee -a "$out/summary.txt"; local t0=$SECONDS
-  timeout "${LIMIT:-240}" "$@" >"$out/$name.log" 2>&1; local rc=$?
-  echo "### $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"; }
-
-parts=${PARTS:-tests cpu bench}
-has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 step devices "$X/vkssim" devices
 if has tests; then
 LIMIT=60 step vk_passes target/release/deps/vk_passes --nocapture --test-threads 1

@@ -9,17 +9,9 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-out=${OUT:-$top/ladder-out}
-mkdir -p "$out"
-for f in .gl/*.deb .gl-ladder/vulkan-validationlayers.deb; do dpkg -x "$f" /; done
-ldconfig
-export LD_LIBRARY_PATH=$top/.gl-ladder/lib
+out=${OUT:-$top/ladder-out} bundle=.gl-ladder default_parts="tests score bench"
+. tools/device-common.sh
 X=$top/.gl-ladder
-step() { local name=$1; shift; echo "### $name: $*" | tee -a "$out/summary.txt"; local t0=$SECONDS
-  timeout "${LIMIT:-120}" "$@" >"$out/$name.log" 2>&1; local rc=$?
-  echo "### $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"; }
-parts=${PARTS:-tests score bench}
-has() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 step devices "$X/vkssim" devices
 if has tests; then

@@ -10,15 +10,9 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-out=${OUT:-$top/multi-out}
-mkdir -p "$out"
-for f in .gl/*.deb .gl-ladder/vulkan-validationlayers.deb; do dpkg -x "$f" /; done
-ldconfig
-export LD_LIBRARY_PATH=$top/.gl-ladder/lib
+out=${OUT:-$top/multi-out} bundle=.gl-ladder
+. tools/device-common.sh
 X=$top/.gl-ladder
-step() { local name=$1; shift; echo "### $name: $*" | tee -a "$out/summary.txt"; local t0=$SECONDS
-  timeout "${LIMIT:-120}" "$@" >"$out/$name.log" 2>&1; local rc=$?
-  echo "### $name: exit $rc in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"; }
 
 step devices "$X/vkssim" devices
 cat "$out/devices.log" >>"$out/summary.txt"

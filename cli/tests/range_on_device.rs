@@ -37,28 +37,27 @@ fn score_bad_frame(backend: &str, piped: bool) -> std::process::Output {
     distorted[at..at + 2].copy_from_slice(&1030u16.to_le_bytes());
     let r = file(dir.path(), "ref.yuv", &reference);
     let d = file(dir.path(), "dist.yuv", &distorted);
-    let (ws, hs) = (w.to_string(), h.to_string());
     let d_arg = if piped { "-" } else { s(&d) };
-    run(
-        &[
-            "score",
-            "-r",
-            s(&r),
-            "-d",
-            d_arg,
-            "-w",
-            &ws,
-            "-h",
-            &hs,
-            "-p",
-            "420",
-            "-b",
-            "10",
-            "--backend",
-            backend,
-        ],
-        piped.then_some(&distorted[..]),
-    )
+    let geometry = raw10_geometry(w, h);
+    let mut args = vec!["score", "-r", s(&r), "-d", d_arg, "--backend", backend];
+    args.extend(geometry.iter().map(String::as_str));
+    run(&args, piped.then_some(&distorted[..]))
+}
+
+/// `-w W -h H -p 420 -b 10`.
+fn raw10_geometry(w: u32, h: u32) -> Vec<String> {
+    [
+        "-w",
+        &w.to_string(),
+        "-h",
+        &h.to_string(),
+        "-p",
+        "420",
+        "-b",
+        "10",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 fn gpu_tests_skipped() -> bool {
@@ -132,32 +131,11 @@ fn a_bad_sample_in_a_ladders_shared_reference_fails_every_input() {
         let d1 = file(dir.path(), "one.yuv", &raw10(w, h, 4, 2));
         let d2 = file(dir.path(), "two.yuv", &raw10(w, h, 4, 3));
         let out_dir = dir.path().join("out");
-        let (ws, hs) = (w.to_string(), h.to_string());
-        let out = run(
-            &[
-                "score",
-                "-r",
-                s(&r),
-                "-d",
-                s(&d1),
-                "-d",
-                s(&d2),
-                "-w",
-                &ws,
-                "-h",
-                &hs,
-                "-p",
-                "420",
-                "-b",
-                "10",
-                "--json",
-                "--output-dir",
-                s(&out_dir),
-                "--backend",
-                backend,
-            ],
-            None,
-        );
+        let geometry = raw10_geometry(w, h);
+        let mut args = vec!["score", "-r", s(&r), "-d", s(&d1), "-d", s(&d2), "--json"];
+        args.extend(["--output-dir", s(&out_dir), "--backend", backend]);
+        args.extend(geometry.iter().map(String::as_str));
+        let out = run(&args, None);
         for name in ["one", "two"] {
             assert_fails(
                 &out,

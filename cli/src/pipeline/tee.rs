@@ -504,6 +504,119 @@ mod tests {
         }
     }
 
+    /// Frames of `64 x 48` 8-bit samples, frame `k` filled with `k`.
+    struct Planes {
+        at: u64,
+        path: PathBuf,
+    }
+
+    impl LumaReader for Planes {
+        fn format(&self) -> VideoFormat {
+            VideoFormat {
+                width: 64,
+                height: 48,
+                bit_depth: 8,
+                chroma: Chroma::C420,
+            }
+        }
+        fn path(&self) -> &Path {
+            &self.path
+        }
+        fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+            dst.fill(self.at as u8);
+            self.at += 1;
+            Ok(true)
+        }
+        fn skip(&mut self, frames: u64) -> Result<u64> {
+            self.at += frames;
+            Ok(frames)
+        }
+        fn frames_read(&self) -> u64 {
+            self.at
+        }
+    }
+
+    /// Two devices (two Vulkan devices on the first GPU, each with its pool)
+    /// and lanes whose first pair goes to the second: position `p`'s plane is
+    /// on device `(1 + p) % 2`, where the lanes' scorers take it (scoring as
+    /// the CPU twin), and the other device's scorer refuses it. Validation is
+    /// on; any message fails.
+    #[test]
+    fn device_planes_follow_the_lanes_turn() {
+        use vkssim::api::{Engine, ScorerDesc};
+        use vkssim::vk::VkOptions;
+        if !vkssim::vk::list_devices(false).is_ok_and(|d| !d.is_empty()) {
+            eprintln!("skipped: no Vulkan device");
+            return;
+        }
+        let engines: Vec<Engine> = [None, Some(0)]
+            .into_iter()
+            .map(|device_index| {
+                Engine::new(&VkOptions {
+                    device_index,
+                    validation: true,
+                    ..VkOptions::default()
+                })
+                .expect("engine")
+            })
+            .collect();
+        let handle = |e: &Engine| ash::vk::Handle::as_raw(e.device_handles().device.handle());
+        assert_ne!(handle(&engines[0]), handle(&engines[1]), "two devices");
+        let desc = ScorerDesc::new(64, 48, 8);
+        let pools = engines
+            .iter()
+            .map(|e| e.shared_planes(&desc).expect("pool"))
+            .collect();
+        let reader = Planes {
+            at: 0,
+            path: PathBuf::from("planes"),
+        };
+        let reference = Input::open("reference", Box::new(reader), 0);
+        let tee = Tee::new(reference, 1, 1, 4, 64 * 48).with_shared_planes(pools, 1);
+        let mut scorers: Vec<_> = engines
+            .iter()
+            .map(|e| e.scorer(&desc).expect("scorer"))
+            .collect();
+        let stop = AtomicBool::new(false);
+        for p in 0..4u64 {
+            let mut shared = None;
+            let mut dst = vec![0u8; 64 * 48];
+            let got = tee.read_or_share(0, p, &mut dst, &mut shared, &stop);
+            assert_eq!(got.expect("read"), Got::Frame);
+            let plane = shared.expect("a device plane");
+            let own = ((1 + p) % 2) as usize;
+            for (k, scorer) in scorers.iter_mut().enumerate() {
+                let mut slots = scorer.slots();
+                let mut slot = slots.acquire().expect("slot");
+                slot.share_reference(&plane).expect("same geometry");
+                slot.distorted_mut().fill(p as u8);
+                let submitted = slots.submit(slot);
+                if k == own {
+                    submitted.expect("the plane's own device");
+                    let score = slots.wait().expect("a result").expect("score");
+                    let mut frame = vkssim::LumaFrame::zeroed(64, 48, 8);
+                    frame.bytes.fill(p as u8);
+                    let want = vkssim::cpu::score_frame(
+                        &frame.view(),
+                        &frame.view(),
+                        &vkssim::SsimOptions::default(),
+                    )
+                    .expect("cpu");
+                    assert_eq!(score, want, "position {p}");
+                } else {
+                    let e = submitted.expect_err("another device's plane");
+                    assert!(e.to_string().contains("shared reference plane"), "{e}");
+                }
+            }
+        }
+        tee.leave(0);
+        drop(scorers);
+        for e in &engines {
+            let messages = e.validation_messages();
+            assert!(messages.is_empty(), "{}", messages.join("\n"));
+        }
+    }
+
     /// Lanes reading every `step`-th position out of order on several
     /// threads, through a window of 2 planes, one lane leaving half-way: each
     /// read gets its own frame, and each lane the stream's end.

@@ -71,6 +71,18 @@ typedef struct VkssimEngine VkssimEngine;
 // threads, but only one thread at a time may call its functions.
 typedef struct VkssimScorer VkssimScorer;
 
+// A reference plane uploaded once, read by any number of scorers of its
+// engine's device. Opaque and immutable: it may be used from several threads
+// at once. Each scorer that takes it keeps it until its pair is done, so the
+// host may release its handle right after the last submission.
+typedef struct VkssimSharedPlane VkssimSharedPlane;
+
+// A pool of reference planes of one geometry on an engine's device. Opaque.
+// Its functions may be called from several threads at once. Planes
+// uploaded into it stay valid after it is destroyed; the pool's memory goes
+// when it and every plane are gone.
+typedef struct VkssimSharedPlanes VkssimSharedPlanes;
+
 // Options of an engine on vkssim's own device.
 typedef struct VkssimEngineOptions {
   // Device index as `vkssim devices` lists them; -1 picks the best device.
@@ -475,6 +487,72 @@ size_t vkssim_scorer_in_flight(const struct VkssimScorer *scorer);
 // # Safety
 // `scorer` must be NULL or a live scorer, not used afterwards.
 void vkssim_scorer_destroy(struct VkssimScorer *scorer);
+
+// Creates a pool of `width` x `height` reference planes at `bit_depth` bits
+// on the engine's device, for [`vkssim_shared_planes_upload`]. The pool
+// grows to as many planes as are in use at once; a plane returns to it when
+// its handle is released and its last pair is done. The pool and its planes
+// may outlive the engine.
+//
+// # Safety
+// `engine` must be a live engine and `out` a valid pointer, which receives
+// the pool on success.
+enum VkssimStatus vkssim_shared_planes_create(const struct VkssimEngine *engine,
+                                              uint32_t width,
+                                              uint32_t height,
+                                              uint32_t bit_depth,
+                                              struct VkssimSharedPlanes **out);
+
+// Uploads a reference plane from host memory into a plane of the pool,
+// copied (and its samples range-checked) before the call returns: the host
+// may reuse `data` at once. Samples and stride as
+// [`vkssim_scorer_submit_host`] takes them: `uint8_t` at 8 bits, `uint16_t`
+// (native values, not shifted) above, `stride_bytes` at least a row and a
+// multiple of the sample size. Release the plane with
+// [`vkssim_shared_plane_release`].
+//
+// # Safety
+// `planes` must be a live pool; `data` must hold `height` rows of
+// `stride_bytes` bytes (the last one at least a row), suitably aligned for
+// its sample type; `out` must be a valid pointer, which receives the plane on
+// success.
+enum VkssimStatus vkssim_shared_planes_upload(const struct VkssimSharedPlanes *planes,
+                                              const void *data,
+                                              size_t stride_bytes,
+                                              struct VkssimSharedPlane **out);
+
+// Releases the caller's handle to a plane (NULL is ignored). Scorers that
+// took it keep it until their pairs are done; then it returns to its pool.
+//
+// # Safety
+// `plane` must be NULL or a live plane, not used afterwards.
+void vkssim_shared_plane_release(struct VkssimSharedPlane *plane);
+
+// Destroys the caller's handle to a pool (NULL is ignored). Planes uploaded
+// into it stay valid, for the caller and for the scorers that took them; the
+// pool's device memory goes when the last of them is released and done.
+//
+// # Safety
+// `planes` must be NULL or a live pool, not used afterwards.
+void vkssim_shared_planes_destroy(struct VkssimSharedPlanes *planes);
+
+// Queues a pair whose reference is a shared plane ([`vkssim_shared_planes_upload`],
+// of the scorer's engine's device and the scorer's width, height and bit
+// depth) and whose distorted plane comes from host memory, copied before the
+// call returns (samples and stride as [`vkssim_scorer_submit_host`] takes
+// them). The scorer keeps the plane until the pair is done: the caller may
+// release its handle once it has submitted the plane to every scorer. Blocks
+// while the scorer's ring is full. Not for a scorer created with
+// `device_frames`.
+//
+// # Safety
+// `scorer` must be a live scorer and `reference` a live plane; `distorted`
+// must hold `height` rows of `distorted_stride` bytes (the last one at least
+// a row), suitably aligned for its sample type.
+enum VkssimStatus vkssim_scorer_submit_host_shared(struct VkssimScorer *scorer,
+                                                   const struct VkssimSharedPlane *reference,
+                                                   const void *distorted,
+                                                   size_t distorted_stride);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -1,10 +1,11 @@
 //! The C API of vkssim, for C video tools (FFmpeg, GStreamer, libplacebo
 //! users): create an engine on vkssim's own Vulkan device or import the host's,
 //! create a scorer for one geometry, submit pairs from host memory or from the
-//! host's `VkBuffer`s and `VkImage`s (`image`), poll or wait for results in
-//! submission order, destroy.
+//! host's `VkBuffer`s and `VkImage`s (`image`), or against a reference plane
+//! uploaded once and shared by the scorers of an encoding ladder (`shared`),
+//! poll or wait for results in submission order, destroy.
 //! The header, `include/vkssim.h`, is generated from this crate by cbindgen;
-//! the functions live in `engine`, `scorer`, `image` and `import`.
+//! the functions live in `engine`, `scorer`, `shared`, `image` and `import`.
 //!
 //! Every function returns a [`VkssimStatus`]; on an error the message is kept
 //! per thread for [`vkssim_last_error`]. Every body runs under
@@ -29,6 +30,7 @@ mod engine;
 mod image;
 mod import;
 mod scorer;
+mod shared;
 pub use engine::*;
 pub use image::{
     vkssim_device_source_buffer, vkssim_device_source_image, vkssim_scorer_submit_sources,
@@ -36,6 +38,7 @@ pub use image::{
 };
 pub use import::{vkssim_engine_import2, VkssimImportDesc2};
 pub use scorer::*;
+pub use shared::*;
 use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::{Error, FrameScore, SsimOptions};
 

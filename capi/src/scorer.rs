@@ -1,6 +1,7 @@
 //! The scorer's C functions: creating one for a geometry, submitting pairs
 //! from host memory or the host's buffers, polling or waiting for results in
-//! submission order, destroying it.
+//! submission order, destroying it; and the checks that turn a C host plane
+//! into a [`HostPlane`] (also for `shared`'s uploads).
 
 use super::*;
 
@@ -59,45 +60,61 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host(
     guard(|| {
         // SAFETY: per the contract.
         let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
-        if reference.is_null() || distorted.is_null() {
-            return Err(null_arg("reference or distorted"));
-        }
-        let desc = *s.scorer.desc();
-        let wide = desc.bit_depth > 8;
-        let bps = if wide { 2 } else { 1 };
-        let row = desc.width as usize * bps;
-        let plane = |ptr: *const c_void,
-                     stride: usize,
-                     which: &str|
-         -> Result<HostPlane<'_>, Error> {
-            if stride < row || stride % bps != 0 {
-                return Err(Error::InvalidOption(format!(
-                    "{which} stride {stride} bytes: must be at least a row ({row} bytes) and a multiple of {bps}"
-                )));
-            }
-            if wide && (ptr as usize) % 2 != 0 {
-                return Err(Error::InvalidOption(format!(
-                    "{which} plane is not 2-byte aligned"
-                )));
-            }
-            let h = desc.height as usize;
-            let len = if h == 0 { 0 } else { stride * (h - 1) + row };
-            // SAFETY: the caller guarantees `len` readable bytes, aligned.
-            Ok(unsafe {
-                if wide {
-                    HostPlane::u16(
-                        std::slice::from_raw_parts(ptr as *const u16, len / 2),
-                        stride / 2,
-                    )
-                } else {
-                    HostPlane::u8(std::slice::from_raw_parts(ptr as *const u8, len), stride)
-                }
-            })
-        };
-        let r = plane(reference, reference_stride, "reference")?;
-        let d = plane(distorted, distorted_stride, "distorted")?;
+        let desc = s.scorer.desc();
+        let geometry = (desc.width, desc.height, desc.bit_depth);
+        // SAFETY: forwarded from the caller's contract.
+        let r = unsafe { host_plane(reference, reference_stride, geometry, "reference") }?;
+        // SAFETY: as above.
+        let d = unsafe { host_plane(distorted, distorted_stride, geometry, "distorted") }?;
         s.scorer.submit_host(r, d)?;
         Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// A host plane of `width` x `height` samples at `bit_depth` bits at `ptr`,
+/// rows `stride` bytes apart, as [`vkssim_scorer_submit_host`] and
+/// `vkssim_shared_planes_upload` take it: `uint8_t` at 8 bits, `uint16_t`
+/// above (2-byte aligned, strides a multiple of 2); the stride at least a row.
+/// `which` names the plane in errors.
+///
+/// # Safety
+/// `ptr` must be NULL or hold `height` rows of `stride` bytes (the last one at
+/// least a row), valid and unwritten for `'a`.
+pub(crate) unsafe fn host_plane<'a>(
+    ptr: *const c_void,
+    stride: usize,
+    (width, height, bit_depth): (u32, u32, u32),
+    which: &str,
+) -> Result<HostPlane<'a>, Error> {
+    if ptr.is_null() {
+        return Err(null_arg(which));
+    }
+    let wide = bit_depth > 8;
+    let bps = if wide { 2 } else { 1 };
+    let row = width as usize * bps;
+    if stride < row || stride % bps != 0 {
+        return Err(Error::InvalidOption(format!(
+            "{which} stride {stride} bytes: must be at least a row ({row} bytes) and a multiple of {bps}"
+        )));
+    }
+    if wide && (ptr as usize) % 2 != 0 {
+        return Err(Error::InvalidOption(format!(
+            "{which} plane is not 2-byte aligned"
+        )));
+    }
+    let h = height as usize;
+    let len = if h == 0 { 0 } else { stride * (h - 1) + row };
+    // SAFETY: the caller guarantees `len` readable bytes, aligned (checked
+    // above for 16-bit samples).
+    Ok(unsafe {
+        if wide {
+            HostPlane::u16(
+                std::slice::from_raw_parts(ptr as *const u16, len / 2),
+                stride / 2,
+            )
+        } else {
+            HostPlane::u8(std::slice::from_raw_parts(ptr as *const u8, len), stride)
+        }
     })
 }
 

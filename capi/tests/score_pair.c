@@ -8,7 +8,11 @@
  *   1. creates an engine on vkssim's own device (validation when
  *      VKSSIM_VALIDATION=1), a scorer with enable_lcs and enable_db, submits
  *      the pair twice (packed, then from rows padded to a larger stride),
- *      polls then waits, and prints each score's bits;
+ *      polls then waits, and prints each score's bits; then an encoding
+ *      ladder of two scorers: the reference uploaded once into a shared plane
+ *      (vkssim_shared_planes_upload, from the padded rows), each scorer
+ *      scoring it against the distorted plane (packed, padded), the plane's
+ *      and the pool's handles released before the results are taken;
  *   1b. creates buffers on that engine's own device through its handles,
  *      scores them through vkssim_scorer_submit_buffers with semaphores
  *      submitted through vkssim_engine_queue_submit, prints the bits;
@@ -134,6 +138,28 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
   print_score("host_strided", &score);
   if (vkssim_scorer_wait(scorer, &score) != VKSSIM_EMPTY)
     FAIL("wait on a drained scorer did not say VKSSIM_EMPTY");
+
+  /* An encoding ladder of two scorers sharing one uploaded reference. */
+  VkssimScorer *second = NULL;
+  CHECK(vkssim_scorer_create(engine, &desc, &second));
+  VkssimSharedPlanes *planes = NULL;
+  CHECK(vkssim_shared_planes_create(engine, w, h, 8, &planes));
+  VkssimSharedPlane *shared = NULL;
+  CHECK(vkssim_shared_planes_upload(planes, pref, stride, &shared));
+  CHECK(vkssim_scorer_submit_host_shared(scorer, shared, dist, w));
+  CHECK(vkssim_scorer_submit_host_shared(second, shared, pdist, stride));
+  /* The scorers keep the plane until their pairs are done. */
+  vkssim_shared_plane_release(shared);
+  vkssim_shared_planes_destroy(planes);
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("shared_ladder_packed", &score);
+  CHECK(vkssim_scorer_wait(second, &score));
+  print_score("shared_ladder_strided", &score);
+  if (vkssim_scorer_submit_host_shared(second, NULL, dist, w) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      strlen(vkssim_last_error()) == 0)
+    FAIL("a NULL shared plane was not refused with a message");
+  vkssim_scorer_destroy(second);
 
   /* Error paths. */
   if (vkssim_scorer_submit_host(scorer, NULL, w, dist, w) !=

@@ -23,8 +23,6 @@ pub struct VkssimSharedPlanes {
 /// host may release its handle right after the last submission.
 pub struct VkssimSharedPlane {
     plane: SharedPlane,
-    /// Width, height and bit depth of the pool it came from.
-    geometry: (u32, u32, u32),
 }
 
 /// Creates a pool of `width` x `height` reference planes at `bit_depth` bits
@@ -89,7 +87,7 @@ pub unsafe extern "C" fn vkssim_shared_planes_upload(
         // SAFETY: forwarded from the caller's contract.
         let host = unsafe { host_plane(data, stride_bytes, geometry, "reference") }?;
         let plane = p.planes.upload(host)?;
-        let shared = VkssimSharedPlane { plane, geometry };
+        let shared = VkssimSharedPlane { plane };
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = Box::into_raw(Box::new(shared)) };
         Ok(VkssimStatus::VkssimOk)
@@ -150,17 +148,9 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host_shared(
         let r = unsafe { reference.as_ref() }.ok_or_else(|| null_arg("reference"))?;
         let desc = s.scorer.desc();
         let geometry = (desc.width, desc.height, desc.bit_depth);
-        // The Rust API compares plane sizes; a plane of another geometry
-        // with as many bytes (transposed, or half as wide at twice the bits)
-        // is refused here.
-        if r.geometry != geometry {
-            let (w, h, b) = r.geometry;
-            return Err(Error::GeometryMismatch(format!(
-                "the shared reference plane is {w}x{h} at {b} bits, the scorer's pairs are \
-                 {}x{} at {} bits",
-                geometry.0, geometry.1, geometry.2
-            )));
-        }
+        // A plane of another geometry is refused by the library (naming
+        // both), also one with as many bytes (transposed, or half as wide
+        // at twice the bits).
         // SAFETY: forwarded from the caller's contract.
         let d = unsafe { host_plane(distorted, distorted_stride, geometry, "distorted") }?;
         s.scorer.submit_host_shared(&r.plane, d)?;

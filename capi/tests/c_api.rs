@@ -576,8 +576,8 @@ fn shared_plane_refusals(
             );
             vkssim_shared_planes_destroy(pool);
             let st = vkssim_scorer_submit_host_shared(scorer, other, good.ptr(), row);
-            let theirs = format!("{w}x{h} at {b} bits");
-            let ours = format!("{WIDTH}x{HEIGHT} at {bit_depth} bits");
+            let theirs = format!("{w}x{h} {b}-bit");
+            let ours = format!("{WIDTH}x{HEIGHT} {bit_depth}-bit");
             refused(st, "a plane of another geometry", &[&theirs, &ours]);
             vkssim_shared_plane_release(other);
         }

@@ -218,15 +218,16 @@ fn planes_of_another_geometry_cpu_slots_and_device_frame_scorers_are_refused() {
     assert!(e.contains("CPU twin"), "{e}");
     drop(slot);
 
-    let small = ScorerDesc::new(W - 8, H, 8);
-    let mut other = engine.scorer(&small).expect("scorer");
-    let mut slots = other.slots();
-    let mut slot = slots.acquire().expect("acquire");
-    assert!(matches!(
-        slot.share_reference(&plane),
-        Err(Error::BufferSize { .. })
-    ));
-    drop(slot);
+    // Another size, and the same bytes in another shape (transposed).
+    for other_desc in [ScorerDesc::new(W - 8, H, 8), ScorerDesc::new(H, W, 8)] {
+        let mut other = engine.scorer(&other_desc).expect("scorer");
+        let mut slots = other.slots();
+        let mut slot = slots.acquire().expect("acquire");
+        assert!(matches!(
+            slot.share_reference(&plane),
+            Err(Error::GeometryMismatch(_))
+        ));
+    }
 
     let mut device = engine
         .scorer(&desc.with_device_frames(true))

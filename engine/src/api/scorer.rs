@@ -403,7 +403,7 @@ impl Scorer {
     /// before this returns). Blocks as [`Scorer::submit_host`] does.
     ///
     /// Errors: as [`Scorer::submit_host`] for the distorted plane; a plane of
-    /// another geometry ([`crate::Error::BufferSize`]), the CPU twin or a
+    /// another geometry ([`crate::Error::GeometryMismatch`]), the CPU twin or a
     /// scorer of device frames ([`crate::Error::InvalidOption`]), a plane of
     /// another device.
     ///

@@ -366,7 +366,7 @@ impl FrameSlot<'_> {
     ///
     /// Errors: a slot of the CPU twin ([`Error::InvalidOption`]: copy the
     /// reference into the slot instead); a plane of another geometry
-    /// ([`Error::BufferSize`]). A plane of another device is refused on
+    /// ([`Error::GeometryMismatch`]). A plane of another device is refused on
     /// submission.
     ///
     /// ```no_run
@@ -389,12 +389,14 @@ impl FrameSlot<'_> {
                     .into(),
             ));
         }
-        if plane.plane_len() != self.len {
-            return Err(Error::BufferSize {
-                what: "a shared reference plane".into(),
-                needed: self.len,
-                actual: plane.plane_len(),
-            });
+        let (width, height, bit_depth) = plane.geometry();
+        let rows = self.len / (self.width.max(1) as usize * bytes_per_sample(self.bit_depth));
+        if (width, height as usize, bit_depth) != (self.width, rows, self.bit_depth) {
+            return Err(Error::GeometryMismatch(format!(
+                "a shared reference plane of {width}x{height} {bit_depth}-bit given to a frame slot \
+                 of {}x{rows} {}-bit",
+                self.width, self.bit_depth
+            )));
         }
         self.shared_reference = Some(plane.clone());
         Ok(())

@@ -246,6 +246,11 @@ impl SharedPlane {
     pub fn plane_len(&self) -> usize {
         self.inner.pool.plane_bytes as usize
     }
+
+    /// Width, height and bit depth of the plane.
+    pub fn geometry(&self) -> (u32, u32, u32) {
+        self.inner.pool.geometry
+    }
 }
 
 impl std::fmt::Debug for SharedPlane {

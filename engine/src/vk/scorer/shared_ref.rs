@@ -41,12 +41,14 @@ impl VkScorer {
                             .into(),
                     ));
                 }
-                if plane.plane_len() as u64 != self.sizes.raw_bytes {
-                    return Err(Error::BufferSize {
-                        what: "a shared reference plane".into(),
-                        needed: self.sizes.raw_bytes as usize,
-                        actual: plane.plane_len(),
-                    });
+                let g = self.sizes.geometry;
+                let (width, height, bit_depth) = plane.geometry();
+                if (width, height, bit_depth) != (g.width, g.height, g.bit_depth) {
+                    return Err(Error::GeometryMismatch(format!(
+                        "a shared reference plane of {width}x{height} {bit_depth}-bit given to a \
+                         scorer of {}x{} {}-bit",
+                        g.width, g.height, g.bit_depth
+                    )));
                 }
                 (ReferenceSource::Shared(id), buffer)
             }

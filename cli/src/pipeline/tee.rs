@@ -109,6 +109,9 @@ pub struct Tee<'a> {
     /// The device of the lanes' first pair (their scorers deal the pairs of
     /// the run in turn from there).
     first_device: u64,
+    /// Whether a plane was kept in host memory for want of a device plane
+    /// (said once).
+    fell_back: AtomicBool,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -135,6 +138,7 @@ impl<'a> Tee<'a> {
             inner: reference,
             pools: Vec::new(),
             first_device: 0,
+            fell_back: AtomicBool::new(false),
             state: Mutex::new(State {
                 cache: BTreeMap::new(),
                 next: 0,
@@ -326,10 +330,15 @@ impl Tee<'_> {
             let pool = &self.pools[(turn % self.pools.len() as u64) as usize];
             match pool.take() {
                 Ok(w) => return Fresh::Device(w),
-                Err(e) => tracing::warn!(
-                    position = p,
-                    "the shared reference plane is kept in host memory: {e}"
-                ),
+                Err(e) => {
+                    if !self.fell_back.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(
+                            position = p,
+                            "reference frames are copied to each pair when no shared plane \
+                             is free: {e}"
+                        );
+                    }
+                }
             }
         }
         Fresh::Host(vec![0u8; self.plane_len])
@@ -615,6 +624,68 @@ mod tests {
             let messages = e.validation_messages();
             assert!(messages.is_empty(), "{}", messages.join("\n"));
         }
+    }
+
+    /// A pool that can give no more planes (its limit of one is in use): the
+    /// next position is kept in host memory and copied into the lane's slot,
+    /// and both pairs score as the CPU twin. Validation is on.
+    #[test]
+    fn a_full_pool_keeps_the_plane_in_host_memory() {
+        use vkssim::api::{Engine, ScorerDesc};
+        use vkssim::vk::VkOptions;
+        if !vkssim::vk::list_devices(false).is_ok_and(|d| !d.is_empty()) {
+            eprintln!("skipped: no Vulkan device");
+            return;
+        }
+        let engine = Engine::new(&VkOptions {
+            validation: true,
+            ..VkOptions::default()
+        })
+        .expect("engine");
+        let desc = ScorerDesc::new(64, 48, 8);
+        let pool = engine
+            .shared_planes(&desc)
+            .expect("pool")
+            .with_max_planes(1);
+        let reader = Planes {
+            at: 0,
+            path: PathBuf::from("planes"),
+        };
+        let reference = Input::open("reference", Box::new(reader), 0);
+        let tee = Tee::new(reference, 1, 1, 4, 64 * 48).with_shared_planes(vec![pool], 0);
+        let mut scorer = engine.scorer(&desc).expect("scorer");
+        let stop = AtomicBool::new(false);
+        let mut kept = Vec::new();
+        for p in 0..2u64 {
+            let mut shared = None;
+            let mut slots = scorer.slots();
+            let mut slot = slots.acquire().expect("slot");
+            let got = {
+                let (a, b) = slot.planes_mut();
+                b.fill(7);
+                tee.read_or_share(0, p, a, &mut shared, &stop)
+            };
+            assert_eq!(got.expect("read"), Got::Frame);
+            assert_eq!(shared.is_some(), p == 0, "position {p}");
+            if let Some(plane) = &shared {
+                slot.share_reference(plane).expect("share");
+            }
+            slots.submit(slot).expect("submit");
+            let score = slots.wait().expect("a result").expect("score");
+            let mut r = vkssim::LumaFrame::zeroed(64, 48, 8);
+            r.bytes.fill(p as u8);
+            let mut d = vkssim::LumaFrame::zeroed(64, 48, 8);
+            d.bytes.fill(7);
+            let opts = vkssim::SsimOptions::default();
+            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &opts).expect("cpu");
+            assert_eq!(score, want, "position {p}");
+            // The lane still holds position 0's plane: the pool is full.
+            kept.push(shared);
+        }
+        tee.leave(0);
+        drop(scorer);
+        let messages = engine.validation_messages();
+        assert!(messages.is_empty(), "{}", messages.join("\n"));
     }
 
     /// Lanes reading every `step`-th position out of order on several

@@ -42,6 +42,8 @@ struct Pool {
     plane_bytes: u64,
     free: Mutex<Vec<PooledBuffer>>,
     made: AtomicUsize,
+    /// The most planes the pool makes ([`SharedPlanes::with_max_planes`]).
+    max: usize,
 }
 
 impl Pool {
@@ -89,14 +91,35 @@ impl SharedPlanes {
                 plane_bytes,
                 free: Mutex::new(Vec::new()),
                 made: AtomicUsize::new(0),
+                max: usize::MAX,
             }),
         })
     }
 
-    /// A free plane to write, made when none is free (the pool grows to as
-    /// many planes as are in use at once).
+    /// The same pool, making at most `max` planes (at least 1): it then
+    /// holds at most `max` planes of device memory, and [`SharedPlanes::take`]
+    /// refuses while they are all in use. Only before the pool's first plane
+    /// (a pool whose clones exist already is left as it is).
     ///
-    /// Errors: [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
+    /// ```no_run
+    /// # let engine: vkssim::api::Engine = unimplemented!();
+    /// let planes = engine
+    ///     .shared_planes(&vkssim::api::ScorerDesc::new(3840, 2160, 8))?
+    ///     .with_max_planes(16);
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn with_max_planes(mut self, max: usize) -> Self {
+        if let Some(pool) = Arc::get_mut(&mut self.pool) {
+            pool.max = max.max(1);
+        }
+        self
+    }
+
+    /// A free plane to write, made when none is free (the pool grows to as
+    /// many planes as are in use at once, up to its limit).
+    ///
+    /// Errors: [`Error::OutOfDeviceMemory`] (also when the pool's limit of
+    /// planes is in use), [`Error::Vulkan`].
     pub fn take(&self) -> Result<PlaneWriter> {
         let reused = self
             .pool
@@ -108,6 +131,13 @@ impl SharedPlanes {
             Some(b) => b,
             None => {
                 let n = self.pool.made.fetch_add(1, Ordering::Relaxed);
+                if n >= self.pool.max {
+                    self.pool.made.fetch_sub(1, Ordering::Relaxed);
+                    return Err(Error::OutOfDeviceMemory(format!(
+                        "all {} planes of a shared plane pool are in use",
+                        self.pool.max
+                    )));
+                }
                 let buffer = self.pool.gpu.create_buffer(
                     &format!("vkssim shared plane {n}"),
                     self.pool.plane_bytes,

@@ -10,7 +10,7 @@ cd "$top"
 bash ../shared/tools/vulkan-loader.sh >/dev/null
 grep -qx '/.gl-ladder/' .git/info/exclude 2>/dev/null || echo '/.gl-ladder/' >> .git/info/exclude
 x=.gl-ladder
-rm -rf "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi"
+rm -rf "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi" "$x/cli_unit"
 mkdir -p "$x/lib"
 cargo build --release -q -p vkssim-cli
 tests_json=$(cargo test --release --no-run --message-format=json -p vkssim --test api_shared --test api --test api_multi 2>/dev/null)
@@ -20,7 +20,12 @@ for t in api_shared api api_multi; do
   cp "$exe" "$x/$t"
 done
 cp target/release/vkssim "$x/"
-strip "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi"
+# The CLI's unit tests (the shared reference's tee on two devices).
+unit=$(cargo test --release --no-run --message-format=json -p vkssim-cli --bin vkssim 2>/dev/null \
+  | grep '"executable":"[^"]*"' | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
+[ -n "$unit" ] || { echo "no unit-test binary for the CLI" >&2; exit 1; }
+cp "$unit" "$x/cli_unit"
+strip "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi" "$x/cli_unit"
 bash tools/copy-libs.sh "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi"
 [ -f "$x/vulkan-validationlayers.deb" ] || (cd "$x" && apt-get download vulkan-validationlayers >/dev/null 2>&1 && mv vulkan-validationlayers_*.deb vulkan-validationlayers.deb)
 git rev-parse --short HEAD >"$x/COMMIT"

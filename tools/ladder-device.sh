@@ -2,7 +2,7 @@
 # The ladder and several-device run on the GPU machine of the `device` tool
 # (issue 11): carry [".gl", ".gl-ladder"] (made by tools/ladder-bundle.sh) and
 # run `bash tools/ladder-device.sh`. In one run: the shared-plane tests with
-# validation (api_shared, api), a 1080p ladder of 8 encodes through
+# validation (api_shared, api, api_multi, the CLI tee's unit tests), a 1080p ladder of 8 encodes through
 # `vkssim score` checked against the 8 single runs and against the CPU twin's
 # ladder, then `vkssim bench --ladder K` at 4K (generated frames and page-cached
 # files) and `vkssim bench --device all`. Logs go to $OUT (or ./ladder-out).
@@ -17,7 +17,9 @@ step devices "$X/vkssim" devices
 if has tests; then
   LIMIT=60 step api_shared "$X/api_shared" --test-threads 1
   LIMIT=60 step api "$X/api" --test-threads 1
-  grep -h "test result" "$out"/api*.log | tee -a "$out/summary.txt"
+  LIMIT=60 step api_multi "$X/api_multi" --test-threads 1
+  LIMIT=60 step cli_unit_tee "$X/cli_unit" pipeline::tee --test-threads 1
+  grep -h "test result" "$out"/api*.log "$out"/cli_unit_tee.log | tee -a "$out/summary.txt"
 fi
 
 D=/tmp/vkssim-ladder; mkdir -p "$D"

@@ -281,8 +281,10 @@ impl<'a> Tee<'a> {
             let never = AtomicBool::new(false);
             if read_next {
                 let mut plane = self.fresh_plane(p);
-                // Planes on a device are range-checked there, by every lane.
-                let checked = matches!(plane, Fresh::Host(_)) && self.pools.is_empty();
+                // With pools the lanes score on a device, which range-checks
+                // every plane (also one kept in host memory for want of a
+                // device plane).
+                let checked = self.pools.is_empty();
                 let got = self.inner.read(seq, p, plane.bytes_mut(), checked, &never);
                 s = self.lock();
                 s.pending.remove(&p);
@@ -354,7 +356,7 @@ fn answer(
     s: &mut State,
     lane: usize,
     want: Want,
-    dst: Option<(&mut [u8], Option<&mut Option<SharedPlane>>)>,
+    dst: Option<Destination<'_>>,
 ) -> Result<Option<Got>> {
     let failed_at = |s: &State, p: u64| {
         s.failed

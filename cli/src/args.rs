@@ -75,6 +75,19 @@ pub enum DeviceChoice {
     List(Vec<usize>),
 }
 
+impl std::fmt::Display for DeviceChoice {
+    /// As `--device` takes it: `all`, or `N,M,...`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceChoice::All => f.write_str("all"),
+            DeviceChoice::List(list) => {
+                let parts: Vec<String> = list.iter().map(usize::to_string).collect();
+                f.write_str(&parts.join(","))
+            }
+        }
+    }
+}
+
 /// Devices one run may name at most.
 pub const MAX_DEVICES: usize = 64;
 
@@ -152,7 +165,7 @@ pub struct ScoreArgs {
     /// Height of raw YUV input.
     #[arg(short = 'h', long = "height")]
     pub height: Option<u32>,
-    /// Pixel format of raw YUV input: 420, 422 or 444.
+    /// Pixel format of raw YUV input: 420, 422, 444, 411, 444alpha or mono (also 400, gray).
     #[arg(short = 'p', long = "pixel_format", visible_alias = "pixel-format")]
     pub pixel_format: Option<String>,
     /// Bit depth of raw YUV input: 8, 10, 12 or 16.
@@ -288,7 +301,7 @@ pub struct BenchArgs {
     /// Bit depth of the generated frames, or of raw YUV files: 8, 10, 12 or 16.
     #[arg(short = 'b', long = "bitdepth", default_value_t = 8)]
     pub bitdepth: u32,
-    /// Chroma layout of raw YUV files (420, 422, 444).
+    /// Chroma layout of raw YUV files and of --write-yuv: 420, 422, 444, 411, 444alpha or mono (also 400, gray).
     #[arg(
         short = 'p',
         long = "pixel_format",
@@ -301,7 +314,11 @@ pub struct BenchArgs {
     pub no_cpu: bool,
     /// Write the generated pair as raw YUV files `PREFIX_ref.yuv` and
     /// `PREFIX_dist.yuv` (`--frames` frames, chroma at 128) and exit.
-    #[arg(long = "write-yuv", value_name = "PREFIX")]
+    #[arg(
+        long = "write-yuv",
+        value_name = "PREFIX",
+        conflicts_with_all = ["reference", "distorted", "ladder"]
+    )]
     pub write_yuv: Option<PathBuf>,
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]

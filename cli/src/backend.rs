@@ -15,7 +15,7 @@
 //! Anything else (a failed self-test, a lost device, a missing validation layer,
 //! a `--device` index that does not exist) is reported, not papered over.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use vkssim::api::{MultiScorer, Scorer, ScorerDesc, SharedPlanes};
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::{Error, SsimOptions};
@@ -67,7 +67,12 @@ pub fn start(
     // are the Vulkan ring's.
     let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
     match args.backend {
-        Backend::Cpu => start_cpu(args.threads),
+        Backend::Cpu => {
+            if let Some(device) = &args.device {
+                bail!("--device {device} picks a Vulkan device, and --backend cpu scores on the CPU twin, which uses none: drop one of them");
+            }
+            start_cpu(args.threads)
+        }
         Backend::Vulkan => {
             start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
         }

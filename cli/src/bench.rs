@@ -15,14 +15,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use vkssim::api::MultiScorer;
-use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat};
+use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat, VideoFormat};
 use vkssim::{FrameScore, LumaFrame};
 
 use crate::args::{Backend, BenchArgs};
 use crate::backend::{self, Engine};
+use crate::chrome_trace::TraceGuard;
 use crate::feature::parse_features;
+use crate::output::target::{Target, Writer};
 use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
 use crate::stdio;
 
@@ -78,17 +80,15 @@ struct Timing {
     breakdown: Option<(MainTimes, vkssim::vk::HostStats, Duration)>,
 }
 
-/// Runs `vkssim bench`.
-pub fn run(args: &BenchArgs) -> Result<()> {
+/// Runs `vkssim bench` (`trace`: the `--trace-chrome` being collected, which
+/// `--write-yuv` must not write over).
+pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     let options = parse_features(&args.feature)?;
-    if !matches!(args.bitdepth, 8 | 10 | 12 | 16) {
-        bail!(
-            "--bitdepth {}: vkssim reads 8, 10, 12 and 16-bit samples",
-            args.bitdepth
-        );
-    }
+    let chroma: Chroma = args.pixel_format.parse().context("-p/--pixel_format")?;
+    // The limits `score` applies to its inputs' geometry.
+    VideoFormat::new(args.width, args.height, args.bitdepth, chroma).context("-w/-h/-b/-p")?;
     if let Some(prefix) = &args.write_yuv {
-        return write_yuv(args, prefix);
+        return write_yuv(args, chroma, prefix, trace);
     }
     if let Some(k) = args.ladder {
         return ladder::run(args, k as usize);
@@ -175,7 +175,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if identical == Some(false) {
         bail!("the CPU backend and {description} gave different scores for the same frames");
     }
-    let fps = 1.0 / main.median.max(1e-12);
+    // None when the run was too short to time (see `measured`).
+    let per_frame = measured(main.median);
+    let fps = per_frame.map(|t| 1.0 / t);
     let mean_ssim =
         main.scores.iter().map(|s| s.float_ssim()).sum::<f64>() / main.scores.len() as f64;
 
@@ -191,8 +193,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             "repetitions": args.repeat,
             "read_threads": read_threads,
             "devices": devices_used,
-            "ms_per_frame": main.median * 1e3,
+            "ms_per_frame": per_frame.map(|t| t * 1e3),
             "frames_per_second": fps,
+            "too_short_to_time": per_frame.is_none(),
             "float_ssim": main.scores.first().map(|s| s.float_ssim()),
             "mean_float_ssim": mean_ssim,
             "runs": reps_json(&main.reps),
@@ -208,7 +211,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             json["sum_threads"] = v.sum_threads.into();
             json["bytes_uploaded_per_frame"] = v.bytes_per_frame.into();
             json["bytes_uploaded"] = (v.bytes_per_frame * n).into();
-            json["upload_gb_per_s"] = (v.bytes_per_frame as f64 * fps / 1e9).into();
+            json["upload_gb_per_s"] = fps.map(|f| v.bytes_per_frame as f64 * f / 1e9).into();
             if let Some(p) = &v.pass_ns {
                 let mut passes = serde_json::Map::new();
                 for (name, ns) in p {
@@ -224,12 +227,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         if let Some((desc, t)) = &cpu {
             json["cpu"] = serde_json::json!({
                 "backend": desc,
-                "ms_per_frame": t.median * 1e3,
-                "frames_per_second": 1.0 / t.median.max(1e-12),
+                "ms_per_frame": measured(t.median).map(|t| t * 1e3),
+                "frames_per_second": measured(t.median).map(|t| 1.0 / t),
                 "runs": reps_json(&t.reps),
                 "identical_scores": identical,
             });
-            json["speedup_over_cpu"] = (t.median / main.median.max(1e-12)).into();
+            json["speedup_over_cpu"] = speedup(t.median, main.median).into();
         }
         stdio::print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
         return Ok(());
@@ -251,22 +254,28 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         )?;
     }
     print_reps(&mut out, &main.reps, n)?;
-    writeln!(
-        out,
-        "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean float_ssim {:.6}",
-        main.median * 1e3,
-        main.reps.len(),
-        fps,
-        mean_ssim
-    )?;
-    if let Some(v) = &vk_info {
-        writeln!(
+    match per_frame {
+        Some(t) => writeln!(
             out,
-            "uploaded: {} bytes per frame, {} bytes per t({n}) run, {:.2} GB/s",
+            "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean float_ssim {:.6}",
+            t * 1e3,
+            main.reps.len(),
+            1.0 / t,
+            mean_ssim
+        )?,
+        None => writeln!(out, "{TOO_SHORT}; mean float_ssim {mean_ssim:.6}")?,
+    }
+    if let Some(v) = &vk_info {
+        write!(
+            out,
+            "uploaded: {} bytes per frame, {} bytes per t({n}) run",
             v.bytes_per_frame,
             v.bytes_per_frame * n,
-            v.bytes_per_frame as f64 * fps / 1e9
         )?;
+        match fps {
+            Some(f) => writeln!(out, ", {:.2} GB/s", v.bytes_per_frame as f64 * f / 1e9)?,
+            None => writeln!(out)?,
+        }
         match &v.pass_ns {
             Some(p) => writeln!(
                 out,
@@ -290,12 +299,15 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     if let Some((desc, t)) = &cpu {
         writeln!(out, "CPU backend: {desc}")?;
         print_reps(&mut out, &t.reps, n)?;
+        let cpu_time = match measured(t.median) {
+            Some(m) => format!("{:.3} ms", m * 1e3),
+            None => "too short to time".to_string(),
+        };
         writeln!(
             out,
-            "CPU time per frame: {:.3} ms (median of {}); {}; scores identical: {}",
-            t.median * 1e3,
+            "CPU time per frame: {cpu_time} (median of {}); {}; scores identical: {}",
             t.reps.len(),
-            comparison(&description, t.median / main.median.max(1e-12)),
+            comparison(&description, speedup(t.median, main.median)),
             identical == Some(true)
         )?;
     }
@@ -303,13 +315,30 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// What the report says instead of a time per frame when the run was too
+/// short to time.
+const TOO_SHORT: &str = "time per frame: the run was too short to time (t(N) - t(2) was not above zero in the median repetition); pass a larger --frames";
+
+/// A median time per frame, in seconds, when it was measured: `None` when
+/// t(N) - t(2) was not above zero (a run too short for the clock), so that no
+/// rate is divided out of a zero.
+pub(crate) fn measured(per_frame: f64) -> Option<f64> {
+    (per_frame.is_finite() && per_frame > 0.0).then_some(per_frame)
+}
+
+/// How many times faster the backend timed at `main` was than the CPU twin at
+/// `cpu` (seconds per frame), when both were measured.
+fn speedup(cpu: f64, main: f64) -> Option<f64> {
+    Some(measured(cpu)? / measured(main)?)
+}
+
 /// `<backend> is N.Nx faster` (or `slower`) than the CPU twin, for a `speedup`
-/// of CPU time over the backend's time.
-fn comparison(backend: &str, speedup: f64) -> String {
-    if speedup >= 1.0 {
-        format!("{backend} is {speedup:.1}x faster")
-    } else {
-        format!("{backend} is {:.1}x slower", 1.0 / speedup.max(1e-12))
+/// of CPU time over the backend's time (`None`: a run too short to compare).
+fn comparison(backend: &str, speedup: Option<f64>) -> String {
+    match speedup {
+        None => format!("{backend} and the CPU twin: the run was too short to compare them"),
+        Some(x) if x >= 1.0 => format!("{backend} is {x:.1}x faster"),
+        Some(x) => format!("{backend} is {:.1}x slower", 1.0 / x),
     }
 }
 
@@ -353,7 +382,7 @@ fn print_reps(out: &mut String, reps: &[Rep], n: u64) -> std::fmt::Result {
 /// The input: the generated pair, or the two files through the readers.
 fn open(args: &BenchArgs) -> Result<Input> {
     let (Some(r), Some(d)) = (&args.reference, &args.distorted) else {
-        let (r, d) = generate_pair(args.width, args.height, args.bitdepth);
+        let (r, d) = try_generate_pair(args.width, args.height, args.bitdepth)?;
         return Ok(Input::Generated(r, d));
     };
     let index = |path: &PathBuf, role: &str| -> Result<FrameIndex> {
@@ -495,50 +524,112 @@ fn timing(reps: Vec<Rep>, scores: Vec<FrameScore>) -> Timing {
 
 /// `--write-yuv PREFIX`: the generated pair as raw YUV files of `--frames`
 /// frames each (chroma planes at mid-grey), for timing file reads anywhere.
-fn write_yuv(args: &BenchArgs, prefix: &Path) -> Result<()> {
-    let chroma: Chroma = args.pixel_format.parse().context("-p/--pixel_format")?;
-    let (r, d) = generate_pair(args.width, args.height, args.bitdepth);
-    let (cw, ch) = chroma.plane_size(args.width, args.height);
-    let bps = if args.bitdepth > 8 { 2 } else { 1 };
-    let mid = 1u32 << (args.bitdepth - 1);
-    let plane: Vec<u8> = (0..(cw as usize * ch as usize * chroma.extra_planes() as usize))
-        .flat_map(|_| {
-            let b = mid.to_le_bytes();
-            b[..bps].to_vec()
+/// Written row by row (memory does not grow with the frame), through the
+/// rules of `score -o` ([`Target`]: atomic, the umask, links, devices), after
+/// checking that the file system has room for them.
+fn write_yuv(
+    args: &BenchArgs,
+    chroma: Chroma,
+    prefix: &Path,
+    trace: &mut Option<TraceGuard>,
+) -> Result<()> {
+    let (w, h, depth) = (args.width, args.height, args.bitdepth);
+    let format = VideoFormat::new(w, h, depth, chroma)?;
+    let paths: Vec<PathBuf> = ["ref", "dist"]
+        .iter()
+        .map(|suffix| {
+            let mut p = prefix.as_os_str().to_owned();
+            p.push(format!("_{suffix}.yuv"));
+            PathBuf::from(p)
         })
         .collect();
-    for (frame, suffix) in [(&r, "ref"), (&d, "dist")] {
-        let path = PathBuf::from(format!("{}_{suffix}.yuv", prefix.display()));
-        let file =
-            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        for _ in 0..args.frames {
-            out.write_all(&frame.bytes)?;
-            out.write_all(&plane)?;
+    let outputs: Vec<(String, &Path)> = paths
+        .iter()
+        .map(|p| (format!("--write-yuv {}", p.display()), p.as_path()))
+        .collect();
+    crate::score::preflight_outputs(&outputs, &[], None, trace)?;
+    let targets = paths
+        .iter()
+        .map(|p| Target::open(p).context("--write-yuv"))
+        .collect::<Result<Vec<_>>>()?;
+    let bytes = format.frame_bytes().saturating_mul(args.frames);
+    targets[0].check_room(bytes.saturating_mul(2))?;
+    targets[1].check_room(bytes)?;
+    let mut writers = targets
+        .iter()
+        .map(|t| Ok(std::io::BufWriter::with_capacity(1 << 20, t.writer()?)))
+        .collect::<Result<Vec<_>>>()?;
+    let bps = if depth > 8 { 2 } else { 1 };
+    let row_bytes = w as usize * bps;
+    let (cw, ch) = chroma.plane_size(w, h);
+    let mid = (1u32 << (depth - 1)).to_le_bytes();
+    let chroma_row: Vec<u8> = (0..cw).flat_map(|_| mid[..bps].to_vec()).collect();
+    let chroma_rows = ch as u64 * chroma.extra_planes() as u64;
+    let mut rows = [vec![0u8; row_bytes], vec![0u8; row_bytes]];
+    let fail = |writer: &std::io::BufWriter<Writer<'_>>, e| writer.get_ref().failed(e);
+    for _ in 0..args.frames {
+        let mut gen = PairRows::new(w, h, depth);
+        for _ in 0..h {
+            let [r, d] = &mut rows;
+            gen.next_rows(r, d);
+            for (writer, row) in writers.iter_mut().zip(&rows) {
+                if let Err(e) = writer.write_all(row) {
+                    return Err(fail(writer, e));
+                }
+            }
         }
-        out.flush()
-            .with_context(|| format!("writing {}", path.display()))?;
+        for writer in &mut writers {
+            for _ in 0..chroma_rows {
+                if let Err(e) = writer.write_all(&chroma_row) {
+                    return Err(fail(writer, e));
+                }
+            }
+        }
+    }
+    for (writer, path) in writers.into_iter().zip(&paths) {
+        let writer = writer.into_inner().map_err(|e| {
+            let (e, writer) = e.into_parts();
+            writer.get_ref().failed(e)
+        })?;
+        writer.commit()?;
         stdio::print(&format!("{}\n", path.display()))?;
     }
     Ok(())
 }
 
-/// The deterministic generated pair: a reference with smooth gradients, edges and
-/// fine texture, and a distorted copy with a small shift-free blur and noise.
-pub fn generate_pair(width: u32, height: u32, bit_depth: u32) -> (LumaFrame, LumaFrame) {
-    let max = (1u32 << bit_depth) - 1;
-    let mut reference = LumaFrame::zeroed(width, height, bit_depth);
-    let mut distorted = LumaFrame::zeroed(width, height, bit_depth);
-    let bps = if bit_depth > 8 { 2 } else { 1 };
-    let mut state = 0x9E37_79B9u32;
-    let mut noise = move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state
-    };
-    let (w, h) = (width as u64, height as u64);
-    for y in 0..h {
+/// The deterministic generated pair, a row at a time: a reference with smooth
+/// gradients, edges and fine texture, and a distorted copy with noise.
+struct PairRows {
+    width: u64,
+    height: u64,
+    max: u32,
+    bps: usize,
+    y: u64,
+    state: u32,
+}
+
+impl PairRows {
+    fn new(width: u32, height: u32, bit_depth: u32) -> Self {
+        Self {
+            width: width as u64,
+            height: height as u64,
+            max: (1u32 << bit_depth) - 1,
+            bps: if bit_depth > 8 { 2 } else { 1 },
+            y: 0,
+            state: 0x9E37_79B9,
+        }
+    }
+
+    fn noise(&mut self) -> u32 {
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 17;
+        self.state ^= self.state << 5;
+        self.state
+    }
+
+    /// Fills the next row of the reference and of the distorted frame.
+    fn next_rows(&mut self, reference: &mut [u8], distorted: &mut [u8]) {
+        let (w, h, y, max) = (self.width, self.height, self.y, self.max);
         for x in 0..w {
             // Gradient + checker edges + texture, in [0, 1).
             let grad = (x * 3 + y * 2) as f64 / (3 * w + 2 * h) as f64;
@@ -547,18 +638,63 @@ pub fn generate_pair(width: u32, height: u32, bit_depth: u32) -> (LumaFrame, Lum
             } else {
                 0.0
             };
-            let texture = (noise() % 1024) as f64 / 1024.0 * 0.1;
+            let texture = (self.noise() % 1024) as f64 / 1024.0 * 0.1;
             let v = ((grad * 0.7 + checker + texture) * max as f64) as u32;
             let r = v.min(max);
-            let n = (noise() % 64) as i64 - 32;
+            let n = (self.noise() % 64) as i64 - 32;
             let amp = (max as i64 + 1) / 256;
             let d = (r as i64 + n * amp / 4).clamp(0, max as i64) as u32;
-            let i = ((y * w + x) as usize) * bps;
-            put(&mut reference.bytes, i, r, bps);
-            put(&mut distorted.bytes, i, d, bps);
+            let i = x as usize * self.bps;
+            put(reference, i, r, self.bps);
+            put(distorted, i, d, self.bps);
+        }
+        self.y += 1;
+    }
+}
+
+/// The deterministic generated pair ([`PairRows`]), or an error naming the
+/// size and the memory it needs when that memory cannot be had.
+pub fn try_generate_pair(
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+) -> Result<(LumaFrame, LumaFrame)> {
+    let bps = if bit_depth > 8 { 2 } else { 1 };
+    let need = 2 * u128::from(width) * u128::from(height) * bps as u128;
+    let too_large = |e: &dyn std::fmt::Display| {
+        anyhow!(
+            "generating a {width}x{height} {bit_depth}-bit pair needs {need} bytes ({:.1} GB) of memory: {e}",
+            need as f64 / 1e9
+        )
+    };
+    let len = usize::try_from(need / 2).map_err(|e| too_large(&e))?;
+    let plane = || -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(len).map_err(|e| too_large(&e))?;
+        v.resize(len, 0);
+        Ok(v)
+    };
+    let (mut r, mut d) = (plane()?, plane()?);
+    let mut gen = PairRows::new(width, height, bit_depth);
+    let row = width as usize * bps;
+    if row > 0 {
+        for (rr, dr) in r.chunks_exact_mut(row).zip(d.chunks_exact_mut(row)) {
+            gen.next_rows(rr, dr);
         }
     }
-    (reference, distorted)
+    let frame = |bytes| LumaFrame {
+        width,
+        height,
+        bit_depth,
+        bytes,
+    };
+    Ok((frame(r), frame(d)))
+}
+
+/// [`try_generate_pair`] for sizes known to fit in memory.
+#[cfg(test)]
+fn generate_pair(width: u32, height: u32, bit_depth: u32) -> (LumaFrame, LumaFrame) {
+    try_generate_pair(width, height, bit_depth).expect("a generated pair that fits in memory")
 }
 
 /// Writes sample `v` at byte `i` (little-endian for 2-byte samples).
@@ -597,12 +733,47 @@ mod tests {
 
     #[test]
     fn comparison_says_faster_or_slower() {
-        assert_eq!(
-            comparison("vulkan (x)", 12.34),
-            "vulkan (x) is 12.3x faster"
-        );
-        assert_eq!(comparison("vulkan (x)", 1.0), "vulkan (x) is 1.0x faster");
-        assert_eq!(comparison("vulkan (x)", 0.08), "vulkan (x) is 12.5x slower");
-        assert_eq!(comparison("vulkan (x)", 0.5), "vulkan (x) is 2.0x slower");
+        let cmp = |cpu, main| comparison("vulkan (x)", speedup(cpu, main));
+        assert_eq!(cmp(12.34, 1.0), "vulkan (x) is 12.3x faster");
+        assert_eq!(cmp(1.0, 1.0), "vulkan (x) is 1.0x faster");
+        assert_eq!(cmp(0.08, 1.0), "vulkan (x) is 12.5x slower");
+        assert_eq!(cmp(0.5, 1.0), "vulkan (x) is 2.0x slower");
+    }
+
+    #[test]
+    fn a_run_too_short_to_time_gives_no_rate() {
+        // t(N) <= t(2): the median per-frame time is 0 (rep() saturates).
+        let r = rep(Duration::from_millis(5), Duration::from_millis(7), 22);
+        assert_eq!(r.per_frame, 0.0);
+        assert_eq!(measured(r.per_frame), None);
+        assert_eq!(measured(f64::NAN), None);
+        assert_eq!(measured(2e-3), Some(2e-3));
+        let text = comparison("vulkan (x)", speedup(1e-3, 0.0));
+        assert!(text.contains("too short"), "{text}");
+        assert!(!text.contains("1000000000"), "{text}");
+        assert_eq!(speedup(0.0, 1e-3), None);
+        assert!(TOO_SHORT.contains("too short to time") && !TOO_SHORT.contains("frames/s"));
+    }
+
+    #[test]
+    fn the_generated_pair_streams_row_by_row_as_it_is_held() {
+        let (r, d) = generate_pair(37, 5, 10);
+        let mut gen = PairRows::new(37, 5, 10);
+        let mut rows = (vec![0u8; 74], vec![0u8; 74]);
+        for y in 0..5 {
+            gen.next_rows(&mut rows.0, &mut rows.1);
+            assert_eq!(rows.0, r.bytes[y * 74..(y + 1) * 74]);
+            assert_eq!(rows.1, d.bytes[y * 74..(y + 1) * 74]);
+        }
+    }
+
+    #[test]
+    fn a_pair_too_large_for_memory_is_an_error_naming_its_size() {
+        // More than the address space: the allocation cannot succeed.
+        let err = try_generate_pair(u32::MAX, u32::MAX, 8)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{}x{}", u32::MAX, u32::MAX)), "{err}");
+        assert!(err.contains("bytes"), "{err}");
     }
 }

@@ -29,7 +29,7 @@ use tracing_subscriber::layer::Context as LayerContext;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-use crate::output::target::Target;
+use crate::output::target::{check_writable, in_folder, Target};
 
 /// The trace being collected, shared by the layer and the guard that closes it.
 struct Sink {
@@ -126,9 +126,19 @@ fn close(sink: &Mutex<Sink>, path: &Path) -> Result<()> {
 
 /// Checks that `path` can be written (see [`Target::open`]) and returns the
 /// layer collecting the trace and the guard that writes it there at the end.
-pub fn create(path: &Path) -> Result<(ChromeLayer, TraceGuard)> {
-    let target = Target::open(path).context("--trace-chrome")?;
-    let mut out = BufWriter::new(target.scratch()?);
+/// A path inside `planned_dir`, a folder the run creates before it writes
+/// anything, is checked as a file there ([`check_planned`]) and collected in
+/// the system's temporary folder.
+pub fn create(path: &Path, planned_dir: Option<&Path>) -> Result<(ChromeLayer, TraceGuard)> {
+    let in_planned = planned_dir.is_some_and(|dir| in_folder(path, dir));
+    let scratch = if in_planned {
+        check_writable(path, planned_dir).context("--trace-chrome")?;
+        tempfile::tempfile()
+            .with_context(|| format!("cannot create a temporary file for {}", path.display()))?
+    } else {
+        Target::open(path).context("--trace-chrome")?.scratch()?
+    };
+    let mut out = BufWriter::new(scratch);
     out.write_all(b"[")
         .with_context(|| format!("writing the trace {}", path.display()))?;
     let sink = Arc::new(Mutex::new(Sink {
@@ -302,7 +312,7 @@ mod tests {
     fn trace_is_a_json_array_of_span_and_instant_events() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.json");
-        let (layer, guard) = create(&path).unwrap();
+        let (layer, guard) = create(&path, None).unwrap();
         let subscriber = tracing_subscriber::registry().with(layer);
         tracing::subscriber::with_default(subscriber, || {
             let span = tracing::debug_span!("frame", index = 7u64);
@@ -328,11 +338,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.json");
         std::fs::write(&path, "older").unwrap();
-        let (_layer, guard) = create(&path).unwrap();
+        let (_layer, guard) = create(&path, None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "older");
         guard.discard();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "older");
-        let (_layer, guard) = create(&path).unwrap();
+        let (_layer, guard) = create(&path, None).unwrap();
         guard.finish().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[\n]\n");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

@@ -35,6 +35,7 @@ fn parse_one(spec: &str) -> Result<SsimOptions> {
         );
     }
     let mut opts = SsimOptions::default();
+    let mut seen: Vec<&str> = Vec::new();
     for key_val in rest.into_iter().flat_map(|r| r.split(':')) {
         // libvmaf's parser stops at an empty field, so `float_ssim=` and a
         // trailing `:` are accepted.
@@ -44,6 +45,12 @@ fn parse_one(spec: &str) -> Result<SsimOptions> {
         let Some((key, val)) = key_val.split_once('=') else {
             bail!("--feature {spec}: option `{key_val}` has no value (write {key_val}=...)");
         };
+        // libvmaf lets the last value win; a key given twice is more likely a
+        // mistake than a wish, so it is refused (as duplicate Y4M tags are).
+        if seen.contains(&key) {
+            bail!("--feature {spec}: option `{key}` is given more than once; give it once");
+        }
+        seen.push(key);
         match key {
             "enable_lcs" => opts.enable_lcs = parse_bool(spec, key, val)?,
             "enable_db" => opts.enable_db = parse_bool(spec, key, val)?,
@@ -120,18 +127,33 @@ mod tests {
         }
         let err = parse(&["float_ssim", "float_ssim=enable_lcs=true"]).unwrap_err();
         assert!(err.to_string().contains("give it once"), "{err}");
+        for spec in [
+            "float_ssim=enable_lcs=true:enable_lcs=false",
+            "float_ssim=scale=2:enable_db=true:scale=2",
+        ] {
+            let err = parse(&[spec]).unwrap_err().to_string();
+            assert!(
+                err.contains("more than once") && err.contains(spec),
+                "{err}"
+            );
+        }
     }
 
     /// What a `--feature` value made of these fields must give: libvmaf's
-    /// syntax read by hand, field by field (an empty field is skipped, the last
-    /// value of a key wins).
+    /// syntax read by hand, field by field (an empty field is skipped), except
+    /// that a key given twice is refused.
     fn model(name: &str, fields: &[String]) -> Option<SsimOptions> {
         if name != FLOAT_SSIM {
             return None;
         }
         let mut o = SsimOptions::default();
+        let mut seen = Vec::new();
         for field in fields.iter().filter(|f| !f.is_empty()) {
             let (key, val) = field.split_once('=')?;
+            if seen.contains(&key) {
+                return None;
+            }
+            seen.push(key);
             let flag = || match val {
                 "true" => Some(true),
                 "false" => Some(false),

@@ -14,6 +14,7 @@ mod bench;
 mod chrome_trace;
 mod env_vars;
 mod feature;
+mod interrupt;
 mod output;
 mod pipe_size;
 mod pipeline;
@@ -25,8 +26,15 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // First, before any thread starts (see the module).
+    interrupt::install();
     let mut cli = args::parse();
-    let mut trace = match init_tracing(cli.trace_chrome.as_deref()) {
+    // A score run may write its trace into the --output-dir it creates.
+    let planned_dir = match &cli.command {
+        args::Command::Score(a) => a.output_dir.clone(),
+        _ => None,
+    };
+    let mut trace = match init_tracing(cli.trace_chrome.as_deref(), planned_dir.as_deref()) {
         Ok(trace) => trace,
         Err(e) => return failure(&e),
     };
@@ -41,7 +49,7 @@ fn main() -> ExitCode {
         }
         args::Command::Bench(a) => {
             a.engine.env = env;
-            bench::run(a).map(|()| ExitCode::SUCCESS)
+            bench::run(a, &mut trace).map(|()| ExitCode::SUCCESS)
         }
         args::Command::Devices => backend::list_devices(env.validation).map(|()| ExitCode::SUCCESS),
     };
@@ -59,11 +67,7 @@ fn main() -> ExitCode {
 /// [`stdio::BROKEN_PIPE_STATUS`] without a message when standard output's
 /// reader went away.
 pub(crate) fn failure(e: &anyhow::Error) -> ExitCode {
-    let broken_pipe = e
-        .chain()
-        .filter_map(|c| c.downcast_ref::<stdio::StdoutError>())
-        .any(stdio::StdoutError::is_broken_pipe);
-    if broken_pipe {
+    if is_broken_pipe(e) {
         return ExitCode::from(stdio::BROKEN_PIPE_STATUS);
     }
     let mut line = format!("vkssim: error: {}", error_chain(e));
@@ -73,6 +77,17 @@ pub(crate) fn failure(e: &anyhow::Error) -> ExitCode {
     }
     stdio::note(line);
     ExitCode::FAILURE
+}
+
+/// Whether `e` is a write to a pipe (standard output, `/dev/stdout`, a FIFO)
+/// whose reader went away: a program killed by SIGPIPE, as the shell sees it.
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<stdio::StdoutError>()
+            .is_some_and(stdio::StdoutError::is_broken_pipe)
+            || c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// The flag that would help with a library error in `e`'s chain, where there
@@ -99,9 +114,11 @@ fn stderr_colour() -> bool {
 }
 
 /// Logging to stderr at `VKSSIM_LOG` (default `warn`), and with `--trace-chrome`
-/// a trace file taking every span and event at debug level.
+/// a trace file taking every span and event at debug level (in `planned_dir`,
+/// a folder the run creates, when its path is there).
 fn init_tracing(
     trace_path: Option<&std::path::Path>,
+    planned_dir: Option<&std::path::Path>,
 ) -> anyhow::Result<Option<chrome_trace::TraceGuard>> {
     use tracing_subscriber::filter::LevelFilter;
     use tracing_subscriber::layer::SubscriberExt;
@@ -115,7 +132,7 @@ fn init_tracing(
         );
     let (chrome, guard) = match trace_path {
         Some(path) => {
-            let (layer, guard) = chrome_trace::create(path)?;
+            let (layer, guard) = chrome_trace::create(path, planned_dir)?;
             (Some(layer.with_filter(LevelFilter::DEBUG)), Some(guard))
         }
         None => (None, None),
@@ -152,6 +169,17 @@ mod tests {
         let e =
             anyhow::Error::new(vkssim::Error::io("a.yuv", io)).context("cannot read the reference");
         assert_eq!(error_chain(&e), "cannot read the reference: a.yuv: gone");
+    }
+
+    #[test]
+    fn a_broken_pipe_is_told_apart_wherever_it_is_in_the_chain() {
+        let pipe = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        let through = anyhow::Error::new(pipe()).context("writing /dev/stdout");
+        assert!(is_broken_pipe(&through));
+        let stdout = anyhow::Error::new(stdio::StdoutError(pipe())).context("scores");
+        assert!(is_broken_pipe(&stdout));
+        let full = anyhow::Error::new(std::io::Error::from_raw_os_error(28)).context("x");
+        assert!(!is_broken_pipe(&full));
     }
 
     #[test]

@@ -8,6 +8,8 @@ mod ladder;
 mod paths;
 mod video;
 
+pub(crate) use files::preflight_outputs;
+
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -194,10 +196,10 @@ fn write_scores(
         }
         (None, Some(e)) => {
             if scored > 0 {
-                eprintln!(
-                    "vkssim: {scored} frame{} were scored before the error (not printed: pass -o to keep partial scores)",
-                    plural(scored)
-                );
+                crate::stdio::note(format!(
+                    "vkssim: {scored} frame{} scored before the error (not printed: pass -o to keep partial scores)",
+                    if scored == 1 { " was" } else { "s were" }
+                ));
             }
             Err(e)
         }

@@ -66,7 +66,7 @@ pub fn note(line: impl fmt::Display) {
 /// output: the character device `/dev/null`, opened read-write (a shell's
 /// `>/dev/null` opens it write-only).
 #[cfg(target_os = "linux")]
-fn stdout_was_closed() -> bool {
+pub(crate) fn stdout_was_closed() -> bool {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let (Ok(fd), Ok(null)) = (
         std::fs::metadata("/proc/self/fd/1"),
@@ -81,7 +81,7 @@ fn stdout_was_closed() -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn stdout_was_closed() -> bool {
+pub(crate) fn stdout_was_closed() -> bool {
     false
 }
 

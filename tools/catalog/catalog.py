@@ -7,7 +7,8 @@ retry policy, and the results table (CSV, and Parquet when asked or when
 pyarrow is importable). Ray schedules, places and retries the tasks; nothing
 here pools processes.
 
-Catalog CSV: a header row, then one row per pair. Columns:
+Catalog CSV (UTF-8, with or without a byte order mark): a header row, then
+one row per pair. Columns (each at most once):
 
     reference      required; path to the reference (.y4m, raw .yuv, ...)
     distorted      required; path to the distorted video
@@ -20,7 +21,8 @@ A ladder (one reference, several encodes) is several rows with the same
 reference, geometry columns and extra_args: they run as one task, one
 `vkssim score -r REF -d A -d B ...` that reads each reference frame once and,
 on a GPU, uploads it once (a row of its own is a task of its own). An input
-of a ladder that vkssim refuses is that row's error; the other rows are
+of a ladder that vkssim refuses is that row's error (vkssim's
+`vkssim: error: scoring <that input's path>: ...` line); the other rows are
 scored. Relative paths are taken from the CSV's folder and passed on as
 absolute paths, so on a cluster the inputs must be at the same path on every
 host (shared storage).
@@ -31,10 +33,16 @@ otherwise, has one line per row in catalog order: row, reference, distorted
 (as written in the CSV), status, frames, mean, harmonic_mean, min (the JSON's
 pooled float_ssim, as written there), per_frame_file, host, seconds, error.
 
-Status: `ok`; `error` when vkssim refused the input (exit 1 or 2 with its
-message: deterministic, so reported and not retried); `failed` when the task
-crashed (killed, another exit code, vkssim missing, timeout) on every one of
-its 1 + --max-retries attempts (every row of a ladder task).
+Status: `ok`; `error` when vkssim refused the input (exit 1 with its
+`vkssim: error:` line, or 2 with clap's `error:` line for a bad flag in
+extra_args: deterministic, so reported and not retried); `failed` when the task
+crashed (killed, another exit code, vkssim missing) on every one of its 1 +
+--max-retries attempts (every row of a ladder task), or at once when vkssim
+ran past --timeout seconds (default 3600; 0: no limit): the run is killed,
+with anything it started, and not retried (a stalled input stalls again), its
+error saying "timed out after N s". A row of a timed-out ladder whose output
+vkssim had already written (each is written whole, when that input is done)
+is `ok` from that file.
 
 With GPUs in the cluster each task asks Ray for one GPU and runs vkssim on
 the Vulkan device of the GPU index Ray gave it (`--device N`; Ray counts GPUs
@@ -51,8 +59,10 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -72,6 +82,8 @@ OWNED_FLAGS = {"-o", "--output", "--xml", "--json", "--csv", "--sub", "-r", "--r
 # vkssim's exit codes for an input it refuses: 1 (its "vkssim: error: ..."),
 # 2 (a command-line error).
 INPUT_ERROR_CODES = (1, 2)
+# Seconds one vkssim run may take unless --timeout says otherwise.
+DEFAULT_TIMEOUT = 3600.0
 
 
 class CatalogError(Exception):
@@ -85,7 +97,9 @@ class TransientError(Exception):
 def read_catalog(path: Path) -> list[dict[str, str]]:
     """The catalog's rows, with reference and distorted made absolute."""
     base = path.resolve().parent
-    with path.open(newline="") as f:
+    # utf-8-sig: a byte order mark (as spreadsheets save CSV) is not part of
+    # the first column's name.
+    with path.open(newline="", encoding="utf-8-sig") as f:
         reader = csv.DictReader(f)
         header = [h.strip() for h in reader.fieldnames or []]
         unknown = [h for h in header if h not in COLUMNS]
@@ -93,6 +107,9 @@ def read_catalog(path: Path) -> list[dict[str, str]]:
             raise CatalogError(
                 f"{path}: the header must have reference and distorted, and only "
                 f"{', '.join(COLUMNS)}; got {', '.join(header) or 'nothing'}")
+        twice = [c for c in COLUMNS if header.count(c) > 1]
+        if twice:
+            raise CatalogError(f"{path}: the header has {', '.join(twice)} more than once")
         reader.fieldnames = header
         rows = []
         for n, raw in enumerate(reader):
@@ -151,11 +168,48 @@ def pooled(json_path: str) -> dict[str, Any]:
             "harmonic_mean": ssim["harmonic_mean"], "min": ssim["min"]}
 
 
+def run_vkssim(cmd: list[str], timeout: float | None) -> tuple[int, str] | None:
+    """Runs `cmd` in a process group of its own: its exit status and standard
+    error, or None when it ran past `timeout` seconds (None: no limit), the
+    whole group then killed, so that nothing it started is left running."""
+    with subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+        try:
+            _, stderr = proc.communicate(timeout=timeout)
+            return proc.returncode, stderr
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                proc.kill()
+            try:
+                proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass  # a process that left the group holds the pipe; the child is dead
+            return None
+
+
+def lane_error(errors: list[str], distorted: str, lanes: list[str]) -> str | None:
+    """The error of the ladder input `distorted` among vkssim's `errors`: its own
+    (`vkssim: error: scoring <distorted>: ...`, the path exactly as passed; the
+    longest such path when one lane's path begins another's), else the last one
+    that names no lane (about the whole run), else None."""
+    def lane(message: str) -> str | None:
+        named = [d for d in lanes if message.startswith(f"vkssim: error: scoring {d}: ")]
+        return max(named, key=len, default=None)
+
+    owners = [lane(m) for m in errors]
+    mine = [m for m, o in zip(errors, owners) if o == distorted]
+    general = [m for m, o in zip(errors, owners) if o is None]
+    return (mine or general or [None])[-1]
+
+
 def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: bool,
                timeout: float | None) -> list[dict[str, Any]]:
     """Runs one vkssim command inside a Ray task (the task's body): a pair, or a
     ladder. `outputs` has, per row, (the file vkssim writes, the row's
-    per-frame file, the row's distorted path); gives each row's result."""
+    per-frame file, the row's distorted path); gives each row's result.
+    `timeout`: seconds the run may take (None: no limit)."""
     import ray  # the worker's own ray
 
     if use_gpu and "--device" not in map(flag_name, cmd):
@@ -169,30 +223,50 @@ def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: boo
     start = time.monotonic()
     host = socket.gethostname()
     try:
-        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as e:
+        ran = run_vkssim(cmd, timeout)
+    except OSError as e:
         raise TransientError(f"{host}: {e}") from None
     common = {"host": host, "seconds": f"{time.monotonic() - start:.3f}"}
-    message = proc.stderr.strip().splitlines()
-    if proc.returncode not in (0, *INPUT_ERROR_CODES) or (proc.returncode and not message):
+    ladder = len(outputs) > 1
+    if ran is None:
+        # Not retried: a stalled input stalls again. A ladder's outputs that
+        # vkssim wrote (whole, as each input finished) before the kill stand.
+        stalled = {**common, "status": "failed",
+                   "error": f"{host}: timed out after {timeout:g} s (vkssim killed; "
+                            "a timeout is not retried)"}
+        return [scored(written, final, common, host) if ladder and os.path.isfile(written)
+                else dict(stalled) for written, final, _ in outputs]
+    returncode, stderr = ran
+    message = stderr.strip().splitlines()
+    if returncode not in (0, *INPUT_ERROR_CODES) or (returncode and not message):
         tail = message[-1] if message else "no message"
-        raise TransientError(f"{host}: vkssim exited with {proc.returncode}: {tail}")
-    errors = [m for m in message if m.startswith("vkssim: error:")] or message[-1:]
+        raise TransientError(f"{host}: vkssim exited with {returncode}: {tail}")
+    # vkssim's own errors; else clap's (a bad flag, exit 2: its `error:` line,
+    # not the usage and "--help" lines after it); else its last line.
+    errors = ([m for m in message if m.startswith("vkssim: error:")]
+              or [m for m in message if m.startswith("error:")] or message[-1:])
+    lanes = [d for _, _, d in outputs]
     results = []
     for written, final, distorted in outputs:
-        if proc.returncode == 0 or (len(outputs) > 1 and os.path.isfile(written)):
-            try:
-                if written != final:
-                    os.replace(written, final)
-                results.append({**common, "status": "ok", **pooled(final)})
-            except (OSError, ValueError, KeyError) as e:
-                raise TransientError(f"{host}: unreadable output: {e}") from None
+        if returncode == 0 or (ladder and os.path.isfile(written)):
+            results.append(scored(written, final, common, host))
             continue
         # A ladder names the input in each of its errors; a pair has one.
-        mine = [m for m in errors if distorted in m] if len(outputs) > 1 else errors
-        results.append({**common, "status": "error", "error": (mine or errors)[-1]})
+        error = lane_error(errors, distorted, lanes) if ladder else errors[-1]
+        results.append({**common, "status": "error", "error": error or
+                        f"vkssim exited with {returncode} and wrote no output for this input"})
     return results
+
+
+def scored(written: str, final: str, common: dict[str, str], host: str) -> dict[str, Any]:
+    """The `ok` result of the output file `written` that vkssim wrote, moved to
+    the row's per-frame file `final`."""
+    try:
+        if written != final:
+            os.replace(written, final)
+        return {**common, "status": "ok", **pooled(final)}
+    except (OSError, ValueError, KeyError) as e:
+        raise TransientError(f"{host}: unreadable output: {e}") from None
 
 
 def write_tables(records: list[dict[str, Any]], table: Path, parquet: str) -> list[Path]:
@@ -226,6 +300,17 @@ def write_tables(records: list[dict[str, Any]], table: Path, parquet: str) -> li
     return written + [path]
 
 
+def seconds(text: str) -> float:
+    """--timeout's value: a number of seconds, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds, 0 or more, is needed")
+    return value
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="Score a catalog CSV of video pairs on a Ray cluster with vkssim "
@@ -249,7 +334,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="CPUs a task asks for (also vkssim's --threads without GPUs)")
     p.add_argument("--max-retries", type=int, default=3,
                    help="retries of a crashed task (an input error is never retried)")
-    p.add_argument("--timeout", type=float, help="seconds one vkssim run may take")
+    p.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT,
+                   help="seconds one vkssim run may take, 0 for no limit (default "
+                        f"{DEFAULT_TIMEOUT:g}); one that runs past it is killed and its "
+                        "rows failed, not retried")
     return p.parse_args(argv)
 
 
@@ -259,6 +347,9 @@ def main(argv: list[str]) -> int:
         rows = read_catalog(args.catalog)
     except (OSError, CatalogError) as e:
         print(f"catalog: {e}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as e:
+        print(f"catalog: {args.catalog}: not UTF-8 text ({e})", file=sys.stderr)
         return 2
     if args.parquet == "yes":
         try:
@@ -316,7 +407,7 @@ def main(argv: list[str]) -> int:
             cmd = vkssim_command(args.vkssim, first, pattern, defaults, distorted)
             outputs = [(pattern.replace("{index}", str(k)), final, d)
                        for k, (final, d) in enumerate(zip(finals, distorted))]
-        pending[task.remote(cmd, outputs, use_gpu, args.timeout)] = members
+        pending[task.remote(cmd, outputs, use_gpu, args.timeout or None)] = members
 
     done, submitted = 0, len(pending)
     while pending:

@@ -5,16 +5,23 @@ CPU backend) over small generated clips, its table checked against single
 
 This module owns the test: the clips (deterministic raw YUV and Y4M made here,
 no ffmpeg), the catalog CSV (a ladder run as one task, with an input error
-in it; Y4M, 10-bit raw, extra_args, a task that crashes once, one that always
-crashes, a refused extra_args), and the checks. Run it with the Python that has `ray`
-(tools/run-tests.sh makes that venv); VKSSIM names the binary (default
-target/release/vkssim). It prints `catalog: N passed, N failed` last and exits
-non-zero on a failure.
+in it; a ladder of a missing x.yuv and a truncated x.yuv2; Y4M, 10-bit raw,
+extra_args, a task that crashes once, one that always crashes, a refused
+extra_args, a flag vkssim refuses), a second catalog run with a short --timeout
+(a FIFO nobody writes; a ladder whose simulated vkssim writes one input's
+output and stalls), the catalog reading (a byte order mark, a duplicated
+column) and --timeout's values, and the checks. Run it with the Python that
+has `ray` (tools/run-tests.sh makes that venv); VKSSIM names the binary
+(default target/release/vkssim). It prints `catalog: N passed, N failed` last
+and exits non-zero on a failure.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import importlib.util
+import io
 import json
 import os
 import random
@@ -24,11 +31,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 VKSSIM = Path(os.environ.get("VKSSIM", ROOT / "target/release/vkssim")).resolve()
+CATALOG = Path(__file__).with_name("catalog.py")
 W, H = 64, 48
+# The timeout run's --timeout and --max-retries.
+TIMEOUT, TIMEOUT_RETRIES = 5, 5
 
 
 def planes(seed: int, frames: int, maximum: int) -> list[list[int]]:
@@ -75,6 +85,15 @@ def make_clips(d: Path) -> None:
     ref10 = planes(6, 3, 1023)
     (d / "c_ref10.yuv").write_bytes(raw(ref10, 10))
     (d / "c_dist10.yuv").write_bytes(raw(distort(ref10, 7, 40, 1023), 10))
+    # A ladder of x.yuv (missing) and x.yuv2 (truncated: one path begins the other).
+    shutil.copy(d / "a_ref.yuv", d / "e_ref.yuv")
+    (d / "x.yuv2").write_bytes((d / "a_low.yuv").read_bytes()[:100])
+    # The timeout run's: a FIFO nobody writes; a ladder (h_*) whose wrapper
+    # writes h_done's output and stalls.
+    os.mkfifo(d / "fifo.yuv")
+    shutil.copy(d / "a_ref.yuv", d / "h_ref.yuv")
+    shutil.copy(d / "a_low.yuv", d / "h_done.yuv")
+    shutil.copy(d / "a_high.yuv", d / "h_stall.yuv")
 
 
 RAW8 = {"width": str(W), "height": str(H), "pixel_format": "420", "bitdepth": "8"}
@@ -91,16 +110,37 @@ ROWS = [
     ("f_ref.yuv", "flaky.yuv", RAW8, "", "ok"),
     ("g_ref.yuv", "crash.yuv", RAW8, "", "failed"),
     ("a_ref.yuv", "a_low.yuv", RAW8, "-o elsewhere.json", "error"),
+    ("e_ref.yuv", "x.yuv", RAW8, "", "error"),
+    ("e_ref.yuv", "x.yuv2", RAW8, "", "error"),
+    ("b_ref.y4m", "b_dist.y4m", {}, "--bogus", "error"),
 ]
+# The timeout run's rows: a pair that stalls, and a ladder whose first input
+# is done before the stall.
+TIMEOUT_ROWS = [
+    ("a_ref.yuv", "fifo.yuv", RAW8, "", "failed"),
+    ("h_ref.yuv", "h_done.yuv", RAW8, "", "ok"),
+    ("h_ref.yuv", "h_stall.yuv", RAW8, "", "failed"),
+]
+# The stalled ladder's stand-in for what it starts (found by its command line).
+STALL_SLEEP = "987.654"
 COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "extra_args"]
 
 # Logs each call, kills itself the first time it is given flaky.yuv, always
-# exits 3 on crash.yuv, else runs the real vkssim.
+# exits 3 on crash.yuv, on h_stall.yuv writes the ladder's first output (what
+# vkssim does when that input is done: whole, by a rename) and stalls in a
+# child that makes leak.mark if it outlives the timeout's kill by 2 s, else runs
+# the real vkssim.
 WRAPPER = """#!/bin/sh
 echo "$*" >> '{log}'
 case "$*" in
   *crash.yuv*) echo "simulated crash" >&2; exit 3 ;;
   *flaky.yuv*) if [ ! -e '{mark}' ]; then : > '{mark}'; kill -9 $$; fi ;;
+  *h_stall.yuv*)
+    prev=; for a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done
+    first=$(printf %s "$out" | sed 's/{{index}}/0/')
+    cp '{done_json}' "$first.part" && mv "$first.part" "$first"
+    (sleep {leak_after}; : > '{leak}'; sleep {sleep}) </dev/null >/dev/null 2>&1 &
+    wait; exit 0 ;;
 esac
 exec '{vkssim}' "$@"
 """
@@ -119,6 +159,62 @@ def single_run(d: Path, row: tuple, out: Path) -> dict:
     return json.loads(out.read_text(), parse_float=str)
 
 
+def write_catalog(path: Path, rows: list[tuple], encoding: str = "utf-8") -> None:
+    """A catalog CSV of `rows` (as ROWS has them)."""
+    with path.open("w", newline="", encoding=encoding) as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for ref, dist, geometry, extra, _ in rows:
+            w.writerow([ref, dist] + [geometry.get(c, "") for c in COLUMNS[2:6]] + [extra])
+
+
+def drive(catalog: Path, out: Path, *flags: str,
+          limit: float = 600) -> tuple[subprocess.CompletedProcess | None, float]:
+    """catalog.py on `catalog` (a new local Ray instance of 2 CPUs), and the
+    seconds it took; None when it ran past `limit` seconds."""
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    env.pop("RAY_ADDRESS", None)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(CATALOG), str(catalog), "--out-dir", str(out),
+             "--address", "local", "--num-cpus", "2", "--parquet", "no", *flags],
+            env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - start
+    return proc, time.monotonic() - start
+
+
+def read_table(path: Path) -> list[dict[str, str]]:
+    """A results table's rows; none when it was not written."""
+    if not path.is_file():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def running(needle: bytes) -> list[str]:
+    """The processes whose command line has `needle`, as `pid: command`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes()
+        except OSError:
+            continue
+        if needle in text:
+            command = text.replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{cmdline.parent.name}: {command}")
+    return found
+
+
+def load_catalog_module() -> Any:
+    """catalog.py as a module (it imports ray only when it runs a catalog)."""
+    spec = importlib.util.spec_from_file_location("catalog_under_test", CATALOG)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> int:
     d = Path(tempfile.mkdtemp(prefix="vkssim-catalog-"))
     try:
@@ -131,28 +227,34 @@ def run(d: Path) -> int:
     clips = d / "clips"
     clips.mkdir()
     make_clips(clips)
-    with (clips / "catalog.csv").open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(COLUMNS)
-        for ref, dist, geometry, extra, _ in ROWS:
-            w.writerow([ref, dist] + [geometry.get(c, "") for c in COLUMNS[2:6]] + [extra])
+    write_catalog(clips / "catalog.csv", ROWS)
+    done_json = d / "h_done-single.json"
+    single_run(clips, TIMEOUT_ROWS[1], done_json)
     log, wrapper = d / "calls.log", d / "vkssim-wrapper"
-    wrapper.write_text(WRAPPER.format(log=log, mark=d / "flaky.mark", vkssim=VKSSIM))
+    wrapper.write_text(WRAPPER.format(log=log, mark=d / "flaky.mark", vkssim=VKSSIM,
+                                      done_json=done_json, sleep=STALL_SLEEP,
+                                      leak=d / "leak.mark", leak_after=TIMEOUT + 2))
     wrapper.chmod(0o755)
 
-    start = time.monotonic()
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    env.pop("RAY_ADDRESS", None)
-    proc = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("catalog.py")), str(clips / "catalog.csv"),
-         "--out-dir", str(d / "out"), "--address", "local", "--num-cpus", "2",
-         "--vkssim", str(wrapper), "--max-retries", "1", "--parquet", "no"],
-        env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
-    seconds = time.monotonic() - start
+    proc, seconds = drive(clips / "catalog.csv", d / "out", "--vkssim", str(wrapper),
+                          "--max-retries", "1")
+    assert proc is not None, "the catalog run did not end"
     print(proc.stderr[-4000:], file=sys.stderr)
-    with (d / "out/results.csv").open(newline="") as f:
-        table = list(csv.DictReader(f))
+    table = read_table(d / "out/results.csv")
     calls = log.read_text().splitlines()
+
+    # The timeout run: its own catalog, log and Ray instance.
+    write_catalog(clips / "timeout.csv", TIMEOUT_ROWS)
+    log.rename(d / "calls-main.log")
+    t_proc, t_seconds = drive(clips / "timeout.csv", d / "out-timeout", "--vkssim", str(wrapper),
+                              "--timeout", str(TIMEOUT), "--max-retries", str(TIMEOUT_RETRIES),
+                              limit=(1 + TIMEOUT_RETRIES) * TIMEOUT + 120)
+    if t_proc is not None:
+        print(t_proc.stderr[-3000:], file=sys.stderr)
+    t_table = read_table(d / "out-timeout/results.csv")
+    t_calls = log.read_text().splitlines() if log.exists() else []
+    # What the timed-out runs left running, looked at once they are over.
+    left = running(str(clips / "fifo.yuv").encode()) + running(f"sleep\0{STALL_SLEEP}".encode())
 
     def count_calls(name: str) -> int:
         return sum(f"/{name} " in c for c in calls)
@@ -231,15 +333,107 @@ def run(d: Path) -> int:
         assert "may not set -o" in table[8]["error"], table[8]
         assert not any("elsewhere.json" in c for c in calls), calls
 
+    @check("ladder errors go to the input they name exactly (x.yuv missing, x.yuv2 truncated)")
+    def _() -> None:
+        missing, short = table[9], table[10]
+        assert missing["error"].startswith(f"vkssim: error: scoring {clips / 'x.yuv'}: "), missing
+        assert "No such file" in missing["error"], missing
+        assert short["error"].startswith(f"vkssim: error: scoring {clips / 'x.yuv2'}: "), short
+        assert "incomplete" in short["error"], short
+        assert sum("/x.yuv " in c and "/x.yuv2 " in c for c in calls) == 1, calls
+
+    @check("a flag vkssim refuses (exit 2): clap's error: line, not its last line")
+    def _() -> None:
+        assert table[11]["error"] == "error: unexpected argument '--bogus' found", table[11]
+
+    @check("a catalog saved with a UTF-8 byte order mark is read")
+    def _() -> None:
+        bom = d / "bom.csv"
+        write_catalog(bom, ROWS[:2], encoding="utf-8-sig")
+        assert bom.read_bytes().startswith(b"\xef\xbb\xbfreference,"), bom.read_bytes()[:20]
+        rows = load_catalog_module().read_catalog(bom)
+        assert [(r["reference"], r["distorted"]) for r in rows] == \
+            [(ref, dist) for ref, dist, *_ in ROWS[:2]], rows
+        assert rows[0]["reference_path"] == str(d.resolve() / "a_ref.yuv"), rows[0]
+
+    @check("a duplicated header column: exit 2 naming it, before any task")
+    def _() -> None:
+        dup = d / "dup.csv"
+        dup.write_text("reference,distorted,distorted\na_ref.yuv,a_low.yuv,a_high.yuv\n")
+        # /bin/false and no retries: an old runner that ran it ends soon.
+        p, _ = drive(dup, d / "out-dup", "--vkssim", "/bin/false", "--max-retries", "0",
+                     limit=120)
+        assert p is not None, "did not end"
+        assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+        assert "distorted more than once" in p.stderr, p.stderr[-2000:]
+        assert not (d / "out-dup/results.csv").exists(), "it ran the catalog"
+
+    @check("--timeout: default 3600 s, 0 (no limit) taken, negative refused (exit 2)")
+    def _() -> None:
+        catalog = load_catalog_module()
+        base = ["c.csv", "--out-dir", str(d / "o")]
+        assert catalog.parse_args(base).timeout == 3600, catalog.parse_args(base).timeout
+        assert catalog.parse_args(base + ["--timeout", "0"]).timeout == 0
+        assert catalog.parse_args(base + ["--timeout", "2.5"]).timeout == 2.5
+        for bad in ("-1", "nan", "soon"):
+            try:
+                with contextlib.redirect_stderr(io.StringIO()):  # argparse's usage message
+                    parsed = catalog.parse_args(base + [f"--timeout={bad}"])
+            except SystemExit as e:
+                assert e.code == 2, (bad, e.code)
+            else:
+                raise AssertionError(f"--timeout={bad} taken: {parsed.timeout}")
+
+    @check(f"a stalled input (a FIFO nobody writes) times out: exit 1, failed, "
+           f"'timed out after {TIMEOUT} s'")
+    def _() -> None:
+        assert t_proc is not None, f"the timeout run did not end in {t_seconds:.0f} s"
+        assert t_proc.returncode == 1, (t_proc.returncode, t_proc.stderr[-2000:])
+        assert len(t_table) == len(TIMEOUT_ROWS), t_table
+        row = t_table[0]
+        assert row["status"] == "failed", row
+        assert f"timed out after {TIMEOUT} s" in row["error"], row
+        assert row["per_frame_file"] == "", row
+        assert TIMEOUT <= float(row["seconds"]) < TIMEOUT + 5, row
+
+    @check(f"a timeout is not retried: one call each, the run well under "
+           f"(1 + {TIMEOUT_RETRIES}) x {TIMEOUT} s")
+    def _() -> None:
+        assert sum("/fifo.yuv " in c for c in t_calls) == 1, t_calls
+        assert sum("/h_stall.yuv " in c for c in t_calls) == 1, t_calls
+        assert t_seconds < (1 + TIMEOUT_RETRIES) * TIMEOUT, t_seconds
+
+    @check("a timed-out run is killed with what it started: nothing left running")
+    def _() -> None:
+        assert not (d / "leak.mark").exists(), "the stalled wrapper's child outlived the kill"
+        assert not left, left
+
+    @check("a timed-out ladder: the input done before the stall is ok from its file, "
+           "the other timed out (simulated vkssim)")
+    def _() -> None:
+        assert [r["status"] for r in t_table] == [row[4] for row in TIMEOUT_ROWS], t_table
+        done, stalled = t_table[1], t_table[2]
+        expected = json.loads(done_json.read_text(), parse_float=str)
+        pooled = expected["pooled_metrics"]["float_ssim"]
+        assert done["frames"] == str(len(expected["frames"])), done
+        assert [done[k] for k in ("mean", "harmonic_mean", "min")] == \
+            [pooled[k] for k in ("mean", "harmonic_mean", "min")], (done, pooled)
+        assert done["per_frame_file"] == str(d / "out-timeout/00001-h_done.yuv.json"), done
+        assert json.loads(Path(done["per_frame_file"]).read_text()) == \
+            json.loads(done_json.read_text()), done
+        assert f"timed out after {TIMEOUT} s" in stalled["error"], stalled
+        assert not list((d / "out-timeout").glob("ladder-*")), "a ladder output was not renamed"
+
     failed = 0
     for name, f in checks:
         try:
             f()
             print(f"catalog: ok: {name}")
-        except AssertionError as e:
+        except Exception as e:  # an assertion, or what a check tripped on
             failed += 1
-            print(f"catalog: FAILED: {name}: {e}")
-    print(f"catalog: driver run took {seconds:.1f} s")
+            why = e if isinstance(e, AssertionError) else f"{type(e).__name__}: {e}"
+            print(f"catalog: FAILED: {name}: {why}")
+    print(f"catalog: driver run took {seconds:.1f} s, the timeout run {t_seconds:.1f} s")
     print(f"catalog: {len(checks) - failed} passed, {failed} failed")
     return 1 if failed else 0
 

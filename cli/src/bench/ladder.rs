@@ -82,7 +82,7 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             scores.push(s);
         }
         per_frame.sort_by(f64::total_cmp);
-        timings.push((mode, per_frame[per_frame.len() / 2].max(1e-12)));
+        timings.push((mode, per_frame[per_frame.len() / 2]));
     }
     // Every way scores the same pairs: a check that the ladder is exact.
     let reported = |run: &Vec<Vec<FrameScore>>| -> Vec<_> {
@@ -100,7 +100,8 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         ));
     }
     let description = engines[0].description.clone();
-    let fps = |t: f64| k as f64 / t;
+    // None for a run too short to time (super::measured).
+    let fps = |t: f64| super::measured(t).map(|t| k as f64 / t);
     // Bytes uploaded per distorted frame: its own plane, and the reference's
     // once per ladder frame or once per pair.
     let gbs = |mode: Mode, t: f64| {
@@ -108,11 +109,16 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             Mode::Shared => plane as f64 / k as f64,
             Mode::Copied | Mode::Separate => plane as f64,
         };
-        (!engines[0].on_cpu).then(|| (plane as f64 + reference) * fps(t) / 1e9)
+        fps(t)
+            .filter(|_| !engines[0].on_cpu)
+            .map(|f| (plane as f64 + reference) * f / 1e9)
     };
     let time_of = |m: Mode| timings.iter().find(|(mode, _)| *mode == m).map(|t| t.1);
-    let ts = time_of(Mode::Separate).unwrap_or(1e-12);
-    let tl = time_of(modes[0]).unwrap_or(1e-12);
+    let ts = time_of(Mode::Separate).unwrap_or(0.0);
+    let tl = time_of(modes[0]).unwrap_or(0.0);
+    let ratio = super::measured(ts)
+        .zip(super::measured(tl))
+        .map(|(s, l)| s / l);
     if args.json {
         let mut json = serde_json::json!({
             "backend": description,
@@ -128,7 +134,7 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             "ladder_upload_gb_per_s": gbs(modes[0], tl),
             "separate_distorted_frames_per_second": fps(ts),
             "separate_upload_gb_per_s": gbs(Mode::Separate, ts),
-            "ladder_over_separate": ts / tl,
+            "ladder_over_separate": ratio,
         });
         if let (Some(tc), true) = (time_of(Mode::Copied), modes[0] == Mode::Shared) {
             json["copied_reference_distorted_frames_per_second"] = fps(tc).into();
@@ -157,14 +163,22 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             Mode::Copied => "ladder (reference read once)".to_string(),
             Mode::Separate => format!("{k} separate single-pair runs at once"),
         };
-        writeln!(
-            out,
-            "{what}: {:.1} distorted frames/s, uploading {}",
-            fps(t),
-            gb(mode, t)
-        )?;
+        match fps(t) {
+            Some(f) => writeln!(
+                out,
+                "{what}: {f:.1} distorted frames/s, uploading {}",
+                gb(mode, t)
+            )?,
+            None => writeln!(
+                out,
+                "{what}: the run was too short to time; pass a larger --frames"
+            )?,
+        }
     }
-    writeln!(out, "ladder / separate: {:.2}x", ts / tl)?;
+    match ratio {
+        Some(r) => writeln!(out, "ladder / separate: {r:.2}x")?,
+        None => writeln!(out, "ladder / separate: too short to compare")?,
+    }
     stdio::print(&out)?;
     Ok(())
 }

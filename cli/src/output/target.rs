@@ -17,7 +17,12 @@
 //!   `-o /dev/stdout >> log` appends to the log).
 //!
 //! [`Target::open`] checks up front that the output can be written (its folder
-//! exists and takes new files), so a typo fails before the first frame.
+//! exists and takes new files), so a typo fails before the first frame;
+//! [`check_planned`] does the same for a path in a folder the run will create.
+//! [`identity`] tells whether two output paths are one file (through links).
+//! A temporary file is registered with [`crate::interrupt`], which removes it
+//! when a signal ends the run. A failed write to standard output is a
+//! [`StdoutError`], so that a broken pipe ends the run quietly.
 
 use std::fs::{File, Metadata, OpenOptions, Permissions};
 use std::io::{self, Read, Write};
@@ -26,6 +31,9 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+
+use crate::interrupt;
+use crate::stdio::StdoutError;
 
 /// An output path, resolved and checked.
 #[derive(Debug)]
@@ -55,11 +63,12 @@ impl Target {
     /// its folder exists and takes a new file, or the file itself opens for
     /// writing. Character devices and FIFOs are not opened here.
     pub fn open(path: &Path) -> Result<Target> {
-        let how = resolve(path)?;
-        match &how {
+        let target = Self::open_unchecked(path)?;
+        let how = &target.how;
+        match how {
             How::Stdout => {}
             How::Replace { dir, .. } => {
-                temp_in(dir).with_context(|| {
+                interrupt::create_registered(|| temp_in(dir)).with_context(|| {
                     format!(
                         "cannot write {}: cannot create a file in the folder {}",
                         path.display(),
@@ -78,9 +87,15 @@ impl Target {
                 std::fs::metadata(p).with_context(|| format!("cannot write {}", path.display()))?;
             }
         }
+        Ok(target)
+    }
+
+    /// Resolves `path` (see the module note) without checking that it can be
+    /// written.
+    fn open_unchecked(path: &Path) -> Result<Target> {
         Ok(Target {
             given: path.to_path_buf(),
-            how,
+            how: resolve(path)?,
         })
     }
 
@@ -97,45 +112,88 @@ impl Target {
 
     /// Writes everything `src` reads as the whole content of the output.
     pub fn write_from(&self, src: &mut dyn Read) -> Result<()> {
+        let mut w = self.writer()?;
+        if let Err(e) = io::copy(src, &mut w) {
+            return Err(w.failed(e));
+        }
+        w.commit()
+    }
+
+    /// A writer of the output's whole content, written as the module note says
+    /// once [`Writer::commit`] is called (dropped before that, a temporary file
+    /// is removed and the path left as it was).
+    pub fn writer(&self) -> Result<Writer<'_>> {
         let name = self.given.display();
-        match &self.how {
+        let sink = match &self.how {
             How::Stdout => {
-                let mut out = io::stdout().lock();
-                io::copy(src, &mut out)
-                    .and_then(|_| out.flush())
-                    .context("writing to standard output")?;
+                if crate::stdio::stdout_was_closed() {
+                    return Err(StdoutError(io::Error::from_raw_os_error(libc::EBADF)).into());
+                }
+                Sink::Stdout(io::stdout().lock())
             }
             How::Through(p) | How::InPlace(p) => {
                 // A device or FIFO is appended to; a hard-linked file is
                 // truncated first and flushed to disk after.
                 let in_place = matches!(self.how, How::InPlace(_));
-                let mut f = OpenOptions::new()
+                let f = OpenOptions::new()
                     .write(true)
                     .append(!in_place)
                     .truncate(in_place)
                     .open(p)
                     .with_context(|| format!("cannot open {name} for writing"))?;
-                io::copy(src, &mut f)
-                    .and_then(|_| if in_place { f.sync_all() } else { Ok(()) })
-                    .with_context(|| format!("writing {name}"))?;
+                Sink::File { file: f, in_place }
             }
             How::Replace { path, dir } => {
-                let mut tmp = temp_in(dir).with_context(|| {
-                    format!(
-                        "{name}: cannot create a temporary file in {}",
-                        dir.display()
-                    )
-                })?;
-                io::copy(src, &mut tmp)
-                    .and_then(|_| keep_owner_and_mode(tmp.as_file(), path))
-                    .and_then(|()| tmp.as_file().sync_all())
-                    .with_context(|| format!("{}: writing", tmp.path().display()))?;
-                tmp.persist(path)
-                    .map_err(|e| e.error)
-                    .with_context(|| format!("{name}: moving the finished file into place"))?;
+                let (tmp, registered) = interrupt::create_registered(|| temp_in(dir))
+                    .with_context(|| {
+                        format!(
+                            "{name}: cannot create a temporary file in {}",
+                            dir.display()
+                        )
+                    })?;
+                Sink::Temp {
+                    tmp,
+                    registered,
+                    path: path.clone(),
+                }
             }
+        };
+        Ok(Writer { target: self, sink })
+    }
+
+    /// Checks that the output's file system has room for `bytes` more (for a
+    /// file: its folder's free space, counting a file rewritten in place as
+    /// freed; nothing to check for standard output, a device or a FIFO).
+    pub fn check_room(&self, bytes: u64) -> Result<()> {
+        let (folder, freed) = match &self.how {
+            How::Replace { dir, .. } => (dir.as_path(), 0),
+            How::InPlace(p) => (
+                p.parent().unwrap_or(Path::new(".")),
+                std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+            ),
+            How::Stdout | How::Through(_) => return Ok(()),
+        };
+        let Some(free) = available_bytes(folder) else {
+            return Ok(());
+        };
+        let free = free.saturating_add(freed);
+        if bytes > free {
+            bail!(
+                "cannot write {}: it needs {bytes} bytes ({:.1} GB) and its file system has {free} bytes ({:.1} GB) free",
+                self.given.display(),
+                bytes as f64 / 1e9,
+                free as f64 / 1e9
+            );
         }
         Ok(())
+    }
+
+    /// What the output is, for telling two outputs apart (see [`identity`]).
+    pub fn identity(&self) -> Option<Identity> {
+        match &self.how {
+            How::Stdout | How::Through(_) => None,
+            How::Replace { path, .. } | How::InPlace(path) => Some(identity_of_file(path)),
+        }
     }
 
     /// An unnamed scratch file that vanishes when closed, even when the process
@@ -154,6 +212,267 @@ impl Target {
             )
         })
     }
+}
+
+/// The output's content on its way ([`Target::writer`]).
+pub struct Writer<'a> {
+    target: &'a Target,
+    sink: Sink,
+}
+
+enum Sink {
+    Stdout(io::StdoutLock<'static>),
+    File {
+        file: File,
+        in_place: bool,
+    },
+    Temp {
+        tmp: tempfile::NamedTempFile,
+        registered: interrupt::Registered,
+        path: PathBuf,
+    },
+}
+
+impl Write for Writer<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.sink {
+            Sink::Stdout(out) => out.write(buf),
+            Sink::File { file, .. } => file.write(buf),
+            Sink::Temp { tmp, .. } => tmp.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Stdout(out) => out.flush(),
+            Sink::File { file, .. } => file.flush(),
+            Sink::Temp { tmp, .. } => tmp.flush(),
+        }
+    }
+}
+
+impl Writer<'_> {
+    /// The error to report for `e`, a failed write: naming the file (or the
+    /// temporary file being written for it), or a [`StdoutError`] for standard
+    /// output (so that a broken pipe ends the run quietly).
+    pub fn failed(&self, e: io::Error) -> anyhow::Error {
+        let name = self.target.given.display();
+        match &self.sink {
+            Sink::Stdout(_) => StdoutError(e).into(),
+            Sink::File { .. } => anyhow::Error::new(e).context(format!("writing {name}")),
+            Sink::Temp { tmp, .. } => anyhow::Error::new(e)
+                .context(format!("writing {name} (as {})", tmp.path().display())),
+        }
+    }
+
+    /// Finishes the output: flushes it, and puts a temporary file in place.
+    pub fn commit(self) -> Result<()> {
+        let name = self.target.given.display().to_string();
+        match self.sink {
+            Sink::Stdout(mut out) => out.flush().map_err(|e| StdoutError(e).into()),
+            Sink::File { mut file, in_place } => file
+                .flush()
+                .and_then(|()| if in_place { file.sync_all() } else { Ok(()) })
+                .with_context(|| format!("writing {name}")),
+            Sink::Temp {
+                tmp,
+                registered,
+                path,
+            } => {
+                keep_owner_and_mode(tmp.as_file(), &path)
+                    .and_then(|()| tmp.as_file().sync_all())
+                    .with_context(|| format!("writing {name} (as {})", tmp.path().display()))?;
+                registered
+                    .finish(|| tmp.persist(&path))
+                    .map(drop)
+                    .map_err(|e| e.error)
+                    .with_context(|| format!("{name}: moving the finished file into place"))
+            }
+        }
+    }
+}
+
+/// What an output file is, to tell whether two output paths are one file: an
+/// existing regular file by its device and inode (so a hard link or a symlink
+/// to it is the same), a new one by the absolute path it will have (its folder
+/// resolved through links).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Identity {
+    /// An existing regular file.
+    File {
+        /// Device.
+        dev: u64,
+        /// Inode.
+        ino: u64,
+    },
+    /// A file to be created at this absolute path.
+    New(PathBuf),
+}
+
+/// The identity of `path`, a resolved output file (see [`Identity`]).
+fn identity_of_file(path: &Path) -> Identity {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Identity::File {
+            dev: m.dev(),
+            ino: m.ino(),
+        },
+        _ => Identity::New(path.to_path_buf()),
+    }
+}
+
+/// The identity of the output `path` (symlinks followed), `None` for standard
+/// output, a device, a FIFO or a descriptor path (written through, never
+/// replaced). A path in a folder that does not exist yet (one the run will
+/// create) is identified by the path it will have.
+pub fn identity(path: &Path) -> Result<Option<Identity>> {
+    if let Some(planned) = planned_path(path) {
+        return Ok(Some(Identity::New(planned)));
+    }
+    Ok(Target::open_unchecked(path)?.identity())
+}
+
+/// Checks that `path` can be written: as [`Target::open`], or when `path` is
+/// in `planned_dir` (a folder the run creates before it writes anything), as
+/// [`check_planned`].
+pub fn check_writable(path: &Path, planned_dir: Option<&Path>) -> Result<()> {
+    if planned_dir.is_some_and(|dir| in_folder(path, dir)) {
+        check_planned(path)
+    } else {
+        Target::open(path).map(drop)
+    }
+}
+
+/// Whether `path`'s folder is `dir` or inside it, compared as written (made
+/// absolute): the folder may not exist yet.
+pub fn in_folder(path: &Path, dir: &Path) -> bool {
+    let abs = |p: &Path| {
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        };
+        p.components().collect::<PathBuf>()
+    };
+    abs(path)
+        .parent()
+        .is_some_and(|folder| folder.starts_with(abs(dir)))
+}
+
+/// Checks that `path` can be written once the run has created the folders it
+/// is missing: as [`Target::open`] when its folder exists; otherwise the
+/// nearest folder that exists must take new entries and the missing names must
+/// fit the file system's limit.
+pub fn check_planned(path: &Path) -> Result<()> {
+    let Some(planned) = planned_path(path) else {
+        return Target::open(path).map(drop);
+    };
+    let (existing, _) = nearest_existing(&planned);
+    if !existing.is_dir() {
+        bail!(
+            "cannot write {}: {} is not a folder",
+            path.display(),
+            existing.display()
+        );
+    }
+    interrupt::create_registered(|| temp_in(&existing)).with_context(|| {
+        format!(
+            "cannot write {}: cannot create anything in the folder {}",
+            path.display(),
+            existing.display()
+        )
+    })?;
+    let limit = name_max(&existing);
+    if let Some(long) = planned
+        .strip_prefix(&existing)
+        .into_iter()
+        .flat_map(|p| p.components())
+        .find(|c| c.as_os_str().len() > limit)
+    {
+        bail!(
+            "cannot write {}: the name {} is longer than the file system's {limit} bytes",
+            path.display(),
+            long.as_os_str().to_string_lossy()
+        );
+    }
+    Ok(())
+}
+
+/// When the folder of `path` does not exist: the absolute path the file will
+/// have once the missing folders are created (the nearest existing folder
+/// resolved through links, the rest as written, `..` taken lexically: a
+/// folder that does not exist is no link). `None` when the folder exists (or
+/// `path` is `-`).
+fn planned_path(path: &Path) -> Option<PathBuf> {
+    if path == Path::new("-") || path.as_os_str().is_empty() {
+        return None;
+    }
+    let parent = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if std::fs::symlink_metadata(parent).is_ok() {
+        return None;
+    }
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let (existing, rest) = nearest_existing(&abs);
+    let mut out = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for c in rest.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// The nearest ancestor of `abs` (an absolute path) that exists, and the rest
+/// of `abs` after it.
+fn nearest_existing(abs: &Path) -> (PathBuf, PathBuf) {
+    let mut existing = abs.to_path_buf();
+    while std::fs::symlink_metadata(&existing).is_err() {
+        if !existing.pop() {
+            break;
+        }
+    }
+    let rest = abs
+        .strip_prefix(&existing)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    (existing, rest)
+}
+
+/// The longest file name `dir`'s file system takes (255 where it cannot be
+/// asked).
+pub fn name_max(dir: &Path) -> usize {
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return 255;
+    };
+    // SAFETY: `c` is a NUL-terminated path.
+    let n = unsafe { libc::pathconf(c.as_ptr(), libc::_PC_NAME_MAX) };
+    if n > 0 {
+        n as usize
+    } else {
+        255
+    }
+}
+
+/// The bytes an unprivileged writer may still put on `dir`'s file system.
+fn available_bytes(dir: &Path) -> Option<u64> {
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `statvfs` is plain data, filled in by the call.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a valid out pointer.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 /// A new file in `dir`, named `.vkssim-*.tmp`, created with mode 0666 less the

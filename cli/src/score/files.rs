@@ -6,51 +6,137 @@
 //! in `FILE` itself, said to be partial on stderr).
 
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 use super::paths::{check_distinct_inputs, check_output_is_not_an_input};
 use super::plural;
 use crate::args::ScoreArgs;
 use crate::chrome_trace::TraceGuard;
-use crate::output::target::Target;
+use crate::output::target::{check_writable, identity, name_max, Target};
 
 /// The checks made before any input is read. A `--trace-chrome` that names an
-/// input is refused and dropped, so that nothing is written over the input.
+/// input or an output is refused and dropped, so that nothing is written over
+/// either.
 pub fn preflight(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     check_distinct_inputs(&args.reference, args.dist())?;
     let inputs = [
         ("reference", args.reference.as_path()),
         ("distorted input", args.dist()),
     ];
-    let outputs: Vec<&Path> = args.output.as_deref().into_iter().collect();
-    preflight_outputs(&outputs, &inputs, trace)
+    let outputs: Vec<(String, &Path)> = args
+        .output
+        .as_deref()
+        .map(|o| (format!("-o {}", shown(o)), o))
+        .into_iter()
+        .collect();
+    preflight_outputs(&outputs, &inputs, None, trace)
 }
 
-/// The checks on the files a run writes (`outputs`, `-o`'s, and
-/// `--trace-chrome`) against its `inputs` (role and path), before any input
-/// is read.
+/// The checks on the files a run writes (`outputs`: what each is, for
+/// messages, and its path; and `--trace-chrome`) against its `inputs` (role
+/// and path), before any input is read: none is an input, no two are one file
+/// (through links; `FILE.partial` included), and each can be written (in a
+/// folder that exists, or in `planned_dir`, a folder the run creates:
+/// [`check_writable`]). A refused trace is dropped, so that it is not written
+/// over what it collides with.
 pub fn preflight_outputs(
-    outputs: &[&Path],
+    outputs: &[(String, &Path)],
     inputs: &[(&str, &Path)],
+    planned_dir: Option<&Path>,
     trace: &mut Option<TraceGuard>,
 ) -> Result<()> {
-    if let Some(guard) = trace {
-        if let Err(e) = check_output_is_not_an_input("--trace-chrome", guard.path(), inputs) {
-            if let Some(guard) = trace.take() {
-                guard.discard();
-            }
-            return Err(e);
+    let trace_path = trace.as_ref().map(TraceGuard::path);
+    let checked = check_outputs(outputs, inputs, planned_dir, trace_path);
+    if checked.is_err() {
+        if let Some(guard) = trace.take() {
+            guard.discard();
         }
     }
-    for out in outputs {
+    checked
+}
+
+fn check_outputs(
+    outputs: &[(String, &Path)],
+    inputs: &[(&str, &Path)],
+    planned_dir: Option<&Path>,
+    trace: Option<&Path>,
+) -> Result<()> {
+    if let Some(trace) = trace {
+        check_output_is_not_an_input("--trace-chrome", trace, inputs)?;
+    }
+    // Every file the run may write, with what it is.
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for (what, out) in outputs {
         check_output_is_not_an_input("-o", out, inputs)?;
-        check_output_is_not_an_input("-o", &partial_path(out), inputs)?;
-        Target::open(out).context("-o")?;
+        check_writable(out, planned_dir).context("-o")?;
+        files.push((what.clone(), out.to_path_buf()));
+        if writes_partial(out) {
+            let partial = partial_path(out).0;
+            check_output_is_not_an_input("-o", &partial, inputs)?;
+            check_writable(&partial, planned_dir).context("-o (its partial scores)")?;
+            files.push((format!("the partial scores of {what}"), partial));
+        }
+    }
+    if let Some(trace) = trace {
+        files.push((
+            format!("--trace-chrome {}", shown(trace)),
+            trace.to_path_buf(),
+        ));
+    }
+    let ids = files
+        .iter()
+        .map(|(_, p)| identity(p))
+        .collect::<Result<Vec<_>>>()?;
+    for (a, ida) in ids.iter().enumerate() {
+        for (b, idb) in ids.iter().enumerate().skip(a + 1) {
+            if ida.is_some() && ida == idb {
+                let ((wa, pa), (wb, pb)) = (&files[a], &files[b]);
+                let paths = if pa == pb {
+                    shown(pa)
+                } else {
+                    format!("{} and {}", shown(pa), shown(pb))
+                };
+                bail!(
+                    "{wa} and {wb} would write one file ({paths}): one would be lost; give each output its own path"
+                );
+            }
+        }
     }
     Ok(())
+}
+
+/// Whether a failed run's scores would go to `PATH.partial` (a file, or a
+/// path that does not exist yet) rather than to `path` itself.
+fn writes_partial(path: &Path) -> bool {
+    path != Path::new("-")
+        && match Target::open(path) {
+            Ok(t) => t.is_file(),
+            Err(_) => true,
+        }
+}
+
+/// A path for messages: as written when it is UTF-8, else with its other
+/// bytes escaped (`\xFF`), so that two such paths never look alike.
+pub fn shown(path: &Path) -> String {
+    match path.to_str() {
+        Some(s) => s.to_string(),
+        None => path
+            .as_os_str()
+            .as_bytes()
+            .utf8_chunks()
+            .map(|c| {
+                let mut s = c.valid().to_string();
+                for b in c.invalid() {
+                    s.push_str(&format!("\\x{b:02X}"));
+                }
+                s
+            })
+            .collect(),
+    }
 }
 
 /// Writes `text`, the scores of a run that ended with `error` (if any) after
@@ -67,10 +153,10 @@ pub fn write_output(
     };
     if scored > 0 {
         if let Err(e) = write_partial(path, text, scored) {
-            eprintln!(
+            crate::stdio::note(format!(
                 "vkssim: could not write the {scored} frame{} scored before the error: {e:#}",
                 plural(scored)
-            );
+            ));
         }
     }
     Err(error)
@@ -82,28 +168,96 @@ fn write_partial(path: &Path, text: &str, scored: usize) -> Result<()> {
     let target = Target::open(path)?;
     let frames = format!("{scored} frame{}", plural(scored));
     if target.is_file() {
-        let partial = partial_path(path);
+        let (partial, shortened) = partial_path(path);
+        // Whether there is a previous FILE (the run never writes it).
+        let previous = std::fs::symlink_metadata(path).is_ok();
         Target::open(&partial)?.write(text.as_bytes())?;
-        eprintln!(
-            "vkssim: wrote the {frames} scored before the error to {} ({} is left as it was)",
-            partial.display(),
-            path.display()
+        let mut line = format!(
+            "vkssim: wrote the {frames} scored before the error to {}",
+            shown(&partial)
         );
+        if shortened {
+            line.push_str(&format!(
+                " (the name {}.partial is too long for the file system)",
+                shown(path)
+            ));
+        }
+        if previous {
+            line.push_str(&format!(" ({} is left as it was)", shown(path)));
+        }
+        crate::stdio::note(line);
     } else {
         target.write(text.as_bytes())?;
         let name = if path == Path::new("-") {
             "standard output".to_string()
         } else {
-            path.display().to_string()
+            shown(path)
         };
-        eprintln!("vkssim: wrote the {frames} scored before the error to {name}: the document there is partial");
+        crate::stdio::note(format!("vkssim: wrote the {frames} scored before the error to {name}: the document there is partial"));
     }
     Ok(())
 }
 
-/// `PATH.partial`.
-fn partial_path(path: &Path) -> PathBuf {
+/// `PATH.partial`, or when that name is longer than the file system takes,
+/// `PATH` with its name cut to leave room for `.partial` (`true`).
+fn partial_path(path: &Path) -> (PathBuf, bool) {
     let mut p = OsString::from(path.as_os_str());
     p.push(".partial");
-    PathBuf::from(p)
+    let full = PathBuf::from(p);
+    let Some(name) = path.file_name() else {
+        return (full, false);
+    };
+    let folder = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let limit = name_max(folder);
+    let suffix = ".partial".len();
+    if name.len() + suffix <= limit || limit <= suffix {
+        return (full, false);
+    }
+    let mut keep = limit - suffix;
+    let bytes = name.as_bytes();
+    // A UTF-8 name stays UTF-8: cut at a character boundary.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        while !text.is_char_boundary(keep) {
+            keep -= 1;
+        }
+    }
+    let mut short = OsString::from(std::ffi::OsStr::from_bytes(&bytes[..keep]));
+    short.push(".partial");
+    (folder.join(short), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn a_partial_name_too_long_is_cut_to_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "é".repeat(124); // 248 bytes
+        let path = dir.path().join(format!("{long}.json"));
+        let (partial, shortened) = partial_path(&path);
+        assert!(shortened);
+        let name = partial.file_name().unwrap();
+        assert!(name.len() <= 255, "{}", name.len());
+        assert!(name.to_str().unwrap().ends_with(".partial"));
+        assert_eq!(partial.parent(), Some(dir.path()));
+        let short = dir.path().join("out.json");
+        assert_eq!(
+            partial_path(&short),
+            (dir.path().join("out.json.partial"), false)
+        );
+    }
+
+    #[test]
+    fn paths_that_are_not_utf8_are_shown_escaped() {
+        let a = Path::new(OsStr::from_bytes(b"o/a\xff.json"));
+        let b = Path::new(OsStr::from_bytes(b"o/a\xfe.json"));
+        assert_eq!(shown(a), "o/a\\xFF.json");
+        assert_ne!(shown(a), shown(b));
+        assert_eq!(shown(Path::new("o/plain.json")), "o/plain.json");
+    }
 }

@@ -6,24 +6,31 @@
 //! the same errors: an input that cannot be scored (unreadable, another
 //! geometry, another length) fails alone, its output written as `.partial` or
 //! not at all as a single run would, and the others are scored; the exit
-//! status is 1 when any failed. On a Vulkan device each reference frame is
+//! status is 1 when any failed (141 when a write found a pipe with no reader).
+//! Each input's output is written as soon as its pair ends, so the finished
+//! ones survive a run that is killed while another input stalls; summaries
+//! are printed in input order. On a Vulkan device each reference frame is
 //! uploaded once per device and every pair reads that one plane
 //! ([`vkssim::api::SharedPlanes`]); on the CPU twin each pair copies it.
 
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Context, Result};
 use vkssim::io::{open_input, LumaReader};
 use vkssim::SsimOptions;
 
-use super::files::preflight_outputs;
+use super::files::{preflight_outputs, shown};
 use super::paths::check_distinct_streams;
 use super::{check_geometry, check_lengths, raw_format, report, start_engine, write_scores};
 use crate::args::ScoreArgs;
 use crate::backend;
 use crate::chrome_trace::TraceGuard;
+use crate::output::target::check_planned;
 use crate::output::Format;
 use crate::pipeline::{self, prime_ladder, Input, Selection, Tee};
 use crate::progress::Progress;
@@ -46,6 +53,38 @@ struct Lane {
     output: Option<PathBuf>,
 }
 
+/// The inputs that failed, reported as they fail (from any lane's thread).
+#[derive(Default)]
+struct Failures {
+    count: AtomicUsize,
+    /// Whether a failure was a write to a pipe whose reader went away.
+    broken_pipe: AtomicBool,
+}
+
+impl Failures {
+    /// Reports that `path` could not be scored or its scores written.
+    fn report(&self, path: &Path, e: anyhow::Error) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let e = e.context(format!("scoring {}", path.display()));
+        if crate::is_broken_pipe(&e) {
+            self.broken_pipe.store(true, Ordering::Relaxed);
+        }
+        crate::failure(&e);
+    }
+
+    /// The run's exit status: 141 after a broken pipe (as a program killed by
+    /// SIGPIPE), 1 after any other failure.
+    fn status(&self) -> ExitCode {
+        if self.broken_pipe.load(Ordering::Relaxed) {
+            ExitCode::from(crate::stdio::BROKEN_PIPE_STATUS)
+        } else if self.count.load(Ordering::Relaxed) > 0 {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
 /// Runs the ladder (see the module documentation).
 pub fn run(
     args: &ScoreArgs,
@@ -65,6 +104,9 @@ pub fn run(
         .chain(inputs[1..].iter().map(|p| ("distorted input", *p)))
         .collect();
     check_distinct_streams(&named)?;
+    if let Some(dir) = &args.output_dir {
+        check_output_dir(dir)?;
+    }
     let lanes: Vec<Lane> = outputs(args)?
         .into_iter()
         .zip(&args.distorted)
@@ -73,12 +115,17 @@ pub fn run(
             output,
         })
         .collect();
-    let outs: Vec<&Path> = lanes.iter().filter_map(|l| l.output.as_deref()).collect();
-    if let Some(dir) = &args.output_dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("--output-dir: cannot create {}", dir.display()))?;
-    }
-    preflight_outputs(&outs, &named, trace)?;
+    let outs: Vec<(String, &Path)> = lanes
+        .iter()
+        .filter_map(|l| {
+            let o = l.output.as_deref()?;
+            Some((
+                format!("the output of the distorted input {}", shown(&l.path)),
+                o,
+            ))
+        })
+        .collect();
+    preflight_outputs(&outs, &named, args.output_dir.as_deref(), trace)?;
     if inputs.contains(&Path::new("-")) {
         if let Some(size) = crate::pipe_size::enlarge_stdin() {
             tracing::debug!(size, "standard input's pipe buffer raised");
@@ -91,11 +138,7 @@ pub fn run(
     let sel = super::selection(args);
     // Each input is opened and checked as a single run would; one that fails
     // fails alone.
-    let mut failed = 0usize;
-    let mut fail = |lane: &Lane, e: anyhow::Error| {
-        failed += 1;
-        crate::failure(&e.context(format!("scoring {}", lane.path.display())));
-    };
+    let failures = Failures::default();
     let mut total = Some(0u64);
     let mut ready = Vec::new();
     for lane in lanes {
@@ -111,7 +154,7 @@ pub fn run(
                 total = total.zip(n).map(|(a, b)| a + b);
                 ready.push((lane, d));
             }
-            Err(e) => fail(&lane, e),
+            Err(e) => failures.report(&lane.path, e),
         }
     }
     let (lanes, readers): (Vec<Lane>, Vec<Box<dyn LumaReader>>) = ready.into_iter().unzip();
@@ -124,48 +167,120 @@ pub fn run(
     for (lane, primed) in lanes.into_iter().zip(primed) {
         match primed {
             Ok(p) => running.push((lane, p)),
-            Err(e) => fail(&lane, e),
+            Err(e) => failures.report(&lane.path, e),
         }
     }
     if running.is_empty() {
-        return Ok(ExitCode::FAILURE);
+        return Ok(failures.status());
+    }
+    // Created only now that there is something to score (a run refused
+    // before any work leaves no folder behind).
+    if let Some(dir) = &args.output_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--output-dir: cannot create {}", shown(dir)))?;
     }
 
     let (lanes, pairs): (Vec<Lane>, Vec<_>) = running.into_iter().unzip();
-    let outcomes = score_all(args, options, reference, pairs, total)?;
     let size = (rf.width, rf.height);
     let several = args.distorted.len() > 1;
-    for (lane, outcome) in lanes.iter().zip(outcomes) {
+    let summaries = InOrder::new(lanes.len());
+    // Each input's output is written as soon as its lane ends, so a lane that
+    // stalls (a pipe that stops) does not hold back the others' files.
+    let finish = |k: usize, outcome: pipeline::Outcome| {
+        let lane = &lanes[k];
         let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
         let report = report(args, &options, size, fps, &outcome.frames);
-        let heading = several.then(|| format!("{}:", lane.path.display()));
-        let written = write_scores(
-            lane.output.as_deref(),
-            args.format(),
-            heading.as_deref(),
-            report,
-            outcome.error,
-        );
-        if let Err(e) = written {
-            fail(lane, e);
+        if lane.output.is_some() {
+            let written = write_scores(
+                lane.output.as_deref(),
+                args.format(),
+                None,
+                report,
+                outcome.error,
+            );
+            if let Err(e) = written {
+                failures.report(&lane.path, e);
+            }
+            summaries.done(k, None, &failures);
+            return;
+        }
+        let summary = match outcome.error {
+            None => {
+                let heading = several.then(|| format!("{}:\n", lane.path.display()));
+                Some((
+                    lane.path.as_path(),
+                    format!("{}{}", heading.unwrap_or_default(), report.summary()),
+                ))
+            }
+            Some(e) => {
+                if let Err(e) = write_scores(None, args.format(), None, report, Some(e)) {
+                    failures.report(&lane.path, e);
+                }
+                None
+            }
+        };
+        summaries.done(k, summary, &failures);
+    };
+    score_all(args, options, reference, pairs, total, &finish)?;
+    Ok(failures.status())
+}
+
+/// Checks `--output-dir DIR` before any work: a folder, or a path where one
+/// can be created (it is created once there is something to score).
+fn check_output_dir(dir: &Path) -> Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => bail!("--output-dir {}: it is a file, not a folder", shown(dir)),
+        Err(_) => check_planned(&dir.join("x"))
+            .with_context(|| format!("--output-dir {}: cannot create it", shown(dir))),
+    }
+}
+
+/// The summaries of the lanes, printed in input order as soon as every lane
+/// before has ended (a lane that writes a file, or fails, prints nothing).
+struct InOrder<'p> {
+    /// The next lane to print, and each lane's summary once it ended.
+    state: Mutex<(usize, Vec<Option<Summary<'p>>>)>,
+}
+
+/// What an ended lane prints: its input and its summary, or nothing.
+type Summary<'p> = Option<(&'p Path, String)>;
+
+impl<'p> InOrder<'p> {
+    fn new(lanes: usize) -> Self {
+        Self {
+            state: Mutex::new((0, (0..lanes).map(|_| None).collect())),
         }
     }
-    Ok(if failed > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+
+    /// Lane `k` ended with `summary` to print: prints every summary that is
+    /// now next in order.
+    fn done(&self, k: usize, summary: Summary<'p>, failures: &Failures) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let (next, slots) = &mut *state;
+        slots[k] = Some(summary);
+        while let Some(Some(slot)) = slots.get_mut(*next) {
+            if let Some((path, text)) = slot.take() {
+                if let Err(e) = crate::stdio::print(&text) {
+                    failures.report(path, e.into());
+                }
+            }
+            *next += 1;
+        }
+    }
 }
 
 /// Starts one scorer per pair and runs the pairs at once, sharing the
-/// reference; gives each pair's outcome, in order.
+/// reference; hands each pair's outcome to `finish` (with its position) on
+/// its lane's thread as soon as that pair ends.
 fn score_all(
     args: &ScoreArgs,
     options: SsimOptions,
     reference: Box<dyn LumaReader>,
     pairs: Vec<(Box<dyn LumaReader>, Selection)>,
     total: Option<u64>,
-) -> Result<Vec<pipeline::Outcome>> {
+    finish: &(dyn Fn(usize, pipeline::Outcome) + Sync),
+) -> Result<()> {
     let rf = reference.format();
     let lanes = pairs.len();
     let threads = backend::read_threads(&args.engine).1.div_ceil(lanes).max(1);
@@ -202,7 +317,7 @@ fn score_all(
     .with_shared_planes(pools, first_device);
     let progress = Progress::new(args.quiet, total);
     let scored: Vec<AtomicU64> = (0..lanes).map(|_| AtomicU64::new(0)).collect();
-    let mut outcomes = Vec::with_capacity(lanes);
+    let mut joined = Vec::with_capacity(lanes);
     std::thread::scope(|s| {
         let handles: Vec<_> = pairs
             .into_iter()
@@ -224,12 +339,12 @@ fn score_all(
                         &on_score,
                     );
                     tee.leave(k);
-                    outcome
+                    finish(k, outcome);
                 })
             })
             .collect();
         for h in handles {
-            outcomes.push(h.join().map_err(|_| anyhow!("a ladder lane panicked")));
+            joined.push(h.join().map_err(|_| anyhow!("a ladder lane panicked")));
         }
     });
     progress.finish();
@@ -239,67 +354,103 @@ fn score_all(
             "each reference frame was uploaded once per device, into shared planes"
         );
     }
-    outcomes.into_iter().collect()
+    joined.into_iter().collect()
 }
 
 /// Each distorted input's output: from `--output-dir`, from the `-o`
-/// pattern, or none (a summary each). Refuses two inputs that would write one
-/// file, naming both.
+/// pattern, or none (a summary each). Two inputs that would write one file
+/// (also through links) are refused by the preflight, naming both.
 fn outputs(args: &ScoreArgs) -> Result<Vec<Option<PathBuf>>> {
-    let stem = |p: &Path| -> String {
-        if p == Path::new("-") {
-            return "stdin".into();
-        }
-        p.file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "output".into())
-    };
     let ext = match args.format() {
         Format::Xml => "xml",
         Format::Json => "json",
         Format::Csv => "csv",
         Format::Sub => "sub",
     };
-    let outs: Vec<Option<PathBuf>> = match (&args.output_dir, &args.output) {
+    Ok(match (&args.output_dir, &args.output) {
         (Some(dir), _) => args
             .distorted
             .iter()
-            .map(|d| Some(dir.join(format!("{}.{ext}", stem(d)))))
+            .map(|d| {
+                let mut name = stem(d);
+                name.push(".");
+                name.push(ext);
+                Some(dir.join(name))
+            })
             .collect(),
         (None, Some(pattern)) => {
-            let pattern = pattern.to_string_lossy();
-            if args.distorted.len() > 1
-                && !pattern.contains("{name}")
-                && !pattern.contains("{index}")
-            {
-                bail!("-o {pattern}: with several -d, -o is a pattern with {{name}} (the distorted file's stem) or {{index}} (its position among the -d), or use --output-dir");
+            let text = pattern.to_string_lossy();
+            if args.distorted.len() > 1 && !text.contains("{name}") && !text.contains("{index}") {
+                bail!("-o {text}: with several -d, -o is a pattern with {{name}} (the distorted file's stem) or {{index}} (its position among the -d), or use --output-dir");
             }
             args.distorted
                 .iter()
                 .enumerate()
-                .map(|(k, d)| {
-                    let path = pattern
-                        .replace("{name}", &stem(d))
-                        .replace("{index}", &k.to_string());
-                    Some(PathBuf::from(path))
-                })
+                .map(|(k, d)| Some(fill_pattern(pattern.as_os_str(), &stem(d), k)))
                 .collect()
         }
         (None, None) => vec![None; args.distorted.len()],
-    };
-    for (a, oa) in outs.iter().enumerate() {
-        for (b, ob) in outs.iter().enumerate().skip(a + 1) {
-            if let (Some(oa), Some(ob)) = (oa, ob) {
-                if oa == ob {
-                    bail!(
-                        "the distorted inputs {} and {} would both write {}: give them different file names, or use an -o pattern with {{index}}",
-                        args.distorted[a].display(),
-                        args.distorted[b].display(),
-                        oa.display()
-                    );
-                }
-            }
+    })
+}
+
+/// The stem that names an input's output: its file stem (`stdin` for `-`).
+fn stem(p: &Path) -> OsString {
+    if p == Path::new("-") {
+        return "stdin".into();
+    }
+    p.file_stem()
+        .map(ToOwned::to_owned)
+        .unwrap_or_else(|| "output".into())
+}
+
+/// `pattern` with `{name}` replaced by `name` and `{index}` by `index`, in
+/// one pass (a name that contains `{index}` stays as it is), byte for byte
+/// (a name that is not UTF-8 is kept). A result of `-` is the file `./-`,
+/// never standard output.
+fn fill_pattern(pattern: &OsStr, name: &OsStr, index: usize) -> PathBuf {
+    let p = pattern.as_bytes();
+    let mut out = Vec::with_capacity(p.len() + name.len());
+    let mut i = 0;
+    while i < p.len() {
+        if p[i..].starts_with(b"{name}") {
+            out.extend_from_slice(name.as_bytes());
+            i += "{name}".len();
+        } else if p[i..].starts_with(b"{index}") {
+            out.extend_from_slice(index.to_string().as_bytes());
+            i += "{index}".len();
+        } else {
+            out.push(p[i]);
+            i += 1;
         }
     }
-    Ok(outs)
+    if out == b"-" {
+        return PathBuf::from("./-");
+    }
+    PathBuf::from(OsString::from_vec(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pattern_is_filled_in_one_pass() {
+        let fill = |p: &str, n: &str, k| fill_pattern(OsStr::new(p), OsStr::new(n), k);
+        assert_eq!(
+            fill("o/{name}_{index}.json", "a", 3),
+            Path::new("o/a_3.json")
+        );
+        // A name with a placeholder in it is not substituted again.
+        assert_eq!(fill("{name}-{index}", "{index}", 1), Path::new("{index}-1"));
+        assert_eq!(fill("{index}{name}", "{name}", 0), Path::new("0{name}"));
+        // A stem `-` never turns the output into standard output.
+        assert_eq!(fill("{name}", "-", 0), Path::new("./-"));
+        let odd = OsStr::from_bytes(b"a\xff");
+        assert_eq!(
+            fill_pattern(OsStr::new("{name}.csv"), odd, 0)
+                .as_os_str()
+                .as_bytes(),
+            b"a\xff.csv"
+        );
+    }
 }

@@ -9,11 +9,12 @@ in it; a ladder of a missing x.yuv and a truncated x.yuv2; Y4M, 10-bit raw,
 extra_args, a task that crashes once, one that always crashes, a refused
 extra_args, a flag vkssim refuses), a second catalog run with a short --timeout
 (a FIFO nobody writes; a ladder whose simulated vkssim writes one input's
-output and stalls), the catalog reading (a byte order mark, a duplicated
-column) and --timeout's values, and the checks. Run it with the Python that
-has `ray` (tools/run-tests.sh makes that venv); VKSSIM names the binary
-(default target/release/vkssim). It prints `catalog: N passed, N failed` last
-and exits non-zero on a failure.
+output and stalls; a ladder that the real vkssim scores but for a FIFO input
+that a thread here feeds one frame and then stalls), the catalog reading (a
+byte order mark, a duplicated column) and --timeout's values, and the checks.
+Run it with the Python that has `ray` (tools/run-tests.sh makes that venv);
+VKSSIM names the binary (default target/release/vkssim). It prints
+`catalog: N passed, N failed` last and exits non-zero on a failure.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -94,6 +96,14 @@ def make_clips(d: Path) -> None:
     shutil.copy(d / "a_ref.yuv", d / "h_ref.yuv")
     shutil.copy(d / "a_low.yuv", d / "h_done.yuv")
     shutil.copy(d / "a_high.yuv", d / "h_stall.yuv")
+    # And a ladder (i_*) for the real vkssim, its middle input a FIFO that
+    # FifoFeeder gives i_stall_clip's header and first frame (of 4).
+    refi = planes(8, 4, 255)
+    (d / "i_ref.y4m").write_bytes(y4m(refi))
+    (d / "i_low.y4m").write_bytes(y4m(distort(refi, 9, 6, 255)))
+    (d / "i_high.y4m").write_bytes(y4m(distort(refi, 10, 30, 255)))
+    (d / "i_stall_clip.y4m").write_bytes(y4m(distort(refi, 11, 12, 255)))
+    os.mkfifo(d / "i_stall.y4m")
 
 
 RAW8 = {"width": str(W), "height": str(H), "pixel_format": "420", "bitdepth": "8"}
@@ -114,13 +124,19 @@ ROWS = [
     ("e_ref.yuv", "x.yuv2", RAW8, "", "error"),
     ("b_ref.y4m", "b_dist.y4m", {}, "--bogus", "error"),
 ]
-# The timeout run's rows: a pair that stalls, and a ladder whose first input
-# is done before the stall.
+# The timeout run's rows: a pair that stalls, a ladder whose first input is
+# done before the (simulated) stall, and a ladder (rows 3 to 5, the real
+# vkssim) whose middle input stalls after its first frame. Three tasks: the
+# run's Ray instance has 3 CPUs, so that all of them run at once.
 TIMEOUT_ROWS = [
     ("a_ref.yuv", "fifo.yuv", RAW8, "", "failed"),
     ("h_ref.yuv", "h_done.yuv", RAW8, "", "ok"),
     ("h_ref.yuv", "h_stall.yuv", RAW8, "", "failed"),
+    ("i_ref.y4m", "i_low.y4m", {}, "", "ok"),
+    ("i_ref.y4m", "i_stall.y4m", {}, "", "failed"),
+    ("i_ref.y4m", "i_high.y4m", {}, "", "ok"),
 ]
+TIMEOUT_CPUS = 3
 # The stalled ladder's stand-in for what it starts (found by its command line).
 STALL_SLEEP = "987.654"
 COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "extra_args"]
@@ -168,21 +184,57 @@ def write_catalog(path: Path, rows: list[tuple], encoding: str = "utf-8") -> Non
             w.writerow([ref, dist] + [geometry.get(c, "") for c in COLUMNS[2:6]] + [extra])
 
 
-def drive(catalog: Path, out: Path, *flags: str,
-          limit: float = 600) -> tuple[subprocess.CompletedProcess | None, float]:
-    """catalog.py on `catalog` (a new local Ray instance of 2 CPUs), and the
-    seconds it took; None when it ran past `limit` seconds."""
+def drive(catalog: Path, out: Path, *flags: str, limit: float = 600,
+          cpus: int = 2) -> tuple[subprocess.CompletedProcess | None, float]:
+    """catalog.py on `catalog` (a new local Ray instance of `cpus` CPUs), and
+    the seconds it took; None when it ran past `limit` seconds."""
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     env.pop("RAY_ADDRESS", None)
     start = time.monotonic()
     try:
         proc = subprocess.run(
             [sys.executable, str(CATALOG), str(catalog), "--out-dir", str(out),
-             "--address", "local", "--num-cpus", "2", "--parquet", "no", *flags],
+             "--address", "local", "--num-cpus", str(cpus), "--parquet", "no", *flags],
             env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - start
     return proc, time.monotonic() - start
+
+
+class FifoFeeder(threading.Thread):
+    """Writes `data` into the FIFO `path` once a reader has opened it, then
+    keeps its end open, writing nothing more, until stop(). It opens without
+    blocking (retried until a reader is there), so that it cannot hang when
+    nobody ever reads: `opened` says whether one did.
+
+    `data` must fit the pipe's buffer (64 KiB on Linux): written at once, it
+    is there whether or not the reader is still reading."""
+
+    def __init__(self, path: Path, data: bytes) -> None:
+        super().__init__(daemon=True)
+        self.path, self.data = path, data
+        self.opened = self.wrote = False
+        self._ended = threading.Event()
+
+    def run(self) -> None:
+        while not self._ended.is_set():
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: no reader yet
+                self._ended.wait(0.02)
+                continue
+            try:
+                self.opened = True
+                os.write(fd, self.data)
+                self.wrote = True
+                self._ended.wait()
+            finally:
+                os.close(fd)
+            return
+
+    def stop(self) -> None:
+        self._ended.set()
+        self.join(timeout=10)
 
 
 def read_table(path: Path) -> list[dict[str, str]]:
@@ -243,18 +295,28 @@ def run(d: Path) -> int:
     table = read_table(d / "out/results.csv")
     calls = log.read_text().splitlines()
 
-    # The timeout run: its own catalog, log and Ray instance.
+    # The timeout run: its own catalog, log and Ray instance; i_stall.y4m's
+    # header and first frame fed while it runs.
     write_catalog(clips / "timeout.csv", TIMEOUT_ROWS)
     log.rename(d / "calls-main.log")
-    t_proc, t_seconds = drive(clips / "timeout.csv", d / "out-timeout", "--vkssim", str(wrapper),
-                              "--timeout", str(TIMEOUT), "--max-retries", str(TIMEOUT_RETRIES),
-                              limit=(1 + TIMEOUT_RETRIES) * TIMEOUT + 120)
+    stall_clip = (clips / "i_stall_clip.y4m").read_bytes()
+    first_frame_end = stall_clip.index(b"\n") + 1 + len(b"FRAME\n") + W * H * 3 // 2
+    feeder = FifoFeeder(clips / "i_stall.y4m", stall_clip[:first_frame_end])
+    feeder.start()
+    try:
+        t_proc, t_seconds = drive(clips / "timeout.csv", d / "out-timeout",
+                                  "--vkssim", str(wrapper), "--timeout", str(TIMEOUT),
+                                  "--max-retries", str(TIMEOUT_RETRIES),
+                                  limit=(1 + TIMEOUT_RETRIES) * TIMEOUT + 120, cpus=TIMEOUT_CPUS)
+    finally:
+        feeder.stop()
     if t_proc is not None:
         print(t_proc.stderr[-3000:], file=sys.stderr)
     t_table = read_table(d / "out-timeout/results.csv")
     t_calls = log.read_text().splitlines() if log.exists() else []
     # What the timed-out runs left running, looked at once they are over.
-    left = running(str(clips / "fifo.yuv").encode()) + running(f"sleep\0{STALL_SLEEP}".encode())
+    left = (running(str(clips / "fifo.yuv").encode()) + running(f"sleep\0{STALL_SLEEP}".encode())
+            + running(str(clips / "i_stall.y4m").encode()))
 
     def count_calls(name: str) -> int:
         return sum(f"/{name} " in c for c in calls)
@@ -399,8 +461,8 @@ def run(d: Path) -> int:
     @check(f"a timeout is not retried: one call each, the run well under "
            f"(1 + {TIMEOUT_RETRIES}) x {TIMEOUT} s")
     def _() -> None:
-        assert sum("/fifo.yuv " in c for c in t_calls) == 1, t_calls
-        assert sum("/h_stall.yuv " in c for c in t_calls) == 1, t_calls
+        for name in ("fifo.yuv", "h_stall.yuv", "i_stall.y4m"):
+            assert sum(f"/{name} " in c for c in t_calls) == 1, (name, t_calls)
         assert t_seconds < (1 + TIMEOUT_RETRIES) * TIMEOUT, t_seconds
 
     @check("a timed-out run is killed with what it started: nothing left running")
@@ -411,7 +473,7 @@ def run(d: Path) -> int:
     @check("a timed-out ladder: the input done before the stall is ok from its file, "
            "the other timed out (simulated vkssim)")
     def _() -> None:
-        assert [r["status"] for r in t_table] == [row[4] for row in TIMEOUT_ROWS], t_table
+        assert [r["status"] for r in t_table[:3]] == [row[4] for row in TIMEOUT_ROWS[:3]], t_table
         done, stalled = t_table[1], t_table[2]
         expected = json.loads(done_json.read_text(), parse_float=str)
         pooled = expected["pooled_metrics"]["float_ssim"]
@@ -423,6 +485,30 @@ def run(d: Path) -> int:
             json.loads(done_json.read_text()), done
         assert f"timed out after {TIMEOUT} s" in stalled["error"], stalled
         assert not list((d / "out-timeout").glob("ladder-*")), "a ladder output was not renamed"
+
+    @check("a timed-out ladder (real vkssim, a FIFO input fed one frame of 4, then stalled): "
+           "the other inputs ok, equal to single runs; the FIFO's row timed out")
+    def _() -> None:
+        assert feeder.opened and feeder.wrote, "vkssim never opened i_stall.y4m"
+        assert [r["status"] for r in t_table[3:]] == [row[4] for row in TIMEOUT_ROWS[3:]], \
+            [(r["status"], r["error"]) for r in t_table[3:]]
+        for n in (3, 5):
+            r, row = t_table[n], TIMEOUT_ROWS[n]
+            single = single_run(clips, row, d / f"single-timeout-{n}.json")
+            pooled = single["pooled_metrics"]["float_ssim"]
+            assert r["frames"] == str(len(single["frames"])) == "4", (n, r)
+            assert [r[k] for k in ("mean", "harmonic_mean", "min")] == \
+                [pooled[k] for k in ("mean", "harmonic_mean", "min")], (n, r, pooled)
+            assert r["per_frame_file"] == str(d / "out-timeout" / f"{n:05d}-{row[1]}.json"), r
+            catalog_json = json.loads(Path(r["per_frame_file"]).read_text(), parse_float=str)
+            assert catalog_json["frames"] == single["frames"], n
+            assert r["error"] == "", r
+        stalled = t_table[4]
+        assert f"timed out after {TIMEOUT} s" in stalled["error"], stalled
+        assert stalled["per_frame_file"] == "", stalled
+        ladder = [c for c in t_calls if "/i_stall.y4m " in c]
+        assert len(ladder) == 1 and ladder[0].count(" -d ") == 3, t_calls
+        assert sum("/i_low.y4m " in c or "/i_high.y4m " in c for c in t_calls) == 1, t_calls
 
     failed = 0
     for name, f in checks:

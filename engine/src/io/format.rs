@@ -76,11 +76,18 @@ impl fmt::Display for Chroma {
     }
 }
 
+/// Every pixel format name [`Chroma`]'s parser takes, in the order the
+/// messages list them.
+pub const PIXEL_FORMATS: [&str; 8] = [
+    "420", "422", "444", "411", "444alpha", "mono", "400", "gray",
+];
+
 impl FromStr for Chroma {
     type Err = Error;
 
     /// Parses a pixel format as the `vmaf` CLI's `--pixel_format` spells it
-    /// (`420`, `422`, `444`), plus `411`, `444alpha` and `mono` (also `400`, `gray`).
+    /// (`420`, `422`, `444`), plus `411`, `444alpha` and `mono` (also `400`, `gray`):
+    /// [`PIXEL_FORMATS`].
     fn from_str(s: &str) -> Result<Self> {
         Ok(match s {
             "420" => Chroma::C420,
@@ -91,8 +98,9 @@ impl FromStr for Chroma {
             "mono" | "400" | "gray" => Chroma::Mono,
             _ => {
                 return Err(Error::Unsupported(format!(
-                    "pixel format {s:?} (vkssim reads 420, 422, 444, 411, 444alpha and mono)"
-                )))
+                    "pixel format {s:?} (vkssim reads {})",
+                    PIXEL_FORMATS.join(", ")
+                )));
             }
         })
     }

@@ -42,7 +42,7 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use format::{Chroma, VideoFormat, MAX_DIMENSION};
+pub use format::{Chroma, VideoFormat, MAX_DIMENSION, PIXEL_FORMATS};
 pub use index::FrameIndex;
 use index::SharedFile;
 pub use y4m::{Y4mHeader, Y4mReader};

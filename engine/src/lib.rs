@@ -12,17 +12,19 @@ pub mod api;
 pub mod cpu;
 pub mod error;
 pub mod frame;
+mod identity;
 pub mod io;
 pub mod metric;
 pub mod options;
 pub mod pool;
+pub mod reorder;
 pub mod scorer;
 pub mod softfloat;
 #[cfg(feature = "vulkan-video")]
 pub mod video;
 pub mod vk;
 
-pub use error::{Error, Result};
+pub use error::{Error, PlaneRole, Result, SampleAt};
 pub use frame::{FrameScore, LumaFrame, LumaView};
 pub use options::SsimOptions;
 pub use scorer::FrameScorer;

@@ -77,7 +77,7 @@ fn host_planes_match_the_cpu_twin() {
         for opts in option_sets {
             let mut desc = ScorerDesc::new(w, h, bit_depth);
             desc.ssim = opts;
-            desc.frames_in_flight = 2;
+            desc.frames_in_flight = std::num::NonZeroUsize::new(2);
             let mut scorer = engine.scorer(&desc).expect("scorer");
             let stride = w as usize + 5;
             let pairs: Vec<(LumaFrame, LumaFrame)> = (0..5)
@@ -438,7 +438,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let mut desc = ScorerDesc::new(w, h, 8);
     desc.ssim.enable_lcs = true;
     desc.device_frames = true;
-    desc.frames_in_flight = 2;
+    desc.frames_in_flight = std::num::NonZeroUsize::new(2);
     let mut scorer = engine.scorer(&desc).expect("scorer");
     // Packed at 0 (zero-copy), padded rows at 256 (device copy), packed at an
     // offset of 4 (below any storage-buffer alignment: device copy).

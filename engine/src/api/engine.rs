@@ -522,7 +522,7 @@ impl Engine {
         distorted: HostPlane<'_>,
     ) -> Result<FrameScore> {
         let mut one = *desc;
-        one.frames_in_flight = 1;
+        one.frames_in_flight = std::num::NonZeroUsize::new(1);
         let mut scorer = self.scorer(&one)?;
         scorer.submit_host(reference, distorted)?;
         scorer

@@ -3,19 +3,20 @@
 //! from the host's own Vulkan buffers, scored on an [`Engine`]'s device or on
 //! the CPU twin ([`Scorer::cpu`]).
 
+use std::num::NonZeroUsize;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 use super::engine::Engine;
 use super::plane::{DevicePlane, HostPlane, SemaphoreRef};
 use super::slots::Returned;
-use crate::vk::shared_plane::SharedPlane;
+use crate::vk::shared_plane::{SharedPlane, SharedPlanes};
 
 use crate::cpu::CpuScorer;
 use crate::vk::context::Gpu;
 use crate::vk::scorer::ExternalRing;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SsimOptions};
 
 /// What a [`Scorer`] scores: the geometry, the metric options, where frames
 /// come from and how many pairs it works on at once.
@@ -43,8 +44,13 @@ pub struct ScorerDesc {
     /// into device memory (the direct upload path) whatever the engine's
     /// options say; host pairs are accepted too.
     pub device_frames: bool,
-    /// Pairs in flight; 0 takes the engine's `frames_in_flight` (default 3).
-    pub frames_in_flight: usize,
+    /// Pairs in flight; `None` picks ([`super::in_flight`]: the engine's
+    /// option, else enough for [`ScorerDesc::reader_threads`], else
+    /// [`super::DEFAULT_FRAMES_IN_FLIGHT`]).
+    pub frames_in_flight: Option<NonZeroUsize>,
+    /// How many threads will fill this scorer's frame slots at once, a hint
+    /// for the frames in flight it picks (`None`: no hint).
+    pub reader_threads: Option<NonZeroUsize>,
 }
 
 impl ScorerDesc {
@@ -61,7 +67,8 @@ impl ScorerDesc {
             bit_depth,
             ssim: SsimOptions::default(),
             device_frames: false,
-            frames_in_flight: 0,
+            frames_in_flight: None,
+            reader_threads: None,
         }
     }
 
@@ -78,15 +85,27 @@ impl ScorerDesc {
         self
     }
 
-    /// The same description with `frames_in_flight` pairs in flight (0: the
-    /// engine's default).
+    /// The same description with `frames_in_flight` pairs in flight (0: pick,
+    /// see [`ScorerDesc::frames_in_flight`]).
     ///
     /// ```no_run
     /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_frames_in_flight(16);
     /// # let _ = desc;
     /// ```
     pub fn with_frames_in_flight(mut self, frames_in_flight: usize) -> Self {
-        self.frames_in_flight = frames_in_flight;
+        self.frames_in_flight = NonZeroUsize::new(frames_in_flight);
+        self
+    }
+
+    /// The same description with the hint that `threads` threads will fill
+    /// its frame slots at once (0: no hint; see [`ScorerDesc::reader_threads`]).
+    ///
+    /// ```
+    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_reader_threads(6);
+    /// assert_eq!(desc.reader_threads.map(|n| n.get()), Some(6));
+    /// ```
+    pub fn with_reader_threads(mut self, threads: usize) -> Self {
+        self.reader_threads = NonZeroUsize::new(threads);
         self
     }
 
@@ -204,9 +223,7 @@ impl Scorer {
         desc: &ScorerDesc,
     ) -> Result<Self> {
         let mut vk_opts = options.clone();
-        if desc.frames_in_flight != 0 {
-            vk_opts.frames_in_flight = desc.frames_in_flight;
-        }
+        vk_opts.frames_in_flight = super::in_flight::vulkan(desc, options);
         if desc.device_frames {
             vk_opts.upload = UploadPath::Direct;
         }
@@ -236,7 +253,7 @@ impl Scorer {
             submitted: 0,
             returns: channel(),
             host_slots: 0,
-            id: super::slots::next_id(),
+            id: crate::identity::next(),
         })
     }
 
@@ -261,9 +278,7 @@ impl Scorer {
         }
         crate::metric::ssim::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
         let mut cpu = CpuScorer::new(desc.ssim, threads)?;
-        if desc.frames_in_flight != 0 {
-            cpu.set_queue_depth(desc.frames_in_flight);
-        }
+        cpu.set_queue_depth(super::in_flight::cpu(desc, cpu.threads()));
         Ok(Self {
             inner: Inner::Cpu(cpu),
             ring: None,
@@ -273,7 +288,7 @@ impl Scorer {
             families: (0, 0),
             returns: channel(),
             host_slots: 0,
-            id: super::slots::next_id(),
+            id: crate::identity::next(),
         })
     }
 
@@ -285,6 +300,24 @@ impl Scorer {
     /// ```
     pub fn is_cpu(&self) -> bool {
         matches!(self.inner, Inner::Cpu(_))
+    }
+
+    /// A pool of shared reference planes on this scorer's device, for its
+    /// geometry (see [`super::Engine::shared_planes`]).
+    ///
+    /// Errors: [`Error::InvalidOption`] on the CPU twin (it has no device).
+    pub fn shared_planes(&self) -> Result<SharedPlanes> {
+        match &self.inner {
+            Inner::Vk(v) => SharedPlanes::new(
+                Arc::clone(v.gpu()),
+                self.desc.width,
+                self.desc.height,
+                self.desc.bit_depth,
+            ),
+            Inner::Cpu(_) => Err(Error::InvalidOption(
+                "a CPU scorer has no device to keep shared planes on".into(),
+            )),
+        }
     }
 
     /// The CPU twin's worker threads; `None` on a Vulkan device.
@@ -386,8 +419,8 @@ impl Scorer {
         let frame = self.submitted;
         let mut r = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        reference.pack_into(&mut r, g, "reference", frame)?;
-        distorted.pack_into(&mut d, g, "distorted", frame)?;
+        reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
+        distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
         self.take_returns();
         match (&mut self.inner, self.ring.as_mut()) {
             (Inner::Vk(v), Some(ring)) => v.submit_host_with_ring(ring, r, d)?,
@@ -429,7 +462,7 @@ impl Scorer {
     ) -> Result<()> {
         let g = (self.desc.width, self.desc.height, self.desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        distorted.pack_into(&mut d, g, "distorted", self.submitted)?;
+        distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
         let mut slots = self.slots();
         let mut slot = slots.acquire()?;
         slot.share_reference(reference)?;

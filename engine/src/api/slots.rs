@@ -11,7 +11,6 @@
 //! any slot of an earlier borrow that was leaked.
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 
 use super::scorer::{Inner, Scorer};
@@ -19,16 +18,7 @@ use crate::frame::bytes_per_sample;
 use crate::io::range::first_out_of_range;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
-
-/// Source of [`Scorer`] identities, so that a slot given to another scorer is
-/// refused.
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh scorer identity.
-pub(super) fn next_id() -> u64 {
-    NEXT_ID.fetch_add(1, Ordering::Relaxed)
-}
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
 
 /// A slot dropped unsubmitted, on its way back to its scorer.
 pub(super) enum Returned {
@@ -209,7 +199,7 @@ impl<'s> FrameSlots<'s> {
             ));
         }
         let frame = s.submitted;
-        for (k, which) in [(0, "reference"), (1, "distorted")] {
+        for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
                 let plane = slot.plane(k);
                 check_range(plane, s.desc().width, slot.bit_depth, which, frame)?;
@@ -428,7 +418,10 @@ impl FrameSlot<'_> {
     /// ```
     pub fn copy_from(&mut self, reference: &[u8], distorted: &[u8]) -> Result<()> {
         let width = self.width;
-        for (plane, which) in [(reference, "reference"), (distorted, "distorted")] {
+        for (plane, which) in [
+            (reference, PlaneRole::Reference),
+            (distorted, PlaneRole::Distorted),
+        ] {
             if plane.len() != self.len {
                 return Err(Error::BufferSize {
                     what: format!("the {which} plane of a frame slot"),
@@ -460,7 +453,7 @@ impl FrameSlot<'_> {
     /// ```
     pub fn check(&mut self) -> Result<()> {
         let width = self.width;
-        for (k, which) in [(0, "reference"), (1, "distorted")] {
+        for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !self.checked[k] {
                 check_range(self.plane(k), width, self.bit_depth, which, 0)?;
                 self.checked[k] = true;
@@ -485,11 +478,18 @@ impl FrameSlot<'_> {
 
 /// [`Error::SampleRange`] for the first sample of `plane` (rows of `width`
 /// samples) above `bit_depth`.
-fn check_range(plane: &[u8], width: u32, bit_depth: u32, which: &str, frame: u64) -> Result<()> {
+fn check_range(
+    plane: &[u8],
+    width: u32,
+    bit_depth: u32,
+    which: PlaneRole,
+    frame: u64,
+) -> Result<()> {
     match first_out_of_range(plane, bit_depth) {
         None => Ok(()),
         Some((i, value)) => Err(Error::SampleRange {
-            path: format!("{which} frame slot").into(),
+            plane: Some(which),
+            at: SampleAt::Slot,
             frame,
             x: (i % width.max(1) as usize) as u32,
             y: (i / width.max(1) as usize) as u32,

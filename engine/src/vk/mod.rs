@@ -83,7 +83,7 @@ pub struct VkOptions {
     pub upload: UploadPath,
     /// Force the software fp64 path even on devices with `shaderFloat64`.
     pub no_fp64: bool,
-    /// Frames in flight (0: the default, [`scorer::DEFAULT_FRAMES_IN_FLIGHT`]);
+    /// Frames in flight (0: the default, [`crate::api::in_flight`]);
     /// at most [`MAX_FRAMES_IN_FLIGHT`].
     pub frames_in_flight: usize,
     /// Khronos validation with synchronization validation (the layer must be

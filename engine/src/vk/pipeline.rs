@@ -399,9 +399,10 @@ pub(crate) fn create_pipeline(
         .map_err(|(_, r)| vk_error(r, format!("creating pipeline {label}")))?
         .into_iter()
         .next()
-        .ok_or_else(|| Error::Vulkan {
-            result: vk::Result::ERROR_UNKNOWN,
-            context: format!("creating pipeline {label}: no pipeline returned"),
+        .ok_or_else(|| {
+            Error::Internal(format!(
+                "creating pipeline {label}: the driver returned no pipeline"
+            ))
         })?;
     gpu.device.name(pipeline, &label);
     Ok(Pass {

@@ -12,7 +12,7 @@
 //! outlive every submission that reads them (the pool frees them when it and
 //! every plane are gone).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -22,10 +22,6 @@ use super::context::Gpu;
 use super::memory::Buffer;
 use crate::frame::bytes_per_sample;
 use crate::{Error, Result};
-
-/// Source of plane identities (a scorer rebinds a slot only when the plane it
-/// reads changes).
-static NEXT_PLANE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// One buffer of the pool, with its identity.
 struct PooledBuffer {
@@ -147,7 +143,7 @@ impl SharedPlanes {
                 match buffer {
                     Ok(buffer) => PooledBuffer {
                         buffer,
-                        id: NEXT_PLANE_ID.fetch_add(1, Ordering::Relaxed),
+                        id: crate::identity::next(),
                     },
                     Err(e) => {
                         self.pool.made.fetch_sub(1, Ordering::Relaxed);
@@ -158,10 +154,7 @@ impl SharedPlanes {
         };
         if buffer.buffer.mapped().is_none() {
             self.pool.give_back(buffer);
-            return Err(Error::Vulkan {
-                result: vk::Result::ERROR_MEMORY_MAP_FAILED,
-                context: "a shared plane's memory is not host-visible".into(),
-            });
+            return Err(Error::NotMapped("a shared plane's memory".into()));
         }
         Ok(PlaneWriter {
             buffer: Some(buffer),

@@ -25,7 +25,6 @@
 //! device.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
@@ -58,13 +57,6 @@ use host_sum::sum_threads;
 use slots::{destroy_slot, Sizes, Slot};
 pub use stats::HostStats;
 pub use upload::UploadSlot;
-
-/// Frames in flight when [`VkOptions::frames_in_flight`] is 0: enough for
-/// reading, upload, compute and the host sums of several frames to overlap.
-pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
-
-/// Source of [`VkScorer`] identities (for [`UploadSlot`] checks).
-static NEXT_SCORER_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
 /// note stops holding above it).
@@ -127,13 +119,15 @@ pub struct VkScorer {
 }
 
 fn not_mapped() -> Error {
-    Error::Vulkan {
-        result: vk::Result::ERROR_MEMORY_MAP_FAILED,
-        context: "a host-visible buffer has no mapping".into(),
-    }
+    Error::NotMapped("a host-visible buffer of the scorer".into())
 }
 
 impl VkScorer {
+    /// The device this scorer runs on.
+    pub(crate) fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
     /// A scorer for `width` x `height` luma planes of `bit_depth` bits under
     /// `opts`, on the device and paths `vk` asks for.
     ///
@@ -221,7 +215,7 @@ impl VkScorer {
         };
         let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.no_subgroups;
         let in_flight = if vk_opts.frames_in_flight == 0 {
-            DEFAULT_FRAMES_IN_FLIGHT
+            crate::api::DEFAULT_FRAMES_IN_FLIGHT
         } else {
             vk_opts.frames_in_flight
         };
@@ -231,7 +225,7 @@ impl VkScorer {
             pending: VecDeque::new(),
             filling: VecDeque::new(),
             workers: Workers::new(sum_threads(vk_opts.sum_threads), "sum")?,
-            id: NEXT_SCORER_ID.fetch_add(1, Ordering::Relaxed),
+            id: crate::identity::next(),
             done: VecDeque::new(),
             next_slot: 0,
             next_frame: 0,

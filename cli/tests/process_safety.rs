@@ -406,7 +406,8 @@ fn issue9_item5_auto_leaves_a_cpu_implementation_to_the_cpu_twin() {
         assert!(out.contains("\nbackend: vulkan ("), "{out}");
     }
     // `--backend vulkan` uses the device whatever it is, and the comparison
-    // says faster or slower.
+    // says faster or slower (or, when t(3) - t(2) was not above zero for
+    // frames this small, that the run was too short to compare them).
     let (out, _) = bench("vulkan");
     assert!(out.contains("\nbackend: vulkan ("), "{out}");
     let line = out
@@ -414,7 +415,9 @@ fn issue9_item5_auto_leaves_a_cpu_implementation_to_the_cpu_twin() {
         .find(|l| l.starts_with("CPU time per frame"))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(
-        line.contains("x faster;") || line.contains("x slower;"),
+        line.contains("x faster;")
+            || line.contains("x slower;")
+            || line.contains("the run was too short to compare them;"),
         "{line}"
     );
 }

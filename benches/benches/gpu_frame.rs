@@ -1,15 +1,17 @@
 //! Criterion benchmarks of one GPU frame on whatever Vulkan device is present
 //! (lavapipe on CI, a real GPU elsewhere): a 1920x1080 and a 3840x2160 8-bit
 //! pair scored by `VkScorer` with one frame in flight (latency of a frame:
-//! upload, the four passes, read-back and the host sum), and with the default
+//! upload, the three passes, read-back and the host sum), and with the default
 //! ring kept full (time per frame in steady state). With no usable device the
 //! benchmarks are skipped with a note.
 
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use vkssim::vk::{VkOptions, VkScorer};
-use vkssim::{FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::VkScorer;
+use vkssim::vk::VkOptions;
+use vkssim::{LumaFrame, SsimOptions};
 
 /// A textured, deterministic 8-bit plane: gradients plus xorshift noise.
 fn frame(w: u32, h: u32, seed: u32, noise: u32) -> LumaFrame {

@@ -18,8 +18,10 @@ pub mod metric;
 pub mod options;
 pub mod pool;
 pub mod reorder;
-pub mod scorer;
+mod scorer;
 pub mod softfloat;
+#[doc(hidden)]
+pub mod testing;
 #[cfg(feature = "vulkan-video")]
 pub mod video;
 pub mod vk;
@@ -27,4 +29,4 @@ pub mod vk;
 pub use error::{Error, PlaneRole, Result, SampleAt};
 pub use frame::{FrameScore, LumaFrame, LumaView};
 pub use options::SsimOptions;
-pub use scorer::FrameScorer;
+pub(crate) use scorer::FrameScorer;

@@ -160,7 +160,8 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
         return;
     }
     use vkssim::api::ContextCounts;
-    use vkssim::vk::{UploadPath, VkScorer};
+    use vkssim::testing::VkScorer;
+    use vkssim::vk::UploadPath;
     let engine = engine();
     let (w, h) = (72u32, 40u32);
     let (r, d) = (frame(w, h, 8, 31), frame(w, h, 8, 32));

@@ -6,8 +6,10 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::vk::{UploadPath, VkOptions, VkScorer};
-use vkssim::{cpu, Error, FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::VkScorer;
+use vkssim::vk::{UploadPath, VkOptions};
+use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
 /// Scores `n` frame pairs on the GPU and the CPU and compares every result,
 /// once with the device's fixed-point sums deciding where they can and once
@@ -334,7 +336,7 @@ fn gpu_pass_times_are_measured_at_1080p_and_4k() {
             assert_eq!(got.unwrap().ssim.to_bits(), want.ssim.to_bits(), "{w}x{h}");
         }
         if let Some(ns) = scorer.last_pass_ns() {
-            assert_eq!(ns.len(), vkssim::vk::pipeline::PASSES.len());
+            assert_eq!(ns.len(), vkssim::testing::PASSES.len());
             assert!(ns.iter().all(|(_, t)| t.is_finite() && *t >= 0.0), "{ns:?}");
             let passes: Vec<String> = ns
                 .iter()

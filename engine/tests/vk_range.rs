@@ -9,8 +9,9 @@
 mod vk_support;
 
 use vk_support::*;
+use vkssim::testing::FrameScorer;
 use vkssim::vk::UploadPath;
-use vkssim::{cpu, io, Error, FrameScorer, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{cpu, io, Error, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Positions (x, y) of bad samples in one plane.
 type Spots<'a> = &'a [(u32, u32)];

@@ -10,8 +10,10 @@
 //! `VKSSIM_SKIP_GPU_TESTS=1` (then they pass without checking anything, and say
 //! so on stderr).
 
-use vkssim::vk::{list_devices, UploadPath, VkOptions, VkScorer};
-use vkssim::{FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::VkScorer;
+use vkssim::vk::{list_devices, UploadPath, VkOptions};
+use vkssim::{LumaFrame, SsimOptions};
 use vkssim_tests::corpus::{self, Clip};
 use vkssim_tests::libvmaf_at_scale;
 use vkssim_tests::parity::{assert_same, check_scorer, libvmaf_frames, option_sets};

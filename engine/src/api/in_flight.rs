@@ -1,7 +1,7 @@
 //! Frames in flight, decided in one place. A scorer's frames in flight are
 //! the pairs it holds at once: slots being filled by readers, uploads and
 //! passes on the device, results being summed. Each source of that number
-//! says what it knows, and [`vulkan`] and [`cpu`] turn it into one count:
+//! says what it knows, and one function per backend turns it into one count:
 //!
 //! 1. the scorer's own [`ScorerDesc::frames_in_flight`];
 //! 2. else the engine's [`VkOptions::frames_in_flight`] (Vulkan only);

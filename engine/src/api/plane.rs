@@ -229,12 +229,6 @@ impl DevicePlane {
     }
 
     /// The same plane starting `offset` bytes into its buffer.
-    ///
-    /// ```no_run
-    /// # let plane: vkssim::api::DevicePlane = unimplemented!();
-    /// let shifted = plane.with_offset(256);
-    /// # let _ = shifted;
-    /// ```
     pub fn with_offset(mut self, offset: u64) -> Self {
         self.offset = offset;
         self
@@ -305,14 +299,6 @@ impl SharedPlanes {
     /// Errors: a plane of the wrong sample type or too short, a stride
     /// shorter than a row ([`Error::InvalidOption`], [`Error::BufferSize`]),
     /// a sample above the bit depth ([`Error::SampleRange`]); device memory.
-    ///
-    /// ```no_run
-    /// # let planes: vkssim::api::SharedPlanes = unimplemented!();
-    /// let reference = vec![16u8; 1920 * 1080];
-    /// let shared = planes.upload(vkssim::api::HostPlane::u8(&reference, 1920))?;
-    /// # let _ = shared;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn upload(&self, plane: HostPlane<'_>) -> Result<SharedPlane> {
         let mut packed = LumaFrame::zeroed(0, 0, self.geometry().2);
         plane.pack_into(&mut packed, self.geometry(), PlaneRole::Reference, 0)?;

@@ -182,23 +182,6 @@ pub struct Diagnostics {
 /// through the same synchronised handle as [`Engine`]'s. Not promised `Sync`:
 /// nothing is gained by sharing `&Scorer` (every useful method takes
 /// `&mut self`), and the engine's internals may hold thread-bound parts.
-///
-/// ```no_run
-/// use vkssim::api::{Engine, HostPlane, ScorerDesc};
-/// # let engine: Engine = unimplemented!();
-/// # let frames: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-/// let mut scorer = engine.scorer(&ScorerDesc::new(1920, 1080, 8))?;
-/// for (r, d) in &frames {
-///     scorer.submit_host(HostPlane::u8(r, 1920), HostPlane::u8(d, 1920))?;
-///     while let Some(score) = scorer.poll() {
-///         println!("{}", score?.ssim);
-///     }
-/// }
-/// while let Some(score) = scorer.wait() {
-///     println!("{}", score?.ssim);
-/// }
-/// # Ok::<(), vkssim::Error>(())
-/// ```
 pub struct Scorer {
     pub(super) inner: Inner,
     pub(super) ring: Option<ExternalRing>,
@@ -293,11 +276,6 @@ impl Scorer {
     }
 
     /// Whether this scorer runs on the CPU twin ([`Scorer::cpu`]).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{}", if scorer.is_cpu() { "cpu" } else { "vulkan" });
-    /// ```
     pub fn is_cpu(&self) -> bool {
         matches!(self.inner, Inner::Cpu(_))
     }
@@ -321,13 +299,6 @@ impl Scorer {
     }
 
     /// The CPU twin's worker threads; `None` on a Vulkan device.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// if let Some(n) = scorer.cpu_threads() {
-    ///     println!("{n} threads");
-    /// }
-    /// ```
     pub fn cpu_threads(&self) -> Option<usize> {
         match &self.inner {
             Inner::Cpu(c) => Some(c.threads()),
@@ -336,11 +307,6 @@ impl Scorer {
     }
 
     /// The Vulkan device's name; `None` on the CPU twin.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{}", scorer.device_name().unwrap_or("cpu"));
-    /// ```
     pub fn device_name(&self) -> Option<&str> {
         match &self.inner {
             Inner::Vk(v) => Some(v.device_name()),
@@ -350,13 +316,6 @@ impl Scorer {
 
     /// The Vulkan scorer's device, buffers and time so far (for benchmarks);
     /// `None` on the CPU twin.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// if let Some(d) = scorer.diagnostics() {
-    ///     println!("{} on {}", d.memory_path, d.device);
-    /// }
-    /// ```
     pub fn diagnostics(&self) -> Option<Diagnostics> {
         let Inner::Vk(v) = &self.inner else {
             return None;
@@ -374,11 +333,7 @@ impl Scorer {
     }
 
     /// Starts [`Diagnostics::host`] afresh.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// scorer.reset_stats();
-    /// ```
+    #[doc(hidden)]
     pub fn reset_stats(&mut self) {
         if let Inner::Vk(v) = &mut self.inner {
             v.reset_stats();
@@ -386,11 +341,6 @@ impl Scorer {
     }
 
     /// What this scorer was created for.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// assert_eq!(scorer.desc().bit_depth, 8);
-    /// ```
     pub fn desc(&self) -> &ScorerDesc {
         &self.desc
     }
@@ -403,13 +353,6 @@ impl Scorer {
     /// with a stride shorter than a row, or with a sample above the bit depth
     /// ([`crate::Error::InvalidOption`], [`crate::Error::BufferSize`],
     /// [`crate::Error::SampleRange`]); device errors.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// # let (r, d) = (vec![0u8; 64 * 64], vec![0u8; 64 * 64]);
-    /// scorer.submit_host(vkssim::api::HostPlane::u8(&r, 64), vkssim::api::HostPlane::u8(&d, 64))?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn submit_host(
         &mut self,
         reference: HostPlane<'_>,
@@ -439,22 +382,6 @@ impl Scorer {
     /// another geometry ([`crate::Error::GeometryMismatch`]), the CPU twin or a
     /// scorer of device frames ([`crate::Error::InvalidOption`]), a plane of
     /// another device.
-    ///
-    /// ```no_run
-    /// use vkssim::api::{Engine, HostPlane, ScorerDesc};
-    /// # let engine: Engine = unimplemented!();
-    /// # let (reference, encodes): (Vec<u8>, Vec<Vec<u8>>) = unimplemented!();
-    /// let desc = ScorerDesc::new(1920, 1080, 8);
-    /// let planes = engine.shared_planes(&desc)?;
-    /// let mut scorers = (0..encodes.len())
-    ///     .map(|_| engine.scorer(&desc))
-    ///     .collect::<vkssim::Result<Vec<_>>>()?;
-    /// let shared = planes.upload(HostPlane::u8(&reference, 1920))?;
-    /// for (scorer, encode) in scorers.iter_mut().zip(&encodes) {
-    ///     scorer.submit_host_shared(&shared, HostPlane::u8(encode, 1920))?;
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn submit_host_shared(
         &mut self,
         reference: &SharedPlane,
@@ -487,23 +414,6 @@ impl Scorer {
     /// stay alive until the scorer drops or [`Scorer::forget_device_buffers`]
     /// is called (the scorer keeps its descriptors pointing at them to avoid
     /// re-recording).
-    ///
-    /// ```no_run
-    /// use vkssim::api::{DevicePlane, SampleFormat, SemaphoreRef};
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// # let (ref_buf, dist_buf, decoded) = (ash::vk::Buffer::null(), ash::vk::Buffer::null(), ash::vk::Semaphore::null());
-    /// let plane = |buffer| DevicePlane::new(buffer, 3840, SampleFormat::U8);
-    /// // SAFETY: the decoder's buffers hold 3840x2160 planes and stay untouched until the score is back.
-    /// unsafe {
-    ///     scorer.submit_device(
-    ///         plane(ref_buf),
-    ///         plane(dist_buf),
-    ///         &[SemaphoreRef::timeline(decoded, 7)],
-    ///         &[],
-    ///     )
-    /// }?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub unsafe fn submit_device(
         &mut self,
         reference: DevicePlane,
@@ -518,12 +428,6 @@ impl Scorer {
     /// Waits for the pairs in flight, then forgets which host buffers the
     /// scorer reads, so that the host may destroy them; later pairs rebind.
     /// Results stay queued for [`Scorer::poll`] and [`Scorer::wait`].
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// scorer.forget_device_buffers();
-    /// // now the host may destroy the buffers it submitted
-    /// ```
     pub fn forget_device_buffers(&mut self) {
         if let (Some(ring), Inner::Vk(v)) = (self.ring.as_mut(), &mut self.inner) {
             v.forget_external(ring);
@@ -532,58 +436,27 @@ impl Scorer {
 
     /// The oldest result if it is ready, without blocking; `None` when it is
     /// not ready or nothing is queued.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// if let Some(score) = scorer.poll() {
-    ///     println!("{}", score?.float_ssim());
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
         self.inner.scorer().poll_next()
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// while let Some(score) = scorer.wait() {
-    ///     println!("{}", score?.float_ssim());
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
         self.inner.scorer().wait_next()
     }
 
     /// Pairs submitted whose result has not been taken yet.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{} pairs in flight", scorer.in_flight());
-    /// ```
     pub fn in_flight(&self) -> usize {
         self.inner.scorer_ref().in_flight()
     }
 
     /// Pairs the scorer works on at once (its ring of frame slots).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{} slots", scorer.queue_depth());
-    /// ```
     pub fn queue_depth(&self) -> usize {
         self.inner.scorer_ref().queue_depth()
     }
 
     /// The arithmetic path the device's self-test chose; on the CPU twin,
     /// [`ArithVariant::Fp64`] (the host's own fp64).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{}", scorer.arithmetic().name());
-    /// ```
     pub fn arithmetic(&self) -> ArithVariant {
         match &self.inner {
             Inner::Vk(v) => v.arithmetic(),
@@ -593,11 +466,6 @@ impl Scorer {
 
     /// How host pairs reach the device (never `Auto`); `None` on the CPU twin
     /// (pairs stay in host memory).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{:?}", scorer.upload_path());
-    /// ```
     pub fn upload_path(&self) -> Option<UploadPath> {
         match &self.inner {
             Inner::Vk(v) => Some(v.upload_path()),
@@ -611,13 +479,7 @@ impl Scorer {
     /// has no timestamps, no pair was scored, or on the CPU twin. Restarts
     /// the count. For
     /// benchmarks: with pairs in flight, one pair's pass may overlap another's.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// for (pass, ns) in scorer.take_gpu_pass_ns().unwrap_or_default() {
-    ///     println!("{pass}: {:.1} us", ns / 1e3);
-    /// }
-    /// ```
+    #[doc(hidden)]
     pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
         match &mut self.inner {
             Inner::Vk(v) => v.take_mean_pass_ns(),

@@ -1,60 +1,63 @@
 //! The Vulkan engine: libvmaf's float_ssim on any Vulkan 1.1 device with
-//! `shaderInt64`, bit for bit.
+//! `shaderInt64`, bit for bit. Its public face is [`VkOptions`] (what an
+//! engine is told), [`list_devices`] ([`DeviceReport`]: what each device
+//! offers and the path vkssim would take) and the statistics types; scoring
+//! goes through [`crate::api`].
 //!
 //! # Design
-//! - One file per concern: [`instance`] (loader, validation, debug messenger),
-//!   [`device`] (choice, queues, [`DeviceReport`]), [`context`] ([`Gpu`]: instance,
-//!   device and allocator, destroyed in reverse order), [`memory`] (named
-//!   buffers), [`pipeline`] (the passes and their push constants), [`commands`]
-//!   (pools, sync objects, barriers), [`errors`] (Vulkan results into
-//!   [`crate::Error`]), [`selftest`] (the start-up arithmetic check),
-//!   [`pipeline_cache`] (each device's self-tested pipelines, built once and
-//!   shared by its scorers), [`shaders`]
-//!   (the build-time SPIR-V) and [`scorer`] ([`VkScorer`]).
+//! - One private module per concern: `instance` (loader, validation, debug
+//!   messenger), `device` (choice, queues, [`DeviceReport`]), `context` (the
+//!   instance, device and allocator, destroyed in reverse order), `memory`
+//!   (named buffers), `pipeline` (the passes and their push constants),
+//!   `commands` (pools, sync objects, barriers), `errors` (Vulkan results into
+//!   [`crate::Error`]), `selftest` (the start-up arithmetic check),
+//!   `pipeline_cache` (each device's self-tested pipelines, built once and
+//!   shared by its scorers), `shaders` (the build-time SPIR-V) and `scorer`
+//!   (the Vulkan scorer behind [`crate::api::Scorer`]).
 //! - A frame is three compute passes in one pre-recorded command buffer:
 //!   `decimate` (raw samples to fp32, box decimation in int64 fixed point, and
 //!   the sample range check), `hfilter` (the horizontal half of the separable
 //!   Gaussian of r, c, r², c², r·c, fp64 sums of fp32 products), `terms` (the
 //!   vertical half, then per-pixel sigma, l, c, s and ssim terms as binary64
 //!   bits, and their per-workgroup fixed-point sums). The host decides the
-//!   means from those sums where they settle them ([`reduce`]), else sums the
+//!   means from those sums where they settle them (`reduce`), else sums the
 //!   terms in raster order in fp64, exactly as libvmaf does, and rounds the
 //!   means to fp32 with the CPU twin's functions.
 //! - Every fp64 operation goes through `glsl/include/arith.glsl`, built twice:
 //!   native `double` and a software binary64 on `uint64_t` for devices without
-//!   `shaderFloat64`. A start-up self-test ([`selftest`]) picks one or refuses.
+//!   `shaderFloat64`. A start-up self-test picks one or refuses.
 //! - Memory is allocated once per geometry; a ring of slots keeps several frames
 //!   in flight. Unified-memory devices take samples straight into device memory;
 //!   others go through a staging buffer and a copy (on a transfer-only queue,
 //!   with an ownership transfer, where the device has one).
 //! - [`VkOptions::validation`] turns on the Khronos validation layer with
-//!   synchronization validation; its messages are collected
-//!   ([`VkScorer::validation_messages`]) so tests fail on any.
+//!   synchronization validation; its messages are collected so tests fail on
+//!   any.
 //! - The library reads no environment variable: everything it can be told is a
 //!   field of [`VkOptions`] (the `vkssim` command line maps its `VKSSIM_*`
 //!   variables onto them).
 
-pub mod commands;
-pub mod context;
-pub mod device;
-pub mod errors;
+pub(crate) mod commands;
+pub(crate) mod context;
+pub(crate) mod device;
+pub(crate) mod errors;
 pub(crate) mod image_input;
-pub mod instance;
-pub mod memory;
-pub mod pipeline;
-pub mod pipeline_cache;
-pub mod reduce;
-pub mod scorer;
-pub mod selftest;
-pub mod shaders;
-pub mod shared_plane;
+pub(crate) mod instance;
+pub(crate) mod memory;
+pub(crate) mod pipeline;
+pub(crate) mod pipeline_cache;
+pub(crate) mod reduce;
+pub(crate) mod scorer;
+pub(crate) mod selftest;
+pub(crate) mod shaders;
+pub(crate) mod shared_plane;
 mod video_caps;
-pub mod workers;
+pub(crate) mod workers;
 
-pub use context::Gpu;
 pub use device::{list_devices, DeviceReport, MemoryModel, QueueFamilyReport};
 pub use pipeline_cache::ContextCounts;
-pub use scorer::{DebugFrame, HostStats, UploadSlot, VkScorer};
+pub use scorer::HostStats;
+pub(crate) use scorer::{UploadSlot, VkScorer};
 pub use shaders::ArithVariant;
 
 /// How raw samples reach the device.
@@ -87,7 +90,7 @@ pub struct VkOptions {
     /// at most [`MAX_FRAMES_IN_FLIGHT`].
     pub frames_in_flight: usize,
     /// Khronos validation with synchronization validation (the layer must be
-    /// installed; [`crate::Error::Unsupported`] otherwise).
+    /// installed; [`crate::Error::ValidationLayerMissing`] otherwise).
     pub validation: bool,
     /// Host threads summing a frame's per-pixel terms in raster order when the
     /// device's fixed-point sums do not settle its means (0: the cores, at most

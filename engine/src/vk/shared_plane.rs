@@ -96,14 +96,6 @@ impl SharedPlanes {
     /// holds at most `max` planes of device memory, and [`SharedPlanes::take`]
     /// refuses while they are all in use. Only before the pool's first plane
     /// (a pool whose clones exist already is left as it is).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// let planes = engine
-    ///     .shared_planes(&vkssim::api::ScorerDesc::new(3840, 2160, 8))?
-    ///     .with_max_planes(16);
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn with_max_planes(mut self, max: usize) -> Self {
         if let Some(pool) = Arc::get_mut(&mut self.pool) {
             pool.max = max.max(1);

@@ -1,6 +1,6 @@
 //! [`Workers`]: a small pool of host threads that run the per-frame host work of
 //! the Vulkan engine (the raster-order fp64 sum of a frame's per-pixel terms,
-//! exactness.md §5) off the submitting thread, so several frames are summed at
+//! docs/exactness.md §5) off the submitting thread, so several frames are summed at
 //! once while the GPU and the readers keep going.
 //!
 //! The sum itself stays sequential within a frame (it must equal libvmaf's
@@ -49,11 +49,6 @@ impl Workers {
     /// Threads in the pool.
     pub fn len(&self) -> usize {
         self.threads.len()
-    }
-
-    /// Whether the pool has no thread (never, once built).
-    pub fn is_empty(&self) -> bool {
-        self.threads.is_empty()
     }
 
     /// Queues `job`; it runs on the first free thread.

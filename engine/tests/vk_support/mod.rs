@@ -3,7 +3,8 @@
 
 #![allow(dead_code)] // Each test file uses a different subset.
 
-use vkssim::vk::{UploadPath, VkOptions, VkScorer};
+use vkssim::testing::VkScorer;
+use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::LumaFrame;
 
 /// True when a Vulkan device is present. Without one the test FAILS with a

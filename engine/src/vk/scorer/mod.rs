@@ -3,13 +3,13 @@
 //!
 //! The ring holds up to `frames_in_flight` slots, created as it first needs
 //! them (one at creation; a scorer of device frames creates them all), each with its upload buffers, the intermediate planes, the per-pixel
-//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the four passes
+//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the three passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
 //! buffer otherwise), submit, and later wait on the fence, take the fp32 means
 //! from the device's fixed-point partial sums where they provably settle them
 //! ([`super::reduce`]), else copy the per-pixel terms back and sum them on the
-//! host in raster order (exactness.md §5), and form the dB with the CPU twin's functions.
+//! host in raster order (docs/exactness.md §5), and form the dB with the CPU twin's functions.
 //!
 //! Every slot is submitted on the device's one compute queue.
 //!

@@ -32,7 +32,7 @@ pub struct HostStats {
     pub tick_ns: f64,
     /// Frames whose means the device's fixed-point sums did not settle, so the
     /// host summed their terms in raster order (every frame under
-    /// [`crate::vk::VkOptions::force_host_sum`]); see [`crate::vk::reduce`].
+    /// [`crate::vk::VkOptions::force_host_sum`]); see the engine's `reduce` module.
     pub host_sum_fallbacks: u64,
 }
 

@@ -53,10 +53,7 @@ fn gpu_frame(c: &mut Criterion) {
         let r = frame(w, h, 1, 40);
         let d = frame(w, h, 2, 55);
         for in_flight in [1usize, 0] {
-            let vk_opts = VkOptions {
-                frames_in_flight: in_flight,
-                ..VkOptions::default()
-            };
+            let vk_opts = VkOptions::default().with_frames_in_flight(in_flight);
             let mut scorer = match VkScorer::new(w, h, 8, &opts, &vk_opts) {
                 Ok(s) => s,
                 Err(e) => {

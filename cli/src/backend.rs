@@ -159,21 +159,19 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
 /// The engine options `args` (and the environment) ask for, on device
 /// `device_index` (`None`: the best).
 pub(crate) fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
-    VkOptions {
-        device_index,
-        upload: match args.upload {
+    VkOptions::default()
+        .with_device_index(device_index)
+        .with_upload(match args.upload {
             Upload::Auto => UploadPath::Auto,
             Upload::Direct => UploadPath::Direct,
             Upload::Staging => UploadPath::Staging,
-        },
-        no_fp64: args.no_fp64,
-        frames_in_flight: args.frames_in_flight,
-        validation: args.env.validation,
-        sum_threads: args.env.sum_threads,
-        force_host_sum: args.env.force_host_sum,
-        copy_terms: args.env.copy_terms,
-        ..VkOptions::default()
-    }
+        })
+        .with_no_fp64(args.no_fp64)
+        .with_frames_in_flight(args.frames_in_flight)
+        .with_validation(args.env.validation)
+        .with_sum_threads(args.env.sum_threads)
+        .with_force_host_sum(args.env.force_host_sum)
+        .with_copy_terms(args.env.copy_terms)
 }
 
 /// The devices `--device` names (`None`: the best one).

@@ -8,6 +8,8 @@
 //! Video tools start at [`api`]: an engine on vkssim's own Vulkan device or on
 //! theirs, and scorers fed from host memory or from their own `VkBuffer`s.
 
+#![deny(missing_docs)]
+
 pub mod api;
 pub mod cpu;
 pub mod error;

@@ -13,11 +13,7 @@ use vkssim::vk::VkOptions;
 use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
 fn engine() -> Engine {
-    Engine::new(&VkOptions {
-        validation: true,
-        ..VkOptions::default()
-    })
-    .expect("engine")
+    Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
 }
 
 /// `f` with each row padded to `stride` samples (padding filled with junk).
@@ -195,11 +191,9 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
         assert_eq!(got, want);
     }
     // `VkScorer::new` with the same device choice shares the engine's device.
-    let opts = VkOptions {
-        validation: true,
-        upload: UploadPath::Auto,
-        ..VkOptions::default()
-    };
+    let opts = VkOptions::default()
+        .with_validation(true)
+        .with_upload(UploadPath::Auto);
     let vk = VkScorer::new(w, h, 8, &SsimOptions::default(), &opts).expect("VkScorer");
     assert_eq!(vk.arithmetic(), variant);
     assert_eq!(vk.context_counts(), once);
@@ -530,12 +524,12 @@ fn engine_options_soft_f64_and_staging() {
     desc.ssim.enable_lcs = true;
     let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
     for (no_fp64, upload) in [(true, UploadPath::Direct), (false, UploadPath::Staging)] {
-        let engine = Engine::new(&VkOptions {
-            validation: true,
-            no_fp64,
-            upload,
-            ..VkOptions::default()
-        })
+        let engine = Engine::new(
+            &VkOptions::default()
+                .with_validation(true)
+                .with_no_fp64(no_fp64)
+                .with_upload(upload),
+        )
         .expect("engine");
         let mut scorer = engine.scorer(&desc).expect("scorer");
         assert_eq!(scorer.upload_path(), Some(upload));

@@ -16,11 +16,11 @@ fn engines(count: usize) -> Vec<Engine> {
     let devices = usable_devices(true).expect("devices");
     (0..count)
         .map(|i| {
-            Engine::new(&VkOptions {
-                device_index: Some(devices[i % devices.len()]),
-                validation: true,
-                ..VkOptions::default()
-            })
+            Engine::new(
+                &VkOptions::default()
+                    .with_device_index(Some(devices[i % devices.len()]))
+                    .with_validation(true),
+            )
             .expect("engine")
         })
         .collect()

@@ -22,11 +22,11 @@ const W: u32 = 520;
 const H: u32 = 400;
 
 fn engine(upload: UploadPath) -> Engine {
-    Engine::new(&VkOptions {
-        validation: true,
-        upload,
-        ..VkOptions::default()
-    })
+    Engine::new(
+        &VkOptions::default()
+            .with_validation(true)
+            .with_upload(upload),
+    )
     .expect("engine")
 }
 

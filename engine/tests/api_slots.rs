@@ -17,11 +17,7 @@ const W: u32 = 67;
 const H: u32 = 45;
 
 fn engine() -> Engine {
-    Engine::new(&VkOptions {
-        validation: true,
-        ..VkOptions::default()
-    })
-    .expect("engine")
+    Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
 }
 
 fn pairs(bit_depth: u32, n: u32) -> Vec<(LumaFrame, LumaFrame)> {

@@ -8,7 +8,7 @@ mod vk_support;
 use vk_support::*;
 use vkssim::testing::FrameScorer;
 use vkssim::testing::VkScorer;
-use vkssim::vk::{UploadPath, VkOptions};
+use vkssim::vk::UploadPath;
 use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
 /// Scores `n` frame pairs on the GPU and the CPU and compares every result,
@@ -197,10 +197,7 @@ fn frames_match_the_cpu_twin_without_subgroups() {
             enable_lcs,
             ..Default::default()
         };
-        let vk = VkOptions {
-            no_subgroups: true,
-            ..vk_opts(UploadPath::Direct, false, 3)
-        };
+        let vk = (vk_opts(UploadPath::Direct, false, 3)).with_no_subgroups(true);
         let (w, h, depth) = geometry;
         let mut scorer = VkScorer::new(w, h, depth, &opts, &vk).unwrap();
         assert!(!scorer.subgroup_reduction());
@@ -304,7 +301,7 @@ fn bad_device_index_names_the_count() {
         return;
     }
     let mut o = vk_opts(UploadPath::Auto, false, 1);
-    o.device_index = Some(99);
+    o.device.index = Some(99);
     let err = VkScorer::new(64, 64, 8, &SsimOptions::default(), &o)
         .err()
         .expect("device 99 does not exist");

@@ -509,11 +509,11 @@ mod tests {
         let engines: Vec<Engine> = [None, Some(0)]
             .into_iter()
             .map(|device_index| {
-                Engine::new(&VkOptions {
-                    device_index,
-                    validation: true,
-                    ..VkOptions::default()
-                })
+                Engine::new(
+                    &VkOptions::default()
+                        .with_device_index(device_index)
+                        .with_validation(true),
+                )
                 .expect("engine")
             })
             .collect();
@@ -591,11 +591,7 @@ mod tests {
             eprintln!("skipped: no Vulkan device");
             return;
         }
-        let engine = Engine::new(&VkOptions {
-            validation: true,
-            ..VkOptions::default()
-        })
-        .expect("engine");
+        let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
         let desc = ScorerDesc::new(64, 48, 8);
         let planes = vkssim::api::MultiScorer::new(std::slice::from_ref(&engine), &desc)
             .expect("scorer")

@@ -179,7 +179,7 @@ impl Engine {
     /// ```
     pub fn new(options: &VkOptions) -> Result<Self> {
         options.check()?;
-        let gpu = Gpu::shared(options.device_index, options.validation)?;
+        let gpu = Gpu::shared(options.device.index, options.device.validation)?;
         Ok(Self {
             timeline: gpu.device.timeline,
             gpu,

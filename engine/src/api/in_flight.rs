@@ -4,7 +4,7 @@
 //! says what it knows, and one function per backend turns it into one count:
 //!
 //! 1. the scorer's own [`ScorerDesc::frames_in_flight`];
-//! 2. else the engine's [`VkOptions::frames_in_flight`] (Vulkan only);
+//! 2. else the engine's [`crate::vk::EngineOptions::frames_in_flight`] (Vulkan only);
 //! 3. else, with a [`ScorerDesc::reader_threads`] hint, enough for that many
 //!    threads filling slots at once ([`for_readers`]);
 //! 4. else the default: [`DEFAULT_FRAMES_IN_FLIGHT`] on Vulkan, twice the
@@ -30,8 +30,8 @@ pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions) -> usize {
     if let Some(n) = desc.frames_in_flight {
         return n.get();
     }
-    if engine.frames_in_flight != 0 {
-        return engine.frames_in_flight;
+    if engine.engine.frames_in_flight != 0 {
+        return engine.engine.frames_in_flight;
     }
     desc.reader_threads
         .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()))
@@ -57,7 +57,7 @@ mod tests {
         let hinted = desc.with_reader_threads(5);
         assert_eq!(vulkan(&hinted, &engine), 14);
         assert_eq!(cpu(&hinted, 3), 6, "the CPU twin sizes by its own threads");
-        engine.frames_in_flight = 3;
+        engine.engine.frames_in_flight = 3;
         assert_eq!(
             vulkan(&hinted, &engine),
             3,

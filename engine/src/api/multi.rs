@@ -24,7 +24,7 @@ use crate::{Error, FrameScore, Result};
 /// use vkssim::api::{Engine, HostPlane, MultiScorer, ScorerDesc};
 /// use vkssim::vk::VkOptions;
 /// let engines = (0..2)
-///     .map(|i| Engine::new(&VkOptions { device_index: Some(i), ..VkOptions::default() }))
+///     .map(|i| Engine::new(&VkOptions::default().with_device_index(Some(i))))
 ///     .collect::<Result<Vec<_>, _>>()?;
 /// let mut scorer = MultiScorer::new(&engines, &ScorerDesc::new(64, 64, 8))?;
 /// let (r, d) = (vec![16u8; 64 * 64], vec![17u8; 64 * 64]);

@@ -206,9 +206,9 @@ impl Scorer {
         desc: &ScorerDesc,
     ) -> Result<Self> {
         let mut vk_opts = options.clone();
-        vk_opts.frames_in_flight = super::in_flight::vulkan(desc, options);
+        vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
         if desc.device_frames {
-            vk_opts.upload = UploadPath::Direct;
+            vk_opts.engine.upload = UploadPath::Direct;
         }
         let families = (
             gpu.device.compute_family,

@@ -90,9 +90,9 @@ impl Gpu {
             }
         };
         // SAFETY: the allocation satisfies the buffer's requirements and is unbound.
-        if let Err(r) =
-            unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
-        {
+        let bound =
+            unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) };
+        if let Err(r) = bound {
             // SAFETY: unused buffer.
             unsafe { device.destroy_buffer(raw, None) };
             if let Ok(mut a) = self.allocator.lock() {

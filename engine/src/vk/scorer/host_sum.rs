@@ -11,7 +11,7 @@ use crate::vk::reduce;
 use crate::{FrameScore, SsimOptions};
 
 /// Host threads deciding frames at once (at most; fewer on small hosts);
-/// [`crate::vk::VkOptions::sum_threads`] overrides it.
+/// [`crate::vk::EngineOptions::sum_threads`] overrides it.
 pub(super) const REDUCE_THREADS: usize = 4;
 
 /// Summing threads: `asked` if positive, else the cores up to

@@ -3,7 +3,7 @@
 // both reference (z = 0) and distorted (z = 1).
 //
 // Scale 1: each sample converted, f32(v) (8-bit) or f32(v) / 4, 16, 256 (exact).
-// Scale > 1: libvmaf's box decimation (exactness.md §3). Output (x, y) sums
+// Scale > 1: libvmaf's box decimation (docs/exactness.md §3). Output (x, y) sums
 // f32(sample * tap) over a scale x scale window around (x*scale, y*scale),
 // mirrored at the edges. libvmaf adds those products in fp64, and for
 // scale <= 128 that sum is exact (seed note research-2130); here each product

@@ -1,6 +1,6 @@
 #version 450
 // hfilter.comp: the horizontal pass of libvmaf's separable Gaussian on r, c,
-// r*r, c*c and r*c (exactness.md §4.1-2). For every row and valid column:
+// r*r, c*c and r*c (docs/exactness.md §4.1-2). For every row and valid column:
 // an fp64 sum, from 0.0 and in tap order, of f32(in[y][x + u] * g[u]),
 // stored as f32(sum). The squares and the product are fp32, per pixel.
 // Besides, invocation (0, 0) records the value of a sample the decimate pass

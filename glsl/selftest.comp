@@ -1,6 +1,6 @@
 #version 450
 // selftest.comp: the start-up check of the device's arithmetic through the
-// arith.glsl interface (exactness.md §5: check the device, not the spec).
+// arith.glsl interface (docs/exactness.md §5: check the device, not the spec).
 // Case i reads 8 words at 8 * i of binding 0: a, b, c, x (fp32 bits), then
 // d1, e1 (binary64 bits, low word first) and writes 8 results at 8 * i of
 // binding 5. The host computes the same with IEEE arithmetic and compares.

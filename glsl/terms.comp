@@ -3,7 +3,7 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 // terms.comp: the vertical pass of the separable Gaussian on the five
-// horizontal results (exactness.md §4.2: per valid (x, y), an fp64 sum, from
+// horizontal results (docs/exactness.md §4.2: per valid (x, y), an fp64 sum, from
 // 0.0 and in tap order, of f32(h[y + v][x] * g[v]), stored as f32(sum); giving
 // mu_r, mu_c, s_rr, s_cc, s_rc), then libvmaf's per-pixel SSIM terms
 // (§4.3-5), written as binary64 bits for the host to sum in raster order

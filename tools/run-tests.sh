@@ -18,6 +18,15 @@ step() {
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS=-Dwarnings step cargo doc --workspace --no-deps
+# The library's public surface, as rustdoc documents it, against the committed
+# list: a change of the API is deliberate (regenerate the list when it is).
+public_api() {
+  if ! python3 tools/public-api.py target/doc/vkssim | diff -u docs/public-api.txt -; then
+    echo "the public API of vkssim changed; if that is meant, run: python3 tools/public-api.py target/doc/vkssim > docs/public-api.txt" >&2
+    return 1
+  fi
+}
+step public_api
 # Release profile: measured on the 2-core development machine from a clean
 # target/ after clippy, the release build plus test run took 333 s and 375 s
 # against 526 s and 487 s for the dev profile (dev builds full debug info, and

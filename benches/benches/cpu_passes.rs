@@ -7,8 +7,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use vkssim::cpu::{self, CpuScorer};
-use vkssim::{FrameScorer, LumaFrame, SsimOptions};
+use vkssim::cpu;
+use vkssim::testing::CpuScorer;
+use vkssim::testing::FrameScorer;
+use vkssim::{LumaFrame, SsimOptions};
 
 const W: u32 = 1920;
 const H: u32 = 1080;

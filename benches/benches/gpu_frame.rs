@@ -1,15 +1,17 @@
 //! Criterion benchmarks of one GPU frame on whatever Vulkan device is present
 //! (lavapipe on CI, a real GPU elsewhere): a 1920x1080 and a 3840x2160 8-bit
 //! pair scored by `VkScorer` with one frame in flight (latency of a frame:
-//! upload, the four passes, read-back and the host sum), and with the default
+//! upload, the three passes, read-back and the host sum), and with the default
 //! ring kept full (time per frame in steady state). With no usable device the
 //! benchmarks are skipped with a note.
 
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use vkssim::vk::{VkOptions, VkScorer};
-use vkssim::{FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::VkScorer;
+use vkssim::vk::VkOptions;
+use vkssim::{LumaFrame, SsimOptions};
 
 /// A textured, deterministic 8-bit plane: gradients plus xorshift noise.
 fn frame(w: u32, h: u32, seed: u32, noise: u32) -> LumaFrame {
@@ -51,10 +53,7 @@ fn gpu_frame(c: &mut Criterion) {
         let r = frame(w, h, 1, 40);
         let d = frame(w, h, 2, 55);
         for in_flight in [1usize, 0] {
-            let vk_opts = VkOptions {
-                frames_in_flight: in_flight,
-                ..VkOptions::default()
-            };
+            let vk_opts = VkOptions::default().with_frames_in_flight(in_flight);
             let mut scorer = match VkScorer::new(w, h, 8, &opts, &vk_opts) {
                 Ok(s) => s,
                 Err(e) => {

@@ -46,14 +46,12 @@ pub unsafe extern "C" fn vkssim_engine_create(
                 )))
             }
         };
-        let vk_opts = VkOptions {
-            device_index: usize::try_from(o.device_index).ok(),
-            upload,
-            no_fp64: o.no_fp64,
-            frames_in_flight: o.frames_in_flight as usize,
-            validation: o.validation,
-            ..VkOptions::default()
-        };
+        let vk_opts = VkOptions::default()
+            .with_device_index(usize::try_from(o.device_index).ok())
+            .with_upload(upload)
+            .with_no_fp64(o.no_fp64)
+            .with_frames_in_flight(o.frames_in_flight as usize)
+            .with_validation(o.validation);
         let engine = Engine::new(&vk_opts)?;
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = Box::into_raw(Box::new(VkssimEngine { engine })) };
@@ -176,14 +174,12 @@ pub(crate) unsafe fn import_engine(
         } else {
             None
         };
-        let options = VkOptions {
-            no_fp64: d.no_fp64,
-            frames_in_flight: d.frames_in_flight as usize,
-            upload: UploadPath::Auto,
-            device_index: None,
-            validation: false,
-            ..VkOptions::default()
-        };
+        let options = VkOptions::default()
+            .with_no_fp64(d.no_fp64)
+            .with_frames_in_flight(d.frames_in_flight as usize)
+            .with_upload(UploadPath::Auto)
+            .with_device_index(None)
+            .with_validation(false);
         let physical_device = vk::PhysicalDevice::from_raw(d.physical_device as u64);
         let mut import = ImportDesc::new(entry, instance, physical_device, device, features);
         import.queue_family = d.queue_family;

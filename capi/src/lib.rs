@@ -236,7 +236,7 @@ fn status_of(e: &Error) -> VkssimStatus {
         Error::MissingFeature { .. } => VkssimErrorMissingFeature,
         Error::DeviceLost(_) => VkssimErrorDeviceLost,
         Error::OutOfDeviceMemory(_) => VkssimErrorOutOfDeviceMemory,
-        Error::Vulkan { .. } => VkssimErrorVulkan,
+        Error::Vulkan { .. } | Error::Allocation { .. } | Error::NotMapped(_) => VkssimErrorVulkan,
         Error::Unsupported(_) | Error::ValidationLayerMissing => VkssimErrorUnsupported,
         Error::SelfTestFailed(_) => VkssimErrorSelfTest,
         Error::InvalidOption(_)

@@ -32,7 +32,7 @@ pub unsafe extern "C" fn vkssim_scorer_create(
             clip_db: d.clip_db,
         };
         sd.device_frames = d.device_frames;
-        sd.frames_in_flight = d.frames_in_flight as usize;
+        sd.frames_in_flight = std::num::NonZeroUsize::new(d.frames_in_flight as usize);
         let scorer = e.engine.scorer(&sd)?;
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = Box::into_raw(Box::new(VkssimScorer { scorer })) };

@@ -107,11 +107,7 @@ fn c_program_scores_like_the_rust_api() {
     std::fs::write(&dp, &d.bytes).expect("write dist");
 
     // The Rust API's score (validation on), checked against the CPU twin.
-    let engine = Engine::new(&VkOptions {
-        validation: true,
-        ..VkOptions::default()
-    })
-    .expect("engine");
+    let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
     let mut desc = ScorerDesc::new(WIDTH, HEIGHT, 8);
     desc.ssim.enable_lcs = true;
     desc.ssim.enable_db = true;

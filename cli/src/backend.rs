@@ -16,7 +16,7 @@
 //! a `--device` index that does not exist) is reported, not papered over.
 
 use anyhow::{anyhow, bail, Context, Result};
-use vkssim::api::{MultiScorer, Scorer, ScorerDesc, SharedPlanes};
+use vkssim::api::{DealtPlanes, MultiScorer, Scorer, ScorerDesc};
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::{Error, SsimOptions};
 
@@ -32,8 +32,8 @@ pub struct Engine {
     /// The scorer(s), pairs dealt over them in turn.
     pub scorer: MultiScorer,
     /// The Vulkan engines behind `scorer`, in its dealing order (none on the
-    /// CPU twin).
-    pub devices: Vec<vkssim::api::Engine>,
+    /// CPU twin), kept for as long as the run.
+    _engines: Vec<vkssim::api::Engine>,
     /// e.g. `cpu (2 threads)` or `vulkan (llvmpipe ..., fp64, direct upload)`.
     pub description: String,
     /// Whether it is the CPU twin.
@@ -41,14 +41,15 @@ pub struct Engine {
 }
 
 /// Starts the scorer `args` asks for, for frames of `width` x `height` at
-/// `bit_depth`, with `options`. `quiet` silences the note printed when `auto`
-/// chooses the CPU.
+/// `bit_depth`, with `options`; `readers` threads will fill each device's
+/// frame slots at once (0: no hint), which sizes the frames in flight unless
+/// `--frames-in-flight` does ([`vkssim::api::in_flight`]). `quiet` silences
+/// the note printed when `auto` chooses the CPU.
 pub fn start(
     args: &EngineArgs,
     options: SsimOptions,
-    width: u32,
-    height: u32,
-    bit_depth: u32,
+    (width, height, bit_depth): (u32, u32, u32),
+    readers: usize,
     quiet: bool,
 ) -> Result<Engine> {
     // Every backend scores the same geometry; the CPU twin's check says, before
@@ -62,7 +63,8 @@ pub fn start(
     };
     let desc = ScorerDesc::new(width, height, bit_depth)
         .with_ssim(options)
-        .with_frames_in_flight(args.frames_in_flight);
+        .with_frames_in_flight(args.frames_in_flight)
+        .with_reader_threads(readers);
     // The CPU twin keeps its own queue (twice its threads): frames in flight
     // are the Vulkan ring's.
     let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
@@ -149,7 +151,7 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
         scorer,
-        devices: Vec::new(),
+        _engines: Vec::new(),
         on_cpu: true,
     })
 }
@@ -157,21 +159,19 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
 /// The engine options `args` (and the environment) ask for, on device
 /// `device_index` (`None`: the best).
 pub(crate) fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
-    VkOptions {
-        device_index,
-        upload: match args.upload {
+    VkOptions::default()
+        .with_device_index(device_index)
+        .with_upload(match args.upload {
             Upload::Auto => UploadPath::Auto,
             Upload::Direct => UploadPath::Direct,
             Upload::Staging => UploadPath::Staging,
-        },
-        no_fp64: args.no_fp64,
-        frames_in_flight: args.frames_in_flight,
-        validation: args.env.validation,
-        sum_threads: args.env.sum_threads,
-        force_host_sum: args.env.force_host_sum,
-        copy_terms: args.env.copy_terms,
-        ..VkOptions::default()
-    }
+        })
+        .with_no_fp64(args.no_fp64)
+        .with_frames_in_flight(args.frames_in_flight)
+        .with_validation(args.env.validation)
+        .with_sum_threads(args.env.sum_threads)
+        .with_force_host_sum(args.env.force_host_sum)
+        .with_copy_terms(args.env.copy_terms)
 }
 
 /// The devices `--device` names (`None`: the best one).
@@ -253,38 +253,30 @@ fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
     };
     Ok(Engine {
         scorer: MultiScorer::from_scorers(scorers, names)?,
-        devices,
+        _engines: devices,
         description,
         on_cpu: false,
     })
 }
 
-/// `vkssim devices`: every Vulkan device and what vkssim would do on it.
-/// One pool of shared reference planes per device of `engine` (a ladder's
-/// reference, uploaded once per device: [`crate::pipeline::Tee`]); none on
-/// the CPU twin, or when a pool cannot be made (the reference is then copied
-/// into each pair's slot).
-pub fn shared_planes(
-    engine: &Engine,
-    width: u32,
-    height: u32,
-    bit_depth: u32,
-) -> Vec<SharedPlanes> {
-    let desc = ScorerDesc::new(width, height, bit_depth);
-    let pools: Result<Vec<SharedPlanes>, Error> = engine
-        .devices
-        .iter()
-        .map(|e| e.shared_planes(&desc))
-        .collect();
-    match pools {
-        Ok(p) => p,
+/// One pool of shared reference planes per device of `engine`, dealt as its
+/// scorer deals pairs (a ladder's reference, uploaded once per device:
+/// [`crate::pipeline::Tee`]); none on the CPU twin, or when a pool cannot be
+/// made (the reference is then copied into each pair's slot).
+pub fn shared_planes(engine: &Engine) -> Option<DealtPlanes> {
+    if engine.on_cpu {
+        return None;
+    }
+    match engine.scorer.shared_planes() {
+        Ok(p) => Some(p),
         Err(e) => {
             tracing::warn!("the reference is copied into each pair's slot: {e}");
-            Vec::new()
+            None
         }
     }
 }
 
+/// `vkssim devices`: every Vulkan device and what vkssim would do on it.
 pub fn list_devices(validation: bool) -> Result<()> {
     let devices = vkssim::vk::list_devices(validation).context("listing Vulkan devices")?;
     let mut text = String::new();

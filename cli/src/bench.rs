@@ -124,17 +124,14 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
     // Threads and frames in flight are sized per device (--device N,M / all).
     let (devices, read_threads) = backend::read_threads(&args.engine);
-    let mut engine_args = args.engine.clone();
-    if engine_args.frames_in_flight == 0 {
-        engine_args.frames_in_flight =
-            pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
-    }
+    let size = (width, height, bit_depth);
+    let readers = read_threads.div_ceil(devices);
     let Engine {
         mut scorer,
         description,
         on_cpu,
         ..
-    } = backend::start(&engine_args, options, width, height, bit_depth, false)?;
+    } = backend::start(&args.engine, options, size, readers, false)?;
     let n = args.frames;
     let main = time(&mut scorer, &input, n, args.repeat, read_threads)?;
     let devices_used = scorer.devices().to_vec();
@@ -159,7 +156,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             mut scorer,
             description,
             ..
-        } = backend::start(&cpu_args, options, width, height, bit_depth, true)?;
+        } = backend::start(&cpu_args, options, size, readers, true)?;
         let t = time(&mut scorer, &input, n, args.repeat, read_threads)?;
         Some((description, t))
     };

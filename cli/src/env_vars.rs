@@ -5,10 +5,10 @@
 //!
 //! | variable | accepts | engine option |
 //! |---|---|---|
-//! | `VKSSIM_VALIDATION` | `1` on, `0` off | `VkOptions::validation` |
-//! | `VKSSIM_SUM_THREADS` | 1 to [`MAX_SUM_THREADS`] | `VkOptions::sum_threads` |
-//! | `VKSSIM_FORCE_HOST_SUM` | `1` on, `0` off | `VkOptions::force_host_sum` |
-//! | `VKSSIM_SUM_COPY` | `1` always, `0` never | `VkOptions::copy_terms` |
+//! | `VKSSIM_VALIDATION` | `1` on, `0` off | `VkOptions::device.validation` |
+//! | `VKSSIM_SUM_THREADS` | 1 to [`MAX_SUM_THREADS`] | `VkOptions::engine.sum_threads` |
+//! | `VKSSIM_FORCE_HOST_SUM` | `1` on, `0` off | `VkOptions::debug.force_host_sum` |
+//! | `VKSSIM_SUM_COPY` | `1` always, `0` never | `VkOptions::debug.copy_terms` |
 //!
 //! An empty value counts as unset. `VKSSIM_COMPUTE_QUEUES` is no longer read
 //! (one compute queue measured fastest); setting it gives a warning.

@@ -144,12 +144,6 @@ pub fn default_threads_for(devices: usize) -> usize {
         .clamp(2, 12 * devices.max(1))
 }
 
-/// Frames in flight that keep `threads` readers busy: each holds a slot while
-/// it reads, and the GPU and the summing threads hold a few more.
-pub fn frames_in_flight_for(threads: usize) -> usize {
-    2 * threads + 4
-}
-
 /// Scores `reference` against `distorted` with `scorer` as `sel` selects,
 /// filling slots on `threads` reader threads; `on_score` sees the number of
 /// frames scored so far (for progress).

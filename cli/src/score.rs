@@ -68,13 +68,13 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     // files, read by position on several threads, want more frames in flight.
     // Threads and frames in flight are sized per device (--device N,M / all).
     let (devices, read_threads) = backend::read_threads(&args.engine);
-    let mut engine_args = args.engine.clone();
     let indexed = reference.frame_index().is_some() && distorted.frame_index().is_some();
-    if engine_args.frames_in_flight == 0 && indexed {
-        engine_args.frames_in_flight =
-            pipeline::frames_in_flight_for(read_threads.div_ceil(devices));
-    }
-    let mut engine = start_engine(&engine_args, options, rf, args.quiet)?;
+    let readers = if indexed {
+        read_threads.div_ceil(devices)
+    } else {
+        0
+    };
+    let mut engine = start_engine(&args.engine, options, rf, readers, args.quiet)?;
 
     let progress = Progress::new(args.quiet, to_score);
     let outcome = pipeline::run(
@@ -105,21 +105,18 @@ fn selection(args: &ScoreArgs) -> Selection {
     }
 }
 
-/// Starts the scoring engine for `format`'s frames (`quiet`: no notes).
+/// Starts the scoring engine for `format`'s frames, `readers` threads filling
+/// each device's frame slots (0: no hint; see [`backend::start`]; `quiet`: no
+/// notes).
 fn start_engine(
     engine_args: &crate::args::EngineArgs,
     options: SsimOptions,
     format: VideoFormat,
+    readers: usize,
     quiet: bool,
 ) -> Result<backend::Engine> {
-    let engine = backend::start(
-        engine_args,
-        options,
-        format.width,
-        format.height,
-        format.bit_depth,
-        quiet,
-    )?;
+    let size = (format.width, format.height, format.bit_depth);
+    let engine = backend::start(engine_args, options, size, readers, quiet)?;
     tracing::info!(backend = %engine.description, "scoring");
     Ok(engine)
 }

@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 use ash::vk;
 use common::*;
 use vkssim::api::{DevicePlane, Engine, SampleFormat, Scorer, ScorerDesc};
-use vkssim::vk::VkOptions;
 
 struct Args {
     width: u32,
@@ -121,11 +120,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let a = parse_args()?;
-    let engine = Engine::new(&VkOptions {
-        device_index: a.device,
-        frames_in_flight: a.in_flight,
-        ..vk_options_from_env()
-    })?;
+    let engine = Engine::new(
+        &vk_options_from_env()
+            .with_device_index(a.device)
+            .with_frames_in_flight(a.in_flight),
+    )?;
     let h = engine.device_handles();
     let d = &h.device;
     let bps = if a.bit_depth > 8 { 2u64 } else { 1 };

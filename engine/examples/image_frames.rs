@@ -149,121 +149,124 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// # Safety
 /// `host` must be alive until this returns (it waits for the device before).
 unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::Error>> {
-    let mut desc = ImportDesc::new(
-        host.entry.clone(),
-        host.instance.clone(),
-        host.physical_device,
-        host.device.clone(),
-        host.features,
-    );
-    desc.queue_family = host.engine_family;
-    desc.instance_extensions = host.instance_extensions.clone();
-    let engine = Engine::import(desc)?;
-    let mut images = Images::new(host)?;
-    let (mut identical, mut total) = (0, 0);
-    let opts = SsimOptions {
-        enable_lcs: true,
-        ..Default::default()
-    };
-    let mut exclusive_done = false;
-    for bit_depth in [8, 10, 12, 16] {
-        let mut desc = ScorerDesc::new(WIDTH, HEIGHT, bit_depth);
-        desc.ssim = opts;
-        desc.device_frames = true;
-        let mut scorer = engine.scorer(&desc)?;
-        let mut pending = Vec::new();
-        for (c, case) in CASES.iter().enumerate() {
-            if case.bit_depth != bit_depth {
-                continue;
-            }
-            let Some(sampled) = host.image_support(case.format) else {
-                println!(
-                    "{}: not offered for transfers on this device, skipped",
-                    case.name
-                );
-                continue;
-            };
-            for (l, &layout) in LAYOUTS.iter().enumerate() {
-                if layout == vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL && !sampled {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let mut desc = ImportDesc::new(
+            host.entry.clone(),
+            host.instance.clone(),
+            host.physical_device,
+            host.device.clone(),
+            host.features,
+        );
+        desc.queue_family = host.engine_family;
+        desc.instance_extensions = host.instance_extensions.clone();
+        let engine = Engine::import(desc)?;
+        let mut images = Images::new(host)?;
+        let (mut identical, mut total) = (0, 0);
+        let opts = SsimOptions {
+            enable_lcs: true,
+            ..Default::default()
+        };
+        let mut exclusive_done = false;
+        for bit_depth in [8, 10, 12, 16] {
+            let mut desc = ScorerDesc::new(WIDTH, HEIGHT, bit_depth);
+            desc.ssim = opts;
+            desc.device_frames = true;
+            let mut scorer = engine.scorer(&desc)?;
+            let mut pending = Vec::new();
+            for (c, case) in CASES.iter().enumerate() {
+                if case.bit_depth != bit_depth {
+                    continue;
+                }
+                let Some(sampled) = host.image_support(case.format) else {
                     println!(
-                        "{} in {layout:?}: format not sampleable, skipped",
+                        "{}: not offered for transfers on this device, skipped",
                         case.name
                     );
                     continue;
-                }
-                let final_layout = LAYOUTS[(l + 1) % LAYOUTS.len()];
-                let final_layout =
-                    if final_layout == vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL && !sampled {
-                        vk::ImageLayout::GENERAL
-                    } else {
-                        final_layout
-                    };
-                let seed = (c * 16 + l) as u32;
-                let r = plane(bit_depth, seed, None);
-                let d = plane(bit_depth, seed, Some(&r));
-                let exclusive = !exclusive_done && bit_depth == 8 && l == 1;
-                let frame = images.frame(
-                    host,
-                    (case.format, case.shift, sampled),
-                    (layout, final_layout),
-                    [&r, &d],
-                    exclusive,
-                )?;
-                let timeline = host.timeline && l % 2 == 0;
-                let (wait, signal) = images.semaphores(host, timeline)?;
-                host.submit_fill(&frame, wait)?;
-                let image = |k: usize| {
-                    ImagePlane::new(frame.images[k], case.format, layout)
-                        .with_final_layout(final_layout)
-                        .with_queue_family(host.image_family)
-                        .with_msb_bits(case.msb_bits)
                 };
-                let distorted: DeviceSource = match frame.buffer {
-                    Some(buffer) => ExclusiveBufferPlane::new(
-                        DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8),
-                        host.image_family,
-                    )
-                    .into(),
-                    None => image(1).into(),
-                };
-                scorer.submit_sources(image(0).into(), distorted, &[wait], &[signal])?;
-                host.submit_return(&frame, signal)?;
-                let label = format!(
-                    "{} {layout:?} -> {final_layout:?}{}{}",
-                    case.name,
-                    if timeline { ", timeline" } else { ", binary" },
-                    if exclusive {
-                        ", distorted in an EXCLUSIVE buffer"
-                    } else {
-                        ""
+                for (l, &layout) in LAYOUTS.iter().enumerate() {
+                    if layout == vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL && !sampled {
+                        println!(
+                            "{} in {layout:?}: format not sampleable, skipped",
+                            case.name
+                        );
+                        continue;
                     }
-                );
-                exclusive_done |= exclusive;
-                pending.push(Pending {
-                    label,
-                    reference: r,
-                    distorted: d,
-                });
+                    let final_layout = LAYOUTS[(l + 1) % LAYOUTS.len()];
+                    let final_layout =
+                        if final_layout == vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL && !sampled {
+                            vk::ImageLayout::GENERAL
+                        } else {
+                            final_layout
+                        };
+                    let seed = (c * 16 + l) as u32;
+                    let r = plane(bit_depth, seed, None);
+                    let d = plane(bit_depth, seed, Some(&r));
+                    let exclusive = !exclusive_done && bit_depth == 8 && l == 1;
+                    let frame = images.frame(
+                        host,
+                        (case.format, case.shift, sampled),
+                        (layout, final_layout),
+                        [&r, &d],
+                        exclusive,
+                    )?;
+                    let timeline = host.timeline && l % 2 == 0;
+                    let (wait, signal) = images.semaphores(host, timeline)?;
+                    host.submit_fill(&frame, wait)?;
+                    let image = |k: usize| {
+                        ImagePlane::new(frame.images[k], case.format, layout)
+                            .with_final_layout(final_layout)
+                            .with_queue_family(host.image_family)
+                            .with_msb_bits(case.msb_bits)
+                    };
+                    let distorted: DeviceSource = match frame.buffer {
+                        Some(buffer) => ExclusiveBufferPlane::new(
+                            DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8),
+                            host.image_family,
+                        )
+                        .into(),
+                        None => image(1).into(),
+                    };
+                    scorer.submit_sources(image(0).into(), distorted, &[wait], &[signal])?;
+                    host.submit_return(&frame, signal)?;
+                    let label = format!(
+                        "{} {layout:?} -> {final_layout:?}{}{}",
+                        case.name,
+                        if timeline { ", timeline" } else { ", binary" },
+                        if exclusive {
+                            ", distorted in an EXCLUSIVE buffer"
+                        } else {
+                            ""
+                        }
+                    );
+                    exclusive_done |= exclusive;
+                    pending.push(Pending {
+                        label,
+                        reference: r,
+                        distorted: d,
+                    });
+                }
+            }
+            for p in pending {
+                let got = scorer.wait().ok_or("a submitted pair gave no result")??;
+                total += 1;
+                if same(&got, &cpu(&p, &opts)) {
+                    identical += 1;
+                    println!("{}: float_ssim {:.17} identical", p.label, got.float_ssim());
+                } else {
+                    eprintln!(
+                        "{}: GPU {got:?} differs from the CPU twin {:?}",
+                        p.label,
+                        cpu(&p, &opts)
+                    );
+                }
             }
         }
-        for p in pending {
-            let got = scorer.wait().ok_or("a submitted pair gave no result")??;
-            total += 1;
-            if same(&got, &cpu(&p, &opts)) {
-                identical += 1;
-                println!("{}: float_ssim {:.17} identical", p.label, got.float_ssim());
-            } else {
-                eprintln!(
-                    "{}: GPU {got:?} differs from the CPU twin {:?}",
-                    p.label,
-                    cpu(&p, &opts)
-                );
-            }
-        }
+        host.device.device_wait_idle()?;
+        images.destroy(host);
+        Ok((identical, total))
     }
-    host.device.device_wait_idle()?;
-    images.destroy(host);
-    Ok((identical, total))
 }
 
 fn cpu(p: &Pending, opts: &SsimOptions) -> FrameScore {

@@ -321,31 +321,34 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// device with `shaderInt64` and a
 /// compute queue.
 unsafe fn create_instance(validation: bool) -> Result<Host, Box<dyn std::error::Error>> {
-    let (entry, instance, messenger, _) =
-        common::host::instance(c"vkssim import example", validation)?;
-    for pd in instance.enumerate_physical_devices()? {
-        let features = instance.get_physical_device_features(pd);
-        let families = instance.get_physical_device_queue_family_properties(pd);
-        let family = families
-            .iter()
-            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE));
-        if let (vk::TRUE, Some(family)) = (features.shader_int64, family) {
-            let props = instance.get_physical_device_properties(pd);
-            let name = props
-                .device_name_as_c_str()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            return Ok(Host {
-                entry,
-                instance,
-                messenger,
-                physical_device: pd,
-                family: family as u32,
-                name,
-            });
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let (entry, instance, messenger, _) =
+            common::host::instance(c"vkssim import example", validation)?;
+        for pd in instance.enumerate_physical_devices()? {
+            let features = instance.get_physical_device_features(pd);
+            let families = instance.get_physical_device_queue_family_properties(pd);
+            let family = families
+                .iter()
+                .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE));
+            if let (vk::TRUE, Some(family)) = (features.shader_int64, family) {
+                let props = instance.get_physical_device_properties(pd);
+                let name = props
+                    .device_name_as_c_str()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Ok(Host {
+                    entry,
+                    instance,
+                    messenger,
+                    physical_device: pd,
+                    family: family as u32,
+                    name,
+                });
+            }
         }
+        Err("no Vulkan device with shaderInt64 and a compute queue".into())
     }
-    Err("no Vulkan device with shaderInt64 and a compute queue".into())
 }
 
 /// A device on the host's physical device with one queue of its family and
@@ -354,40 +357,47 @@ unsafe fn create_device(
     host: &Host,
     chain: &mut vk::PhysicalDeviceFeatures2<'_>,
 ) -> Result<ash::Device, vk::Result> {
-    let priorities = [1.0f32];
-    let queues = [vk::DeviceQueueCreateInfo::default()
-        .queue_family_index(host.family)
-        .queue_priorities(&priorities)];
-    let info = vk::DeviceCreateInfo::default()
-        .queue_create_infos(&queues)
-        .push_next(chain);
-    host.instance
-        .create_device(host.physical_device, &info, None)
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let priorities = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(host.family)
+            .queue_priorities(&priorities)];
+        let info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .push_next(chain);
+        host.instance
+            .create_device(host.physical_device, &info, None)
+    }
 }
 
 /// An import of a device created without `shaderInt64` must be refused with an
 /// error that names it.
 unsafe fn refused_without_int64(host: &Host) -> Result<(), Box<dyn std::error::Error>> {
-    let mut chain = vk::PhysicalDeviceFeatures2::default();
-    let device = create_device(host, &mut chain)?;
-    let mut desc = ImportDesc::new(
-        host.entry.clone(),
-        host.instance.clone(),
-        host.physical_device,
-        device.clone(),
-        EnabledFeatures::from_chain(&chain),
-    );
-    desc.queue_family = host.family;
-    let result = Engine::import(desc);
-    device.destroy_device(None);
-    match result {
-        Err(e @ Error::MissingFeature { .. }) if e.to_string().contains("shaderInt64") => {
-            println!("import without shaderInt64 refused: {e}");
-            Ok(())
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let mut chain = vk::PhysicalDeviceFeatures2::default();
+        let device = create_device(host, &mut chain)?;
+        let mut desc = ImportDesc::new(
+            host.entry.clone(),
+            host.instance.clone(),
+            host.physical_device,
+            device.clone(),
+            EnabledFeatures::from_chain(&chain),
+        );
+        desc.queue_family = host.family;
+        let result = Engine::import(desc);
+        device.destroy_device(None);
+        match result {
+            Err(e @ Error::MissingFeature { .. }) if e.to_string().contains("shaderInt64") => {
+                println!("import without shaderInt64 refused: {e}");
+                Ok(())
+            }
+            Err(e) => Err(format!(
+                "import without shaderInt64 failed with an unexpected error: {e}"
+            )
+            .into()),
+            Ok(_) => Err("import without shaderInt64 was accepted".into()),
         }
-        Err(e) => {
-            Err(format!("import without shaderInt64 failed with an unexpected error: {e}").into())
-        }
-        Ok(_) => Err("import without shaderInt64 was accepted".into()),
     }
 }

@@ -40,10 +40,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut distorted = open_input(Path::new(&args[1]), Some(raw))?;
 
     // The library reads no environment variable; this application does.
-    let engine = Engine::new(&VkOptions {
-        validation: std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1"),
-        ..VkOptions::default()
-    })?;
+    let engine = Engine::new(
+        &VkOptions::default()
+            .with_validation(std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1")),
+    )?;
     let desc = ScorerDesc::new(width, height, bit_depth);
     let mut scorer = engine.scorer(&desc)?;
     eprintln!(

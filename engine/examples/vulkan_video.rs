@@ -113,10 +113,11 @@ fn run(args: &Args) -> Result<bool, Error> {
     }
     let video = VideoDevice::open(&vkssim::vk::VkOptions::default())?;
     let handles = video.engine().device_handles();
-    // SAFETY: gpu-video's instance enables VK_EXT_debug_utils; the messenger
-    // is destroyed below, before `video` (and the instance) drops.
     let messenger = if validation {
         Some(
+            // SAFETY: gpu-video's instance enables VK_EXT_debug_utils; the
+            // messenger is destroyed below, before `video` (and the instance)
+            // drops.
             unsafe { common::host::collect_messages(&handles.entry, &handles.instance) }.map_err(
                 |e| Error::Vulkan {
                     result: e,
@@ -191,10 +192,7 @@ fn run(args: &Args) -> Result<bool, Error> {
 
 /// One `float_ssim` per line.
 fn read_expected(path: &PathBuf) -> Result<Vec<f64>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.clone(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| Error::io(path.clone(), source))?;
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
@@ -230,10 +228,8 @@ fn decode_only(args: &Args) -> Result<(), Error> {
             .map(|path| {
                 let device = device.clone();
                 scope.spawn(move || -> Result<u64, Error> {
-                    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-                        path: path.clone(),
-                        source,
-                    })?;
+                    let bytes =
+                        std::fs::read(path).map_err(|source| Error::io(path.clone(), source))?;
                     let mut decoder = device
                         .create_wgpu_textures_decoder_h264(DecoderParameters::default())
                         .map_err(|e| fail(&e))?;

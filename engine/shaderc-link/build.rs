@@ -2,7 +2,7 @@
 //!
 //! Debian's `libshaderc_combined.a` lacks glslang and its `libshaderc.so` is
 //! underlinked, so the `shaderc` crate's own link lines are not enough there
-//! (`../shared/design/hardware.md`, "shaderc against Debian 12"). The order
+//! (`docs/hardware.md`, "shaderc against Debian 12"). The order
 //! matters: each library only resolves symbols of those before it.
 
 fn main() {

@@ -3,12 +3,14 @@
 //! what is wrong.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Result with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong in vkssim.
-#[derive(Debug, thiserror::Error)]
+/// Everything that can go wrong in vkssim. Errors are `Clone` (an I/O error
+/// is shared), so one error can be handed to every user of a failed read.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Opening, reading or writing a file failed.
@@ -18,7 +20,7 @@ pub enum Error {
         path: PathBuf,
         /// The operating system's error.
         #[source]
-        source: std::io::Error,
+        source: Arc<std::io::Error>,
     },
     /// A raw YUV file ends inside a frame.
     #[error("{path}: frame {frame} is incomplete: the input ends {leftover} bytes into it ({frame_bytes} bytes per frame); the file size is not a whole number of frames")]
@@ -66,10 +68,13 @@ pub enum Error {
     #[error("invalid option: {0}")]
     InvalidOption(String),
     /// A 10 or 12-bit sample is larger than its bit depth allows (see `io::range`).
-    #[error("{path}: frame {frame}: the sample at x={x}, y={y} is {value}, above {max}, the largest {bit_depth}-bit value; is the bit depth right, and the file little-endian?")]
+    #[error("{}: frame {frame}: the sample at x={x}, y={y} is {value}, above {max}, the largest {bit_depth}-bit value; is the bit depth right, and the file little-endian?", sample_place(.plane, .at))]
     SampleRange {
-        /// The file.
-        path: PathBuf,
+        /// Which plane of the pair, where the finder knows it (a reader of a
+        /// file does not: the file names it).
+        plane: Option<PlaneRole>,
+        /// Where the plane was read.
+        at: SampleAt,
         /// Index of the frame.
         frame: u64,
         /// Column of the sample.
@@ -144,6 +149,20 @@ pub enum Error {
     /// The Vulkan device ran out of memory.
     #[error("the Vulkan device ran out of memory while {0}; try fewer frames in flight, a larger scale, or the CPU backend")]
     OutOfDeviceMemory(String),
+    /// The device memory allocator (gpu-allocator) failed for a reason other
+    /// than running out of memory.
+    #[error("allocating {what}: {source}")]
+    Allocation {
+        /// What was being allocated.
+        what: String,
+        /// The allocator's error.
+        #[source]
+        source: Arc<gpu_allocator::AllocationError>,
+    },
+    /// Host-visible memory vkssim made has no mapping (a driver that did not
+    /// map it).
+    #[error("{0} is not mapped into host memory")]
+    NotMapped(String),
     /// Any other Vulkan failure.
     #[error("Vulkan error {result} while {context}")]
     Vulkan {
@@ -190,6 +209,48 @@ pub enum Error {
     Internal(String),
 }
 
+/// Which plane of a reference-distorted pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlaneRole {
+    /// The reference plane.
+    Reference,
+    /// The distorted plane.
+    Distorted,
+}
+
+impl std::fmt::Display for PlaneRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PlaneRole::Reference => "reference",
+            PlaneRole::Distorted => "distorted",
+        })
+    }
+}
+
+/// Where a plane with a sample out of range was read ([`Error::SampleRange`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SampleAt {
+    /// A file (or `-`, standard input) read by one of [`crate::io`]'s readers.
+    File(PathBuf),
+    /// A frame slot the caller filled ([`crate::api::FrameSlot`]).
+    Slot,
+    /// A host plane the caller handed over ([`crate::api::HostPlane`]).
+    HostPlane,
+    /// A plane on the device, checked by the decimate pass.
+    Device,
+}
+
+/// How [`Error::SampleRange`] names where its plane was.
+fn sample_place(plane: &Option<PlaneRole>, at: &SampleAt) -> String {
+    let role = |p: &Option<PlaneRole>| p.map_or("a".to_string(), |p| p.to_string());
+    match at {
+        SampleAt::File(path) => path.display().to_string(),
+        SampleAt::Slot => format!("{} frame slot", role(plane)),
+        SampleAt::HostPlane => format!("{} host plane", role(plane)),
+        SampleAt::Device => format!("{} plane", role(plane)),
+    }
+}
+
 /// How [`Error::EmptyInput`] names its input.
 fn empty_input_name(path: &std::path::Path) -> &'static str {
     if path.as_os_str() == "-" {
@@ -229,7 +290,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            source: Arc::new(source),
         }
     }
 }
@@ -263,6 +324,48 @@ mod tests {
         ] {
             assert!(e.vulkan_unavailable(), "{e}");
         }
+    }
+
+    #[test]
+    fn a_sample_out_of_range_says_which_plane_and_where() {
+        let at = |plane, at| {
+            Error::SampleRange {
+                plane,
+                at,
+                frame: 4,
+                x: 1,
+                y: 2,
+                value: 1024,
+                max: 1023,
+                bit_depth: 10,
+            }
+            .to_string()
+        };
+        let file = at(None, SampleAt::File("clip.yuv".into()));
+        assert!(
+            file.starts_with("clip.yuv: frame 4: the sample at x=1, y=2 is 1024"),
+            "{file}"
+        );
+        let r = Some(PlaneRole::Reference);
+        let d = Some(PlaneRole::Distorted);
+        assert!(at(r, SampleAt::Device).starts_with("reference plane: frame 4:"));
+        assert!(at(d, SampleAt::Slot).starts_with("distorted frame slot: frame 4:"));
+        assert!(at(d, SampleAt::HostPlane).starts_with("distorted host plane: frame 4:"));
+    }
+
+    #[test]
+    fn errors_are_clone_with_their_sources() {
+        let e = Error::io(
+            "a.yuv",
+            std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        );
+        let copy = e.clone();
+        assert_eq!(copy.to_string(), e.to_string());
+        let (Error::Io { source: a, .. }, Error::Io { source: b, .. }) = (&e, &copy) else {
+            panic!("{copy:?}");
+        };
+        assert!(Arc::ptr_eq(a, b), "one shared I/O error");
+        assert_eq!(b.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]

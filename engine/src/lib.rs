@@ -8,21 +8,27 @@
 //! Video tools start at [`api`]: an engine on vkssim's own Vulkan device or on
 //! theirs, and scorers fed from host memory or from their own `VkBuffer`s.
 
+#![deny(missing_docs)]
+
 pub mod api;
 pub mod cpu;
 pub mod error;
 pub mod frame;
+mod identity;
 pub mod io;
 pub mod metric;
 pub mod options;
 pub mod pool;
-pub mod scorer;
+pub mod reorder;
+mod scorer;
 pub mod softfloat;
+#[doc(hidden)]
+pub mod testing;
 #[cfg(feature = "vulkan-video")]
 pub mod video;
 pub mod vk;
 
-pub use error::{Error, Result};
+pub use error::{Error, PlaneRole, Result, SampleAt};
 pub use frame::{FrameScore, LumaFrame, LumaView};
 pub use options::SsimOptions;
-pub use scorer::FrameScorer;
+pub(crate) use scorer::FrameScorer;

@@ -13,11 +13,7 @@ use vkssim::vk::VkOptions;
 use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
 fn engine() -> Engine {
-    Engine::new(&VkOptions {
-        validation: true,
-        ..VkOptions::default()
-    })
-    .expect("engine")
+    Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
 }
 
 /// `f` with each row padded to `stride` samples (padding filled with junk).
@@ -77,7 +73,7 @@ fn host_planes_match_the_cpu_twin() {
         for opts in option_sets {
             let mut desc = ScorerDesc::new(w, h, bit_depth);
             desc.ssim = opts;
-            desc.frames_in_flight = 2;
+            desc.frames_in_flight = std::num::NonZeroUsize::new(2);
             let mut scorer = engine.scorer(&desc).expect("scorer");
             let stride = w as usize + 5;
             let pairs: Vec<(LumaFrame, LumaFrame)> = (0..5)
@@ -160,7 +156,8 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
         return;
     }
     use vkssim::api::ContextCounts;
-    use vkssim::vk::{UploadPath, VkScorer};
+    use vkssim::testing::VkScorer;
+    use vkssim::vk::UploadPath;
     let engine = engine();
     let (w, h) = (72u32, 40u32);
     let (r, d) = (frame(w, h, 8, 31), frame(w, h, 8, 32));
@@ -194,11 +191,9 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
         assert_eq!(got, want);
     }
     // `VkScorer::new` with the same device choice shares the engine's device.
-    let opts = VkOptions {
-        validation: true,
-        upload: UploadPath::Auto,
-        ..VkOptions::default()
-    };
+    let opts = VkOptions::default()
+        .with_validation(true)
+        .with_upload(UploadPath::Auto);
     let vk = VkScorer::new(w, h, 8, &SsimOptions::default(), &opts).expect("VkScorer");
     assert_eq!(vk.arithmetic(), variant);
     assert_eq!(vk.context_counts(), once);
@@ -438,7 +433,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let mut desc = ScorerDesc::new(w, h, 8);
     desc.ssim.enable_lcs = true;
     desc.device_frames = true;
-    desc.frames_in_flight = 2;
+    desc.frames_in_flight = std::num::NonZeroUsize::new(2);
     let mut scorer = engine.scorer(&desc).expect("scorer");
     // Packed at 0 (zero-copy), padded rows at 256 (device copy), packed at an
     // offset of 4 (below any storage-buffer alignment: device copy).
@@ -529,12 +524,12 @@ fn engine_options_soft_f64_and_staging() {
     desc.ssim.enable_lcs = true;
     let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
     for (no_fp64, upload) in [(true, UploadPath::Direct), (false, UploadPath::Staging)] {
-        let engine = Engine::new(&VkOptions {
-            validation: true,
-            no_fp64,
-            upload,
-            ..VkOptions::default()
-        })
+        let engine = Engine::new(
+            &VkOptions::default()
+                .with_validation(true)
+                .with_no_fp64(no_fp64)
+                .with_upload(upload),
+        )
         .expect("engine");
         let mut scorer = engine.scorer(&desc).expect("scorer");
         assert_eq!(scorer.upload_path(), Some(upload));

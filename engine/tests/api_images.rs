@@ -20,11 +20,7 @@ fn image_sources_are_checked_before_any_device_work() {
     if !gpu_present() {
         return;
     }
-    let engine = Engine::new(&VkOptions {
-        validation: true,
-        ..VkOptions::default()
-    })
-    .expect("engine");
+    let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
     let mut desc = ScorerDesc::new(64, 48, 10);
     desc.device_frames = true;
     let mut scorer = engine.scorer(&desc).expect("scorer");

@@ -16,11 +16,11 @@ fn engines(count: usize) -> Vec<Engine> {
     let devices = usable_devices(true).expect("devices");
     (0..count)
         .map(|i| {
-            Engine::new(&VkOptions {
-                device_index: Some(devices[i % devices.len()]),
-                validation: true,
-                ..VkOptions::default()
-            })
+            Engine::new(
+                &VkOptions::default()
+                    .with_device_index(Some(devices[i % devices.len()]))
+                    .with_validation(true),
+            )
             .expect("engine")
         })
         .collect()
@@ -47,7 +47,7 @@ fn pairs_over_several_engines_come_back_in_order_and_identical() {
     for (w, h, bit_depth) in [(97u32, 61u32, 8u32), (64, 48, 10)] {
         let mut desc = ScorerDesc::new(w, h, bit_depth);
         desc.ssim = opts;
-        desc.frames_in_flight = 2;
+        desc.frames_in_flight = std::num::NonZeroUsize::new(2);
         let mut multi = MultiScorer::new(&engines, &desc).expect("multi scorer");
         assert_eq!(multi.devices().len(), 3);
         let pairs: Vec<(LumaFrame, LumaFrame)> = (0..11)
@@ -149,7 +149,7 @@ fn slots_filled_in_place_over_a_device_and_the_cpu_twin_come_back_in_order_acros
     let engines = engines(1);
     let mut desc = ScorerDesc::new(80, 52, 8);
     desc.ssim.enable_lcs = true;
-    desc.frames_in_flight = 2;
+    desc.frames_in_flight = std::num::NonZeroUsize::new(2);
     let scorers = vec![
         engines[0].scorer(&desc).expect("vulkan scorer"),
         vkssim::api::Scorer::cpu(&desc, 2).expect("cpu scorer"),

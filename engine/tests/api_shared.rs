@@ -15,18 +15,18 @@ mod vk_support;
 use vk_support::{frame, gpu_present};
 use vkssim::api::{Engine, HostPlane, Scorer, ScorerDesc, SharedPlane, SharedPlanes};
 use vkssim::vk::{UploadPath, VkOptions};
-use vkssim::{cpu, Error, FrameScore, LumaFrame, SsimOptions};
+use vkssim::{cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Decimated by 2 (scale 2: min(520, 400) / 256 rounds to 2).
 const W: u32 = 520;
 const H: u32 = 400;
 
 fn engine(upload: UploadPath) -> Engine {
-    Engine::new(&VkOptions {
-        validation: true,
-        upload,
-        ..VkOptions::default()
-    })
+    Engine::new(
+        &VkOptions::default()
+            .with_validation(true)
+            .with_upload(upload),
+    )
     .expect("engine")
 }
 
@@ -179,14 +179,15 @@ fn a_sample_above_the_bit_depth_in_a_shared_plane_is_each_pairs_error() {
         submit(scorer, Some(&good_plane), &good, &d);
         match scorer.wait().expect("a result") {
             Err(Error::SampleRange {
-                path,
+                plane,
+                at,
                 frame,
                 x: ex,
                 y: ey,
                 value,
                 ..
             }) => {
-                assert_eq!(path.to_string_lossy(), "reference plane");
+                assert_eq!((plane, at), (Some(PlaneRole::Reference), SampleAt::Device));
                 assert_eq!((frame, ex, ey, value), (0, x, y, 1024));
             }
             other => panic!("expected the range error, got {other:?}"),

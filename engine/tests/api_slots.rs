@@ -11,17 +11,13 @@ mod vk_support;
 use vk_support::{frame, gpu_present};
 use vkssim::api::{Engine, Scorer, ScorerDesc};
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, FrameScore, LumaFrame, SsimOptions};
+use vkssim::{cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 const W: u32 = 67;
 const H: u32 = 45;
 
 fn engine() -> Engine {
-    Engine::new(&VkOptions {
-        validation: true,
-        ..VkOptions::default()
-    })
-    .expect("engine")
+    Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
 }
 
 fn pairs(bit_depth: u32, n: u32) -> Vec<(LumaFrame, LumaFrame)> {
@@ -215,12 +211,21 @@ fn check_refusals(a: &mut Scorer, b: &mut Scorer, what: &str) {
     };
     match refused {
         Err(Error::SampleRange {
-            path, x, y, value, ..
+            plane,
+            at,
+            x,
+            y,
+            value,
+            ..
         }) => {
             assert_eq!((x, y, value), (7, 5, 1024), "{what}");
-            if on_device {
-                assert_eq!(path.to_string_lossy(), "distorted plane", "{what}");
-            }
+            assert_eq!(plane, Some(PlaneRole::Distorted), "{what}");
+            let place = if on_device {
+                SampleAt::Device
+            } else {
+                SampleAt::Slot
+            };
+            assert_eq!(at, place, "{what}");
         }
         other => panic!("{what}: {other:?}"),
     }

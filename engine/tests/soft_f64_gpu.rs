@@ -523,7 +523,7 @@ impl Harness {
         let push = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .size(4)];
-        // SAFETY (this whole block): every create info lives across its call, every
+        // SAFETY: (this whole block) every create info lives across its call, every
         // handle comes from this device, and the command buffer is recorded, submitted
         // and waited for before anything it uses is read or destroyed.
         unsafe {

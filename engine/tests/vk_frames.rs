@@ -6,8 +6,10 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::vk::{UploadPath, VkOptions, VkScorer};
-use vkssim::{cpu, Error, FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::VkScorer;
+use vkssim::vk::UploadPath;
+use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
 /// Scores `n` frame pairs on the GPU and the CPU and compares every result,
 /// once with the device's fixed-point sums deciding where they can and once
@@ -195,10 +197,7 @@ fn frames_match_the_cpu_twin_without_subgroups() {
             enable_lcs,
             ..Default::default()
         };
-        let vk = VkOptions {
-            no_subgroups: true,
-            ..vk_opts(UploadPath::Direct, false, 3)
-        };
+        let vk = (vk_opts(UploadPath::Direct, false, 3)).with_no_subgroups(true);
         let (w, h, depth) = geometry;
         let mut scorer = VkScorer::new(w, h, depth, &opts, &vk).unwrap();
         assert!(!scorer.subgroup_reduction());
@@ -302,7 +301,7 @@ fn bad_device_index_names_the_count() {
         return;
     }
     let mut o = vk_opts(UploadPath::Auto, false, 1);
-    o.device_index = Some(99);
+    o.device.index = Some(99);
     let err = VkScorer::new(64, 64, 8, &SsimOptions::default(), &o)
         .err()
         .expect("device 99 does not exist");
@@ -334,7 +333,7 @@ fn gpu_pass_times_are_measured_at_1080p_and_4k() {
             assert_eq!(got.unwrap().ssim.to_bits(), want.ssim.to_bits(), "{w}x{h}");
         }
         if let Some(ns) = scorer.last_pass_ns() {
-            assert_eq!(ns.len(), vkssim::vk::pipeline::PASSES.len());
+            assert_eq!(ns.len(), vkssim::testing::PASSES.len());
             assert!(ns.iter().all(|(_, t)| t.is_finite() && *t >= 0.0), "{ns:?}");
             let passes: Vec<String> = ns
                 .iter()

@@ -143,7 +143,7 @@ fn every_pass_matches_the_cpu_twin_without_fp64() {
     if !gpu_present() {
         return;
     }
-    if !vkssim::vk::shaders::soft_f64_available() {
+    if !vkssim::testing::soft_f64_available() {
         panic!("the software fp64 shaders are not built (glsl/include/soft_f64.glsl missing)");
     }
     for (w, h, depth, scale) in CASES {

@@ -9,8 +9,9 @@
 mod vk_support;
 
 use vk_support::*;
+use vkssim::testing::FrameScorer;
 use vkssim::vk::UploadPath;
-use vkssim::{cpu, io, Error, FrameScorer, LumaFrame, SsimOptions};
+use vkssim::{cpu, io, Error, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Positions (x, y) of bad samples in one plane.
 type Spots<'a> = &'a [(u32, u32)];
@@ -60,7 +61,7 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
     let label = format!("{w}x{h} {bit_depth}-bit scale {scale} {upload:?} no_fp64 {no_fp64}");
     for (k, (r, d)) in pairs.iter().enumerate() {
         let got = scorer.wait_next().expect("a result per frame");
-        let host = [(r, "reference plane"), (d, "distorted plane")]
+        let host = [(r, PlaneRole::Reference), (d, PlaneRole::Distorted)]
             .into_iter()
             .find_map(|(f, name)| {
                 io::range::first_out_of_range(&f.bytes, bit_depth).map(|hit| (hit, name))
@@ -76,7 +77,8 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
             }
             (
                 Err(Error::SampleRange {
-                    path,
+                    plane,
+                    at,
                     frame,
                     x,
                     y,
@@ -86,7 +88,11 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
                 }),
                 Some(((i, v), name)),
             ) => {
-                assert_eq!(path.to_str(), Some(name), "{label}: frame {k}");
+                assert_eq!(
+                    (plane, at),
+                    (Some(name), SampleAt::Device),
+                    "{label}: frame {k}"
+                );
                 assert_eq!(frame, k as u64, "{label}");
                 assert_eq!(
                     (x, y),

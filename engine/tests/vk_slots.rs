@@ -9,8 +9,10 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::vk::{UploadPath, UploadSlot, VkScorer};
-use vkssim::{cpu, FrameScore, FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::{UploadSlot, VkScorer};
+use vkssim::vk::UploadPath;
+use vkssim::{cpu, FrameScore, LumaFrame, SsimOptions};
 
 const W: u32 = 67;
 const H: u32 = 45;

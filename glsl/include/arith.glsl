@@ -20,7 +20,7 @@
 // fp32 add, sub and mul stay native: Vulkan rounds them correctly. Every fp32
 // expression in the shaders is `precise`, so no compiler fuses a*b+c.
 //
-// Exactness notes (../shared/design/exactness.md §5): native fp32 division and
+// Exactness notes (docs/exactness.md §5): native fp32 division and
 // sqrt are not IEEE on every driver (NVIDIA 580 measured), so the native
 // variant computes them in fp64 and rounds once; double rounding is harmless
 // for these operations because 53 >= 2*24 + 2.

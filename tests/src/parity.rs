@@ -3,7 +3,8 @@
 //! with a message naming clip, frame, options and metric), and a driver that runs
 //! a [`FrameScorer`] over a clip and checks every frame against libvmaf.
 
-use vkssim::{FrameScore, FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::{FrameScore, LumaFrame, SsimOptions};
 
 use crate::corpus::Clip;
 use crate::oracle::{libvmaf_float_ssim, LibvmafFrame};

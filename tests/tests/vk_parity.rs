@@ -10,8 +10,10 @@
 //! `VKSSIM_SKIP_GPU_TESTS=1` (then they pass without checking anything, and say
 //! so on stderr).
 
-use vkssim::vk::{list_devices, UploadPath, VkOptions, VkScorer};
-use vkssim::{FrameScorer, LumaFrame, SsimOptions};
+use vkssim::testing::FrameScorer;
+use vkssim::testing::VkScorer;
+use vkssim::vk::{list_devices, UploadPath, VkOptions};
+use vkssim::{LumaFrame, SsimOptions};
 use vkssim_tests::corpus::{self, Clip};
 use vkssim_tests::libvmaf_at_scale;
 use vkssim_tests::parity::{assert_same, check_scorer, libvmaf_frames, option_sets};
@@ -47,7 +49,10 @@ fn check_config(
     want: &[vkssim_tests::LibvmafFrame],
     vk: &VkOptions,
 ) {
-    let label = format!("vulkan {:?} no_fp64={}", vk.upload, vk.no_fp64);
+    let label = format!(
+        "vulkan {:?} no_fp64={}",
+        vk.engine.upload, vk.engine.no_fp64
+    );
     let mut scorer = VkScorer::new(clip.width, clip.height, clip.bit_depth, opts, vk)
         .unwrap_or_else(|e| panic!("{} [{opt_name}] {label}: {e}", clip.name));
     check_scorer(&label, clip, opt_name, opts, pairs, want, &mut scorer);
@@ -77,13 +82,13 @@ fn check_clip(name: &str) {
     let clip = corpus::clip(name);
     let pairs = clip.read_pairs();
     let sets = option_sets();
-    let vk = |upload, no_fp64| VkOptions {
-        device_index: None,
-        upload,
-        no_fp64,
-        frames_in_flight: 2,
-        validation: true,
-        ..VkOptions::default()
+    let vk = |upload, no_fp64| {
+        VkOptions::default()
+            .with_device_index(None)
+            .with_upload(upload)
+            .with_no_fp64(no_fp64)
+            .with_frames_in_flight(2)
+            .with_validation(true)
     };
     for (k, (opt_name, opts)) in sets.iter().enumerate() {
         let want = libvmaf_frames(&pairs, opts);
@@ -137,14 +142,12 @@ fn check_explicit_scales(name: &str, scales: &[u32]) {
             ..SsimOptions::default()
         };
         for no_fp64 in [false, true] {
-            let vk = VkOptions {
-                device_index: None,
-                upload: UploadPath::Auto,
-                no_fp64,
-                frames_in_flight: 1,
-                validation: true,
-                ..VkOptions::default()
-            };
+            let vk = VkOptions::default()
+                .with_device_index(None)
+                .with_upload(UploadPath::Auto)
+                .with_no_fp64(no_fp64)
+                .with_frames_in_flight(1)
+                .with_validation(true);
             let what = format!("{name} frame 0 scale={scale} no_fp64={no_fp64}");
             let mut scorer = VkScorer::new(clip.width, clip.height, clip.bit_depth, &opts, &vk)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));

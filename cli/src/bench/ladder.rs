@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use vkssim::api::SharedPlanes;
+use vkssim::api::DealtPlanes;
 use vkssim::FrameScore;
 
 use super::{open, Input};
@@ -35,28 +35,20 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
     };
     vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
     let threads = backend::read_threads(&args.engine).1.div_ceil(k).max(1);
-    let mut engine_args = args.engine.clone();
-    if engine_args.frames_in_flight == 0 {
-        engine_args.frames_in_flight = pipeline::frames_in_flight_for(threads);
-    }
     let mut engines = Vec::with_capacity(k);
     for i in 0..k {
         engines.push(backend::start(
-            &engine_args,
+            &args.engine,
             options,
-            width,
-            height,
-            bit_depth,
+            (width, height, bit_depth),
+            threads,
             i > 0,
         )?);
     }
     let bps = if bit_depth > 8 { 2 } else { 1 };
     let plane = width as usize * height as usize * bps;
-    let pools = match &engines[0] {
-        e if !e.on_cpu => backend::shared_planes(e, width, height, bit_depth),
-        _ => Vec::new(),
-    };
-    let modes: Vec<Mode> = if pools.is_empty() {
+    let planes = backend::shared_planes(&engines[0]);
+    let modes: Vec<Mode> = if planes.is_none() {
         vec![Mode::Copied, Mode::Separate]
     } else {
         vec![Mode::Shared, Mode::Copied, Mode::Separate]
@@ -65,13 +57,9 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
     let mut timings = Vec::new();
     let mut scores = Vec::new();
     for &mode in &modes {
-        let pools = if mode == Mode::Shared {
-            &pools[..]
-        } else {
-            &[]
-        };
+        let planes = planes.as_ref().filter(|_| mode == Mode::Shared);
         let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
-            run_all(&input, &mut engines, mode, pools, frames, threads, plane)
+            run_all(&input, &mut engines, mode, planes, frames, threads, plane)
         };
         run(n)?; // warm-up
         let mut per_frame = Vec::new();
@@ -201,7 +189,7 @@ fn run_all(
     input: &Input,
     engines: &mut [Engine],
     mode: Mode,
-    pools: &[SharedPlanes],
+    planes: Option<&DealtPlanes>,
     frames: u64,
     threads: usize,
     plane: usize,
@@ -214,12 +202,11 @@ fn run_all(
         subsample: 1,
         allow_length_mismatch: false,
     };
-    let window = 2 * pipeline::frames_in_flight_for(threads) + 8;
+    let window = 2 * vkssim::api::in_flight::for_readers(threads) + 8;
     // Every lane has scored as many pairs as the others: their next pairs go
-    // to one device.
-    let first_device = engines[0].scorer.next_engine();
-    let tee = Tee::new(input.inputs().0, k, 1, window, plane)
-        .with_shared_planes(pools.to_vec(), first_device);
+    // to one device, the first lane's.
+    let planes = planes.map(|p| p.dealt_from(&engines[0].scorer));
+    let tee = Tee::new(input.inputs().0, k, 1, window, plane).with_shared_planes(planes);
     let t0 = Instant::now();
     let outcomes: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = engines

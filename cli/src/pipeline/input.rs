@@ -14,7 +14,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use vkssim::api::SharedPlane;
 use vkssim::io::{FrameIndex, LumaReader};
-use vkssim::{Error, Result};
+use vkssim::{Error, PlaneRole, Result, SampleAt};
 
 use super::tee::Tee;
 
@@ -355,25 +355,32 @@ pub fn read_error(e: Error, role: &str, path: &Path, index: u64) -> anyhow::Erro
 }
 
 /// The scorer's [`Error::SampleRange`] for a plane of pair position `i` (found
-/// on the device: its `path` names the plane, `reference plane` or
-/// `distorted plane`, and its `frame` the device's count) with the input's
-/// name and its own frame number instead, and without the device that found
-/// it (an [`Error::OnDevice`] of several: the input is at fault, not the
-/// device); any other error unchanged.
+/// in a frame slot or on the device: it says which plane, and its `frame` is
+/// the scorer's count) with the input's file and its own frame number
+/// instead, and without the device that found it (an [`Error::OnDevice`] of
+/// several: the input is at fault, not the device); any other error
+/// unchanged.
 pub fn device_range_error(e: Error, reference: &Input<'_>, distorted: &Input<'_>, i: u64) -> Error {
-    let plane = |e: &Error| match e {
-        Error::SampleRange { path, .. } if path.as_os_str() == "reference plane" => Some(reference),
-        Error::SampleRange { path, .. } if path.as_os_str() == "distorted plane" => Some(distorted),
+    let input = |e: &Error| match e {
+        Error::SampleRange {
+            plane: Some(role),
+            at: SampleAt::Slot | SampleAt::Device,
+            ..
+        } => Some(match role {
+            PlaneRole::Reference => reference,
+            PlaneRole::Distorted => distorted,
+        }),
         _ => None,
     };
     let e = match e {
-        Error::OnDevice { source, .. } if plane(&source).is_some() => *source,
+        Error::OnDevice { source, .. } if input(&source).is_some() => *source,
         e => e,
     };
-    match (plane(&e), e) {
+    match (input(&e), e) {
         (
             Some(input),
             Error::SampleRange {
+                plane,
                 x,
                 y,
                 value,
@@ -382,7 +389,8 @@ pub fn device_range_error(e: Error, reference: &Input<'_>, distorted: &Input<'_>
                 ..
             },
         ) => Error::SampleRange {
-            path: input.path().to_path_buf(),
+            plane,
+            at: SampleAt::File(input.path().to_path_buf()),
             frame: input.frame_number(i),
             x,
             y,

@@ -9,9 +9,10 @@
 //! ([`vkssim::api::SharedPlanes`], one pool per device of the runs): each
 //! reference frame is read straight into device memory once, and every lane
 //! scores against that one upload ([`vkssim::api::FrameSlot::share_reference`])
-//! instead of copying it into its own slot. Position `p` goes to the pool of
-//! device `(first + p / step) % devices`, the device every lane's scorer deals
-//! that pair to (`first`: the device of the lanes' first pair). Where a pool cannot give a plane (out of device memory), that
+//! instead of copying it into its own slot. Position `p` is the lanes' pair
+//! `p / step`, and goes to the pool of the device every lane's scorer deals
+//! that pair to ([`DealtPlanes::pool_for`]: the library keeps the dealing
+//! rule). Where a pool cannot give a plane (out of device memory), that
 //! frame is kept in host memory and copied, as on the CPU.
 //!
 //! Each run (a lane) sees the tee through an [`super::Input`] that behaves as
@@ -24,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use vkssim::api::{PlaneWriter, SharedPlane, SharedPlanes};
+use vkssim::api::{DealtPlanes, PlaneWriter, SharedPlane};
 use vkssim::{Error, Result};
 
 use super::input::{Got, Input};
@@ -104,11 +105,9 @@ pub struct Tee<'a> {
     /// Reads of the reference at once: 1 for a stream, more for a file read
     /// by position.
     readers: usize,
-    /// The devices' shared planes (empty: host memory).
-    pools: Vec<SharedPlanes>,
-    /// The device of the lanes' first pair (their scorers deal the pairs of
-    /// the run in turn from there).
-    first_device: u64,
+    /// The devices' shared planes, dealt as the lanes' scorers deal their
+    /// pairs (`None`: host memory).
+    planes: Option<DealtPlanes>,
     /// Whether a plane was kept in host memory for want of a device plane
     /// (said once).
     fell_back: AtomicBool,
@@ -136,8 +135,7 @@ impl<'a> Tee<'a> {
                 lanes.clamp(2, 8)
             },
             inner: reference,
-            pools: Vec::new(),
-            first_device: 0,
+            planes: None,
             fell_back: AtomicBool::new(false),
             state: Mutex::new(State {
                 cache: BTreeMap::new(),
@@ -154,23 +152,22 @@ impl<'a> Tee<'a> {
         }
     }
 
-    /// The same tee keeping its planes in `pools` (one per device, in the
-    /// order the lanes' scorers deal pairs to devices, every lane's next pair
-    /// going to device `next_device`; see the module documentation).
-    pub fn with_shared_planes(mut self, pools: Vec<SharedPlanes>, next_device: usize) -> Self {
-        self.pools = pools;
-        self.first_device = next_device as u64;
+    /// The same tee keeping its planes in `planes` (one pool per device,
+    /// dealt from the lanes' next pair; see the module documentation), or in
+    /// host memory with `None`.
+    pub fn with_shared_planes(mut self, planes: Option<DealtPlanes>) -> Self {
+        self.planes = planes;
         self
     }
 
     /// Whether the planes are kept on the devices ([`Tee::with_shared_planes`]).
     pub fn shares_planes(&self) -> bool {
-        !self.pools.is_empty()
+        self.planes.is_some()
     }
 
     /// Shared planes the devices' pools have made so far.
     pub fn planes_made(&self) -> usize {
-        self.pools.iter().map(SharedPlanes::planes_made).sum()
+        self.planes.as_ref().map_or(0, DealtPlanes::planes_made)
     }
 
     /// The shared reference.
@@ -284,7 +281,7 @@ impl<'a> Tee<'a> {
                 // With pools the lanes score on a device, which range-checks
                 // every plane (also one kept in host memory for want of a
                 // device plane).
-                let checked = self.pools.is_empty();
+                let checked = self.planes.is_none();
                 let got = self.inner.read(seq, p, plane.bytes_mut(), checked, &never);
                 s = self.lock();
                 s.pending.remove(&p);
@@ -327,10 +324,8 @@ impl Tee<'_> {
     /// A plane to read position `p` into: from its device's pool, else (no
     /// pool, or the pool could not make one) in host memory.
     fn fresh_plane(&self, p: u64) -> Fresh {
-        if !self.pools.is_empty() {
-            let turn = self.first_device + p / self.step;
-            let pool = &self.pools[(turn % self.pools.len() as u64) as usize];
-            match pool.take() {
+        if let Some(planes) = &self.planes {
+            match planes.pool_for(p / self.step).take() {
                 Ok(w) => return Fresh::Device(w),
                 Err(e) => {
                     if !self.fell_back.swap(true, Ordering::Relaxed) {
@@ -362,7 +357,7 @@ fn answer(
         s.failed
             .as_ref()
             .filter(|(at, _)| *at <= p)
-            .map(|(_, e)| copy_error(e))
+            .map(|(_, e)| e.clone())
     };
     match want {
         Want::Read(i) => {
@@ -418,55 +413,6 @@ fn answer(
             }
             Ok(None)
         }
-    }
-}
-
-/// The same error again, for each lane that meets it (the library's error is
-/// not `Clone`); the message is the same.
-fn copy_error(e: &Error) -> Error {
-    match e {
-        Error::Io { path, source } => Error::Io {
-            path: path.clone(),
-            source: std::io::Error::new(source.kind(), source.to_string()),
-        },
-        Error::TruncatedFrame {
-            path,
-            frame,
-            leftover,
-            frame_bytes,
-        } => Error::TruncatedFrame {
-            path: path.clone(),
-            frame: *frame,
-            leftover: *leftover,
-            frame_bytes: *frame_bytes,
-        },
-        Error::Y4mFrame {
-            path,
-            frame,
-            reason,
-        } => Error::Y4mFrame {
-            path: path.clone(),
-            frame: *frame,
-            reason: reason.clone(),
-        },
-        Error::SampleRange {
-            path,
-            frame,
-            x,
-            y,
-            value,
-            max,
-            bit_depth,
-        } => Error::SampleRange {
-            path: path.clone(),
-            frame: *frame,
-            x: *x,
-            y: *y,
-            value: *value,
-            max: *max,
-            bit_depth: *bit_depth,
-        },
-        other => Error::Internal(format!("reading the shared reference: {other}")),
     }
 }
 
@@ -563,27 +509,33 @@ mod tests {
         let engines: Vec<Engine> = [None, Some(0)]
             .into_iter()
             .map(|device_index| {
-                Engine::new(&VkOptions {
-                    device_index,
-                    validation: true,
-                    ..VkOptions::default()
-                })
+                Engine::new(
+                    &VkOptions::default()
+                        .with_device_index(device_index)
+                        .with_validation(true),
+                )
                 .expect("engine")
             })
             .collect();
         let handle = |e: &Engine| ash::vk::Handle::as_raw(e.device_handles().device.handle());
         assert_ne!(handle(&engines[0]), handle(&engines[1]), "two devices");
         let desc = ScorerDesc::new(64, 48, 8);
-        let pools = engines
-            .iter()
-            .map(|e| e.shared_planes(&desc).expect("pool"))
-            .collect();
+        // A multi-scorer whose next pair goes to the second device.
+        let mut multi = vkssim::api::MultiScorer::new(&engines, &desc).expect("scorers");
+        let (r, d) = (vec![0u8; 64 * 48], vec![9u8; 64 * 48]);
+        let host = vkssim::api::HostPlane::u8;
+        multi
+            .submit_host(host(&r, 64), host(&d, 64))
+            .expect("one pair");
+        multi.wait().expect("a result").expect("a score");
+        assert_eq!(multi.next_engine(), 1);
+        let planes = multi.shared_planes().expect("pools");
         let reader = Planes {
             at: 0,
             path: PathBuf::from("planes"),
         };
         let reference = Input::open("reference", Box::new(reader), 0);
-        let tee = Tee::new(reference, 1, 1, 4, 64 * 48).with_shared_planes(pools, 1);
+        let tee = Tee::new(reference, 1, 1, 4, 64 * 48).with_shared_planes(Some(planes));
         let mut scorers: Vec<_> = engines
             .iter()
             .map(|e| e.scorer(&desc).expect("scorer"))
@@ -639,14 +591,11 @@ mod tests {
             eprintln!("skipped: no Vulkan device");
             return;
         }
-        let engine = Engine::new(&VkOptions {
-            validation: true,
-            ..VkOptions::default()
-        })
-        .expect("engine");
+        let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
         let desc = ScorerDesc::new(64, 48, 8);
-        let pool = engine
-            .shared_planes(&desc)
+        let planes = vkssim::api::MultiScorer::new(std::slice::from_ref(&engine), &desc)
+            .expect("scorer")
+            .shared_planes()
             .expect("pool")
             .with_max_planes(1);
         let reader = Planes {
@@ -654,7 +603,7 @@ mod tests {
             path: PathBuf::from("planes"),
         };
         let reference = Input::open("reference", Box::new(reader), 0);
-        let tee = Tee::new(reference, 1, 1, 4, 64 * 48).with_shared_planes(vec![pool], 0);
+        let tee = Tee::new(reference, 1, 1, 4, 64 * 48).with_shared_planes(Some(planes));
         let mut scorer = engine.scorer(&desc).expect("scorer");
         let stop = AtomicBool::new(false);
         let mut kept = Vec::new();

@@ -3,14 +3,13 @@
 //! the filled slots in job order, stops at the first read error or early end,
 //! and collects the results.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
+use vkssim::reorder::Reorder;
 
 use super::collect::Collector;
 use super::input::{device_range_error, read_error, Got, Input};
@@ -64,24 +63,21 @@ pub fn run(
     let mut slots = scorer.slots();
     let depth = slots.queue_depth().max(1);
     let mut finished = false;
-    let (job_tx, job_rx) = channel::<Job<'_>>();
-    let job_rx = Mutex::new(job_rx);
+    // One job queue that every reader thread takes from, in order.
+    let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job<'_>>();
     let (done_tx, done_rx) = channel::<Done<'_>>();
     std::thread::scope(|scope| {
         for t in 0..threads.max(1) {
             let (job_rx, done_tx, stop) = (&job_rx, done_tx.clone(), &stop);
             let spawned = std::thread::Builder::new()
                 .name(format!("vkssim-read-{t}"))
-                .spawn_scoped(scope, move || {
-                    loop {
-                        // A poisoned lock only means another reader panicked
-                        // while waiting; the receiver itself is sound.
-                        let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                        let Ok(Job { j, mut slot }) = job else { return };
-                        let got = fill(reference, distorted, plan, j, slot.as_mut(), stop);
-                        if done_tx.send(Done { j, slot, got }).is_err() {
-                            return;
-                        }
+                .spawn_scoped(scope, move || loop {
+                    let Ok(Job { j, mut slot }) = job_rx.recv() else {
+                        return;
+                    };
+                    let got = fill(reference, distorted, plan, j, slot.as_mut(), stop);
+                    if done_tx.send(Done { j, slot, got }).is_err() {
+                        return;
                     }
                 });
             if let Err(e) = spawned {
@@ -95,8 +91,8 @@ pub fn run(
         }
         drop(done_tx);
         let job_tx = job_tx;
-        let (mut issued, mut next, mut outstanding) = (0u64, 0u64, 0usize);
-        let mut ready: BTreeMap<u64, Done<'_>> = BTreeMap::new();
+        let (mut issued, mut outstanding) = (0u64, 0usize);
+        let mut ready: Reorder<Done<'_>> = Reorder::new();
         let mut stopped = false;
         loop {
             while !stopped && outstanding < depth && issued < plan.jobs() {
@@ -132,8 +128,7 @@ pub fn run(
             let Ok(done) = received else { break };
             ready.insert(done.j, done);
             let t = Instant::now();
-            while let Some(done) = ready.remove(&next) {
-                next += 1;
+            while let Some(done) = ready.pop_ready() {
                 outstanding -= 1;
                 if !stopped && !take(done, reference, distorted, plan, &mut slots, &mut run) {
                     stopped = true;
@@ -148,7 +143,7 @@ pub fn run(
                 stop.store(true, Ordering::Relaxed);
             }
         }
-        finished = !stopped && next == plan.jobs();
+        finished = !stopped && ready.next_index() == plan.jobs();
         drop(job_tx);
     });
     if finished && plan.positions != u64::MAX {

@@ -291,6 +291,7 @@ fn score_all(
             &args.engine,
             options,
             rf,
+            0,
             args.quiet || k > 0,
         )?);
     }
@@ -298,15 +299,11 @@ fn score_all(
     // selection then says 0).
     let skip_ref = pairs[0].1.skip_ref;
     let step = args.subsample.max(1);
-    let window = 2 * pipeline::frames_in_flight_for(threads) + 8;
+    let window = 2 * vkssim::api::in_flight::for_readers(threads) + 8;
     let plane = rf.luma_bytes();
     // Every lane deals its pairs over the same devices in the same order, so
     // the first lane's devices stand for all.
-    let pools = match &engines[0] {
-        e if !e.on_cpu => backend::shared_planes(e, rf.width, rf.height, rf.bit_depth),
-        _ => Vec::new(),
-    };
-    let first_device = engines[0].scorer.next_engine();
+    let planes = backend::shared_planes(&engines[0]);
     let tee = Tee::new(
         Input::open("reference", reference, skip_ref),
         lanes,
@@ -314,7 +311,7 @@ fn score_all(
         window,
         plane,
     )
-    .with_shared_planes(pools, first_device);
+    .with_shared_planes(planes);
     let progress = Progress::new(args.quiet, total);
     let scored: Vec<AtomicU64> = (0..lanes).map(|_| AtomicU64::new(0)).collect();
     let mut joined = Vec::with_capacity(lanes);

@@ -28,6 +28,7 @@ unsafe extern "system" fn on_message(
     let text = unsafe { data.as_ref() }
         .filter(|d| !d.p_message.is_null())
         .map(|d| {
+            // SAFETY: `p_message` is a NUL-terminated string (checked non-null).
             unsafe { CStr::from_ptr(d.p_message) }
                 .to_string_lossy()
                 .into_owned()
@@ -56,34 +57,37 @@ pub unsafe fn instance(
     app: &CStr,
     validation: bool,
 ) -> Result<HostInstance, Box<dyn std::error::Error>> {
-    let entry = ash::Entry::load()?;
-    let version = entry
-        .try_enumerate_instance_version()?
-        .unwrap_or(vk::API_VERSION_1_0)
-        .min(vk::API_VERSION_1_2);
-    let app = vk::ApplicationInfo::default()
-        .application_name(app)
-        .api_version(version);
-    let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
-    let exts = [
-        ash::ext::debug_utils::NAME.as_ptr(),
-        ash::ext::validation_features::NAME.as_ptr(),
-    ];
-    let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
-    let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
-    let mut info = vk::InstanceCreateInfo::default().application_info(&app);
-    if validation {
-        info = info
-            .enabled_layer_names(&layers)
-            .enabled_extension_names(&exts)
-            .push_next(&mut features);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let entry = ash::Entry::load()?;
+        let version = entry
+            .try_enumerate_instance_version()?
+            .unwrap_or(vk::API_VERSION_1_0)
+            .min(vk::API_VERSION_1_2);
+        let app = vk::ApplicationInfo::default()
+            .application_name(app)
+            .api_version(version);
+        let layers = [c"VK_LAYER_KHRONOS_validation".as_ptr()];
+        let exts = [
+            ash::ext::debug_utils::NAME.as_ptr(),
+            ash::ext::validation_features::NAME.as_ptr(),
+        ];
+        let sync = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&sync);
+        let mut info = vk::InstanceCreateInfo::default().application_info(&app);
+        if validation {
+            info = info
+                .enabled_layer_names(&layers)
+                .enabled_extension_names(&exts)
+                .push_next(&mut features);
+        }
+        let instance = entry.create_instance(&info, None)?;
+        if !validation {
+            return Ok((entry, instance, None, version));
+        }
+        let m = collect_messages(&entry, &instance)?;
+        Ok((entry, instance, Some(m), version))
     }
-    let instance = entry.create_instance(&info, None)?;
-    if !validation {
-        return Ok((entry, instance, None, version));
-    }
-    let m = collect_messages(&entry, &instance)?;
-    Ok((entry, instance, Some(m), version))
 }
 
 /// A debug-utils messenger on `instance` (created with `VK_EXT_debug_utils`)
@@ -96,22 +100,25 @@ pub unsafe fn collect_messages(
     entry: &ash::Entry,
     instance: &ash::Instance,
 ) -> Result<Messenger, vk::Result> {
-    let du = ash::ext::debug_utils::Instance::new(entry, instance);
-    let m = du.create_debug_utils_messenger(
-        &vk::DebugUtilsMessengerCreateInfoEXT::default()
-            .message_severity(
-                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
-                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
-            )
-            .message_type(
-                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
-                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
-                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
-            )
-            .pfn_user_callback(Some(on_message)),
-        None,
-    )?;
-    Ok((du, m))
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let du = ash::ext::debug_utils::Instance::new(entry, instance);
+        let m = du.create_debug_utils_messenger(
+            &vk::DebugUtilsMessengerCreateInfoEXT::default()
+                .message_severity(
+                    vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                        | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+                )
+                .message_type(
+                    vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                        | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                        | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+                )
+                .pfn_user_callback(Some(on_message)),
+            None,
+        )?;
+        Ok((du, m))
+    }
 }
 
 /// The host's Vulkan objects.
@@ -143,94 +150,99 @@ impl Host {
     /// # Safety
     /// The loader must be sound.
     pub unsafe fn new(validation: bool) -> Result<Self, Box<dyn std::error::Error>> {
-        let (entry, instance, messenger, version) =
-            instance(c"vkssim image_frames example", validation)?;
-        for pd in instance.enumerate_physical_devices()? {
-            let supported = instance.get_physical_device_features(pd);
-            let families = instance.get_physical_device_queue_family_properties(pd);
-            let can = |f: &vk::QueueFamilyProperties, flags| f.queue_flags.intersects(flags);
-            let Some(engine_family) = families
-                .iter()
-                .position(|f| can(f, vk::QueueFlags::COMPUTE))
-            else {
-                continue;
-            };
-            if supported.shader_int64 != vk::TRUE {
-                continue;
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            let (entry, instance, messenger, version) =
+                instance(c"vkssim image_frames example", validation)?;
+            for pd in instance.enumerate_physical_devices()? {
+                let supported = instance.get_physical_device_features(pd);
+                let families = instance.get_physical_device_queue_family_properties(pd);
+                let can = |f: &vk::QueueFamilyProperties, flags| f.queue_flags.intersects(flags);
+                let Some(engine_family) = families
+                    .iter()
+                    .position(|f| can(f, vk::QueueFlags::COMPUTE))
+                else {
+                    continue;
+                };
+                if supported.shader_int64 != vk::TRUE {
+                    continue;
+                }
+                let other = |flags| {
+                    (0..families.len()).find(|&i| i != engine_family && can(&families[i], flags))
+                };
+                let image_family = other(vk::QueueFlags::COMPUTE)
+                    .or_else(|| other(vk::QueueFlags::TRANSFER | vk::QueueFlags::GRAPHICS))
+                    .unwrap_or(engine_family);
+                let props = instance.get_physical_device_properties(pd);
+                let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+                let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+                let api12 =
+                    props.api_version >= vk::API_VERSION_1_2 && version >= vk::API_VERSION_1_2;
+                let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11);
+                if api12 {
+                    query = query.push_next(&mut v12);
+                }
+                instance.get_physical_device_features2(pd, &mut query);
+                let timeline = api12 && v12.timeline_semaphore == vk::TRUE;
+                let ycbcr = v11.sampler_ycbcr_conversion == vk::TRUE;
+                let features = vk::PhysicalDeviceFeatures::default()
+                    .shader_int64(true)
+                    .shader_float64(supported.shader_float64 == vk::TRUE);
+                let mut enable11 =
+                    vk::PhysicalDeviceVulkan11Features::default().sampler_ycbcr_conversion(ycbcr);
+                let mut enable12 =
+                    vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(timeline);
+                let priorities = [1.0f32];
+                let mut queues = vec![vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(engine_family as u32)
+                    .queue_priorities(&priorities)];
+                if image_family != engine_family {
+                    queues.push(
+                        vk::DeviceQueueCreateInfo::default()
+                            .queue_family_index(image_family as u32)
+                            .queue_priorities(&priorities),
+                    );
+                }
+                let mut chain = vk::PhysicalDeviceFeatures2::default().features(features);
+                if api12 {
+                    chain = chain.push_next(&mut enable11).push_next(&mut enable12);
+                }
+                let info = vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&queues)
+                    .push_next(&mut chain);
+                let device = instance.create_device(pd, &info, None)?;
+                // What the engine is told: the chain the device was created with.
+                let features = EnabledFeatures::from_chain(&chain);
+                let names =
+                    validation.then(|| ash::ext::debug_utils::Device::new(&instance, &device));
+                let image_queue = device.get_device_queue(image_family as u32, 0);
+                let name = props
+                    .device_name_as_c_str()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                return Ok(Host {
+                    entry,
+                    instance,
+                    messenger,
+                    names,
+                    physical_device: pd,
+                    device,
+                    name,
+                    engine_family: engine_family as u32,
+                    image_family: image_family as u32,
+                    image_queue,
+                    features,
+                    timeline,
+                    ycbcr: ycbcr && api12,
+                    instance_extensions: if validation {
+                        extension_names(&[ash::ext::debug_utils::NAME])
+                    } else {
+                        Vec::new()
+                    },
+                });
             }
-            let other = |flags| {
-                (0..families.len()).find(|&i| i != engine_family && can(&families[i], flags))
-            };
-            let image_family = other(vk::QueueFlags::COMPUTE)
-                .or_else(|| other(vk::QueueFlags::TRANSFER | vk::QueueFlags::GRAPHICS))
-                .unwrap_or(engine_family);
-            let props = instance.get_physical_device_properties(pd);
-            let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
-            let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
-            let api12 = props.api_version >= vk::API_VERSION_1_2 && version >= vk::API_VERSION_1_2;
-            let mut query = vk::PhysicalDeviceFeatures2::default().push_next(&mut v11);
-            if api12 {
-                query = query.push_next(&mut v12);
-            }
-            instance.get_physical_device_features2(pd, &mut query);
-            let timeline = api12 && v12.timeline_semaphore == vk::TRUE;
-            let ycbcr = v11.sampler_ycbcr_conversion == vk::TRUE;
-            let features = vk::PhysicalDeviceFeatures::default()
-                .shader_int64(true)
-                .shader_float64(supported.shader_float64 == vk::TRUE);
-            let mut enable11 =
-                vk::PhysicalDeviceVulkan11Features::default().sampler_ycbcr_conversion(ycbcr);
-            let mut enable12 =
-                vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(timeline);
-            let priorities = [1.0f32];
-            let mut queues = vec![vk::DeviceQueueCreateInfo::default()
-                .queue_family_index(engine_family as u32)
-                .queue_priorities(&priorities)];
-            if image_family != engine_family {
-                queues.push(
-                    vk::DeviceQueueCreateInfo::default()
-                        .queue_family_index(image_family as u32)
-                        .queue_priorities(&priorities),
-                );
-            }
-            let mut chain = vk::PhysicalDeviceFeatures2::default().features(features);
-            if api12 {
-                chain = chain.push_next(&mut enable11).push_next(&mut enable12);
-            }
-            let info = vk::DeviceCreateInfo::default()
-                .queue_create_infos(&queues)
-                .push_next(&mut chain);
-            let device = instance.create_device(pd, &info, None)?;
-            // What the engine is told: the chain the device was created with.
-            let features = EnabledFeatures::from_chain(&chain);
-            let names = validation.then(|| ash::ext::debug_utils::Device::new(&instance, &device));
-            let image_queue = device.get_device_queue(image_family as u32, 0);
-            let name = props
-                .device_name_as_c_str()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            return Ok(Host {
-                entry,
-                instance,
-                messenger,
-                names,
-                physical_device: pd,
-                device,
-                name,
-                engine_family: engine_family as u32,
-                image_family: image_family as u32,
-                image_queue,
-                features,
-                timeline,
-                ycbcr: ycbcr && api12,
-                instance_extensions: if validation {
-                    extension_names(&[ash::ext::debug_utils::NAME])
-                } else {
-                    Vec::new()
-                },
-            });
+            Err("no Vulkan device with shaderInt64 and a compute queue".into())
         }
-        Err("no Vulkan device with shaderInt64 and a compute queue".into())
     }
 
     /// Names `handle` for the validation layer's messages.
@@ -238,12 +250,15 @@ impl Host {
     /// # Safety
     /// `handle` must be an object of this host's device.
     pub unsafe fn name<H: vk::Handle>(&self, handle: H, name: &str) {
-        if let Some(du) = &self.names {
-            let name = std::ffi::CString::new(name).unwrap_or_default();
-            let info = vk::DebugUtilsObjectNameInfoEXT::default()
-                .object_handle(handle)
-                .object_name(&name);
-            let _ = du.set_debug_utils_object_name(&info);
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            if let Some(du) = &self.names {
+                let name = std::ffi::CString::new(name).unwrap_or_default();
+                let info = vk::DebugUtilsObjectNameInfoEXT::default()
+                    .object_handle(handle)
+                    .object_name(&name);
+                let _ = du.set_debug_utils_object_name(&info);
+            }
         }
     }
 
@@ -253,30 +268,33 @@ impl Host {
     /// # Safety
     /// The host's instance must be alive.
     pub unsafe fn image_support(&self, format: vk::Format) -> Option<bool> {
-        if multi_planar(format) && !self.ycbcr {
-            return None;
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            if multi_planar(format) && !self.ycbcr {
+                return None;
+            }
+            let props = self
+                .instance
+                .get_physical_device_format_properties(self.physical_device, format);
+            let copy = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
+            if !props.optimal_tiling_features.contains(copy) {
+                return None;
+            }
+            let sampled = props
+                .optimal_tiling_features
+                .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE);
+            self.instance
+                .get_physical_device_image_format_properties(
+                    self.physical_device,
+                    format,
+                    vk::ImageType::TYPE_2D,
+                    vk::ImageTiling::OPTIMAL,
+                    usage(sampled),
+                    vk::ImageCreateFlags::empty(),
+                )
+                .ok()
+                .map(|_| sampled)
         }
-        let props = self
-            .instance
-            .get_physical_device_format_properties(self.physical_device, format);
-        let copy = vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
-        if !props.optimal_tiling_features.contains(copy) {
-            return None;
-        }
-        let sampled = props
-            .optimal_tiling_features
-            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE);
-        self.instance
-            .get_physical_device_image_format_properties(
-                self.physical_device,
-                format,
-                vk::ImageType::TYPE_2D,
-                vk::ImageTiling::OPTIMAL,
-                usage(sampled),
-                vk::ImageCreateFlags::empty(),
-            )
-            .ok()
-            .map(|_| sampled)
     }
 
     /// Submits `frame`'s fill on the image family's queue, signalling `done`.
@@ -285,18 +303,22 @@ impl Host {
     /// `frame` must have been recorded on this host's device and `done` be one
     /// of its semaphores, unsignalled (binary) or below its value (timeline).
     pub unsafe fn submit_fill(&self, frame: &Frame, done: SemaphoreRef) -> Result<(), vk::Result> {
-        let cmds = [frame.fill];
-        let sems = [done.semaphore];
-        let values = [done.value.unwrap_or(0)];
-        let mut tl = vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values);
-        let mut submit = vk::SubmitInfo::default()
-            .command_buffers(&cmds)
-            .signal_semaphores(&sems);
-        if done.value.is_some() {
-            submit = submit.push_next(&mut tl);
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            let cmds = [frame.fill];
+            let sems = [done.semaphore];
+            let values = [done.value.unwrap_or(0)];
+            let mut tl =
+                vk::TimelineSemaphoreSubmitInfo::default().signal_semaphore_values(&values);
+            let mut submit = vk::SubmitInfo::default()
+                .command_buffers(&cmds)
+                .signal_semaphores(&sems);
+            if done.value.is_some() {
+                submit = submit.push_next(&mut tl);
+            }
+            self.device
+                .queue_submit(self.image_queue, &[submit], vk::Fence::null())
         }
-        self.device
-            .queue_submit(self.image_queue, &[submit], vk::Fence::null())
     }
 
     /// Submits `frame`'s return (the acquire back, when the families differ)
@@ -310,20 +332,23 @@ impl Host {
         frame: &Frame,
         scored: SemaphoreRef,
     ) -> Result<(), vk::Result> {
-        let cmds = [frame.back];
-        let sems = [scored.semaphore];
-        let values = [scored.value.unwrap_or(0)];
-        let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
-        let mut tl = vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&values);
-        let mut submit = vk::SubmitInfo::default()
-            .command_buffers(&cmds)
-            .wait_semaphores(&sems)
-            .wait_dst_stage_mask(&stages);
-        if scored.value.is_some() {
-            submit = submit.push_next(&mut tl);
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            let cmds = [frame.back];
+            let sems = [scored.semaphore];
+            let values = [scored.value.unwrap_or(0)];
+            let stages = [vk::PipelineStageFlags::ALL_COMMANDS];
+            let mut tl = vk::TimelineSemaphoreSubmitInfo::default().wait_semaphore_values(&values);
+            let mut submit = vk::SubmitInfo::default()
+                .command_buffers(&cmds)
+                .wait_semaphores(&sems)
+                .wait_dst_stage_mask(&stages);
+            if scored.value.is_some() {
+                submit = submit.push_next(&mut tl);
+            }
+            self.device
+                .queue_submit(self.image_queue, &[submit], vk::Fence::null())
         }
-        self.device
-            .queue_submit(self.image_queue, &[submit], vk::Fence::null())
     }
 
     /// Destroys the device and instance (after [`Images::destroy`]).
@@ -332,11 +357,14 @@ impl Host {
     /// The device must be idle and every object made on it destroyed
     /// ([`super::frames::Images::destroy`]).
     pub unsafe fn destroy(self) {
-        self.device.destroy_device(None);
-        if let Some((du, m)) = &self.messenger {
-            du.destroy_debug_utils_messenger(*m, None);
+        // SAFETY: the caller upholds this function's `# Safety` contract.
+        unsafe {
+            self.device.destroy_device(None);
+            if let Some((du, m)) = &self.messenger {
+                du.destroy_debug_utils_messenger(*m, None);
+            }
+            self.instance.destroy_instance(None);
         }
-        self.instance.destroy_instance(None);
     }
 
     /// Whether the image family differs from the engine's (ownership moves).

@@ -15,10 +15,8 @@ use vkssim::{FrameScore, LumaFrame, SsimOptions};
 /// `VKSSIM_VALIDATION=1` (the library reads no environment variable; an
 /// application, like these examples, may).
 pub fn vk_options_from_env() -> vkssim::vk::VkOptions {
-    vkssim::vk::VkOptions {
-        validation: std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1"),
-        ..Default::default()
-    }
+    vkssim::vk::VkOptions::default()
+        .with_validation(std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1"))
 }
 
 /// The 32-bit word repeated along row `y` of plane `seed`: four 8-bit samples
@@ -88,30 +86,33 @@ pub unsafe fn create_buffer(
     usage: vk::BufferUsageFlags,
     props: vk::MemoryPropertyFlags,
 ) -> Result<RawBuffer, vk::Result> {
-    let info = vk::BufferCreateInfo::default()
-        .size(size)
-        .usage(usage)
-        .sharing_mode(vk::SharingMode::EXCLUSIVE);
-    let buffer = device.create_buffer(&info, None)?;
-    let req = device.get_buffer_memory_requirements(buffer);
-    let mem = instance.get_physical_device_memory_properties(physical_device);
-    let Some(type_index) = (0..mem.memory_type_count).find(|&i| {
-        req.memory_type_bits & (1 << i) != 0
-            && mem.memory_types[i as usize].property_flags.contains(props)
-    }) else {
-        device.destroy_buffer(buffer, None);
-        return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
-    };
-    let alloc = vk::MemoryAllocateInfo::default()
-        .allocation_size(req.size)
-        .memory_type_index(type_index);
-    let memory = device.allocate_memory(&alloc, None)?;
-    device.bind_buffer_memory(buffer, memory, 0)?;
-    Ok(RawBuffer {
-        buffer,
-        memory,
-        size,
-    })
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let buffer = device.create_buffer(&info, None)?;
+        let req = device.get_buffer_memory_requirements(buffer);
+        let mem = instance.get_physical_device_memory_properties(physical_device);
+        let Some(type_index) = (0..mem.memory_type_count).find(|&i| {
+            req.memory_type_bits & (1 << i) != 0
+                && mem.memory_types[i as usize].property_flags.contains(props)
+        }) else {
+            device.destroy_buffer(buffer, None);
+            return Err(vk::Result::ERROR_OUT_OF_DEVICE_MEMORY);
+        };
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index);
+        let memory = device.allocate_memory(&alloc, None)?;
+        device.bind_buffer_memory(buffer, memory, 0)?;
+        Ok(RawBuffer {
+            buffer,
+            memory,
+            size,
+        })
+    }
 }
 
 /// Destroys a buffer and frees its memory.
@@ -119,8 +120,11 @@ pub unsafe fn create_buffer(
 /// # Safety
 /// The device must no longer use the buffer.
 pub unsafe fn destroy_buffer(device: &ash::Device, b: &RawBuffer) {
-    device.destroy_buffer(b.buffer, None);
-    device.free_memory(b.memory, None);
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        device.destroy_buffer(b.buffer, None);
+        device.free_memory(b.memory, None);
+    }
 }
 
 /// Records, into `cmd`, the writes of a plane whose row `y` repeats `word(y)`:
@@ -139,14 +143,17 @@ pub unsafe fn record_fill(
     height: u32,
     word: impl Fn(u32) -> u32,
 ) {
-    for y in 0..height {
-        device.cmd_fill_buffer(
-            cmd,
-            buffer,
-            offset + y as u64 * row_pitch,
-            row_pitch,
-            word(y),
-        );
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        for y in 0..height {
+            device.cmd_fill_buffer(
+                cmd,
+                buffer,
+                offset + y as u64 * row_pitch,
+                row_pitch,
+                word(y),
+            );
+        }
     }
 }
 
@@ -158,19 +165,22 @@ pub unsafe fn command_buffer(
     device: &ash::Device,
     family: u32,
 ) -> Result<(vk::CommandPool, vk::CommandBuffer), vk::Result> {
-    let pool = device.create_command_pool(
-        &vk::CommandPoolCreateInfo::default()
-            .queue_family_index(family)
-            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
-        None,
-    )?;
-    let cmd = device.allocate_command_buffers(
-        &vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1),
-    )?[0];
-    Ok((pool, cmd))
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let pool = device.create_command_pool(
+            &vk::CommandPoolCreateInfo::default()
+                .queue_family_index(family)
+                .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+            None,
+        )?;
+        let cmd = device.allocate_command_buffers(
+            &vk::CommandBufferAllocateInfo::default()
+                .command_pool(pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1),
+        )?[0];
+        Ok((pool, cmd))
+    }
 }
 
 /// A global barrier from transfer writes to every later access.
@@ -178,18 +188,21 @@ pub unsafe fn command_buffer(
 /// # Safety
 /// `cmd` must be recording.
 pub unsafe fn transfer_to_all(device: &ash::Device, cmd: vk::CommandBuffer) {
-    let barrier = [vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-        .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
-    device.cmd_pipeline_barrier(
-        cmd,
-        vk::PipelineStageFlags::TRANSFER,
-        vk::PipelineStageFlags::ALL_COMMANDS,
-        vk::DependencyFlags::empty(),
-        &barrier,
-        &[],
-        &[],
-    );
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let barrier = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE)];
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::DependencyFlags::empty(),
+            &barrier,
+            &[],
+            &[],
+        );
+    }
 }
 
 /// The CPU twin's score of a pair (itself bit-identical to libvmaf).

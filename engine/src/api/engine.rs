@@ -73,26 +73,6 @@ pub fn required_features() -> vk::PhysicalDeviceFeatures {
 /// [`Engine`] and [`Scorer`] using them drop. What the host enabled comes as
 /// libplacebo and wgpu-hal take it: the `VkPhysicalDeviceFeatures2` chain
 /// (read into [`EnabledFeatures`]) and the enabled extension lists.
-///
-/// ```no_run
-/// use std::sync::Arc;
-/// use ash::vk;
-/// use vkssim::api::{extension_names, EnabledFeatures, ImportDesc, QueueLock};
-/// # fn host() -> (ash::Entry, ash::Instance, vk::PhysicalDevice, ash::Device, Arc<dyn QueueLock>) { unimplemented!() }
-/// let (entry, instance, physical_device, device, lock) = host();
-/// // The chain the host gave vkCreateDevice.
-/// let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
-/// let chain = vk::PhysicalDeviceFeatures2::default()
-///     .features(vkssim::api::required_features())
-///     .push_next(&mut v12);
-/// // SAFETY: a well-formed chain.
-/// let features = unsafe { EnabledFeatures::from_chain(&chain) };
-/// let mut desc = ImportDesc::new(entry, instance, physical_device, device, features);
-/// desc.queue_family = 0;
-/// desc.instance_extensions = extension_names(&[ash::ext::debug_utils::NAME]);
-/// desc.queue_lock = Some(lock);
-/// # let _ = desc;
-/// ```
 #[non_exhaustive]
 pub struct ImportDesc {
     /// The loader entry the instance was created through.
@@ -130,16 +110,6 @@ pub struct ImportDesc {
 impl ImportDesc {
     /// The host's objects with queue 0 of family 0, no extensions listed, no
     /// queue lock and default options (set the fields that differ).
-    ///
-    /// ```no_run
-    /// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device) { unimplemented!() }
-    /// use vkssim::api::{required_features, EnabledFeatures, ImportDesc};
-    /// let (entry, instance, physical_device, device) = host();
-    /// let mut desc = ImportDesc::new(entry, instance, physical_device, device,
-    ///     EnabledFeatures::new(required_features()));
-    /// desc.queue_family = 2;
-    /// # let _ = desc;
-    /// ```
     pub fn new(
         entry: ash::Entry,
         instance: ash::Instance,
@@ -165,15 +135,6 @@ impl ImportDesc {
 
 /// The Vulkan objects behind an [`Engine`] ([`Engine::device_handles`]):
 /// borrowed, never to be destroyed by the caller.
-///
-/// ```no_run
-/// # let engine: vkssim::api::Engine = unimplemented!();
-/// let h = engine.device_handles();
-/// let info = ash::vk::SemaphoreCreateInfo::default();
-/// // SAFETY: a valid device; the host destroys the semaphore it creates.
-/// let semaphore = unsafe { h.device.create_semaphore(&info, None) };
-/// # let _ = semaphore;
-/// ```
 #[derive(Clone)]
 pub struct DeviceHandles {
     /// The loader entry.
@@ -218,7 +179,7 @@ impl Engine {
     /// ```
     pub fn new(options: &VkOptions) -> Result<Self> {
         options.check()?;
-        let gpu = Gpu::shared(options.device_index, options.validation)?;
+        let gpu = Gpu::shared(options.device.index, options.device.validation)?;
         Ok(Self {
             timeline: gpu.device.timeline,
             gpu,
@@ -242,19 +203,6 @@ impl Engine {
     /// must keep the instance and device alive until this engine and every
     /// [`Scorer`] made from it have dropped. When other threads use the queue,
     /// `queue_lock` must be given.
-    ///
-    /// ```no_run
-    /// # fn host() -> (ash::Entry, ash::Instance, ash::vk::PhysicalDevice, ash::Device) { unimplemented!() }
-    /// use vkssim::api::{required_features, EnabledFeatures, Engine, ImportDesc};
-    /// let (entry, instance, physical_device, device) = host();
-    /// let features = EnabledFeatures::new(required_features());
-    /// // SAFETY: the host created these objects and keeps them alive.
-    /// let engine = unsafe {
-    ///     Engine::import(ImportDesc::new(entry, instance, physical_device, device, features))
-    /// }?;
-    /// # let _ = engine;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub unsafe fn import(desc: ImportDesc) -> Result<Self> {
         // SAFETY: the caller guarantees the instance is valid and outlives us.
         let instance = unsafe { Instance::from_raw(desc.entry, desc.instance) };
@@ -349,33 +297,18 @@ impl Engine {
     }
 
     /// The device's name.
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// println!("{}", engine.device_name());
-    /// ```
     pub fn device_name(&self) -> &str {
         self.gpu.device_name()
     }
 
     /// How often the engine's device built `variant`'s pipelines and ran its
     /// self-test: at most once each, however many scorers it made.
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// let counts = engine.context_counts(vkssim::api::ArithVariant::Fp64);
-    /// assert!(counts.pipeline_builds <= 1);
-    /// ```
+    #[doc(hidden)]
     pub fn context_counts(&self, variant: ArithVariant) -> ContextCounts {
         self.gpu.context_counts(variant)
     }
 
     /// Whether the device is the host's ([`Engine::import`]).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// assert!(!engine.is_imported());
-    /// ```
     pub fn is_imported(&self) -> bool {
         self.gpu.is_imported()
     }
@@ -383,11 +316,6 @@ impl Engine {
     /// Validation-layer warnings and errors collected so far on vkssim's own
     /// instance (always empty for an imported one: the host's messenger sees
     /// them).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// assert!(engine.validation_messages().is_empty());
-    /// ```
     pub fn validation_messages(&self) -> Vec<String> {
         self.gpu.validation_messages()
     }
@@ -396,14 +324,6 @@ impl Engine {
     /// semaphores on vkssim's own device (for [`Scorer::submit_device`]). They
     /// stay vkssim's: never destroy them, and submit to the queue only through
     /// [`Engine::queue_submit`] (vkssim submits to it from other threads).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// let h = engine.device_handles();
-    /// // SAFETY: a plain query on a valid device.
-    /// let props = unsafe { h.instance.get_physical_device_properties(h.physical_device) };
-    /// # let _ = props;
-    /// ```
     pub fn device_handles(&self) -> DeviceHandles {
         let d = &self.gpu.device;
         DeviceHandles {
@@ -423,16 +343,6 @@ impl Engine {
     /// # Safety
     /// As `vkQueueSubmit`: the submit infos and fence must be valid for the
     /// engine's device and queue family.
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// # let cmd = ash::vk::CommandBuffer::null();
-    /// let cmds = [cmd];
-    /// let submit = [ash::vk::SubmitInfo::default().command_buffers(&cmds)];
-    /// // SAFETY: `cmd` was recorded on the engine's queue family.
-    /// unsafe { engine.queue_submit(&submit, ash::vk::Fence::null()) }?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub unsafe fn queue_submit(
         &self,
         submits: &[vk::SubmitInfo<'_>],
@@ -448,13 +358,6 @@ impl Engine {
     /// the device offers `VK_KHR_timeline_semaphore` (then enabled; the host
     /// creates and waits on timeline semaphores through that extension's
     /// functions, e.g. `ash::khr::timeline_semaphore::Device`).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// if engine.supports_timeline_semaphores() {
-    ///     println!("chain with timeline values");
-    /// }
-    /// ```
     pub fn supports_timeline_semaphores(&self) -> bool {
         self.timeline
     }
@@ -467,13 +370,6 @@ impl Engine {
     /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (bit depth,
     /// scale above 128), [`Error::SelfTestFailed`],
     /// [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// let scorer = engine.scorer(&vkssim::api::ScorerDesc::new(3840, 2160, 10))?;
-    /// # let _ = scorer;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn scorer(&self, desc: &ScorerDesc) -> Result<Scorer> {
         Scorer::new(self, Arc::clone(&self.gpu), &self.options, desc)
     }
@@ -486,13 +382,6 @@ impl Engine {
     /// done.
     ///
     /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// let planes = engine.shared_planes(&vkssim::api::ScorerDesc::new(3840, 2160, 8))?;
-    /// println!("{} bytes per plane", planes.plane_len());
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn shared_planes(&self, desc: &ScorerDesc) -> Result<SharedPlanes> {
         SharedPlanes::new(
             Arc::clone(&self.gpu),
@@ -506,15 +395,6 @@ impl Engine {
     /// scorer with one frame in flight, dropped afterwards (the pipelines and
     /// self-test result stay with the engine's device). For many pairs, keep
     /// a [`Scorer`].
-    ///
-    /// ```no_run
-    /// use vkssim::api::{Engine, HostPlane, ScorerDesc};
-    /// # let engine: Engine = unimplemented!();
-    /// let (r, d) = (vec![0u8; 64 * 64], vec![1u8; 64 * 64]);
-    /// let score = engine.score_pair(&ScorerDesc::new(64, 64, 8), HostPlane::u8(&r, 64), HostPlane::u8(&d, 64))?;
-    /// # let _ = score;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn score_pair(
         &self,
         desc: &ScorerDesc,
@@ -522,7 +402,7 @@ impl Engine {
         distorted: HostPlane<'_>,
     ) -> Result<FrameScore> {
         let mut one = *desc;
-        one.frames_in_flight = 1;
+        one.frames_in_flight = std::num::NonZeroUsize::new(1);
         let mut scorer = self.scorer(&one)?;
         scorer.submit_host(reference, distorted)?;
         scorer

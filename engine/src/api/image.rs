@@ -158,36 +158,18 @@ impl ImagePlane {
     }
 
     /// The same plane, left in `layout` after the pair's copy.
-    ///
-    /// ```no_run
-    /// # let p: vkssim::api::ImagePlane = unimplemented!();
-    /// let p = p.with_final_layout(ash::vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
-    /// # let _ = p;
-    /// ```
     pub fn with_final_layout(mut self, layout: vk::ImageLayout) -> Self {
         self.final_layout = layout;
         self
     }
 
     /// The same plane, owned by `family` (acquired from it and released back).
-    ///
-    /// ```no_run
-    /// # let p: vkssim::api::ImagePlane = unimplemented!();
-    /// let p = p.with_queue_family(2);
-    /// # let _ = p;
-    /// ```
     pub fn with_queue_family(mut self, family: u32) -> Self {
         self.queue_family = family;
         self
     }
 
     /// The same image, frame in array layer `layer`.
-    ///
-    /// ```no_run
-    /// # let p: vkssim::api::ImagePlane = unimplemented!();
-    /// let p = p.with_array_layer(3);
-    /// # let _ = p;
-    /// ```
     pub fn with_array_layer(mut self, layer: u32) -> Self {
         self.array_layer = layer;
         self
@@ -234,12 +216,6 @@ pub struct ExclusiveBufferPlane {
 
 impl ExclusiveBufferPlane {
     /// `plane`, owned by `queue_family`.
-    ///
-    /// ```no_run
-    /// # let plane: vkssim::api::DevicePlane = unimplemented!();
-    /// let owned = vkssim::api::ExclusiveBufferPlane::new(plane, 0);
-    /// # let _ = owned;
-    /// ```
     pub fn new(plane: DevicePlane, queue_family: u32) -> Self {
         Self {
             plane,
@@ -310,21 +286,6 @@ impl Scorer {
     /// the host has submitted the matching release. Nothing may write the
     /// planes until the pair is done. Images and buffers must stay alive until
     /// the scorer drops or [`Scorer::forget_device_buffers`] is called.
-    ///
-    /// ```no_run
-    /// use ash::vk;
-    /// use vkssim::api::{ImagePlane, SemaphoreRef};
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// # let (a, b, decoded) = (vk::Image::null(), vk::Image::null(), vk::Semaphore::null());
-    /// let nv12 = |image| {
-    ///     ImagePlane::new(image, vk::Format::G8_B8R8_2PLANE_420_UNORM, vk::ImageLayout::GENERAL).into()
-    /// };
-    /// // SAFETY: the decoder's images hold the frames and stay untouched until the score is back.
-    /// unsafe {
-    ///     scorer.submit_sources(nv12(a), nv12(b), &[SemaphoreRef::timeline(decoded, 3)], &[])
-    /// }?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub unsafe fn submit_sources(
         &mut self,
         reference: DeviceSource,
@@ -381,20 +342,6 @@ impl Scorer {
     ///
     /// # Safety
     /// As [`Scorer::submit_sources`].
-    ///
-    /// ```no_run
-    /// use ash::vk;
-    /// use vkssim::api::ImagePlane;
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// # let (a, b) = (vk::Image::null(), vk::Image::null());
-    /// let p010 = vk::Format::G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16;
-    /// let layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-    /// // SAFETY: both images hold a frame, owned by the engine's queue family.
-    /// unsafe {
-    ///     scorer.submit_images(ImagePlane::new(a, p010, layout), ImagePlane::new(b, p010, layout), &[], &[])
-    /// }?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub unsafe fn submit_images(
         &mut self,
         reference: ImagePlane,

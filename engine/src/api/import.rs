@@ -82,7 +82,7 @@ impl EnabledFeatures {
     pub unsafe fn from_chain(chain: &vk::PhysicalDeviceFeatures2<'_>) -> Self {
         let mut out = Self::new(chain.features);
         let mut next = chain.p_next as *const vk::BaseInStructure<'_>;
-        // SAFETY (whole loop): per the contract, each pointer is null or a
+        // SAFETY: per the contract, each pointer of the chain is null or a
         // valid struct whose `s_type` says its type.
         while let Some(base) = unsafe { next.as_ref() } {
             match base.s_type {

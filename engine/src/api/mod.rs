@@ -36,6 +36,7 @@
 mod engine;
 mod image;
 mod import;
+pub mod in_flight;
 mod multi;
 mod plane;
 mod scorer;
@@ -51,7 +52,8 @@ pub use engine::{
 };
 pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
-pub use multi::{usable_devices, MultiScorer, MultiSlots};
+pub use in_flight::DEFAULT_FRAMES_IN_FLIGHT;
+pub use multi::{usable_devices, DealtPlanes, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Diagnostics, Scorer, ScorerDesc};
 pub use slots::{FrameSlot, FrameSlots};

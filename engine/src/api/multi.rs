@@ -11,6 +11,7 @@ use super::engine::Engine;
 use super::plane::HostPlane;
 use super::scorer::{Scorer, ScorerDesc};
 use super::slots::{FrameSlot, FrameSlots};
+use crate::vk::shared_plane::SharedPlanes;
 use crate::{Error, FrameScore, Result};
 
 /// Scores pairs of one geometry on several engines at once. Pair `k` goes to
@@ -23,7 +24,7 @@ use crate::{Error, FrameScore, Result};
 /// use vkssim::api::{Engine, HostPlane, MultiScorer, ScorerDesc};
 /// use vkssim::vk::VkOptions;
 /// let engines = (0..2)
-///     .map(|i| Engine::new(&VkOptions { device_index: Some(i), ..VkOptions::default() }))
+///     .map(|i| Engine::new(&VkOptions::default().with_device_index(Some(i))))
 ///     .collect::<Result<Vec<_>, _>>()?;
 /// let mut scorer = MultiScorer::new(&engines, &ScorerDesc::new(64, 64, 8))?;
 /// let (r, d) = (vec![16u8; 64 * 64], vec![17u8; 64 * 64]);
@@ -134,6 +135,25 @@ impl MultiScorer {
     /// The engine the next pair goes to.
     pub fn next_engine(&self) -> usize {
         (self.submitted % self.scorers.len() as u64) as usize
+    }
+
+    /// One pool of shared reference planes per engine, dealt as this
+    /// multi-scorer deals its next pairs: [`DealtPlanes::pool_for`]`(k)` is
+    /// the pool of the engine that the `k`-th pair from now goes to, so that
+    /// a reference plane written there is on the device that scores it.
+    ///
+    /// Errors: [`Error::InvalidOption`] on the CPU twin; device memory.
+    pub fn shared_planes(&self) -> Result<DealtPlanes> {
+        let pools = self
+            .scorers
+            .iter()
+            .zip(&self.devices)
+            .map(|(s, name)| s.shared_planes().map_err(|e| on_device(name, e)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(DealtPlanes {
+            pools,
+            first: self.submitted,
+        })
     }
 
     /// Queues a pair from host memory on the next engine (see
@@ -271,6 +291,52 @@ fn next_in_order(
     };
     order.pop_front();
     Some(result.map_err(|e| on_device(&devices[k], e)))
+}
+
+/// Shared reference planes, one pool per engine of a [`MultiScorer`], with
+/// the rule by which it deals pairs to its engines
+/// ([`MultiScorer::shared_planes`]).
+#[derive(Clone)]
+pub struct DealtPlanes {
+    pools: Vec<SharedPlanes>,
+    /// The multi-scorer's pair count when the dealing starts.
+    first: u64,
+}
+
+impl DealtPlanes {
+    /// The pool of the engine that the `k`-th pair from the start of the
+    /// dealing goes to.
+    pub fn pool_for(&self, k: u64) -> &SharedPlanes {
+        let n = self.pools.len() as u64;
+        &self.pools[((self.first + k) % n) as usize]
+    }
+
+    /// The same pools, dealt from `scorer`'s next pair (for a later run of
+    /// the same multi-scorer).
+    pub fn dealt_from(&self, scorer: &MultiScorer) -> DealtPlanes {
+        DealtPlanes {
+            pools: self.pools.clone(),
+            first: scorer.submitted,
+        }
+    }
+
+    /// The same pools, each making at most `max` planes (see
+    /// [`SharedPlanes::with_max_planes`]).
+    pub fn with_max_planes(self, max: usize) -> DealtPlanes {
+        DealtPlanes {
+            pools: self
+                .pools
+                .into_iter()
+                .map(|p| p.with_max_planes(max))
+                .collect(),
+            first: self.first,
+        }
+    }
+
+    /// Planes the pools have made so far.
+    pub fn planes_made(&self) -> usize {
+        self.pools.iter().map(SharedPlanes::planes_made).sum()
+    }
 }
 
 /// The devices "all" means, in `vkssim devices` order: every device that can

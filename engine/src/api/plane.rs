@@ -8,7 +8,7 @@ use ash::vk;
 
 use crate::frame::LumaFrame;
 use crate::vk::shared_plane::{SharedPlane, SharedPlanes};
-use crate::{Error, Result};
+use crate::{Error, PlaneRole, Result, SampleAt};
 
 /// The samples of a host plane.
 ///
@@ -76,12 +76,12 @@ impl<'a> HostPlane<'a> {
 
     /// Copies the plane, packed, into `out` (resized to `width x height` at
     /// `bit_depth`), checking its size and every sample's range. `which` names
-    /// the plane in errors ("reference", "distorted").
+    /// the plane in errors.
     pub(crate) fn pack_into(
         &self,
         out: &mut LumaFrame,
         (width, height, bit_depth): (u32, u32, u32),
-        which: &str,
+        which: PlaneRole,
         frame: u64,
     ) -> Result<()> {
         let (w, h) = (width as usize, height as usize);
@@ -136,7 +136,8 @@ impl<'a> HostPlane<'a> {
                     let row = &s[y * self.row_stride..y * self.row_stride + w];
                     if let Some(x) = row.iter().position(|&v| v as u32 > max) {
                         return Err(Error::SampleRange {
-                            path: format!("{which} host plane").into(),
+                            plane: Some(which),
+                            at: SampleAt::HostPlane,
                             frame,
                             x: x as u32,
                             y: y as u32,
@@ -228,12 +229,6 @@ impl DevicePlane {
     }
 
     /// The same plane starting `offset` bytes into its buffer.
-    ///
-    /// ```no_run
-    /// # let plane: vkssim::api::DevicePlane = unimplemented!();
-    /// let shifted = plane.with_offset(256);
-    /// # let _ = shifted;
-    /// ```
     pub fn with_offset(mut self, offset: u64) -> Self {
         self.offset = offset;
         self
@@ -304,17 +299,9 @@ impl SharedPlanes {
     /// Errors: a plane of the wrong sample type or too short, a stride
     /// shorter than a row ([`Error::InvalidOption`], [`Error::BufferSize`]),
     /// a sample above the bit depth ([`Error::SampleRange`]); device memory.
-    ///
-    /// ```no_run
-    /// # let planes: vkssim::api::SharedPlanes = unimplemented!();
-    /// let reference = vec![16u8; 1920 * 1080];
-    /// let shared = planes.upload(vkssim::api::HostPlane::u8(&reference, 1920))?;
-    /// # let _ = shared;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn upload(&self, plane: HostPlane<'_>) -> Result<SharedPlane> {
         let mut packed = LumaFrame::zeroed(0, 0, self.geometry().2);
-        plane.pack_into(&mut packed, self.geometry(), "reference", 0)?;
+        plane.pack_into(&mut packed, self.geometry(), PlaneRole::Reference, 0)?;
         let mut writer = self.take()?;
         writer.bytes_mut().copy_from_slice(&packed.bytes);
         Ok(writer.share())

@@ -3,19 +3,20 @@
 //! from the host's own Vulkan buffers, scored on an [`Engine`]'s device or on
 //! the CPU twin ([`Scorer::cpu`]).
 
+use std::num::NonZeroUsize;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 use super::engine::Engine;
 use super::plane::{DevicePlane, HostPlane, SemaphoreRef};
 use super::slots::Returned;
-use crate::vk::shared_plane::SharedPlane;
+use crate::vk::shared_plane::{SharedPlane, SharedPlanes};
 
 use crate::cpu::CpuScorer;
 use crate::vk::context::Gpu;
 use crate::vk::scorer::ExternalRing;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SsimOptions};
 
 /// What a [`Scorer`] scores: the geometry, the metric options, where frames
 /// come from and how many pairs it works on at once.
@@ -43,8 +44,13 @@ pub struct ScorerDesc {
     /// into device memory (the direct upload path) whatever the engine's
     /// options say; host pairs are accepted too.
     pub device_frames: bool,
-    /// Pairs in flight; 0 takes the engine's `frames_in_flight` (default 3).
-    pub frames_in_flight: usize,
+    /// Pairs in flight; `None` picks ([`super::in_flight`]: the engine's
+    /// option, else enough for [`ScorerDesc::reader_threads`], else
+    /// [`super::DEFAULT_FRAMES_IN_FLIGHT`]).
+    pub frames_in_flight: Option<NonZeroUsize>,
+    /// How many threads will fill this scorer's frame slots at once, a hint
+    /// for the frames in flight it picks (`None`: no hint).
+    pub reader_threads: Option<NonZeroUsize>,
 }
 
 impl ScorerDesc {
@@ -61,7 +67,8 @@ impl ScorerDesc {
             bit_depth,
             ssim: SsimOptions::default(),
             device_frames: false,
-            frames_in_flight: 0,
+            frames_in_flight: None,
+            reader_threads: None,
         }
     }
 
@@ -78,15 +85,27 @@ impl ScorerDesc {
         self
     }
 
-    /// The same description with `frames_in_flight` pairs in flight (0: the
-    /// engine's default).
+    /// The same description with `frames_in_flight` pairs in flight (0: pick,
+    /// see [`ScorerDesc::frames_in_flight`]).
     ///
     /// ```no_run
     /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_frames_in_flight(16);
     /// # let _ = desc;
     /// ```
     pub fn with_frames_in_flight(mut self, frames_in_flight: usize) -> Self {
-        self.frames_in_flight = frames_in_flight;
+        self.frames_in_flight = NonZeroUsize::new(frames_in_flight);
+        self
+    }
+
+    /// The same description with the hint that `threads` threads will fill
+    /// its frame slots at once (0: no hint; see [`ScorerDesc::reader_threads`]).
+    ///
+    /// ```
+    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_reader_threads(6);
+    /// assert_eq!(desc.reader_threads.map(|n| n.get()), Some(6));
+    /// ```
+    pub fn with_reader_threads(mut self, threads: usize) -> Self {
+        self.reader_threads = NonZeroUsize::new(threads);
         self
     }
 
@@ -163,23 +182,6 @@ pub struct Diagnostics {
 /// through the same synchronised handle as [`Engine`]'s. Not promised `Sync`:
 /// nothing is gained by sharing `&Scorer` (every useful method takes
 /// `&mut self`), and the engine's internals may hold thread-bound parts.
-///
-/// ```no_run
-/// use vkssim::api::{Engine, HostPlane, ScorerDesc};
-/// # let engine: Engine = unimplemented!();
-/// # let frames: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-/// let mut scorer = engine.scorer(&ScorerDesc::new(1920, 1080, 8))?;
-/// for (r, d) in &frames {
-///     scorer.submit_host(HostPlane::u8(r, 1920), HostPlane::u8(d, 1920))?;
-///     while let Some(score) = scorer.poll() {
-///         println!("{}", score?.ssim);
-///     }
-/// }
-/// while let Some(score) = scorer.wait() {
-///     println!("{}", score?.ssim);
-/// }
-/// # Ok::<(), vkssim::Error>(())
-/// ```
 pub struct Scorer {
     pub(super) inner: Inner,
     pub(super) ring: Option<ExternalRing>,
@@ -204,11 +206,9 @@ impl Scorer {
         desc: &ScorerDesc,
     ) -> Result<Self> {
         let mut vk_opts = options.clone();
-        if desc.frames_in_flight != 0 {
-            vk_opts.frames_in_flight = desc.frames_in_flight;
-        }
+        vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
         if desc.device_frames {
-            vk_opts.upload = UploadPath::Direct;
+            vk_opts.engine.upload = UploadPath::Direct;
         }
         let families = (
             gpu.device.compute_family,
@@ -236,7 +236,7 @@ impl Scorer {
             submitted: 0,
             returns: channel(),
             host_slots: 0,
-            id: super::slots::next_id(),
+            id: crate::identity::next(),
         })
     }
 
@@ -261,9 +261,7 @@ impl Scorer {
         }
         crate::metric::ssim::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
         let mut cpu = CpuScorer::new(desc.ssim, threads)?;
-        if desc.frames_in_flight != 0 {
-            cpu.set_queue_depth(desc.frames_in_flight);
-        }
+        cpu.set_queue_depth(super::in_flight::cpu(desc, cpu.threads()));
         Ok(Self {
             inner: Inner::Cpu(cpu),
             ring: None,
@@ -273,28 +271,34 @@ impl Scorer {
             families: (0, 0),
             returns: channel(),
             host_slots: 0,
-            id: super::slots::next_id(),
+            id: crate::identity::next(),
         })
     }
 
     /// Whether this scorer runs on the CPU twin ([`Scorer::cpu`]).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{}", if scorer.is_cpu() { "cpu" } else { "vulkan" });
-    /// ```
     pub fn is_cpu(&self) -> bool {
         matches!(self.inner, Inner::Cpu(_))
     }
 
-    /// The CPU twin's worker threads; `None` on a Vulkan device.
+    /// A pool of shared reference planes on this scorer's device, for its
+    /// geometry (see [`super::Engine::shared_planes`]).
     ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// if let Some(n) = scorer.cpu_threads() {
-    ///     println!("{n} threads");
-    /// }
-    /// ```
+    /// Errors: [`Error::InvalidOption`] on the CPU twin (it has no device).
+    pub fn shared_planes(&self) -> Result<SharedPlanes> {
+        match &self.inner {
+            Inner::Vk(v) => SharedPlanes::new(
+                Arc::clone(v.gpu()),
+                self.desc.width,
+                self.desc.height,
+                self.desc.bit_depth,
+            ),
+            Inner::Cpu(_) => Err(Error::InvalidOption(
+                "a CPU scorer has no device to keep shared planes on".into(),
+            )),
+        }
+    }
+
+    /// The CPU twin's worker threads; `None` on a Vulkan device.
     pub fn cpu_threads(&self) -> Option<usize> {
         match &self.inner {
             Inner::Cpu(c) => Some(c.threads()),
@@ -303,11 +307,6 @@ impl Scorer {
     }
 
     /// The Vulkan device's name; `None` on the CPU twin.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{}", scorer.device_name().unwrap_or("cpu"));
-    /// ```
     pub fn device_name(&self) -> Option<&str> {
         match &self.inner {
             Inner::Vk(v) => Some(v.device_name()),
@@ -317,13 +316,6 @@ impl Scorer {
 
     /// The Vulkan scorer's device, buffers and time so far (for benchmarks);
     /// `None` on the CPU twin.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// if let Some(d) = scorer.diagnostics() {
-    ///     println!("{} on {}", d.memory_path, d.device);
-    /// }
-    /// ```
     pub fn diagnostics(&self) -> Option<Diagnostics> {
         let Inner::Vk(v) = &self.inner else {
             return None;
@@ -341,11 +333,7 @@ impl Scorer {
     }
 
     /// Starts [`Diagnostics::host`] afresh.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// scorer.reset_stats();
-    /// ```
+    #[doc(hidden)]
     pub fn reset_stats(&mut self) {
         if let Inner::Vk(v) = &mut self.inner {
             v.reset_stats();
@@ -353,11 +341,6 @@ impl Scorer {
     }
 
     /// What this scorer was created for.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// assert_eq!(scorer.desc().bit_depth, 8);
-    /// ```
     pub fn desc(&self) -> &ScorerDesc {
         &self.desc
     }
@@ -370,13 +353,6 @@ impl Scorer {
     /// with a stride shorter than a row, or with a sample above the bit depth
     /// ([`crate::Error::InvalidOption`], [`crate::Error::BufferSize`],
     /// [`crate::Error::SampleRange`]); device errors.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// # let (r, d) = (vec![0u8; 64 * 64], vec![0u8; 64 * 64]);
-    /// scorer.submit_host(vkssim::api::HostPlane::u8(&r, 64), vkssim::api::HostPlane::u8(&d, 64))?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn submit_host(
         &mut self,
         reference: HostPlane<'_>,
@@ -386,8 +362,8 @@ impl Scorer {
         let frame = self.submitted;
         let mut r = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        reference.pack_into(&mut r, g, "reference", frame)?;
-        distorted.pack_into(&mut d, g, "distorted", frame)?;
+        reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
+        distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
         self.take_returns();
         match (&mut self.inner, self.ring.as_mut()) {
             (Inner::Vk(v), Some(ring)) => v.submit_host_with_ring(ring, r, d)?,
@@ -406,22 +382,6 @@ impl Scorer {
     /// another geometry ([`crate::Error::GeometryMismatch`]), the CPU twin or a
     /// scorer of device frames ([`crate::Error::InvalidOption`]), a plane of
     /// another device.
-    ///
-    /// ```no_run
-    /// use vkssim::api::{Engine, HostPlane, ScorerDesc};
-    /// # let engine: Engine = unimplemented!();
-    /// # let (reference, encodes): (Vec<u8>, Vec<Vec<u8>>) = unimplemented!();
-    /// let desc = ScorerDesc::new(1920, 1080, 8);
-    /// let planes = engine.shared_planes(&desc)?;
-    /// let mut scorers = (0..encodes.len())
-    ///     .map(|_| engine.scorer(&desc))
-    ///     .collect::<vkssim::Result<Vec<_>>>()?;
-    /// let shared = planes.upload(HostPlane::u8(&reference, 1920))?;
-    /// for (scorer, encode) in scorers.iter_mut().zip(&encodes) {
-    ///     scorer.submit_host_shared(&shared, HostPlane::u8(encode, 1920))?;
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn submit_host_shared(
         &mut self,
         reference: &SharedPlane,
@@ -429,7 +389,7 @@ impl Scorer {
     ) -> Result<()> {
         let g = (self.desc.width, self.desc.height, self.desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        distorted.pack_into(&mut d, g, "distorted", self.submitted)?;
+        distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
         let mut slots = self.slots();
         let mut slot = slots.acquire()?;
         slot.share_reference(reference)?;
@@ -454,23 +414,6 @@ impl Scorer {
     /// stay alive until the scorer drops or [`Scorer::forget_device_buffers`]
     /// is called (the scorer keeps its descriptors pointing at them to avoid
     /// re-recording).
-    ///
-    /// ```no_run
-    /// use vkssim::api::{DevicePlane, SampleFormat, SemaphoreRef};
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// # let (ref_buf, dist_buf, decoded) = (ash::vk::Buffer::null(), ash::vk::Buffer::null(), ash::vk::Semaphore::null());
-    /// let plane = |buffer| DevicePlane::new(buffer, 3840, SampleFormat::U8);
-    /// // SAFETY: the decoder's buffers hold 3840x2160 planes and stay untouched until the score is back.
-    /// unsafe {
-    ///     scorer.submit_device(
-    ///         plane(ref_buf),
-    ///         plane(dist_buf),
-    ///         &[SemaphoreRef::timeline(decoded, 7)],
-    ///         &[],
-    ///     )
-    /// }?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub unsafe fn submit_device(
         &mut self,
         reference: DevicePlane,
@@ -485,12 +428,6 @@ impl Scorer {
     /// Waits for the pairs in flight, then forgets which host buffers the
     /// scorer reads, so that the host may destroy them; later pairs rebind.
     /// Results stay queued for [`Scorer::poll`] and [`Scorer::wait`].
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// scorer.forget_device_buffers();
-    /// // now the host may destroy the buffers it submitted
-    /// ```
     pub fn forget_device_buffers(&mut self) {
         if let (Some(ring), Inner::Vk(v)) = (self.ring.as_mut(), &mut self.inner) {
             v.forget_external(ring);
@@ -499,58 +436,27 @@ impl Scorer {
 
     /// The oldest result if it is ready, without blocking; `None` when it is
     /// not ready or nothing is queued.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// if let Some(score) = scorer.poll() {
-    ///     println!("{}", score?.float_ssim());
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
         self.inner.scorer().poll_next()
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// while let Some(score) = scorer.wait() {
-    ///     println!("{}", score?.float_ssim());
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
         self.inner.scorer().wait_next()
     }
 
     /// Pairs submitted whose result has not been taken yet.
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{} pairs in flight", scorer.in_flight());
-    /// ```
     pub fn in_flight(&self) -> usize {
         self.inner.scorer_ref().in_flight()
     }
 
     /// Pairs the scorer works on at once (its ring of frame slots).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{} slots", scorer.queue_depth());
-    /// ```
     pub fn queue_depth(&self) -> usize {
         self.inner.scorer_ref().queue_depth()
     }
 
     /// The arithmetic path the device's self-test chose; on the CPU twin,
     /// [`ArithVariant::Fp64`] (the host's own fp64).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{}", scorer.arithmetic().name());
-    /// ```
     pub fn arithmetic(&self) -> ArithVariant {
         match &self.inner {
             Inner::Vk(v) => v.arithmetic(),
@@ -560,11 +466,6 @@ impl Scorer {
 
     /// How host pairs reach the device (never `Auto`); `None` on the CPU twin
     /// (pairs stay in host memory).
-    ///
-    /// ```no_run
-    /// # let scorer: vkssim::api::Scorer = unimplemented!();
-    /// println!("{:?}", scorer.upload_path());
-    /// ```
     pub fn upload_path(&self) -> Option<UploadPath> {
         match &self.inner {
             Inner::Vk(v) => Some(v.upload_path()),
@@ -578,13 +479,7 @@ impl Scorer {
     /// has no timestamps, no pair was scored, or on the CPU twin. Restarts
     /// the count. For
     /// benchmarks: with pairs in flight, one pair's pass may overlap another's.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// for (pass, ns) in scorer.take_gpu_pass_ns().unwrap_or_default() {
-    ///     println!("{pass}: {:.1} us", ns / 1e3);
-    /// }
-    /// ```
+    #[doc(hidden)]
     pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
         match &mut self.inner {
             Inner::Vk(v) => v.take_mean_pass_ns(),

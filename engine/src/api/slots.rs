@@ -11,7 +11,6 @@
 //! any slot of an earlier borrow that was leaked.
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 
 use super::scorer::{Inner, Scorer};
@@ -19,16 +18,7 @@ use crate::frame::bytes_per_sample;
 use crate::io::range::first_out_of_range;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
-
-/// Source of [`Scorer`] identities, so that a slot given to another scorer is
-/// refused.
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh scorer identity.
-pub(super) fn next_id() -> u64 {
-    NEXT_ID.fetch_add(1, Ordering::Relaxed)
-}
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
 
 /// A slot dropped unsubmitted, on its way back to its scorer.
 pub(super) enum Returned {
@@ -51,20 +41,6 @@ enum Memory {
 /// [`FrameSlots::acquire`] hands out slots, [`FrameSlots::submit`] scores them
 /// in the order submitted, and [`FrameSlots::poll`] / [`FrameSlots::wait`]
 /// return the results.
-///
-/// ```no_run
-/// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-/// let mut slots = scorer.slots();
-/// let mut slot = slots.acquire()?;
-/// let (reference, distorted) = slot.planes_mut();
-/// reference.fill(16);
-/// distorted.fill(17);
-/// slots.submit(slot)?;
-/// while let Some(score) = slots.wait() {
-///     println!("{}", score?.float_ssim());
-/// }
-/// # Ok::<(), vkssim::Error>(())
-/// ```
 pub struct FrameSlots<'s> {
     scorer: &'s mut Scorer,
 }
@@ -99,12 +75,6 @@ impl Scorer {
     /// Slots handed out by an earlier borrow and never given back (leaked with
     /// `std::mem::forget`) return to the ring now: their borrow has ended, so
     /// nothing can write them.
-    ///
-    /// ```no_run
-    /// # let mut scorer: vkssim::api::Scorer = unimplemented!();
-    /// let mut slots = scorer.slots();
-    /// println!("{} slots", slots.queue_depth());
-    /// ```
     pub fn slots(&mut self) -> FrameSlots<'_> {
         self.take_returns();
         match &mut self.inner {
@@ -134,13 +104,6 @@ impl<'s> FrameSlots<'s> {
     /// A free slot. When every slot is busy this waits for the oldest pair in
     /// flight (its result is queued for [`FrameSlots::poll`]); when every slot
     /// is handed out ([`FrameSlots::queue_depth`] of them) it is an error.
-    ///
-    /// ```no_run
-    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
-    /// let slot = slots.acquire()?;
-    /// println!("{} bytes per plane", slot.plane_len());
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
         let s = &mut *self.scorer;
         s.take_returns();
@@ -192,14 +155,6 @@ impl<'s> FrameSlots<'s> {
     /// to the ring); device errors. A Vulkan scorer checks the samples on the
     /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
     /// result is then [`Error::SampleRange`].
-    ///
-    /// ```no_run
-    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
-    /// let mut slot = slots.acquire()?;
-    /// slot.copy_from(&vec![0u8; slot.plane_len()], &vec![1u8; slot.plane_len()])?;
-    /// slots.submit(slot)?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn submit(&mut self, mut slot: FrameSlot<'s>) -> Result<()> {
         let s = &mut *self.scorer;
         s.take_returns();
@@ -209,7 +164,7 @@ impl<'s> FrameSlots<'s> {
             ));
         }
         let frame = s.submitted;
-        for (k, which) in [(0, "reference"), (1, "distorted")] {
+        for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
                 let plane = slot.plane(k);
                 check_range(plane, s.desc().width, slot.bit_depth, which, frame)?;
@@ -242,48 +197,22 @@ impl<'s> FrameSlots<'s> {
 
     /// The oldest result if it is ready, without blocking (see
     /// [`Scorer::poll`]).
-    ///
-    /// ```no_run
-    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
-    /// while let Some(score) = slots.poll() {
-    ///     println!("{}", score?.float_ssim());
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
         self.scorer.poll()
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued (see
     /// [`Scorer::wait`]).
-    ///
-    /// ```no_run
-    /// # let mut slots: vkssim::api::FrameSlots<'_> = unimplemented!();
-    /// while let Some(score) = slots.wait() {
-    ///     println!("{}", score?.float_ssim());
-    /// }
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
         self.scorer.wait()
     }
 
     /// Slots that may be handed out at once.
-    ///
-    /// ```no_run
-    /// # let slots: vkssim::api::FrameSlots<'_> = unimplemented!();
-    /// println!("{}", slots.queue_depth());
-    /// ```
     pub fn queue_depth(&self) -> usize {
         self.scorer.queue_depth()
     }
 
     /// The scorer, for its read-only accessors.
-    ///
-    /// ```no_run
-    /// # let slots: vkssim::api::FrameSlots<'_> = unimplemented!();
-    /// println!("{}", slots.scorer().desc().width);
-    /// ```
     pub fn scorer(&self) -> &Scorer {
         self.scorer
     }
@@ -292,11 +221,6 @@ impl<'s> FrameSlots<'s> {
 impl FrameSlot<'_> {
     /// Bytes of each plane: a packed luma plane, one byte per sample at 8 bits,
     /// two little-endian bytes above.
-    ///
-    /// ```no_run
-    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// assert_eq!(slot.plane_len(), 1920 * 1080);
-    /// ```
     pub fn plane_len(&self) -> usize {
         self.len
     }
@@ -305,11 +229,6 @@ impl FrameSlot<'_> {
     /// is not (write-combined device memory behind the BAR), write them once,
     /// in order, and do not read them back (the Vulkan scorer checks the
     /// sample range on the device: [`FrameSlot::range_checked_on_device`]).
-    ///
-    /// ```no_run
-    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// println!("{}", slot.is_host_cached());
-    /// ```
     pub fn is_host_cached(&self) -> bool {
         self.host_cached
     }
@@ -321,11 +240,6 @@ impl FrameSlot<'_> {
     /// and the sample's position), so that nothing reads the planes back on
     /// the host. False for the CPU twin, which checks a plane written through
     /// [`FrameSlot::planes_mut`] on submission.
-    ///
-    /// ```no_run
-    /// # let slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// println!("{}", slot.range_checked_on_device());
-    /// ```
     pub fn range_checked_on_device(&self) -> bool {
         self.range_on_device
     }
@@ -334,13 +248,6 @@ impl FrameSlot<'_> {
     /// ([`FrameSlot::plane_len`] bytes each). At 10 and 12 bits their samples
     /// are range-checked: on the device by a Vulkan scorer, on submission by
     /// the CPU twin.
-    ///
-    /// ```no_run
-    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// let (reference, distorted) = slot.planes_mut();
-    /// reference.fill(0);
-    /// distorted.fill(0);
-    /// ```
     pub fn planes_mut(&mut self) -> (&mut [u8], &mut [u8]) {
         self.checked = [false; 2];
         match self.memory.as_mut() {
@@ -368,19 +275,6 @@ impl FrameSlot<'_> {
     /// reference into the slot instead); a plane of another geometry
     /// ([`Error::GeometryMismatch`]). A plane of another device is refused on
     /// submission.
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// # let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8);
-    /// let planes = engine.shared_planes(&desc)?;
-    /// let mut writer = planes.take()?;
-    /// writer.bytes_mut().fill(16);
-    /// let reference = writer.share();
-    /// slot.share_reference(&reference)?;
-    /// slot.distorted_mut().fill(17);
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn share_reference(&mut self, plane: &SharedPlane) -> Result<()> {
         if !matches!(self.memory, Some(Memory::Mapped(_))) {
             return Err(Error::InvalidOption(
@@ -404,11 +298,6 @@ impl FrameSlot<'_> {
 
     /// The distorted plane, to be written in place (as
     /// [`FrameSlot::planes_mut`]).
-    ///
-    /// ```no_run
-    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// slot.distorted_mut().fill(0);
-    /// ```
     pub fn distorted_mut(&mut self) -> &mut [u8] {
         self.planes_mut().1
     }
@@ -419,16 +308,12 @@ impl FrameSlot<'_> {
     ///
     /// Errors: a plane of the wrong length ([`Error::BufferSize`]), a sample
     /// above the bit depth ([`Error::SampleRange`]).
-    ///
-    /// ```no_run
-    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// let plane = vec![0u8; slot.plane_len()];
-    /// slot.copy_from(&plane, &plane)?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn copy_from(&mut self, reference: &[u8], distorted: &[u8]) -> Result<()> {
         let width = self.width;
-        for (plane, which) in [(reference, "reference"), (distorted, "distorted")] {
+        for (plane, which) in [
+            (reference, PlaneRole::Reference),
+            (distorted, PlaneRole::Distorted),
+        ] {
             if plane.len() != self.len {
                 return Err(Error::BufferSize {
                     what: format!("the {which} plane of a frame slot"),
@@ -451,16 +336,9 @@ impl FrameSlot<'_> {
     /// slot's plane; `frame` is 0 (the slot has no frame number yet).
     ///
     /// Errors: a sample above the bit depth ([`Error::SampleRange`]).
-    ///
-    /// ```no_run
-    /// # let mut slot: vkssim::api::FrameSlot<'_> = unimplemented!();
-    /// slot.planes_mut().0.fill(0);
-    /// slot.check()?;
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn check(&mut self) -> Result<()> {
         let width = self.width;
-        for (k, which) in [(0, "reference"), (1, "distorted")] {
+        for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !self.checked[k] {
                 check_range(self.plane(k), width, self.bit_depth, which, 0)?;
                 self.checked[k] = true;
@@ -485,11 +363,18 @@ impl FrameSlot<'_> {
 
 /// [`Error::SampleRange`] for the first sample of `plane` (rows of `width`
 /// samples) above `bit_depth`.
-fn check_range(plane: &[u8], width: u32, bit_depth: u32, which: &str, frame: u64) -> Result<()> {
+fn check_range(
+    plane: &[u8],
+    width: u32,
+    bit_depth: u32,
+    which: PlaneRole,
+    frame: u64,
+) -> Result<()> {
     match first_out_of_range(plane, bit_depth) {
         None => Ok(()),
         Some((i, value)) => Err(Error::SampleRange {
-            path: format!("{which} frame slot").into(),
+            plane: Some(which),
+            at: SampleAt::Slot,
             frame,
             x: (i % width.max(1) as usize) as u32,
             y: (i / width.max(1) as usize) as u32,

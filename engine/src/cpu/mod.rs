@@ -1,5 +1,5 @@
 //! The exact CPU twin of libvmaf's `float_ssim`, one module per stage, written
-//! from `shared/design/exactness.md`:
+//! from `docs/exactness.md`:
 //!
 //! 1. [`samples`]: raw luma to fp32 ([`luma_to_plane`]);
 //! 2. [`scale`]: the decimation factor and the decimated size;
@@ -22,7 +22,7 @@ pub mod gaussian;
 pub mod lcs_map;
 pub mod means;
 mod plane;
-mod pool;
+pub(crate) mod pool;
 pub mod samples;
 mod simd;
 pub mod stream;
@@ -32,7 +32,7 @@ pub use gaussian::{gaussian_filter_all, FilteredPlanes};
 pub use lcs_map::{lcs_terms, LcsTerms, PixelTerms};
 pub use means::{frame_means, FrameMeans, TermSums};
 pub use plane::Plane;
-pub use pool::CpuScorer;
+pub(crate) use pool::CpuScorer;
 pub use samples::luma_to_plane;
 // The metric's parameters and per-frame finish, kept reachable here.
 pub use crate::metric::scale;

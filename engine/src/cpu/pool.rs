@@ -2,7 +2,6 @@
 //! threads scores whole frames in parallel (one frame per worker at a time), and
 //! results come back in submission order.
 
-use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
@@ -10,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::score_frame;
+use crate::reorder::Reorder;
 use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
 
 /// One submitted pair.
@@ -51,13 +51,13 @@ pub struct CpuScorer {
     depth: usize,
     /// Planes handed back for reuse.
     spare: Arc<Spare>,
-    jobs: Option<Sender<Job>>,
+    jobs: Option<crossbeam_channel::Sender<Job>>,
     done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
-    /// Results received but not yet handed out, by submission index.
-    ready: BTreeMap<u64, Result<FrameScore>>,
+    /// Results received but not yet handed out, by submission index (the
+    /// next to hand out is its next index).
+    ready: Reorder<Result<FrameScore>>,
     next_submit: u64,
-    next_take: u64,
     /// Results received from the workers so far (taken or not).
     received: u64,
 }
@@ -73,14 +73,14 @@ impl CpuScorer {
         } else {
             threads
         };
-        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        // One job queue that every worker takes from.
+        let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job>();
         let (done_tx, done_rx) = mpsc::channel::<Done>();
-        let job_rx = Arc::new(Mutex::new(job_rx));
         // Nothing is kept until a caller takes buffers (`take_buffer`).
         let spare = Arc::new(Spare::default());
         let mut workers = Vec::with_capacity(threads);
         for i in 0..threads {
-            let job_rx = Arc::clone(&job_rx);
+            let job_rx = job_rx.clone();
             let done_tx = done_tx.clone();
             let spare = Arc::clone(&spare);
             let handle = std::thread::Builder::new()
@@ -96,9 +96,8 @@ impl CpuScorer {
             jobs: Some(job_tx),
             done: done_rx,
             workers,
-            ready: BTreeMap::new(),
+            ready: Reorder::new(),
             next_submit: 0,
-            next_take: 0,
             received: 0,
         })
     }
@@ -158,14 +157,13 @@ fn spare_cap(depth: usize) -> usize {
 
 /// A worker: takes jobs until the queue closes, scores each, sends the result
 /// and puts the frame's planes aside for reuse.
-fn worker(jobs: &Mutex<Receiver<Job>>, done: &Sender<Done>, spare: &Spare, options: &SsimOptions) {
-    loop {
-        // A poisoned lock only means another worker panicked while waiting;
-        // the receiver itself is still sound.
-        let job = match jobs.lock().unwrap_or_else(|p| p.into_inner()).recv() {
-            Ok(job) => job,
-            Err(_) => return,
-        };
+fn worker(
+    jobs: &crossbeam_channel::Receiver<Job>,
+    done: &Sender<Done>,
+    spare: &Spare,
+    options: &SsimOptions,
+) {
+    while let Ok(job) = jobs.recv() {
         let result = catch_unwind(AssertUnwindSafe(|| {
             score_frame(&job.reference.view(), &job.distorted.view(), options)
         }))
@@ -218,40 +216,35 @@ impl FrameScorer for CpuScorer {
                 Ok(d) => self.store(d),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
-                    if self.in_flight() > 0 && !self.ready.contains_key(&self.next_take) {
-                        let index = self.next_take;
-                        self.next_take += 1;
+                    if self.in_flight() > 0 && !self.ready.has_ready() {
+                        let index = self.ready.skip();
                         return Some(Err(self.lost(index)));
                     }
                     break;
                 }
             }
         }
-        let result = self.ready.remove(&self.next_take)?;
-        self.next_take += 1;
-        Some(result)
+        self.ready.pop_ready()
     }
 
     fn wait_next(&mut self) -> Option<Result<FrameScore>> {
         if self.in_flight() == 0 {
             return None;
         }
-        let index = self.next_take;
-        while !self.ready.contains_key(&index) {
+        while !self.ready.has_ready() {
             match self.done.recv() {
                 Ok(d) => self.store(d),
                 Err(_) => {
-                    self.next_take += 1;
+                    let index = self.ready.skip();
                     return Some(Err(self.lost(index)));
                 }
             }
         }
-        self.next_take += 1;
-        self.ready.remove(&index)
+        self.ready.pop_ready()
     }
 
     fn in_flight(&self) -> usize {
-        (self.next_submit - self.next_take) as usize
+        (self.next_submit - self.ready.next_index()) as usize
     }
 
     fn queue_depth(&self) -> usize {

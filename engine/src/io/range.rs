@@ -39,7 +39,8 @@ pub(crate) fn check_plane(
         Some((i, value)) => {
             let w = format.width as usize;
             Err(crate::Error::SampleRange {
-                path: path.to_path_buf(),
+                plane: None,
+                at: crate::SampleAt::File(path.to_path_buf()),
                 frame,
                 x: (i % w) as u32,
                 y: (i / w) as u32,

@@ -67,7 +67,7 @@ mod tests {
 
     #[test]
     fn auto_scale_matches_libvmaf_examples() {
-        // (short side, factor) pairs from exactness.md section 2.
+        // (short side, factor) pairs from docs/exactness.md section 2.
         for (side, want) in [
             (640, 3),
             (1080, 4),

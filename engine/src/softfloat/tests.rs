@@ -29,7 +29,7 @@ impl Rng {
     }
 }
 
-/// The float_ssim Gaussian taps (exactness.md, section 4).
+/// The float_ssim Gaussian taps (docs/exactness.md, section 4).
 const TAPS: [f32; 11] = [
     0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012, 0.213006, 0.109361, 0.036001,
     0.007599, 0.001028,

@@ -36,10 +36,7 @@ impl Stream {
         path: &Path,
         depth: usize,
     ) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = std::fs::read(path).map_err(|source| Error::io(path.to_path_buf(), source))?;
         if bytes.is_empty() {
             return Err(Error::EmptyInput {
                 path: path.to_path_buf(),

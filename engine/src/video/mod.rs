@@ -107,22 +107,11 @@ impl VideoDevice {
     }
 
     /// The device's name.
-    ///
-    /// ```no_run
-    /// # let video: vkssim::video::VideoDevice = unimplemented!();
-    /// println!("{}", video.name());
-    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The vkssim engine on the decoder's device.
-    ///
-    /// ```no_run
-    /// # let video: vkssim::video::VideoDevice = unimplemented!();
-    /// let handles = video.engine().device_handles();
-    /// # let _ = handles;
-    /// ```
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

@@ -61,11 +61,6 @@ impl<'a> StreamPair<'a> {
 }
 
 /// What a run did.
-///
-/// ```no_run
-/// # let run: vkssim::video::VideoRun = unimplemented!();
-/// println!("{} frames at {}x{}", run.frames, run.width, run.height);
-/// ```
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct VideoRun {
@@ -80,11 +75,6 @@ pub struct VideoRun {
 }
 
 /// One scored pair, as [`VideoDevice::score_streams`] passes it on.
-///
-/// ```no_run
-/// # let f: vkssim::video::VideoFrame = unimplemented!();
-/// println!("frame {} ({}x{}): {}", f.index, f.width, f.height, f.score.float_ssim());
-/// ```
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy)]
 pub struct VideoFrame {

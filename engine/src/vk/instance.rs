@@ -59,8 +59,6 @@ pub struct Instance {
     messenger: vk::DebugUtilsMessengerEXT,
     /// Boxed so the pointer given to the messenger stays valid.
     log: Box<MessageLog>,
-    /// Whether the validation layer is on.
-    pub(crate) validation: bool,
     /// Borrowed from a host application ([`Instance::from_raw`]): never destroyed.
     borrowed: bool,
 }
@@ -187,7 +185,6 @@ impl Instance {
             debug_utils,
             messenger,
             log,
-            validation,
             borrowed: false,
         })
     }
@@ -206,7 +203,6 @@ impl Instance {
             debug_utils: None,
             messenger: vk::DebugUtilsMessengerEXT::null(),
             log: Box::new(Arc::new(Mutex::new(Vec::new()))),
-            validation: false,
             borrowed: true,
         }
     }
@@ -222,11 +218,6 @@ impl Instance {
         let instance = Arc::new(Self::new(validation)?);
         cache.push((validation, Arc::clone(&instance)));
         Ok(instance)
-    }
-
-    /// Whether the validation layer is on.
-    pub fn validation_enabled(&self) -> bool {
-        self.validation
     }
 
     /// The shared log of validation messages (empty without validation).

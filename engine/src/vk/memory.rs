@@ -69,10 +69,10 @@ impl Gpu {
         // SAFETY: `raw` was just created on this device.
         let requirements = unsafe { device.get_buffer_memory_requirements(raw) };
         let allocation = {
-            let mut allocator = self.allocator.lock().map_err(|_| Error::Vulkan {
-                result: vk::Result::ERROR_UNKNOWN,
-                context: "the memory allocator's lock is poisoned".into(),
-            })?;
+            let mut allocator = self
+                .allocator
+                .lock()
+                .map_err(|_| Error::Internal("the memory allocator's lock is poisoned".into()))?;
             allocator.allocate(&AllocationCreateDesc {
                 name,
                 requirements,
@@ -90,9 +90,9 @@ impl Gpu {
             }
         };
         // SAFETY: the allocation satisfies the buffer's requirements and is unbound.
-        if let Err(r) =
-            unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) }
-        {
+        let bound =
+            unsafe { device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) };
+        if let Err(r) = bound {
             // SAFETY: unused buffer.
             unsafe { device.destroy_buffer(raw, None) };
             if let Ok(mut a) = self.allocator.lock() {

@@ -1,5 +1,5 @@
 //! The device's fixed-point frame sums, and the decision whether they settle a
-//! frame mean without the host's sequential sum (exactness.md §5, last point).
+//! frame mean without the host's sequential sum (docs/exactness.md §5, last point).
 //!
 //! # What the device writes
 //! The terms pass writes, besides the per-pixel terms, one record of
@@ -42,7 +42,9 @@
 
 /// Fraction bits `K` of the fixed point.
 pub const FRAC_BITS: u32 = 48;
-/// Terms must satisfy `|x| < 2^MAX_TERM_LOG2` to be converted.
+/// Terms must satisfy `|x| < 2^MAX_TERM_LOG2` to be converted (the shader's
+/// limit; the host twin of its conversion, for tests, checks it).
+#[cfg(test)]
 pub const MAX_TERM_LOG2: u32 = 7;
 /// 64-bit words per workgroup: 4 sums, 4 sums of magnitudes, 1 count of
 /// unconvertible terms. KEEP IN SYNC with glsl/terms.comp.
@@ -51,7 +53,8 @@ pub const WORDS_PER_GROUP: usize = 9;
 pub const METRICS: usize = 4;
 
 /// `trunc(x * 2^K)` of the binary64 `bits`, by integer operations (as the
-/// shader does it); `None` unless `|x| < 2^MAX_TERM_LOG2`.
+/// shader does it, for tests); `None` unless `|x| < 2^MAX_TERM_LOG2`.
+#[cfg(test)]
 pub fn fixed_from_bits(bits: u64) -> Option<i64> {
     let exp = ((bits >> 52) & 0x7ff) as i32;
     if exp >= 1023 + MAX_TERM_LOG2 as i32 {
@@ -90,6 +93,7 @@ pub struct FixedSum {
 impl FixedSum {
     /// The sums of `terms` (host twin of the device's, for tests); `None` if a
     /// term cannot be converted.
+    #[cfg(test)]
     pub fn of(terms: &[f64]) -> Option<Self> {
         let mut s = FixedSum {
             n: terms.len() as u64,
@@ -139,7 +143,8 @@ fn step_down(x: f64) -> f64 {
     }
 }
 
-/// The sequential fp64 mean the host computes (libvmaf's order).
+/// The sequential fp64 mean the host computes (libvmaf's order), for tests.
+#[cfg(test)]
 pub fn sequential_mean(terms: &[f64]) -> f32 {
     let mut sum = 0.0f64;
     for &x in terms {

@@ -1,4 +1,4 @@
-//! The start-up self-test of the device's arithmetic (exactness.md §5: check
+//! The start-up self-test of the device's arithmetic (docs/exactness.md §5: check
 //! the device, not the spec). `glsl/selftest.comp` runs `precise` a*b+c, fp32
 //! division and sqrt, fp64 division, multiplication and addition, and the fp64
 //! to fp32 rounding through the `arith.glsl` interface of one variant, on hard

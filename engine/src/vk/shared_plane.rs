@@ -12,7 +12,7 @@
 //! outlive every submission that reads them (the pool frees them when it and
 //! every plane are gone).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -22,10 +22,6 @@ use super::context::Gpu;
 use super::memory::Buffer;
 use crate::frame::bytes_per_sample;
 use crate::{Error, Result};
-
-/// Source of plane identities (a scorer rebinds a slot only when the plane it
-/// reads changes).
-static NEXT_PLANE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// One buffer of the pool, with its identity.
 struct PooledBuffer {
@@ -100,14 +96,6 @@ impl SharedPlanes {
     /// holds at most `max` planes of device memory, and [`SharedPlanes::take`]
     /// refuses while they are all in use. Only before the pool's first plane
     /// (a pool whose clones exist already is left as it is).
-    ///
-    /// ```no_run
-    /// # let engine: vkssim::api::Engine = unimplemented!();
-    /// let planes = engine
-    ///     .shared_planes(&vkssim::api::ScorerDesc::new(3840, 2160, 8))?
-    ///     .with_max_planes(16);
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
     pub fn with_max_planes(mut self, max: usize) -> Self {
         if let Some(pool) = Arc::get_mut(&mut self.pool) {
             pool.max = max.max(1);
@@ -147,7 +135,7 @@ impl SharedPlanes {
                 match buffer {
                     Ok(buffer) => PooledBuffer {
                         buffer,
-                        id: NEXT_PLANE_ID.fetch_add(1, Ordering::Relaxed),
+                        id: crate::identity::next(),
                     },
                     Err(e) => {
                         self.pool.made.fetch_sub(1, Ordering::Relaxed);
@@ -158,10 +146,7 @@ impl SharedPlanes {
         };
         if buffer.buffer.mapped().is_none() {
             self.pool.give_back(buffer);
-            return Err(Error::Vulkan {
-                result: vk::Result::ERROR_MEMORY_MAP_FAILED,
-                context: "a shared plane's memory is not host-visible".into(),
-            });
+            return Err(Error::NotMapped("a shared plane's memory".into()));
         }
         Ok(PlaneWriter {
             buffer: Some(buffer),

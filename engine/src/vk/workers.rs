@@ -1,14 +1,20 @@
 //! [`Workers`]: a small pool of host threads that run the per-frame host work of
 //! the Vulkan engine (the raster-order fp64 sum of a frame's per-pixel terms,
-//! exactness.md §5) off the submitting thread, so several frames are summed at
+//! docs/exactness.md §5) off the submitting thread, so several frames are summed at
 //! once while the GPU and the readers keep going.
 //!
 //! The sum itself stays sequential within a frame (it must equal libvmaf's
 //! raster-order fp64 sum bit for bit); the parallelism is across frames.
+//!
+//! The threads take jobs from one crossbeam channel (a queue several
+//! receivers share, no lock of ours). Not rayon: a job reads the mapped
+//! memory of a frame slot, and dropping the pool must wait for every queued
+//! job to end before the scorer frees that memory, which a rayon pool's drop
+//! does not.
 
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+
+use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::{Error, Result};
 
@@ -24,11 +30,10 @@ pub struct Workers {
 impl Workers {
     /// Starts `n` threads (at least one) named `vkssim-<name>-<k>`.
     pub fn new(n: usize, name: &str) -> Result<Self> {
-        let (tx, rx) = channel::<Job>();
-        let rx = Arc::new(Mutex::new(rx));
+        let (tx, rx) = unbounded::<Job>();
         let mut threads = Vec::new();
         for k in 0..n.max(1) {
-            let rx = Arc::clone(&rx);
+            let rx = rx.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("vkssim-{name}-{k}"))
                 .spawn(move || worker_loop(&rx))
@@ -46,11 +51,6 @@ impl Workers {
         self.threads.len()
     }
 
-    /// Whether the pool has no thread (never, once built).
-    pub fn is_empty(&self) -> bool {
-        self.threads.is_empty()
-    }
-
     /// Queues `job`; it runs on the first free thread.
     pub fn run(&self, job: impl FnOnce() + Send + 'static) -> Result<()> {
         self.tx
@@ -61,16 +61,9 @@ impl Workers {
 }
 
 /// A thread's body: run jobs until the pool is dropped.
-fn worker_loop(rx: &Mutex<Receiver<Job>>) {
-    loop {
-        let job = {
-            let guard = rx.lock().unwrap_or_else(|p| p.into_inner());
-            guard.recv()
-        };
-        match job {
-            Ok(job) => job(),
-            Err(_) => return,
-        }
+fn worker_loop(rx: &Receiver<Job>) {
+    while let Ok(job) = rx.recv() {
+        job();
     }
 }
 
@@ -92,7 +85,7 @@ mod tests {
     fn runs_every_job() {
         let pool = Workers::new(3, "test").unwrap();
         assert_eq!(pool.len(), 3);
-        let (tx, rx) = channel();
+        let (tx, rx) = std::sync::mpsc::channel();
         for i in 0..100u64 {
             let tx = tx.clone();
             pool.run(move || tx.send(i * i).unwrap()).unwrap();

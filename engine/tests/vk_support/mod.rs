@@ -3,7 +3,8 @@
 
 #![allow(dead_code)] // Each test file uses a different subset.
 
-use vkssim::vk::{UploadPath, VkOptions, VkScorer};
+use vkssim::testing::VkScorer;
+use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::LumaFrame;
 
 /// True when a Vulkan device is present. Without one the test FAILS with a
@@ -33,14 +34,12 @@ pub fn gpu_present() -> bool {
 
 /// Engine options for tests: validation always on.
 pub fn vk_opts(upload: UploadPath, no_fp64: bool, frames_in_flight: usize) -> VkOptions {
-    VkOptions {
-        device_index: None,
-        upload,
-        no_fp64,
-        frames_in_flight,
-        validation: true,
-        ..VkOptions::default()
-    }
+    VkOptions::default()
+        .with_device_index(None)
+        .with_upload(upload)
+        .with_no_fp64(no_fp64)
+        .with_frames_in_flight(frames_in_flight)
+        .with_validation(true)
 }
 
 /// A scorer for `width x height` `bit_depth`-bit frames under `opts`, two

@@ -1,6 +1,6 @@
 //! A frame's score: the means from the device's fixed-point partial sums
 //! where they settle them ([`crate::vk::reduce`]), else from the host's
-//! raster-order fp64 sum of the per-pixel terms (the fallback, exactness.md
+//! raster-order fp64 sum of the per-pixel terms (the fallback, docs/exactness.md
 //! §5), for which the terms are copied back from device memory; and how many
 //! threads do the deciding.
 
@@ -11,7 +11,7 @@ use crate::vk::reduce;
 use crate::{FrameScore, SsimOptions};
 
 /// Host threads deciding frames at once (at most; fewer on small hosts);
-/// [`crate::vk::VkOptions::sum_threads`] overrides it.
+/// [`crate::vk::EngineOptions::sum_threads`] overrides it.
 pub(super) const REDUCE_THREADS: usize = 4;
 
 /// Summing threads: `asked` if positive, else the cores up to
@@ -87,7 +87,7 @@ pub(super) fn score_partials(
 
 /// A frame's score from its per-pixel terms (`terms`: binary64,
 /// little-endian; the ssim plane, then l, c and s with `enable_lcs`), copied
-/// back from the device: libvmaf's raster-order fp64 sums (exactness.md §5),
+/// back from the device: libvmaf's raster-order fp64 sums (docs/exactness.md §5),
 /// then the CPU twin's means and dB.
 pub(super) fn score_terms(terms: &[u8], sizes: &Sizes, opts: &SsimOptions) -> FrameScore {
     let n = sizes.valid_len() as usize;

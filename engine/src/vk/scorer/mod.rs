@@ -3,13 +3,13 @@
 //!
 //! The ring holds up to `frames_in_flight` slots, created as it first needs
 //! them (one at creation; a scorer of device frames creates them all), each with its upload buffers, the intermediate planes, the per-pixel
-//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the four passes
+//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the three passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
 //! buffer otherwise), submit, and later wait on the fence, take the fp32 means
 //! from the device's fixed-point partial sums where they provably settle them
 //! ([`super::reduce`]), else copy the per-pixel terms back and sum them on the
-//! host in raster order (exactness.md §5), and form the dB with the CPU twin's functions.
+//! host in raster order (docs/exactness.md §5), and form the dB with the CPU twin's functions.
 //!
 //! Every slot is submitted on the device's one compute queue.
 //!
@@ -25,7 +25,6 @@
 //! device.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ash::vk;
@@ -58,13 +57,6 @@ use host_sum::sum_threads;
 use slots::{destroy_slot, Sizes, Slot};
 pub use stats::HostStats;
 pub use upload::UploadSlot;
-
-/// Frames in flight when [`VkOptions::frames_in_flight`] is 0: enough for
-/// reading, upload, compute and the host sums of several frames to overlap.
-pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
-
-/// Source of [`VkScorer`] identities (for [`UploadSlot`] checks).
-static NEXT_SCORER_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
 /// note stops holding above it).
@@ -114,9 +106,9 @@ pub struct VkScorer {
     /// Copy a fallback frame's terms, once copied back from device memory,
     /// out of their mapped read-back buffer in one block before summing (wide
     /// loads; for memory that is not host-cached, where the sum's 8-byte loads
-    /// would each cross the bus). [`VkOptions::copy_terms`] forces it.
+    /// would each cross the bus). `VkOptions::debug.copy_terms` forces it.
     copy_terms: bool,
-    /// Always sum the terms on the host ([`VkOptions::force_host_sum`]), never
+    /// Always sum the terms on the host (`VkOptions::debug.force_host_sum`), never
     /// from the device's fixed-point sums.
     force_host_sum: bool,
     /// Whether an [`ExternalRing`] rebinds this scorer's slots (it then takes
@@ -127,13 +119,15 @@ pub struct VkScorer {
 }
 
 fn not_mapped() -> Error {
-    Error::Vulkan {
-        result: vk::Result::ERROR_MEMORY_MAP_FAILED,
-        context: "a host-visible buffer has no mapping".into(),
-    }
+    Error::NotMapped("a host-visible buffer of the scorer".into())
 }
 
 impl VkScorer {
+    /// The device this scorer runs on.
+    pub(crate) fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
     /// A scorer for `width` x `height` luma planes of `bit_depth` bits under
     /// `opts`, on the device and paths `vk` asks for.
     ///
@@ -153,7 +147,7 @@ impl VkScorer {
         vk_opts: &VkOptions,
     ) -> Result<Self> {
         crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
-        let gpu = Gpu::shared(vk_opts.device_index, vk_opts.validation)?;
+        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
         Self::with_gpu(gpu, width, height, bit_depth, opts, vk_opts)
     }
 
@@ -177,7 +171,7 @@ impl VkScorer {
                 geometry.scale
             )));
         }
-        if vk_opts.no_fp64 && !soft_f64_available() {
+        if vk_opts.engine.no_fp64 && !soft_f64_available() {
             return Err(Error::Unsupported(
                 "the software fp64 path (no_fp64): its shaders are not built into this \
                  vkssim (glsl/include/soft_f64.glsl is missing); use a device with \
@@ -185,8 +179,8 @@ impl VkScorer {
                     .into(),
             ));
         }
-        let pipelines = gpu.tested_pipelines(vk_opts.no_fp64)?;
-        let upload = match vk_opts.upload {
+        let pipelines = gpu.tested_pipelines(vk_opts.engine.no_fp64)?;
+        let upload = match vk_opts.engine.upload {
             // Direct wherever device memory is host-visible in full: on the
             // H200 (resizable BAR) it measured faster than staging at 1080p
             // and 4K, 8 and 10-bit (BENCHMARKS.md).
@@ -219,19 +213,19 @@ impl VkScorer {
             enable_lcs: opts.enable_lcs as u32,
             debug_writes: 0,
         };
-        let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.no_subgroups;
-        let in_flight = if vk_opts.frames_in_flight == 0 {
-            DEFAULT_FRAMES_IN_FLIGHT
+        let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.debug.no_subgroups;
+        let in_flight = if vk_opts.engine.frames_in_flight == 0 {
+            crate::api::DEFAULT_FRAMES_IN_FLIGHT
         } else {
-            vk_opts.frames_in_flight
+            vk_opts.engine.frames_in_flight
         };
         let mut this = Self {
             slots: Vec::new(),
             capacity: in_flight,
             pending: VecDeque::new(),
             filling: VecDeque::new(),
-            workers: Workers::new(sum_threads(vk_opts.sum_threads), "sum")?,
-            id: NEXT_SCORER_ID.fetch_add(1, Ordering::Relaxed),
+            workers: Workers::new(sum_threads(vk_opts.engine.sum_threads), "sum")?,
+            id: crate::identity::next(),
             done: VecDeque::new(),
             next_slot: 0,
             next_frame: 0,
@@ -252,7 +246,7 @@ impl VkScorer {
             pass_clock: stats::PassClock::default(),
             stats: HostStats::default(),
             copy_terms: false,
-            force_host_sum: vk_opts.force_host_sum,
+            force_host_sum: vk_opts.debug.force_host_sum,
             external: false,
             gpu,
         };
@@ -280,7 +274,7 @@ impl VkScorer {
             let _span = tracing::debug_span!("start: frame slots", in_flight).entered();
             this.grow()?;
         }
-        this.copy_terms = vk_opts.copy_terms.unwrap_or_else(|| {
+        this.copy_terms = vk_opts.debug.copy_terms.unwrap_or_else(|| {
             !this.slots[0]
                 .partials
                 .memory_properties()
@@ -314,7 +308,7 @@ impl VkScorer {
 
     /// Whether the terms pass reduces its partial sums with subgroup
     /// operations (where the device has subgroup arithmetic, unless
-    /// [`VkOptions::no_subgroups`]); else with a shared-memory tree. The sums
+    /// `VkOptions::debug.no_subgroups`); else with a shared-memory tree. The sums
     /// are the same either way.
     pub fn subgroup_reduction(&self) -> bool {
         self.subgroup_reduce

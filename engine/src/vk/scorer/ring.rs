@@ -15,7 +15,7 @@ use super::{not_mapped, VkScorer};
 use crate::vk::errors::vk_error;
 use crate::vk::pipeline::RangeRecord;
 use crate::vk::shared_plane::SharedPlane;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result};
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
 
 impl FrameScorer for VkScorer {
     fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
@@ -238,7 +238,8 @@ impl VkScorer {
         clear_range(&mut slot.range)?;
         let at = rec.first[p];
         Err(Error::SampleRange {
-            path: ["reference plane", "distorted plane"][p].into(),
+            plane: Some([PlaneRole::Reference, PlaneRole::Distorted][p]),
+            at: SampleAt::Device,
             frame: slot.frame,
             x: at % g.width,
             y: at / g.width,

@@ -242,10 +242,7 @@ impl VkScorer {
             [r0, r1, dec, hfilt, vfilt, terms, partials, range],
         ) = made.try_into()
         else {
-            return Err(Error::Vulkan {
-                result: vk::Result::ERROR_UNKNOWN,
-                context: "internal: slot buffers missing".into(),
-            });
+            return Err(Error::Internal("a frame slot's buffers are missing".into()));
         };
         let mut slot = Slot {
             raw: [r0, r1],

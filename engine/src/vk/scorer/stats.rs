@@ -32,7 +32,7 @@ pub struct HostStats {
     pub tick_ns: f64,
     /// Frames whose means the device's fixed-point sums did not settle, so the
     /// host summed their terms in raster order (every frame under
-    /// [`crate::vk::VkOptions::force_host_sum`]); see [`crate::vk::reduce`].
+    /// `VkOptions::debug.force_host_sum`); see the engine's `reduce` module.
     pub host_sum_fallbacks: u64,
 }
 
@@ -142,7 +142,7 @@ impl VkScorer {
 
     /// Always sum the terms on the host in raster order (`true`), or use the
     /// device's fixed-point sums where they settle a frame (`false`, the
-    /// default unless [`crate::vk::VkOptions::force_host_sum`]). Applies to frames scored
+    /// default unless `VkOptions::debug.force_host_sum`). Applies to frames scored
     /// after the call.
     pub fn set_force_host_sum(&mut self, on: bool) {
         self.force_host_sum = on;

@@ -67,7 +67,7 @@ impl UploadSlot {
 pub(super) const COPY_CHUNK: usize = 1 << 20;
 
 /// Copies each source into its destination (same lengths), spread over up to 8
-/// threads from 8 MiB on: one thread copies only about 9 GB/s (hardware.md),
+/// threads from 8 MiB on: one thread copies only about 9 GB/s (docs/hardware.md),
 /// and a 4K 8-bit pair is 16.6 MB (on the H200 this took a 4K frame from 2.7 to
 /// 1.9 ms in `vkssim bench`).
 pub(super) fn parallel_copy(pairs: Vec<(&mut [u8], &[u8])>) {

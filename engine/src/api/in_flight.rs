@@ -1,0 +1,72 @@
+//! Frames in flight, decided in one place. A scorer's frames in flight are
+//! the pairs it holds at once: slots being filled by readers, uploads and
+//! passes on the device, results being summed. Each source of that number
+//! says what it knows, and one function per backend turns it into one count:
+//!
+//! 1. the scorer's own [`ScorerDesc::frames_in_flight`];
+//! 2. else the engine's [`crate::vk::EngineOptions::frames_in_flight`] (Vulkan only);
+//! 3. else, with a [`ScorerDesc::reader_threads`] hint, enough for that many
+//!    threads filling slots at once ([`for_readers`]);
+//! 4. else the default: [`DEFAULT_FRAMES_IN_FLIGHT`] on Vulkan, twice the
+//!    worker threads on the CPU twin.
+
+use super::ScorerDesc;
+use crate::vk::VkOptions;
+
+/// Frames in flight of a Vulkan scorer that nothing sizes: enough for
+/// reading, upload, compute and the host sums of several frames to overlap.
+pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
+
+/// Frames in flight that keep `readers` threads busy filling frame slots: each
+/// holds a slot while it reads, and the device and the summing threads hold a
+/// few more.
+pub fn for_readers(readers: usize) -> usize {
+    2 * readers + 4
+}
+
+/// The frames in flight of a Vulkan scorer of `desc` on an engine with
+/// `engine` options (see the module note).
+pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions) -> usize {
+    if let Some(n) = desc.frames_in_flight {
+        return n.get();
+    }
+    if engine.engine.frames_in_flight != 0 {
+        return engine.engine.frames_in_flight;
+    }
+    desc.reader_threads
+        .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()))
+}
+
+/// The pairs a CPU-twin scorer of `desc` with `threads` workers keeps inside
+/// its pool (see the module note).
+pub(crate) fn cpu(desc: &ScorerDesc, threads: usize) -> usize {
+    desc.frames_in_flight
+        .map_or(2 * threads.max(1), |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_source_in_its_order() {
+        let desc = ScorerDesc::new(64, 48, 8);
+        let mut engine = VkOptions::default();
+        assert_eq!(vulkan(&desc, &engine), DEFAULT_FRAMES_IN_FLIGHT);
+        assert_eq!(cpu(&desc, 3), 6);
+        let hinted = desc.with_reader_threads(5);
+        assert_eq!(vulkan(&hinted, &engine), 14);
+        assert_eq!(cpu(&hinted, 3), 6, "the CPU twin sizes by its own threads");
+        engine.engine.frames_in_flight = 3;
+        assert_eq!(
+            vulkan(&hinted, &engine),
+            3,
+            "the engine's option before the hint"
+        );
+        let own = hinted.with_frames_in_flight(2);
+        assert_eq!((vulkan(&own, &engine), cpu(&own, 3)), (2, 2));
+        // 0 is "pick".
+        assert_eq!(desc.with_frames_in_flight(0).frames_in_flight, None);
+        assert_eq!(desc.with_reader_threads(0).reader_threads, None);
+    }
+}

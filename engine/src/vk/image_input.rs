@@ -24,8 +24,8 @@ use super::commands;
 use super::context::Gpu;
 use super::pipeline::{create_pipeline, groups, Pass, Pipelines};
 use super::scorer::ExternalPlane;
-use super::shaders::shader;
-use crate::{Error, Result};
+use super::shaders::{shader, ShaderName};
+use crate::Result;
 
 /// Plane 0 of a host image (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,9 +296,12 @@ unsafe fn image_barrier(
 
 /// The `msb_shift` pipeline on the scorer's pipeline layout.
 pub(crate) fn create_shift_pass(gpu: &Gpu, pipelines: &Pipelines) -> Result<Pass> {
-    let spirv = shader("msb_shift", pipelines.variant)
-        .ok_or_else(|| Error::Unsupported("shader msb_shift was not built".into()))?;
-    create_pipeline(gpu, pipelines.layout, spirv, None)
+    create_pipeline(
+        gpu,
+        pipelines.layout,
+        shader(ShaderName::MsbShift, pipelines.variant),
+        None,
+    )
 }
 
 /// Destroys a pass made by [`create_shift_pass`].

@@ -203,7 +203,7 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
             "vkssim self-test command pool",
         )?;
         let cmd = commands::allocate_command_buffer(gpu, cmd_pool, "vkssim self-test commands")?;
-        let pass = pipelines.pass("selftest")?;
+        let pass = pipelines.selftest();
         let params = Params {
             width: n as u32,
             ..Params::default()

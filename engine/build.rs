@@ -13,6 +13,10 @@
 // link crate's build script emits them (see engine/shaderc-link/build.rs).
 extern crate vkssim_shaderc_link;
 
+// The numbers the shaders share with the engine (defined as GLSL macros).
+#[path = "src/vk/shader_consts.rs"]
+mod shader_consts;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -28,8 +32,22 @@ fn main() {
 struct Compiled {
     name: String,
     variant: &'static str,
+    /// `local_size_x/y/z`, from the SPIR-V's `LocalSize` execution mode.
     local_size: [u32; 3],
+    /// The push-constant block, from the SPIR-V (none when it has none).
+    push_constants: Option<PushConstants>,
     words: Vec<u32>,
+}
+
+/// A push-constant block as a shader's SPIR-V declares it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PushConstants {
+    /// The block's name (`Params`, the one every frame pass shares).
+    name: String,
+    /// Bytes the block spans (the last member's offset plus its size).
+    bytes: u32,
+    /// Each member's name and byte offset, in declaration order.
+    members: Vec<(String, u32)>,
 }
 
 fn run() -> Result<(), String> {
@@ -41,6 +59,10 @@ fn run() -> Result<(), String> {
     let include_dir = glsl.join("include");
     println!("cargo:rerun-if-changed={}", glsl.display());
     println!("cargo:rerun-if-changed={}", include_dir.display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("src/vk/shader_consts.rs").display()
+    );
 
     let mut sources: Vec<PathBuf> = read_dir(&glsl)?
         .into_iter()
@@ -63,8 +85,6 @@ fn run() -> Result<(), String> {
             .and_then(|s| s.to_str())
             .ok_or_else(|| format!("{}: bad file name", path.display()))?
             .to_string();
-        let local_size = local_size(&source)
-            .ok_or_else(|| format!("{}: no `layout(local_size_x = ...) in;`", path.display()))?;
         let builds = std::iter::once((name.clone(), None)).chain(
             EXTRA_BUILDS
                 .iter()
@@ -88,6 +108,9 @@ fn run() -> Result<(), String> {
             // test; with the real file -O also passes 2.29 M cases.)
             options.set_optimization_level(shaderc::OptimizationLevel::Zero);
             options.add_macro_definition(variant, Some("1"));
+            for (name, value) in shader_consts::MACROS {
+                options.add_macro_definition(name, Some(&value.to_string()));
+            }
             if let Some(define) = define {
                 options.add_macro_definition(define, Some("1"));
             }
@@ -139,11 +162,17 @@ fn run() -> Result<(), String> {
                     println!("cargo:rerun-if-changed={}", file.display());
                 }
             }
+            let words = artifact.as_binary().to_vec();
+            let local_size = spirv_local_size(&words)
+                .map_err(|e| format!("{} ({variant}): {e}", path.display()))?;
+            let push_constants = spirv_push_constants(&words)
+                .map_err(|e| format!("{} ({variant}): {e}", path.display()))?;
             compiled.push(Compiled {
                 name: name.clone(),
                 variant: if variant == "FP64" { "Fp64" } else { "SoftF64" },
                 local_size,
-                words: artifact.as_binary().to_vec(),
+                push_constants,
+                words,
             });
         }
     }
@@ -157,13 +186,34 @@ fn run() -> Result<(), String> {
          /// (glsl/include/soft_f64.glsl absent): that variant must not be used.\n\
          pub const SOFT_F64_IS_PLACEHOLDER: bool = {soft_is_placeholder};\n"
     );
+    let mut names: Vec<&str> = compiled.iter().map(|c| c.name.as_str()).collect();
+    names.dedup();
+    out.push_str("/// Every shader build.rs compiled (`glsl/NAME.comp`, and the extra builds\n/// of one source under another name): a shader that was not built is not a\n/// name, so asking for it does not compile.\n");
+    out.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum ShaderName {\n");
+    for n in &names {
+        let _ = writeln!(out, "    /// `{n}`.\n    {},", camel(n));
+    }
+    out.push_str("}\n\nimpl ShaderName {\n    /// The shader's name, as its source file's stem.\n    pub const fn as_str(self) -> &'static str {\n        match self {\n");
+    for n in &names {
+        let _ = writeln!(out, "            ShaderName::{} => {n:?},", camel(n));
+    }
+    out.push_str("        }\n    }\n\n    /// Its position in [`SHADERS`] (both variants follow, FP64 first).\n    const fn index(self) -> usize {\n        match self {\n");
+    for (k, n) in names.iter().enumerate() {
+        let _ = writeln!(out, "            ShaderName::{} => {},", camel(n), 2 * k);
+    }
+    out.push_str("        }\n    }\n}\n\n");
     out.push_str("/// Every compiled shader, sorted by name then variant.\n");
     out.push_str("pub static SHADERS: &[ShaderSpirv] = &[\n");
     for c in &compiled {
         let _ = writeln!(
             out,
-            "    ShaderSpirv {{ name: {:?}, variant: ArithVariant::{}, local_size: [{}, {}, {}], words: &[",
-            c.name, c.variant, c.local_size[0], c.local_size[1], c.local_size[2]
+            "    ShaderSpirv {{ name: {:?}, variant: ArithVariant::{}, local_size: [{}, {}, {}], push_constant_bytes: {}, words: &[",
+            c.name,
+            c.variant,
+            c.local_size[0],
+            c.local_size[1],
+            c.local_size[2],
+            c.push_constants.as_ref().map_or(0, |p| p.bytes)
         );
         for chunk in c.words.chunks(8) {
             out.push_str("       ");
@@ -178,7 +228,9 @@ fn run() -> Result<(), String> {
     let out_dir = PathBuf::from(env("OUT_DIR")?);
     std::fs::write(out_dir.join("shaders.rs"), out)
         .map_err(|e| format!("writing shaders.rs: {e}"))?;
-    std::fs::write(out_dir.join("passes.rs"), pass_table(&compiled)?)
+    let mut passes = pass_table(&compiled)?;
+    passes.push_str(&params_check(&compiled)?);
+    std::fs::write(out_dir.join("passes.rs"), passes)
         .map_err(|e| format!("writing passes.rs: {e}"))?;
     Ok(())
 }
@@ -201,7 +253,7 @@ const FRAME_PASSES: [(&str, &str, [&str; 3]); 3] = [
 ];
 
 /// `passes.rs`: the typed table of [`FRAME_PASSES`]: name, workgroup size
-/// (from the shader source), invocations and workgroup counts per frame, and
+/// (from the shader's SPIR-V), invocations and workgroup counts per frame, and
 /// the bindings the compiled shader reads and writes.
 fn pass_table(compiled: &[Compiled]) -> Result<String, String> {
     let mut out = String::new();
@@ -223,9 +275,13 @@ fn pass_table(compiled: &[Compiled]) -> Result<String, String> {
         all.len(),
         all.join(", ")
     );
-    out.push_str("    /// The shader's name (`glsl/NAME.comp`).\n    pub const fn name(self) -> &'static str {\n        match self {\n");
+    out.push_str("    /// The pass's shader.\n    pub const fn shader(self) -> ShaderName {\n        match self {\n");
     for (name, variant, _) in FRAME_PASSES {
-        let _ = writeln!(out, "            FramePass::{variant} => {name:?},");
+        let _ = writeln!(
+            out,
+            "            FramePass::{variant} => ShaderName::{},",
+            camel(name)
+        );
     }
     out.push_str("        }\n    }\n\n");
     out.push_str("    /// The shader's workgroup size (`local_size_x/y/z`).\n    pub const fn local_size(self) -> [u32; 3] {\n        match self {\n");
@@ -384,24 +440,182 @@ fn read_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(paths)
 }
 
-/// The `local_size_x/y/z` of a compute shader's `layout(...) in;` line
-/// (absent dimensions are 1).
-fn local_size(source: &str) -> Option<[u32; 3]> {
-    let line = source
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("layout") && l.contains("local_size_x") && l.ends_with("in;"))?;
-    let inner = &line[line.find('(')? + 1..line.rfind(')')?];
-    let mut size = [1u32; 3];
-    for part in inner.split(',') {
-        let (key, value) = part.split_once('=')?;
-        let value: u32 = value.trim().parse().ok()?;
-        match key.trim() {
-            "local_size_x" => size[0] = value,
-            "local_size_y" => size[1] = value,
-            "local_size_z" => size[2] = value,
+/// `ShaderName` variant for a shader name (`terms_subgroup` -> `TermsSubgroup`).
+fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|part| {
+            let mut c = part.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The SPIR-V instructions of module `words`: (opcode, operands).
+fn instructions(words: &[u32]) -> Result<Vec<(u32, &[u32])>, String> {
+    if words.len() < 5 || words[0] != 0x0723_0203 {
+        return Err("not SPIR-V".into());
+    }
+    let mut out = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            return Err(format!("a malformed instruction at word {at}"));
+        }
+        out.push((words[at] & 0xffff, &words[at + 1..at + count]));
+        at += count;
+    }
+    Ok(out)
+}
+
+/// The workgroup size of module `words` (`OpExecutionMode ... LocalSize`).
+fn spirv_local_size(words: &[u32]) -> Result<[u32; 3], String> {
+    const OP_EXECUTION_MODE: u32 = 16;
+    const LOCAL_SIZE: u32 = 17;
+    instructions(words)?
+        .into_iter()
+        .find_map(|(op, w)| match (op, w) {
+            (OP_EXECUTION_MODE, [_, LOCAL_SIZE, x, y, z, ..]) => Some([*x, *y, *z]),
+            _ => None,
+        })
+        .ok_or_else(|| "no LocalSize execution mode (layout(local_size_x = ...) in;)".into())
+}
+
+/// The push-constant block of module `words`: its members' names and offsets
+/// and the bytes it spans (32 and 64-bit scalars and vectors of them).
+fn spirv_push_constants(words: &[u32]) -> Result<Option<PushConstants>, String> {
+    use std::collections::HashMap;
+    const OP_NAME: u32 = 5;
+    const OP_MEMBER_NAME: u32 = 6;
+    const OP_TYPE_INT: u32 = 21;
+    const OP_TYPE_FLOAT: u32 = 22;
+    const OP_TYPE_VECTOR: u32 = 23;
+    const OP_TYPE_STRUCT: u32 = 30;
+    const OP_TYPE_POINTER: u32 = 32;
+    const OP_VARIABLE: u32 = 59;
+    const OP_MEMBER_DECORATE: u32 = 72;
+    const PUSH_CONSTANT: u32 = 9;
+    const OFFSET: u32 = 35;
+    let ins = instructions(words)?;
+    let mut sizes: HashMap<u32, u32> = HashMap::new();
+    let mut structs: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut pointers: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut offsets: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut names: HashMap<(u32, u32), String> = HashMap::new();
+    let mut type_names: HashMap<u32, String> = HashMap::new();
+    let text = |w: &[u32]| {
+        let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        String::from_utf8_lossy(&bytes[..end]).into_owned()
+    };
+    let mut block = None;
+    for (op, w) in &ins {
+        match (*op, *w) {
+            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) => {
+                sizes.insert(*id, width / 8);
+            }
+            (OP_TYPE_VECTOR, [id, component, count]) => {
+                let size = sizes.get(component).copied().unwrap_or(0) * count;
+                sizes.insert(*id, size);
+            }
+            (OP_TYPE_STRUCT, [id, members @ ..]) => {
+                structs.insert(*id, members.to_vec());
+            }
+            (OP_TYPE_POINTER, [id, class, pointee]) => {
+                pointers.insert(*id, (*class, *pointee));
+            }
+            (OP_VARIABLE, [ty, _, PUSH_CONSTANT, ..]) => block = Some(*ty),
+            (OP_MEMBER_DECORATE, [ty, member, OFFSET, offset]) => {
+                offsets.insert((*ty, *member), *offset);
+            }
+            (OP_MEMBER_NAME, [ty, member, name @ ..]) => {
+                names.insert((*ty, *member), text(name));
+            }
+            (OP_NAME, [id, name @ ..]) => {
+                type_names.insert(*id, text(name));
+            }
             _ => {}
         }
     }
-    Some(size)
+    let Some(pointer) = block else {
+        return Ok(None);
+    };
+    let (_, ty) = pointers
+        .get(&pointer)
+        .ok_or("the push-constant variable's type is not a pointer")?;
+    let members = structs
+        .get(ty)
+        .ok_or("the push-constant block is not a struct")?;
+    let mut out = PushConstants {
+        name: type_names.get(ty).cloned().unwrap_or_default(),
+        bytes: 0,
+        members: Vec::new(),
+    };
+    for (k, member_ty) in members.iter().enumerate() {
+        let k = k as u32;
+        let offset = *offsets
+            .get(&(*ty, k))
+            .ok_or_else(|| format!("push-constant member {k} has no Offset"))?;
+        let size = *sizes
+            .get(member_ty)
+            .ok_or_else(|| format!("push-constant member {k} is not a scalar or vector"))?;
+        let name = names
+            .get(&(*ty, k))
+            .cloned()
+            .ok_or_else(|| format!("push-constant member {k} has no name (OpMemberName)"))?;
+        out.bytes = out.bytes.max(offset + size);
+        out.members.push((name, offset));
+    }
+    Ok(Some(out))
+}
+
+/// The compile-time check that `Params` (engine/src/vk/pipeline.rs) is laid
+/// out as the `Params` push-constant block the shaders declare: the same size
+/// and each member at its offset, by name. Shaders whose `Params` blocks
+/// differ fail the build, and so does any other block larger than `Params`
+/// (every pipeline has `Params`' push-constant range).
+fn params_check(compiled: &[Compiled]) -> Result<String, String> {
+    let mut blocks = compiled
+        .iter()
+        .filter_map(|c| c.push_constants.as_ref().map(|p| (c, p)))
+        .filter(|(_, p)| p.name == "Params");
+    let (first, block) = blocks
+        .next()
+        .ok_or("no shader has a Params push-constant block")?;
+    if let Some((other, _)) = blocks.find(|(_, p)| *p != block) {
+        return Err(format!(
+            "the Params push-constant blocks of {} and {} differ",
+            first.name, other.name
+        ));
+    }
+    if let Some((c, p)) = compiled
+        .iter()
+        .filter_map(|c| c.push_constants.as_ref().map(|p| (c, p)))
+        .find(|(_, p)| p.bytes > block.bytes)
+    {
+        return Err(format!(
+            "{}'s push-constant block {} ({} bytes) is larger than Params ({} bytes)",
+            c.name, p.name, p.bytes, block.bytes
+        ));
+    }
+    let mut out = String::from(
+        "\n/// `Params` is laid out as the shaders' push-constant block (their\n\
+         /// SPIR-V, read by build.rs): the same size, each member at its offset.\n\
+         const _: () = {\n",
+    );
+    let _ = writeln!(
+        out,
+        "    assert!(std::mem::size_of::<Params>() == {});",
+        block.bytes
+    );
+    for (name, offset) in &block.members {
+        let _ = writeln!(
+            out,
+            "    assert!(std::mem::offset_of!(Params, {name}) == {offset});"
+        );
+    }
+    out.push_str("};\n");
+    Ok(out)
 }

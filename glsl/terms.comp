@@ -17,11 +17,10 @@
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
 
-// KEEP IN SYNC with engine/src/vk/reduce.rs (FRAC_BITS, MAX_TERM_LOG2,
-// WORDS_PER_GROUP).
-const int FRAC_BITS = 48;
-const int MAX_TERM_LOG2 = 7;
-const uint WORDS = 9u;
+// From engine/src/vk/shader_consts.rs (build.rs defines the macros).
+const int FRAC_BITS = VKSSIM_FRAC_BITS;
+const int MAX_TERM_LOG2 = VKSSIM_MAX_TERM_LOG2;
+const uint WORDS = uint(VKSSIM_WORDS_PER_GROUP);
 
 // trunc(x * 2^FRAC_BITS) of binary64 bits, two's complement, by integer
 // operations; ok = false unless |x| < 2^MAX_TERM_LOG2 (then nothing is added).

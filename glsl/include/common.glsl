@@ -1,9 +1,10 @@
 // common.glsl: what every vkssim pass shares: the push constants, the buffer
 // bindings and the Gaussian taps.
 //
-// KEEP IN SYNC with engine/src/vk/pipeline.rs (`Params`, `Binding`): the push
-// constant block below mirrors `Params` field by field (std430, all 32-bit),
-// and the binding numbers mirror `Binding`.
+// The push constant block below is `Params` in engine/src/vk/pipeline.rs,
+// field for field (std430, all 32-bit): build.rs checks the Rust struct's size
+// and offsets against this block's SPIR-V at compile time. The binding numbers
+// mirror `Binding` there, which the pipeline tests check against the SPIR-V.
 
 #ifndef VKSSIM_COMMON_GLSL
 #define VKSSIM_COMMON_GLSL

@@ -348,9 +348,13 @@ impl Engine {
         submits: &[vk::SubmitInfo<'_>],
         fence: vk::Fence,
     ) -> Result<()> {
-        self.gpu
-            .submit(self.gpu.device.compute_queue, submits, fence)
-            .map_err(|r| crate::vk::errors::vk_error(r, "submitting the host's work"))
+        // SAFETY: the submit infos are valid for this device (this function's
+        // contract).
+        unsafe {
+            self.gpu
+                .submit(self.gpu.device.compute_queue, submits, fence)
+        }
+        .map_err(|r| crate::vk::errors::vk_error(r, "submitting the host's work"))
     }
 
     /// Whether timeline values may be used in [`super::SemaphoreRef`]: on an

@@ -333,7 +333,9 @@ impl Scorer {
                 "device-resident ring on a CPU scorer".into(),
             ));
         };
-        inner.submit_external(ring, planes, &sems(waits), &sems(signals))?;
+        // SAFETY: the planes and semaphores are valid objects of this device,
+        // alive until the result is taken (the contract of this function).
+        unsafe { inner.submit_external(ring, planes, &sems(waits), &sems(signals)) }?;
         self.submitted += 1;
         Ok(())
     }

@@ -98,10 +98,13 @@ pub(crate) fn end(gpu: &Gpu, cmd: vk::CommandBuffer) -> Result<()> {
 }
 
 /// The barriers every helper here records: between the `(src, dst)` stages,
-/// each kind of barrier in its own list. `cmd` must be recording, and each
-/// barrier must name valid objects (the callers build them from their own
-/// buffers and images).
-pub(crate) fn pipeline_barrier(
+/// each kind of barrier in its own list.
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device in the recording state, on a
+/// queue family that supports the stages; each barrier must name valid
+/// objects of this device.
+pub(crate) unsafe fn pipeline_barrier(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
@@ -110,7 +113,7 @@ pub(crate) fn pipeline_barrier(
     images: &[vk::ImageMemoryBarrier<'_>],
 ) {
     // SAFETY: `cmd` is recording and the barriers name valid objects (this
-    // function's contract, kept by every caller in this crate).
+    // function's contract).
     unsafe {
         gpu.device.raw.cmd_pipeline_barrier(
             cmd,
@@ -146,7 +149,11 @@ pub(crate) unsafe fn bind_set_and_constants(
 }
 
 /// A global memory barrier from `src` to `dst` (stage, access).
-pub(crate) fn barrier(
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device in the recording state, on a
+/// queue family that supports the barrier's stages.
+pub(crate) unsafe fn barrier(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     src: (vk::PipelineStageFlags, vk::AccessFlags),
@@ -155,57 +162,84 @@ pub(crate) fn barrier(
     let barriers = [vk::MemoryBarrier::default()
         .src_access_mask(src.1)
         .dst_access_mask(dst.1)];
-    pipeline_barrier(gpu, cmd, (src.0, dst.0), &barriers, &[], &[]);
+    // SAFETY: `cmd` is recording (this function's contract); the barrier
+    // names no object.
+    unsafe { pipeline_barrier(gpu, cmd, (src.0, dst.0), &barriers, &[], &[]) };
 }
 
 /// Shader writes of one compute pass made visible to the next pass.
-pub(crate) fn compute_to_compute(gpu: &Gpu, cmd: vk::CommandBuffer) {
-    barrier(
-        gpu,
-        cmd,
-        (
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::AccessFlags::SHADER_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-        ),
-    );
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device in the recording state, on a
+/// queue family that supports the barrier's stages.
+pub(crate) unsafe fn compute_to_compute(gpu: &Gpu, cmd: vk::CommandBuffer) {
+    // SAFETY: `cmd` is recording (this function's contract).
+    unsafe {
+        barrier(
+            gpu,
+            cmd,
+            (
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::SHADER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+            ),
+        )
+    };
 }
 
 /// Copies (transfer writes) made visible to the compute passes that read them.
-pub(crate) fn transfer_to_compute(gpu: &Gpu, cmd: vk::CommandBuffer) {
-    barrier(
-        gpu,
-        cmd,
-        (
-            vk::PipelineStageFlags::TRANSFER,
-            vk::AccessFlags::TRANSFER_WRITE,
-        ),
-        (
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::AccessFlags::SHADER_READ,
-        ),
-    );
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device in the recording state, on a
+/// queue family that supports the barrier's stages.
+pub(crate) unsafe fn transfer_to_compute(gpu: &Gpu, cmd: vk::CommandBuffer) {
+    // SAFETY: `cmd` is recording (this function's contract).
+    unsafe {
+        barrier(
+            gpu,
+            cmd,
+            (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::SHADER_READ,
+            ),
+        )
+    };
 }
 
 /// Shader writes made visible to the host.
-pub(crate) fn compute_to_host(gpu: &Gpu, cmd: vk::CommandBuffer) {
-    barrier(
-        gpu,
-        cmd,
-        (
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::AccessFlags::SHADER_WRITE,
-        ),
-        (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
-    );
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device in the recording state, on a
+/// queue family that supports the barrier's stages.
+pub(crate) unsafe fn compute_to_host(gpu: &Gpu, cmd: vk::CommandBuffer) {
+    // SAFETY: `cmd` is recording (this function's contract).
+    unsafe {
+        barrier(
+            gpu,
+            cmd,
+            (
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::AccessFlags::SHADER_WRITE,
+            ),
+            (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+        )
+    };
 }
 
 /// A queue-family ownership transfer of `buffers` (release on the source queue
 /// or acquire on the destination queue: record the same barrier on both).
-pub(crate) fn ownership_barrier(
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device in the recording state, on a
+/// queue family that supports the barrier's stages.
+pub(crate) unsafe fn ownership_barrier(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     buffers: &[vk::Buffer],
@@ -244,11 +278,17 @@ pub(crate) fn ownership_barrier(
             vk::PipelineStageFlags::COMPUTE_SHADER,
         )
     };
-    pipeline_barrier(gpu, cmd, (src, dst), &[], &barriers, &[]);
+    // SAFETY: `cmd` is recording (this function's contract); the buffers are
+    // the caller's, of this device.
+    unsafe { pipeline_barrier(gpu, cmd, (src, dst), &[], &barriers, &[]) };
 }
 
 /// Submits `cmd` to `queue`, waits for it with a temporary fence, and returns.
-pub(crate) fn submit_and_wait(
+///
+/// # Safety
+/// `cmd` must be an executable command buffer of this device, not pending,
+/// allocated from a pool of `queue`'s family.
+pub(crate) unsafe fn submit_and_wait(
     gpu: &Gpu,
     queue: vk::Queue,
     cmd: vk::CommandBuffer,
@@ -257,10 +297,12 @@ pub(crate) fn submit_and_wait(
     let fence = create_fence(gpu, false, what)?;
     let cmds = [cmd];
     let submits = [vk::SubmitInfo::default().command_buffers(&cmds)];
-    // SAFETY: `cmd` is executable and `fence` unsignalled.
-    let result = gpu
-        .submit(queue, &submits, fence)
-        .and_then(|_| unsafe { gpu.device.raw.wait_for_fences(&[fence], true, u64::MAX) });
+    // SAFETY: `cmd` is executable and `fence` unsignalled (the caller's, this
+    // function's contract).
+    let submitted = unsafe { gpu.submit(queue, &submits, fence) };
+    // SAFETY: the fence is of this device, submitted with the work.
+    let result =
+        submitted.and_then(|_| unsafe { gpu.device.raw.wait_for_fences(&[fence], true, u64::MAX) });
     // SAFETY: the fence is no longer in use (waited on, or never submitted).
     unsafe { gpu.device.raw.destroy_fence(fence, None) };
     result.map_err(|r| vk_error(r, what.to_string()))

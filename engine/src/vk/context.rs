@@ -172,7 +172,13 @@ impl Gpu {
 
     /// Submits `submits` to `queue` (a queue of this device), serialised with
     /// every other submission to this device.
-    pub(crate) fn submit(
+    ///
+    /// # Safety
+    /// Everything `submits` names must be of this device and valid for
+    /// `vkQueueSubmit`: command buffers executable and not pending, wait
+    /// semaphores that will be signalled, signal semaphores and `fence`
+    /// unsignalled, and all of them alive until the work completes.
+    pub(crate) unsafe fn submit(
         &self,
         queue: ash::vk::Queue,
         submits: &[ash::vk::SubmitInfo<'_>],
@@ -187,8 +193,8 @@ impl Gpu {
             lock.lock(family, index);
         }
         // SAFETY: the queue belongs to this device and the lock gives the
-        // external synchronisation Vulkan requires; the caller guarantees the
-        // submit infos are valid.
+        // external synchronisation Vulkan requires; the submit infos are valid
+        // (this function's contract).
         let result = unsafe { self.device.raw.queue_submit(queue, submits, fence) };
         if let Some((lock, family, index)) = host {
             lock.unlock(family, index);

@@ -24,8 +24,8 @@ use super::commands;
 use super::context::Gpu;
 use super::pipeline::{create_pipeline, groups, Pass, Pipelines};
 use super::scorer::ExternalPlane;
-use super::shaders::shader;
-use crate::{Error, Result};
+use super::shaders::{shader, ShaderName};
+use crate::Result;
 
 /// Plane 0 of a host image (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +94,11 @@ pub(crate) struct PlaneSize {
 /// Records the fetch of `src` into the packed buffer `dst` (`row_bytes *
 /// height` bytes): acquire, transitions, one copy, release (module docs).
 /// `family` is the engine's queue family (the one `cmd` records for).
-pub(crate) fn record_fetch(
+///
+/// # Safety
+/// `cmd` must be a command buffer of this device recording on `family`; `src`
+/// and `dst` must be valid objects of this device.
+pub(crate) unsafe fn record_fetch(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     src: &ExternalSource,
@@ -117,7 +121,8 @@ pub(crate) fn record_fetch(
                         .src_queue_family_index(owner)
                         .dst_queue_family_index(family),
                 );
-                buffer_barrier(gpu, cmd, acquire, vk::PipelineStageFlags::TRANSFER);
+                // SAFETY: `cmd` is recording on the engine's family and the barrier names the host's plane (this function's contract).
+                unsafe { buffer_barrier(gpu, cmd, acquire, vk::PipelineStageFlags::TRANSFER) };
             }
             let regions: Vec<vk::BufferCopy> = if p.row_pitch == size.row_bytes {
                 vec![vk::BufferCopy::default()
@@ -143,7 +148,10 @@ pub(crate) fn record_fetch(
                         .src_queue_family_index(family)
                         .dst_queue_family_index(owner),
                 );
-                buffer_barrier(gpu, cmd, release, vk::PipelineStageFlags::BOTTOM_OF_PIPE);
+                // SAFETY: `cmd` is recording on the engine's family and the barrier names the host's plane (this function's contract).
+                unsafe {
+                    buffer_barrier(gpu, cmd, release, vk::PipelineStageFlags::BOTTOM_OF_PIPE)
+                };
             }
         }
         ExternalSource::Image(img) => {
@@ -172,24 +180,30 @@ pub(crate) fn record_fetch(
                 // The acquire half of the host's release (same layouts).
                 let acquire = barrier(img.layout, img.layout, Some((owner, family)))
                     .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
-                image_barrier(
-                    gpu,
-                    cmd,
-                    acquire,
-                    (vk::PipelineStageFlags::TOP_OF_PIPE, transfer),
-                );
+                // SAFETY: `cmd` is recording on the engine's family and the barrier names the host's plane (this function's contract).
+                unsafe {
+                    image_barrier(
+                        gpu,
+                        cmd,
+                        acquire,
+                        (vk::PipelineStageFlags::TOP_OF_PIPE, transfer),
+                    )
+                };
             }
             // Earlier writes of the image on this queue (or, after a semaphore
             // wait, anywhere) complete before the transition.
             let to_src = barrier(img.layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, None)
                 .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
                 .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
-            image_barrier(
-                gpu,
-                cmd,
-                to_src,
-                (vk::PipelineStageFlags::ALL_COMMANDS, transfer),
-            );
+            // SAFETY: `cmd` is recording on the engine's family and the barrier names the host's plane (this function's contract).
+            unsafe {
+                image_barrier(
+                    gpu,
+                    cmd,
+                    to_src,
+                    (vk::PipelineStageFlags::ALL_COMMANDS, transfer),
+                )
+            };
             let region = [vk::BufferImageCopy::default()
                 .buffer_offset(0)
                 .buffer_row_length(0)
@@ -226,15 +240,19 @@ pub(crate) fn record_fetch(
                 img.final_layout,
                 None,
             );
-            image_barrier(gpu, cmd, back, (transfer, transfer));
+            // SAFETY: `cmd` is recording on the engine's family and the barrier names the host's plane (this function's contract).
+            unsafe { image_barrier(gpu, cmd, back, (transfer, transfer)) };
             if let Some(owner) = img.owner {
                 let release = barrier(img.final_layout, img.final_layout, Some((family, owner)));
-                image_barrier(
-                    gpu,
-                    cmd,
-                    release,
-                    (transfer, vk::PipelineStageFlags::BOTTOM_OF_PIPE),
-                );
+                // SAFETY: `cmd` is recording on the engine's family and the barrier names the host's plane (this function's contract).
+                unsafe {
+                    image_barrier(
+                        gpu,
+                        cmd,
+                        release,
+                        (transfer, vk::PipelineStageFlags::BOTTOM_OF_PIPE),
+                    )
+                };
             }
         }
     }
@@ -242,7 +260,11 @@ pub(crate) fn record_fetch(
 
 /// One buffer barrier: acquires wait at `stage` (from the top of the pipe),
 /// releases run after the transfer stage.
-fn buffer_barrier(
+///
+/// # Safety
+/// `cmd` must be recording on a family with the transfer stage, and `b`
+/// must name a valid buffer of this device.
+unsafe fn buffer_barrier(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     b: vk::BufferMemoryBarrier<'_>,
@@ -253,24 +275,33 @@ fn buffer_barrier(
     } else {
         (vk::PipelineStageFlags::TOP_OF_PIPE, stage)
     };
-    commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[b], &[]);
+    // SAFETY: this function's contract.
+    unsafe { commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[b], &[]) };
 }
 
 /// One image barrier between the `(src, dst)` stages.
-fn image_barrier(
+///
+/// # Safety
+/// `cmd` must be recording on a family with those stages, and `b` must name a
+/// valid image of this device.
+unsafe fn image_barrier(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     b: vk::ImageMemoryBarrier<'_>,
     (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
 ) {
-    commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[], &[b]);
+    // SAFETY: this function's contract.
+    unsafe { commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[], &[b]) };
 }
 
 /// The `msb_shift` pipeline on the scorer's pipeline layout.
 pub(crate) fn create_shift_pass(gpu: &Gpu, pipelines: &Pipelines) -> Result<Pass> {
-    let spirv = shader("msb_shift", pipelines.variant)
-        .ok_or_else(|| Error::Unsupported("shader msb_shift was not built".into()))?;
-    create_pipeline(gpu, pipelines.layout, spirv, None)
+    create_pipeline(
+        gpu,
+        pipelines.layout,
+        shader(ShaderName::MsbShift, pipelines.variant),
+        None,
+    )
 }
 
 /// Destroys a pass made by [`create_shift_pass`].

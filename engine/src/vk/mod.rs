@@ -49,6 +49,7 @@ pub(crate) mod pipeline_cache;
 pub(crate) mod reduce;
 pub(crate) mod scorer;
 pub(crate) mod selftest;
+pub(crate) mod shader_consts;
 pub(crate) mod shaders;
 pub(crate) mod shared_plane;
 mod video_caps;

@@ -11,13 +11,14 @@ use bytemuck::{Pod, Zeroable};
 
 use super::context::Gpu;
 use super::errors::vk_error;
-use super::shaders::{shader, ArithVariant, ShaderSpirv};
+use super::shaders::{shader, ArithVariant, ShaderName, ShaderSpirv};
 use crate::{Error, Result};
 
-/// The push constants of every pass.
-///
-/// KEEP IN SYNC with `glsl/include/common.glsl` (`Params`): same fields, same
-/// order, all 32-bit (std430).
+/// The push constants of every pass: `glsl/include/common.glsl`'s `Params`
+/// block, field for field. Its size and every field's offset are checked at
+/// compile time against the block the compiled shaders declare (build.rs
+/// reads them from the SPIR-V), so a field added on one side only does not
+/// build.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct Params {
@@ -48,7 +49,8 @@ pub struct Params {
     pub debug_writes: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<Params>() == 48);
+// The layout of `Params` is checked against the shaders' SPIR-V at compile
+// time (build.rs, the end of `passes.rs`).
 
 /// The buffer bindings (set 0).
 ///
@@ -205,8 +207,8 @@ pub struct Pipelines {
     pub(crate) variant: ArithVariant,
     pub(crate) set_layout: vk::DescriptorSetLayout,
     pub(crate) layout: vk::PipelineLayout,
-    /// `selftest`, by name (not specialized).
-    pub(crate) passes: Vec<(&'static str, Pass)>,
+    /// The `selftest` pass (not specialized).
+    selftest: Pass,
     /// The frame passes of each specialization (and reduction: subgroup or
     /// not) made so far, in [`FramePass::ALL`] order (made on a scorer's first
     /// use of it, kept until the device closes).
@@ -233,17 +235,11 @@ impl Pipelines {
         let mut passes = Vec::new();
         for pass in FramePass::ALL {
             let name = match pass {
-                FramePass::Terms if subgroups => "terms_subgroup",
-                other => other.name(),
+                FramePass::Terms if subgroups => ShaderName::TermsSubgroup,
+                other => other.shader(),
             };
-            let built = shader(name, self.variant)
-                .ok_or_else(|| {
-                    Error::Unsupported(format!(
-                        "shader {name} ({}) was not built",
-                        self.variant.name()
-                    ))
-                })
-                .and_then(|spirv| create_pipeline(gpu, self.layout, spirv, Some(&spec)));
+            let spirv = shader(name, self.variant);
+            let built = create_pipeline(gpu, self.layout, spirv, Some(&spec));
             match built {
                 Ok(p) => passes.push(p.raw),
                 Err(e) => {
@@ -259,13 +255,9 @@ impl Pipelines {
         Ok(passes)
     }
 
-    /// The pass named `name`.
-    pub(crate) fn pass(&self, name: &str) -> Result<&Pass> {
-        self.passes
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, p)| p)
-            .ok_or_else(|| Error::Unsupported(format!("shader {name} was not built")))
+    /// The self-test's pass (built with the layouts).
+    pub(crate) fn selftest(&self) -> &Pass {
+        &self.selftest
     }
 
     /// Creates the layouts and the self-test pipeline of `variant` (the frame
@@ -290,7 +282,10 @@ impl Pipelines {
             variant,
             set_layout,
             layout: vk::PipelineLayout::null(),
-            passes: Vec::new(),
+            selftest: Pass {
+                raw: vk::Pipeline::null(),
+                local_size: [1; 3],
+            },
             specialized: Mutex::new(Vec::new()),
         };
         let ranges = [vk::PushConstantRange::default()
@@ -310,14 +305,14 @@ impl Pipelines {
             }
         }
         gpu.device.name(this.layout, "vkssim pipeline layout");
-        let name = "selftest";
-        let built = shader(name, variant)
-            .ok_or_else(|| {
-                Error::Unsupported(format!("shader {name} ({}) was not built", variant.name()))
-            })
-            .and_then(|spirv| create_pipeline(gpu, this.layout, spirv, None));
+        let built = create_pipeline(
+            gpu,
+            this.layout,
+            shader(ShaderName::Selftest, variant),
+            None,
+        );
         match built {
-            Ok(p) => this.passes.push((name, p)),
+            Ok(p) => this.selftest = p,
             Err(e) => {
                 this.destroy(gpu);
                 return Err(e);
@@ -340,8 +335,9 @@ impl Pipelines {
                     device.destroy_pipeline(p, None);
                 }
             }
-            for (_, p) in self.passes.drain(..).rev() {
-                device.destroy_pipeline(p.raw, None);
+            if self.selftest.raw != vk::Pipeline::null() {
+                device.destroy_pipeline(self.selftest.raw, None);
+                self.selftest.raw = vk::Pipeline::null();
             }
             if self.layout != vk::PipelineLayout::null() {
                 device.destroy_pipeline_layout(self.layout, None);
@@ -364,6 +360,9 @@ pub(crate) fn create_pipeline(
     spec: Option<&Spec>,
 ) -> Result<Pass> {
     let device = &gpu.device.raw;
+    // Every pipeline has `Params`' push-constant range; build.rs refuses a
+    // shader whose block is larger.
+    debug_assert!(spirv.push_constant_bytes as usize <= std::mem::size_of::<Params>());
     let info = vk::ShaderModuleCreateInfo::default().code(spirv.words);
     let label = format!("vkssim {} ({})", spirv.name, spirv.variant.name());
     // SAFETY: the words are SPIR-V produced by shaderc at build time.
@@ -508,9 +507,9 @@ mod tests {
     fn frame_pass_table_matches_the_shaders_and_the_geometry() {
         assert_eq!(PASSES.len(), FramePass::ALL.len());
         for (pass, name) in FramePass::ALL.iter().zip(PASSES) {
-            assert_eq!(pass.name(), name);
+            assert_eq!(pass.shader().as_str(), name);
             for variant in [ArithVariant::Fp64, ArithVariant::SoftF64] {
-                let spirv = shader(name, variant).expect("compiled");
+                let spirv = shader(pass.shader(), variant);
                 assert_eq!(spirv.local_size, pass.local_size(), "{name}");
             }
         }

@@ -40,15 +40,11 @@
 //! (the interval straddles an fp32 rounding boundary, or a sign change), the
 //! caller sums the terms on the host in raster order.
 
-/// Fraction bits `K` of the fixed point.
-pub const FRAC_BITS: u32 = 48;
-/// Terms must satisfy `|x| < 2^MAX_TERM_LOG2` to be converted (the shader's
-/// limit; the host twin of its conversion, for tests, checks it).
+pub use super::shader_consts::FRAC_BITS;
 #[cfg(test)]
-pub const MAX_TERM_LOG2: u32 = 7;
-/// 64-bit words per workgroup: 4 sums, 4 sums of magnitudes, 1 count of
-/// unconvertible terms. KEEP IN SYNC with glsl/terms.comp.
-pub const WORDS_PER_GROUP: usize = 9;
+use super::shader_consts::MAX_TERM_LOG2;
+/// 64-bit words per workgroup ([`super::shader_consts::WORDS_PER_GROUP`]).
+pub const WORDS_PER_GROUP: usize = super::shader_consts::WORDS_PER_GROUP as usize;
 /// Metrics in a workgroup record, in order.
 pub const METRICS: usize = 4;
 

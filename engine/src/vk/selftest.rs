@@ -203,7 +203,7 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
             "vkssim self-test command pool",
         )?;
         let cmd = commands::allocate_command_buffer(gpu, cmd_pool, "vkssim self-test commands")?;
-        let pass = pipelines.pass("selftest")?;
+        let pass = pipelines.selftest();
         let params = Params {
             width: n as u32,
             ..Params::default()
@@ -218,14 +218,18 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
             commands::bind_set_and_constants(gpu, cmd, pipelines.layout, set, constants);
             d.cmd_dispatch(cmd, groups(n as u32, pass.local_size[0]), 1, 1);
         }
-        commands::compute_to_host(gpu, cmd);
+        // SAFETY: `cmd` is recording (begun above) on the compute family; for the submission, it was ended above and is not pending.
+        unsafe { commands::compute_to_host(gpu, cmd) };
         commands::end(gpu, cmd)?;
-        commands::submit_and_wait(
-            gpu,
-            gpu.device.compute_queue,
-            cmd,
-            "running the arithmetic self-test",
-        )?;
+        // SAFETY: `cmd` is recording (begun above) on the compute family; for the submission, it was ended above and is not pending.
+        unsafe {
+            commands::submit_and_wait(
+                gpu,
+                gpu.device.compute_queue,
+                cmd,
+                "running the arithmetic self-test",
+            )
+        }?;
         let bytes = out_buf.mapped().ok_or_else(|| {
             Error::SelfTestFailed("the self-test result buffer is not host-visible".into())
         })?;

@@ -114,18 +114,21 @@ impl VkScorer {
                 commands::allocate_command_buffer(gpu, self.compute_pool, "vkssim read-back")?;
             let run = (|| -> Result<()> {
                 commands::begin(gpu, cmd)?;
-                commands::barrier(
-                    gpu,
-                    cmd,
-                    (
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::AccessFlags::SHADER_WRITE,
-                    ),
-                    (
-                        vk::PipelineStageFlags::TRANSFER,
-                        vk::AccessFlags::TRANSFER_READ,
-                    ),
-                );
+                // SAFETY: `cmd` is recording (begun above) on the compute family; for the submission, it was ended above and is not pending.
+                unsafe {
+                    commands::barrier(
+                        gpu,
+                        cmd,
+                        (
+                            vk::PipelineStageFlags::COMPUTE_SHADER,
+                            vk::AccessFlags::SHADER_WRITE,
+                        ),
+                        (
+                            vk::PipelineStageFlags::TRANSFER,
+                            vk::AccessFlags::TRANSFER_READ,
+                        ),
+                    )
+                };
                 let region = [vk::BufferCopy::default().size(src.size)];
                 // SAFETY: `cmd` is recording; both buffers hold `src.size` bytes.
                 unsafe {
@@ -133,22 +136,28 @@ impl VkScorer {
                         .raw
                         .cmd_copy_buffer(cmd, src.raw, dst.raw, &region)
                 };
-                commands::barrier(
-                    gpu,
-                    cmd,
-                    (
-                        vk::PipelineStageFlags::TRANSFER,
-                        vk::AccessFlags::TRANSFER_WRITE,
-                    ),
-                    (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
-                );
+                // SAFETY: `cmd` is recording (begun above) on the compute family; for the submission, it was ended above and is not pending.
+                unsafe {
+                    commands::barrier(
+                        gpu,
+                        cmd,
+                        (
+                            vk::PipelineStageFlags::TRANSFER,
+                            vk::AccessFlags::TRANSFER_WRITE,
+                        ),
+                        (vk::PipelineStageFlags::HOST, vk::AccessFlags::HOST_READ),
+                    )
+                };
                 commands::end(gpu, cmd)?;
-                commands::submit_and_wait(
-                    gpu,
-                    gpu.device.compute_queue,
-                    cmd,
-                    "reading back a buffer",
-                )
+                // SAFETY: `cmd` is recording (begun above) on the compute family; for the submission, it was ended above and is not pending.
+                unsafe {
+                    commands::submit_and_wait(
+                        gpu,
+                        gpu.device.compute_queue,
+                        cmd,
+                        "reading back a buffer",
+                    )
+                }
             })();
             // SAFETY: the command buffer finished (or never ran).
             unsafe {

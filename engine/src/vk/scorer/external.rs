@@ -232,7 +232,14 @@ impl VkScorer {
     /// Submits a pair that is already on the device (see the module docs).
     /// `waits` are waited on before any of the pair's work (at every stage);
     /// `signals` are signalled when its results are written.
-    pub(crate) fn submit_external(
+    ///
+    /// # Safety
+    /// The planes' buffers and images, and the semaphores, must be valid
+    /// objects of this scorer's device, alive until the pair's result is
+    /// taken, with the waits' signals submitted (or to be) and the signals
+    /// unsignalled, as `vkQueueSubmit` requires ([`crate::api::Scorer`]'s
+    /// device submissions state this to their callers).
+    pub(crate) unsafe fn submit_external(
         &mut self,
         ring: &mut ExternalRing,
         planes: [ExternalSource; 2],
@@ -322,7 +329,10 @@ impl VkScorer {
         if timeline {
             submit = submit.push_next(&mut timeline_info);
         }
-        gpu.submit(gpu.device.compute_queue, &[submit], slot.fence)
+        // SAFETY: the slot's command buffers were recorded for these planes and
+        // are not pending (its fence was waited for and reset above); the
+        // host's planes and semaphores are valid (this function's contract).
+        unsafe { gpu.submit(gpu.device.compute_queue, &[submit], slot.fence) }
             .map_err(|r| vk_error(r, format!("submitting device-resident frame {frame}")))?;
         slot.frame = frame;
         slot.submitted = Some(Instant::now());
@@ -362,20 +372,23 @@ impl VkScorer {
         let gpu = &self.gpu;
         let cmd = ring.pre[i];
         commands::begin(gpu, cmd)?;
-        commands::barrier(
-            gpu,
-            cmd,
-            (
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::AccessFlags::MEMORY_WRITE,
-            ),
-            (
-                vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::AccessFlags::TRANSFER_READ
-                    | vk::AccessFlags::TRANSFER_WRITE
-                    | vk::AccessFlags::SHADER_READ,
-            ),
-        );
+        // SAFETY: the ring's command buffer is recording (begun above) on the compute family.
+        unsafe {
+            commands::barrier(
+                gpu,
+                cmd,
+                (
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::AccessFlags::MEMORY_WRITE,
+                ),
+                (
+                    vk::PipelineStageFlags::TRANSFER | vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::AccessFlags::TRANSFER_READ
+                        | vk::AccessFlags::TRANSFER_WRITE
+                        | vk::AccessFlags::SHADER_READ,
+                ),
+            )
+        };
         if zero_copy.contains(&false) {
             let size = PlaneSize {
                 width: self.sizes.geometry.width,
@@ -387,30 +400,38 @@ impl VkScorer {
             };
             for k in (0..2).filter(|&k| !zero_copy[k]) {
                 let family = gpu.device.compute_family;
-                image_input::record_fetch(gpu, cmd, &planes[k], packed[k].raw, size, family);
+                // SAFETY: the ring's command buffer is recording (begun above) on the compute family; the planes are the host's valid objects (the submission's contract).
+                unsafe {
+                    image_input::record_fetch(gpu, cmd, &planes[k], packed[k].raw, size, family)
+                };
             }
             let shifts = [planes[0].shift(), planes[1].shift()];
             match ring.shift.as_ref().filter(|_| shifts != [0, 0]) {
-                None => commands::transfer_to_compute(gpu, cmd),
+                // SAFETY: the ring's command buffer is recording (begun above) on the compute family.
+                None => unsafe { commands::transfer_to_compute(gpu, cmd) },
                 Some(pass) => {
                     // The copies made visible to the shift's reads and writes.
-                    commands::barrier(
-                        gpu,
-                        cmd,
-                        (
-                            vk::PipelineStageFlags::TRANSFER,
-                            vk::AccessFlags::TRANSFER_WRITE,
-                        ),
-                        (
-                            vk::PipelineStageFlags::COMPUTE_SHADER,
-                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                        ),
-                    );
+                    // SAFETY: the ring's command buffer is recording (begun above) on the compute family.
+                    unsafe {
+                        commands::barrier(
+                            gpu,
+                            cmd,
+                            (
+                                vk::PipelineStageFlags::TRANSFER,
+                                vk::AccessFlags::TRANSFER_WRITE,
+                            ),
+                            (
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                                vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                            ),
+                        )
+                    };
                     let words = self.plane_bytes().div_ceil(4) as u32;
                     let set = self.slots[i].set;
                     let pass = (pass, &*self.pipelines);
                     image_input::record_shift(gpu, cmd, pass, set, words, shifts);
-                    commands::compute_to_compute(gpu, cmd);
+                    // SAFETY: the ring's command buffer is recording (begun above) on the compute family.
+                    unsafe { commands::compute_to_compute(gpu, cmd) };
                 }
             }
         }

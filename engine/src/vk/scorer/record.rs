@@ -46,27 +46,34 @@ impl VkScorer {
         if let (Some(tcmd), Some((tfamily, _))) = (slot.transfer_cmd, gpu.device.transfer) {
             commands::begin(gpu, tcmd)?;
             copy(tcmd);
-            commands::ownership_barrier(
-                gpu,
-                tcmd,
-                &raw_bufs,
-                (tfamily, gpu.device.compute_family),
-                true,
-            );
+            // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+            unsafe {
+                commands::ownership_barrier(
+                    gpu,
+                    tcmd,
+                    &raw_bufs,
+                    (tfamily, gpu.device.compute_family),
+                    true,
+                )
+            };
             commands::end(gpu, tcmd)?;
             commands::begin(gpu, cmd)?;
-            commands::ownership_barrier(
-                gpu,
-                cmd,
-                &raw_bufs,
-                (tfamily, gpu.device.compute_family),
-                false,
-            );
+            // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+            unsafe {
+                commands::ownership_barrier(
+                    gpu,
+                    cmd,
+                    &raw_bufs,
+                    (tfamily, gpu.device.compute_family),
+                    false,
+                )
+            };
         } else {
             commands::begin(gpu, cmd)?;
             if slot.staging.is_some() {
                 copy(cmd);
-                commands::transfer_to_compute(gpu, cmd);
+                // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+                unsafe { commands::transfer_to_compute(gpu, cmd) };
             }
         }
         let extents = self.sizes.extents();
@@ -85,7 +92,8 @@ impl VkScorer {
             let pipeline = self.frame_pipelines[k];
             let [x, y, z] = frame_pass.groups(&extents);
             if k > 0 {
-                commands::compute_to_compute(gpu, cmd);
+                // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+                unsafe { commands::compute_to_compute(gpu, cmd) };
             }
             // SAFETY: as above.
             unsafe {
@@ -101,7 +109,8 @@ impl VkScorer {
                 }
             }
         }
-        commands::compute_to_host(gpu, cmd);
+        // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+        unsafe { commands::compute_to_host(gpu, cmd) };
         commands::end(gpu, cmd)
     }
 }

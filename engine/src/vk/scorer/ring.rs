@@ -129,11 +129,16 @@ impl VkScorer {
             // SAFETY: both command buffers are executable and not pending; the
             // semaphore is unsignalled (its last signal was waited on by the
             // compute submission whose fence we waited for).
-            gpu.submit(tqueue, &t_submit, vk::Fence::null())
-                .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
+            unsafe {
+                gpu.submit(tqueue, &t_submit, vk::Fence::null())
+                    .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
+            }
         } else {
             let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            gpu.submit(gpu.device.compute_queue, &submit, slot.fence)
+            // SAFETY: the slot's command buffer is executable and not pending
+            // (its fence was waited for before the slot was handed out), and
+            // the fence is reset.
+            unsafe { gpu.submit(gpu.device.compute_queue, &submit, slot.fence) }
         };
         submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
         slot.frame = frame;

@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use std::sync::mpsc::Sender;
 
 use super::scorer::{Inner, Scorer};
-use crate::frame::bytes_per_sample;
+use crate::frame::{bytes_per_sample, PlaneGeometry};
 use crate::io::range::first_out_of_range;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
@@ -285,13 +285,11 @@ impl FrameSlot<'_> {
         }
         let (width, height, bit_depth) = plane.geometry();
         let rows = self.len / (self.width.max(1) as usize * bytes_per_sample(self.bit_depth));
-        if (width, height as usize, bit_depth) != (self.width, rows, self.bit_depth) {
-            return Err(Error::GeometryMismatch(format!(
-                "a shared reference plane of {width}x{height} {bit_depth}-bit given to a frame slot \
-                 of {}x{rows} {}-bit",
-                self.width, self.bit_depth
-            )));
-        }
+        PlaneGeometry::new(width, height, bit_depth).expect_same(
+            "a shared reference plane given to a frame slot",
+            PlaneGeometry::new(self.width, rows as u32, self.bit_depth),
+            "the slot",
+        )?;
         self.shared_reference = Some(plane.clone());
         Ok(())
     }

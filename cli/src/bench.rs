@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use vkssim::api::MultiScorer;
+use vkssim::frame::PlaneGeometry;
 use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat, VideoFormat};
 use vkssim::{FrameScore, LumaFrame};
 
@@ -408,12 +409,12 @@ fn open(args: &BenchArgs) -> Result<Input> {
     };
     let reference = index(r, "reference")?;
     let distorted = index(d, "distorted input")?;
-    let (fr, fd) = (reference.format(), distorted.format());
-    if (fr.width, fr.height, fr.bit_depth) != (fd.width, fd.height, fd.bit_depth) {
-        bail!(vkssim::Error::GeometryMismatch(format!(
-            "reference is {fr}, distorted is {fd}"
-        )));
-    }
+    let g = |f: VideoFormat| PlaneGeometry::new(f.width, f.height, f.bit_depth);
+    g(reference.format()).expect_same(
+        &format!("the reference {}", r.display()),
+        g(distorted.format()),
+        &format!("the distorted input {}", d.display()),
+    )?;
     Ok(Input::Files {
         reference,
         distorted,

@@ -14,6 +14,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
+use vkssim::frame::PlaneGeometry;
 use vkssim::io::{open_input, Chroma, LumaReader, RawFormat, VideoFormat};
 use vkssim::{Error, FrameScore, SsimOptions};
 
@@ -128,19 +129,12 @@ fn check_geometry(
     distorted: &Path,
     df: VideoFormat,
 ) -> Result<()> {
-    if (rf.width, rf.height, rf.bit_depth) != (df.width, df.height, df.bit_depth) {
-        return Err(anyhow!(Error::GeometryMismatch(format!(
-            "reference {} is {}x{} {}-bit, distorted {} is {}x{} {}-bit",
-            reference.display(),
-            rf.width,
-            rf.height,
-            rf.bit_depth,
-            distorted.display(),
-            df.width,
-            df.height,
-            df.bit_depth
-        ))));
-    }
+    let g = |f: VideoFormat| PlaneGeometry::new(f.width, f.height, f.bit_depth);
+    g(rf).expect_same(
+        &format!("reference {}", reference.display()),
+        g(df),
+        &format!("distorted {}", distorted.display()),
+    )?;
     Ok(())
 }
 

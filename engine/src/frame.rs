@@ -1,5 +1,6 @@
 //! Frame types shared by every backend: a borrowed luma plane ([`LumaView`]), an
-//! owned one ([`LumaFrame`]) and a frame's result ([`FrameScore`]).
+//! owned one ([`LumaFrame`]), a frame's result ([`FrameScore`]), and the one
+//! check that two planes have the same geometry ([`PlaneGeometry`]).
 //!
 //! Samples are kept as the raw bytes of the file: one byte per sample at 8 bits,
 //! two little-endian bytes above. Backends convert on their side (the GPU uploads
@@ -13,6 +14,56 @@ pub fn bytes_per_sample(bit_depth: u32) -> usize {
         1
     } else {
         2
+    }
+}
+
+/// The width, height and bit depth of a luma plane: what two planes must share
+/// to be compared, or a plane and the scorer it is given to.
+///
+/// ```
+/// use vkssim::frame::PlaneGeometry;
+/// let a = PlaneGeometry::new(1920, 1080, 10);
+/// assert_eq!(a.to_string(), "1920x1080 10-bit");
+/// let e = a.expect_same("the reference", PlaneGeometry::new(1920, 1088, 10), "the distorted")
+///     .unwrap_err();
+/// assert!(e.to_string().contains("the reference is 1920x1080 10-bit but the distorted is 1920x1088 10-bit"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PlaneGeometry {
+    /// Samples per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// 8, 10, 12 or 16.
+    pub bit_depth: u32,
+}
+
+impl PlaneGeometry {
+    /// `width` x `height` at `bit_depth`.
+    pub fn new(width: u32, height: u32, bit_depth: u32) -> Self {
+        Self {
+            width,
+            height,
+            bit_depth,
+        }
+    }
+
+    /// [`Error::GeometryMismatch`] unless `other` has this geometry, naming
+    /// both (`what` is this plane, `other_what` the other: "the reference",
+    /// "this scorer's planes").
+    pub fn expect_same(self, what: &str, other: PlaneGeometry, other_what: &str) -> Result<()> {
+        if self == other {
+            return Ok(());
+        }
+        Err(Error::GeometryMismatch(format!(
+            "{what} is {self} but {other_what} is {other}"
+        )))
+    }
+}
+
+impl std::fmt::Display for PlaneGeometry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{} {}-bit", self.width, self.height, self.bit_depth)
     }
 }
 

@@ -294,7 +294,7 @@ impl Scorer {
         signals: &[SemaphoreRef],
     ) -> Result<()> {
         let frame = self.submitted;
-        if self.ring.is_none() {
+        if !matches!(self.inner, super::scorer::Inner::Vk(_, Some(_))) {
             return Err(Error::InvalidOption(format!(
                 "frame {frame}: device-resident pair on a scorer created for host frames; \
                  set ScorerDesc::device_frames"
@@ -325,13 +325,8 @@ impl Scorer {
                 })
                 .collect()
         };
-        let Some(ring) = self.ring.as_mut() else {
+        let super::scorer::Inner::Vk(inner, Some(ring)) = &mut self.inner else {
             return Err(Error::Internal("device-resident ring missing".into()));
-        };
-        let super::scorer::Inner::Vk(inner) = &mut self.inner else {
-            return Err(Error::Internal(
-                "device-resident ring on a CPU scorer".into(),
-            ));
         };
         // SAFETY: the planes and semaphores are valid objects of this device,
         // alive until the result is taken (the contract of this function).

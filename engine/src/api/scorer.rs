@@ -122,10 +122,11 @@ impl ScorerDesc {
     }
 }
 
-/// What scores a [`Scorer`]'s pairs.
+/// What scores a [`Scorer`]'s pairs: one backend, with what only it has.
 pub(super) enum Inner {
-    /// The Vulkan engine.
-    Vk(Box<VkScorer>),
+    /// The Vulkan engine, and the ring of the host's device-resident frames
+    /// when the scorer takes device frames ([`ScorerDesc::device_frames`]).
+    Vk(Box<VkScorer>, Option<ExternalRing>),
     /// The CPU twin.
     Cpu(CpuScorer),
 }
@@ -133,14 +134,14 @@ pub(super) enum Inner {
 impl Inner {
     fn scorer(&mut self) -> &mut dyn FrameScorer {
         match self {
-            Inner::Vk(v) => &mut **v,
+            Inner::Vk(v, _) => &mut **v,
             Inner::Cpu(c) => c,
         }
     }
 
     fn scorer_ref(&self) -> &dyn FrameScorer {
         match self {
-            Inner::Vk(v) => &**v,
+            Inner::Vk(v, _) => &**v,
             Inner::Cpu(c) => c,
         }
     }
@@ -184,7 +185,6 @@ pub struct Diagnostics {
 /// `&mut self`), and the engine's internals may hold thread-bound parts.
 pub struct Scorer {
     pub(super) inner: Inner,
-    pub(super) ring: Option<ExternalRing>,
     desc: ScorerDesc,
     pub(super) timeline: bool,
     pub(super) submitted: u64,
@@ -229,8 +229,7 @@ impl Scorer {
         };
         Ok(Self {
             families,
-            inner: Inner::Vk(Box::new(inner)),
-            ring,
+            inner: Inner::Vk(Box::new(inner), ring),
             desc: *desc,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
@@ -264,7 +263,6 @@ impl Scorer {
         cpu.set_queue_depth(super::in_flight::cpu(desc, cpu.threads()));
         Ok(Self {
             inner: Inner::Cpu(cpu),
-            ring: None,
             desc: *desc,
             timeline: false,
             submitted: 0,
@@ -286,7 +284,7 @@ impl Scorer {
     /// Errors: [`Error::InvalidOption`] on the CPU twin (it has no device).
     pub fn shared_planes(&self) -> Result<SharedPlanes> {
         match &self.inner {
-            Inner::Vk(v) => SharedPlanes::new(
+            Inner::Vk(v, _) => SharedPlanes::new(
                 Arc::clone(v.gpu()),
                 self.desc.width,
                 self.desc.height,
@@ -302,14 +300,14 @@ impl Scorer {
     pub fn cpu_threads(&self) -> Option<usize> {
         match &self.inner {
             Inner::Cpu(c) => Some(c.threads()),
-            Inner::Vk(_) => None,
+            Inner::Vk(_, _) => None,
         }
     }
 
     /// The Vulkan device's name; `None` on the CPU twin.
     pub fn device_name(&self) -> Option<&str> {
         match &self.inner {
-            Inner::Vk(v) => Some(v.device_name()),
+            Inner::Vk(v, _) => Some(v.device_name()),
             Inner::Cpu(_) => None,
         }
     }
@@ -317,7 +315,7 @@ impl Scorer {
     /// The Vulkan scorer's device, buffers and time so far (for benchmarks);
     /// `None` on the CPU twin.
     pub fn diagnostics(&self) -> Option<Diagnostics> {
-        let Inner::Vk(v) = &self.inner else {
+        let Inner::Vk(v, _) = &self.inner else {
             return None;
         };
         Some(Diagnostics {
@@ -335,7 +333,7 @@ impl Scorer {
     /// Starts [`Diagnostics::host`] afresh.
     #[doc(hidden)]
     pub fn reset_stats(&mut self) {
-        if let Inner::Vk(v) = &mut self.inner {
+        if let Inner::Vk(v, _) = &mut self.inner {
             v.reset_stats();
         }
     }
@@ -365,9 +363,9 @@ impl Scorer {
         reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
         distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
         self.take_returns();
-        match (&mut self.inner, self.ring.as_mut()) {
-            (Inner::Vk(v), Some(ring)) => v.submit_host_with_ring(ring, r, d)?,
-            (inner, _) => inner.scorer().submit(r, d)?,
+        match &mut self.inner {
+            Inner::Vk(v, Some(ring)) => v.submit_host_with_ring(ring, r, d)?,
+            inner => inner.scorer().submit(r, d)?,
         }
         self.submitted += 1;
         Ok(())
@@ -429,7 +427,7 @@ impl Scorer {
     /// scorer reads, so that the host may destroy them; later pairs rebind.
     /// Results stay queued for [`Scorer::poll`] and [`Scorer::wait`].
     pub fn forget_device_buffers(&mut self) {
-        if let (Some(ring), Inner::Vk(v)) = (self.ring.as_mut(), &mut self.inner) {
+        if let Inner::Vk(v, Some(ring)) = &mut self.inner {
             v.forget_external(ring);
         }
     }
@@ -459,7 +457,7 @@ impl Scorer {
     /// [`ArithVariant::Fp64`] (the host's own fp64).
     pub fn arithmetic(&self) -> ArithVariant {
         match &self.inner {
-            Inner::Vk(v) => v.arithmetic(),
+            Inner::Vk(v, _) => v.arithmetic(),
             Inner::Cpu(_) => ArithVariant::Fp64,
         }
     }
@@ -468,7 +466,7 @@ impl Scorer {
     /// (pairs stay in host memory).
     pub fn upload_path(&self) -> Option<UploadPath> {
         match &self.inner {
-            Inner::Vk(v) => Some(v.upload_path()),
+            Inner::Vk(v, _) => Some(v.upload_path()),
             Inner::Cpu(_) => None,
         }
     }
@@ -482,7 +480,7 @@ impl Scorer {
     #[doc(hidden)]
     pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
         match &mut self.inner {
-            Inner::Vk(v) => v.take_mean_pass_ns(),
+            Inner::Vk(v, _) => v.take_mean_pass_ns(),
             Inner::Cpu(_) => None,
         }
     }
@@ -490,8 +488,10 @@ impl Scorer {
 
 impl Drop for Scorer {
     fn drop(&mut self) {
-        if let (Some(ring), Inner::Vk(v)) = (self.ring.take(), &mut self.inner) {
-            v.destroy_external_ring(ring);
+        if let Inner::Vk(v, ring) = &mut self.inner {
+            if let Some(ring) = ring.take() {
+                v.destroy_external_ring(ring);
+            }
         }
     }
 }

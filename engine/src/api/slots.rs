@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 use std::sync::mpsc::Sender;
 
 use super::scorer::{Inner, Scorer};
-use crate::frame::bytes_per_sample;
+use crate::frame::{bytes_per_sample, PlaneGeometry};
 use crate::io::range::first_out_of_range;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
@@ -78,7 +78,7 @@ impl Scorer {
     pub fn slots(&mut self) -> FrameSlots<'_> {
         self.take_returns();
         match &mut self.inner {
-            Inner::Vk(v) => v.reclaim_slots(),
+            Inner::Vk(v, _) => v.reclaim_slots(),
             Inner::Cpu(_) => self.host_slots = 0,
         }
         FrameSlots { scorer: self }
@@ -88,7 +88,7 @@ impl Scorer {
     pub(super) fn take_returns(&mut self) {
         while let Ok(r) = self.returns.1.try_recv() {
             match (r, &mut self.inner) {
-                (Returned::Vk(slot), Inner::Vk(v)) => v.abandon_slot(slot),
+                (Returned::Vk(slot), Inner::Vk(v, _)) => v.abandon_slot(slot),
                 (Returned::Host(r, d), Inner::Cpu(c)) => {
                     c.recycle(r);
                     c.recycle(d);
@@ -110,7 +110,7 @@ impl<'s> FrameSlots<'s> {
         let d = *s.desc();
         let len = d.width as usize * d.height as usize * bytes_per_sample(d.bit_depth);
         let (memory, host_cached, range_on_device) = match &mut s.inner {
-            Inner::Vk(v) => (
+            Inner::Vk(v, _) => (
                 Memory::Mapped(v.acquire_slot()?),
                 v.upload_is_host_cached(),
                 true,
@@ -172,9 +172,9 @@ impl<'s> FrameSlots<'s> {
         }
         let d = *s.desc();
         match (slot.memory.take(), &mut s.inner) {
-            (Some(Memory::Mapped(u)), Inner::Vk(v)) => {
+            (Some(Memory::Mapped(u)), Inner::Vk(v, ring)) => {
                 let reference = slot.shared_reference.as_ref();
-                match s.ring.as_mut() {
+                match ring {
                     Some(ring) => v.submit_slot_with_ring(ring, u, reference)?,
                     None => v.submit_slot_sharing(u, reference)?,
                 }
@@ -285,13 +285,11 @@ impl FrameSlot<'_> {
         }
         let (width, height, bit_depth) = plane.geometry();
         let rows = self.len / (self.width.max(1) as usize * bytes_per_sample(self.bit_depth));
-        if (width, height as usize, bit_depth) != (self.width, rows, self.bit_depth) {
-            return Err(Error::GeometryMismatch(format!(
-                "a shared reference plane of {width}x{height} {bit_depth}-bit given to a frame slot \
-                 of {}x{rows} {}-bit",
-                self.width, self.bit_depth
-            )));
-        }
+        PlaneGeometry::new(width, height, bit_depth).expect_same(
+            "a shared reference plane given to a frame slot",
+            PlaneGeometry::new(self.width, rows as u32, self.bit_depth),
+            "the slot",
+        )?;
         self.shared_reference = Some(plane.clone());
         Ok(())
     }

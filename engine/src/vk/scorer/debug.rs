@@ -39,12 +39,12 @@ impl VkScorer {
         reference: &LumaFrame,
         distorted: &LumaFrame,
     ) -> Result<DebugFrame> {
-        if !self.filling.is_empty() {
+        if self.state.filling() > 0 {
             return Err(Error::InvalidOption(
                 "debug_frame while upload slots are handed out".into(),
             ));
         }
-        while !self.pending.is_empty() {
+        while self.state.pending() > 0 {
             self.finish_oldest();
         }
         let i = self.free_slot()?;

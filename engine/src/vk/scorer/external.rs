@@ -135,7 +135,7 @@ impl VkScorer {
     /// before its next use (for hosts that destroy or recreate their buffers).
     /// Waits for the scorer's work first, since the buffers may go right after.
     pub(crate) fn forget_external(&mut self, ring: &mut ExternalRing) {
-        while !self.pending.is_empty() {
+        while self.state.pending() > 0 {
             self.finish_oldest();
         }
         for b in ring.bound.iter_mut() {
@@ -203,7 +203,7 @@ impl VkScorer {
         slot: UploadSlot,
         reference: Option<&SharedPlane>,
     ) -> Result<()> {
-        if slot.scorer == self.id && self.filling.contains(&slot.slot) {
+        if slot.scorer == self.id && self.state.is_filling(slot.slot) {
             if let Err(e) = self.read_own_planes(ring, slot.slot) {
                 self.abandon_slot(slot);
                 return Err(e);
@@ -337,7 +337,7 @@ impl VkScorer {
         slot.frame = frame;
         slot.submitted = Some(Instant::now());
         self.next_frame += 1;
-        self.pending.push_back(i);
+        self.state.submit_taken(i);
         self.dispatch_ready();
         Ok(())
     }
@@ -346,13 +346,13 @@ impl VkScorer {
     /// (`acquire_slot`), and finishes the oldest frame when every slot is busy
     /// (its result stays queued).
     fn make_room(&mut self) -> Result<()> {
-        if !self.filling.is_empty() {
+        if self.state.filling() > 0 {
             return Err(Error::InvalidOption(format!(
                 "{} upload slot(s) handed out by acquire_slot; submit them first",
-                self.filling.len()
+                self.state.filling()
             )));
         }
-        if self.pending.len() == self.slots.len() {
+        if self.state.pending() == self.slots.len() {
             self.finish_oldest();
         }
         Ok(())

@@ -46,6 +46,7 @@ mod external;
 mod host_sum;
 mod record;
 mod ring;
+mod ring_state;
 mod shared_ref;
 mod slots;
 mod stats;
@@ -54,6 +55,7 @@ mod upload;
 pub use debug::DebugFrame;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
+use ring_state::RingState;
 use slots::{destroy_slot, Sizes, Slot};
 pub use stats::HostStats;
 pub use upload::UploadSlot;
@@ -68,20 +70,16 @@ pub struct VkScorer {
     /// Slots the ring may hold (`frames_in_flight`); [`VkScorer::grow`]
     /// creates them up to this as they are first needed.
     capacity: usize,
-    /// Slots submitted and not yet scored, oldest first (on the GPU, or with
-    /// their sum on a worker thread).
-    pending: VecDeque<usize>,
-    /// Slots handed out by [`VkScorer::acquire_slot`], in the order handed out
-    /// (they may come back in any order).
-    filling: VecDeque<usize>,
+    /// Which slots are free, handed out by [`VkScorer::acquire_slot`], or
+    /// submitted and not yet scored (on the GPU, or with their sum on a
+    /// worker thread).
+    state: RingState,
     /// Threads summing terms (see [`super::workers`]).
     workers: Workers,
     /// This scorer's identity, for [`UploadSlot`] checks.
     id: u64,
     /// Scored results not yet taken, oldest first.
     done: VecDeque<Result<FrameScore>>,
-    /// Where the search for a free slot starts (after the last one taken).
-    next_slot: usize,
     next_frame: u64,
     sizes: Sizes,
     opts: SsimOptions,
@@ -222,12 +220,10 @@ impl VkScorer {
         let mut this = Self {
             slots: Vec::new(),
             capacity: in_flight,
-            pending: VecDeque::new(),
-            filling: VecDeque::new(),
+            state: RingState::default(),
             workers: Workers::new(sum_threads(vk_opts.engine.sum_threads), "sum")?,
             id: crate::identity::next(),
             done: VecDeque::new(),
-            next_slot: 0,
             next_frame: 0,
             sizes,
             opts: *opts,

@@ -34,7 +34,7 @@ impl FrameScorer for VkScorer {
             return Some(r);
         }
         self.dispatch_ready();
-        let &i = self.pending.front()?;
+        let i = self.state.oldest()?;
         let ready = match &self.slots[i].reduction {
             Some(rx) => match rx.try_recv() {
                 Ok(r) => Some(r),
@@ -45,7 +45,7 @@ impl FrameScorer for VkScorer {
                 Ok(false) => return None,
                 Ok(true) => None,
                 Err(e) => {
-                    self.pending.pop_front();
+                    self.state.finish_oldest();
                     return Some(Err(e));
                 }
             },
@@ -54,7 +54,7 @@ impl FrameScorer for VkScorer {
             Some(r) => {
                 self.slots[i].reduction = None;
                 let r = self.settle(i, r);
-                self.pending.pop_front();
+                self.state.finish_oldest();
                 Some(r)
             }
             None => {
@@ -72,7 +72,7 @@ impl FrameScorer for VkScorer {
     }
 
     fn in_flight(&self) -> usize {
-        self.pending.len() + self.done.len()
+        self.state.pending() + self.done.len()
     }
 
     fn queue_depth(&self) -> usize {
@@ -284,8 +284,10 @@ impl VkScorer {
     /// workers (without blocking), so sums run while the caller reads and
     /// submits.
     pub(super) fn dispatch_ready(&mut self) {
-        for k in 0..self.pending.len() {
-            let i = self.pending[k];
+        for k in 0..self.state.pending() {
+            let Some(i) = self.state.pending_at(k) else {
+                return;
+            };
             if self.slots[i].reduction.is_some() {
                 continue;
             }
@@ -299,7 +301,7 @@ impl VkScorer {
     /// Finishes the oldest pending frame into `done` (waiting for its fence and
     /// for its sum).
     pub(super) fn finish_oldest(&mut self) {
-        let Some(i) = self.pending.pop_front() else {
+        let Some(i) = self.state.finish_oldest() else {
             return;
         };
         if self.slots[i].reduction.is_none() {
@@ -337,30 +339,28 @@ impl VkScorer {
     /// taken round-robin from the last one taken, so that a ring nobody gives
     /// slots back to out of order is used in order.
     pub(super) fn free_slot(&mut self) -> Result<usize> {
-        if self.pending.len() + self.filling.len() >= self.slots.len() {
+        if self.state.all_busy(self.slots.len()) {
             if let Some(i) = self.grow()? {
+                // A new slot: the next search starts after it.
+                self.state.take_free(self.slots.len());
                 return Ok(i);
             }
         }
         let n = self.slots.len();
-        if self.pending.len() + self.filling.len() >= n && !self.pending.is_empty() {
+        if self.state.all_busy(n) && self.state.pending() > 0 {
             self.finish_oldest();
         }
-        let i = self.next_free_slot().ok_or_else(|| {
+        self.state.take_free(n).ok_or_else(|| {
             Error::InvalidOption(format!(
                 "all {n} upload slots are handed out; submit one before taking another"
             ))
-        })?;
-        self.next_slot = (i + 1) % n;
-        Ok(i)
+        })
     }
 
     /// The slot [`VkScorer::free_slot`] takes when one is free, without
     /// taking it; `None` when every slot is busy.
     pub(super) fn next_free_slot(&self) -> Option<usize> {
-        let n = self.slots.len();
-        let busy = |i: &usize| self.pending.contains(i) || self.filling.contains(i);
-        (0..n).map(|k| (self.next_slot + k) % n).find(|i| !busy(i))
+        self.state.next_free(self.slots.len())
     }
 
     /// Hands out a free ring slot for the caller to fill with one pair's raw
@@ -386,7 +386,7 @@ impl VkScorer {
             let b = r1.mapped_mut().ok_or_else(not_mapped)?;
             [a.as_mut_ptr(), b.as_mut_ptr()]
         };
-        self.filling.push_back(i);
+        self.state.hand_out(i);
         Ok(UploadSlot {
             scorer: self.id,
             slot: i,
@@ -411,18 +411,18 @@ impl VkScorer {
         slot: UploadSlot,
         reference: Option<&SharedPlane>,
     ) -> Result<()> {
-        let k = self.filling.iter().position(|&i| i == slot.slot);
-        let (true, Some(k)) = (slot.scorer == self.id, k) else {
+        // Back from the caller: free again unless it is launched (an error
+        // before that returns it to the ring unused).
+        if slot.scorer != self.id || !self.state.take_back(slot.slot) {
             return Err(Error::InvalidOption(format!(
                 "upload slot {} given back to another scorer (or twice)",
                 slot.slot
             )));
-        };
-        self.filling.remove(k);
+        }
         let i = slot.slot;
         self.read_reference_from(i, reference)?;
         self.launch(i)?;
-        self.pending.push_back(i);
+        self.state.submit_taken(i);
         self.dispatch_ready();
         Ok(())
     }
@@ -433,14 +433,12 @@ impl VkScorer {
         if slot.scorer != self.id {
             return;
         }
-        if let Some(k) = self.filling.iter().position(|&i| i == slot.slot) {
-            self.filling.remove(k);
-        }
+        self.state.take_back(slot.slot);
     }
 
     /// Returns every slot handed out to the ring unused: the caller proved
     /// that none of them is written any more (see `api::FrameSlots`).
     pub(crate) fn reclaim_slots(&mut self) {
-        self.filling.clear();
+        self.state.reclaim_all();
     }
 }

@@ -9,6 +9,7 @@ use ash::vk;
 
 use super::slots::ReferenceSource;
 use super::VkScorer;
+use crate::frame::PlaneGeometry;
 use crate::vk::shared_plane::SharedPlane;
 use crate::{Error, Result};
 
@@ -43,13 +44,11 @@ impl VkScorer {
                 }
                 let g = self.sizes.geometry;
                 let (width, height, bit_depth) = plane.geometry();
-                if (width, height, bit_depth) != (g.width, g.height, g.bit_depth) {
-                    return Err(Error::GeometryMismatch(format!(
-                        "a shared reference plane of {width}x{height} {bit_depth}-bit given to a \
-                         scorer of {}x{} {}-bit",
-                        g.width, g.height, g.bit_depth
-                    )));
-                }
+                PlaneGeometry::new(width, height, bit_depth).expect_same(
+                    "a shared reference plane given to a scorer",
+                    PlaneGeometry::new(g.width, g.height, g.bit_depth),
+                    "the scorer",
+                )?;
                 (ReferenceSource::Shared(id), buffer)
             }
         };

@@ -5,6 +5,7 @@
 use ash::vk;
 
 use super::{not_mapped, VkScorer};
+use crate::frame::PlaneGeometry;
 use crate::{Error, LumaFrame, Result};
 
 /// A ring slot handed to the caller to fill with one pair's raw samples before
@@ -141,12 +142,11 @@ impl VkScorer {
 
     pub(super) fn check_frame(&self, f: &LumaFrame, which: &str) -> Result<()> {
         let g = &self.sizes.geometry;
-        if (f.width, f.height, f.bit_depth) != (g.width, g.height, g.bit_depth) {
-            return Err(Error::GeometryMismatch(format!(
-                "frame {}: the {which} is {}x{} {}-bit but this scorer was built for {}x{} {}-bit",
-                self.next_frame, f.width, f.height, f.bit_depth, g.width, g.height, g.bit_depth
-            )));
-        }
+        PlaneGeometry::new(f.width, f.height, f.bit_depth).expect_same(
+            &format!("frame {}: the {which}", self.next_frame),
+            PlaneGeometry::new(g.width, g.height, g.bit_depth),
+            "this scorer's frames",
+        )?;
         if (f.bytes.len() as u64) < self.sizes.raw_bytes {
             return Err(Error::BufferSize {
                 what: format!("frame {} {which} luma plane", self.next_frame),

@@ -56,7 +56,7 @@ pub use debug::DebugFrame;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
 use ring_state::RingState;
-use slots::{destroy_slot, Sizes, Slot};
+use slots::{Sizes, Slot};
 pub use stats::HostStats;
 pub use upload::UploadSlot;
 
@@ -375,10 +375,11 @@ impl Drop for VkScorer {
             }
         }
         self.wait_own_work();
-        let gpu = &self.gpu;
-        for slot in self.slots.iter_mut().rev() {
-            destroy_slot(gpu, slot);
+        // Each slot destroys its own resources when it drops, newest first.
+        while let Some(slot) = self.slots.pop() {
+            drop(slot);
         }
+        let gpu = &self.gpu;
         // SAFETY: the device is idle; pools are destroyed once, with their
         // command buffers and sets.
         unsafe {

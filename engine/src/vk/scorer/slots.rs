@@ -4,6 +4,7 @@
 //! ([`Sizes`]), and their creation and destruction.
 
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ash::vk;
@@ -59,6 +60,9 @@ impl Sizes {
 
 /// The resources of one frame in flight.
 pub(super) struct Slot {
+    /// The device its resources belong to; they are destroyed when the slot
+    /// drops (its owner waits for the slot's work first).
+    gpu: Arc<Gpu>,
     pub(super) raw: [crate::vk::memory::Buffer; 2],
     pub(super) staging: Option<crate::vk::memory::Buffer>,
     pub(super) dec: crate::vk::memory::Buffer,
@@ -110,10 +114,13 @@ pub(super) fn clear_range(range: &mut crate::vk::memory::Buffer) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
+/// Destroys a slot's resources (each once: handles are taken or nulled).
+fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
     let d = &gpu.device.raw;
-    // SAFETY: the device is idle (the caller waited) and every handle is
-    // destroyed once; command buffers and sets go with their pools.
+    // SAFETY: the device no longer uses the slot: `VkScorer::drop` waits for
+    // the scorer's work before its slots drop, and a slot dropped while it is
+    // created never ran. Every handle is destroyed once; command buffers and
+    // sets go with their pools.
     unsafe {
         if let Some(q) = slot.queries.take() {
             d.destroy_query_pool(q, None);
@@ -141,6 +148,13 @@ pub(super) fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
     }
     for b in slot.raw.iter_mut().rev() {
         gpu.destroy_buffer(b);
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let gpu = Arc::clone(&self.gpu);
+        destroy_slot(&gpu, self);
     }
 }
 
@@ -245,6 +259,7 @@ impl VkScorer {
             return Err(Error::Internal("a frame slot's buffers are missing".into()));
         };
         let mut slot = Slot {
+            gpu: Arc::clone(gpu),
             raw: [r0, r1],
             staging: staging_buf,
             dec,
@@ -309,10 +324,8 @@ impl VkScorer {
             }
             Ok(())
         })();
-        if let Err(e) = more {
-            destroy_slot(gpu, &mut slot);
-            return Err(e);
-        }
+        // On an error the slot drops here, destroying what was made.
+        more?;
         Ok(slot)
     }
 }

@@ -35,13 +35,14 @@ struct Compiled {
     /// `local_size_x/y/z`, from the SPIR-V's `LocalSize` execution mode.
     local_size: [u32; 3],
     /// The push-constant block, from the SPIR-V (none when it has none).
-    push_constants: Option<PushConstants>,
+    push_constants: Option<Block>,
     words: Vec<u32>,
 }
 
-/// A push-constant block as a shader's SPIR-V declares it.
+/// A block (push constants or a storage buffer) as a shader's SPIR-V
+/// declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct PushConstants {
+struct Block {
     /// The block's name (`Params`, the one every frame pass shares).
     name: String,
     /// Bytes the block spans (the last member's offset plus its size).
@@ -230,6 +231,7 @@ fn run() -> Result<(), String> {
         .map_err(|e| format!("writing shaders.rs: {e}"))?;
     let mut passes = pass_table(&compiled)?;
     passes.push_str(&params_check(&compiled)?);
+    passes.push_str(&shared_structs_check(&compiled)?);
     std::fs::write(out_dir.join("passes.rs"), passes)
         .map_err(|e| format!("writing passes.rs: {e}"))?;
     Ok(())
@@ -485,7 +487,7 @@ fn spirv_local_size(words: &[u32]) -> Result<[u32; 3], String> {
 
 /// The push-constant block of module `words`: its members' names and offsets
 /// and the bytes it spans (32 and 64-bit scalars and vectors of them).
-fn spirv_push_constants(words: &[u32]) -> Result<Option<PushConstants>, String> {
+fn spirv_push_constants(words: &[u32]) -> Result<Option<Block>, String> {
     use std::collections::HashMap;
     const OP_NAME: u32 = 5;
     const OP_MEMBER_NAME: u32 = 6;
@@ -548,7 +550,7 @@ fn spirv_push_constants(words: &[u32]) -> Result<Option<PushConstants>, String> 
     let members = structs
         .get(ty)
         .ok_or("the push-constant block is not a struct")?;
-    let mut out = PushConstants {
+    let mut out = Block {
         name: type_names.get(ty).cloned().unwrap_or_default(),
         bytes: 0,
         members: Vec::new(),
@@ -569,6 +571,181 @@ fn spirv_push_constants(words: &[u32]) -> Result<Option<PushConstants>, String> 
         out.members.push((name, offset));
     }
     Ok(Some(out))
+}
+
+/// The specialization constants module `words` declares: name and constant id.
+fn spirv_spec_constants(words: &[u32]) -> Result<Vec<(String, u32)>, String> {
+    use std::collections::HashMap;
+    const OP_NAME: u32 = 5;
+    const OP_DECORATE: u32 = 71;
+    const SPEC_ID: u32 = 1;
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut ids = Vec::new();
+    for (op, w) in instructions(words)? {
+        match (op, w) {
+            (OP_NAME, [id, name @ ..]) => {
+                names.insert(*id, words_text(name));
+            }
+            (OP_DECORATE, [target, SPEC_ID, id]) => ids.push((*target, *id)),
+            _ => {}
+        }
+    }
+    let mut out: Vec<(String, u32)> = ids
+        .into_iter()
+        .map(|(t, id)| (names.get(&t).cloned().unwrap_or_default(), id))
+        .collect();
+    out.sort_by_key(|(_, id)| *id);
+    Ok(out)
+}
+
+/// The members (name, offset) and the byte span of the storage-buffer block
+/// named `block` in module `words` (32-bit scalars and arrays of them);
+/// `None` when the module has no such block.
+fn spirv_buffer_block(words: &[u32], block: &str) -> Result<Option<Block>, String> {
+    use std::collections::HashMap;
+    const OP_NAME: u32 = 5;
+    const OP_MEMBER_NAME: u32 = 6;
+    const OP_TYPE_INT: u32 = 21;
+    const OP_TYPE_FLOAT: u32 = 22;
+    const OP_TYPE_ARRAY: u32 = 28;
+    const OP_TYPE_STRUCT: u32 = 30;
+    const OP_CONSTANT: u32 = 43;
+    const OP_MEMBER_DECORATE: u32 = 72;
+    const OFFSET: u32 = 35;
+    let ins = instructions(words)?;
+    let mut sizes: HashMap<u32, u32> = HashMap::new();
+    let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut members: HashMap<(u32, u32), String> = HashMap::new();
+    let mut offsets: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut structs: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (op, w) in &ins {
+        match (*op, *w) {
+            (OP_NAME, [id, name @ ..]) => {
+                names.insert(*id, words_text(name));
+            }
+            (OP_MEMBER_NAME, [ty, m, name @ ..]) => {
+                members.insert((*ty, *m), words_text(name));
+            }
+            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) => {
+                sizes.insert(*id, width / 8);
+            }
+            (OP_CONSTANT, [_, id, value, ..]) => {
+                constants.insert(*id, *value);
+            }
+            (OP_TYPE_ARRAY, [id, elem, len]) => {
+                let size = sizes.get(elem).copied().unwrap_or(0)
+                    * constants.get(len).copied().unwrap_or(0);
+                sizes.insert(*id, size);
+            }
+            (OP_TYPE_STRUCT, [id, m @ ..]) => {
+                structs.insert(*id, m.to_vec());
+            }
+            (OP_MEMBER_DECORATE, [ty, m, OFFSET, offset]) => {
+                offsets.insert((*ty, *m), *offset);
+            }
+            _ => {}
+        }
+    }
+    let Some((&ty, member_types)) = structs
+        .iter()
+        .find(|(id, _)| names.get(id).is_some_and(|n| n == block))
+    else {
+        return Ok(None);
+    };
+    let mut out = Block {
+        name: block.to_string(),
+        bytes: 0,
+        members: Vec::new(),
+    };
+    for (k, member_ty) in member_types.iter().enumerate() {
+        let k = k as u32;
+        let offset = *offsets
+            .get(&(ty, k))
+            .ok_or_else(|| format!("{block} member {k} has no Offset"))?;
+        let size = *sizes
+            .get(member_ty)
+            .ok_or_else(|| format!("{block} member {k} is not a scalar or an array of them"))?;
+        let name = members.get(&(ty, k)).cloned().unwrap_or_default();
+        out.bytes = out.bytes.max(offset + size);
+        out.members.push((name, offset));
+    }
+    Ok(Some(out))
+}
+
+/// A SPIR-V literal string (NUL-terminated, packed in words).
+fn words_text(w: &[u32]) -> String {
+    let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+/// The compile-time checks of `Spec` and `RangeRecord`
+/// (engine/src/vk/pipeline.rs) against the frame passes' SPIR-V: each
+/// specialization constant's id is its field's position (4 bytes each, the
+/// map entries `create_pipeline` makes), and `RangeRecord` is laid out as the
+/// `Range` buffer block. Shaders that disagree with each other fail the build.
+fn shared_structs_check(compiled: &[Compiled]) -> Result<String, String> {
+    let mut out = String::new();
+    let frame_shaders: Vec<&Compiled> = compiled
+        .iter()
+        .filter(|c| FRAME_PASSES.iter().any(|(n, _, _)| *n == c.name))
+        .collect();
+    let mut spec: Option<Vec<(String, u32)>> = None;
+    let mut range: Option<Block> = None;
+    for c in &frame_shaders {
+        let s = spirv_spec_constants(&c.words)?;
+        if let Some(seen) = &spec {
+            if *seen != s {
+                return Err(format!(
+                    "{} declares other specialization constants",
+                    c.name
+                ));
+            }
+        }
+        spec = Some(s);
+        if let Some(r) = spirv_buffer_block(&c.words, "Range")? {
+            if range.as_ref().is_some_and(|seen| *seen != r) {
+                return Err(format!("{} declares another Range block", c.name));
+            }
+            range = Some(r);
+        }
+    }
+    let spec = spec.ok_or("no frame pass was compiled")?;
+    let range = range.ok_or("no frame pass declares the Range block")?;
+    out.push_str(
+        "\n/// `Spec`'s fields are the frame passes' specialization constants in\n\
+         /// constant-id order, 4 bytes each, and `RangeRecord` is laid out as their\n\
+         /// `Range` buffer block (read from the SPIR-V by build.rs).\n\
+         const _: () = {\n",
+    );
+    let _ = writeln!(
+        out,
+        "    assert!(std::mem::size_of::<Spec>() == {});",
+        4 * spec.len()
+    );
+    for (name, id) in &spec {
+        let field = name.to_ascii_lowercase();
+        let _ = writeln!(
+            out,
+            "    assert!(std::mem::offset_of!(Spec, {field}) == {});",
+            4 * id
+        );
+    }
+    let _ = writeln!(
+        out,
+        "    assert!(std::mem::size_of::<RangeRecord>() == {});",
+        range.bytes
+    );
+    for (name, offset) in &range.members {
+        let field = name.strip_prefix("range_").unwrap_or(name);
+        let _ = writeln!(
+            out,
+            "    assert!(std::mem::offset_of!(RangeRecord, {field}) == {offset});"
+        );
+    }
+    out.push_str("};\n");
+    Ok(out)
 }
 
 /// The compile-time check that `Params` (engine/src/vk/pipeline.rs) is laid

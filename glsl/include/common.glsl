@@ -27,7 +27,8 @@ layout(push_constant, std430) uniform Params {
 } P;
 
 // The scorer's bit depth, scale and enable_lcs as specialization constants
-// (KEEP IN SYNC with engine/src/vk/pipeline.rs `Spec`, constant ids 0 to 3):
+// (`Spec` in engine/src/vk/pipeline.rs; build.rs checks its fields against
+// these constant ids at compile time):
 // fixed per pipeline, so the driver's compiler unrolls the decimation window
 // and drops the branches of other bit depths. The push constants keep the
 // same values (P.bit_depth, P.scale, P.enable_lcs) for the self-test and

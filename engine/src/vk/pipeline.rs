@@ -52,11 +52,10 @@ pub struct Params {
 // The layout of `Params` is checked against the shaders' SPIR-V at compile
 // time (build.rs, the end of `passes.rs`).
 
-/// The buffer bindings (set 0).
-///
-/// KEEP IN SYNC with `glsl/include/common.glsl` (the `binding = N` buffers).
-// Only the tests check the passes' bindings against it; the recorder binds by
-// position (item 7 of the API v2 issue moves both into the shader table).
+/// The buffer bindings (set 0) of `glsl/include/common.glsl`. The test
+/// `frame_pass_bindings_are_what_the_shaders_access` checks every pass's use
+/// of them against the bindings build.rs finds in its SPIR-V; the recorder
+/// binds the slot's buffers by position.
 #[cfg_attr(not(test), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
@@ -87,9 +86,9 @@ pub const BINDINGS: u32 = 8;
 
 /// What the decimate and hfilter passes record of samples above the bit
 /// depth (10 and 12-bit), per plane (reference, distorted): the raster index of
-/// the first such sample (`NONE`: none) and its value.
-///
-/// KEEP IN SYNC with `glsl/include/common.glsl` (`Range`).
+/// the first such sample (`NONE`: none) and its value: the `Range` buffer
+/// block of `glsl/include/common.glsl`, whose size and offsets are checked
+/// against this struct at compile time (build.rs reads them from the SPIR-V).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct RangeRecord {
@@ -150,10 +149,10 @@ impl FramePass {
 
 /// The specialization constants of the frame passes: the scorer's bit depth,
 /// scale and `enable_lcs`, and whether the decimation sums integers; fixed
-/// per pipeline.
-///
-/// KEEP IN SYNC with `glsl/include/common.glsl` (`BIT_DEPTH`, `SCALE`,
-/// `ENABLE_LCS`, `INT_SUM`: constant ids 0 to 3, in this order, all 32-bit).
+/// per pipeline: `glsl/include/common.glsl`'s `BIT_DEPTH`, `SCALE`,
+/// `ENABLE_LCS` and `INT_SUM`. Each field's offset is checked at compile time
+/// to be 4 times its constant's id, as read from the SPIR-V by build.rs (the
+/// map entries [`create_pipeline`] makes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct Spec {

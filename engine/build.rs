@@ -485,92 +485,138 @@ fn spirv_local_size(words: &[u32]) -> Result<[u32; 3], String> {
         .ok_or_else(|| "no LocalSize execution mode (layout(local_size_x = ...) in;)".into())
 }
 
-/// The push-constant block of module `words`: its members' names and offsets
-/// and the bytes it spans (32 and 64-bit scalars and vectors of them).
-fn spirv_push_constants(words: &[u32]) -> Result<Option<Block>, String> {
-    use std::collections::HashMap;
-    const OP_NAME: u32 = 5;
-    const OP_MEMBER_NAME: u32 = 6;
-    const OP_TYPE_INT: u32 = 21;
-    const OP_TYPE_FLOAT: u32 = 22;
-    const OP_TYPE_VECTOR: u32 = 23;
-    const OP_TYPE_STRUCT: u32 = 30;
-    const OP_TYPE_POINTER: u32 = 32;
-    const OP_VARIABLE: u32 = 59;
-    const OP_MEMBER_DECORATE: u32 = 72;
-    const PUSH_CONSTANT: u32 = 9;
-    const OFFSET: u32 = 35;
-    let ins = instructions(words)?;
-    let mut sizes: HashMap<u32, u32> = HashMap::new();
-    let mut structs: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut pointers: HashMap<u32, (u32, u32)> = HashMap::new();
-    let mut offsets: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut names: HashMap<(u32, u32), String> = HashMap::new();
-    let mut type_names: HashMap<u32, String> = HashMap::new();
-    let text = |w: &[u32]| {
-        let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-        String::from_utf8_lossy(&bytes[..end]).into_owned()
-    };
-    let mut block = None;
-    for (op, w) in &ins {
-        match (*op, *w) {
-            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) => {
-                sizes.insert(*id, width / 8);
+/// What the blocks of a SPIR-V module are made of, read in one pass: type
+/// sizes (32 and 64-bit scalars, vectors and arrays of them), structs with
+/// their members' offsets and names, type names, and the push-constant
+/// variable's type.
+struct SpirvTypes {
+    sizes: std::collections::HashMap<u32, u32>,
+    structs: std::collections::HashMap<u32, Vec<u32>>,
+    offsets: std::collections::HashMap<(u32, u32), u32>,
+    member_names: std::collections::HashMap<(u32, u32), String>,
+    names: std::collections::HashMap<u32, String>,
+    /// The struct type of the push-constant block, if the module has one.
+    push_constant: Option<u32>,
+}
+
+impl SpirvTypes {
+    fn read(words: &[u32]) -> Result<Self, String> {
+        use std::collections::HashMap;
+        const OP_NAME: u32 = 5;
+        const OP_MEMBER_NAME: u32 = 6;
+        const OP_TYPE_INT: u32 = 21;
+        const OP_TYPE_FLOAT: u32 = 22;
+        const OP_TYPE_VECTOR: u32 = 23;
+        const OP_TYPE_ARRAY: u32 = 28;
+        const OP_TYPE_STRUCT: u32 = 30;
+        const OP_TYPE_POINTER: u32 = 32;
+        const OP_CONSTANT: u32 = 43;
+        const OP_VARIABLE: u32 = 59;
+        const OP_MEMBER_DECORATE: u32 = 72;
+        const PUSH_CONSTANT: u32 = 9;
+        const OFFSET: u32 = 35;
+        let mut t = SpirvTypes {
+            sizes: HashMap::new(),
+            structs: HashMap::new(),
+            offsets: HashMap::new(),
+            member_names: HashMap::new(),
+            names: HashMap::new(),
+            push_constant: None,
+        };
+        let mut constants: HashMap<u32, u32> = HashMap::new();
+        let mut pointers: HashMap<u32, u32> = HashMap::new();
+        let mut push_pointer = None;
+        for (op, w) in instructions(words)? {
+            match (op, w) {
+                (OP_NAME, [id, name @ ..]) => {
+                    t.names.insert(*id, words_text(name));
+                }
+                (OP_MEMBER_NAME, [ty, m, name @ ..]) => {
+                    t.member_names.insert((*ty, *m), words_text(name));
+                }
+                (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) => {
+                    t.sizes.insert(*id, width / 8);
+                }
+                (OP_TYPE_VECTOR, [id, component, count]) => {
+                    let size = t.sizes.get(component).copied().unwrap_or(0) * count;
+                    t.sizes.insert(*id, size);
+                }
+                (OP_CONSTANT, [_, id, value, ..]) => {
+                    constants.insert(*id, *value);
+                }
+                (OP_TYPE_ARRAY, [id, elem, len]) => {
+                    let size = t.sizes.get(elem).copied().unwrap_or(0)
+                        * constants.get(len).copied().unwrap_or(0);
+                    t.sizes.insert(*id, size);
+                }
+                (OP_TYPE_STRUCT, [id, m @ ..]) => {
+                    t.structs.insert(*id, m.to_vec());
+                }
+                (OP_TYPE_POINTER, [id, _, pointee]) => {
+                    pointers.insert(*id, *pointee);
+                }
+                (OP_VARIABLE, [ty, _, PUSH_CONSTANT, ..]) => push_pointer = Some(*ty),
+                (OP_MEMBER_DECORATE, [ty, m, OFFSET, offset]) => {
+                    t.offsets.insert((*ty, *m), *offset);
+                }
+                _ => {}
             }
-            (OP_TYPE_VECTOR, [id, component, count]) => {
-                let size = sizes.get(component).copied().unwrap_or(0) * count;
-                sizes.insert(*id, size);
-            }
-            (OP_TYPE_STRUCT, [id, members @ ..]) => {
-                structs.insert(*id, members.to_vec());
-            }
-            (OP_TYPE_POINTER, [id, class, pointee]) => {
-                pointers.insert(*id, (*class, *pointee));
-            }
-            (OP_VARIABLE, [ty, _, PUSH_CONSTANT, ..]) => block = Some(*ty),
-            (OP_MEMBER_DECORATE, [ty, member, OFFSET, offset]) => {
-                offsets.insert((*ty, *member), *offset);
-            }
-            (OP_MEMBER_NAME, [ty, member, name @ ..]) => {
-                names.insert((*ty, *member), text(name));
-            }
-            (OP_NAME, [id, name @ ..]) => {
-                type_names.insert(*id, text(name));
-            }
-            _ => {}
         }
+        if let Some(pointer) = push_pointer {
+            let ty = pointers
+                .get(&pointer)
+                .ok_or("the push-constant variable's type is not a pointer")?;
+            t.push_constant = Some(*ty);
+        }
+        Ok(t)
     }
-    let Some(pointer) = block else {
-        return Ok(None);
-    };
-    let (_, ty) = pointers
-        .get(&pointer)
-        .ok_or("the push-constant variable's type is not a pointer")?;
-    let members = structs
-        .get(ty)
-        .ok_or("the push-constant block is not a struct")?;
-    let mut out = Block {
-        name: type_names.get(ty).cloned().unwrap_or_default(),
-        bytes: 0,
-        members: Vec::new(),
-    };
-    for (k, member_ty) in members.iter().enumerate() {
-        let k = k as u32;
-        let offset = *offsets
-            .get(&(*ty, k))
-            .ok_or_else(|| format!("push-constant member {k} has no Offset"))?;
-        let size = *sizes
-            .get(member_ty)
-            .ok_or_else(|| format!("push-constant member {k} is not a scalar or vector"))?;
-        let name = names
-            .get(&(*ty, k))
-            .cloned()
-            .ok_or_else(|| format!("push-constant member {k} has no name (OpMemberName)"))?;
-        out.bytes = out.bytes.max(offset + size);
-        out.members.push((name, offset));
+
+    /// The struct type named `name`, if the module has one.
+    fn struct_named(&self, name: &str) -> Option<u32> {
+        self.structs
+            .keys()
+            .copied()
+            .find(|id| self.names.get(id).is_some_and(|n| n == name))
     }
-    Ok(Some(out))
+
+    /// The block of struct type `ty`: its members' names and offsets and the
+    /// bytes it spans.
+    fn block(&self, ty: u32) -> Result<Block, String> {
+        let name = self.names.get(&ty).cloned().unwrap_or_default();
+        let members = self
+            .structs
+            .get(&ty)
+            .ok_or_else(|| format!("block {name} is not a struct"))?;
+        let mut out = Block {
+            name: name.clone(),
+            bytes: 0,
+            members: Vec::new(),
+        };
+        for (k, member_ty) in members.iter().enumerate() {
+            let k = k as u32;
+            let offset = *self
+                .offsets
+                .get(&(ty, k))
+                .ok_or_else(|| format!("{name} member {k} has no Offset"))?;
+            let size = *self.sizes.get(member_ty).ok_or_else(|| {
+                format!("{name} member {k} is not a scalar, vector or array of them")
+            })?;
+            let member = self
+                .member_names
+                .get(&(ty, k))
+                .cloned()
+                .ok_or_else(|| format!("{name} member {k} has no name (OpMemberName)"))?;
+            out.bytes = out.bytes.max(offset + size);
+            out.members.push((member, offset));
+        }
+        Ok(out)
+    }
+}
+
+/// The push-constant block of module `words`, if it has one.
+fn spirv_push_constants(words: &[u32]) -> Result<Option<Block>, String> {
+    let types = SpirvTypes::read(words)?;
+    types.push_constant.map(|ty| types.block(ty)).transpose()
 }
 
 /// The specialization constants module `words` declares: name and constant id.
@@ -598,79 +644,13 @@ fn spirv_spec_constants(words: &[u32]) -> Result<Vec<(String, u32)>, String> {
     Ok(out)
 }
 
-/// The members (name, offset) and the byte span of the storage-buffer block
-/// named `block` in module `words` (32-bit scalars and arrays of them);
-/// `None` when the module has no such block.
+/// The storage-buffer block named `block` in module `words`, if it has one.
 fn spirv_buffer_block(words: &[u32], block: &str) -> Result<Option<Block>, String> {
-    use std::collections::HashMap;
-    const OP_NAME: u32 = 5;
-    const OP_MEMBER_NAME: u32 = 6;
-    const OP_TYPE_INT: u32 = 21;
-    const OP_TYPE_FLOAT: u32 = 22;
-    const OP_TYPE_ARRAY: u32 = 28;
-    const OP_TYPE_STRUCT: u32 = 30;
-    const OP_CONSTANT: u32 = 43;
-    const OP_MEMBER_DECORATE: u32 = 72;
-    const OFFSET: u32 = 35;
-    let ins = instructions(words)?;
-    let mut sizes: HashMap<u32, u32> = HashMap::new();
-    let mut constants: HashMap<u32, u32> = HashMap::new();
-    let mut names: HashMap<u32, String> = HashMap::new();
-    let mut members: HashMap<(u32, u32), String> = HashMap::new();
-    let mut offsets: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut structs: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (op, w) in &ins {
-        match (*op, *w) {
-            (OP_NAME, [id, name @ ..]) => {
-                names.insert(*id, words_text(name));
-            }
-            (OP_MEMBER_NAME, [ty, m, name @ ..]) => {
-                members.insert((*ty, *m), words_text(name));
-            }
-            (OP_TYPE_INT | OP_TYPE_FLOAT, [id, width, ..]) => {
-                sizes.insert(*id, width / 8);
-            }
-            (OP_CONSTANT, [_, id, value, ..]) => {
-                constants.insert(*id, *value);
-            }
-            (OP_TYPE_ARRAY, [id, elem, len]) => {
-                let size = sizes.get(elem).copied().unwrap_or(0)
-                    * constants.get(len).copied().unwrap_or(0);
-                sizes.insert(*id, size);
-            }
-            (OP_TYPE_STRUCT, [id, m @ ..]) => {
-                structs.insert(*id, m.to_vec());
-            }
-            (OP_MEMBER_DECORATE, [ty, m, OFFSET, offset]) => {
-                offsets.insert((*ty, *m), *offset);
-            }
-            _ => {}
-        }
-    }
-    let Some((&ty, member_types)) = structs
-        .iter()
-        .find(|(id, _)| names.get(id).is_some_and(|n| n == block))
-    else {
-        return Ok(None);
-    };
-    let mut out = Block {
-        name: block.to_string(),
-        bytes: 0,
-        members: Vec::new(),
-    };
-    for (k, member_ty) in member_types.iter().enumerate() {
-        let k = k as u32;
-        let offset = *offsets
-            .get(&(ty, k))
-            .ok_or_else(|| format!("{block} member {k} has no Offset"))?;
-        let size = *sizes
-            .get(member_ty)
-            .ok_or_else(|| format!("{block} member {k} is not a scalar or an array of them"))?;
-        let name = members.get(&(ty, k)).cloned().unwrap_or_default();
-        out.bytes = out.bytes.max(offset + size);
-        out.members.push((name, offset));
-    }
-    Ok(Some(out))
+    let types = SpirvTypes::read(words)?;
+    types
+        .struct_named(block)
+        .map(|ty| types.block(ty))
+        .transpose()
 }
 
 /// A SPIR-V literal string (NUL-terminated, packed in words).

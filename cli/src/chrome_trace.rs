@@ -29,7 +29,7 @@ use tracing_subscriber::layer::Context as LayerContext;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-use crate::output::target::{check_writable, in_folder, Target};
+use crate::output::target::{check_planned, in_folder, Target};
 
 /// The trace being collected, shared by the layer and the guard that closes it.
 struct Sink {
@@ -132,7 +132,7 @@ fn close(sink: &Mutex<Sink>, path: &Path) -> Result<()> {
 pub fn create(path: &Path, planned_dir: Option<&Path>) -> Result<(ChromeLayer, TraceGuard)> {
     let in_planned = planned_dir.is_some_and(|dir| in_folder(path, dir));
     let scratch = if in_planned {
-        check_writable(path, planned_dir).context("--trace-chrome")?;
+        check_planned(path).context("--trace-chrome")?;
         tempfile::tempfile()
             .with_context(|| format!("cannot create a temporary file for {}", path.display()))?
     } else {

@@ -15,13 +15,14 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// The temporary files being written, by the id [`Registered`] holds.
 static IN_FLIGHT: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
 
 /// The next registration's id.
-static NEXT_ID: Mutex<u64> = Mutex::new(0);
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 fn in_flight() -> MutexGuard<'static, Vec<(u64, PathBuf)>> {
     IN_FLIGHT.lock().unwrap_or_else(|p| p.into_inner())
@@ -41,11 +42,7 @@ pub fn create_registered(
 ) -> io::Result<(tempfile::NamedTempFile, Registered)> {
     let mut list = in_flight();
     let file = make()?;
-    let id = {
-        let mut next = NEXT_ID.lock().unwrap_or_else(|p| p.into_inner());
-        *next += 1;
-        *next
-    };
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     list.push((id, file.path().to_path_buf()));
     Ok((file, Registered { id }))
 }

@@ -582,6 +582,33 @@ enum VkssimStatus vkssim_scorer_submit_buffers(struct VkssimScorer *scorer,
                                                const struct VkssimSemaphore *signals,
                                                size_t n_signals);
 
+// The oldest result if ready, without blocking: `VKSSIM_OK` (written to
+// `out`), `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
+//
+// # Safety
+// `scorer` must be a live scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_scorer_poll(struct VkssimScorer *scorer, struct VkssimScore *out);
+
+// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
+// `VKSSIM_EMPTY` when nothing is queued.
+//
+// # Safety
+// `scorer` must be a live scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_scorer_wait(struct VkssimScorer *scorer, struct VkssimScore *out);
+
+// Pairs submitted whose result has not been taken (0 for NULL).
+//
+// # Safety
+// `scorer` must be NULL or a live scorer.
+size_t vkssim_scorer_in_flight(const struct VkssimScorer *scorer);
+
+// Destroys a scorer after its work finished (NULL is ignored); results not
+// taken are dropped.
+//
+// # Safety
+// `scorer` must be NULL or a live scorer, not used afterwards.
+void vkssim_scorer_destroy(struct VkssimScorer *scorer);
+
 // Creates a pool of `width` x `height` reference planes at `bit_depth` bits
 // on the engine's device, for [`vkssim_shared_planes_upload`]. The pool
 // grows to as many planes as are in use at once; a plane returns to it when

@@ -182,3 +182,52 @@ pub(crate) unsafe fn write_next(
         None => Ok(VkssimStatus::VkssimNotReady),
     }
 }
+
+/// The oldest result if ready, without blocking: `VKSSIM_OK` (written to
+/// `out`), `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
+///
+/// # Safety
+/// `scorer` must be a live scorer and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_poll(
+    scorer: *mut VkssimScorer,
+    out: *mut VkssimScore,
+) -> VkssimStatus {
+    take(scorer, out, false)
+}
+
+/// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
+/// `VKSSIM_EMPTY` when nothing is queued.
+///
+/// # Safety
+/// `scorer` must be a live scorer and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_wait(
+    scorer: *mut VkssimScorer,
+    out: *mut VkssimScore,
+) -> VkssimStatus {
+    take(scorer, out, true)
+}
+
+/// Pairs submitted whose result has not been taken (0 for NULL).
+///
+/// # Safety
+/// `scorer` must be NULL or a live scorer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_in_flight(scorer: *const VkssimScorer) -> usize {
+    // SAFETY: per the contract.
+    unsafe { scorer.as_ref() }.map_or(0, |s| s.scorer.in_flight())
+}
+
+/// Destroys a scorer after its work finished (NULL is ignored); results not
+/// taken are dropped.
+///
+/// # Safety
+/// `scorer` must be NULL or a live scorer, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_destroy(scorer: *mut VkssimScorer) {
+    if !scorer.is_null() {
+        // SAFETY: created by Box::into_raw, destroyed once per the contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(scorer) })));
+    }
+}

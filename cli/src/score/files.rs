@@ -12,28 +12,59 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use super::paths::{check_distinct_inputs, check_output_is_not_an_input};
-use super::plural;
-use crate::args::ScoreArgs;
+use super::paths::{check_distinct_streams, check_output_is_not_an_input};
 use crate::chrome_trace::TraceGuard;
-use crate::output::target::{check_writable, identity, name_max, Target};
+use crate::output::target::{check_planned, check_writable, identity, name_max, Target};
+use crate::plan::{Mode, ScorePlan};
 
-/// The checks made before any input is read. A `--trace-chrome` that names an
-/// input or an output is refused and dropped, so that nothing is written over
+/// The checks on the files of `plan` made before any input is read: no
+/// stream is given as two inputs, `--output-dir` can be a folder, and the
+/// outputs pass [`preflight_outputs`]. A `--trace-chrome` that names an input
+/// or an output is refused and dropped, so that nothing is written over
 /// either.
-pub fn preflight(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
-    check_distinct_inputs(&args.reference, args.dist())?;
-    let inputs = [
-        ("reference", args.reference.as_path()),
-        ("distorted input", args.dist()),
-    ];
-    let outputs: Vec<(String, &Path)> = args
-        .output
-        .as_deref()
-        .map(|o| (format!("-o {}", shown(o)), o))
-        .into_iter()
+pub fn preflight(plan: &ScorePlan, trace: &mut Option<TraceGuard>) -> Result<()> {
+    let inputs = plan.inputs.named();
+    check_distinct_streams(&inputs)?;
+    let outputs = &plan.outputs;
+    if let Some(dir) = &outputs.dir {
+        check_output_dir(dir)?;
+    }
+    let named: Vec<(String, &Path)> = outputs
+        .targets
+        .iter()
+        .zip(&plan.inputs.distorted)
+        .filter_map(|(o, d)| {
+            let o = o.as_deref()?;
+            let what = match plan.mode {
+                Mode::Ladder => format!("the output of the distorted input {}", shown(d)),
+                Mode::Pair | Mode::H264 => format!("-o {}", shown(o)),
+            };
+            Some((what, o))
+        })
         .collect();
-    preflight_outputs(&outputs, &inputs, None, trace)
+    let planned = outputs.dir.as_deref();
+    let checked = check_outputs(&named, &inputs, planned, outputs.trace.as_deref());
+    drop_trace_if_refused(checked, trace)
+}
+
+/// Checks `--output-dir DIR` before any work: a folder, or a path where one
+/// can be created (it is created once there is something to score).
+fn check_output_dir(dir: &Path) -> Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => bail!("--output-dir {}: it is a file, not a folder", shown(dir)),
+        Err(_) => check_planned(&dir.join("x"))
+            .with_context(|| format!("--output-dir {}: cannot create it", shown(dir))),
+    }
+}
+
+/// `s` unless `n` is 1.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// The checks on the files a run writes (`outputs`: what each is, for
@@ -51,6 +82,12 @@ pub fn preflight_outputs(
 ) -> Result<()> {
     let trace_path = trace.as_ref().map(TraceGuard::path);
     let checked = check_outputs(outputs, inputs, planned_dir, trace_path);
+    drop_trace_if_refused(checked, trace)
+}
+
+/// `checked`, after dropping `trace` when it is an error (so that the trace
+/// is not written over what it collides with).
+fn drop_trace_if_refused(checked: Result<()>, trace: &mut Option<TraceGuard>) -> Result<()> {
     if checked.is_err() {
         if let Some(guard) = trace.take() {
             guard.discard();

@@ -13,7 +13,7 @@ mod backend;
 mod inputs;
 mod outputs;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use backend::BackendPlan;
 pub use inputs::{InputKind, Inputs};

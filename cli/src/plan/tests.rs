@@ -13,7 +13,8 @@ use super::*;
 use crate::args::{with_default_subcommand, Backend, Cli, Command, DeviceChoice};
 use crate::output::{Format, Precision};
 
-fn args(line: &str) -> ScoreArgs {
+/// The `score` flags of `line` (words split at spaces).
+pub(crate) fn args(line: &str) -> ScoreArgs {
     let words: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
     match Cli::try_parse_from(with_default_subcommand(words))
         .unwrap()

@@ -269,7 +269,82 @@ fn partial_path(path: &Path) -> (PathBuf, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::tests::args;
     use std::ffi::OsStr;
+
+    /// The preflight of `line` (with `{d}` standing for `dir`), with a trace
+    /// at `trace`; the error's text, and whether the trace was kept.
+    fn preflight_of(line: &str, dir: &Path, trace: Option<&Path>) -> (Result<(), String>, bool) {
+        let line = line.replace("{d}", dir.to_str().unwrap());
+        let plan = ScorePlan::resolve(&args(&line), trace).unwrap();
+        let mut guard = trace.map(|t| crate::chrome_trace::create(t, None).unwrap().1);
+        let result = preflight(&plan, &mut guard).map_err(|e| format!("{e:#}"));
+        let kept = guard.is_some();
+        if let Some(g) = guard {
+            g.discard();
+        }
+        (result, kept)
+    }
+
+    #[test]
+    fn the_preflight_refuses_what_would_be_lost() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        for name in ["r.y4m", "a.y4m", "file"] {
+            std::fs::write(d.join(name), "x").unwrap();
+        }
+        std::fs::create_dir_all(d.join("x")).unwrap();
+        std::fs::create_dir_all(d.join("y")).unwrap();
+        let ok = |line: &str| {
+            let (r, kept) = preflight_of(line, d, Some(&d.join("t.json")));
+            assert_eq!(r, Ok(()), "{line}");
+            assert!(kept, "{line}");
+        };
+        ok("vkssim -r {d}/r.y4m -d {d}/a.y4m -o {d}/out.xml");
+        ok("vkssim -r {d}/r.y4m -d {d}/x/a.y4m -d {d}/y/b.y4m --output-dir {d}/new");
+        let refused = |line: &str, trace: Option<&Path>, needle: &str, keeps_trace: bool| {
+            let (r, kept) = preflight_of(line, d, trace);
+            let msg = r.expect_err(line);
+            assert!(msg.contains(needle), "{line}: {msg}");
+            assert_eq!(kept, keeps_trace && trace.is_some(), "{line}");
+        };
+        let trace = d.join("t.json");
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m -o {d}/r.y4m",
+            Some(&trace),
+            "is the same file as the reference",
+            false,
+        );
+        // Two inputs of one stem in one --output-dir.
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/x/a.y4m -d {d}/y/a.y4m --output-dir {d}/o",
+            None,
+            &format!(
+                "the output of the distorted input {0}/x/a.y4m and the output of the distorted input {0}/y/a.y4m would write one file",
+                d.display()
+            ),
+            false,
+        );
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m --output-dir {d}/file",
+            Some(&trace),
+            "it is a file, not a folder",
+            true,
+        );
+        let out = d.join("out.json");
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m -o {d}/out.json",
+            Some(&out),
+            "and --trace-chrome",
+            false,
+        );
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m",
+            Some(&d.join("a.y4m")),
+            "--trace-chrome",
+            false,
+        );
+    }
 
     #[test]
     fn a_partial_name_too_long_is_cut_to_fit() {

@@ -3,7 +3,7 @@
 //! subcommand means `score`), and `vkssim bench`.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
@@ -249,11 +249,6 @@ pub struct ScoreArgs {
 }
 
 impl ScoreArgs {
-    /// The (first) distorted input.
-    pub fn dist(&self) -> &Path {
-        &self.distorted[0]
-    }
-
     /// The output format the flags select (the last one given wins, as in `vmaf`).
     pub fn format(&self) -> Format {
         if self.json {

@@ -41,10 +41,19 @@ fn split_row(row: &[f32], out_width: usize) -> SplitRow {
     // odd[x ..= x + 3].
     let len = out_width + HALF;
     let w = row.len();
-    let at = |i: usize| row[mirror(i as i64 - HALF as i64, w)];
+    // Padded columns HALF .. HALF + w are the row itself; only the few
+    // outside it mirror.
+    let mut padded = vec![0.0f32; 2 * len];
+    for (i, p) in padded.iter_mut().enumerate() {
+        if i < HALF || i >= HALF + w {
+            *p = row[mirror(i as i64 - HALF as i64, w)];
+        }
+    }
+    let inner = (2 * len).min(HALF + w) - HALF;
+    padded[HALF..HALF + inner].copy_from_slice(&row[..inner]);
     SplitRow {
-        even: (0..len).map(|j| at(2 * j)).collect(),
-        odd: (0..len).map(|j| at(2 * j + 1)).collect(),
+        even: padded.iter().step_by(2).copied().collect(),
+        odd: padded.iter().skip(1).step_by(2).copied().collect(),
     }
 }
 
@@ -78,20 +87,21 @@ super::simd::dispatch_avx2! {
 #[inline(always)]
 fn lowpass_row_portable(window: &[&SplitRow; LOWPASS_LEN], out: &mut [f32]) {
     let n = out.len();
-    // Column u of the window reads even[x + u / 2] (u even) or odd[x + u / 2].
-    fn column(row: &SplitRow, u: usize) -> &[f32] {
-        if u % 2 == 0 {
-            &row.even[u / 2..]
-        } else {
-            &row.odd[u / 2..]
-        }
-    }
+    // Column u of the window reads even[x + u / 2] (u even) or odd[x + u / 2]:
+    // one contiguous run of n values per (v, u).
+    let runs: [[&[f32]; LOWPASS_LEN]; LOWPASS_LEN] = std::array::from_fn(|v| {
+        std::array::from_fn(|u| {
+            let row = window[v];
+            let half = if u % 2 == 0 { &row.even } else { &row.odd };
+            &half[u / 2..u / 2 + n]
+        })
+    });
     let mut x = 0;
     while x + BLOCK <= n {
         let mut acc = [0.0f64; BLOCK];
-        for (row, taps) in window.iter().zip(&LOWPASS) {
-            for (u, &t) in taps.iter().enumerate() {
-                let s = &column(row, u)[x..x + BLOCK];
+        for (row, taps) in runs.iter().zip(&LOWPASS) {
+            for (run, &t) in row.iter().zip(taps) {
+                let s = &run[x..x + BLOCK];
                 for k in 0..BLOCK {
                     acc[k] += (s[k] * t) as f64;
                 }
@@ -104,9 +114,9 @@ fn lowpass_row_portable(window: &[&SplitRow; LOWPASS_LEN], out: &mut [f32]) {
     }
     for (i, o) in out.iter_mut().enumerate().skip(x) {
         let mut acc = 0.0f64;
-        for (row, taps) in window.iter().zip(&LOWPASS) {
-            for (u, &t) in taps.iter().enumerate() {
-                acc += (column(row, u)[i] * t) as f64;
+        for (row, taps) in runs.iter().zip(&LOWPASS) {
+            for (run, &t) in row.iter().zip(taps) {
+                acc += (run[i] * t) as f64;
             }
         }
         *o = (acc * 1.0) as f32;

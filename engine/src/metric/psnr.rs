@@ -322,10 +322,10 @@ impl Apsnr {
     /// Adds one frame's sums (planes `g.planes` and above stay untouched, as
     /// libvmaf's do).
     pub fn add(&mut self, sse: &[u64; 3], g: &PsnrGeometry) {
-        for p in 0..g.planes {
-            self.sse[p] = self.sse[p].wrapping_add(sse[p]);
-            let (w, h) = g.plane_sizes[p];
-            self.n_pixels[p] = self.n_pixels[p].wrapping_add(h.wrapping_mul(w) as u64);
+        let planes = self.sse.iter_mut().zip(&mut self.n_pixels).zip(sse);
+        for (((total, n), &frame), &(w, h)) in planes.zip(&g.plane_sizes).take(g.planes) {
+            *total = total.wrapping_add(frame);
+            *n = n.wrapping_add(h.wrapping_mul(w) as u64);
         }
     }
 
@@ -340,14 +340,13 @@ impl Apsnr {
             return out;
         }
         let peak_sq = g.peak_squared();
-        for p in 0..3 {
-            let (n, sse) = (self.n_pixels[p], self.sse[p]);
+        for ((&n, &sse), name) in self.n_pixels.iter().zip(&self.sse).zip(APSNR_NAMES) {
             let apsnr =
                 10.0 * ((peak_sq as f64).log10() + (n as f64).log10() - (sse as f64).log10());
             // An unsigned 64-bit product, as libvmaf's.
             let cap_product = (peak_sq as u64).wrapping_mul(n).wrapping_mul(2);
             let cap = (10.0 * (cap_product as f64).log10()).ceil();
-            out.push(APSNR_NAMES[p], c_min(apsnr, cap));
+            out.push(name, c_min(apsnr, cap));
         }
         out
     }

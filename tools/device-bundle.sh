@@ -26,6 +26,16 @@ cargo build --release -q -p vkssim-cli
 cargo build --release -q -p vkssim --example device_resident_bench
 cp target/release/vkssim "$x/bin/vkssim"
 cp target/release/examples/device_resident_bench "$x/bin/"
+# BEFORE=<commit>: the same bench built at that commit too, for a before and
+# after in one run (a worktree under target/, its own target folder).
+if [ -n "${BEFORE:-}" ]; then
+  wt=target/before-worktree
+  git worktree remove --force "$wt" 2>/dev/null || true
+  git worktree add -q --detach "$wt" "$BEFORE"
+  (cd "$wt" && CARGO_TARGET_DIR="$top/target/before-target" cargo build --release -q -p vkssim --example device_resident_bench)
+  cp target/before-target/release/examples/device_resident_bench "$x/bin/device_resident_bench_before"
+  git worktree remove --force "$wt"
+fi
 cp "$(tools/build-vmaf-release.sh)" "$x/bin/vmaf"
 strip "$x"/bin/*
 command -v zstd >/dev/null || apt-get install -y -q zstd >/dev/null

@@ -69,6 +69,12 @@ VKSSIM_SUM_THREADS=12 LIMIT=60 step bench_1080p_files_sum12 "$X/vkssim" bench "$
 LIMIT=60 step bench_4k_builtin "$X/vkssim" bench --frames 22 --json
 LIMIT=60 step device_resident_4k "$X/device_resident_bench" --frames 4000 --reps 3
 LIMIT=60 step device_resident_4k_if16 "$X/device_resident_bench" --frames 4000 --reps 3 --in-flight 16
+# The same without batched submissions (a build of the commit before them,
+# when the bundle has one: tools/device-bundle.sh with BEFORE=<commit>).
+if [ -x "$X/device_resident_bench_before" ]; then
+LIMIT=60 step device_resident_4k_before "$X/device_resident_bench_before" --frames 4000 --reps 3
+LIMIT=60 step device_resident_4k_if16_before "$X/device_resident_bench_before" --frames 4000 --reps 3 --in-flight 16
+fi
 tail -n 5 "$out"/device_resident_4k*.log >>"$out/summary.txt"
 for f in "$out"/bench_*.log; do
   printf '%s: ' "$(basename "$f" .log)"

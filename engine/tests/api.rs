@@ -693,3 +693,93 @@ fn one_engine_scorers_on_several_threads() {
     });
     assert!(engine.validation_messages().is_empty());
 }
+
+/// Device-resident pairs without semaphores are queued and submitted in
+/// batches (half the ring: 4 of 8 here): 11 pairs cycling 3 layouts, a host
+/// pair among them (which submits the queued ones first, keeping the order),
+/// results taken only at the end, then a queued batch flushed by hand and
+/// polled to completion: every score bit-identical to the CPU twin, in
+/// submission order, with no validation message (synchronization validation
+/// checks the batched submissions' barriers).
+#[test]
+fn queued_device_pairs_go_in_batches_in_order() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let (w, h) = (96u32, 64u32);
+    let desc = ScorerDesc::new(w, h, 8).with_frames_in_flight(8);
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    let layouts = [
+        (0, w as u64, 31),
+        (256, w as u64 + 32, 32),
+        (4, w as u64, 33),
+    ];
+    let pairs = device_pairs(&engine, w, h, &layouts);
+    let imports: Vec<[ImportedPlane; 2]> = pairs
+        .iter()
+        .map(|p| {
+            [0, 1].map(|k| {
+                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
+                    .with_offset(p.offset);
+                // SAFETY: the buffers hold their planes and outlive the scorer.
+                unsafe { engine.import_buffer(plane) }.expect("import")
+            })
+        })
+        .collect();
+    let (hr, hd) = (frame(w, h, 8, 90), frame(w, h, 8, 91));
+    let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
+    let order = [0usize, 1, 2, 0, 1, 9, 2, 0, 1, 2, 0, 1];
+    for &k in &order {
+        if k == 9 {
+            let (r, d) = (
+                HostPlane::u8(&hr.bytes, w as usize),
+                HostPlane::u8(&hd.bytes, w as usize),
+            );
+            scorer.submit(Pair::new(r, d)).expect("host pair");
+        } else {
+            scorer
+                .submit(Pair::new(&imports[k][0], &imports[k][1]))
+                .expect("device pair");
+        }
+    }
+    let mut got = Vec::new();
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    for (n, (&k, g)) in order.iter().zip(&got).enumerate() {
+        let want = if k == 9 {
+            host_want
+        } else {
+            want_for(w, h, layouts[k].2, &desc.ssim)
+        };
+        assert_eq!(*g, want, "submission {n} (pair {k})");
+    }
+    // Three queued pairs (below the batch of 4), flushed by hand, polled.
+    for [r, d] in &imports {
+        scorer.submit(Pair::new(r, d)).expect("device pair");
+    }
+    scorer.flush().expect("flush");
+    let mut polled = Vec::new();
+    while polled.len() < 3 {
+        if let Some(s) = scorer.poll() {
+            polled.push(s.expect("result"));
+        }
+    }
+    for (k, g) in polled.iter().enumerate() {
+        assert_eq!(
+            *g,
+            want_for(w, h, layouts[k].2, &desc.ssim),
+            "flushed pair {k}"
+        );
+    }
+    drop(scorer);
+    drop(imports);
+    destroy_pairs(&engine, &pairs);
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:#?}",
+        engine.validation_messages()
+    );
+}

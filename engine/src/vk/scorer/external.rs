@@ -287,6 +287,34 @@ impl VkScorer {
             ring.bound[i] = key;
         }
 
+        self.slots[i].failed = None;
+        if waits.is_empty() && signals.is_empty() {
+            // Queued: submitted with the pairs after it, in one submission
+            // (flushed when the batch is full, and before anything that needs
+            // the device's progress or the queue's order).
+            let slot = &mut self.slots[i];
+            slot.frame = frame;
+            slot.submitted = Some(Instant::now());
+            slot.imports = [Some(Arc::clone(holds[0])), Some(Arc::clone(holds[1]))];
+            slot.queued = true;
+            self.batch.push(i);
+            self.next_frame += 1;
+            self.state.submit_taken(i);
+            if self.batch.len() >= self.batch_limit() {
+                if let Err(e) = self.flush_batch_with(ring) {
+                    // Queued pairs report the failure as their results.
+                    self.fail_batch(e);
+                }
+            }
+            return Ok(());
+        }
+        // A pair with semaphores goes at once (the host may wait on its
+        // signal), after the pairs queued before it.
+        if let Err(e) = self.flush_batch_with(ring) {
+            self.fail_batch(e.clone());
+            return Err(e);
+        }
+        self.slots[i].fence_of = i;
         let gpu = &self.gpu;
         let d = &gpu.device.raw;
         let slot = &mut self.slots[i];
@@ -324,6 +352,73 @@ impl VkScorer {
         self.state.submit_taken(i);
         self.dispatch_ready();
         Ok(())
+    }
+
+    /// How many device-resident pairs without semaphores go to the device in
+    /// one submission: half the ring, so one batch runs while the next fills.
+    fn batch_limit(&self) -> usize {
+        (self.capacity / 2).max(1)
+    }
+
+    /// Submits the queued device-resident pairs (see
+    /// [`VkScorer::submit_external`]): one submission of every pair's
+    /// prologue and passes, in order, with the last slot's fence, which
+    /// every slot of the batch then waits on.
+    pub(crate) fn flush_batch(&mut self) -> Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let Some(ring) = self.external.take() else {
+            return Err(Error::Internal("queued device pairs without a ring".into()));
+        };
+        let r = self.flush_batch_with(&ring);
+        self.external = Some(ring);
+        r
+    }
+
+    fn flush_batch_with(&mut self, ring: &ExternalRing) -> Result<()> {
+        let Some(&last) = self.batch.last() else {
+            return Ok(());
+        };
+        let _submit = tracing::debug_span!("submit batch", pairs = self.batch.len()).entered();
+        let t = Instant::now();
+        let cmds: Vec<vk::CommandBuffer> = self
+            .batch
+            .iter()
+            .flat_map(|&i| [ring.pre[i], self.slots[i].cmd])
+            .collect();
+        let gpu = &self.gpu;
+        let fence = self.slots[last].fence;
+        // SAFETY: the fence is not in use: the last slot's previous
+        // submission was waited on before the slot was taken again, and no
+        // other slot waits on it (those that did were finished first).
+        unsafe { gpu.device.raw.reset_fences(&[fence]) }
+            .map_err(|r| vk_error(r, "resetting a frame fence"))?;
+        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        // SAFETY: every slot's command buffers were recorded for their planes
+        // and are not pending (each slot was free when taken); the host's
+        // planes are valid while the pairs hold their imports.
+        unsafe { gpu.submit(gpu.device.compute_queue, &[submit], fence) }.map_err(|r| {
+            vk_error(
+                r,
+                format!("submitting {} device-resident frames", self.batch.len()),
+            )
+        })?;
+        for i in std::mem::take(&mut self.batch) {
+            self.slots[i].fence_of = last;
+            self.slots[i].queued = false;
+        }
+        self.stats.submit_ns += t.elapsed().as_nanos() as u64;
+        Ok(())
+    }
+
+    /// The queued pairs' result when their submission failed: each pair's
+    /// result is `e` (they never reached the device).
+    pub(super) fn fail_batch(&mut self, e: Error) {
+        for i in std::mem::take(&mut self.batch) {
+            self.slots[i].queued = false;
+            self.slots[i].failed = Some(e.clone());
+        }
     }
 
     /// The two packed buffers of slot `i` (`bytes` each, device-local).

@@ -111,6 +111,9 @@ pub struct VkScorer {
     force_host_sum: bool,
     /// The device-resident pairs' ring, made on the first such pair.
     external: Option<ExternalRing>,
+    /// Device-resident pairs recorded and not yet submitted, oldest first
+    /// (see `external`).
+    batch: Vec<usize>,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -243,6 +246,7 @@ impl VkScorer {
             copy_terms: false,
             force_host_sum: vk_opts.debug.force_host_sum,
             external: None,
+            batch: Vec::new(),
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
@@ -372,6 +376,9 @@ impl Drop for VkScorer {
             if let Some(rx) = slot.reduction.take() {
                 let _ = rx.recv();
             }
+        }
+        if let Err(e) = self.flush_batch() {
+            self.fail_batch(e);
         }
         self.wait_own_work();
         self.destroy_external_ring();

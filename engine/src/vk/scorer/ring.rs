@@ -33,6 +33,13 @@ impl FrameScorer for VkScorer {
         if let Some(r) = self.done.pop_front() {
             return Some(r);
         }
+        // Queued device pairs go when nothing submitted is left before
+        // them (else they wait for their batch to fill).
+        if self.state.oldest().is_some_and(|i| self.slots[i].queued) {
+            if let Err(e) = self.flush_batch() {
+                self.fail_batch(e);
+            }
+        }
         self.dispatch_ready();
         let i = self.state.oldest()?;
         let ready = match &self.slots[i].reduction {
@@ -101,6 +108,10 @@ impl VkScorer {
     }
 
     pub(super) fn launch_inner(&mut self, i: usize) -> Result<()> {
+        // Device-resident pairs queued before this one go first.
+        self.flush_batch()?;
+        self.slots[i].fence_of = i;
+        self.slots[i].failed = None;
         let frame = self.next_frame;
         let span = tracing::debug_span!("frame", index = frame);
         let _enter = span.enter();
@@ -150,13 +161,23 @@ impl VkScorer {
     /// Waits for slot `i`'s fence.
     pub(super) fn wait(&self, i: usize) -> Result<()> {
         let slot = &self.slots[i];
+        if let Some(e) = &slot.failed {
+            return Err(e.clone());
+        }
+        if slot.queued {
+            return Err(Error::Internal(format!(
+                "frame {}: waited for before its batch was submitted",
+                slot.frame
+            )));
+        }
+        let fence = self.slots[slot.fence_of].fence;
         let _wait = tracing::debug_span!("wait", index = slot.frame).entered();
         // SAFETY: the fence belongs to this device.
         unsafe {
             self.gpu
                 .device
                 .raw
-                .wait_for_fences(&[slot.fence], true, u64::MAX)
+                .wait_for_fences(&[fence], true, u64::MAX)
         }
         .map_err(|r| vk_error(r, format!("waiting for frame {}", slot.frame)))
     }
@@ -180,9 +201,21 @@ impl VkScorer {
 
     /// Whether slot `i`'s work has finished.
     pub(super) fn is_ready(&self, i: usize) -> Result<bool> {
+        let slot = &self.slots[i];
+        if let Some(e) = &slot.failed {
+            return Err(e.clone());
+        }
+        if slot.queued {
+            return Ok(false);
+        }
         // SAFETY: the fence belongs to this device.
-        unsafe { self.gpu.device.raw.get_fence_status(self.slots[i].fence) }
-            .map_err(|r| vk_error(r, format!("polling frame {}", self.slots[i].frame)))
+        unsafe {
+            self.gpu
+                .device
+                .raw
+                .get_fence_status(self.slots[slot.fence_of].fence)
+        }
+        .map_err(|r| vk_error(r, format!("polling frame {}", self.slots[i].frame)))
     }
 
     /// The score of slot `i`, whose fence has signalled: from the device's
@@ -302,6 +335,10 @@ impl VkScorer {
     /// Finishes the oldest pending frame into `done` (waiting for its fence and
     /// for its sum).
     pub(super) fn finish_oldest(&mut self) {
+        if let Err(e) = self.flush_batch() {
+            // Nothing of the batch reached the device: its pairs fail.
+            self.fail_batch(e);
+        }
         let Some(i) = self.state.finish_oldest() else {
             return;
         };

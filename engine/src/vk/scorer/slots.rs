@@ -101,6 +101,16 @@ pub(super) struct Slot {
     /// Whether the command buffer was recorded to read the host's planes
     /// (device-resident pairs: no staging copy, no ownership transfer).
     pub(super) reads_external: bool,
+    /// The slot whose fence signals when this slot's work is done: itself,
+    /// or the last slot of the batch of device-resident pairs it was
+    /// submitted in (see `super::external`).
+    pub(super) fence_of: usize,
+    /// Recorded for a batch of device-resident pairs and not yet submitted
+    /// (never ready before the batch is flushed).
+    pub(super) queued: bool,
+    /// Why the pair it holds cannot be scored (its batch's submission
+    /// failed): its result, instead of waiting for a fence.
+    pub(super) failed: Option<Error>,
 }
 
 /// What a slot's reference binding reads.
@@ -288,6 +298,9 @@ impl VkScorer {
             holding: None,
             imports: [None, None],
             reads_external: false,
+            fence_of: i,
+            queued: false,
+            failed: None,
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;

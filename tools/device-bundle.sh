@@ -8,8 +8,13 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash ../shared/tools/vulkan-loader.sh >/dev/null
-grep -qx '/.gl-extra/' .git/info/exclude 2>/dev/null || echo '/.gl-extra/' >> .git/info/exclude
+# The ignore list of this checkout (a worktree's is the main checkout's).
+exclude=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$exclude")"
+for d in /.gl/ /.gl-extra/; do
+  grep -qx "$d" "$exclude" 2>/dev/null || echo "$d" >> "$exclude"
+done
+ls .gl/libvulkan1_*.deb >/dev/null 2>&1 || bash ../shared/tools/vulkan-loader.sh >/dev/null
 x=.gl-extra
 rm -rf "$x/bin" "$x/lib"
 mkdir -p "$x/bin" "$x/lib"

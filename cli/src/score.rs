@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use vkssim::frame::PlaneGeometry;
-use vkssim::io::{open_input, Chroma, LumaReader, RawFormat, VideoFormat};
+use vkssim::io::{open_input_with, Chroma, LumaReader, RawFormat, VideoFormat};
 use vkssim::{Error, FrameScore, SsimOptions};
 
 use crate::args::ScoreArgs;
@@ -42,7 +42,9 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     if ladder::wanted(args) {
         return ladder::run(args, options, trace);
     }
-    if video::is_h264(&args.reference) || video::is_h264(args.dist()) {
+    // With FFmpeg and no Vulkan Video, .h264 is decoded as any encoded input.
+    let gpu_h264 = cfg!(feature = "vulkan-video") || !cfg!(feature = "ffmpeg");
+    if gpu_h264 && (video::is_h264(&args.reference) || video::is_h264(args.dist())) {
         return video::run(args, options, trace);
     }
     if args.reference == Path::new("-") && args.dist() == Path::new("-") {
@@ -56,12 +58,16 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     }
     let raw = raw_format(args)?;
     // The readers' errors name the file (and frame); the context says which input.
-    let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
-    let distorted = open_input(args.dist(), raw).context("cannot read the distorted input")?;
+    let decode = args.decode();
+    let reference =
+        open_input_with(&args.reference, raw, &decode).context("cannot read the reference")?;
+    let distorted =
+        open_input_with(args.dist(), raw, &decode).context("cannot read the distorted input")?;
     let (rf, df) = (reference.format(), distorted.format());
     check_geometry(&args.reference, rf, args.dist(), df)?;
     let sel = selection(args);
-    let to_score = check_lengths(&*reference, &*distorted, &sel)?;
+    let to_score = check_lengths(&*reference, &*distorted, &sel)?
+        .or_else(|| crate::progress::estimate(&*reference, &*distorted, &sel));
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
     let (reference, distorted, sel) = pipeline::prime(reference, distorted, sel)?;

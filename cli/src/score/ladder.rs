@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{anyhow, bail, Context, Result};
-use vkssim::io::{open_input, LumaReader};
+use vkssim::io::{open_input_with, LumaReader};
 use vkssim::SsimOptions;
 
 use super::files::{preflight_outputs, shown};
@@ -133,7 +133,9 @@ pub fn run(
     }
 
     let raw = raw_format(args)?;
-    let reference = open_input(&args.reference, raw).context("cannot read the reference")?;
+    let decode = args.decode();
+    let reference =
+        open_input_with(&args.reference, raw, &decode).context("cannot read the reference")?;
     let rf = reference.format();
     let sel = super::selection(args);
     // Each input is opened and checked as a single run would; one that fails
@@ -142,7 +144,7 @@ pub fn run(
     let mut total = Some(0u64);
     let mut ready = Vec::new();
     for lane in lanes {
-        let checked = open_input(&lane.path, raw)
+        let checked = open_input_with(&lane.path, raw, &decode)
             .context("cannot read the distorted input")
             .and_then(|d| {
                 check_geometry(&args.reference, rf, &lane.path, d.format())?;

@@ -267,6 +267,15 @@ pub fn open_input_with(
             // Not a container libavformat knows (or no video in it), but a raw
             // layout was given: raw YUV, as before.
             Err(Error::Demux { .. } | Error::NoVideoStream { .. }) if raw.complete().is_ok() => {}
+            Err(Error::Demux { path, reason }) if path == name => {
+                return Err(Error::Demux {
+                    path,
+                    reason: format!(
+                        "{reason}; as raw YUV it would need its width, height, pixel format \
+                         and bit depth, or a name ending .yuv"
+                    ),
+                })
+            }
             Err(e) => return Err(e),
         }
     }

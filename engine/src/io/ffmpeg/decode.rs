@@ -29,7 +29,10 @@ impl Decoder {
     pub(super) fn open(demuxer: &Demuxer, options: &DecodeOptions, path: &Path) -> Result<Self> {
         let parameters = demuxer.parameters();
         let id = parameters.id();
-        let codec_name = id.name().to_string();
+        let codec_name = match id {
+            codec::Id::None => "(one FFmpeg does not know)".to_string(),
+            id => id.name().to_string(),
+        };
         let Some(codec) = decoder::find(id) else {
             return Err(Error::UnsupportedCodec {
                 path: path.to_path_buf(),

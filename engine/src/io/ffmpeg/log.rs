@@ -24,9 +24,16 @@ static MESSAGES: Mutex<Option<HashMap<usize, Vec<String>>>> = Mutex::new(None);
 /// The next id (0 is no id).
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 
-/// A new id for a context's `opaque` field, with the callback installed.
+/// A new id for a context's `opaque` field, with the callback installed
+/// (and ffmpeg-next's error texts, which `ffmpeg_next::init` fills, ready).
 pub(super) fn new_id() -> usize {
-    install();
+    static INIT: std::sync::Once = std::sync::Once::new();
+    INIT.call_once(|| {
+        if let Err(e) = ffmpeg_next::init() {
+            tracing::warn!("FFmpeg's initialisation failed: {e}");
+        }
+        install();
+    });
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
@@ -60,12 +67,9 @@ fn keep(id: usize, line: String) {
 
 #[cfg(target_arch = "x86_64")]
 fn install() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: av_log_set_callback only stores the function pointer; the
-        // callback is sound to call from any thread at any time (it locks).
-        unsafe { ffmpeg_next::ffi::av_log_set_callback(Some(callback)) }
-    });
+    // SAFETY: av_log_set_callback only stores the function pointer; the
+    // callback is sound to call from any thread at any time (it locks).
+    unsafe { ffmpeg_next::ffi::av_log_set_callback(Some(callback)) }
 }
 
 #[cfg(not(target_arch = "x86_64"))]

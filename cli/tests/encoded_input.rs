@@ -250,6 +250,15 @@ fn mpeg2_in_mpeg_ts() {
     assert_decodes_as_ffmpeg(&p, 0, 10);
 }
 
+/// H.264 Annex B (`.h264`), without the `vulkan-video` feature, is decoded by
+/// FFmpeg as any other input.
+#[cfg(not(feature = "vulkan-video"))]
+#[test]
+fn annex_b_h264() {
+    let p = encoded("annexb.h264", "190x106", 8, "-c:v libx264 -bf 2 -f h264");
+    assert_decodes_as_ffmpeg(&p, 0, 8);
+}
+
 /// A variable frame rate MP4 (a gap of 10 frame times after frame 6): the
 /// 12 frames it holds, where a constant-rate Y4M pipe would add duplicates.
 #[test]

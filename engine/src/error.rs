@@ -249,7 +249,9 @@ pub enum Error {
         path: PathBuf,
         /// Frames the decoder had output (in presentation order) before this
         /// one: the index of the frame that failed, or of the next frame when
-        /// a packet failed.
+        /// a packet failed or the decoder reported damage while decoding
+        /// ahead (frame threads, reordering: the damaged frame is then this
+        /// one or a later one; no frame from here on is delivered).
         frame: u64,
         /// The codec's name (`h264`).
         codec: String,

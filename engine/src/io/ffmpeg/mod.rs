@@ -180,7 +180,12 @@ impl FfmpegReader {
                     return Ok(true);
                 }
                 Err(E::Other { errno: EAGAIN }) if !self.draining => self.feed()?,
-                Err(E::Other { errno: EAGAIN }) | Err(E::Eof) => self.ended = true,
+                Err(E::Other { errno: EAGAIN }) | Err(E::Eof) => {
+                    self.ended = true;
+                    // Errors logged after the last frame (while draining).
+                    let logged = log::take(self.decoder.id);
+                    self.damaged(None, logged)?;
+                }
                 Err(e) => self.decoder_failed(e)?,
             }
         }
@@ -205,18 +210,14 @@ impl FfmpegReader {
     /// Refuses a damaged frame (unless concealment is accepted) and a frame
     /// whose size or pixel format is not the stream's first.
     fn check_frame(&mut self) -> Result<()> {
-        if let Some(damage) = decode::damage(&self.frame) {
-            let logged = log::take(self.decoder.id);
-            let reason = match logged {
-                Some(l) => format!("{l} ({damage})"),
-                None => damage,
-            };
-            let error = self.decode_error(reason);
-            match self.errors {
-                DecodeErrors::Error => return Err(error),
-                DecodeErrors::Conceal => tracing::warn!("{error} (concealed frame kept)"),
-            }
-        }
+        // The frame's own flags, and the errors the decoder logged since the
+        // last frame: with frame threads the flags can be copied to the
+        // output frame before its decoding has set them, but the messages of
+        // every frame decoded from earlier packets are logged by now, so a
+        // damaged frame is caught at it or at a frame before it.
+        let damage = decode::damage(&self.frame);
+        let logged = log::take(self.decoder.id);
+        self.damaged(damage, logged)?;
         if self.pixel != Pixel::None {
             let (p, w, h) = (self.frame.format(), self.frame.width(), self.frame.height());
             if (p, w, h) != (self.pixel, self.format.width, self.format.height) {
@@ -231,6 +232,30 @@ impl FfmpegReader {
             }
         }
         Ok(())
+    }
+
+    /// Refuses (or, concealing, warns about) damage that the frame's flags
+    /// or the decoder's log report.
+    fn damaged(&mut self, damage: Option<String>, logged: Option<String>) -> Result<()> {
+        let reason = match (logged, damage) {
+            (None, None) => return Ok(()),
+            (Some(l), Some(d)) => format!("{l} ({d})"),
+            // Logged while frames are decoded ahead (threads, reordering):
+            // the damaged frame is this one or one after it.
+            (Some(l), None) => format!(
+                "{l} (reported before this frame was output: the damaged frame is this \
+                 one or a later one)"
+            ),
+            (None, Some(d)) => d,
+        };
+        let error = self.decode_error(reason);
+        match self.errors {
+            DecodeErrors::Error => Err(error),
+            DecodeErrors::Conceal => {
+                tracing::warn!("{error} (concealed frame kept)");
+                Ok(())
+            }
+        }
     }
 
     /// Makes the next frame current in `self.frame`; false at the end.

@@ -252,6 +252,11 @@ pub struct ScoreArgs {
     /// (`error`), or is scored as the decoder concealed it, with a warning (`conceal`).
     #[arg(long = "decode-errors", value_name = "MODE", default_value = "error", value_parser = ["error", "conceal"])]
     pub decode_errors: String,
+    /// Encoded distorted inputs of another size than the reference: scale each
+    /// frame to the reference's size with libswscale, as `ffmpeg -vf
+    /// scale=W:H:flags=ALGO` (default: different sizes are an error).
+    #[arg(long = "resize-distorted", value_name = "ALGO", value_parser = ["bicubic", "bilinear", "lanczos", "spline", "neighbor", "area"])]
+    pub resize_distorted: Option<String>,
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
@@ -267,7 +272,28 @@ impl ScoreArgs {
                 _ => vkssim::io::DecodeErrors::Error,
             },
             threads: 0,
+            resize: None,
         }
+    }
+
+    /// [`ScoreArgs::decode`] for a distorted input, with `--resize-distorted`
+    /// to the `reference`'s size.
+    pub fn decode_distorted(
+        &self,
+        reference: vkssim::io::VideoFormat,
+    ) -> anyhow::Result<vkssim::io::DecodeOptions> {
+        let resize = match &self.resize_distorted {
+            None => None,
+            Some(algo) => Some(vkssim::io::Resize {
+                width: reference.width,
+                height: reference.height,
+                algorithm: algo.parse()?,
+            }),
+        };
+        Ok(vkssim::io::DecodeOptions {
+            resize,
+            ..self.decode()
+        })
     }
 
     /// The (first) distorted input.

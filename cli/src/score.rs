@@ -61,6 +61,7 @@ pub fn run(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<ExitCode>
     let decode = args.decode();
     let reference =
         open_input_with(&args.reference, raw, &decode).context("cannot read the reference")?;
+    let decode = args.decode_distorted(reference.format())?;
     let distorted =
         open_input_with(args.dist(), raw, &decode).context("cannot read the distorted input")?;
     let (rf, df) = (reference.format(), distorted.format());

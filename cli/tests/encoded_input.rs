@@ -76,22 +76,19 @@ fn encoded(name: &str, size: &str, frames: u32, encode: &str) -> PathBuf {
     clip(name, &args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
+/// `ffmpeg -i input ARGS -fps_mode passthrough -f rawvideo out`.
+fn ffmpeg_decode(input: &Path, args: &[&str], out: &Path) {
+    let mut all = vec!["-i", s(input)];
+    all.extend(args);
+    all.extend(["-fps_mode", "passthrough", "-f", "rawvideo", s(out)]);
+    ffmpeg(&all);
+}
+
 /// What `ffmpeg -i input -map 0:v:N -fps_mode passthrough -f rawvideo`
 /// writes, saved as `input.vN.yuv`.
 fn ffmpeg_raw(input: &Path, stream: usize) -> PathBuf {
     let out = input.with_extension(format!("v{stream}.yuv"));
-    let map = format!("0:v:{stream}");
-    ffmpeg(&[
-        "-i",
-        s(input),
-        "-map",
-        &map,
-        "-fps_mode",
-        "passthrough",
-        "-f",
-        "rawvideo",
-        s(&out),
-    ]);
+    ffmpeg_decode(input, &["-map", &format!("0:v:{stream}")], &out);
     out
 }
 
@@ -507,4 +504,84 @@ fn a_file_no_reader_knows_says_what_it_needs() {
         None,
     );
     assert_fails(&o, &["reference and distorted differ", "junk.bin is 10x10"]);
+}
+
+/// What `ffmpeg -i input -vf scale=W:H:flags=ALGO -fps_mode passthrough -f
+/// rawvideo` writes.
+fn ffmpeg_scaled(input: &Path, size: (u32, u32), algo: &str) -> PathBuf {
+    let out = input.with_extension(format!("{}x{}-{algo}.yuv", size.0, size.1));
+    let filter = format!("scale={}:{}:flags={algo}", size.0, size.1);
+    ffmpeg_decode(input, &["-vf", &filter], &out);
+    out
+}
+
+/// `--resize-distorted`'s scaling (the library's [`vkssim::io::Resize`]):
+/// every algorithm, up and down, 8 and 10-bit, equals ffmpeg's scale filter
+/// byte for byte.
+#[test]
+fn resized_frames_equal_ffmpegs_scale_filter() {
+    let clips = [
+        encoded("rs8.mkv", "192x108", 4, "-c:v libx264"),
+        encoded(
+            "rs10.mkv",
+            "190x106",
+            4,
+            "-c:v libx265 -pix_fmt yuv420p10le -x265-params log-level=error",
+        ),
+    ];
+    for clip in &clips {
+        for size in [(256u32, 144u32), (161, 91)] {
+            for algorithm in vkssim::io::ScaleAlgorithm::ALL {
+                let options = DecodeOptions {
+                    resize: Some(vkssim::io::Resize {
+                        width: size.0,
+                        height: size.1,
+                        algorithm,
+                    }),
+                    ..DecodeOptions::default()
+                };
+                let mut r = open_input_with(clip, None, &options).unwrap();
+                let f = r.format();
+                assert_eq!((f.width, f.height), size);
+                let raw = std::fs::read(ffmpeg_scaled(clip, size, algorithm.name())).unwrap();
+                let fb = f.frame_bytes() as usize;
+                assert_eq!(raw.len(), 4 * fb);
+                let mut luma = vec![0u8; f.luma_bytes()];
+                let mut i = 0;
+                while r.read_luma(&mut luma).unwrap() {
+                    let what = format!("{}: {algorithm} to {size:?}, frame {i}", clip.display());
+                    assert!(luma == raw[i * fb..][..luma.len()], "{what} differs");
+                    i += 1;
+                }
+                assert_eq!(i, 4);
+            }
+        }
+    }
+}
+
+/// `vkssim score --resize-distorted` scores what ffmpeg's scale filter
+/// gives; without it, different sizes stay an error.
+#[test]
+fn score_with_resize_distorted() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = encoded("rs-ref.mkv", "256x144", 6, "-c:v libx264 -crf 12");
+    let distorted = encoded("rs-dist.mkv", "192x108", 6, "-c:v libx264 -crf 30");
+    let o = run(
+        &["score", "-r", s(&reference), "-d", s(&distorted), "-q"],
+        None,
+    );
+    assert_fails(&o, &["reference and distorted differ"]);
+    let out = dir.path().join("resized.json");
+    score(
+        &reference,
+        &distorted,
+        &out,
+        &["--resize-distorted", "lanczos"],
+    );
+    let ref_yuv = ffmpeg_raw(&reference, 0);
+    let dist_yuv = ffmpeg_scaled(&distorted, (256, 144), "lanczos");
+    let raw_out = dir.path().join("raw.json");
+    let raw_flags = ["-w", "256", "-h", "144", "-p", "420", "-b", "8"];
+    score(&ref_yuv, &dist_yuv, &raw_out, &raw_flags);
+    assert_eq!(without_fps(&out), without_fps(&raw_out));
 }

@@ -137,6 +137,7 @@ pub fn run(
     let reference =
         open_input_with(&args.reference, raw, &decode).context("cannot read the reference")?;
     let rf = reference.format();
+    let decode = args.decode_distorted(rf)?;
     let sel = super::selection(args);
     // Each input is opened and checked as a single run would; one that fails
     // fails alone.

@@ -50,7 +50,7 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use decode_options::{DecodeErrors, DecodeOptions};
+pub use decode_options::{DecodeErrors, DecodeOptions, Resize, ScaleAlgorithm};
 pub use format::{Chroma, VideoFormat, MAX_DIMENSION, PIXEL_FORMATS};
 pub use index::FrameIndex;
 use index::SharedFile;
@@ -286,11 +286,24 @@ pub fn open_input_with(
             count: 1,
         });
     }
-    if is_file {
+    let reader = if is_file {
         let file = Arc::new(file);
-        open_seekable(SharedFile(file.clone()), name, raw, Some(file))
+        open_seekable(SharedFile(file.clone()), name, raw, Some(file))?
     } else {
-        open_stream(file, name, raw)
+        open_stream(file, name, raw)?
+    };
+    let f = reader.format();
+    match decode.resize {
+        Some(r) if (r.width, r.height) != (f.width, f.height) => Err(Error::Unsupported(format!(
+            "{}: resizing its {}x{} frames to {}x{}: vkssim resizes encoded inputs only \
+             (decoded by FFmpeg), not Y4M or raw YUV",
+            reader.path().display(),
+            f.width,
+            f.height,
+            r.width,
+            r.height
+        ))),
+        _ => Ok(reader),
     }
 }
 

@@ -5,14 +5,16 @@
 //! Every frame the decoder outputs is delivered, in presentation order, none
 //! duplicated or dropped: the frames that `ffmpeg -i X -fps_mode passthrough
 //! -f rawvideo` writes, byte for byte (the codec's cropping applied, no
-//! scaling, no pixel format conversion, no rotation). The geometry, bit depth
+//! pixel format conversion, no rotation, no scaling unless
+//! [`DecodeOptions::resize`] asks for it). The geometry, bit depth
 //! and subsampling are the first decoded frame's; a frame of another size or
-//! format later is an error ([`pixfmt`] lists the formats read).
+//! format later is an error (the `pixfmt` module lists the formats read).
 //!
-//! One job per module: [`demux`] (container, stream choice, packets),
-//! [`decode`] (decoder, threads, damage flags), [`copy`] (a plane of a
-//! decoded frame into vkssim's packed layout), [`log`] (FFmpeg's messages,
-//! caught for the errors that need them).
+//! One job per module: `demux` (container, stream choice, packets),
+//! `decode` (decoder, threads, damage flags), `copy` (a plane of a
+//! decoded frame into vkssim's packed layout), `scale` (resizing with
+//! libswscale, [`crate::io::Resize`]), `log` (FFmpeg's messages, caught
+//! for the errors that need them).
 //!
 //! Errors: a container libavformat cannot read, or a read that fails, is
 //! [`Error::Demux`]; no video stream [`Error::NoVideoStream`]; a codec this
@@ -26,6 +28,7 @@ mod decode;
 mod demux;
 mod log;
 mod pixfmt;
+mod scale;
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +36,7 @@ use ffmpeg_next::{format::Pixel, frame, Packet};
 
 use self::decode::Decoder;
 use self::demux::Demuxer;
+use self::scale::Scaler;
 use crate::io::range::check_plane;
 use crate::io::{DecodeErrors, DecodeOptions, LumaReader, VideoFormat};
 use crate::{Error, Result};
@@ -69,8 +73,12 @@ fn message(id: usize, e: &ffmpeg_next::Error) -> String {
 /// documentation).
 pub struct FfmpegReader {
     path: PathBuf,
+    /// The frames delivered (after resizing).
     format: VideoFormat,
+    /// The frames decoded.
+    source: VideoFormat,
     pixel: Pixel,
+    scaler: Option<Scaler>,
     demuxer: Demuxer,
     decoder: Decoder,
     packet: Packet,
@@ -104,7 +112,14 @@ impl FfmpegReader {
                 bit_depth: 8,
                 chroma: crate::io::Chroma::C420,
             },
+            source: VideoFormat {
+                width: 1,
+                height: 1,
+                bit_depth: 8,
+                chroma: crate::io::Chroma::C420,
+            },
             pixel: Pixel::None,
+            scaler: None,
             demuxer,
             decoder,
             packet: Packet::empty(),
@@ -133,6 +148,13 @@ impl FfmpegReader {
                 Pixel::None => VideoFormat::new(w, h, 8, crate::io::Chroma::C420)?,
                 p => pixfmt::video_format(p, w, h).map_err(|reason| reader.unsupported(reason))?,
             };
+        }
+        reader.source = reader.format;
+        if let Some(resize) = &options.resize {
+            if let Some((scaler, format)) = Scaler::new(reader.pixel, reader.source, resize)? {
+                reader.scaler = Some(scaler);
+                reader.format = format;
+            }
         }
         Ok(reader)
     }
@@ -220,13 +242,13 @@ impl FfmpegReader {
         self.damaged(damage, logged)?;
         if self.pixel != Pixel::None {
             let (p, w, h) = (self.frame.format(), self.frame.width(), self.frame.height());
-            if (p, w, h) != (self.pixel, self.format.width, self.format.height) {
+            if (p, w, h) != (self.pixel, self.source.width, self.source.height) {
                 return Err(self.decode_error(format!(
                     "this frame is {w}x{h} {}, but the stream started as {}x{} {}; \
                      vkssim scores frames of one size and format",
                     pixfmt::name(p),
-                    self.format.width,
-                    self.format.height,
+                    self.source.width,
+                    self.source.height,
                     pixfmt::name(self.pixel)
                 )));
             }
@@ -274,11 +296,15 @@ impl FfmpegReader {
         if !self.next()? {
             return Ok(false);
         }
-        let frame = self.frames_read;
-        let n = copy::copy_plane(&self.frame, &self.format, 0, dst)?;
+        let index = self.frames_read;
+        let frame = match &mut self.scaler {
+            Some(scaler) => scaler.run(&self.frame)?,
+            None => &self.frame,
+        };
+        let n = copy::copy_plane(frame, &self.format, 0, dst)?;
         self.frames_read += 1;
         if checked {
-            check_plane(&dst[..n], &self.format, &self.path, frame)?;
+            check_plane(&dst[..n], &self.format, &self.path, index)?;
         }
         Ok(true)
     }

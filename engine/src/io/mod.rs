@@ -262,7 +262,7 @@ pub fn open_input_with(
     };
     #[cfg(feature = "ffmpeg")]
     if is_file && path != Path::new("-") && encoded_candidate(&file, path, &name)? {
-        match ffmpeg::FfmpegReader::open(path, decode) {
+        match ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok()) {
             Ok(reader) => return Ok(Box::new(reader)),
             // Not a container libavformat knows (or no video in it), but a raw
             // layout was given: raw YUV, as before.

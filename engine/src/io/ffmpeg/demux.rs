@@ -34,10 +34,21 @@ unsafe impl Send for Demuxer {}
 impl Demuxer {
     /// Opens `path` and picks its video stream. Not a container libavformat
     /// reads: [`Error::Demux`]; no video stream: [`Error::NoVideoStream`]; no
-    /// n-th one: [`Error::NoSuchStream`].
-    pub(super) fn open(path: &Path, options: &DecodeOptions) -> Result<Self> {
+    /// n-th one: [`Error::NoSuchStream`]. With `sure`, a weak guess of
+    /// libavformat's (see [`confident`]) is [`Error::Demux`] too.
+    pub(super) fn open(path: &Path, options: &DecodeOptions, sure: bool) -> Result<Self> {
         let id = log::new_id();
         let input = open_context(path, id)?;
+        if sure && !confident(&input, path) {
+            log::forget(id);
+            return Err(Error::Demux {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "only a weak guess that it is {} (no magic number, and not its file name)",
+                    input.format().name()
+                ),
+            });
+        }
         let video: Vec<usize> = input
             .streams()
             .filter(|s| {
@@ -182,6 +193,27 @@ fn open_context(path: &Path, id: usize) -> Result<Input> {
         }
         Ok(input)
     }
+}
+
+/// Whether libavformat found `path`'s format by its content (a probe score
+/// above what an extension alone gives, as a container's magic number does),
+/// or the name's extension is one of that format's. Raw elementary streams
+/// (H.263, MPEG video, ...) have no magic, and their probes can take raw YUV
+/// for one; a caller that was told the input is raw YUV accepts only these.
+fn confident(input: &Input, path: &Path) -> bool {
+    // SAFETY: the context is open; probe_score is a plain field.
+    let score = unsafe { (*input.as_ptr()).probe_score };
+    if score > ffi::AVPROBE_SCORE_EXTENSION as i32 + 1 {
+        return true;
+    }
+    let format = input.format();
+    let ext = path.extension().and_then(|e| e.to_str());
+    ext.is_some_and(|ext| {
+        format
+            .extensions()
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(ext))
+    })
 }
 
 #[cfg(unix)]

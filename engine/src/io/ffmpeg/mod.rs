@@ -101,7 +101,18 @@ impl FfmpegReader {
     /// Opens `path`, picks its video stream and decodes its first frame (for
     /// the format). Errors as the module documentation says.
     pub fn open(path: &Path, options: &DecodeOptions) -> Result<Self> {
-        let demuxer = Demuxer::open(path, options)?;
+        Self::open_checked(path, options, false)
+    }
+
+    /// [`FfmpegReader::open`]; with `raw_given` (the input may be raw YUV),
+    /// a format libavformat only guesses (no magic number, not the file's
+    /// extension: a raw elementary stream's probe) is [`Error::Demux`].
+    pub(crate) fn open_checked(
+        path: &Path,
+        options: &DecodeOptions,
+        raw_given: bool,
+    ) -> Result<Self> {
+        let demuxer = Demuxer::open(path, options, raw_given)?;
         let decoder = Decoder::open(&demuxer, options, path)?;
         let estimate = demuxer.frame_estimate();
         let mut reader = Self {

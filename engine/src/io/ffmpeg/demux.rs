@@ -203,7 +203,7 @@ fn open_context(path: &Path, id: usize) -> Result<Input> {
 fn confident(input: &Input, path: &Path) -> bool {
     // SAFETY: the context is open; probe_score is a plain field.
     let score = unsafe { (*input.as_ptr()).probe_score };
-    if score > ffi::AVPROBE_SCORE_EXTENSION as i32 + 1 {
+    if score > ffi::AVPROBE_SCORE_EXTENSION + 1 {
         return true;
     }
     let format = input.format();

@@ -585,3 +585,91 @@ fn score_with_resize_distorted() {
     score(&ref_yuv, &dist_yuv, &raw_out, &raw_flags);
     assert_eq!(without_fps(&out), without_fps(&raw_out));
 }
+
+/// A broken file named as an encoded one is an error even with a raw layout
+/// given (it is never scored as raw YUV).
+#[test]
+fn a_broken_mp4_is_never_read_as_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = common::file(dir.path(), "broken.mp4", &[0u8; 192 * 108 * 3]);
+    let raw = common::file(dir.path(), "ref.yuv", &[0u8; 192 * 108 * 3]);
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&raw),
+            "-d",
+            s(&broken),
+            "-w",
+            "192",
+            "-h",
+            "108",
+            "-p",
+            "420",
+            "-b",
+            "8",
+        ],
+        None,
+    );
+    assert_fails(&o, &["broken.mp4: cannot read it as a video container"]);
+}
+
+/// Skips, `--frame_cnt` and `--subsample` on encoded inputs, and a ladder of
+/// two encoded inputs: the outputs of the ffmpeg-decoded raw inputs.
+#[test]
+fn selection_flags_and_ladders_take_encoded_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = encoded("sel-ref.mp4", "190x106", 12, "-c:v libx264 -crf 10 -bf 3");
+    let a = encoded("sel-a.mkv", "190x106", 12, "-c:v libx264 -crf 30 -bf 2");
+    let b = encoded(
+        "sel-b.webm",
+        "190x106",
+        12,
+        "-c:v libvpx-vp9 -deadline realtime -cpu-used 8",
+    );
+    let raw_flags = ["-w", "190", "-h", "106", "-p", "420", "-b", "8"];
+    let sel = [
+        "--frame_skip_ref",
+        "2",
+        "--frame_skip_dist",
+        "1",
+        "--frame_cnt",
+        "7",
+    ];
+    let sel: Vec<&str> = sel.iter().copied().chain(["--subsample", "2"]).collect();
+    let (ref_yuv, a_yuv) = (ffmpeg_raw(&reference, 0), ffmpeg_raw(&a, 0));
+    let raw_out = dir.path().join("raw.json");
+    let raw_args: Vec<&str> = sel.iter().chain(&raw_flags).copied().collect();
+    score(&ref_yuv, &a_yuv, &raw_out, &raw_args);
+    let enc_out = dir.path().join("enc.json");
+    score(&reference, &a, &enc_out, &sel);
+    assert_eq!(without_fps(&enc_out), without_fps(&raw_out));
+    assert_eq!(without_fps(&raw_out).matches("float_ssim\"").count(), 4 + 1);
+
+    let single = dir.path().join("b.json");
+    score(&reference, &b, &single, &[]);
+    let pattern = dir.path().join("ladder_{index}.json");
+    let o = run(
+        &[
+            "score",
+            "-r",
+            s(&reference),
+            "-d",
+            s(&a),
+            "-d",
+            s(&b),
+            "-q",
+            "--backend",
+            "cpu",
+            "--json",
+            "-o",
+            s(&pattern),
+        ],
+        None,
+    );
+    assert_ok(&o);
+    assert_eq!(
+        without_fps(&dir.path().join("ladder_1.json")),
+        without_fps(&single)
+    );
+}

@@ -265,8 +265,10 @@ pub fn open_input_with(
         match ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok()) {
             Ok(reader) => return Ok(Box::new(reader)),
             // Not a container libavformat knows (or no video in it), but a raw
-            // layout was given: raw YUV, as before.
-            Err(Error::Demux { .. } | Error::NoVideoStream { .. }) if raw.complete().is_ok() => {}
+            // layout was given: raw YUV, as before; never a file whose name
+            // says it is encoded (a broken MP4 read as raw would score noise).
+            Err(Error::Demux { .. } | Error::NoVideoStream { .. })
+                if raw.complete().is_ok() && !has_encoded_name(path) => {}
             Err(Error::Demux { path, reason }) if path == name => {
                 return Err(Error::Demux {
                     path,
@@ -305,6 +307,22 @@ pub fn open_input_with(
         ))),
         _ => Ok(reader),
     }
+}
+
+/// Names of encoded video files (containers and elementary streams), which
+/// are never read as raw YUV.
+#[cfg(feature = "ffmpeg")]
+const ENCODED_EXTENSIONS: [&str; 26] = [
+    "mp4", "m4v", "mov", "mkv", "webm", "ivf", "ts", "m2ts", "mts", "avi", "flv", "h264", "264",
+    "h265", "265", "hevc", "obu", "mpg", "mpeg", "m2v", "vob", "3gp", "ogv", "wmv", "asf", "nut",
+];
+
+/// Whether `path`'s extension names an encoded video file.
+#[cfg(feature = "ffmpeg")]
+fn has_encoded_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ENCODED_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
 /// Whether the regular file `file` (named `path`) goes to libavformat: it is

@@ -113,13 +113,14 @@ fn ffprobe(input: &Path, stream: usize) -> (u32, u32, String) {
 
 /// The subsampling and bit depth of an FFmpeg pixel format name.
 fn layout(pix_fmt: &str) -> (Chroma, u32) {
-    let chroma = match &pix_fmt[..7] {
-        "yuv420p" => Chroma::C420,
-        "yuv422p" => Chroma::C422,
-        "yuv444p" => Chroma::C444,
-        other => panic!("no layout for {other} in this test"),
+    let (chroma, rest) = match pix_fmt.split_at(pix_fmt.len().min(7)) {
+        ("yuv420p", rest) => (Chroma::C420, rest),
+        ("yuv422p", rest) => (Chroma::C422, rest),
+        ("yuv444p", rest) => (Chroma::C444, rest),
+        _ if pix_fmt.starts_with("gray") => (Chroma::Mono, &pix_fmt[4..]),
+        _ => panic!("no layout for {pix_fmt} in this test"),
     };
-    let depth = pix_fmt[7..].trim_end_matches("le");
+    let depth = rest.trim_end_matches("le");
     (
         chroma,
         if depth.is_empty() {
@@ -210,6 +211,20 @@ fn x264_422_and_444_10_bit() {
     );
     let f = assert_decodes_as_ffmpeg(&p, 0, 6);
     assert_eq!((f.chroma, f.bit_depth), (Chroma::C444, 10));
+}
+
+/// 12 and 16-bit, and luma only (gray), from x265 and the lossless FFV1.
+#[test]
+fn twelve_and_sixteen_bit_and_gray() {
+    let x265 = "-c:v libx265 -pix_fmt yuv444p12le -x265-params log-level=error";
+    let f = assert_decodes_as_ffmpeg(&encoded("x265-12.mkv", "190x106", 4, x265), 0, 4);
+    assert_eq!((f.chroma, f.bit_depth), (Chroma::C444, 12));
+    let ffv1 = "-c:v ffv1 -pix_fmt yuv420p16le";
+    let f = assert_decodes_as_ffmpeg(&encoded("ffv1-16.mkv", "191x107", 4, ffv1), 0, 4);
+    assert_eq!((f.chroma, f.bit_depth), (Chroma::C420, 16));
+    let gray = "-c:v ffv1 -pix_fmt gray10le";
+    let f = assert_decodes_as_ffmpeg(&encoded("ffv1-gray.mkv", "190x106", 4, gray), 0, 4);
+    assert_eq!((f.chroma, f.bit_depth), (Chroma::Mono, 10));
 }
 
 #[test]
@@ -672,4 +687,20 @@ fn selection_flags_and_ladders_take_encoded_inputs() {
         without_fps(&dir.path().join("ladder_1.json")),
         without_fps(&single)
     );
+}
+
+/// Pixel formats vkssim does not read (RGB, semi-planar) are refused with a
+/// message naming the format, never converted.
+#[test]
+fn rgb_and_nv12_are_refused_by_name() {
+    let video = encoded("fmt-ok.mkv", "192x108", 2, "-c:v libx264");
+    for (name, encode, pix_fmt) in [
+        ("rgb.mkv", "-c:v ffv1 -pix_fmt bgr0", "bgr0"),
+        ("nv12.nut", "-c:v rawvideo -pix_fmt nv12", "nv12"),
+    ] {
+        let clip = encoded(name, "192x108", 2, encode);
+        let o = run(&["score", "-r", s(&clip), "-d", s(&video)], None);
+        let gives = format!("the decoder gives {pix_fmt} frames");
+        assert_fails(&o, &[name, &gives, "planar YUV"]);
+    }
 }

@@ -7,7 +7,7 @@
 //! starts with `YUV4MPEG` is Y4M (whatever its name); a name ending `.yuv` is raw
 //! YUV and needs the whole [`RawFormat`]. Any other regular file is, with the
 //! `ffmpeg` feature, opened by FFmpeg's libavformat and decoded by libavcodec
-//! ([`ffmpeg::FfmpegReader`]: MP4, MKV, WebM, IVF, MPEG-TS, ...), unless
+//! (`ffmpeg::FfmpegReader`: MP4, MKV, WebM, IVF, MPEG-TS, ...), unless
 //! libavformat cannot read it and a whole [`RawFormat`] is given (then it is raw
 //! YUV); without the feature it is raw YUV. [`open_input_with`] also takes
 //! [`DecodeOptions`] (which stream, what a damaged frame does).

@@ -30,6 +30,15 @@
 // `VK_QUEUE_FAMILY_IGNORED` (`~0u`): no queue-family ownership transfer.
 #define VKSSIM_QUEUE_FAMILY_IGNORED 4294967295
 
+// `VkssimFrameSource.kind`: a plane in host memory (`host`, `host_stride`).
+#define VKSSIM_FRAME_HOST 0
+
+// `VkssimFrameSource.kind`: a shared reference plane (`shared`).
+#define VKSSIM_FRAME_SHARED 1
+
+// `VkssimFrameSource.kind`: an imported device plane (`imported`).
+#define VKSSIM_FRAME_IMPORTED 2
+
 // What a call did.
 typedef enum VkssimStatus {
   // Success (for poll and wait: a result was written).
@@ -66,6 +75,18 @@ typedef enum VkssimStatus {
 // called from several threads at once (vkssim serialises its queue
 // submissions and memory allocations).
 typedef struct VkssimEngine VkssimEngine;
+
+// A plane of the host's buffer or image imported on an engine's device.
+// Opaque. Destroying the handle never destroys the host's object: vkssim lets
+// go of it once the handle is destroyed and every pair that read it is done,
+// and then calls the callback of [`vkssim_import_on_release`]. May be used
+// from several threads at once.
+typedef struct VkssimImport VkssimImport;
+
+// One stream of pairs over several engines (several GPUs): each pair goes to
+// the next engine in turn, results come back in submission order. Opaque;
+// one thread at a time.
+typedef struct VkssimMultiScorer VkssimMultiScorer;
 
 // A scorer for one geometry and set of options. Opaque. It may move between
 // threads, but only one thread at a time may call its functions.
@@ -253,23 +274,49 @@ typedef struct VkssimScorerDesc {
   bool enable_db;
   // With enable_db, cap the dB figure as libvmaf's clip_db does.
   bool clip_db;
-  // Pairs will come from the host's VkBuffers (vkssim_scorer_submit_buffers).
+  // Ignored (kept for the layout): every scorer of an engine takes
+  // device-resident pairs.
   bool device_frames;
   // Pairs in flight; 0 for the engine's default.
   uint32_t frames_in_flight;
 } VkssimScorerDesc;
 
-// A luma plane in one of the host's VkBuffers on the engine's device. Samples
-// are 1 byte (8-bit) or 2 little-endian bytes (above 8 bits), as the scorer's
-// bit depth says.
-typedef struct VkssimDevicePlane {
-  // The `VkBuffer` (STORAGE_BUFFER and TRANSFER_SRC usage).
-  uint64_t buffer;
-  // Bytes from the buffer's start to the first sample.
-  uint64_t offset;
-  // Bytes between the starts of consecutive rows.
-  uint64_t row_pitch;
-} VkssimDevicePlane;
+// Where one plane of a [`VkssimPair`] is; `kind` says which field is read.
+typedef struct VkssimFrameSource {
+  // `VKSSIM_FRAME_HOST`, `VKSSIM_FRAME_SHARED` or `VKSSIM_FRAME_IMPORTED`.
+  uint32_t kind;
+  // Host: the samples (`uint8_t` at 8 bits, `uint16_t` above).
+  const void *host;
+  // Host: bytes between the starts of consecutive rows.
+  size_t host_stride;
+  // Shared: the reference plane.
+  const struct VkssimSharedPlane *shared;
+  // Imported: the plane.
+  const struct VkssimImport *imported;
+} VkssimFrameSource;
+
+// A pair for [`vkssim_scorer_submit`]: both planes on the host, a shared
+// reference with a host distorted plane, or both imported (only then may it
+// have semaphores). Versioned: set `struct_size` to `sizeof(VkssimPair)` (or
+// start from `vkssim_pair_host`/`vkssim_pair_imported`, which do); later
+// versions only append fields.
+typedef struct VkssimPair {
+  // `sizeof(VkssimPair)`.
+  size_t struct_size;
+  // The reference plane.
+  struct VkssimFrameSource reference;
+  // The distorted plane.
+  struct VkssimFrameSource distorted;
+  // Semaphores the pair's work waits for (NULL when `n_waits` is 0).
+  const struct VkssimSemaphore *waits;
+  // How many.
+  size_t n_waits;
+  // Semaphores signalled when its results are written (NULL when
+  // `n_signals` is 0).
+  const struct VkssimSemaphore *signals;
+  // How many.
+  size_t n_signals;
+} VkssimPair;
 
 // One frame's result: libvmaf's fp32 values, held exactly in doubles.
 typedef struct VkssimScore {
@@ -288,6 +335,18 @@ typedef struct VkssimScore {
   // What libvmaf reports as float_ssim: db with enable_db, else ssim.
   double float_ssim;
 } VkssimScore;
+
+// A luma plane in one of the host's VkBuffers on the engine's device. Samples
+// are 1 byte (8-bit) or 2 little-endian bytes (above 8 bits), as the scorer's
+// bit depth says.
+typedef struct VkssimDevicePlane {
+  // The `VkBuffer` (STORAGE_BUFFER and TRANSFER_SRC usage).
+  uint64_t buffer;
+  // Bytes from the buffer's start to the first sample.
+  uint64_t offset;
+  // Bytes between the starts of consecutive rows.
+  uint64_t row_pitch;
+} VkssimDevicePlane;
 
 #ifdef __cplusplus
 extern "C" {
@@ -384,10 +443,11 @@ struct VkssimDeviceSource vkssim_device_source_image(uint64_t image,
                                                      int32_t layout);
 
 // Queues a pair whose planes are in the host's buffers or images (see
-// `VkssimDeviceSource`). The pair's work waits for `waits` and signals
-// `signals` once its results are written and the images are back in their
-// final layouts (released to their families). Needs a scorer created with
-// `device_frames`.
+// `VkssimDeviceSource`): a shorthand for [`crate::vkssim_scorer_submit`]
+// with planes the scorer imports on first use and keeps imported while it
+// lives (so the same buffers come back without rebinding). The pair's work
+// waits for `waits` and signals `signals` once its results are written and
+// the images are back in their final layouts (released to their families).
 //
 // # Safety
 // `scorer` must be a live scorer; the sources must point to valid structs
@@ -418,6 +478,67 @@ enum VkssimStatus vkssim_scorer_submit_sources(struct VkssimScorer *scorer,
 // pointer.
 enum VkssimStatus vkssim_engine_import2(const struct VkssimImportDesc2 *desc,
                                         struct VkssimEngine **out);
+
+// Creates a scorer on the exact CPU twin (no Vulkan device) with `threads`
+// worker threads (0: one per core). It takes host pairs, through
+// [`crate::vkssim_scorer_submit`] or `vkssim_scorer_submit_host`; its
+// results are bit-identical to a Vulkan engine's. Poll, wait and destroy it
+// as any scorer.
+//
+// # Safety
+// `desc` must be a valid struct and `out` a valid pointer.
+enum VkssimStatus vkssim_scorer_create_cpu(const struct VkssimScorerDesc *desc,
+                                           uint32_t threads,
+                                           struct VkssimScorer **out);
+
+// Creates a multi-scorer of `desc` over `n_engines` engines (each on its own
+// device; at least one). The engines must outlive it.
+//
+// # Safety
+// `engines` must point to `n_engines` live engines, `desc` to a valid
+// struct, `out` be a valid pointer.
+enum VkssimStatus vkssim_multi_scorer_create(const struct VkssimEngine *const *engines,
+                                             size_t n_engines,
+                                             const struct VkssimScorerDesc *desc,
+                                             struct VkssimMultiScorer **out);
+
+// Queues a pair on the next engine (host planes, or a shared reference of
+// that engine's device; see [`VkssimPair`]); blocks while that engine's
+// ring is full.
+//
+// # Safety
+// `multi` must be a live multi-scorer and `pair` valid as for
+// [`crate::vkssim_scorer_submit`].
+enum VkssimStatus vkssim_multi_scorer_submit(struct VkssimMultiScorer *multi,
+                                             const struct VkssimPair *pair);
+
+// The oldest result if ready, without blocking: `VKSSIM_OK` (written to
+// `out`), `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
+//
+// # Safety
+// `multi` must be a live multi-scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_multi_scorer_poll(struct VkssimMultiScorer *multi,
+                                           struct VkssimScore *out);
+
+// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
+// `VKSSIM_EMPTY` when nothing is queued.
+//
+// # Safety
+// `multi` must be a live multi-scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_multi_scorer_wait(struct VkssimMultiScorer *multi,
+                                           struct VkssimScore *out);
+
+// Pairs submitted whose result has not been taken (0 for NULL).
+//
+// # Safety
+// `multi` must be NULL or a live multi-scorer.
+size_t vkssim_multi_scorer_in_flight(const struct VkssimMultiScorer *multi);
+
+// Destroys a multi-scorer after its work finished (NULL is ignored).
+//
+// # Safety
+// `multi` must be NULL or a live multi-scorer, not used afterwards.
+void vkssim_multi_scorer_destroy(struct VkssimMultiScorer *multi);
 
 // Creates a scorer for one geometry and set of options.
 //
@@ -553,6 +674,71 @@ enum VkssimStatus vkssim_scorer_submit_host_shared(struct VkssimScorer *scorer,
                                                    const struct VkssimSharedPlane *reference,
                                                    const void *distorted,
                                                    size_t distorted_stride);
+
+// A pair of host planes (rows `*_stride` bytes apart), no semaphores.
+struct VkssimPair vkssim_pair_host(const void *reference,
+                                   size_t reference_stride,
+                                   const void *distorted,
+                                   size_t distorted_stride);
+
+// A pair of imported planes, no semaphores (set `waits`, `signals` and their
+// counts as needed).
+struct VkssimPair vkssim_pair_imported(const struct VkssimImport *reference,
+                                       const struct VkssimImport *distorted);
+
+// A shared reference with a host distorted plane.
+struct VkssimPair vkssim_pair_shared(const struct VkssimSharedPlane *reference,
+                                     const void *distorted,
+                                     size_t distorted_stride);
+
+// Imports a plane of one of the host's buffers or images (see
+// `VkssimDeviceSource`) for scorers of `bit_depth` bits (a buffer's samples
+// are bytes at 8 bits, 16-bit words above); `out` receives the handle.
+//
+// # Safety
+// `engine` must be a live engine, `source` a valid struct naming a valid
+// buffer or image of the engine's device that holds the plane (as
+// `VkssimDeviceSource` says) and stays alive until vkssim lets go of it
+// ([`vkssim_import_on_release`]); `out` a valid pointer.
+enum VkssimStatus vkssim_engine_import_plane(const struct VkssimEngine *engine,
+                                             const struct VkssimDeviceSource *source,
+                                             uint32_t bit_depth,
+                                             struct VkssimImport **out);
+
+// Calls `release(user)` once vkssim no longer uses the imported object:
+// after [`vkssim_import_destroy`] and once every pair that read it is done
+// (from the thread that let go last). A second call replaces the first.
+//
+// # Safety
+// `import` must be a live import; `release` must be safe to call with `user`
+// from any thread.
+enum VkssimStatus vkssim_import_on_release(const struct VkssimImport *import,
+                                           void (*release)(void *user),
+                                           void *user);
+
+// Whether a pair in flight still reads the imported plane (false for NULL).
+//
+// # Safety
+// `import` must be NULL or a live import.
+bool vkssim_import_in_use(const struct VkssimImport *import);
+
+// Destroys the handle (NULL is ignored); the host's object is released as
+// [`vkssim_import_on_release`] says.
+//
+// # Safety
+// `import` must be NULL or a live import, not used afterwards.
+void vkssim_import_destroy(struct VkssimImport *import);
+
+// Queues a pair (see [`VkssimPair`]); host planes are copied before the call
+// returns; blocks while the scorer's ring is full.
+//
+// # Safety
+// `scorer` must be a live scorer and `pair` a valid struct: host planes
+// holding `height` rows of their stride (the last one at least a row),
+// suitably aligned; shared planes and imports live; the semaphore arrays of
+// their counts, naming valid semaphores of the engine's device (binary
+// waits with a signal pending, binary signals unsignalled).
+enum VkssimStatus vkssim_scorer_submit(struct VkssimScorer *scorer, const struct VkssimPair *pair);
 
 #ifdef __cplusplus
 } // extern "C"

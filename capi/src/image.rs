@@ -7,7 +7,7 @@
 use ash::vk;
 use ash::vk::Handle;
 use vkssim::api::SemaphoreRef;
-use vkssim::api::{DevicePlane, DeviceSource, ExclusiveBufferPlane, ImagePlane, SampleFormat};
+use vkssim::api::{DevicePlane, ImagePlane, Pair, SampleFormat};
 use vkssim::Error;
 
 use crate::{guard, null_arg, VkssimScorer, VkssimSemaphore, VkssimStatus};
@@ -123,8 +123,13 @@ fn empty(kind: u32) -> VkssimDeviceSource {
     }
 }
 
-/// The Rust API's source for `s` on a scorer of `bit_depth`.
-fn source(s: &VkssimDeviceSource, bit_depth: u32, which: &str) -> Result<DeviceSource, Error> {
+/// The Rust API's plane for `s` on a scorer of `bit_depth`: a buffer plane
+/// (`Ok`) or an image plane (`Err`).
+pub(crate) fn device_plane(
+    s: &VkssimDeviceSource,
+    bit_depth: u32,
+    which: &str,
+) -> Result<Result<DevicePlane, ImagePlane>, Error> {
     if s.struct_size < v1_size() {
         return Err(Error::InvalidOption(format!(
             "the {which} VkssimDeviceSource has struct_size {} (this vkssim needs at least \
@@ -134,24 +139,18 @@ fn source(s: &VkssimDeviceSource, bit_depth: u32, which: &str) -> Result<DeviceS
         )));
     }
     match s.kind {
-        VKSSIM_SOURCE_BUFFER => {
-            let plane = DevicePlane::new(
-                vk::Buffer::from_raw(s.buffer),
-                s.row_pitch,
-                if bit_depth > 8 {
-                    SampleFormat::U16
-                } else {
-                    SampleFormat::U8
-                },
-            )
-            .with_offset(s.offset);
-            Ok(if s.queue_family == VKSSIM_QUEUE_FAMILY_IGNORED {
-                plane.into()
+        VKSSIM_SOURCE_BUFFER => Ok(Ok(DevicePlane::new(
+            vk::Buffer::from_raw(s.buffer),
+            s.row_pitch,
+            if bit_depth > 8 {
+                SampleFormat::U16
             } else {
-                ExclusiveBufferPlane::new(plane, s.queue_family).into()
-            })
-        }
-        VKSSIM_SOURCE_IMAGE => Ok(ImagePlane::new(
+                SampleFormat::U8
+            },
+        )
+        .with_offset(s.offset)
+        .with_queue_family(s.queue_family))),
+        VKSSIM_SOURCE_IMAGE => Ok(Err(ImagePlane::new(
             vk::Image::from_raw(s.image),
             vk::Format::from_raw(s.format),
             vk::ImageLayout::from_raw(s.layout),
@@ -159,14 +158,38 @@ fn source(s: &VkssimDeviceSource, bit_depth: u32, which: &str) -> Result<DeviceS
         .with_final_layout(vk::ImageLayout::from_raw(s.final_layout))
         .with_queue_family(s.queue_family)
         .with_array_layer(s.array_layer)
-        .with_msb_bits(s.msb_bits)
-        .into()),
+        .with_msb_bits(s.msb_bits))),
         k => Err(Error::InvalidOption(format!(
             "the {which} VkssimDeviceSource has kind {k} (VKSSIM_SOURCE_BUFFER = 0, \
              VKSSIM_SOURCE_IMAGE = 1)"
         ))),
     }
 }
+
+/// What identifies a device source for the per-scorer cache of
+/// [`submit_pair`] (every field).
+pub(crate) type SourceKey = (u32, u32, u64, u64, u64, u64, i32, i32, i32, u32, u32);
+
+fn key(s: &VkssimDeviceSource) -> SourceKey {
+    (
+        s.kind,
+        s.queue_family,
+        s.buffer,
+        s.offset,
+        s.row_pitch,
+        s.image,
+        s.format,
+        s.layout,
+        s.final_layout,
+        s.array_layer,
+        s.msb_bits,
+    )
+}
+
+/// The most device sources a scorer keeps imported for the shorthand
+/// submissions; past it the cache starts afresh (imports in flight stay held
+/// by their pairs).
+const MAX_CACHED_IMPORTS: usize = 256;
 
 /// `n` semaphores at `p` (NULL allowed when `n` is 0) for the Rust API.
 ///
@@ -197,10 +220,11 @@ pub(crate) unsafe fn semaphores(
 }
 
 /// Queues a pair whose planes are in the host's buffers or images (see
-/// `VkssimDeviceSource`). The pair's work waits for `waits` and signals
-/// `signals` once its results are written and the images are back in their
-/// final layouts (released to their families). Needs a scorer created with
-/// `device_frames`.
+/// `VkssimDeviceSource`): a shorthand for [`crate::vkssim_scorer_submit`]
+/// with planes the scorer imports on first use and keeps imported while it
+/// lives (so the same buffers come back without rebinding). The pair's work
+/// waits for `waits` and signals `signals` once its results are written and
+/// the images are back in their final layouts (released to their families).
 ///
 /// # Safety
 /// `scorer` must be a live scorer; the sources must point to valid structs
@@ -223,12 +247,12 @@ pub unsafe extern "C" fn vkssim_scorer_submit_sources(
     let waits = (waits, n_waits);
     let signals = (signals, n_signals);
     // SAFETY: forwarded from the caller's contract.
-    unsafe { submit_pair(scorer, (reference, distorted), waits, signals, source) }
+    unsafe { submit_pair(scorer, (reference, distorted), waits, signals, |s| *s) }
 }
 
-/// A pair's C sources, each turned into a [`DeviceSource`] by `convert`
-/// (given the scorer's bit depth and `reference` or `distorted`), submitted
-/// with its semaphores: what `vkssim_scorer_submit_sources` and
+/// A pair's C sources, each turned into a [`VkssimDeviceSource`] by
+/// `convert`, imported (or found imported) on the scorer's engine and
+/// submitted with its semaphores: what `vkssim_scorer_submit_sources` and
 /// `vkssim_scorer_submit_buffers` share.
 ///
 /// # Safety
@@ -240,7 +264,7 @@ pub(crate) unsafe fn submit_pair<T>(
     (reference, distorted): (*const T, *const T),
     (waits, n_waits): (*const VkssimSemaphore, usize),
     (signals, n_signals): (*const VkssimSemaphore, usize),
-    convert: impl Fn(&T, u32, &str) -> Result<DeviceSource, Error>,
+    convert: impl Fn(&T) -> VkssimDeviceSource,
 ) -> VkssimStatus {
     guard(|| {
         // SAFETY: per the contract.
@@ -248,17 +272,42 @@ pub(crate) unsafe fn submit_pair<T>(
         // SAFETY: per the contract.
         let (r, d) = unsafe { (reference.as_ref(), distorted.as_ref()) };
         let (r, d) = r.zip(d).ok_or_else(|| null_arg("reference or distorted"))?;
+        let Some(engine) = s.engine.as_ref() else {
+            return Err(Error::InvalidOption(
+                "device-resident planes given to a CPU scorer".into(),
+            ));
+        };
         let bit_depth = s.scorer.desc().bit_depth;
-        let (r, d) = (
-            convert(r, bit_depth, "reference")?,
-            convert(d, bit_depth, "distorted")?,
-        );
+        let mut planes = Vec::with_capacity(2);
+        for (src, which) in [(convert(r), "reference"), (convert(d), "distorted")] {
+            let k = key(&src);
+            let plane = match s.imports.get(&k) {
+                Some(p) => p.clone(),
+                None => {
+                    // SAFETY: forwarded from the caller's contract (alive
+                    // until the scorer is destroyed, which drops the cache).
+                    let p = unsafe { crate::submit::import(engine, &src, bit_depth, which) }?;
+                    if s.imports.len() >= MAX_CACHED_IMPORTS {
+                        s.imports.clear();
+                    }
+                    s.imports.insert(k, p.clone());
+                    p
+                }
+            };
+            planes.push(plane);
+        }
+        let mut pair = Pair::new(&planes[0], &planes[1]);
         // SAFETY: per the contract.
-        let w = unsafe { semaphores(waits, n_waits, "waits") }?;
+        for w in unsafe { semaphores(waits, n_waits, "waits") }? {
+            // SAFETY: a valid semaphore of the device (the caller's contract).
+            pair = unsafe { pair.wait(w) };
+        }
         // SAFETY: per the contract.
-        let sg = unsafe { semaphores(signals, n_signals, "signals") }?;
-        // SAFETY: forwarded from the caller's contract.
-        unsafe { s.scorer.submit_sources(r, d, &w, &sg) }?;
+        for sg in unsafe { semaphores(signals, n_signals, "signals") }? {
+            // SAFETY: a valid, unsignalled semaphore of the device (contract).
+            pair = unsafe { pair.signal(sg) };
+        }
+        s.scorer.submit(pair)?;
         Ok(VkssimStatus::VkssimOk)
     })
 }

@@ -22,23 +22,27 @@ use std::sync::Arc;
 use ash::vk;
 use ash::vk::Handle;
 use vkssim::api::{
-    extension_names, DevicePlane, EnabledFeatures, Engine, HostPlane, ImportDesc, QueueLock,
-    SampleFormat, Scorer, ScorerDesc,
+    extension_names, EnabledFeatures, Engine, HostPlane, ImportDesc, Pair, QueueLock, Scorer,
+    ScorerDesc,
 };
 
 mod engine;
 mod image;
 mod import;
+mod multi;
 mod scorer;
 mod shared;
+mod submit;
 pub use engine::*;
 pub use image::{
     vkssim_device_source_buffer, vkssim_device_source_image, vkssim_scorer_submit_sources,
     VkssimDeviceSource, VKSSIM_QUEUE_FAMILY_IGNORED, VKSSIM_SOURCE_BUFFER, VKSSIM_SOURCE_IMAGE,
 };
 pub use import::{vkssim_engine_import2, VkssimImportDesc2};
+pub use multi::*;
 pub use scorer::*;
 pub use shared::*;
+pub use submit::*;
 use vkssim::vk::{UploadPath, VkOptions};
 use vkssim::{Error, FrameScore, SsimOptions};
 
@@ -154,7 +158,8 @@ pub struct VkssimScorerDesc {
     pub enable_db: bool,
     /// With enable_db, cap the dB figure as libvmaf's clip_db does.
     pub clip_db: bool,
-    /// Pairs will come from the host's VkBuffers (vkssim_scorer_submit_buffers).
+    /// Ignored (kept for the layout): every scorer of an engine takes
+    /// device-resident pairs.
     pub device_frames: bool,
     /// Pairs in flight; 0 for the engine's default.
     pub frames_in_flight: u32,
@@ -217,6 +222,23 @@ pub struct VkssimEngine {
 /// threads, but only one thread at a time may call its functions.
 pub struct VkssimScorer {
     scorer: Scorer,
+    /// The engine it runs on (`None`: the CPU twin), for the imports of the
+    /// shorthand device submissions.
+    engine: Option<Engine>,
+    /// Device sources imported by those shorthands, kept while the scorer
+    /// lives (their contract).
+    imports: std::collections::HashMap<image::SourceKey, vkssim::api::ImportedPlane>,
+}
+
+impl VkssimScorer {
+    /// `scorer` as a C handle.
+    fn boxed(scorer: Scorer, engine: Option<Engine>) -> *mut VkssimScorer {
+        Box::into_raw(Box::new(VkssimScorer {
+            scorer,
+            engine,
+            imports: Default::default(),
+        }))
+    }
 }
 
 thread_local! {

@@ -24,18 +24,10 @@ pub unsafe extern "C" fn vkssim_scorer_create(
         let e = unsafe { engine.as_ref() }.ok_or_else(|| null_arg("engine"))?;
         // SAFETY: per the contract.
         let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
-        let mut sd = ScorerDesc::new(d.width, d.height, d.bit_depth);
-        sd.ssim = SsimOptions {
-            scale: d.scale,
-            enable_lcs: d.enable_lcs,
-            enable_db: d.enable_db,
-            clip_db: d.clip_db,
-        };
-        sd.device_frames = d.device_frames;
-        sd.frames_in_flight = std::num::NonZeroUsize::new(d.frames_in_flight as usize);
+        let sd = crate::multi::scorer_desc(d);
         let scorer = e.engine.scorer(&sd)?;
         // SAFETY: `out` is valid per the contract.
-        unsafe { *out = Box::into_raw(Box::new(VkssimScorer { scorer })) };
+        unsafe { *out = VkssimScorer::boxed(scorer, Some(e.engine.clone())) };
         Ok(VkssimStatus::VkssimOk)
     })
 }
@@ -66,7 +58,7 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host(
         let r = unsafe { host_plane(reference, reference_stride, geometry, "reference") }?;
         // SAFETY: as above.
         let d = unsafe { host_plane(distorted, distorted_stride, geometry, "distorted") }?;
-        s.scorer.submit_host(r, d)?;
+        s.scorer.submit(Pair::new(r, d))?;
         Ok(VkssimStatus::VkssimOk)
     })
 }
@@ -138,14 +130,10 @@ pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
     signals: *const VkssimSemaphore,
     n_signals: usize,
 ) -> VkssimStatus {
-    let plane = |p: &VkssimDevicePlane, bit_depth: u32, _: &str| {
-        let format = if bit_depth > 8 {
-            SampleFormat::U16
-        } else {
-            SampleFormat::U8
-        };
-        let plane = DevicePlane::new(vk::Buffer::from_raw(p.buffer), p.row_pitch, format);
-        Ok(plane.with_offset(p.offset).into())
+    let plane = |p: &VkssimDevicePlane| {
+        let mut s = crate::vkssim_device_source_buffer(p.buffer, p.offset, p.row_pitch);
+        s.queue_family = VKSSIM_QUEUE_FAMILY_IGNORED;
+        s
     };
     let waits = (waits, n_waits);
     let signals = (signals, n_signals);
@@ -165,17 +153,34 @@ fn take(scorer: *mut VkssimScorer, out: *mut VkssimScore, blocking: bool) -> Vks
         } else {
             s.scorer.poll()
         };
-        match next {
-            Some(r) => {
-                let score = r?;
-                // SAFETY: `out` is valid per the contract.
-                unsafe { *out = score_out(&score) };
-                Ok(VkssimStatus::VkssimOk)
-            }
-            None if s.scorer.in_flight() == 0 => Ok(VkssimStatus::VkssimEmpty),
-            None => Ok(VkssimStatus::VkssimNotReady),
-        }
+        // SAFETY: `out` is valid (checked above; the callers' contract).
+        unsafe { write_next(next, s.scorer.in_flight(), out) }
     })
+}
+
+/// Writes a poll's or wait's result to `out`: `VKSSIM_OK`, or with none,
+/// `VKSSIM_EMPTY` when nothing is in flight and `VKSSIM_NOT_READY` otherwise.
+///
+/// # Safety
+/// `out` must be NULL or a valid pointer.
+pub(crate) unsafe fn write_next(
+    next: Option<Result<FrameScore, Error>>,
+    in_flight: usize,
+    out: *mut VkssimScore,
+) -> Result<VkssimStatus, Error> {
+    if out.is_null() {
+        return Err(null_arg("out"));
+    }
+    match next {
+        Some(r) => {
+            let score = r?;
+            // SAFETY: `out` is valid per the contract.
+            unsafe { *out = score_out(&score) };
+            Ok(VkssimStatus::VkssimOk)
+        }
+        None if in_flight == 0 => Ok(VkssimStatus::VkssimEmpty),
+        None => Ok(VkssimStatus::VkssimNotReady),
+    }
 }
 
 /// The oldest result if ready, without blocking: `VKSSIM_OK` (written to

@@ -5,7 +5,7 @@
 //! ([`vkssim_scorer_submit_host_shared`]); releasing the handles and the pool.
 
 use super::*;
-use vkssim::api::{SharedPlane, SharedPlanes};
+use vkssim::api::{Pair, SharedPlane, SharedPlanes};
 
 use crate::scorer::host_plane;
 
@@ -22,7 +22,7 @@ pub struct VkssimSharedPlanes {
 /// at once. Each scorer that takes it keeps it until its pair is done, so the
 /// host may release its handle right after the last submission.
 pub struct VkssimSharedPlane {
-    plane: SharedPlane,
+    pub(crate) plane: SharedPlane,
 }
 
 /// Creates a pool of `width` x `height` reference planes at `bit_depth` bits
@@ -153,7 +153,7 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host_shared(
         // at twice the bits).
         // SAFETY: forwarded from the caller's contract.
         let d = unsafe { host_plane(distorted, distorted_stride, geometry, "distorted") }?;
-        s.scorer.submit_host_shared(&r.plane, d)?;
+        s.scorer.submit(Pair::new(&r.plane, d))?;
         Ok(VkssimStatus::VkssimOk)
     })
 }

@@ -174,7 +174,11 @@ fn c_program_scores_like_the_rust_api() {
         "host_strided",
         "shared_ladder_packed",
         "shared_ladder_strided",
+        "pair_host",
+        "cpu_twin",
+        "multi_scorer",
         "own_device_buffers",
+        "imported_again",
         "device_images",
         "device_buffers",
     ] {

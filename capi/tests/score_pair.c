@@ -12,10 +12,15 @@
  *      ladder of two scorers: the reference uploaded once into a shared plane
  *      (vkssim_shared_planes_upload, from the padded rows), each scorer
  *      scoring it against the distorted plane (packed, padded), the plane's
- *      and the pool's handles released before the results are taken;
+ *      and the pool's handles released before the results are taken; the
+ *      same pair through vkssim_scorer_submit (VkssimPair), on the CPU twin
+ *      (vkssim_scorer_create_cpu) and through a multi-scorer of one engine;
  *   1b. creates buffers on that engine's own device through its handles,
- *      scores them through vkssim_scorer_submit_buffers with semaphores
- *      submitted through vkssim_engine_queue_submit, prints the bits;
+ *      imports them once (vkssim_engine_import_plane), scores them twice
+ *      through vkssim_scorer_submit with semaphores submitted through
+ *      vkssim_engine_queue_submit, prints the bits; the imports' release
+ *      callbacks must run once each, after the handles are destroyed and the
+ *      pairs are done, and only then are the buffers destroyed;
  *   1c. the same with the planes in R8_UNORM VkImages (filled by a copy the
  *      program submits through the engine, left in GENERAL), scored through
  *      vkssim_scorer_submit_sources (versioned VkssimDeviceSource structs),
@@ -161,6 +166,35 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
     FAIL("a NULL shared plane was not refused with a message");
   vkssim_scorer_destroy(second);
 
+  /* One submit for every source, on a Vulkan scorer, the CPU twin and a
+   * multi-scorer; a pair of the wrong version and mixed sources refused. */
+  VkssimPair pair = vkssim_pair_host(ref, w, dist, w);
+  CHECK(vkssim_scorer_submit(scorer, &pair));
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("pair_host", &score);
+  VkssimScorer *cpu = NULL;
+  CHECK(vkssim_scorer_create_cpu(&desc, 2, &cpu));
+  VkssimPair strided = vkssim_pair_host(pref, stride, pdist, stride);
+  CHECK(vkssim_scorer_submit(cpu, &strided));
+  CHECK(vkssim_scorer_wait(cpu, &score));
+  print_score("cpu_twin", &score);
+  vkssim_scorer_destroy(cpu);
+  VkssimMultiScorer *multi = NULL;
+  const VkssimEngine *engines[1] = {engine};
+  CHECK(vkssim_multi_scorer_create(engines, 1, &desc, &multi));
+  CHECK(vkssim_multi_scorer_submit(multi, &pair));
+  CHECK(vkssim_multi_scorer_wait(multi, &score));
+  print_score("multi_scorer", &score);
+  if (vkssim_multi_scorer_wait(multi, &score) != VKSSIM_EMPTY)
+    FAIL("wait on a drained multi-scorer did not say VKSSIM_EMPTY");
+  vkssim_multi_scorer_destroy(multi);
+  VkssimPair old = pair;
+  old.struct_size = sizeof(size_t);
+  if (vkssim_scorer_submit(scorer, &old) != VKSSIM_ERROR_INVALID_ARGUMENT ||
+      strstr(vkssim_last_error(), "struct_size") == NULL)
+    FAIL("a VkssimPair with a small struct_size was not refused: %s",
+         vkssim_last_error());
+
   /* Error paths. */
   if (vkssim_scorer_submit_host(scorer, NULL, w, dist, w) !=
           VKSSIM_ERROR_INVALID_ARGUMENT ||
@@ -292,6 +326,9 @@ static void plane_buffer(VkPhysicalDevice pd, VkDevice device,
   vkUnmapMemory(device, *mem);
 }
 
+/* Counts an import's release (the callback of vkssim_import_on_release). */
+static void count_release(void *user) { ++*(int *)user; }
+
 /* A scorer for device frames of w x h, 8-bit, with enable_lcs and enable_db. */
 static VkssimScorer *device_scorer(VkssimEngine *engine, uint32_t w,
                                    uint32_t h) {
@@ -301,7 +338,6 @@ static VkssimScorer *device_scorer(VkssimEngine *engine, uint32_t w,
   desc.bit_depth = 8;
   desc.enable_lcs = true;
   desc.enable_db = true;
-  desc.device_frames = true;
   VkssimScorer *scorer = NULL;
   CHECK(vkssim_scorer_create(engine, &desc, &scorer));
   return scorer;
@@ -350,17 +386,40 @@ static void own_device_buffers(const uint8_t *ref, const uint8_t *dist,
   CHECK(vkssim_engine_queue_submit(engine, 1, &sub, 0));
 
   VkssimScorer *scorer = device_scorer(engine, w, h);
-  VkssimDevicePlane pr = {(uint64_t)bufs[0], 0, w};
-  VkssimDevicePlane pdst = {(uint64_t)bufs[1], 0, w};
+  VkssimDeviceSource sr = vkssim_device_source_buffer((uint64_t)bufs[0], 0, w);
+  VkssimDeviceSource sd = vkssim_device_source_buffer((uint64_t)bufs[1], 0, w);
+  VkssimImport *imports[2] = {NULL, NULL};
+  CHECK(vkssim_engine_import_plane(engine, &sr, 8, &imports[0]));
+  CHECK(vkssim_engine_import_plane(engine, &sd, 8, &imports[1]));
+  int released = 0;
+  for (int k = 0; k < 2; k++)
+    CHECK(vkssim_import_on_release(imports[k], count_release, &released));
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
   VkssimSemaphore signal = {(uint64_t)scored, false, 0};
-  CHECK(vkssim_scorer_submit_buffers(scorer, &pr, &pdst, &wait, 1, &signal, 1));
+  VkssimPair pair = vkssim_pair_imported(imports[0], imports[1]);
+  pair.waits = &wait;
+  pair.n_waits = 1;
+  pair.signals = &signal;
+  pair.n_signals = 1;
+  CHECK(vkssim_scorer_submit(scorer, &pair));
+  if (!vkssim_import_in_use(imports[0]))
+    FAIL("an import read by a pair in flight is not in use");
   VkssimScore score;
   CHECK(vkssim_scorer_wait(scorer, &score));
   print_score("own_device_buffers", &score);
-
-  /* Consume vkssim's signal, then tidy up. */
   consume_signal(engine, device, scored);
+  /* The same imports again, without semaphores; the handles destroyed while
+   * the pair is in flight: the release waits for the pair. */
+  VkssimPair again = vkssim_pair_imported(imports[0], imports[1]);
+  CHECK(vkssim_scorer_submit(scorer, &again));
+  vkssim_import_destroy(imports[0]);
+  vkssim_import_destroy(imports[1]);
+  CHECK(vkssim_scorer_wait(scorer, &score));
+  print_score("imported_again", &score);
+  if (released != 2)
+    FAIL("%d release callbacks ran after the pairs were done, not 2", released);
+
+  /* Tidy up. */
   vkssim_scorer_destroy(scorer);
   vkDestroySemaphore(device, decoded, NULL);
   vkDestroySemaphore(device, scored, NULL);

@@ -3,7 +3,7 @@
 //! subcommand means `score`), and `vkssim bench`.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
@@ -274,31 +274,6 @@ impl ScoreArgs {
             threads: 0,
             resize: None,
         }
-    }
-
-    /// [`ScoreArgs::decode`] for a distorted input, with `--resize-distorted`
-    /// to the `reference`'s size.
-    pub fn decode_distorted(
-        &self,
-        reference: vkssim::io::VideoFormat,
-    ) -> anyhow::Result<vkssim::io::DecodeOptions> {
-        let resize = match &self.resize_distorted {
-            None => None,
-            Some(algo) => Some(vkssim::io::Resize {
-                width: reference.width,
-                height: reference.height,
-                algorithm: algo.parse()?,
-            }),
-        };
-        Ok(vkssim::io::DecodeOptions {
-            resize,
-            ..self.decode()
-        })
-    }
-
-    /// The (first) distorted input.
-    pub fn dist(&self) -> &Path {
-        &self.distorted[0]
     }
 
     /// The output format the flags select (the last one given wins, as in `vmaf`).

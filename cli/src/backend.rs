@@ -15,12 +15,13 @@
 //! Anything else (a failed self-test, a lost device, a missing validation layer,
 //! a `--device` index that does not exist) is reported, not papered over.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use vkssim::api::{DealtPlanes, MultiScorer, Scorer, ScorerDesc};
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::{Error, SsimOptions};
 
-use crate::args::{Backend, DeviceChoice, EngineArgs, Upload};
+use crate::args::{Backend, DeviceChoice, Upload};
+use crate::plan::BackendPlan;
 use crate::stdio;
 
 /// What a failed start of the Vulkan engine adds to its error.
@@ -46,7 +47,7 @@ pub struct Engine {
 /// `--frames-in-flight` does ([`vkssim::api::in_flight`]). `quiet` silences
 /// the note printed when `auto` chooses the CPU.
 pub fn start(
-    args: &EngineArgs,
+    args: &BackendPlan,
     options: SsimOptions,
     (width, height, bit_depth): (u32, u32, u32),
     readers: usize,
@@ -69,12 +70,8 @@ pub fn start(
     // are the Vulkan ring's.
     let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
     match args.backend {
-        Backend::Cpu => {
-            if let Some(device) = &args.device {
-                bail!("--device {device} picks a Vulkan device, and --backend cpu scores on the CPU twin, which uses none: drop one of them");
-            }
-            start_cpu(args.threads)
-        }
+        // A device with the CPU backend is refused by BackendPlan::resolve.
+        Backend::Cpu => start_cpu(args.threads),
         Backend::Vulkan => {
             start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
         }
@@ -103,7 +100,7 @@ pub fn start(
 /// With `auto` and no `--device`: the name of the device Vulkan would pick,
 /// when it is a CPU implementation. `None` when it is not, or when Vulkan
 /// cannot list devices (starting the engine then says why).
-fn cpu_implementation_chosen(args: &EngineArgs) -> Option<String> {
+fn cpu_implementation_chosen(args: &BackendPlan) -> Option<String> {
     if args.device.is_some() {
         return None;
     }
@@ -158,7 +155,7 @@ fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
 
 /// The engine options `args` (and the environment) ask for, on device
 /// `device_index` (`None`: the best).
-pub(crate) fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOptions {
+pub(crate) fn vk_options(args: &BackendPlan, device_index: Option<usize>) -> VkOptions {
     VkOptions::default()
         .with_device_index(device_index)
         .with_upload(match args.upload {
@@ -175,7 +172,7 @@ pub(crate) fn vk_options(args: &EngineArgs, device_index: Option<usize>) -> VkOp
 }
 
 /// The devices `--device` names (`None`: the best one).
-pub fn device_indices(args: &EngineArgs) -> Result<Vec<Option<usize>>, Error> {
+pub fn device_indices(args: &BackendPlan) -> Result<Vec<Option<usize>>, Error> {
     Ok(match &args.device {
         None => vec![None],
         Some(DeviceChoice::List(v)) => v.iter().map(|&i| Some(i)).collect(),
@@ -188,13 +185,13 @@ pub fn device_indices(args: &EngineArgs) -> Result<Vec<Option<usize>>, Error> {
 
 /// How many devices `--device` names (1 without it); `all` counts the
 /// usable ones (1 when they cannot be listed: starting says why).
-pub fn device_count(args: &EngineArgs) -> usize {
+pub fn device_count(args: &BackendPlan) -> usize {
     device_indices(args).map(|v| v.len()).unwrap_or(1).max(1)
 }
 
 /// The devices a run scores on (1 on the CPU backend) and its reader threads:
 /// `--read-threads`, or the default for those devices.
-pub fn read_threads(args: &EngineArgs) -> (usize, usize) {
+pub fn read_threads(args: &BackendPlan) -> (usize, usize) {
     let devices = match args.backend {
         Backend::Cpu => 1,
         _ => device_count(args),
@@ -206,7 +203,7 @@ pub fn read_threads(args: &EngineArgs) -> (usize, usize) {
     (devices, threads)
 }
 
-fn start_vulkan(args: &EngineArgs, desc: &ScorerDesc) -> Result<Engine, Error> {
+fn start_vulkan(args: &BackendPlan, desc: &ScorerDesc) -> Result<Engine, Error> {
     let indices = device_indices(args)?;
     let several = indices.len() > 1;
     let mut scorers = Vec::new();

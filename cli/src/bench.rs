@@ -21,12 +21,13 @@ use vkssim::frame::PlaneGeometry;
 use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat, VideoFormat};
 use vkssim::{FrameScore, LumaFrame};
 
-use crate::args::{Backend, BenchArgs};
+use crate::args::BenchArgs;
 use crate::backend::{self, Engine};
 use crate::chrome_trace::TraceGuard;
 use crate::feature::parse_features;
 use crate::output::target::{Target, Writer};
 use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
+use crate::plan::BackendPlan;
 use crate::stdio;
 
 mod ladder;
@@ -124,7 +125,8 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     };
     let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
     // Threads and frames in flight are sized per device (--device N,M / all).
-    let (devices, read_threads) = backend::read_threads(&args.engine);
+    let engine = BackendPlan::resolve(&args.engine)?;
+    let (devices, read_threads) = backend::read_threads(&engine);
     let size = (width, height, bit_depth);
     let readers = read_threads.div_ceil(devices);
     let Engine {
@@ -132,7 +134,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         description,
         on_cpu,
         ..
-    } = backend::start(&args.engine, options, size, readers, false)?;
+    } = backend::start(&engine, options, size, readers, false)?;
     let n = args.frames;
     let main = time(&mut scorer, &input, n, args.repeat, read_threads)?;
     let devices_used = scorer.devices().to_vec();
@@ -151,13 +153,11 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     let cpu = if args.no_cpu || on_cpu {
         None
     } else {
-        let mut cpu_args = args.engine.clone();
-        cpu_args.backend = Backend::Cpu;
         let Engine {
             mut scorer,
             description,
             ..
-        } = backend::start(&cpu_args, options, size, readers, true)?;
+        } = backend::start(&engine.on_cpu()?, options, size, readers, true)?;
         let t = time(&mut scorer, &input, n, args.repeat, read_threads)?;
         Some((description, t))
     };

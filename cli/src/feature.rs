@@ -1,40 +1,162 @@
-//! The `--feature` option, in libvmaf's syntax: `name[=key=value[:key=value...]]`.
-//! vkssim computes one feature, `float_ssim`, with its options `scale`,
-//! `enable_lcs`, `enable_db` and `clip_db`; any other feature is refused.
+//! The `--feature` option, in libvmaf's syntax: `name[=key=value[:key=value...]]`,
+//! read into [`Features`]: the metrics a run computes, each once, with its
+//! options ([`MetricConfig`]). vkssim computes one feature, `float_ssim`, with
+//! its options `scale`, `enable_lcs`, `enable_db` and `clip_db`; any other
+//! feature is refused.
 
 use anyhow::{bail, Result};
-use vkssim::SsimOptions;
+use vkssim::{FrameScore, SsimOptions};
 
 /// The one feature vkssim computes.
 pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
 
+/// One metric a run computes, with its options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricConfig {
+    /// `float_ssim`.
+    FloatSsim(SsimOptions),
+}
+
+impl MetricConfig {
+    /// The metric `name` (a `--feature` name) with its default options, if
+    /// vkssim computes it.
+    fn named(name: &str) -> Option<Self> {
+        match name {
+            FLOAT_SSIM => Some(Self::FloatSsim(SsimOptions::default())),
+            _ => None,
+        }
+    }
+
+    /// Its `--feature` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::FloatSsim(_) => FLOAT_SSIM,
+        }
+    }
+
+    /// Sets option `key` to `val`, as `--feature spec` asks.
+    fn set(&mut self, spec: &str, key: &str, val: &str) -> Result<()> {
+        match self {
+            Self::FloatSsim(opts) => match key {
+                "enable_lcs" => opts.enable_lcs = parse_bool(spec, key, val)?,
+                "enable_db" => opts.enable_db = parse_bool(spec, key, val)?,
+                "clip_db" => opts.clip_db = parse_bool(spec, key, val)?,
+                "scale" => {
+                    opts.scale = val.parse().map_err(|_| {
+                        anyhow::anyhow!(
+                            "--feature {spec}: scale must be a whole number (0 = automatic), not `{val}`"
+                        )
+                    })?
+                }
+                _ => bail!(
+                    "--feature {spec}: float_ssim has no option `{key}` (it has scale, enable_lcs, enable_db, clip_db)"
+                ),
+            },
+        }
+        Ok(())
+    }
+
+    /// The names of the values it reports per frame, in libvmaf's output order.
+    fn output_names(&self) -> Vec<&'static str> {
+        match self {
+            Self::FloatSsim(opts) => vkssim::metric::ssim::feature_names(opts),
+        }
+    }
+
+    /// Appends its values of `score`, in [`Self::output_names`] order.
+    fn push_values(&self, score: &FrameScore, out: &mut Vec<f64>) {
+        match self {
+            Self::FloatSsim(opts) => {
+                out.push(score.float_ssim());
+                if opts.enable_lcs {
+                    // Present exactly with enable_lcs (FrameScore::l).
+                    out.extend(score.lcs().unwrap_or([f64::NAN; 3]));
+                }
+            }
+        }
+    }
+}
+
+/// The metrics a run computes, in the order first asked for, each at most
+/// once (a `--feature` repeated with the same options counts once); without
+/// any `--feature`, `float_ssim` with its defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Features {
+    metrics: Vec<MetricConfig>,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Self {
+            metrics: vec![MetricConfig::FloatSsim(SsimOptions::default())],
+        }
+    }
+}
+
+impl Features {
+    /// The metrics every `--feature` given asks for (none: the default).
+    pub fn parse(specs: &[String]) -> Result<Self> {
+        let mut metrics: Vec<MetricConfig> = Vec::new();
+        for spec in specs {
+            let metric = parse_one(spec)?;
+            match metrics.iter().find(|m| m.name() == metric.name()) {
+                Some(m) if *m != metric => bail!(
+                    "--feature {spec}: {} is already requested with other options; give it once",
+                    metric.name()
+                ),
+                Some(_) => {}
+                None => metrics.push(metric),
+            }
+        }
+        if metrics.is_empty() {
+            return Ok(Self::default());
+        }
+        Ok(Self { metrics })
+    }
+
+    /// The `float_ssim` options the scorer takes (its defaults when
+    /// `float_ssim` is not asked for).
+    pub fn ssim(&self) -> SsimOptions {
+        self.metrics
+            .iter()
+            .map(|m| match m {
+                MetricConfig::FloatSsim(o) => *o,
+            })
+            .next()
+            .unwrap_or_default()
+    }
+
+    /// The names of the values a frame reports, in output order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.metrics.iter().flat_map(|m| m.output_names()).collect()
+    }
+
+    /// The values `score` reports, in [`Self::names`] order.
+    pub fn values(&self, score: &FrameScore) -> Vec<f64> {
+        let mut out = Vec::new();
+        for m in &self.metrics {
+            m.push_values(score, &mut out);
+        }
+        out
+    }
+}
+
 /// The `float_ssim` options from every `--feature` given (none: the defaults).
 pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
-    let mut found: Option<SsimOptions> = None;
-    for spec in specs {
-        let opts = parse_one(spec)?;
-        if found.is_some_and(|f| f != opts) {
-            bail!(
-                "--feature {spec}: float_ssim is already requested with other options; give it once"
-            );
-        }
-        found = Some(opts);
-    }
-    Ok(found.unwrap_or_default())
+    Ok(Features::parse(specs)?.ssim())
 }
 
 /// One `--feature` value.
-fn parse_one(spec: &str) -> Result<SsimOptions> {
+fn parse_one(spec: &str) -> Result<MetricConfig> {
     let (name, rest) = match spec.split_once('=') {
         Some((name, rest)) => (name, Some(rest)),
         None => (spec, None),
     };
-    if name != FLOAT_SSIM {
+    let Some(mut metric) = MetricConfig::named(name) else {
         bail!(
             "--feature {spec}: vkssim computes only `float_ssim` (with options scale, enable_lcs, enable_db, clip_db); `{name}` is not supported"
         );
-    }
-    let mut opts = SsimOptions::default();
+    };
     let mut seen: Vec<&str> = Vec::new();
     for key_val in rest.into_iter().flat_map(|r| r.split(':')) {
         // libvmaf's parser stops at an empty field, so `float_ssim=` and a
@@ -51,23 +173,9 @@ fn parse_one(spec: &str) -> Result<SsimOptions> {
             bail!("--feature {spec}: option `{key}` is given more than once; give it once");
         }
         seen.push(key);
-        match key {
-            "enable_lcs" => opts.enable_lcs = parse_bool(spec, key, val)?,
-            "enable_db" => opts.enable_db = parse_bool(spec, key, val)?,
-            "clip_db" => opts.clip_db = parse_bool(spec, key, val)?,
-            "scale" => {
-                opts.scale = val.parse().map_err(|_| {
-                    anyhow::anyhow!(
-                        "--feature {spec}: scale must be a whole number (0 = automatic), not `{val}`"
-                    )
-                })?
-            }
-            _ => bail!(
-                "--feature {spec}: float_ssim has no option `{key}` (it has scale, enable_lcs, enable_db, clip_db)"
-            ),
-        }
+        metric.set(spec, key, val)?;
     }
-    Ok(opts)
+    Ok(metric)
 }
 
 /// libvmaf's boolean option values: exactly `true` or `false`.
@@ -77,11 +185,6 @@ fn parse_bool(spec: &str, key: &str, val: &str) -> Result<bool> {
         "false" => Ok(false),
         _ => bail!("--feature {spec}: {key} must be `true` or `false`, not `{val}`"),
     }
-}
-
-/// The metric names a run with `opts` reports, in libvmaf's output order.
-pub fn metric_names(opts: &SsimOptions) -> Vec<&'static str> {
-    vkssim::metric::ssim::feature_names(opts)
 }
 
 #[cfg(test)]
@@ -215,7 +318,7 @@ mod tests {
                 Ok(o) => {
                     for spec in &specs {
                         prop_assert!(spec.starts_with(FLOAT_SSIM), "{spec:?}");
-                        prop_assert_eq!(parse_one(spec).unwrap(), o);
+                        prop_assert_eq!(parse_one(spec).unwrap(), MetricConfig::FloatSsim(o));
                     }
                 }
                 Err(e) => {
@@ -250,11 +353,27 @@ mod tests {
 
     #[test]
     fn names_follow_enable_lcs() {
-        assert_eq!(metric_names(&SsimOptions::default()), ["float_ssim"]);
-        let lcs = SsimOptions {
-            enable_lcs: true,
-            ..Default::default()
+        let names = |specs: &[&str]| {
+            let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+            Features::parse(&specs).unwrap().names()
         };
-        assert_eq!(metric_names(&lcs).len(), 4);
+        assert_eq!(names(&[]), ["float_ssim"]);
+        assert_eq!(
+            names(&["float_ssim=enable_lcs=true"]),
+            ["float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"]
+        );
+    }
+
+    #[test]
+    fn a_repeated_feature_is_one_metric() {
+        let specs = [
+            "float_ssim=scale=2".to_string(),
+            "float_ssim=scale=2".to_string(),
+        ];
+        let f = Features::parse(&specs).unwrap();
+        assert_eq!(f, Features::parse(&specs[..1]).unwrap());
+        assert_eq!(f.names(), ["float_ssim"]);
+        assert_eq!(f.ssim().scale, 2);
+        assert_eq!(Features::parse(&[]).unwrap(), Features::default());
     }
 }

@@ -18,6 +18,7 @@ mod interrupt;
 mod output;
 mod pipe_size;
 mod pipeline;
+mod plan;
 mod progress;
 mod score;
 mod stdio;
@@ -45,7 +46,9 @@ fn main() -> ExitCode {
     let result = match &mut cli.command {
         args::Command::Score(a) => {
             a.engine.env = env;
-            score::run(a, &mut trace)
+            // The flags are resolved once; the run takes the plan.
+            plan::ScorePlan::resolve(a, cli.trace_chrome.as_deref())
+                .and_then(|plan| score::run(&plan, &mut trace))
         }
         args::Command::Bench(a) => {
             a.engine.env = env;

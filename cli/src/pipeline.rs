@@ -35,7 +35,7 @@ use vkssim::api::MultiScorer;
 use vkssim::{Error, FrameScore};
 
 /// Which frames to read from the inputs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Selection {
     /// Frames to skip at the start of the reference.
     pub skip_ref: u64,

@@ -1,7 +1,8 @@
 //! Scores frames that never leave the GPU: writes two luma planes into
 //! `vk::Buffer`s on vkssim's own device with `vkCmdFillBuffer` (no host upload),
-//! signals a semaphore, and scores them through `Scorer::submit_device`, which
-//! waits on that semaphore and signals another. One pair is read in place
+//! signals a semaphore, imports them (`Engine::import_buffer`) and scores them
+//! through `Scorer::submit`, each pair waiting on that semaphore and signalling
+//! another. One pair is read in place
 //! (packed rows: zero-copy), one through padded rows at an offset (copied on the
 //! device), then a host pair goes through the same scorer. Every score must be
 //! bit-identical to the CPU twin's, at 8 and 10 bits, and (with
@@ -13,7 +14,7 @@ mod common;
 
 use ash::vk;
 use common::*;
-use vkssim::api::{DevicePlane, Engine, HostPlane, SampleFormat, ScorerDesc, SemaphoreRef};
+use vkssim::api::{DevicePlane, Engine, HostPlane, Pair, SampleFormat, ScorerDesc, SemaphoreRef};
 
 fn main() {
     if let Err(e) = run() {
@@ -63,7 +64,6 @@ fn score_on_device(
         | vk::BufferUsageFlags::TRANSFER_DST;
     let mut desc = ScorerDesc::new(width, height, bit_depth);
     desc.ssim.enable_lcs = true;
-    desc.device_frames = true;
     let mut scorer = engine.scorer(&desc)?;
     let format = if bit_depth > 8 {
         SampleFormat::U16
@@ -159,12 +159,16 @@ fn score_on_device(
                     vk::Fence::null(),
                 )?;
             }
-            scorer.submit_device(
-                plane(&buffers[k][0]),
-                plane(&buffers[k][1]),
-                &waits,
-                &signals,
-            )?;
+            let reference = engine.import_buffer(plane(&buffers[k][0]))?;
+            let distorted = engine.import_buffer(plane(&buffers[k][1]))?;
+            let mut pair = Pair::new(&reference, &distorted);
+            for w in waits {
+                pair = pair.wait(w);
+            }
+            for s in signals {
+                pair = pair.signal(s);
+            }
+            scorer.submit(pair)?;
             if let (1, Some(tl)) = (k, timeline) {
                 let sems = [tl];
                 // The host waits for the score on the GPU timeline.
@@ -186,15 +190,15 @@ fn score_on_device(
         });
         let (r16, d16) = (as_u16(&hr), as_u16(&hd));
         if bit_depth > 8 {
-            scorer.submit_host(
+            scorer.submit(Pair::new(
                 HostPlane::u16(&r16, width as usize),
                 HostPlane::u16(&d16, width as usize),
-            )?;
+            ))?;
         } else {
-            scorer.submit_host(
+            scorer.submit(Pair::new(
                 HostPlane::u8(&hr.bytes, width as usize),
                 HostPlane::u8(&hd.bytes, width as usize),
-            )?;
+            ))?;
         }
 
         let mut scores = Vec::new();

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 use common::*;
-use vkssim::api::{DevicePlane, Engine, SampleFormat, Scorer, ScorerDesc};
+use vkssim::api::{DevicePlane, Engine, ImportedPlane, Pair, SampleFormat, Scorer, ScorerDesc};
 
 struct Args {
     width: u32,
@@ -93,16 +93,14 @@ fn main() {
 /// the wall time and the results.
 fn score_k(
     scorer: &mut Scorer,
-    planes: &[(DevicePlane, DevicePlane)],
+    planes: &[(ImportedPlane, ImportedPlane)],
     k: usize,
 ) -> Result<(Duration, Vec<vkssim::FrameScore>), vkssim::Error> {
     let mut out = Vec::with_capacity(k);
     let t0 = Instant::now();
     for i in 0..k {
-        let (r, d) = planes[i % planes.len()];
-        // SAFETY: the buffers are valid, hold their planes and are never
-        // written after setup; they outlive the scorer.
-        unsafe { scorer.submit_device(r, d, &[], &[]) }?;
+        let (r, d) = &planes[i % planes.len()];
+        scorer.submit(Pair::new(r, d))?;
         while let Some(s) = scorer.poll() {
             out.push(s?);
         }
@@ -138,8 +136,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         SampleFormat::U8
     };
-    let mut desc = ScorerDesc::new(a.width, a.height, a.bit_depth);
-    desc.device_frames = true;
+    let desc = ScorerDesc::new(a.width, a.height, a.bit_depth);
     let mut scorer = engine.scorer(&desc)?;
 
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER
@@ -154,8 +151,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..a.buffers {
             let r = create_buffer(&h.instance, h.physical_device, d, size, usage, local)?;
             let dd = create_buffer(&h.instance, h.physical_device, d, size, usage, local)?;
-            let plane = |b: &RawBuffer| DevicePlane::new(b.buffer, row, format);
-            planes.push((plane(&r), plane(&dd)));
+            // The buffers hold their planes, are never written after setup
+            // and outlive the scorer.
+            let plane =
+                |b: &RawBuffer| engine.import_buffer(DevicePlane::new(b.buffer, row, format));
+            planes.push((plane(&r)?, plane(&dd)?));
             buffers.push(r);
             buffers.push(dd);
         }

@@ -9,7 +9,8 @@
 //! the format can be sampled) it fills two images through a staging buffer on
 //! the owning queue (MSB-aligned formats get junk in their padding bits),
 //! releases them to the engine's family when that differs, and scores them
-//! with `Scorer::submit_images` chained by semaphores (timeline and binary in
+//! imported once per frame (`Engine::import_image`/`import_buffer`) and given
+//! to `Scorer::submit` chained by semaphores (timeline and binary in
 //! turn), asking for another final layout; the host then acquires them back.
 //! One pair also reads its distorted plane from an `EXCLUSIVE` buffer owned by
 //! the host's family. Every score must be bit-identical to the CPU twin on the
@@ -23,10 +24,7 @@ mod common;
 use ash::vk;
 use common::frames::Images;
 use common::host::Host;
-use vkssim::api::{
-    DevicePlane, DeviceSource, Engine, ExclusiveBufferPlane, ImagePlane, ImportDesc, SampleFormat,
-    ScorerDesc,
-};
+use vkssim::api::{DevicePlane, Engine, ImagePlane, ImportDesc, Pair, SampleFormat, ScorerDesc};
 use vkssim::{FrameScore, LumaFrame, SsimOptions};
 
 /// Scored region; the images are one sample wider and taller (4:2:0 formats
@@ -171,7 +169,6 @@ unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::E
         for bit_depth in [8, 10, 12, 16] {
             let mut desc = ScorerDesc::new(WIDTH, HEIGHT, bit_depth);
             desc.ssim = opts;
-            desc.device_frames = true;
             let mut scorer = engine.scorer(&desc)?;
             let mut pending = Vec::new();
             for (c, case) in CASES.iter().enumerate() {
@@ -220,15 +217,15 @@ unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::E
                             .with_queue_family(host.image_family)
                             .with_msb_bits(case.msb_bits)
                     };
-                    let distorted: DeviceSource = match frame.buffer {
-                        Some(buffer) => ExclusiveBufferPlane::new(
-                            DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8),
-                            host.image_family,
-                        )
-                        .into(),
-                        None => image(1).into(),
+                    let distorted = match frame.buffer {
+                        Some(buffer) => engine.import_buffer(
+                            DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8)
+                                .with_queue_family(host.image_family),
+                        )?,
+                        None => engine.import_image(image(1))?,
                     };
-                    scorer.submit_sources(image(0).into(), distorted, &[wait], &[signal])?;
+                    let reference = engine.import_image(image(0))?;
+                    scorer.submit(Pair::new(&reference, &distorted).wait(wait).signal(signal))?;
                     host.submit_return(&frame, signal)?;
                     let label = format!(
                         "{} {layout:?} -> {final_layout:?}{}{}",

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use ash::vk;
 use common::*;
 use vkssim::api::{
-    extension_names, DevicePlane, EnabledFeatures, Engine, HostPlane, ImportDesc, QueueLock,
+    extension_names, DevicePlane, EnabledFeatures, Engine, HostPlane, ImportDesc, Pair, QueueLock,
     SampleFormat, ScorerDesc, SemaphoreRef,
 };
 use vkssim::Error;
@@ -141,7 +141,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
 
         // A pair the host writes on the GPU, chained by a semaphore.
-        desc.device_frames = true;
         let mut scorer = engine.scorer(&desc)?;
         let size = width as u64 * height as u64;
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
@@ -212,12 +211,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             Vec::new()
         };
-        scorer.submit_device(
-            plane(&bufs[0]),
-            plane(&bufs[1]),
-            &[SemaphoreRef::new(sem, wait_value)],
-            &signals,
-        )?;
+        let (reference, distorted) = (
+            engine.import_buffer(plane(&bufs[0]))?,
+            engine.import_buffer(plane(&bufs[1]))?,
+        );
+        let mut pair = Pair::new(&reference, &distorted).wait(SemaphoreRef::new(sem, wait_value));
+        for s in signals {
+            pair = pair.signal(s);
+        }
+        scorer.submit(pair)?;
         if timeline {
             // The host can wait for the score on the GPU timeline too.
             let sems = [sem];

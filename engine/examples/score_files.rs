@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use vkssim::api::{Engine, HostPlane, ScorerDesc};
+use vkssim::api::{Engine, HostPlane, Pair, ScorerDesc};
 use vkssim::io::{open_input, Chroma, RawFormat};
 use vkssim::vk::VkOptions;
 use vkssim::{FrameScore, LumaFrame};
@@ -68,15 +68,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         };
         if bit_depth > 8 {
             let (r16, d16) = (words(&r), words(&d));
-            scorer.submit_host(
+            scorer.submit(Pair::new(
                 HostPlane::u16(&r16, width as usize),
                 HostPlane::u16(&d16, width as usize),
-            )?;
+            ))?;
         } else {
-            scorer.submit_host(
+            scorer.submit(Pair::new(
                 HostPlane::u8(&r.bytes, width as usize),
                 HostPlane::u8(&d.bytes, width as usize),
-            )?;
+            ))?;
         }
         if check {
             frames.push((r, d));

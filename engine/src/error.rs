@@ -118,6 +118,30 @@ pub enum Error {
         /// Height after decimation.
         scaled_height: u32,
     },
+    /// A metric cannot score frames of this size (`float_ms_ssim` needs an
+    /// 11 x 11 plane at each of its five scales, so at least 176 x 176 luma).
+    #[error("{feature} cannot score a {width}x{height} frame: it needs at least {min_width}x{min_height} luma samples")]
+    FrameTooSmall {
+        /// libvmaf's name of the metric.
+        feature: &'static str,
+        /// Luma width.
+        width: u32,
+        /// Luma height.
+        height: u32,
+        /// The smallest width it takes.
+        min_width: u32,
+        /// The smallest height it takes.
+        min_height: u32,
+    },
+    /// A metric failed on a frame where libvmaf fails it too (for example an
+    /// infinite MS-SSIM product).
+    #[error("{feature}: {reason}")]
+    MetricFailed {
+        /// libvmaf's name of the metric.
+        feature: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
     /// The Vulkan loader (libvulkan) could not be loaded or has no usable instance.
     #[error("no Vulkan: {0}; install libvulkan1 and a Vulkan driver (mesa-vulkan-drivers, or the GPU vendor's)")]
     NoVulkan(String),

@@ -8,7 +8,10 @@
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
-use vkssim::api::{DevicePlane, Engine, HostPlane, SampleFormat, ScorerDesc, SemaphoreRef};
+use vkssim::api::{
+    DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer, ScorerDesc,
+    SemaphoreRef,
+};
 use vkssim::vk::VkOptions;
 use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
@@ -89,7 +92,7 @@ fn host_planes_match_the_cpu_twin() {
                 let (pr, pd) = (padded(r, stride), padded(d, stride));
                 let wide = bit_depth > 8;
                 scorer
-                    .submit_host(host(&pr, wide, stride), host(&pd, wide, stride))
+                    .submit(Pair::new(host(&pr, wide, stride), host(&pd, wide, stride)))
                     .expect("submit");
                 while let Some(s) = scorer.poll() {
                     got.push(s.expect("result"));
@@ -173,10 +176,10 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
     let mut second = engine.scorer(&desc).expect("second scorer");
     assert_eq!(second.arithmetic(), variant);
     second
-        .submit_host(
+        .submit(Pair::new(
             HostPlane::u8(&r.bytes, w as usize),
             HostPlane::u8(&d.bytes, w as usize),
-        )
+        ))
         .expect("submit");
     let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
     assert_eq!(second.wait().expect("a result").expect("score"), want);
@@ -228,24 +231,36 @@ fn refusals_name_what_is_wrong() {
     let bytes = vec![0u8; 64 * 48];
     // 8-bit samples for a 10-bit scorer.
     let e = scorer
-        .submit_host(HostPlane::u8(&bytes, 64), HostPlane::u8(&bytes, 64))
+        .submit(Pair::new(
+            HostPlane::u8(&bytes, 64),
+            HostPlane::u8(&bytes, 64),
+        ))
         .unwrap_err();
     assert!(e.to_string().contains("HostPlane::u16"), "{e}");
     // A stride shorter than a row.
     let e = scorer
-        .submit_host(HostPlane::u16(&words, 63), HostPlane::u16(&words, 64))
+        .submit(Pair::new(
+            HostPlane::u16(&words, 63),
+            HostPlane::u16(&words, 64),
+        ))
         .unwrap_err();
     assert!(e.to_string().contains("row stride 63"), "{e}");
     // Too few samples.
     let e = scorer
-        .submit_host(HostPlane::u16(&words[1..], 64), HostPlane::u16(&words, 64))
+        .submit(Pair::new(
+            HostPlane::u16(&words[1..], 64),
+            HostPlane::u16(&words, 64),
+        ))
         .unwrap_err();
     assert!(matches!(e, Error::BufferSize { .. }), "{e}");
     // A sample above 10 bits, with its position.
     let mut high = words.clone();
     high[64 * 3 + 5] = 1024;
     let e = scorer
-        .submit_host(HostPlane::u16(&words, 64), HostPlane::u16(&high, 64))
+        .submit(Pair::new(
+            HostPlane::u16(&words, 64),
+            HostPlane::u16(&high, 64),
+        ))
         .unwrap_err();
     assert!(
         matches!(
@@ -259,66 +274,80 @@ fn refusals_name_what_is_wrong() {
         ),
         "{e}"
     );
-    // A device pair on a host-frame scorer, and nothing came back of any of it.
-    let plane = DevicePlane::new(ash::vk::Buffer::null(), 128, SampleFormat::U16);
-    // SAFETY: refused before any handle is used.
-    let e = unsafe { scorer.submit_device(plane, plane, &[], &[]) }.unwrap_err();
-    assert!(e.to_string().contains("device_frames"), "{e}");
     assert_eq!(scorer.in_flight(), 0);
     assert!(scorer.poll().is_none());
 
-    // On a device-frame scorer: wrong sample format, short pitch, null buffer,
-    // and a timeline value on an engine without timeline semaphores.
-    let mut desc = ScorerDesc::new(64, 48, 8);
-    desc.device_frames = true;
-    let mut dev = engine.scorer(&desc).expect("device scorer");
+    // Imports refused: a null buffer, a row pitch of 0, a queue family the
+    // device does not have.
     let fake = ash::vk::Handle::from_raw(0x1000);
     let good = DevicePlane::new(fake, 64, SampleFormat::U8);
-    let cases = [
+    let refused_imports = [
         (
-            {
-                let mut p = good;
-                p.format = SampleFormat::U16;
-                p
-            },
-            vec![],
-            "U16",
-        ),
-        (
-            {
-                let mut p = good;
-                p.row_pitch = 63;
-                p
-            },
-            vec![],
-            "row pitch 63",
-        ),
-        (
-            {
-                let mut p = good;
-                p.buffer = ash::vk::Buffer::null();
-                p
-            },
-            vec![],
+            DevicePlane::new(ash::vk::Buffer::null(), 64, SampleFormat::U8),
             "VK_NULL_HANDLE",
         ),
+        (
+            DevicePlane::new(fake, 0, SampleFormat::U8),
+            "row pitch of 0",
+        ),
+        (good.with_queue_family(77), "queue family 77"),
     ];
-    let mut cases = cases.to_vec();
+    for (plane, needle) in refused_imports {
+        // SAFETY: refused before the handle is used.
+        let e = unsafe { engine.import_buffer(plane) }.unwrap_err();
+        assert!(e.to_string().contains(needle), "{needle}: {e}");
+    }
+
+    // Pairs refused before any handle is used: a plane of the wrong sample
+    // format, a short pitch, an imported plane beside a host one, semaphores
+    // on a host pair, imported planes on the CPU twin, and a timeline value
+    // on an engine without timeline semaphores.
+    let desc = ScorerDesc::new(64, 48, 8);
+    let mut dev = engine.scorer(&desc).expect("device scorer");
+    // SAFETY: these imports are only given to submissions refused before use.
+    let import = |p: DevicePlane| unsafe { engine.import_buffer(p) }.expect("import");
+    let good = import(good);
+    let words = import(DevicePlane::new(fake, 128, SampleFormat::U16));
+    let short = import(DevicePlane::new(fake, 63, SampleFormat::U8));
+    let bytes = vec![0u8; 64 * 48];
+    let host = HostPlane::u8(&bytes, 64);
+    let sem = SemaphoreRef::binary(ash::vk::Handle::from_raw(0x2000));
+    let mut cases: Vec<(Pair, &str)> = vec![
+        (Pair::new(&good, &words), "holds 16-bit words"),
+        (Pair::new(&good, &short), "row pitch of 63 bytes"),
+        (
+            Pair::new(&good, host),
+            "an imported plane with a plane that is not",
+        ),
+        (
+            Pair::new(host, &good),
+            "an imported plane with a plane that is not",
+        ),
+        (
+            // SAFETY: refused before the semaphore is used.
+            unsafe { Pair::new(host, host).wait(sem) },
+            "semaphores are for pairs of imported",
+        ),
+    ];
     // A timeline value is refused only where the device has no timeline
     // semaphores (elsewhere it would be used, and these handles are fake).
     if !engine.supports_timeline_semaphores() {
+        let timeline = SemaphoreRef::timeline(ash::vk::Handle::from_raw(0x2000), 1);
+        // SAFETY: refused before the semaphore is used.
         cases.push((
-            good,
-            vec![SemaphoreRef::timeline(ash::vk::Handle::from_raw(0x2000), 1)],
+            unsafe { Pair::new(&good, &good).wait(timeline) },
             "timelineSemaphore",
         ));
     }
-    for (plane, waits, needle) in cases {
-        // SAFETY: each case is refused before any handle is used.
-        let e = unsafe { dev.submit_device(good, plane, &waits, &[]) }.unwrap_err();
+    for (pair, needle) in cases {
+        let e = dev.submit(pair).unwrap_err();
         assert!(e.to_string().contains(needle), "{needle}: {e}");
     }
     assert_eq!(dev.in_flight(), 0);
+    let mut cpu = Scorer::cpu(&desc, 1).expect("cpu scorer");
+    let e = cpu.submit(Pair::new(&good, &good)).unwrap_err();
+    assert!(e.to_string().contains("CPU scorer"), "{e}");
+    assert!(!good.in_use(), "nothing in flight holds the import");
     assert!(engine.validation_messages().is_empty());
 }
 
@@ -420,9 +449,10 @@ fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> vkssim::FrameScore
 
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
 /// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed
-/// with host pairs (submitted, then through frame slots), then buffers
-/// destroyed and recreated after `forget_device_buffers`: every score
-/// bit-identical to the CPU twin.
+/// with host pairs (submitted, then through frame slots, then with a shared
+/// reference), then the imports dropped, the buffers destroyed once vkssim
+/// released them and new ones made (Vulkan may give the same handles back):
+/// every score bit-identical to the CPU twin.
 #[test]
 fn device_pairs_rebind_and_match_the_cpu_twin() {
     if !gpu_present() {
@@ -432,7 +462,6 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let (w, h) = (128u32, 72u32);
     let mut desc = ScorerDesc::new(w, h, 8);
     desc.ssim.enable_lcs = true;
-    desc.device_frames = true;
     desc.frames_in_flight = std::num::NonZeroUsize::new(2);
     let mut scorer = engine.scorer(&desc).expect("scorer");
     // Packed at 0 (zero-copy), padded rows at 256 (device copy), packed at an
@@ -442,6 +471,11 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let plane = |p: &DevicePair, k: usize| {
         DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8).with_offset(p.offset)
     };
+    let import = |p: &DevicePair| -> [ImportedPlane; 2] {
+        // SAFETY: the buffers hold their planes and live until released.
+        [0, 1].map(|k| unsafe { engine.import_buffer(plane(p, k)) }.expect("import"))
+    };
+    let imports: Vec<[ImportedPlane; 2]> = pairs.iter().map(import).collect();
     let host_r = frame(w, h, 8, 77);
     let host_d = frame(w, h, 8, 78);
     let order = [0usize, 1, 2, 0, 9, 1, 2, 0, 2];
@@ -449,16 +483,14 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     for &k in &order {
         if k == 9 {
             scorer
-                .submit_host(
+                .submit(Pair::new(
                     HostPlane::u8(&host_r.bytes, w as usize),
                     HostPlane::u8(&host_d.bytes, w as usize),
-                )
+                ))
                 .expect("host pair");
         } else {
-            let p = &pairs[k];
-            // SAFETY: the buffers hold their planes and live until destroyed below.
-            unsafe { scorer.submit_device(plane(p, 0), plane(p, 1), &[], &[]) }
-                .expect("device pair");
+            let [r, d] = &imports[k];
+            scorer.submit(Pair::new(r, d)).expect("device pair");
         }
         while let Some(s) = scorer.poll() {
             got.push(s.expect("result"));
@@ -490,14 +522,51 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
         let g = slots.wait().expect("a result").expect("score");
         assert_eq!(g, want, "slot pair {k} after device pairs");
     }
+    // A shared reference after device pairs, then device pairs again.
+    let shared = engine
+        .shared_planes(&desc)
+        .expect("pool")
+        .upload(HostPlane::u8(&host_r.bytes, w as usize))
+        .expect("upload");
+    for k in [0usize, 9, 1, 9, 2] {
+        let want = if k == 9 {
+            let host_d = HostPlane::u8(&host_d.bytes, w as usize);
+            scorer
+                .submit(Pair::new(&shared, host_d))
+                .expect("shared pair");
+            want
+        } else {
+            scorer
+                .submit(Pair::new(&imports[k][0], &imports[k][1]))
+                .expect("device pair");
+            want_for(w, h, layouts[k].2, &desc.ssim)
+        };
+        let g = scorer.wait().expect("a result").expect("score");
+        assert_eq!(g, want, "pair {k} after a shared reference");
+    }
 
-    // New buffers (the handles may repeat) after forgetting the old ones.
-    scorer.forget_device_buffers();
+    // The last pair is scored: dropping the imports releases the buffers at
+    // once, and each release runs exactly once.
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (k, pair) in imports.iter().enumerate() {
+        for plane in pair {
+            let tx = tx.clone();
+            plane.on_release(move || tx.send(k).expect("send"));
+        }
+    }
+    drop(tx);
+    drop(imports);
+    let mut released: Vec<usize> = rx.iter().collect();
+    released.sort_unstable();
+    assert_eq!(released, [0, 0, 1, 1, 2, 2]);
     destroy_pairs(&engine, &pairs);
+    // New buffers (the handles may repeat): new imports, so the slots rebind.
     let fresh = device_pairs(&engine, w, h, &[(0, w as u64, 11), (4, w as u64, 12)]);
     for (p, seed) in fresh.iter().zip([11, 12]) {
-        // SAFETY: as above.
-        unsafe { scorer.submit_device(plane(p, 0), plane(p, 1), &[], &[]) }.expect("submit");
+        let [r, d] = import(p);
+        scorer.submit(Pair::new(&r, &d)).expect("submit");
+        // Dropped while the pair is in flight: the pair still holds them.
+        drop((r, d));
         let g = scorer.wait().expect("a result").expect("score");
         assert_eq!(g, want_for(w, h, seed, &desc.ssim), "fresh pair {seed}");
     }
@@ -537,28 +606,44 @@ fn engine_options_soft_f64_and_staging() {
             assert_eq!(scorer.arithmetic(), ArithVariant::SoftF64);
         }
         scorer
-            .submit_host(
+            .submit(Pair::new(
                 HostPlane::u8(&r.bytes, w as usize),
                 HostPlane::u8(&d.bytes, w as usize),
-            )
+            ))
             .expect("submit");
         let got = scorer.wait().expect("a result").expect("score");
         assert_eq!(got, want, "no_fp64 {no_fp64}, {upload:?}");
-        if no_fp64 {
-            let mut dd = desc;
-            dd.device_frames = true;
-            let mut dev = engine.scorer(&dd).expect("device scorer");
-            assert_eq!(dev.arithmetic(), ArithVariant::SoftF64);
-            let pairs = device_pairs(&engine, w, h, &[(0, w as u64, 21)]);
-            let p = &pairs[0];
-            let plane = |k: usize| DevicePlane::new(p.bufs[k].buffer, w as u64, SampleFormat::U8);
+        // Device pairs on the same scorer (its slots read the host's
+        // buffers, then their own upload buffers again), on both paths.
+        let pairs = device_pairs(&engine, w, h, &[(0, w as u64, 21), (256, w as u64 + 8, 22)]);
+        for (p, seed) in pairs.iter().zip([21, 22]) {
+            let plane = |k: usize| {
+                DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8).with_offset(p.offset)
+            };
             // SAFETY: the buffers hold their planes and outlive the scorer's work.
-            unsafe { dev.submit_device(plane(0), plane(1), &[], &[]) }.expect("submit");
-            let got = dev.wait().expect("a result").expect("score");
-            assert_eq!(got, want_for(w, h, 21, &dd.ssim), "soft fp64 device pair");
-            drop(dev);
-            destroy_pairs(&engine, &pairs);
+            let [ir, id] =
+                [0, 1].map(|k| unsafe { engine.import_buffer(plane(k)) }.expect("import"));
+            scorer.submit(Pair::new(&ir, &id)).expect("submit");
+            let got = scorer.wait().expect("a result").expect("score");
+            assert_eq!(
+                got,
+                want_for(w, h, seed, &desc.ssim),
+                "device pair {seed}, no_fp64 {no_fp64}, {upload:?}"
+            );
         }
+        scorer
+            .submit(Pair::new(
+                HostPlane::u8(&r.bytes, w as usize),
+                HostPlane::u8(&d.bytes, w as usize),
+            ))
+            .expect("submit");
+        let got = scorer.wait().expect("a result").expect("score");
+        assert_eq!(
+            got, want,
+            "host pair after device pairs, no_fp64 {no_fp64}, {upload:?}"
+        );
+        drop(scorer);
+        destroy_pairs(&engine, &pairs);
         assert!(
             engine.validation_messages().is_empty(),
             "{:#?}",
@@ -591,10 +676,10 @@ fn one_engine_scorers_on_several_threads() {
                     .collect();
                 for (r, d) in &pairs {
                     scorer
-                        .submit_host(
+                        .submit(Pair::new(
                             HostPlane::u8(&r.bytes, w as usize),
                             HostPlane::u8(&d.bytes, w as usize),
-                        )
+                        ))
                         .expect("submit");
                 }
                 for (i, (r, d)) in pairs.iter().enumerate() {

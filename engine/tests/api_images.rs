@@ -1,7 +1,7 @@
-//! Refusals of `Scorer::submit_images`/`submit_sources` (the frames-in-images
-//! path; the scoring itself is checked by the `image_frames` example under
-//! validation): each names what is wrong and happens before any device work,
-//! so the handles here are never used.
+//! Refusals of imported images and of pairs of them (`Engine::import_image`,
+//! `Scorer::submit`; the scoring itself is checked by the `image_frames`
+//! example under validation): each names what is wrong and happens before
+//! any device work, so the handles here are never used.
 
 mod vk_support;
 
@@ -9,8 +9,7 @@ use ash::vk;
 use ash::vk::Handle;
 use vk_support::gpu_present;
 use vkssim::api::{
-    image_format_supported, DevicePlane, Engine, ExclusiveBufferPlane, ImagePlane, SampleFormat,
-    ScorerDesc,
+    image_format_supported, DevicePlane, Engine, ImagePlane, Pair, SampleFormat, Scorer, ScorerDesc,
 };
 use vkssim::vk::VkOptions;
 use vkssim::Error;
@@ -21,17 +20,22 @@ fn image_sources_are_checked_before_any_device_work() {
         return;
     }
     let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
-    let mut desc = ScorerDesc::new(64, 48, 10);
-    desc.device_frames = true;
+    let desc = ScorerDesc::new(64, 48, 10);
     let mut scorer = engine.scorer(&desc).expect("scorer");
     let fake = vk::Image::from_raw(0x1000);
     let other = vk::Image::from_raw(0x2000);
     let general = vk::ImageLayout::GENERAL;
     let p010 = vk::Format::G10X6_B10X6R10X6_2PLANE_420_UNORM_3PACK16;
     let good = ImagePlane::new(other, p010, general);
-    let refused = |scorer: &mut vkssim::api::Scorer, p: ImagePlane| -> String {
-        // SAFETY: every call here is refused before the handles are used.
-        match unsafe { scorer.submit_images(p, good, &[], &[]) } {
+    // SAFETY: the imports here are only given to submissions refused before
+    // the handles are used.
+    let good = unsafe { engine.import_image(good) }.expect("import");
+    // The import's refusal, or else the pair's.
+    let refused = |scorer: &mut Scorer, p: ImagePlane| -> String {
+        // SAFETY: as above.
+        let r = unsafe { engine.import_image(p) }
+            .and_then(|imported| scorer.submit(Pair::new(&imported, &good)));
+        match r {
             Err(e @ Error::InvalidOption(_)) => e.to_string(),
             other => panic!("{p:?}: expected a refusal, got {other:?}"),
         }
@@ -45,7 +49,7 @@ fn image_sources_are_checked_before_any_device_work() {
         &mut scorer,
         ImagePlane::new(fake, vk::Format::R12X4_UNORM_PACK16, general),
     );
-    assert!(e.contains("R12X4"), "{e}");
+    assert!(e.contains("12-bit samples"), "{e}");
     let e = refused(
         &mut scorer,
         ImagePlane::new(fake, vk::Format::R8G8_UNORM, general),
@@ -76,19 +80,16 @@ fn image_sources_are_checked_before_any_device_work() {
         ImagePlane::new(fake, p010, general).with_msb_bits(12),
     );
     assert!(e.contains("msb_bits 12"), "{e}");
-    let e = refused(&mut scorer, good);
+    let e = scorer
+        .submit(Pair::new(&good, &good))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("same image layer"), "{e}");
     // An EXCLUSIVE buffer of an unknown family.
-    let plane = DevicePlane::new(vk::Buffer::from_raw(0x3000), 128, SampleFormat::U16);
-    // SAFETY: refused before the handles are used.
-    let r = unsafe {
-        scorer.submit_sources(
-            ExclusiveBufferPlane::new(plane, 77).into(),
-            good.into(),
-            &[],
-            &[],
-        )
-    };
+    let plane = DevicePlane::new(vk::Buffer::from_raw(0x3000), 128, SampleFormat::U16)
+        .with_queue_family(77);
+    // SAFETY: refused before the handle is used.
+    let r = unsafe { engine.import_buffer(plane) };
     assert!(
         matches!(&r, Err(Error::InvalidOption(m)) if m.contains("queue family 77")),
         "{r:?}"

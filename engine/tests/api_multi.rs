@@ -8,7 +8,7 @@
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
-use vkssim::api::{usable_devices, Engine, HostPlane, MultiScorer, ScorerDesc};
+use vkssim::api::{usable_devices, Engine, HostPlane, MultiScorer, Pair, ScorerDesc};
 use vkssim::vk::VkOptions;
 use vkssim::{cpu, Error, LumaFrame, SsimOptions};
 
@@ -75,7 +75,7 @@ fn pairs_over_several_engines_come_back_in_order_and_identical() {
             assert_eq!(multi.next_engine(), k % 3);
             let (pr, pd) = (plane(r), plane(d));
             multi
-                .submit_host(host(&pr, bit_depth, w), host(&pd, bit_depth, w))
+                .submit(Pair::new(host(&pr, bit_depth, w), host(&pd, bit_depth, w)))
                 .expect("submit");
             while let Some(s) = multi.poll() {
                 got.push(s.expect("result"));
@@ -114,11 +114,17 @@ fn a_refused_pair_names_its_engine_and_keeps_the_earlier_results() {
     let mut multi = MultiScorer::new(&engines, &desc).expect("multi");
     let (r, d) = (frame(64, 48, 8, 1), frame(64, 48, 8, 2));
     multi
-        .submit_host(HostPlane::u8(&r.bytes, 64), HostPlane::u8(&d.bytes, 64))
+        .submit(Pair::new(
+            HostPlane::u8(&r.bytes, 64),
+            HostPlane::u8(&d.bytes, 64),
+        ))
         .expect("first pair");
     let short = vec![0u8; 10];
     let err = multi
-        .submit_host(HostPlane::u8(&short, 64), HostPlane::u8(&d.bytes, 64))
+        .submit(Pair::new(
+            HostPlane::u8(&short, 64),
+            HostPlane::u8(&d.bytes, 64),
+        ))
         .expect_err("a 10-byte plane must be refused");
     match &err {
         Error::OnDevice { device, source } => {

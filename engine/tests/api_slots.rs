@@ -245,8 +245,6 @@ fn foreign_slots_and_out_of_range_samples_are_refused() {
         Scorer::cpu(&desc, 1).expect("cpu scorer"),
     );
     check_refusals(&mut a, &mut b, "cpu");
-    let e = Scorer::cpu(&desc.with_device_frames(true), 1).unwrap_err();
-    assert!(matches!(e, Error::InvalidOption(_)), "{e}");
     if !gpu_present() {
         return;
     }

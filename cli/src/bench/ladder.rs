@@ -20,6 +20,7 @@ use crate::args::BenchArgs;
 use crate::backend::{self, Engine};
 use crate::feature::parse_features;
 use crate::pipeline::{self, Input as PipelineInput, Selection, Tee};
+use crate::plan::BackendPlan;
 use crate::stdio;
 
 /// Runs the ladder bench with `k` distorted inputs.
@@ -34,11 +35,12 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         }
     };
     vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
-    let threads = backend::read_threads(&args.engine).1.div_ceil(k).max(1);
+    let engine = BackendPlan::resolve(&args.engine)?;
+    let threads = backend::read_threads(&engine).1.div_ceil(k).max(1);
     let mut engines = Vec::with_capacity(k);
     for i in 0..k {
         engines.push(backend::start(
-            &args.engine,
+            &engine,
             options,
             (width, height, bit_depth),
             threads,

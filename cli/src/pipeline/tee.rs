@@ -525,7 +525,7 @@ mod tests {
         let (r, d) = (vec![0u8; 64 * 48], vec![9u8; 64 * 48]);
         let host = vkssim::api::HostPlane::u8;
         multi
-            .submit_host(host(&r, 64), host(&d, 64))
+            .submit(vkssim::api::Pair::new(host(&r, 64), host(&d, 64)))
             .expect("one pair");
         multi.wait().expect("a result").expect("a score");
         assert_eq!(multi.next_engine(), 1);

@@ -12,28 +12,59 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use super::paths::{check_distinct_inputs, check_output_is_not_an_input};
-use super::plural;
-use crate::args::ScoreArgs;
+use super::paths::{check_distinct_streams, check_output_is_not_an_input};
 use crate::chrome_trace::TraceGuard;
-use crate::output::target::{check_writable, identity, name_max, Target};
+use crate::output::target::{check_planned, check_writable, identity, name_max, Target};
+use crate::plan::{Mode, ScorePlan};
 
-/// The checks made before any input is read. A `--trace-chrome` that names an
-/// input or an output is refused and dropped, so that nothing is written over
+/// The checks on the files of `plan` made before any input is read: no
+/// stream is given as two inputs, `--output-dir` can be a folder, and the
+/// outputs pass [`preflight_outputs`]. A `--trace-chrome` that names an input
+/// or an output is refused and dropped, so that nothing is written over
 /// either.
-pub fn preflight(args: &ScoreArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
-    check_distinct_inputs(&args.reference, args.dist())?;
-    let inputs = [
-        ("reference", args.reference.as_path()),
-        ("distorted input", args.dist()),
-    ];
-    let outputs: Vec<(String, &Path)> = args
-        .output
-        .as_deref()
-        .map(|o| (format!("-o {}", shown(o)), o))
-        .into_iter()
+pub fn preflight(plan: &ScorePlan, trace: &mut Option<TraceGuard>) -> Result<()> {
+    let inputs = plan.inputs.named();
+    check_distinct_streams(&inputs)?;
+    let outputs = &plan.outputs;
+    if let Some(dir) = &outputs.dir {
+        check_output_dir(dir)?;
+    }
+    let named: Vec<(String, &Path)> = outputs
+        .targets
+        .iter()
+        .zip(&plan.inputs.distorted)
+        .filter_map(|(o, d)| {
+            let o = o.as_deref()?;
+            let what = match plan.mode {
+                Mode::Ladder => format!("the output of the distorted input {}", shown(d)),
+                Mode::Pair | Mode::H264 => format!("-o {}", shown(o)),
+            };
+            Some((what, o))
+        })
         .collect();
-    preflight_outputs(&outputs, &inputs, None, trace)
+    let planned = outputs.dir.as_deref();
+    let checked = check_outputs(&named, &inputs, planned, outputs.trace.as_deref());
+    drop_trace_if_refused(checked, trace)
+}
+
+/// Checks `--output-dir DIR` before any work: a folder, or a path where one
+/// can be created (it is created once there is something to score).
+fn check_output_dir(dir: &Path) -> Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => bail!("--output-dir {}: it is a file, not a folder", shown(dir)),
+        Err(_) => check_planned(&dir.join("x"))
+            .with_context(|| format!("--output-dir {}: cannot create it", shown(dir))),
+    }
+}
+
+/// `s` unless `n` is 1.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// The checks on the files a run writes (`outputs`: what each is, for
@@ -51,6 +82,12 @@ pub fn preflight_outputs(
 ) -> Result<()> {
     let trace_path = trace.as_ref().map(TraceGuard::path);
     let checked = check_outputs(outputs, inputs, planned_dir, trace_path);
+    drop_trace_if_refused(checked, trace)
+}
+
+/// `checked`, after dropping `trace` when it is an error (so that the trace
+/// is not written over what it collides with).
+fn drop_trace_if_refused(checked: Result<()>, trace: &mut Option<TraceGuard>) -> Result<()> {
     if checked.is_err() {
         if let Some(guard) = trace.take() {
             guard.discard();
@@ -232,7 +269,82 @@ fn partial_path(path: &Path) -> (PathBuf, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::tests::args;
     use std::ffi::OsStr;
+
+    /// The preflight of `line` (with `{d}` standing for `dir`), with a trace
+    /// at `trace`; the error's text, and whether the trace was kept.
+    fn preflight_of(line: &str, dir: &Path, trace: Option<&Path>) -> (Result<(), String>, bool) {
+        let line = line.replace("{d}", dir.to_str().unwrap());
+        let plan = ScorePlan::resolve(&args(&line), trace).unwrap();
+        let mut guard = trace.map(|t| crate::chrome_trace::create(t, None).unwrap().1);
+        let result = preflight(&plan, &mut guard).map_err(|e| format!("{e:#}"));
+        let kept = guard.is_some();
+        if let Some(g) = guard {
+            g.discard();
+        }
+        (result, kept)
+    }
+
+    #[test]
+    fn the_preflight_refuses_what_would_be_lost() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        for name in ["r.y4m", "a.y4m", "file"] {
+            std::fs::write(d.join(name), "x").unwrap();
+        }
+        std::fs::create_dir_all(d.join("x")).unwrap();
+        std::fs::create_dir_all(d.join("y")).unwrap();
+        let ok = |line: &str| {
+            let (r, kept) = preflight_of(line, d, Some(&d.join("t.json")));
+            assert_eq!(r, Ok(()), "{line}");
+            assert!(kept, "{line}");
+        };
+        ok("vkssim -r {d}/r.y4m -d {d}/a.y4m -o {d}/out.xml");
+        ok("vkssim -r {d}/r.y4m -d {d}/x/a.y4m -d {d}/y/b.y4m --output-dir {d}/new");
+        let refused = |line: &str, trace: Option<&Path>, needle: &str, keeps_trace: bool| {
+            let (r, kept) = preflight_of(line, d, trace);
+            let msg = r.expect_err(line);
+            assert!(msg.contains(needle), "{line}: {msg}");
+            assert_eq!(kept, keeps_trace && trace.is_some(), "{line}");
+        };
+        let trace = d.join("t.json");
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m -o {d}/r.y4m",
+            Some(&trace),
+            "is the same file as the reference",
+            false,
+        );
+        // Two inputs of one stem in one --output-dir.
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/x/a.y4m -d {d}/y/a.y4m --output-dir {d}/o",
+            None,
+            &format!(
+                "the output of the distorted input {0}/x/a.y4m and the output of the distorted input {0}/y/a.y4m would write one file",
+                d.display()
+            ),
+            false,
+        );
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m --output-dir {d}/file",
+            Some(&trace),
+            "it is a file, not a folder",
+            true,
+        );
+        let out = d.join("out.json");
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m -o {d}/out.json",
+            Some(&out),
+            "and --trace-chrome",
+            false,
+        );
+        refused(
+            "vkssim -r {d}/r.y4m -d {d}/a.y4m",
+            Some(&d.join("a.y4m")),
+            "--trace-chrome",
+            false,
+        );
+    }
 
     #[test]
     fn a_partial_name_too_long_is_cut_to_fit() {

@@ -88,14 +88,9 @@ impl Identity {
     }
 }
 
-/// Refuses the same stream (a pipe, FIFO, terminal or other device) given as both
-/// inputs: each would read alternate chunks of it. One regular file given twice
-/// is fine (each input reads it on its own).
-pub fn check_distinct_inputs(reference: &Path, distorted: &Path) -> Result<()> {
-    check_distinct_streams(&[("reference", reference), ("distorted input", distorted)])
-}
-
-/// [`check_distinct_inputs`] over every two of `inputs` (role and path).
+/// Refuses the same stream (a pipe, FIFO, terminal or other device) given as
+/// two of `inputs` (role and path): each would read alternate chunks of it.
+/// One regular file given twice is fine (each input reads it on its own).
 pub fn check_distinct_streams(inputs: &[(&str, &Path)]) -> Result<()> {
     let ids: Vec<Option<Identity>> = inputs
         .iter()
@@ -167,7 +162,7 @@ mod tests {
         let other = dir.path().join("other");
         check_output_is_not_an_input("-o", &other, &inputs).unwrap();
         // One regular file as both inputs is fine.
-        check_distinct_inputs(&a, &hard).unwrap();
+        check_distinct_streams(&[("reference", &a), ("distorted input", &hard)]).unwrap();
     }
 
     #[test]
@@ -181,7 +176,9 @@ mod tests {
         assert!(st.success());
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&fifo, &link).unwrap();
-        let err = check_distinct_inputs(&fifo, &link).unwrap_err().to_string();
+        let err = check_distinct_streams(&[("reference", &fifo), ("distorted input", &link)])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("same stream") && err.contains("link"), "{err}");
         let inputs = [("distorted input", fifo.as_path())];
         let err = check_output_is_not_an_input("-o", &link, &inputs).unwrap_err();

@@ -153,10 +153,13 @@ pub struct DeviceHandles {
 
 /// A Vulkan device vkssim scores on (see the module documentation).
 ///
+/// Cloning gives a second handle to the same device (nothing is copied).
+///
 /// `Send` and `Sync`: every method takes `&self`; the device's queue
 /// submissions go through one lock (and the host's [`QueueLock`] for an
 /// imported device), its memory allocator sits behind a mutex, and the rest is
 /// immutable Vulkan handles, which Vulkan lets any thread use.
+#[derive(Clone)]
 pub struct Engine {
     gpu: Arc<Gpu>,
     options: VkOptions,
@@ -321,7 +324,7 @@ impl Engine {
     }
 
     /// The engine's Vulkan objects, so that a host can create its buffers and
-    /// semaphores on vkssim's own device (for [`Scorer::submit_device`]). They
+    /// semaphores on vkssim's own device (for [`Engine::import_buffer`]). They
     /// stay vkssim's: never destroy them, and submit to the queue only through
     /// [`Engine::queue_submit`] (vkssim submits to it from other threads).
     pub fn device_handles(&self) -> DeviceHandles {
@@ -366,6 +369,11 @@ impl Engine {
         self.timeline
     }
 
+    /// The engine's device.
+    pub(super) fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
     /// A scorer for one geometry and set of options (see [`Scorer`]).
     /// Allocates every buffer; the device's first scorer of an arithmetic
     /// variant also builds its pipelines and runs its self-test, which later
@@ -408,7 +416,7 @@ impl Engine {
         let mut one = *desc;
         one.frames_in_flight = std::num::NonZeroUsize::new(1);
         let mut scorer = self.scorer(&one)?;
-        scorer.submit_host(reference, distorted)?;
+        scorer.submit(super::Pair::new(reference, distorted))?;
         scorer
             .wait()
             .unwrap_or_else(|| Err(Error::Internal("score_pair: no result came back".into())))

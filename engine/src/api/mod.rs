@@ -1,10 +1,12 @@
 //! The library API for video tools: an [`Engine`] on vkssim's own Vulkan device
 //! ([`Engine::new`]) or on the host application's ([`Engine::import`]), and
-//! [`Scorer`]s that score frame pairs of one geometry from host memory
-//! ([`HostPlane`]) or straight from the host's own `vk::Buffer`s
-//! ([`DevicePlane`], no host round trip) or images ([`ImagePlane`]: NV12, P010
-//! and single-plane luma, with queue-family ownership transfers), with results
-//! in submission order. A [`Scorer`] can also run on the exact CPU twin
+//! [`Scorer`]s that score frame pairs of one geometry, each given as a
+//! [`Pair`] to [`Scorer::submit`]: planes in host memory ([`HostPlane`]), or
+//! the host's own `vk::Buffer`s ([`DevicePlane`], no host round trip) and
+//! images ([`ImagePlane`]: NV12, P010 and single-plane luma, with queue-family
+//! ownership transfers), each imported once ([`Engine::import_buffer`],
+//! [`Engine::import_image`]: an [`ImportedPlane`]), with results in
+//! submission order. A [`Scorer`] can also run on the exact CPU twin
 //! ([`Scorer::cpu`]), and be filled in place from reader threads through
 //! [`FrameSlots`]. [`MultiScorer`] spreads one stream of pairs over several
 //! engines (several GPUs).
@@ -36,11 +38,13 @@
 mod engine;
 mod image;
 mod import;
+mod imported;
 pub mod in_flight;
 mod multi;
 mod plane;
 mod scorer;
 mod slots;
+mod submit;
 
 pub use crate::vk::context::QueueLock;
 pub use crate::vk::shared_plane::{PlaneWriter, SharedPlane, SharedPlanes};
@@ -50,10 +54,12 @@ pub use engine::{
     required_features, DeviceHandles, Engine, ImportDesc, MIN_API_VERSION, OPTIONAL_FEATURES,
     REQUIRED_DEVICE_EXTENSIONS, REQUIRED_FEATURES,
 };
-pub use image::{image_format_supported, DeviceSource, ExclusiveBufferPlane, ImagePlane};
+pub use image::{image_format_supported, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
+pub use imported::ImportedPlane;
 pub use in_flight::DEFAULT_FRAMES_IN_FLIGHT;
 pub use multi::{usable_devices, DealtPlanes, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Diagnostics, Scorer, ScorerDesc};
 pub use slots::{FrameSlot, FrameSlots};
+pub use submit::{Pair, Source};

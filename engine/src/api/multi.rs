@@ -8,9 +8,9 @@
 use std::collections::VecDeque;
 
 use super::engine::Engine;
-use super::plane::HostPlane;
 use super::scorer::{Scorer, ScorerDesc};
 use super::slots::{FrameSlot, FrameSlots};
+use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 use crate::{Error, FrameScore, Result};
 
@@ -21,14 +21,14 @@ use crate::{Error, FrameScore, Result};
 /// engine's device ([`Error::OnDevice`]); the results before it are not lost.
 ///
 /// ```no_run
-/// use vkssim::api::{Engine, HostPlane, MultiScorer, ScorerDesc};
+/// use vkssim::api::{Engine, HostPlane, MultiScorer, Pair, ScorerDesc};
 /// use vkssim::vk::VkOptions;
 /// let engines = (0..2)
 ///     .map(|i| Engine::new(&VkOptions::default().with_device_index(Some(i))))
 ///     .collect::<Result<Vec<_>, _>>()?;
 /// let mut scorer = MultiScorer::new(&engines, &ScorerDesc::new(64, 64, 8))?;
 /// let (r, d) = (vec![16u8; 64 * 64], vec![17u8; 64 * 64]);
-/// scorer.submit_host(HostPlane::u8(&r, 64), HostPlane::u8(&d, 64))?;
+/// scorer.submit(Pair::new(HostPlane::u8(&r, 64), HostPlane::u8(&d, 64)))?;
 /// while let Some(score) = scorer.wait() {
 ///     println!("{}", score?.float_ssim());
 /// }
@@ -156,16 +156,13 @@ impl MultiScorer {
         })
     }
 
-    /// Queues a pair from host memory on the next engine (see
-    /// [`Scorer::submit_host`]); blocks while that engine's queue is full.
-    pub fn submit_host(
-        &mut self,
-        reference: HostPlane<'_>,
-        distorted: HostPlane<'_>,
-    ) -> Result<()> {
+    /// Queues a pair on the next engine (see [`Scorer::submit`]: host planes,
+    /// or a shared reference from that engine's pool, [`MultiScorer::shared_planes`]);
+    /// blocks while that engine's queue is full.
+    pub fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
         let k = self.next_engine();
         self.scorers[k]
-            .submit_host(reference, distorted)
+            .submit(pair)
             .map_err(|e| on_device(&self.devices[k], e))?;
         self.order.push_back(k);
         self.submitted += 1;

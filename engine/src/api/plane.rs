@@ -29,7 +29,7 @@ pub enum HostSamples<'a> {
 
 /// A luma plane in host memory: rows of the scorer's width, `row_stride`
 /// samples (not bytes) apart. The scorer copies it into its upload memory
-/// during [`super::Scorer::submit_host`]; the slice can be reused right after.
+/// during [`super::Scorer::submit`]; the slice can be reused right after.
 ///
 /// ```no_run
 /// use vkssim::api::HostPlane;
@@ -177,14 +177,24 @@ pub enum SampleFormat {
 /// device: `height` rows of `width` samples starting `offset` bytes into
 /// `buffer`, rows `row_pitch` bytes apart.
 ///
-/// Read in place (zero-copy) when the rows are packed (`row_pitch` = width
-/// times bytes per sample), `offset` is a multiple of the device's
+/// Imported once with [`super::Engine::import_buffer`]. Read in place
+/// (zero-copy) when the rows are packed (`row_pitch` = width times bytes per
+/// sample), `offset` is a multiple of the device's
 /// `minStorageBufferOffsetAlignment` and the plane's size a multiple of 4;
 /// otherwise copied on the device into the scorer's own buffer first. The
 /// buffer needs `STORAGE_BUFFER` usage for the first and `TRANSFER_SRC` for the
-/// second (give it both), must be owned by the engine's queue family (or
-/// created with `VK_SHARING_MODE_CONCURRENT`), and must not be written until
-/// the pair's result (or signal semaphore) says the scorer is done with it.
+/// second (give it both), and must not be written until the pair's result (or
+/// signal semaphore) says the scorer is done with it.
+///
+/// A buffer in `VK_SHARING_MODE_CONCURRENT`, or owned by the engine's queue
+/// family, needs no ownership transfer (`queue_family` left
+/// `VK_QUEUE_FAMILY_IGNORED`). One created `EXCLUSIVE` and owned by another
+/// family is named with [`DevicePlane::with_queue_family`]: vkssim then
+/// acquires it (a buffer barrier from that family to the engine's over the
+/// whole buffer: offset 0, `VK_WHOLE_SIZE`), copies the plane on the device
+/// and releases it back; the host records the matching release before and
+/// acquire after (as for [`super::ImagePlane`]). Such a plane is always
+/// copied, never read in place.
 /// Samples above the bit depth (10 and 12-bit) are found by the device's
 /// decimate pass: the pair's result is then [`crate::Error::SampleRange`]
 /// naming the plane (`reference plane` or `distorted plane`), the pair's index
@@ -208,6 +218,9 @@ pub struct DevicePlane {
     pub row_pitch: u64,
     /// Sample storage; must match the scorer's bit depth (8: `U8`, else `U16`).
     pub format: SampleFormat,
+    /// The queue family that owns an `EXCLUSIVE` buffer, or
+    /// `VK_QUEUE_FAMILY_IGNORED` when no ownership transfer is needed.
+    pub queue_family: u32,
 }
 
 impl DevicePlane {
@@ -225,7 +238,22 @@ impl DevicePlane {
             offset: 0,
             row_pitch,
             format,
+            queue_family: vk::QUEUE_FAMILY_IGNORED,
         }
+    }
+
+    /// The same plane in an `EXCLUSIVE` buffer owned by `family` (acquired
+    /// from it and released back; see [`DevicePlane`]).
+    ///
+    /// ```no_run
+    /// use vkssim::api::{DevicePlane, SampleFormat};
+    /// # let buffer = ash::vk::Buffer::null();
+    /// let plane = DevicePlane::new(buffer, 1920, SampleFormat::U8).with_queue_family(1);
+    /// # let _ = plane;
+    /// ```
+    pub fn with_queue_family(mut self, family: u32) -> Self {
+        self.queue_family = family;
+        self
     }
 
     /// The same plane starting `offset` bytes into its buffer.
@@ -294,7 +322,7 @@ impl SemaphoreRef {
 impl SharedPlanes {
     /// A plane of this pool holding `plane` (packed, range-checked): a
     /// reference uploaded once for every scorer that takes it
-    /// ([`super::Scorer::submit_host_shared`]).
+    /// (`Pair::new(&shared, host_plane)` with [`super::Scorer::submit`]).
     ///
     /// Errors: a plane of the wrong sample type or too short, a stride
     /// shorter than a row ([`Error::InvalidOption`], [`Error::BufferSize`]),

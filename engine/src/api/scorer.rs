@@ -1,31 +1,28 @@
 //! [`Scorer`]: frame pairs of one geometry and one set of options in, one
 //! [`FrameScore`] per pair out, in submission order; pairs from host memory or
-//! from the host's own Vulkan buffers, scored on an [`Engine`]'s device or on
-//! the CPU twin ([`Scorer::cpu`]).
+//! from the host's own imported Vulkan buffers and images ([`super::Pair`]),
+//! scored on an [`Engine`]'s device or on the CPU twin ([`Scorer::cpu`]).
 
 use std::num::NonZeroUsize;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 use super::engine::Engine;
-use super::plane::{DevicePlane, HostPlane, SemaphoreRef};
 use super::slots::Returned;
-use crate::vk::shared_plane::{SharedPlane, SharedPlanes};
+use crate::vk::shared_plane::SharedPlanes;
 
 use crate::cpu::CpuScorer;
 use crate::vk::context::Gpu;
-use crate::vk::scorer::ExternalRing;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SsimOptions};
+use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
 
-/// What a [`Scorer`] scores: the geometry, the metric options, where frames
-/// come from and how many pairs it works on at once.
+/// What a [`Scorer`] scores: the geometry, the metric options and how many
+/// pairs it works on at once.
 ///
 /// ```no_run
 /// use vkssim::api::ScorerDesc;
 /// let mut desc = ScorerDesc::new(3840, 2160, 8);
 /// desc.ssim.enable_lcs = true;
-/// desc.device_frames = true;
 /// # let _ = desc;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,11 +36,6 @@ pub struct ScorerDesc {
     pub bit_depth: u32,
     /// libvmaf's `float_ssim` options.
     pub ssim: SsimOptions,
-    /// Whether pairs will come from the host's buffers
-    /// ([`Scorer::submit_device`]). Such a scorer writes host pairs straight
-    /// into device memory (the direct upload path) whatever the engine's
-    /// options say; host pairs are accepted too.
-    pub device_frames: bool,
     /// Pairs in flight; `None` picks ([`super::in_flight`]: the engine's
     /// option, else enough for [`ScorerDesc::reader_threads`], else
     /// [`super::DEFAULT_FRAMES_IN_FLIGHT`]).
@@ -54,7 +46,7 @@ pub struct ScorerDesc {
 }
 
 impl ScorerDesc {
-    /// `width` x `height` at `bit_depth`, default options, host frames.
+    /// `width` x `height` at `bit_depth`, default options.
     ///
     /// ```no_run
     /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 10);
@@ -66,7 +58,6 @@ impl ScorerDesc {
             height,
             bit_depth,
             ssim: SsimOptions::default(),
-            device_frames: false,
             frames_in_flight: None,
             reader_threads: None,
         }
@@ -108,25 +99,13 @@ impl ScorerDesc {
         self.reader_threads = NonZeroUsize::new(threads);
         self
     }
-
-    /// The same description for pairs from the host's buffers
-    /// ([`ScorerDesc::device_frames`]).
-    ///
-    /// ```no_run
-    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_device_frames(true);
-    /// # let _ = desc;
-    /// ```
-    pub fn with_device_frames(mut self, device_frames: bool) -> Self {
-        self.device_frames = device_frames;
-        self
-    }
 }
 
-/// What scores a [`Scorer`]'s pairs: one backend, with what only it has.
+/// What scores a [`Scorer`]'s pairs: one backend (the Vulkan one keeps the
+/// ring of device-resident pairs inside, made on the first such pair).
 pub(super) enum Inner {
-    /// The Vulkan engine, and the ring of the host's device-resident frames
-    /// when the scorer takes device frames ([`ScorerDesc::device_frames`]).
-    Vk(Box<VkScorer>, Option<ExternalRing>),
+    /// The Vulkan engine.
+    Vk(Box<VkScorer>),
     /// The CPU twin.
     Cpu(CpuScorer),
 }
@@ -134,14 +113,14 @@ pub(super) enum Inner {
 impl Inner {
     fn scorer(&mut self) -> &mut dyn FrameScorer {
         match self {
-            Inner::Vk(v, _) => &mut **v,
+            Inner::Vk(v) => &mut **v,
             Inner::Cpu(c) => c,
         }
     }
 
     fn scorer_ref(&self) -> &dyn FrameScorer {
         match self {
-            Inner::Vk(v, _) => &**v,
+            Inner::Vk(v) => &**v,
             Inner::Cpu(c) => c,
         }
     }
@@ -188,8 +167,6 @@ pub struct Scorer {
     desc: ScorerDesc,
     pub(super) timeline: bool,
     pub(super) submitted: u64,
-    /// The engine's queue family and the device's number of families.
-    pub(super) families: (u32, u32),
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
     pub(super) returns: (Sender<Returned>, Receiver<Returned>),
     /// Host-memory slots handed out (the CPU twin's).
@@ -207,14 +184,7 @@ impl Scorer {
     ) -> Result<Self> {
         let mut vk_opts = options.clone();
         vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
-        if desc.device_frames {
-            vk_opts.engine.upload = UploadPath::Direct;
-        }
-        let families = (
-            gpu.device.compute_family,
-            gpu.device.info.families.len() as u32,
-        );
-        let mut inner = VkScorer::with_gpu(
+        let inner = VkScorer::with_gpu(
             gpu,
             desc.width,
             desc.height,
@@ -222,14 +192,8 @@ impl Scorer {
             &desc.ssim,
             &vk_opts,
         )?;
-        let ring = if desc.device_frames {
-            Some(inner.external_ring()?)
-        } else {
-            None
-        };
         Ok(Self {
-            families,
-            inner: Inner::Vk(Box::new(inner), ring),
+            inner: Inner::Vk(Box::new(inner)),
             desc: *desc,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
@@ -241,11 +205,11 @@ impl Scorer {
 
     /// A scorer on the exact CPU twin ([`crate::cpu`]) instead of a Vulkan
     /// device, with `threads` worker threads (0: one per core). It takes host
-    /// pairs only ([`Scorer::submit_host`], [`Scorer::slots`]); its results are
-    /// bit-identical to the Vulkan engine's.
+    /// pairs only ([`Scorer::submit`] with host planes, [`Scorer::slots`]); its
+    /// results are bit-identical to the Vulkan engine's.
     ///
     /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth
-    /// it does not read), [`Error::InvalidOption`] (`device_frames` set).
+    /// it does not read).
     ///
     /// ```no_run
     /// let scorer = vkssim::api::Scorer::cpu(&vkssim::api::ScorerDesc::new(1920, 1080, 8), 0)?;
@@ -253,11 +217,6 @@ impl Scorer {
     /// # Ok::<(), vkssim::Error>(())
     /// ```
     pub fn cpu(desc: &ScorerDesc, threads: usize) -> Result<Self> {
-        if desc.device_frames {
-            return Err(Error::InvalidOption(
-                "a CPU scorer takes host pairs only (device_frames is set)".into(),
-            ));
-        }
         crate::metric::ssim::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
         let mut cpu = CpuScorer::new(desc.ssim, threads)?;
         cpu.set_queue_depth(super::in_flight::cpu(desc, cpu.threads()));
@@ -266,7 +225,6 @@ impl Scorer {
             desc: *desc,
             timeline: false,
             submitted: 0,
-            families: (0, 0),
             returns: channel(),
             host_slots: 0,
             id: crate::identity::next(),
@@ -284,7 +242,7 @@ impl Scorer {
     /// Errors: [`Error::InvalidOption`] on the CPU twin (it has no device).
     pub fn shared_planes(&self) -> Result<SharedPlanes> {
         match &self.inner {
-            Inner::Vk(v, _) => SharedPlanes::new(
+            Inner::Vk(v) => SharedPlanes::new(
                 Arc::clone(v.gpu()),
                 self.desc.width,
                 self.desc.height,
@@ -300,14 +258,14 @@ impl Scorer {
     pub fn cpu_threads(&self) -> Option<usize> {
         match &self.inner {
             Inner::Cpu(c) => Some(c.threads()),
-            Inner::Vk(_, _) => None,
+            Inner::Vk(_) => None,
         }
     }
 
     /// The Vulkan device's name; `None` on the CPU twin.
     pub fn device_name(&self) -> Option<&str> {
         match &self.inner {
-            Inner::Vk(v, _) => Some(v.device_name()),
+            Inner::Vk(v) => Some(v.device_name()),
             Inner::Cpu(_) => None,
         }
     }
@@ -315,7 +273,7 @@ impl Scorer {
     /// The Vulkan scorer's device, buffers and time so far (for benchmarks);
     /// `None` on the CPU twin.
     pub fn diagnostics(&self) -> Option<Diagnostics> {
-        let Inner::Vk(v, _) = &self.inner else {
+        let Inner::Vk(v) = &self.inner else {
             return None;
         };
         Some(Diagnostics {
@@ -333,7 +291,7 @@ impl Scorer {
     /// Starts [`Diagnostics::host`] afresh.
     #[doc(hidden)]
     pub fn reset_stats(&mut self) {
-        if let Inner::Vk(v, _) = &mut self.inner {
+        if let Inner::Vk(v) = &mut self.inner {
             v.reset_stats();
         }
     }
@@ -341,95 +299,6 @@ impl Scorer {
     /// What this scorer was created for.
     pub fn desc(&self) -> &ScorerDesc {
         &self.desc
-    }
-
-    /// Queues a pair from host memory (copied before this returns). Blocks
-    /// while [`Scorer::queue_depth`] pairs are already on the device (their
-    /// results then wait in the queue for [`Scorer::poll`]).
-    ///
-    /// Errors: a plane of the wrong sample type, too short for the geometry,
-    /// with a stride shorter than a row, or with a sample above the bit depth
-    /// ([`crate::Error::InvalidOption`], [`crate::Error::BufferSize`],
-    /// [`crate::Error::SampleRange`]); device errors.
-    pub fn submit_host(
-        &mut self,
-        reference: HostPlane<'_>,
-        distorted: HostPlane<'_>,
-    ) -> Result<()> {
-        let g = (self.desc.width, self.desc.height, self.desc.bit_depth);
-        let frame = self.submitted;
-        let mut r = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
-        distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
-        self.take_returns();
-        match &mut self.inner {
-            Inner::Vk(v, Some(ring)) => v.submit_host_with_ring(ring, r, d)?,
-            inner => inner.scorer().submit(r, d)?,
-        }
-        self.submitted += 1;
-        Ok(())
-    }
-
-    /// Queues a pair whose reference is a plane already uploaded to the
-    /// device ([`super::SharedPlanes::upload`], shared by the scorers of an encoding
-    /// ladder) and whose distorted plane comes from host memory (copied
-    /// before this returns). Blocks as [`Scorer::submit_host`] does.
-    ///
-    /// Errors: as [`Scorer::submit_host`] for the distorted plane; a plane of
-    /// another geometry ([`crate::Error::GeometryMismatch`]), the CPU twin or a
-    /// scorer of device frames ([`crate::Error::InvalidOption`]), a plane of
-    /// another device.
-    pub fn submit_host_shared(
-        &mut self,
-        reference: &SharedPlane,
-        distorted: HostPlane<'_>,
-    ) -> Result<()> {
-        let g = (self.desc.width, self.desc.height, self.desc.bit_depth);
-        let mut d = LumaFrame::zeroed(0, 0, self.desc.bit_depth);
-        distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
-        let mut slots = self.slots();
-        let mut slot = slots.acquire()?;
-        slot.share_reference(reference)?;
-        slot.distorted_mut().copy_from_slice(&d.bytes);
-        slots.submit(slot)
-    }
-
-    /// Queues a pair that is already on the device, in the host's own buffers
-    /// (see [`DevicePlane`] for layout, usage and ownership): no host upload.
-    /// The pair's work waits for every semaphore in `waits` and signals every
-    /// one in `signals` when its results are written, so it can chain after
-    /// the host's decoder without a CPU wait. Needs a scorer created with
-    /// [`ScorerDesc::device_frames`]. Blocks while [`Scorer::queue_depth`]
-    /// pairs are on the device.
-    ///
-    /// # Safety
-    /// The buffers and semaphores must be valid objects of the engine's device;
-    /// each buffer must hold its plane (`offset + row_pitch * (height - 1)` plus
-    /// one row, rounded up to 4 bytes when read in place) with the usage
-    /// [`DevicePlane`] asks for; nothing may write the planes until the pair is
-    /// done; binary wait semaphores must have a signal pending. The buffers must
-    /// stay alive until the scorer drops or [`Scorer::forget_device_buffers`]
-    /// is called (the scorer keeps its descriptors pointing at them to avoid
-    /// re-recording).
-    pub unsafe fn submit_device(
-        &mut self,
-        reference: DevicePlane,
-        distorted: DevicePlane,
-        waits: &[SemaphoreRef],
-        signals: &[SemaphoreRef],
-    ) -> Result<()> {
-        // SAFETY: forwarded from the caller's contract.
-        unsafe { self.submit_sources(reference.into(), distorted.into(), waits, signals) }
-    }
-
-    /// Waits for the pairs in flight, then forgets which host buffers the
-    /// scorer reads, so that the host may destroy them; later pairs rebind.
-    /// Results stay queued for [`Scorer::poll`] and [`Scorer::wait`].
-    pub fn forget_device_buffers(&mut self) {
-        if let Inner::Vk(v, Some(ring)) = &mut self.inner {
-            v.forget_external(ring);
-        }
     }
 
     /// The oldest result if it is ready, without blocking; `None` when it is
@@ -457,7 +326,7 @@ impl Scorer {
     /// [`ArithVariant::Fp64`] (the host's own fp64).
     pub fn arithmetic(&self) -> ArithVariant {
         match &self.inner {
-            Inner::Vk(v, _) => v.arithmetic(),
+            Inner::Vk(v) => v.arithmetic(),
             Inner::Cpu(_) => ArithVariant::Fp64,
         }
     }
@@ -466,7 +335,7 @@ impl Scorer {
     /// (pairs stay in host memory).
     pub fn upload_path(&self) -> Option<UploadPath> {
         match &self.inner {
-            Inner::Vk(v, _) => Some(v.upload_path()),
+            Inner::Vk(v) => Some(v.upload_path()),
             Inner::Cpu(_) => None,
         }
     }
@@ -480,18 +349,8 @@ impl Scorer {
     #[doc(hidden)]
     pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
         match &mut self.inner {
-            Inner::Vk(v, _) => v.take_mean_pass_ns(),
+            Inner::Vk(v) => v.take_mean_pass_ns(),
             Inner::Cpu(_) => None,
-        }
-    }
-}
-
-impl Drop for Scorer {
-    fn drop(&mut self) {
-        if let Inner::Vk(v, ring) = &mut self.inner {
-            if let Some(ring) = ring.take() {
-                v.destroy_external_ring(ring);
-            }
         }
     }
 }

@@ -78,7 +78,7 @@ impl Scorer {
     pub fn slots(&mut self) -> FrameSlots<'_> {
         self.take_returns();
         match &mut self.inner {
-            Inner::Vk(v, _) => v.reclaim_slots(),
+            Inner::Vk(v) => v.reclaim_slots(),
             Inner::Cpu(_) => self.host_slots = 0,
         }
         FrameSlots { scorer: self }
@@ -88,7 +88,7 @@ impl Scorer {
     pub(super) fn take_returns(&mut self) {
         while let Ok(r) = self.returns.1.try_recv() {
             match (r, &mut self.inner) {
-                (Returned::Vk(slot), Inner::Vk(v, _)) => v.abandon_slot(slot),
+                (Returned::Vk(slot), Inner::Vk(v)) => v.abandon_slot(slot),
                 (Returned::Host(r, d), Inner::Cpu(c)) => {
                     c.recycle(r);
                     c.recycle(d);
@@ -110,7 +110,7 @@ impl<'s> FrameSlots<'s> {
         let d = *s.desc();
         let len = d.width as usize * d.height as usize * bytes_per_sample(d.bit_depth);
         let (memory, host_cached, range_on_device) = match &mut s.inner {
-            Inner::Vk(v, _) => (
+            Inner::Vk(v) => (
                 Memory::Mapped(v.acquire_slot()?),
                 v.upload_is_host_cached(),
                 true,
@@ -172,12 +172,8 @@ impl<'s> FrameSlots<'s> {
         }
         let d = *s.desc();
         match (slot.memory.take(), &mut s.inner) {
-            (Some(Memory::Mapped(u)), Inner::Vk(v, ring)) => {
-                let reference = slot.shared_reference.as_ref();
-                match ring {
-                    Some(ring) => v.submit_slot_with_ring(ring, u, reference)?,
-                    None => v.submit_slot_sharing(u, reference)?,
-                }
+            (Some(Memory::Mapped(u)), Inner::Vk(v)) => {
+                v.submit_slot_sharing(u, slot.shared_reference.as_ref())?
             }
             (Some(Memory::Host(r, dd)), Inner::Cpu(c)) => {
                 s.host_slots = s.host_slots.saturating_sub(1);

@@ -10,6 +10,11 @@
 //! 6. [`means`]: the raster-order fp64 sums and fp32 means ([`frame_means`]);
 //! 7. [`db`]: `enable_db` and `clip_db`.
 //!
+//! The other metrics reuse these stages: [`ms_ssim`] (libvmaf's
+//! `float_ms_ssim`: a 9 x 9 low-pass pyramid, then the SSIM stage on each of
+//! its five scales through [`ssim_means`]) and [`psnr`] (integer sums of
+//! squared errors per plane, chroma included).
+//!
 //! [`score_frame`] chains them for one pair, with [`stream`] fusing 4 to 6 row
 //! by row (no full-size intermediate planes, same values); [`CpuScorer`] scores
 //! many pairs in parallel across frames. The hot loops also run on AVX2 where the
@@ -21,8 +26,10 @@ pub mod decimate;
 pub mod gaussian;
 pub mod lcs_map;
 pub mod means;
+pub mod ms_ssim;
 mod plane;
 pub(crate) mod pool;
+pub mod psnr;
 pub mod samples;
 mod simd;
 pub mod stream;

@@ -1,7 +1,18 @@
-//! The metrics vkssim computes, each as parameters, a per-frame finish and
-//! feature names that every engine shares ([`ssim`]: libvmaf's `float_ssim`;
-//! [`scale`]: its decimation factor). A second metric (float_ms_ssim, psnr)
-//! would be a sibling module; the engines' rings and pipelines do not change.
+//! The metrics vkssim computes, each as options, constants, a size check, a
+//! per-frame finish from what the engines' passes sum, and libvmaf's output
+//! names: [`ssim`] (`float_ssim`, with its decimation factor in [`scale`]),
+//! [`psnr`] and [`ms_ssim`] (`float_ms_ssim`). [`config`] names one metric and
+//! its options in the `vmaf` command line's syntax; [`outputs`] holds a frame's
+//! values by name, in libvmaf's order. The engines' rings and pipelines do not
+//! depend on which metric runs; `docs/metrics.md` says how the next ones
+//! (VMAF's `integer_vif`, `integer_adm`, `integer_motion`, and `cambi`) plug in.
 
+pub mod config;
+pub mod ms_ssim;
+pub mod outputs;
+pub mod psnr;
 pub mod scale;
 pub mod ssim;
+
+pub use config::MetricConfig;
+pub use outputs::MetricOutputs;

@@ -11,7 +11,7 @@ use ash::vk;
 
 use super::decode::{Decoded, Stream};
 use super::VideoDevice;
-use crate::api::{ImagePlane, Scorer, ScorerDesc};
+use crate::api::{ImagePlane, Pair, Scorer, ScorerDesc};
 use crate::{Error, FrameScore, Result, SsimOptions};
 
 /// The two Annex B streams of a run and how to score them.
@@ -217,7 +217,6 @@ impl VideoDevice {
             if flight.scorer.is_none() {
                 let mut desc = ScorerDesc::new(w, h, 8);
                 desc.ssim = pair.ssim;
-                desc.device_frames = true;
                 flight.scorer = Some(self.engine().scorer(&desc)?);
                 (flight.run.width, flight.run.height) = (w, h);
             } else if (w, h) != (run.width, run.height) {
@@ -241,12 +240,17 @@ impl VideoDevice {
             let Some(s) = flight.scorer.as_mut() else {
                 return Err(Error::Internal("scorer missing".into()));
             };
-            // SAFETY: both images are complete NV12 frames of the engine's
-            // device in GENERAL layout, CONCURRENT with the engine's family
-            // (module docs of `super`), at least w x h, with TRANSFER_SRC
-            // usage; nothing writes them, and `held` keeps them alive until
-            // the pair's score is taken.
-            unsafe { s.submit_images(nv12(planes[0]), nv12(planes[1]), &[], &[]) }?;
+            // The imports are dropped once queued: the pair holds them until
+            // it is done, and `held` keeps the images alive until its score
+            // is taken.
+            let [ir, id] = [0, 1].map(|k| {
+                // SAFETY: both images are complete NV12 frames of the
+                // engine's device in GENERAL layout, CONCURRENT with the
+                // engine's family (module docs of `super`), at least w x h,
+                // with TRANSFER_SRC usage; nothing writes them while held.
+                unsafe { self.engine().import_image(nv12(planes[k])) }
+            });
+            s.submit(Pair::new(&ir?, &id?))?;
             flight.held.push_back([r, d]);
             flight.run.frames += 1;
         }

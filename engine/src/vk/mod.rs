@@ -42,6 +42,7 @@ pub(crate) mod context;
 pub(crate) mod device;
 pub(crate) mod errors;
 pub(crate) mod image_input;
+pub(crate) mod import_hold;
 pub(crate) mod instance;
 pub(crate) mod memory;
 pub(crate) mod pipeline;

@@ -1,7 +1,8 @@
 //! Frames already on the device: [`VkScorer`] reading a host application's own
-//! `vk::Buffer`s instead of its upload buffers, with the host's semaphores to
-//! wait on and to signal (the library API's device-resident path,
-//! `crate::api::Scorer::submit_device`).
+//! imported `vk::Buffer`s and images instead of its upload buffers, with the
+//! host's semaphores to wait on and to signal (the library API's
+//! device-resident path: `crate::api::Engine::import_buffer` and
+//! `crate::api::Scorer::submit`).
 //!
 //! A pair whose planes are tightly packed (row pitch = row bytes), whose offset
 //! meets the device's `minStorageBufferOffsetAlignment` and whose plane size is
@@ -19,22 +20,28 @@
 //! of MSB-aligned samples: `crate::vk::image_input`).
 //!
 //! The ring of `pre` command buffers and packed buffers ([`ExternalRing`]) is
-//! owned by the caller and destroyed with [`VkScorer::destroy_external_ring`]
-//! before the scorer drops.
+//! made on the scorer's first device-resident pair and lives in the scorer.
+//! A slot's binding is keyed by the imports' identities (never reused), so a
+//! host that destroys a buffer and gets the same handle value back for a new
+//! one is still rebound; each pair holds its imports
+//! ([`crate::vk::import_hold`]) until its fence signalled.
 
 use std::time::Instant;
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::{commands, UploadPath, UploadSlot, VkScorer};
+use std::sync::Arc;
+
+use super::slots::ReferenceSource;
+use super::{commands, VkScorer};
 use crate::frame::bytes_per_sample;
 use crate::vk::errors::vk_error;
 use crate::vk::image_input::{self, ExternalSource, PlaneSize};
+use crate::vk::import_hold::ImportHold;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::Pass;
-use crate::vk::shared_plane::SharedPlane;
-use crate::{Error, FrameScorer, LumaFrame, Result};
+use crate::{Error, Result};
 
 /// One luma plane in a host buffer: `height` rows of `width` samples, rows
 /// `row_pitch` bytes apart, starting `offset` bytes into `buffer`.
@@ -58,8 +65,8 @@ pub(crate) struct ExternalSemaphore {
 enum Bound {
     /// The slot's own upload buffers (host frames).
     Own,
-    /// Host buffers or images (key: the two planes as submitted).
-    External([ExternalSource; 2]),
+    /// Host buffers or images (key: the two imports' identities).
+    External([u64; 2]),
     /// Unknown (the host may have destroyed what it pointed at): rebind.
     Stale,
 }
@@ -74,15 +81,12 @@ pub(crate) struct ExternalRing {
 }
 
 impl VkScorer {
-    /// The per-slot resources for [`VkScorer::submit_external`]. Needs the
-    /// direct upload path (the slot command buffer then starts with the passes).
-    pub(crate) fn external_ring(&mut self) -> Result<ExternalRing> {
-        if self.upload != UploadPath::Direct {
-            return Err(Error::Unsupported(
-                "device-resident frames on a scorer built for the staging upload path".into(),
-            ));
+    /// Makes the per-slot resources of [`VkScorer::submit_external`] on the
+    /// first device-resident pair (every slot of the ring at once).
+    fn ensure_external_ring(&mut self) -> Result<()> {
+        if self.external.is_some() {
+            return Ok(());
         }
-        // The ring's per-slot parts are made for every slot at once.
         while self.grow()?.is_some() {}
         let mut ring = ExternalRing {
             pre: Vec::new(),
@@ -98,22 +102,26 @@ impl VkScorer {
             ) {
                 Ok(cmd) => ring.pre.push(cmd),
                 Err(e) => {
-                    self.destroy_external_ring(ring);
+                    self.destroy_ring(ring);
                     return Err(e);
                 }
             }
             ring.packed.push(None);
             ring.bound.push(Bound::Own);
         }
-        self.external = true;
-        Ok(ring)
+        self.external = Some(ring);
+        Ok(())
     }
 
-    /// Waits for this scorer's work, then frees `ring`'s command buffers and
-    /// packed buffers. The slots keep reading whatever they were bound to last;
-    /// the scorer must not be used after this except to drop it.
-    pub(crate) fn destroy_external_ring(&self, mut ring: ExternalRing) {
-        self.wait_own_work();
+    /// Frees the device-resident ring's command buffers, shift pass and
+    /// packed buffers; the scorer's work must be done (its `Drop` waits).
+    pub(super) fn destroy_external_ring(&mut self) {
+        if let Some(ring) = self.external.take() {
+            self.destroy_ring(ring);
+        }
+    }
+
+    fn destroy_ring(&self, mut ring: ExternalRing) {
         let d = &self.gpu.device.raw;
         if !ring.pre.is_empty() {
             // SAFETY: the buffers came from this pool and are not pending (the
@@ -127,20 +135,6 @@ impl VkScorer {
         for bufs in ring.packed.iter_mut().flatten() {
             for b in bufs.iter_mut() {
                 self.gpu.destroy_buffer(b);
-            }
-        }
-    }
-
-    /// Forgets which host buffers the slots read, so that each slot is rebound
-    /// before its next use (for hosts that destroy or recreate their buffers).
-    /// Waits for the scorer's work first, since the buffers may go right after.
-    pub(crate) fn forget_external(&mut self, ring: &mut ExternalRing) {
-        while self.state.pending() > 0 {
-            self.finish_oldest();
-        }
-        for b in ring.bound.iter_mut() {
-            if *b != Bound::Own {
-                *b = Bound::Stale;
             }
         }
     }
@@ -177,77 +171,83 @@ impl VkScorer {
         self.bind_planes(i, &[(0, r), (1, d)]);
     }
 
-    /// Makes sure the next slot reads its own upload buffers, then submits a
-    /// host pair the usual way ([`FrameScorer::submit`]).
-    pub(crate) fn submit_host_with_ring(
-        &mut self,
-        ring: &mut ExternalRing,
-        reference: LumaFrame,
-        distorted: LumaFrame,
-    ) -> Result<()> {
-        self.make_room()?;
-        // The slot `submit` takes next (nothing is handed out: `make_room`).
-        let i = self
-            .next_free_slot()
-            .ok_or_else(|| Error::Internal("no free slot after make_room".into()))?;
-        self.read_own_planes(ring, i)?;
-        self.submit(reference, distorted)
-    }
-
-    /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]),
-    /// after pointing it back at its own upload buffers if a device pair had
-    /// bound it to the host's.
-    pub(crate) fn submit_slot_with_ring(
-        &mut self,
-        ring: &mut ExternalRing,
-        slot: UploadSlot,
-        reference: Option<&SharedPlane>,
-    ) -> Result<()> {
-        if slot.scorer == self.id && self.state.is_filling(slot.slot) {
-            if let Err(e) = self.read_own_planes(ring, slot.slot) {
-                self.abandon_slot(slot);
-                return Err(e);
-            }
+    /// Points slot `i` (not in flight) back at its own upload buffers when a
+    /// device-resident pair left it bound to the host's, re-recording it.
+    pub(super) fn read_own_planes(&mut self, i: usize) -> Result<()> {
+        if !self
+            .external
+            .as_ref()
+            .is_some_and(|r| r.bound[i] != Bound::Own)
+        {
+            return Ok(());
         }
-        self.submit_slot_sharing(slot, reference)
-    }
-
-    /// Points slot `i` (not in flight) at its own upload buffers when a device
-    /// pair left it bound to the host's, re-recording it.
-    fn read_own_planes(&mut self, ring: &mut ExternalRing, i: usize) -> Result<()> {
-        if ring.bound[i] != Bound::Own {
-            let whole = vk::WHOLE_SIZE;
-            let raw = [
-                (self.slots[i].raw[0].raw, 0, whole),
-                (self.slots[i].raw[1].raw, 0, whole),
-            ];
-            self.bind_raw(i, raw);
-            ring.bound[i] = Bound::Stale;
-            self.record(i)?;
-            ring.bound[i] = Bound::Own;
+        let whole = vk::WHOLE_SIZE;
+        let raw = [
+            (self.slots[i].raw[0].raw, 0, whole),
+            (self.slots[i].raw[1].raw, 0, whole),
+        ];
+        self.bind_raw(i, raw);
+        self.slots[i].reference = ReferenceSource::Own;
+        self.slots[i].reads_external = false;
+        self.set_bound(i, Bound::Own);
+        if let Err(e) = self.record(i) {
+            self.set_bound(i, Bound::Stale);
+            return Err(e);
         }
         Ok(())
     }
 
+    fn set_bound(&mut self, i: usize, bound: Bound) {
+        if let Some(ring) = self.external.as_mut() {
+            ring.bound[i] = bound;
+        }
+    }
+
     /// Submits a pair that is already on the device (see the module docs).
     /// `waits` are waited on before any of the pair's work (at every stage);
-    /// `signals` are signalled when its results are written.
+    /// `signals` are signalled when its results are written. The slot holds
+    /// both imports until the pair's fence signalled.
     ///
     /// # Safety
     /// The planes' buffers and images, and the semaphores, must be valid
-    /// objects of this scorer's device, alive until the pair's result is
-    /// taken, with the waits' signals submitted (or to be) and the signals
+    /// objects of this scorer's device, alive while the imports are held,
+    /// with the waits' signals submitted (or to be) and the signals
     /// unsignalled, as `vkQueueSubmit` requires ([`crate::api::Scorer`]'s
     /// device submissions state this to their callers).
     pub(crate) unsafe fn submit_external(
         &mut self,
-        ring: &mut ExternalRing,
-        planes: [ExternalSource; 2],
+        planes: [&Arc<ImportHold>; 2],
         waits: &[ExternalSemaphore],
         signals: &[ExternalSemaphore],
     ) -> Result<()> {
+        self.ensure_external_ring()?;
         self.make_room()?;
         let i = self.free_slot()?;
+        let Some(mut ring) = self.external.take() else {
+            return Err(Error::Internal("device-resident ring missing".into()));
+        };
+        // SAFETY: forwarded from this function's contract.
+        let r = unsafe { self.submit_external_in(&mut ring, i, planes, waits, signals) };
+        // On an error the slot stays free (taken free slots are free until
+        // submitted), its binding marked stale when it was being changed.
+        self.external = Some(ring);
+        r
+    }
+
+    /// [`VkScorer::submit_external`] on free slot `i`, the ring taken out of
+    /// the scorer for the call.
+    ///
+    /// # Safety
+    /// As [`VkScorer::submit_external`].
+    unsafe fn submit_external_in(
+        &mut self,
+        ring: &mut ExternalRing,
+        i: usize,
+        holds: [&Arc<ImportHold>; 2],
+        waits: &[ExternalSemaphore],
+        signals: &[ExternalSemaphore],
+    ) -> Result<()> {
+        let planes = [holds[0].source, holds[1].source];
         let frame = self.next_frame;
         let span = tracing::debug_span!("frame", index = frame, device_resident = true);
         let _enter = span.enter();
@@ -263,30 +263,10 @@ impl VkScorer {
             ring.shift = Some(image_input::create_shift_pass(&self.gpu, &self.pipelines)?);
         }
         if zero_copy.contains(&false) && ring.packed[i].is_none() {
-            let n = n.next_multiple_of(4);
-            let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
-            let a = self.gpu.create_buffer(
-                &format!("vkssim slot {i} packed reference"),
-                n,
-                usage,
-                MemoryLocation::GpuOnly,
-            )?;
-            let b = match self.gpu.create_buffer(
-                &format!("vkssim slot {i} packed distorted"),
-                n,
-                usage,
-                MemoryLocation::GpuOnly,
-            ) {
-                Ok(b) => b,
-                Err(e) => {
-                    let mut a = a;
-                    self.gpu.destroy_buffer(&mut a);
-                    return Err(e);
-                }
-            };
-            ring.packed[i] = Some([a, b]);
+            ring.packed[i] = Some(self.packed_buffers(i, n.next_multiple_of(4))?);
         }
-        if ring.bound[i] != Bound::External(planes) {
+        let key = Bound::External([holds[0].id, holds[1].id]);
+        if ring.bound[i] != key {
             let range = n.next_multiple_of(4);
             let source = |k: usize| -> (vk::Buffer, u64, u64) {
                 match planes[k].in_place().filter(|_| zero_copy[k]) {
@@ -298,10 +278,13 @@ impl VkScorer {
                 }
             };
             self.bind_raw(i, [source(0), source(1)]);
+            // Both bindings now read the host's planes (or the packed copies).
+            self.slots[i].reference = ReferenceSource::Own;
+            self.slots[i].reads_external = true;
             ring.bound[i] = Bound::Stale;
             self.record(i)?;
             self.record_pre(ring, i, planes, zero_copy)?;
-            ring.bound[i] = Bound::External(planes);
+            ring.bound[i] = key;
         }
 
         let gpu = &self.gpu;
@@ -336,10 +319,35 @@ impl VkScorer {
             .map_err(|r| vk_error(r, format!("submitting device-resident frame {frame}")))?;
         slot.frame = frame;
         slot.submitted = Some(Instant::now());
+        slot.imports = [Some(Arc::clone(holds[0])), Some(Arc::clone(holds[1]))];
         self.next_frame += 1;
         self.state.submit_taken(i);
         self.dispatch_ready();
         Ok(())
+    }
+
+    /// The two packed buffers of slot `i` (`bytes` each, device-local).
+    fn packed_buffers(&self, i: usize, bytes: u64) -> Result<[Buffer; 2]> {
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+        let a = self.gpu.create_buffer(
+            &format!("vkssim slot {i} packed reference"),
+            bytes,
+            usage,
+            MemoryLocation::GpuOnly,
+        )?;
+        match self.gpu.create_buffer(
+            &format!("vkssim slot {i} packed distorted"),
+            bytes,
+            usage,
+            MemoryLocation::GpuOnly,
+        ) {
+            Ok(b) => Ok([a, b]),
+            Err(e) => {
+                let mut a = a;
+                self.gpu.destroy_buffer(&mut a);
+                Err(e)
+            }
+        }
     }
 
     /// Makes a slot free: refuses while upload slots are handed out

@@ -109,9 +109,8 @@ pub struct VkScorer {
     /// Always sum the terms on the host (`VkOptions::debug.force_host_sum`), never
     /// from the device's fixed-point sums.
     force_host_sum: bool,
-    /// Whether an [`ExternalRing`] rebinds this scorer's slots (it then takes
-    /// no shared reference: see [`shared_ref`]).
-    external: bool,
+    /// The device-resident pairs' ring, made on the first such pair.
+    external: Option<ExternalRing>,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -243,7 +242,7 @@ impl VkScorer {
             stats: HostStats::default(),
             copy_terms: false,
             force_host_sum: vk_opts.debug.force_host_sum,
-            external: false,
+            external: None,
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
@@ -375,6 +374,7 @@ impl Drop for VkScorer {
             }
         }
         self.wait_own_work();
+        self.destroy_external_ring();
         // Each slot destroys its own resources when it drops, newest first.
         while let Some(slot) = self.slots.pop() {
             drop(slot);

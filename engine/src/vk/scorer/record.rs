@@ -25,8 +25,13 @@ impl VkScorer {
         let d = &gpu.device.raw;
         let slot = &self.slots[i];
         let raw_bufs = [slot.raw[0].raw, slot.raw[1].raw];
+        // A slot bound to the host's planes reads them where they are (or
+        // the packed copies its prologue made): no staging copy, and its own
+        // buffers are not moved between queue families.
+        let staging = slot.staging.as_ref().filter(|_| !slot.reads_external);
+        let transfer = slot.transfer_cmd.filter(|_| !slot.reads_external);
         let copy = |cmd: vk::CommandBuffer| {
-            if let Some(st) = &slot.staging {
+            if let Some(st) = staging {
                 let half = self.sizes.raw_bytes.next_multiple_of(4);
                 // A shared reference is read where it is: only the
                 // distorted plane is copied.
@@ -43,7 +48,7 @@ impl VkScorer {
             }
         };
         let cmd = slot.cmd;
-        if let (Some(tcmd), Some((tfamily, _))) = (slot.transfer_cmd, gpu.device.transfer) {
+        if let (Some(tcmd), Some((tfamily, _))) = (transfer, gpu.device.transfer) {
             commands::begin(gpu, tcmd)?;
             copy(tcmd);
             // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
@@ -70,7 +75,7 @@ impl VkScorer {
             };
         } else {
             commands::begin(gpu, cmd)?;
-            if slot.staging.is_some() {
+            if staging.is_some() {
                 copy(cmd);
                 // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
                 unsafe { commands::transfer_to_compute(gpu, cmd) };

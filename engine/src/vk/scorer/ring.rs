@@ -214,6 +214,7 @@ impl VkScorer {
     ) -> Result<FrameScore> {
         // The frame is done: a shared reference may go back to its pool.
         self.slots[i].holding = None;
+        self.slots[i].imports = [None, None];
         self.check_range(i)?;
         match decided? {
             Some(score) => Ok(score),
@@ -357,12 +358,6 @@ impl VkScorer {
         })
     }
 
-    /// The slot [`VkScorer::free_slot`] takes when one is free, without
-    /// taking it; `None` when every slot is busy.
-    pub(super) fn next_free_slot(&self) -> Option<usize> {
-        self.state.next_free(self.slots.len())
-    }
-
     /// Hands out a free ring slot for the caller to fill with one pair's raw
     /// samples (from any thread), without copying through a [`LumaFrame`]: e.g.
     /// a reader writes the files' luma straight into the mapped memory. Give it
@@ -420,6 +415,7 @@ impl VkScorer {
             )));
         }
         let i = slot.slot;
+        self.read_own_planes(i)?;
         self.read_reference_from(i, reference)?;
         self.launch(i)?;
         self.state.submit_taken(i);

@@ -56,6 +56,7 @@ impl RingState {
     }
 
     /// Whether slot `i` is handed out.
+    #[cfg(test)]
     pub(crate) fn is_filling(&self, i: usize) -> bool {
         self.filling.contains(&i)
     }

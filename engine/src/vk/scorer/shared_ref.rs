@@ -35,13 +35,6 @@ impl VkScorer {
                         self.gpu.device_name()
                     )));
                 }
-                if self.external {
-                    return Err(Error::InvalidOption(
-                        "a scorer of device frames reads its reference from the host's buffers; \
-                         it takes no shared reference plane"
-                            .into(),
-                    ));
-                }
                 let g = self.sizes.geometry;
                 let (width, height, bit_depth) = plane.geometry();
                 PlaneGeometry::new(width, height, bit_depth).expect_same(

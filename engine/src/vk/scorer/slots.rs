@@ -15,6 +15,7 @@ use super::VkScorer;
 use crate::metric::ssim::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
+use crate::vk::import_hold::ImportHold;
 use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};
 use crate::vk::reduce;
 use crate::vk::shared_plane::SharedPlane;
@@ -94,6 +95,12 @@ pub(super) struct Slot {
     /// The shared reference of the frame in flight, held until its fence
     /// signalled (see [`crate::vk::shared_plane`]).
     pub(super) holding: Option<SharedPlane>,
+    /// The imported planes of the device-resident pair in flight, held until
+    /// its fence signalled (see [`crate::vk::import_hold`]).
+    pub(super) imports: [Option<Arc<ImportHold>>; 2],
+    /// Whether the command buffer was recorded to read the host's planes
+    /// (device-resident pairs: no staging copy, no ownership transfer).
+    pub(super) reads_external: bool,
 }
 
 /// What a slot's reference binding reads.
@@ -279,6 +286,8 @@ impl VkScorer {
             reduction: None,
             reference: ReferenceSource::Own,
             holding: None,
+            imports: [None, None],
+            reads_external: false,
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;

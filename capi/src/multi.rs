@@ -1,0 +1,183 @@
+//! What the C API had no face for: a scorer on the exact CPU twin
+//! ([`vkssim_scorer_create_cpu`]) and one stream of pairs spread over several
+//! engines, one per device ([`VkssimMultiScorer`], the Rust `MultiScorer`),
+//! with results in submission order.
+
+use super::*;
+use vkssim::api::MultiScorer;
+
+use crate::submit::{rust_pair, VkssimPair};
+
+/// The Rust scorer description of a C one.
+pub(crate) fn scorer_desc(d: &VkssimScorerDesc) -> ScorerDesc {
+    let mut sd = ScorerDesc::new(d.width, d.height, d.bit_depth);
+    sd.ssim = SsimOptions {
+        scale: d.scale,
+        enable_lcs: d.enable_lcs,
+        enable_db: d.enable_db,
+        clip_db: d.clip_db,
+    };
+    sd.frames_in_flight = std::num::NonZeroUsize::new(d.frames_in_flight as usize);
+    sd
+}
+
+/// Creates a scorer on the exact CPU twin (no Vulkan device) with `threads`
+/// worker threads (0: one per core). It takes host pairs, through
+/// [`crate::vkssim_scorer_submit`] or `vkssim_scorer_submit_host`; its
+/// results are bit-identical to a Vulkan engine's. Poll, wait and destroy it
+/// as any scorer.
+///
+/// # Safety
+/// `desc` must be a valid struct and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_create_cpu(
+    desc: *const VkssimScorerDesc,
+    threads: u32,
+    out: *mut *mut VkssimScorer,
+) -> VkssimStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: per the contract.
+        let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
+        let scorer = Scorer::cpu(&scorer_desc(d), threads as usize)?;
+        // SAFETY: `out` is valid per the contract.
+        unsafe { *out = VkssimScorer::boxed(scorer, None) };
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// One stream of pairs over several engines (several GPUs): each pair goes to
+/// the next engine in turn, results come back in submission order. Opaque;
+/// one thread at a time.
+pub struct VkssimMultiScorer {
+    multi: MultiScorer,
+}
+
+/// Creates a multi-scorer of `desc` over `n_engines` engines (each on its own
+/// device; at least one). The engines must outlive it.
+///
+/// # Safety
+/// `engines` must point to `n_engines` live engines, `desc` to a valid
+/// struct, `out` be a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_create(
+    engines: *const *const VkssimEngine,
+    n_engines: usize,
+    desc: *const VkssimScorerDesc,
+    out: *mut *mut VkssimMultiScorer,
+) -> VkssimStatus {
+    guard(|| {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        if engines.is_null() || n_engines == 0 {
+            return Err(Error::InvalidOption(
+                "a multi-scorer needs at least one engine".into(),
+            ));
+        }
+        // SAFETY: per the contract.
+        let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
+        // SAFETY: `n_engines` pointers per the contract.
+        let all = unsafe { std::slice::from_raw_parts(engines, n_engines) };
+        let mut list = Vec::with_capacity(n_engines);
+        for (k, e) in all.iter().enumerate() {
+            // SAFETY: live engines per the contract.
+            let e = unsafe { e.as_ref() }.ok_or_else(|| null_arg(&format!("engine {k}")))?;
+            list.push(e.engine.clone());
+        }
+        let multi = MultiScorer::new(&list, &scorer_desc(d))?;
+        // SAFETY: `out` is valid per the contract.
+        unsafe { *out = Box::into_raw(Box::new(VkssimMultiScorer { multi })) };
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// Queues a pair on the next engine (host planes, or a shared reference of
+/// that engine's device; see [`VkssimPair`]); blocks while that engine's
+/// ring is full.
+///
+/// # Safety
+/// `multi` must be a live multi-scorer and `pair` valid as for
+/// [`crate::vkssim_scorer_submit`].
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_submit(
+    multi: *mut VkssimMultiScorer,
+    pair: *const VkssimPair,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
+        let d = *m.multi.desc();
+        // SAFETY: forwarded from the caller's contract.
+        let pair = unsafe { rust_pair(pair, (d.width, d.height, d.bit_depth)) }?;
+        m.multi.submit(pair)?;
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// The oldest result if ready, without blocking: `VKSSIM_OK` (written to
+/// `out`), `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
+///
+/// # Safety
+/// `multi` must be a live multi-scorer and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_poll(
+    multi: *mut VkssimMultiScorer,
+    out: *mut VkssimScore,
+) -> VkssimStatus {
+    take(multi, out, false)
+}
+
+/// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
+/// `VKSSIM_EMPTY` when nothing is queued.
+///
+/// # Safety
+/// `multi` must be a live multi-scorer and `out` a valid pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_wait(
+    multi: *mut VkssimMultiScorer,
+    out: *mut VkssimScore,
+) -> VkssimStatus {
+    take(multi, out, true)
+}
+
+fn take(multi: *mut VkssimMultiScorer, out: *mut VkssimScore, blocking: bool) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the callers' contract.
+        let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        let next = if blocking {
+            m.multi.wait()
+        } else {
+            m.multi.poll()
+        };
+        // SAFETY: `out` is valid (checked above; the callers' contract).
+        unsafe { crate::scorer::write_next(next, m.multi.in_flight(), out) }
+    })
+}
+
+/// Pairs submitted whose result has not been taken (0 for NULL).
+///
+/// # Safety
+/// `multi` must be NULL or a live multi-scorer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_in_flight(multi: *const VkssimMultiScorer) -> usize {
+    // SAFETY: per the contract.
+    unsafe { multi.as_ref() }.map_or(0, |m| m.multi.in_flight())
+}
+
+/// Destroys a multi-scorer after its work finished (NULL is ignored).
+///
+/// # Safety
+/// `multi` must be NULL or a live multi-scorer, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_destroy(multi: *mut VkssimMultiScorer) {
+    if !multi.is_null() {
+        // SAFETY: created by Box::into_raw, destroyed once per the contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(multi) })));
+    }
+}

@@ -1,0 +1,197 @@
+//! The inputs of a `vkssim score` run: the reference, the distorted inputs
+//! (in `-d` order), and how they are read (Y4M or raw YUV in the `-w -h -p -b`
+//! layout, or H.264 Annex B streams). Resolving them checks, once, which
+//! combinations can be scored together.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use vkssim::io::{Chroma, RawFormat};
+
+use crate::args::{Backend, ScoreArgs};
+
+/// The inputs of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inputs {
+    /// The reference (`-`: standard input).
+    pub reference: PathBuf,
+    /// The distorted inputs, at least one, in `-d` order.
+    pub distorted: Vec<PathBuf>,
+    /// How both are read.
+    pub kind: InputKind,
+    /// How encoded inputs are decoded (`--stream`, `--decode-errors`).
+    pub decode: vkssim::io::DecodeOptions,
+    /// `--resize-distorted`: distorted inputs scaled to the reference's size.
+    pub resize: Option<vkssim::io::ScaleAlgorithm>,
+}
+
+/// How a run's inputs are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// Decoded frames: Y4M, or raw YUV in this layout (`None`: none given).
+    Frames {
+        /// The layout `-w -h -p -b` give.
+        raw: Option<RawFormat>,
+    },
+    /// H.264 Annex B streams (`.h264`/`.264`), decoded by Vulkan Video.
+    H264,
+}
+
+impl Inputs {
+    /// The (first) distorted input.
+    pub fn dist(&self) -> &Path {
+        &self.distorted[0]
+    }
+
+    /// How the distorted inputs are decoded: [`Inputs::decode`], resized to
+    /// `reference`'s size with `--resize-distorted`.
+    pub fn decode_distorted(
+        &self,
+        reference: vkssim::io::VideoFormat,
+    ) -> vkssim::io::DecodeOptions {
+        vkssim::io::DecodeOptions {
+            resize: self.resize.map(|algorithm| vkssim::io::Resize {
+                width: reference.width,
+                height: reference.height,
+                algorithm,
+            }),
+            ..self.decode
+        }
+    }
+
+    /// The raw YUV layout given (`None` for Y4M and H.264 inputs).
+    pub fn raw(&self) -> Option<RawFormat> {
+        match self.kind {
+            InputKind::Frames { raw } => raw,
+            InputKind::H264 => None,
+        }
+    }
+
+    /// Every input with its role for messages: the reference, then each
+    /// distorted input.
+    pub fn named(&self) -> Vec<(&'static str, &Path)> {
+        std::iter::once(("reference", self.reference.as_path()))
+            .chain(
+                self.distorted
+                    .iter()
+                    .map(|p| ("distorted input", p.as_path())),
+            )
+            .collect()
+    }
+
+    /// Whether an input is standard input.
+    pub fn reads_stdin(&self) -> bool {
+        self.named().iter().any(|(_, p)| *p == Path::new("-"))
+    }
+}
+
+/// Whether `path` names an H.264 Annex B stream (`.h264` or `.264`) for the
+/// Vulkan Video path: with FFmpeg and without the `vulkan-video` feature,
+/// `.h264` is decoded by FFmpeg as any encoded input, so never.
+pub fn is_h264(path: &Path) -> bool {
+    let gpu_h264 = cfg!(feature = "vulkan-video") || !cfg!(feature = "ffmpeg");
+    gpu_h264
+        && path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("h264") || e.eq_ignore_ascii_case("264"))
+}
+
+/// The inputs `args` give, for a ladder (`ladder`: several `-d`, or outputs
+/// per input) or a single pair, their raw layout still unread ([`raw_format`]
+/// reads it). Refuses H.264 in a ladder, an H.264 input
+/// paired with another kind, the flags that do not apply to H.264, and
+/// standard input given twice.
+pub fn resolve(args: &ScoreArgs, ladder: bool) -> Result<Inputs> {
+    let inputs = Inputs {
+        reference: args.reference.clone(),
+        distorted: args.distorted.clone(),
+        kind: InputKind::Frames { raw: None },
+        decode: args.decode(),
+        resize: args
+            .resize_distorted
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .context("--resize-distorted")?,
+    };
+    let named = inputs.named();
+    let stdin = named.iter().filter(|(_, p)| *p == Path::new("-")).count();
+    if ladder {
+        if named.iter().any(|(_, p)| is_h264(p)) {
+            bail!("several -d (or --output-dir, or an -o pattern) take Y4M or raw YUV inputs; score .h264 inputs one pair at a time");
+        }
+        if stdin > 1 {
+            bail!("standard input (-) can be only one of the inputs");
+        }
+    } else if is_h264(&inputs.reference) || is_h264(inputs.dist()) {
+        check_h264(args, &inputs)?;
+        return Ok(Inputs {
+            kind: InputKind::H264,
+            ..inputs
+        });
+    } else if stdin > 1 {
+        bail!("the reference and the distorted input cannot both be standard input (-)");
+    }
+    Ok(inputs)
+}
+
+/// An H.264 pair: both inputs H.264, and none of the flags that only make
+/// sense for decoded frames (raw geometry, skips, subsampling, the CPU
+/// backend, a device).
+fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
+    for (which, path) in [
+        ("reference", inputs.reference.as_path()),
+        ("distorted", inputs.dist()),
+    ] {
+        if !is_h264(path) {
+            bail!(
+                "the {which} input {} is not an H.264 Annex B stream (.h264/.264) but the other \
+                 input is; give both as .h264, or decode both (ffmpeg -i IN -f yuv4mpegpipe OUT.y4m)",
+                path.display()
+            );
+        }
+    }
+    let refused = [
+        (args.width.is_some(), "-w/--width"),
+        (args.height.is_some(), "-h/--height"),
+        (args.pixel_format.is_some(), "-p/--pixel_format"),
+        (args.bitdepth.is_some(), "-b/--bitdepth"),
+        (args.frame_skip_ref != 0, "--frame_skip_ref"),
+        (args.frame_skip_dist != 0, "--frame_skip_dist"),
+        (args.subsample > 1, "--subsample"),
+        (args.engine.backend == Backend::Cpu, "--backend cpu"),
+        (args.engine.device.is_some(), "--device"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        bail!(
+            "{flag} does not apply to H.264 inputs, which are decoded and scored on the GPU's \
+             Vulkan Video decoder (the first device that has one); decode them first \
+             (ffmpeg -i IN.h264 -f yuv4mpegpipe - | vkssim score -d - ...) to use it"
+        );
+    }
+    Ok(())
+}
+
+/// The raw YUV layout from `-w -h -p -b`, `None` when none is given (Y4M input).
+pub fn raw_format(args: &ScoreArgs) -> Result<Option<RawFormat>> {
+    if args.width.is_none()
+        && args.height.is_none()
+        && args.pixel_format.is_none()
+        && args.bitdepth.is_none()
+    {
+        return Ok(None);
+    }
+    let chroma = args
+        .pixel_format
+        .as_deref()
+        .map(|p| p.parse::<Chroma>())
+        .transpose()
+        .context("-p/--pixel_format")?;
+    Ok(Some(RawFormat {
+        width: args.width,
+        height: args.height,
+        chroma,
+        bit_depth: args.bitdepth,
+    }))
+}

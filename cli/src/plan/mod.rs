@@ -1,0 +1,99 @@
+//! The plan of a `vkssim score` run: its flags ([`ScoreArgs`]) resolved once
+//! into checked, typed parts, which the rest of the run takes instead of the
+//! flags: the inputs ([`Inputs`]), the frame selection ([`Selection`]), the
+//! metrics ([`Features`]), the outputs ([`Outputs`]) and the engine
+//! ([`BackendPlan`]). Every check that needs only the flags is made here, once,
+//! in this order: the refused `vmaf` flags, `--feature`, the inputs (H.264,
+//! standard input), the outputs (an `-o` pattern), `-w -h -p -b`, the engine.
+//! The checks that look at the files (which paths are one file, whether an
+//! output can be written) are the preflight's ([`crate::score`]), made before
+//! any input is read.
+
+mod backend;
+mod inputs;
+mod outputs;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub use backend::BackendPlan;
+pub use inputs::{InputKind, Inputs};
+pub use outputs::Outputs;
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use crate::args::ScoreArgs;
+use crate::feature::Features;
+use crate::pipeline::Selection;
+
+/// How a run goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One reference, one distorted input, one output.
+    Pair,
+    /// One reference read once against each distorted input, each with its
+    /// own output (several `-d`, `--output-dir` or an `-o` pattern).
+    Ladder,
+    /// One pair of H.264 streams, decoded and scored on the GPU.
+    H264,
+}
+
+/// A checked `vkssim score` run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScorePlan {
+    /// How it goes.
+    pub mode: Mode,
+    /// What it reads.
+    pub inputs: Inputs,
+    /// Which frames it scores.
+    pub selection: Selection,
+    /// What it computes.
+    pub features: Features,
+    /// What it writes.
+    pub outputs: Outputs,
+    /// What it scores on.
+    pub backend: BackendPlan,
+    /// No progress display and no notes.
+    pub quiet: bool,
+}
+
+impl ScorePlan {
+    /// Resolves and checks `args` (and `--trace-chrome`'s `trace`).
+    pub fn resolve(args: &ScoreArgs, trace: Option<&Path>) -> Result<Self> {
+        if !args.model.is_empty() {
+            bail!("-m/--model: vkssim computes float_ssim only and runs no VMAF model; drop the model (or pass --no_prediction to vmaf-style scripts)");
+        }
+        if let Some(ctc) = &args.aom_ctc {
+            bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute; use --feature float_ssim=enable_db=true:clip_db=true for its SSIM part");
+        }
+        let features = Features::parse(&args.feature)?;
+        let ladder = outputs::per_input(args);
+        let mut inputs = inputs::resolve(args, ladder)?;
+        let mode = match (ladder, inputs.kind) {
+            (true, _) => Mode::Ladder,
+            (false, InputKind::H264) => Mode::H264,
+            (false, InputKind::Frames { .. }) => Mode::Pair,
+        };
+        let outputs = outputs::resolve(args, ladder, trace)?;
+        if let InputKind::Frames { raw } = &mut inputs.kind {
+            *raw = inputs::raw_format(args)?;
+        }
+        let backend = BackendPlan::resolve(&args.engine)?;
+        Ok(Self {
+            mode,
+            inputs,
+            selection: Selection {
+                skip_ref: args.frame_skip_ref,
+                skip_dist: args.frame_skip_dist,
+                frame_cnt: args.frame_cnt,
+                subsample: args.subsample,
+                allow_length_mismatch: args.allow_length_mismatch,
+            },
+            features,
+            outputs,
+            backend,
+            quiet: args.quiet,
+        })
+    }
+}

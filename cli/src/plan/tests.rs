@@ -1,0 +1,286 @@
+//! The plan's resolution: what each flag becomes, and each check failing
+//! when it should (with its message).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Parser;
+use vkssim::io::{Chroma, RawFormat};
+use vkssim::SsimOptions;
+
+use super::*;
+use crate::args::{with_default_subcommand, Backend, Cli, Command, DeviceChoice};
+use crate::output::{Format, Precision};
+
+/// The `score` flags of `line` (words split at spaces).
+pub(crate) fn args(line: &str) -> ScoreArgs {
+    let words: Vec<OsString> = line.split_whitespace().map(OsString::from).collect();
+    match Cli::try_parse_from(with_default_subcommand(words))
+        .unwrap()
+        .command
+    {
+        Command::Score(s) => *s,
+        c => panic!("not score: {c:?}"),
+    }
+}
+
+fn plan(line: &str) -> Result<ScorePlan> {
+    ScorePlan::resolve(&args(line), None)
+}
+
+/// The error `line` resolves to, which must contain `needle`.
+fn refused(line: &str, needle: &str) {
+    match plan(line) {
+        Ok(p) => panic!("{line}: accepted as {p:?}"),
+        Err(e) => {
+            let msg = format!("{e:#}");
+            assert!(msg.contains(needle), "{line}: {msg}");
+        }
+    }
+}
+
+#[test]
+fn a_plain_pair() {
+    let p = plan("vkssim -r a.y4m -d b.y4m").unwrap();
+    assert_eq!(p.mode, Mode::Pair);
+    assert_eq!(p.inputs.reference, Path::new("a.y4m"));
+    assert_eq!(p.inputs.distorted, [PathBuf::from("b.y4m")]);
+    assert_eq!(p.inputs.kind, InputKind::Frames { raw: None });
+    assert_eq!(p.features, crate::feature::Features::default());
+    assert_eq!(p.outputs.targets, [None]);
+    assert_eq!(p.outputs.dir, None);
+    assert_eq!(p.outputs.format, Format::Xml);
+    assert_eq!(p.outputs.trace, None);
+    assert_eq!(p.backend.backend, Backend::Auto);
+    assert_eq!(
+        p.selection,
+        Selection {
+            skip_ref: 0,
+            skip_dist: 0,
+            frame_cnt: 0,
+            subsample: 0,
+            allow_length_mismatch: false
+        }
+    );
+    assert!(!p.quiet);
+}
+
+#[test]
+fn every_part_takes_its_flags() {
+    let p = ScorePlan::resolve(
+        &args(
+            "vkssim -r a.yuv -d b.yuv -w 64 -h 48 -p 422 -b 10 --frame_cnt 5 \
+             --frame_skip_ref 1 --frame_skip_dist 2 --subsample 3 --allow-length-mismatch \
+             --feature float_ssim=enable_lcs=true --json -o out.json --precision max -q \
+             --backend vulkan --device 1,0 --threads 3",
+        ),
+        Some(Path::new("t.json")),
+    )
+    .unwrap();
+    assert_eq!(
+        p.inputs.kind,
+        InputKind::Frames {
+            raw: Some(RawFormat {
+                width: Some(64),
+                height: Some(48),
+                chroma: Some(Chroma::C422),
+                bit_depth: Some(10),
+            })
+        }
+    );
+    assert_eq!(
+        p.selection,
+        Selection {
+            skip_ref: 1,
+            skip_dist: 2,
+            frame_cnt: 5,
+            subsample: 3,
+            allow_length_mismatch: true
+        }
+    );
+    let lcs = SsimOptions {
+        enable_lcs: true,
+        ..Default::default()
+    };
+    assert_eq!(p.features.ssim(), lcs);
+    assert_eq!(p.features.names().len(), 4);
+    assert_eq!(p.outputs.targets, [Some(PathBuf::from("out.json"))]);
+    assert_eq!(p.outputs.format, Format::Json);
+    assert_eq!(p.outputs.precision, Precision::Max);
+    assert_eq!(p.outputs.trace.as_deref(), Some(Path::new("t.json")));
+    assert_eq!(p.backend.backend, Backend::Vulkan);
+    assert_eq!(p.backend.device, Some(DeviceChoice::List(vec![1, 0])));
+    assert_eq!(p.backend.threads, 3);
+    assert!(p.quiet);
+}
+
+#[test]
+fn refused_vmaf_flags_come_first() {
+    refused("vkssim -r a -d b -m version=vmaf_v0.6.1", "-m/--model");
+    refused("vkssim -r a -d b --aom_ctc v1.0", "--aom_ctc v1.0");
+    // Before a bad --feature and a bad -p.
+    refused(
+        "vkssim -r a -d b -m x --feature psnr -p 999",
+        "-m/--model: vkssim computes float_ssim only",
+    );
+}
+
+#[test]
+fn features_are_each_asked_once() {
+    refused(
+        "vkssim -r a -d b --feature float_ssim --feature float_ssim=scale=2",
+        "--feature float_ssim=scale=2: float_ssim is already requested with other options; give it once",
+    );
+    refused("vkssim -r a -d b --feature psnr", "`psnr` is not supported");
+    let same =
+        plan("vkssim -r a -d b --feature float_ssim=scale=2 --feature float_ssim=scale=2").unwrap();
+    assert_eq!(same.features.names(), ["float_ssim"]);
+    assert_eq!(same.features.ssim().scale, 2);
+}
+
+#[test]
+fn standard_input_is_one_input_at_most() {
+    refused(
+        "vkssim -r - -d -",
+        "the reference and the distorted input cannot both be standard input (-)",
+    );
+    refused(
+        "vkssim -r a -d - -d - --output-dir o",
+        "standard input (-) can be only one of the inputs",
+    );
+    let p = plan("vkssim -r - -d b").unwrap();
+    assert!(p.inputs.reads_stdin());
+    assert!(!plan("vkssim -r a -d b").unwrap().inputs.reads_stdin());
+}
+
+// With FFmpeg and without Vulkan Video, .h264 is an encoded input like any other.
+#[cfg(any(feature = "vulkan-video", not(feature = "ffmpeg")))]
+#[test]
+fn h264_is_a_pair_of_streams_without_the_flags_for_frames() {
+    let p = plan("vkssim -r a.h264 -d b.264 -o o.xml").unwrap();
+    assert_eq!(p.mode, Mode::H264);
+    assert_eq!(p.inputs.kind, InputKind::H264);
+    assert_eq!(p.inputs.raw(), None);
+    refused(
+        "vkssim -r a.h264 -d b.y4m",
+        "the distorted input b.y4m is not an H.264 Annex B stream",
+    );
+    refused(
+        "vkssim -r a.y4m -d b.h264",
+        "the reference input a.y4m is not an H.264 Annex B stream",
+    );
+    for (flags, named) in [
+        ("-w 64", "-w/--width"),
+        ("-p 420", "-p/--pixel_format"),
+        ("--frame_skip_dist 1", "--frame_skip_dist"),
+        ("--subsample 2", "--subsample"),
+        ("--device 0", "--device"),
+        // The first refused flag is named, not the engine's conflict.
+        ("--backend cpu --device 0", "--backend cpu"),
+    ] {
+        refused(
+            &format!("vkssim -r a.h264 -d b.h264 {flags}"),
+            &format!("{named} does not apply to H.264 inputs"),
+        );
+    }
+    // --subsample 1 scores every frame: allowed.
+    assert!(plan("vkssim -r a.h264 -d b.h264 --subsample 1").is_ok());
+    refused(
+        "vkssim -r a.h264 -d b.h264 -d c.h264",
+        "score .h264 inputs one pair at a time",
+    );
+    refused(
+        "vkssim -r a.h264 -d b.h264 --output-dir o",
+        "score .h264 inputs one pair at a time",
+    );
+}
+
+#[test]
+fn a_ladder_gets_an_output_per_input() {
+    let p = plan("vkssim -r r.y4m -d x/a.y4m -d y/b.yuv --csv --output-dir out").unwrap();
+    assert_eq!(p.mode, Mode::Ladder);
+    assert_eq!(
+        p.outputs.targets,
+        [
+            Some(PathBuf::from("out/a.csv")),
+            Some(PathBuf::from("out/b.csv"))
+        ]
+    );
+    assert_eq!(p.outputs.dir.as_deref(), Some(Path::new("out")));
+    let p = plan("vkssim -r r.y4m -d a.y4m -d - -o s/{name}_{index}.json").unwrap();
+    assert_eq!(
+        p.outputs.targets,
+        [
+            Some(PathBuf::from("s/a_0.json")),
+            Some(PathBuf::from("s/stdin_1.json"))
+        ]
+    );
+    // One -d with a pattern is a ladder of one.
+    let p = plan("vkssim -r r.y4m -d a.y4m -o {name}.xml").unwrap();
+    assert_eq!(p.mode, Mode::Ladder);
+    assert_eq!(p.outputs.targets, [Some(PathBuf::from("a.xml"))]);
+    // Several -d without outputs: a summary each.
+    let p = plan("vkssim -r r.y4m -d a.y4m -d b.y4m").unwrap();
+    assert_eq!(p.outputs.targets, [None, None]);
+}
+
+#[test]
+fn conflicting_outputs_are_refused() {
+    refused(
+        "vkssim -r r -d a -d b -o out.json",
+        "-o out.json: with several -d, -o is a pattern with {name}",
+    );
+    // clap refuses -o with --output-dir.
+    let words = [
+        "vkssim",
+        "-r",
+        "r",
+        "-d",
+        "a",
+        "-o",
+        "x",
+        "--output-dir",
+        "o",
+    ];
+    assert!(Cli::try_parse_from(words).is_err());
+}
+
+#[test]
+fn the_raw_layout_is_checked() {
+    refused("vkssim -r a.yuv -d b.yuv -p 999", "-p/--pixel_format");
+    let p = plan("vkssim -r a.yuv -d b.yuv -w 8").unwrap();
+    assert_eq!(
+        p.inputs.raw(),
+        Some(RawFormat {
+            width: Some(8),
+            ..Default::default()
+        })
+    );
+    // In a ladder too, after the -o pattern check.
+    refused(
+        "vkssim -r a -d b -d c -p 999 --output-dir o",
+        "-p/--pixel_format",
+    );
+    refused(
+        "vkssim -r a -d b -d c -p 999 -o x",
+        "with several -d, -o is a pattern",
+    );
+}
+
+#[test]
+fn a_device_is_refused_with_the_cpu_backend() {
+    refused(
+        "vkssim -r a -d b --backend cpu --device 0",
+        "--device 0 picks a Vulkan device, and --backend cpu scores on the CPU twin",
+    );
+    refused(
+        "vkssim -r a -d b --backend cpu --device all",
+        "--device all picks",
+    );
+    let p = plan("vkssim -r a -d b --device 0,2").unwrap();
+    let err = p.backend.on_cpu().unwrap_err().to_string();
+    assert!(err.contains("--device 0,2 picks a Vulkan device"), "{err}");
+    let p = plan("vkssim -r a -d b --backend cpu --threads 2").unwrap();
+    assert_eq!(p.backend.on_cpu().unwrap(), p.backend);
+}

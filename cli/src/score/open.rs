@@ -1,0 +1,108 @@
+//! The steps every run of decoded frames takes before it scores: opening an
+//! input, checking a distorted input against the reference (geometry,
+//! lengths), and starting the engine for the reference's frames.
+
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
+use vkssim::frame::PlaneGeometry;
+use vkssim::io::{open_input_with, LumaReader, VideoFormat};
+use vkssim::{Error, SsimOptions};
+
+use crate::backend;
+use crate::pipeline::{nothing_to_score, Selection, Tally};
+use crate::plan::{BackendPlan, Inputs};
+
+/// Opens the reference of `inputs`; the reader's errors name the file (and
+/// frame), the context says which input.
+pub fn reference(inputs: &Inputs) -> Result<Box<dyn LumaReader>> {
+    open_input_with(&inputs.reference, inputs.raw(), &inputs.decode)
+        .context("cannot read the reference")
+}
+
+/// Opens `path`, a distorted input of `inputs` (resized to the `reference`
+/// format's size with `--resize-distorted`).
+pub fn distorted(
+    inputs: &Inputs,
+    path: &Path,
+    reference: VideoFormat,
+) -> Result<Box<dyn LumaReader>> {
+    open_input_with(path, inputs.raw(), &inputs.decode_distorted(reference))
+        .context("cannot read the distorted input")
+}
+
+/// Refuses a distorted input whose geometry differs from the reference's.
+pub fn check_geometry(
+    reference: &Path,
+    rf: VideoFormat,
+    distorted: &Path,
+    df: VideoFormat,
+) -> Result<()> {
+    let g = |f: VideoFormat| PlaneGeometry::new(f.width, f.height, f.bit_depth);
+    g(rf).expect_same(
+        &format!("reference {}", reference.display()),
+        g(df),
+        &format!("distorted {}", distorted.display()),
+    )?;
+    Ok(())
+}
+
+/// When both inputs know their length up front (regular files), checks it now,
+/// before any work: no pair to score is an error saying how many frames each
+/// input has after its skip (with `--allow-length-mismatch` too), different
+/// lengths [`Error::LengthMismatch`] unless `--allow-length-mismatch`. Returns
+/// how many frames will be scored, when known (for the progress bar).
+pub fn check_lengths(
+    reference: &dyn LumaReader,
+    distorted: &dyn LumaReader,
+    sel: &Selection,
+) -> Result<Option<u64>> {
+    let avail = |r: &dyn LumaReader, skip: u64| {
+        r.frame_count()
+            .map(|n| n.saturating_sub(r.frames_read()).saturating_sub(skip))
+    };
+    let (Some(nr), Some(nd)) = (
+        avail(reference, sel.skip_ref),
+        avail(distorted, sel.skip_dist),
+    ) else {
+        return Ok(None);
+    };
+    let cap = if sel.frame_cnt == 0 {
+        u64::MAX
+    } else {
+        sel.frame_cnt
+    };
+    let (pr, pd) = (nr.min(cap), nd.min(cap));
+    let pairs = pr.min(pd);
+    if pairs == 0 {
+        return Err(nothing_to_score(
+            &Tally::known(reference, sel.skip_ref),
+            &Tally::known(distorted, sel.skip_dist),
+        ));
+    }
+    if pr != pd && !sel.allow_length_mismatch {
+        return Err(anyhow!(Error::LengthMismatch {
+            reference: nr,
+            distorted: nd,
+            common: pairs,
+        }));
+    }
+    let step = sel.subsample.max(1);
+    Ok(Some(pairs.div_ceil(step)))
+}
+
+/// Starts the scoring engine `plan` asks for, for `format`'s frames,
+/// `readers` threads filling each device's frame slots (0: no hint; see
+/// [`backend::start`]; `quiet`: no notes).
+pub fn start_engine(
+    plan: &BackendPlan,
+    options: SsimOptions,
+    format: VideoFormat,
+    readers: usize,
+    quiet: bool,
+) -> Result<backend::Engine> {
+    let size = (format.width, format.height, format.bit_depth);
+    let engine = backend::start(plan, options, size, readers, quiet)?;
+    tracing::info!(backend = %engine.description, "scoring");
+    Ok(engine)
+}

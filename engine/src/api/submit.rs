@@ -1,0 +1,257 @@
+//! One way in: a [`Pair`] of frame [`Source`]s (host planes, shared reference
+//! planes, imported device planes), with the semaphores a device-resident
+//! pair waits on and signals, given to [`Scorer::submit`]. Frame slots filled
+//! in place go back through the [`super::FrameSlots`] they came from.
+
+use std::sync::{Arc, Weak};
+
+use super::imported::ImportedPlane;
+use super::plane::{HostPlane, SemaphoreRef};
+use super::scorer::{Inner, Scorer};
+use crate::vk::scorer::ExternalSemaphore;
+use crate::vk::shared_plane::SharedPlane;
+use crate::{Error, FrameScorer, LumaFrame, PlaneRole, Result};
+
+/// Where one plane of a pair is.
+///
+/// ```no_run
+/// use vkssim::api::{HostPlane, Source};
+/// let luma = vec![0u8; 64 * 64];
+/// let source: Source = HostPlane::u8(&luma, 64).into();
+/// # let _ = source;
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// In host memory (copied before [`Scorer::submit`] returns).
+    Host(HostPlane<'a>),
+    /// A reference plane already on the device, shared by the scorers of a
+    /// ladder ([`super::SharedPlanes::upload`]); the distorted plane of its
+    /// pair comes from host memory.
+    Shared(&'a SharedPlane),
+    /// A plane of the host's imported buffer or image
+    /// ([`super::Engine::import_buffer`], [`super::Engine::import_image`]).
+    Imported(&'a ImportedPlane),
+}
+
+impl<'a> From<HostPlane<'a>> for Source<'a> {
+    fn from(p: HostPlane<'a>) -> Self {
+        Source::Host(p)
+    }
+}
+
+impl<'a> From<&'a SharedPlane> for Source<'a> {
+    fn from(p: &'a SharedPlane) -> Self {
+        Source::Shared(p)
+    }
+}
+
+impl<'a> From<&'a ImportedPlane> for Source<'a> {
+    fn from(p: &'a ImportedPlane) -> Self {
+        Source::Imported(p)
+    }
+}
+
+/// A reference and a distorted plane scored together, and for a
+/// device-resident pair the semaphores its work waits on before it starts and
+/// signals when its results are written.
+///
+/// The planes may be: both on the host; a shared reference and a host
+/// distorted plane; or both imported (then waits and signals may be given).
+///
+/// ```no_run
+/// use vkssim::api::{HostPlane, Pair};
+/// let (r, d) = (vec![16u8; 64 * 64], vec![17u8; 64 * 64]);
+/// let pair = Pair::new(HostPlane::u8(&r, 64), HostPlane::u8(&d, 64));
+/// # let _ = pair;
+/// ```
+#[derive(Debug, Clone)]
+pub struct Pair<'a> {
+    reference: Source<'a>,
+    distorted: Source<'a>,
+    waits: Vec<SemaphoreRef>,
+    signals: Vec<SemaphoreRef>,
+}
+
+impl<'a> Pair<'a> {
+    /// `reference` and `distorted`, no semaphores.
+    pub fn new(reference: impl Into<Source<'a>>, distorted: impl Into<Source<'a>>) -> Self {
+        Self {
+            reference: reference.into(),
+            distorted: distorted.into(),
+            waits: Vec::new(),
+            signals: Vec::new(),
+        }
+    }
+
+    /// The same pair, its work waiting for `semaphore` (at every stage)
+    /// first. For imported planes only.
+    ///
+    /// # Safety
+    /// `semaphore` must be a valid semaphore of the engine's device; a binary
+    /// one must have a signal submitted (or submitted before the pair's work
+    /// can start), as `vkQueueSubmit` requires.
+    pub unsafe fn wait(mut self, semaphore: SemaphoreRef) -> Self {
+        self.waits.push(semaphore);
+        self
+    }
+
+    /// The same pair, signalling `semaphore` when its results are written
+    /// (and images are back in their final layout, released to their
+    /// family). For imported planes only.
+    ///
+    /// # Safety
+    /// `semaphore` must be a valid semaphore of the engine's device; a binary
+    /// one must be unsignalled with no signal pending, as `vkQueueSubmit`
+    /// requires.
+    pub unsafe fn signal(mut self, semaphore: SemaphoreRef) -> Self {
+        self.signals.push(semaphore);
+        self
+    }
+}
+
+impl Scorer {
+    /// Queues a pair (see [`Pair`] for the planes a pair may have). Host
+    /// planes are copied before this returns; blocks while
+    /// [`Scorer::queue_depth`] pairs are already on the device (their results
+    /// then wait in the queue for [`Scorer::poll`]).
+    ///
+    /// Errors: a host plane of the wrong sample type, too short for the
+    /// geometry, with a stride shorter than a row, or with a sample above the
+    /// bit depth ([`Error::InvalidOption`], [`Error::BufferSize`],
+    /// [`Error::SampleRange`]); a plane of another geometry
+    /// ([`Error::GeometryMismatch`]), of another device, one that does not fit
+    /// the scorer's bit depth or width, the same image layer as both planes,
+    /// a combination of sources listed as not taken in [`Pair`], device
+    /// planes or semaphores on the CPU twin ([`Error::InvalidOption`]);
+    /// timeline values without timeline semaphores ([`Error::Unsupported`]);
+    /// device errors. A device-resident pair's samples above the bit depth
+    /// come back as its result ([`Error::SampleRange`]).
+    pub fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
+        let frame = self.submitted;
+        let device_pair = |what: &str| {
+            Error::InvalidOption(format!(
+                "frame {frame}: {what}; a pair's planes are both on the host, a shared \
+                 reference with a host distorted plane, or both imported"
+            ))
+        };
+        let has_semaphores = !pair.waits.is_empty() || !pair.signals.is_empty();
+        let imported = matches!(
+            (pair.reference, pair.distorted),
+            (Source::Imported(_), Source::Imported(_))
+        );
+        if has_semaphores && !imported {
+            return Err(Error::InvalidOption(format!(
+                "frame {frame}: semaphores are for pairs of imported planes; a pair with host \
+                 or shared planes is done when its result comes back"
+            )));
+        }
+        match (pair.reference, pair.distorted) {
+            (Source::Host(r), Source::Host(d)) => self.submit_host(r, d),
+            (Source::Shared(r), Source::Host(d)) => self.submit_shared(r, d),
+            (Source::Imported(r), Source::Imported(d)) => {
+                self.submit_imported([r, d], &pair.waits, &pair.signals)
+            }
+            (_, Source::Shared(_)) => Err(device_pair("a shared plane as the distorted plane")),
+            (Source::Imported(_), _) | (_, Source::Imported(_)) => {
+                Err(device_pair("an imported plane with a plane that is not"))
+            }
+        }
+    }
+
+    /// A pair from host memory.
+    fn submit_host(&mut self, reference: HostPlane<'_>, distorted: HostPlane<'_>) -> Result<()> {
+        let desc = *self.desc();
+        let g = (desc.width, desc.height, desc.bit_depth);
+        let frame = self.submitted;
+        let mut r = LumaFrame::zeroed(0, 0, desc.bit_depth);
+        let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
+        reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
+        distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
+        self.take_returns();
+        let scorer: &mut dyn FrameScorer = match &mut self.inner {
+            Inner::Vk(v) => &mut **v,
+            Inner::Cpu(c) => c,
+        };
+        scorer.submit(r, d)?;
+        self.submitted += 1;
+        Ok(())
+    }
+
+    /// A shared reference already on the device and a host distorted plane.
+    fn submit_shared(&mut self, reference: &SharedPlane, distorted: HostPlane<'_>) -> Result<()> {
+        let desc = *self.desc();
+        let g = (desc.width, desc.height, desc.bit_depth);
+        let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
+        distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
+        let mut slots = self.slots();
+        let mut slot = slots.acquire()?;
+        slot.share_reference(reference)?;
+        slot.distorted_mut().copy_from_slice(&d.bytes);
+        slots.submit(slot)
+    }
+
+    /// Two imported planes.
+    fn submit_imported(
+        &mut self,
+        planes: [&ImportedPlane; 2],
+        waits: &[SemaphoreRef],
+        signals: &[SemaphoreRef],
+    ) -> Result<()> {
+        let frame = self.submitted;
+        let desc = *self.desc();
+        let roles = [PlaneRole::Reference, PlaneRole::Distorted];
+        let Inner::Vk(inner) = &mut self.inner else {
+            return Err(Error::InvalidOption(format!(
+                "frame {frame}: imported device planes given to a CPU scorer"
+            )));
+        };
+        for (plane, role) in planes.iter().zip(roles) {
+            if !Weak::ptr_eq(&plane.gpu, &Arc::downgrade(inner.gpu())) {
+                let imported_on = plane
+                    .gpu
+                    .upgrade()
+                    .map_or("that is gone".to_string(), |g| g.device_name().to_string());
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the {role} plane was imported on device {imported_on} \
+                     but the scorer runs on device {}",
+                    inner.gpu().device_name()
+                )));
+            }
+            if let Some(what) = plane.samples.misfit(desc.width, desc.bit_depth) {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the {role} plane {what}"
+                )));
+            }
+        }
+        if let (Some(a), Some(b)) = (planes[0].image_layer, planes[1].image_layer) {
+            if a == b {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the reference and distorted planes are the same image layer"
+                )));
+            }
+        }
+        if !self.timeline && waits.iter().chain(signals).any(|s| s.value.is_some()) {
+            return Err(Error::Unsupported(format!(
+                "frame {frame}: a timeline semaphore value, but the engine's device has no \
+                 timelineSemaphore feature enabled (see Engine::supports_timeline_semaphores)"
+            )));
+        }
+        let sems = |s: &[SemaphoreRef]| -> Vec<ExternalSemaphore> {
+            s.iter()
+                .map(|s| ExternalSemaphore {
+                    semaphore: s.semaphore,
+                    value: s.value,
+                })
+                .collect()
+        };
+        let holds = [&planes[0].hold, &planes[1].hold];
+        // SAFETY: the planes were imported on this device under
+        // `import_buffer`/`import_image`'s contract (valid until released,
+        // which the slot's holds delay until the pair is done); the
+        // semaphores were given under `Pair::wait`/`Pair::signal`'s.
+        unsafe { inner.submit_external(holds, &sems(waits), &sems(signals)) }?;
+        self.submitted += 1;
+        Ok(())
+    }
+}

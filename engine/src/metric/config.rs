@@ -1,0 +1,363 @@
+//! [`MetricConfig`]: one metric to compute and its options, parsed from the
+//! `vmaf` command line's `--feature` syntax, `name[=key=value[:key=value...]]`
+//! (`psnr=enable_mse=true:min_sse=0.5`), and what it asks of a frame (its
+//! output names, whether it reads chroma, whether it keeps state from frame to
+//! frame, the sizes it takes).
+//!
+//! A new metric (VMAF's `integer_vif`, `integer_adm`, `integer_motion`,
+//! `cambi`) is one more variant with its options struct, its module beside
+//! [`super::psnr`], and one arm in each method here; `docs/metrics.md` says
+//! how each would plug in.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::ms_ssim::{self, MsSsimOptions};
+use super::psnr::{self, PsnrOptions};
+use super::ssim;
+use crate::io::Chroma;
+use crate::{Error, Result, SsimOptions};
+
+/// One metric to compute, with its options.
+///
+/// ```
+/// use vkssim::metric::config::MetricConfig;
+/// let m: MetricConfig = "psnr=enable_mse=true:min_sse=0.5".parse().unwrap();
+/// assert_eq!(m.feature(), "psnr");
+/// assert_eq!(m.to_string(), "psnr=enable_mse=true:min_sse=0.5");
+/// assert!(m.needs_chroma());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum MetricConfig {
+    /// libvmaf's `float_ssim`.
+    FloatSsim(SsimOptions),
+    /// libvmaf's `psnr` (integer, luma and chroma).
+    Psnr(PsnrOptions),
+    /// libvmaf's `float_ms_ssim`.
+    FloatMsSsim(MsSsimOptions),
+}
+
+/// The metric names [`MetricConfig::parse`] takes, as libvmaf spells them.
+pub const FEATURES: [&str; 3] = [ssim::FEATURE, psnr::FEATURE, ms_ssim::FEATURE];
+
+/// The options `float_ssim` takes (`scale` is libvmaf 3.1's).
+const SSIM_KEYS: [&str; 4] = ["enable_lcs", "enable_db", "clip_db", "scale"];
+
+/// libvmaf's boolean option values: exactly `true` or `false`.
+pub(crate) fn parse_bool(feature: &str, key: &str, value: &str) -> Result<bool> {
+    match value {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(Error::InvalidOption(format!(
+            "{feature}: {key} must be `true` or `false`, not `{value}`"
+        ))),
+    }
+}
+
+/// Sets one `float_ssim` option from its text.
+fn set_ssim(opts: &mut SsimOptions, key: &str, value: &str) -> Result<()> {
+    let f = ssim::FEATURE;
+    match key {
+        "enable_lcs" => opts.enable_lcs = parse_bool(f, key, value)?,
+        "enable_db" => opts.enable_db = parse_bool(f, key, value)?,
+        "clip_db" => opts.clip_db = parse_bool(f, key, value)?,
+        "scale" => {
+            opts.scale = value.parse().map_err(|_| {
+                Error::InvalidOption(format!(
+                    "{f}: scale must be a whole number (0 = automatic), not `{value}`"
+                ))
+            })?
+        }
+        _ => {
+            return Err(Error::InvalidOption(format!(
+                "{f} has no option `{key}` (it has {})",
+                SSIM_KEYS.join(", ")
+            )))
+        }
+    }
+    Ok(())
+}
+
+impl MetricConfig {
+    /// Parses `name[=key=value[:key=value...]]`. An empty field (`psnr=`, a
+    /// trailing `:`) is skipped; an option without a value, an unknown
+    /// metric or option, a value libvmaf would refuse, or one option given
+    /// twice is [`Error::InvalidOption`] naming the metric and the option.
+    pub fn parse(spec: &str) -> Result<Self> {
+        let (name, rest) = match spec.split_once('=') {
+            Some((name, rest)) => (name, Some(rest)),
+            None => (spec, None),
+        };
+        let mut config = match name {
+            n if n == ssim::FEATURE => MetricConfig::FloatSsim(SsimOptions::default()),
+            n if n == psnr::FEATURE => MetricConfig::Psnr(PsnrOptions::default()),
+            n if n == ms_ssim::FEATURE => MetricConfig::FloatMsSsim(MsSsimOptions::default()),
+            _ => {
+                return Err(Error::Unsupported(format!(
+                    "the metric `{name}` (vkssim computes {})",
+                    FEATURES.join(", ")
+                )))
+            }
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for key_val in rest.into_iter().flat_map(|r| r.split(':')) {
+            if key_val.is_empty() {
+                continue;
+            }
+            let Some((key, value)) = key_val.split_once('=') else {
+                return Err(Error::InvalidOption(format!(
+                    "{name}: option `{key_val}` has no value (write {key_val}=...)"
+                )));
+            };
+            if seen.contains(&key) {
+                return Err(Error::InvalidOption(format!(
+                    "{name}: option `{key}` is given more than once"
+                )));
+            }
+            seen.push(key);
+            config.set(key, value)?;
+        }
+        Ok(config)
+    }
+
+    /// Sets one option from its text.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        match self {
+            MetricConfig::FloatSsim(o) => set_ssim(o, key, value),
+            MetricConfig::Psnr(o) => o.set(key, value),
+            MetricConfig::FloatMsSsim(o) => o.set(key, value),
+        }
+    }
+
+    /// libvmaf's name of the metric.
+    pub fn feature(&self) -> &'static str {
+        match self {
+            MetricConfig::FloatSsim(_) => ssim::FEATURE,
+            MetricConfig::Psnr(_) => psnr::FEATURE,
+            MetricConfig::FloatMsSsim(_) => ms_ssim::FEATURE,
+        }
+    }
+
+    /// Whether the metric reads the chroma planes (only `psnr`, with
+    /// `enable_chroma`, on pictures that have them).
+    pub fn needs_chroma(&self) -> bool {
+        matches!(self, MetricConfig::Psnr(o) if o.enable_chroma)
+    }
+
+    /// Whether a frame's values depend on earlier frames (none of these;
+    /// `integer_motion` will).
+    pub fn is_temporal(&self) -> bool {
+        false
+    }
+
+    /// The per-frame output names for pictures of `chroma`, in libvmaf's order.
+    pub fn output_names(&self, chroma: Chroma) -> Vec<&'static str> {
+        match self {
+            MetricConfig::FloatSsim(o) => ssim::feature_names(o),
+            MetricConfig::Psnr(o) => {
+                let planes = if chroma == Chroma::Mono || !o.enable_chroma {
+                    1
+                } else {
+                    3
+                };
+                (0..planes)
+                    .flat_map(|p| {
+                        std::iter::once(psnr::PSNR_NAMES[p])
+                            .chain(o.enable_mse.then_some(psnr::MSE_NAMES[p]))
+                    })
+                    .collect()
+            }
+            MetricConfig::FloatMsSsim(o) => ms_ssim::output_names(o),
+        }
+    }
+
+    /// The names of the values reported once, at the end of a run
+    /// (`apsnr_*` with `psnr=enable_apsnr=true`).
+    pub fn aggregate_names(&self) -> Vec<&'static str> {
+        match self {
+            MetricConfig::Psnr(o) => psnr::aggregate_names(o),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Checks, before any work, that this metric can score frames of this
+    /// format: [`Error::PlaneTooSmall`] (`float_ssim`) or
+    /// [`Error::FrameTooSmall`] (`float_ms_ssim` below 176 x 176) naming the
+    /// size, [`Error::Unsupported`] for a bit depth or chroma layout it does
+    /// not take, [`Error::InvalidOption`] for options out of range.
+    pub fn check_frame(
+        &self,
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        chroma: Chroma,
+    ) -> Result<()> {
+        match self {
+            MetricConfig::FloatSsim(o) => {
+                ssim::check_geometry(width, height, bit_depth, o).map(drop)
+            }
+            MetricConfig::Psnr(o) => {
+                psnr::check_geometry(width, height, bit_depth, chroma, o).map(drop)
+            }
+            MetricConfig::FloatMsSsim(_) => ms_ssim::check_size(width, height, bit_depth),
+        }
+    }
+
+    /// The options that differ from the defaults, as `key=value`.
+    fn non_default(&self) -> Vec<String> {
+        match self {
+            MetricConfig::FloatSsim(o) => {
+                let mut v = Vec::new();
+                for (k, on) in [
+                    ("enable_lcs", o.enable_lcs),
+                    ("enable_db", o.enable_db),
+                    ("clip_db", o.clip_db),
+                ] {
+                    if on {
+                        v.push(format!("{k}=true"));
+                    }
+                }
+                if o.scale != 0 {
+                    v.push(format!("scale={}", o.scale));
+                }
+                v
+            }
+            MetricConfig::Psnr(o) => o.non_default(),
+            MetricConfig::FloatMsSsim(o) => o.non_default(),
+        }
+    }
+}
+
+/// Parses several `--feature`-style specifications, in order; a metric named
+/// twice is [`Error::InvalidOption`] (libvmaf would report its outputs twice).
+pub fn parse_list<S: AsRef<str>>(specs: &[S]) -> Result<Vec<MetricConfig>> {
+    let mut out: Vec<MetricConfig> = Vec::new();
+    for spec in specs {
+        let m = MetricConfig::parse(spec.as_ref())?;
+        if out.iter().any(|o| o.feature() == m.feature()) {
+            return Err(Error::InvalidOption(format!(
+                "{}: the metric is asked for more than once; ask once",
+                m.feature()
+            )));
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+impl FromStr for MetricConfig {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        MetricConfig::parse(s)
+    }
+}
+
+impl fmt::Display for MetricConfig {
+    /// The metric in libvmaf's syntax, with only the options that differ
+    /// from the defaults (parsing it gives the same configuration).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.feature())?;
+        let opts = self.non_default();
+        if !opts.is_empty() {
+            write!(f, "={}", opts.join(":"))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_metric_and_round_trips() {
+        for spec in [
+            "float_ssim",
+            "float_ssim=enable_lcs=true:scale=3",
+            "psnr",
+            "psnr=enable_chroma=false:enable_mse=true:enable_apsnr=true:reduced_hbd_peak=true:min_sse=0.5",
+            "float_ms_ssim=enable_lcs=true:enable_db=true:clip_db=true",
+        ] {
+            let m = MetricConfig::parse(spec).unwrap();
+            assert_eq!(m.to_string(), spec);
+            assert_eq!(m.to_string().parse::<MetricConfig>().unwrap(), m);
+        }
+        let m = MetricConfig::parse("psnr=enable_mse=false:").unwrap();
+        assert_eq!(m, MetricConfig::Psnr(PsnrOptions::default()));
+        assert_eq!(
+            MetricConfig::parse("psnr=min_sse=1e-3").unwrap(),
+            MetricConfig::Psnr(PsnrOptions {
+                min_sse: 0.001,
+                ..Default::default()
+            })
+        );
+    }
+
+    #[test]
+    fn bad_specs_name_the_metric_and_option() {
+        for (spec, want) in [
+            ("ciede", "`ciede`"),
+            ("psnr=enable_mse", "`enable_mse` has no value"),
+            ("psnr=enable_mse=1", "enable_mse must be `true` or `false`"),
+            ("psnr=min_sse=-0.5", "psnr: min_sse"),
+            ("psnr=enable_mse=true:enable_mse=false", "more than once"),
+            (
+                "float_ms_ssim=scale=2",
+                "float_ms_ssim has no option `scale`",
+            ),
+            ("float_ssim=scale=x", "float_ssim: scale"),
+            ("float_ssim=min_sse=1", "float_ssim has no option `min_sse`"),
+        ] {
+            let e = MetricConfig::parse(spec).unwrap_err().to_string();
+            assert!(e.contains(want), "{spec}: {e}");
+        }
+        let e = parse_list(&["psnr", "float_ssim", "psnr=enable_mse=true"]).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("psnr: the metric is asked for more than once"));
+        assert_eq!(parse_list(&["psnr", "float_ms_ssim"]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn output_names_follow_libvmaf() {
+        let p = MetricConfig::parse("psnr=enable_mse=true:enable_apsnr=true").unwrap();
+        assert_eq!(
+            p.output_names(Chroma::C420),
+            ["psnr_y", "mse_y", "psnr_cb", "mse_cb", "psnr_cr", "mse_cr"]
+        );
+        assert_eq!(p.output_names(Chroma::Mono), ["psnr_y", "mse_y"]);
+        assert_eq!(p.aggregate_names(), ["apsnr_y", "apsnr_cb", "apsnr_cr"]);
+        let m = MetricConfig::parse("float_ms_ssim=enable_lcs=true").unwrap();
+        assert_eq!(m.output_names(Chroma::C420).len(), 16);
+        assert!(!m.needs_chroma() && !m.is_temporal());
+        assert!(m.aggregate_names().is_empty());
+        let off = MetricConfig::parse("psnr=enable_chroma=false").unwrap();
+        assert!(!off.needs_chroma());
+    }
+
+    #[test]
+    fn sizes_are_checked_per_metric() {
+        let ms = MetricConfig::parse("float_ms_ssim").unwrap();
+        assert!(ms.check_frame(176, 176, 8, Chroma::C420).is_ok());
+        let e = ms.check_frame(175, 480, 8, Chroma::C420).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("float_ms_ssim cannot score a 175x480 frame"),
+            "{e}"
+        );
+        let ssim = MetricConfig::parse("float_ssim").unwrap();
+        assert!(matches!(
+            ssim.check_frame(10, 10, 8, Chroma::C420),
+            Err(Error::PlaneTooSmall { .. })
+        ));
+        let psnr = MetricConfig::parse("psnr").unwrap();
+        assert!(psnr.check_frame(1, 1, 16, Chroma::C444).is_ok());
+        assert!(psnr.check_frame(1, 1, 16, Chroma::C411).is_err());
+        assert!(MetricConfig::parse("psnr=enable_chroma=false")
+            .unwrap()
+            .check_frame(1, 1, 16, Chroma::C444)
+            .is_ok());
+    }
+}

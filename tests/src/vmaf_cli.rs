@@ -1,0 +1,153 @@
+//! The `vmaf` command line that libvmaf-sys builds, run with every score
+//! printed in full: its writers print `%.6f`, so the CLI runs under the
+//! LD_PRELOAD shim `tests/c/vmaf_full_precision.c`, which turns each `%.6f`
+//! into `%.17g` (17 significant digits name an fp64 value exactly) and
+//! changes nothing else. The XML output is then read back: per frame, pooled
+//! and aggregate values, by name and in the file's order. Non-finite values
+//! print as `nan`, `-nan`, `inf`, `-inf` and are read as such.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::paths;
+
+/// The shim, compiled once per test process into the target directory.
+pub fn shim() -> &'static Path {
+    static SHIM: OnceLock<PathBuf> = OnceLock::new();
+    SHIM.get_or_init(|| {
+        let src = paths::workspace_root().join("tests/c/vmaf_full_precision.c");
+        let dir = paths::target_dir().join("vkssim-metrics");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let out = dir.join(format!("vmaf_full_precision.{}.so", std::process::id()));
+        let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+        let status = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run {cc:?} to build {}: {e}", src.display()));
+        assert!(status.success(), "building {} failed", src.display());
+        out
+    })
+}
+
+/// A value as the XML holds it.
+pub fn parse_value(text: &str) -> f64 {
+    match text {
+        "nan" | "-nan" => f64::NAN,
+        _ => text
+            .parse()
+            .unwrap_or_else(|_| panic!("vmaf XML: bad number {text:?}")),
+    }
+}
+
+/// `key="value"` pairs of one XML element line, in order.
+fn attributes(line: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(eq) = rest.find("=\"") {
+        let key = rest[..eq].rsplit(' ').next().unwrap_or("").to_string();
+        let after = &rest[eq + 2..];
+        let end = after.find('"').expect("vmaf XML: unterminated attribute");
+        out.push((key, after[..end].to_string()));
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// What one `vmaf` run wrote.
+#[derive(Debug, Clone, Default)]
+pub struct VmafXml {
+    /// Per frame, `(name, value)` in the file's order.
+    pub frames: Vec<Vec<(String, f64)>>,
+    /// Per metric, its name and `(pool method, value)` in the file's order.
+    pub pooled: Vec<(String, Vec<(String, f64)>)>,
+    /// The aggregate values, in the file's order.
+    pub aggregate: Vec<(String, f64)>,
+}
+
+impl VmafXml {
+    /// Reads the XML text the vmaf CLI writes.
+    pub fn parse(text: &str) -> Self {
+        let mut x = VmafXml::default();
+        for line in text.lines().map(str::trim_start) {
+            if line.starts_with("<frame ") {
+                let a = attributes(line);
+                x.frames.push(
+                    a.into_iter()
+                        .filter(|(k, _)| k != "frameNum")
+                        .map(|(k, v)| {
+                            let v = parse_value(&v);
+                            (k, v)
+                        })
+                        .collect(),
+                );
+            } else if line.starts_with("<metric ") {
+                let mut a = attributes(line).into_iter();
+                let (_, name) = a.next().expect("vmaf XML: metric without a name");
+                x.pooled
+                    .push((name, a.map(|(k, v)| (k, parse_value(&v))).collect()));
+            } else if line.starts_with("<aggregate_metrics") {
+                x.aggregate = attributes(line)
+                    .into_iter()
+                    .map(|(k, v)| (k, parse_value(&v)))
+                    .collect();
+            }
+        }
+        x
+    }
+}
+
+/// The outcome of a `vmaf` run: its XML, or its exit status and messages.
+pub type VmafResult = Result<VmafXml, String>;
+
+/// Runs the vmaf CLI on `args` (inputs and `--feature`s) with `-n -q --xml`
+/// under the full-precision shim (`full = true`) or as it is.
+pub fn run_vmaf(args: &[String], full: bool) -> VmafResult {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("vmaf.xml");
+    let mut cmd = Command::new(paths::vmaf_cli());
+    cmd.args(args).args(["-n", "-q", "--xml", "-o"]).arg(&out);
+    if full {
+        cmd.env("LD_PRELOAD", shim());
+    }
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the vmaf CLI: {e}"));
+    if !o.status.success() {
+        return Err(format!(
+            "vmaf {args:?} failed ({}): {}{}",
+            o.status,
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    Ok(VmafXml::parse(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_frames_pools_and_aggregates() {
+        let text = r#"<VMAF version="2.3.1">
+  <frames>
+    <frame frameNum="0" psnr_y="14.74864217471762" float_ms_ssim="-nan" />
+  </frames>
+  <pooled_metrics>
+    <metric name="psnr_y" min="1" max="inf" />
+  </pooled_metrics>
+  <aggregate_metrics apsnr_y="15.5" apsnr_cb="-inf" />
+</VMAF>"#;
+        let x = VmafXml::parse(text);
+        assert_eq!(x.frames.len(), 1);
+        assert_eq!(x.frames[0][0], ("psnr_y".to_string(), 14.74864217471762));
+        assert!(x.frames[0][1].1.is_nan());
+        assert_eq!(x.pooled[0].0, "psnr_y");
+        assert_eq!(x.pooled[0].1[1], ("max".to_string(), f64::INFINITY));
+        assert_eq!(x.aggregate[1], ("apsnr_cb".to_string(), f64::NEG_INFINITY));
+    }
+}

@@ -11,8 +11,11 @@ packages=(
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   # Shader compilation (the shaderc crate links Debian's static libraries)
   libshaderc-dev glslc spirv-tools
-  # Test clips
+  # Test clips (and the encoded-input tests' reference decodes, with ffprobe)
   ffmpeg
+  # Encoded inputs (feature ffmpeg, on in the CLI): the FFmpeg libraries'
+  # headers and pkg-config files; ffmpeg-sys-next's bindgen needs libclang
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
   # libvmaf-sys builds the reference libvmaf with meson (and bindgen needs clang)
   meson ninja-build nasm libclang-dev
   python3 cbindgen

@@ -151,10 +151,11 @@ pub struct EngineArgs {
 #[derive(Debug, Clone, Args)]
 #[command(disable_help_flag = true)]
 pub struct ScoreArgs {
-    /// Reference video: .y4m, or raw .yuv with -w -h -p -b; `-` reads standard input.
+    /// Reference video: .y4m, raw .yuv with -w -h -p -b, or (built with FFmpeg) any
+    /// encoded file FFmpeg decodes (.mp4, .mkv, ...); `-` reads standard input.
     #[arg(short = 'r', long = "reference", value_name = "PATH")]
     pub reference: PathBuf,
-    /// Distorted video: .y4m, or raw .yuv with -w -h -p -b; `-` reads standard input.
+    /// Distorted video: as the reference (.y4m, .yuv, or encoded); `-` reads standard input.
     /// Repeat it to score one reference against several encodes (a ladder): each
     /// reference frame is read once, and each input gets its own output.
     #[arg(short = 'd', long = "distorted", value_name = "PATH", required = true)]
@@ -243,12 +244,38 @@ pub struct ScoreArgs {
         visible_alias = "allow_length_mismatch"
     )]
     pub allow_length_mismatch: bool,
+    /// Encoded inputs: the video stream to score, counting video streams from 0
+    /// (default: the first).
+    #[arg(long = "stream", value_name = "N")]
+    pub stream: Option<usize>,
+    /// Encoded inputs: a frame the decoder reports as damaged fails the run
+    /// (`error`), or is scored as the decoder concealed it, with a warning (`conceal`).
+    #[arg(long = "decode-errors", value_name = "MODE", default_value = "error", value_parser = ["error", "conceal"])]
+    pub decode_errors: String,
+    /// Encoded distorted inputs of another size than the reference: scale each
+    /// frame to the reference's size with libswscale, as `ffmpeg -vf
+    /// scale=W:H:flags=ALGO` (default: different sizes are an error).
+    #[arg(long = "resize-distorted", value_name = "ALGO", value_parser = ["bicubic", "bilinear", "lanczos", "spline", "neighbor", "area"])]
+    pub resize_distorted: Option<String>,
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
 }
 
 impl ScoreArgs {
+    /// How encoded inputs are decoded (`--stream`, `--decode-errors`).
+    pub fn decode(&self) -> vkssim::io::DecodeOptions {
+        vkssim::io::DecodeOptions {
+            stream: self.stream,
+            errors: match self.decode_errors.as_str() {
+                "conceal" => vkssim::io::DecodeErrors::Conceal,
+                _ => vkssim::io::DecodeErrors::Error,
+            },
+            threads: 0,
+            resize: None,
+        }
+    }
+
     /// The output format the flags select (the last one given wins, as in `vmaf`).
     pub fn format(&self) -> Format {
         if self.json {

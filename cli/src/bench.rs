@@ -398,7 +398,8 @@ fn open(args: &BenchArgs) -> Result<Input> {
         let reader = open_input(path, raw).with_context(|| format!("cannot read the {role}"))?;
         let index = reader.frame_index().with_context(|| {
             format!(
-                "the {role} {} is not a regular file; vkssim bench reads files by position",
+                "the {role} {} is not a regular Y4M or raw YUV file; vkssim bench reads \
+                 files by position (decode an encoded input to .y4m first)",
                 path.display()
             )
         })?;

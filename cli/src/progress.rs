@@ -51,3 +51,25 @@ impl Progress {
         }
     }
 }
+
+/// The pairs a run will score as the inputs' containers estimate it
+/// ([`vkssim::io::LumaReader::frame_count_estimate`]), for the bar's total
+/// when the exact count is not known (encoded inputs); `None` when either
+/// input gives none.
+pub fn estimate(
+    reference: &dyn vkssim::io::LumaReader,
+    distorted: &dyn vkssim::io::LumaReader,
+    sel: &crate::pipeline::Selection,
+) -> Option<u64> {
+    let left = |r: &dyn vkssim::io::LumaReader, skip: u64| {
+        r.frame_count_estimate()
+            .map(|n| n.saturating_sub(r.frames_read()).saturating_sub(skip))
+    };
+    let pairs = left(reference, sel.skip_ref)?.min(left(distorted, sel.skip_dist)?);
+    let pairs = if sel.frame_cnt == 0 {
+        pairs
+    } else {
+        pairs.min(sel.frame_cnt)
+    };
+    Some(pairs.div_ceil(sel.subsample.max(1)))
+}

@@ -2,7 +2,10 @@
 //! by Vulkan Video only when vkssim is built with the `vulkan-video` feature
 //! and a device decodes H.264; otherwise a clear error that says what is
 //! missing, status 1, never a panic. Mixed inputs and the flags that need
-//! decoded frames are refused before any decoding.
+//! decoded frames are refused before any decoding. Built with `ffmpeg` and
+//! without `vulkan-video` (the default), `.h264` is decoded by FFmpeg like
+//! any encoded input (tests/encoded_input.rs), so these tests do not apply.
+#![cfg(any(feature = "vulkan-video", not(feature = "ffmpeg")))]
 
 mod common;
 

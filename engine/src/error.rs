@@ -227,6 +227,61 @@ pub enum Error {
         /// The decoder's message.
         reason: String,
     },
+    /// An encoded input's container could not be opened or read by FFmpeg's
+    /// libavformat (feature `ffmpeg`).
+    #[error("{path}: cannot read it as a video container (FFmpeg's libavformat: {reason})")]
+    Demux {
+        /// The file.
+        path: PathBuf,
+        /// libavformat's message.
+        reason: String,
+    },
+    /// An encoded input holds no video stream.
+    #[error("{path}: has no video stream (it holds {streams})")]
+    NoVideoStream {
+        /// The file.
+        path: PathBuf,
+        /// The streams it does hold, in words.
+        streams: String,
+    },
+    /// A video stream other than the input's was asked for.
+    #[error("{path}: there is no video stream {index}: it has {count} (numbered from 0)")]
+    NoSuchStream {
+        /// The file.
+        path: PathBuf,
+        /// The stream asked for, counting video streams from 0.
+        index: usize,
+        /// How many video streams it has.
+        count: usize,
+    },
+    /// The FFmpeg libraries vkssim runs with have no decoder for the codec.
+    #[error("{path}: {ffmpeg} has no decoder for its codec {codec}")]
+    UnsupportedCodec {
+        /// The file.
+        path: PathBuf,
+        /// FFmpeg's name of the codec (`none` when the container names one
+        /// that FFmpeg does not know).
+        codec: String,
+        /// The FFmpeg libraries' version.
+        ffmpeg: String,
+    },
+    /// FFmpeg's decoder refused a packet, or reported a frame as damaged
+    /// (corrupt, or patched up by error concealment).
+    #[error("{path}: frame {frame}: {codec} decoding failed: {reason}")]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// Frames the decoder had output (in presentation order) before this
+        /// one: the index of the frame that failed, or of the next frame when
+        /// a packet failed or the decoder reported damage while decoding
+        /// ahead (frame threads, reordering: the damaged frame is then this
+        /// one or a later one; no frame from here on is delivered).
+        frame: u64,
+        /// The codec's name (`h264`).
+        codec: String,
+        /// The decoder's message (what FFmpeg logged, and its error code).
+        reason: String,
+    },
     /// Something failed that is a bug in vkssim, not bad input (e.g. a scoring
     /// worker thread panicked); the message says where.
     #[error("internal error (a bug in vkssim): {0}")]

@@ -19,6 +19,10 @@ pub struct Inputs {
     pub distorted: Vec<PathBuf>,
     /// How both are read.
     pub kind: InputKind,
+    /// How encoded inputs are decoded (`--stream`, `--decode-errors`).
+    pub decode: vkssim::io::DecodeOptions,
+    /// `--resize-distorted`: distorted inputs scaled to the reference's size.
+    pub resize: Option<vkssim::io::ScaleAlgorithm>,
 }
 
 /// How a run's inputs are read.
@@ -37,6 +41,22 @@ impl Inputs {
     /// The (first) distorted input.
     pub fn dist(&self) -> &Path {
         &self.distorted[0]
+    }
+
+    /// How the distorted inputs are decoded: [`Inputs::decode`], resized to
+    /// `reference`'s size with `--resize-distorted`.
+    pub fn decode_distorted(
+        &self,
+        reference: vkssim::io::VideoFormat,
+    ) -> vkssim::io::DecodeOptions {
+        vkssim::io::DecodeOptions {
+            resize: self.resize.map(|algorithm| vkssim::io::Resize {
+                width: reference.width,
+                height: reference.height,
+                algorithm,
+            }),
+            ..self.decode
+        }
     }
 
     /// The raw YUV layout given (`None` for Y4M and H.264 inputs).
@@ -65,11 +85,16 @@ impl Inputs {
     }
 }
 
-/// Whether `path` names an H.264 Annex B stream (`.h264` or `.264`).
+/// Whether `path` names an H.264 Annex B stream (`.h264` or `.264`) for the
+/// Vulkan Video path: with FFmpeg and without the `vulkan-video` feature,
+/// `.h264` is decoded by FFmpeg as any encoded input, so never.
 pub fn is_h264(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("h264") || e.eq_ignore_ascii_case("264"))
+    let gpu_h264 = cfg!(feature = "vulkan-video") || !cfg!(feature = "ffmpeg");
+    gpu_h264
+        && path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("h264") || e.eq_ignore_ascii_case("264"))
 }
 
 /// The inputs `args` give, for a ladder (`ladder`: several `-d`, or outputs
@@ -82,6 +107,13 @@ pub fn resolve(args: &ScoreArgs, ladder: bool) -> Result<Inputs> {
         reference: args.reference.clone(),
         distorted: args.distorted.clone(),
         kind: InputKind::Frames { raw: None },
+        decode: args.decode(),
+        resize: args
+            .resize_distorted
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .context("--resize-distorted")?,
     };
     let named = inputs.named();
     let stdin = named.iter().filter(|(_, p)| *p == Path::new("-")).count();

@@ -92,9 +92,10 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let mut total = Some(0u64);
     let mut ready = Vec::new();
     for lane in lanes {
-        let checked = open::distorted(inputs, &lane.path).and_then(|d| {
+        let checked = open::distorted(inputs, &lane.path, rf).and_then(|d| {
             check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
-            let n = check_lengths(&*reference, &*d, &sel)?;
+            let n = check_lengths(&*reference, &*d, &sel)?
+                .or_else(|| crate::progress::estimate(&*reference, &*d, &sel));
             Ok((d, n))
         });
         match checked {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 use vkssim::frame::PlaneGeometry;
-use vkssim::io::{open_input, LumaReader, VideoFormat};
+use vkssim::io::{open_input_with, LumaReader, VideoFormat};
 use vkssim::{Error, SsimOptions};
 
 use crate::backend;
@@ -16,12 +16,19 @@ use crate::plan::{BackendPlan, Inputs};
 /// Opens the reference of `inputs`; the reader's errors name the file (and
 /// frame), the context says which input.
 pub fn reference(inputs: &Inputs) -> Result<Box<dyn LumaReader>> {
-    open_input(&inputs.reference, inputs.raw()).context("cannot read the reference")
+    open_input_with(&inputs.reference, inputs.raw(), &inputs.decode)
+        .context("cannot read the reference")
 }
 
-/// Opens `path`, a distorted input of `inputs`.
-pub fn distorted(inputs: &Inputs, path: &Path) -> Result<Box<dyn LumaReader>> {
-    open_input(path, inputs.raw()).context("cannot read the distorted input")
+/// Opens `path`, a distorted input of `inputs` (resized to the `reference`
+/// format's size with `--resize-distorted`).
+pub fn distorted(
+    inputs: &Inputs,
+    path: &Path,
+    reference: VideoFormat,
+) -> Result<Box<dyn LumaReader>> {
+    open_input_with(path, inputs.raw(), &inputs.decode_distorted(reference))
+        .context("cannot read the distorted input")
 }
 
 /// Refuses a distorted input whose geometry differs from the reference's.

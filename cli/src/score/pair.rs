@@ -17,10 +17,11 @@ use crate::progress::Progress;
 pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let inputs = &plan.inputs;
     let reference = open::reference(inputs)?;
-    let distorted = open::distorted(inputs, inputs.dist())?;
+    let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
     let (rf, df) = (reference.format(), distorted.format());
     check_geometry(&inputs.reference, rf, inputs.dist(), df)?;
-    let to_score = check_lengths(&*reference, &*distorted, &plan.selection)?;
+    let to_score = check_lengths(&*reference, &*distorted, &plan.selection)?
+        .or_else(|| crate::progress::estimate(&*reference, &*distorted, &plan.selection));
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
     let (reference, distorted, sel) = pipeline::prime(reference, distorted, plan.selection)?;

@@ -168,6 +168,20 @@ impl VideoFormat {
             .saturating_mul(self.bytes_per_sample())
     }
 
+    /// Refuses a `dst` shorter than a luma plane ([`Error::BufferSize`]);
+    /// gives [`VideoFormat::luma_bytes`].
+    pub(crate) fn check_luma_dst(&self, dst: &[u8]) -> Result<usize> {
+        let luma = self.luma_bytes();
+        if dst.len() < luma {
+            return Err(Error::BufferSize {
+                what: format!("a {self} luma plane"),
+                needed: luma,
+                actual: dst.len(),
+            });
+        }
+        Ok(luma)
+    }
+
     /// Bytes of the planes after luma in one frame (chroma, and alpha if any).
     pub fn chroma_bytes(&self) -> u64 {
         let (cw, ch) = self.chroma.plane_size(self.width, self.height);

@@ -69,15 +69,7 @@ impl Frames {
 
     /// Checks that `dst` can hold a luma plane.
     pub(crate) fn check_dst(&self, dst: &[u8]) -> Result<()> {
-        let needed = self.format.luma_bytes();
-        if dst.len() < needed {
-            return Err(Error::BufferSize {
-                what: format!("a {} luma plane", self.format),
-                needed,
-                actual: dst.len(),
-            });
-        }
-        Ok(())
+        self.format.check_luma_dst(dst).map(|_| ())
     }
 
     /// Reads one frame's planes, after `prefix` bytes of it (a Y4M FRAME line) were

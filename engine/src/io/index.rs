@@ -110,14 +110,7 @@ impl FrameIndex {
     /// the bit depth is then [`Error::SampleRange`] from [`crate::vk::VkScorer`],
     /// naming the plane and the scorer's frame index).
     pub fn read_luma_at_unchecked(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
-        let luma = self.format.luma_bytes();
-        if dst.len() < luma {
-            return Err(Error::BufferSize {
-                what: format!("a {} luma plane", self.format),
-                needed: luma,
-                actual: dst.len(),
-            });
-        }
+        let luma = self.format.check_luma_dst(dst)?;
         let offset = self.luma_offset(frame).ok_or_else(|| {
             Error::InvalidOption(format!(
                 "{}: frame {frame} asked for, but the file has {} frames",

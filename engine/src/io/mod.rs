@@ -3,9 +3,14 @@
 //! skipped without being copied (a seek in a regular file, one reused buffer in a
 //! pipe).
 //!
-//! [`open_input`] picks the reader: `-` is standard input; an input that starts with
-//! `YUV4MPEG` is Y4M (whatever its name); anything else is raw YUV and needs the
-//! whole [`RawFormat`].
+//! [`open_input`] picks the reader by content: `-` is standard input; an input that
+//! starts with `YUV4MPEG` is Y4M (whatever its name); a name ending `.yuv` is raw
+//! YUV and needs the whole [`RawFormat`]. Any other regular file is, with the
+//! `ffmpeg` feature, opened by FFmpeg's libavformat and decoded by libavcodec
+//! (`ffmpeg::FfmpegReader`: MP4, MKV, WebM, IVF, MPEG-TS, ...), unless
+//! libavformat cannot read it and a whole [`RawFormat`] is given (then it is raw
+//! YUV); without the feature it is raw YUV. [`open_input_with`] also takes
+//! [`DecodeOptions`] (which stream, what a damaged frame does).
 //!
 //! Errors name the file and frame: a missing or unreadable file is [`Error::Io`]; a
 //! size that is not a whole number of frames is [`Error::TruncatedFrame`], found when
@@ -24,6 +29,9 @@
 //! [`Error::EmptyInput`] when it is standard input (empty or closed) or has no
 //! complete raw format; an empty raw file of a known format has no frame.
 
+mod decode_options;
+#[cfg(feature = "ffmpeg")]
+pub mod ffmpeg;
 mod format;
 mod frames;
 mod index;
@@ -42,6 +50,7 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use decode_options::{DecodeErrors, DecodeOptions, Resize, ScaleAlgorithm};
 pub use format::{Chroma, VideoFormat, MAX_DIMENSION, PIXEL_FORMATS};
 pub use index::FrameIndex;
 use index::SharedFile;
@@ -86,6 +95,15 @@ pub trait LumaReader: Send {
         None
     }
 
+    /// Frames in the whole input as far as its container says, when
+    /// [`LumaReader::frame_count`] cannot know them exactly (an encoded
+    /// input: the container's frame count, or its duration times its frame
+    /// rate). An estimate, for progress displays: never for length checks.
+    /// By default [`LumaReader::frame_count`].
+    fn frame_count_estimate(&self) -> Option<u64> {
+        self.frame_count()
+    }
+
     /// Positional access to every frame, so that several threads can read
     /// different frames at once: `Some` for a regular file opened by
     /// [`open_input`] (standard input redirected from a file included), `None` for
@@ -126,6 +144,9 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn frame_count(&self) -> Option<u64> {
         (**self).frame_count()
+    }
+    fn frame_count_estimate(&self) -> Option<u64> {
+        (**self).frame_count_estimate()
     }
     fn frame_index(&self) -> Option<FrameIndex> {
         (**self).frame_index()
@@ -212,11 +233,24 @@ impl From<VideoFormat> for RawFormat {
 const Y4M_MAGIC: &[u8] = b"YUV4MPEG";
 
 /// Opens `path` (`-` for standard input) and returns the reader for its format:
-/// Y4M when it starts with `YUV4MPEG`, raw YUV of `raw`'s layout otherwise.
+/// Y4M when it starts with `YUV4MPEG`, raw YUV of `raw`'s layout otherwise (and,
+/// with the `ffmpeg` feature, an encoded input: see the module documentation).
+/// [`open_input_with`] with the default [`DecodeOptions`].
 ///
 /// A regular file is read with seeks (and checked for a partial last frame now); a
 /// pipe, FIFO or terminal is read front to back.
 pub fn open_input(path: &Path, raw: Option<RawFormat>) -> Result<Box<dyn LumaReader>> {
+    open_input_with(path, raw, &DecodeOptions::default())
+}
+
+/// [`open_input`], with `decode` saying how an encoded input is decoded. A
+/// [`DecodeOptions::stream`] other than the first on an input that has one
+/// stream (Y4M, raw YUV) is [`Error::NoSuchStream`].
+pub fn open_input_with(
+    path: &Path,
+    raw: Option<RawFormat>,
+    decode: &DecodeOptions,
+) -> Result<Box<dyn LumaReader>> {
     let raw = raw.unwrap_or_default();
     let name = path.to_path_buf();
     let (file, is_file) = if path == Path::new("-") {
@@ -226,12 +260,89 @@ pub fn open_input(path: &Path, raw: Option<RawFormat>) -> Result<Box<dyn LumaRea
         let is_file = file.metadata().map_err(|e| Error::io(&name, e))?.is_file();
         (file, is_file)
     };
-    if is_file {
-        let file = Arc::new(file);
-        open_seekable(SharedFile(file.clone()), name, raw, Some(file))
-    } else {
-        open_stream(file, name, raw)
+    #[cfg(feature = "ffmpeg")]
+    if is_file && path != Path::new("-") && encoded_candidate(&file, path, &name)? {
+        match ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok()) {
+            Ok(reader) => return Ok(Box::new(reader)),
+            // Not a container libavformat knows (or no video in it), but a raw
+            // layout was given: raw YUV, as before; never a file whose name
+            // says it is encoded (a broken MP4 read as raw would score noise).
+            Err(Error::Demux { .. } | Error::NoVideoStream { .. })
+                if raw.complete().is_ok() && !has_encoded_name(path) => {}
+            Err(Error::Demux { path, reason }) if path == name => {
+                return Err(Error::Demux {
+                    path,
+                    reason: format!(
+                        "{reason}; as raw YUV it would need its width, height, pixel format \
+                         and bit depth, or a name ending .yuv"
+                    ),
+                })
+            }
+            Err(e) => return Err(e),
+        }
     }
+    if let Some(index) = decode.stream.filter(|&s| s > 0) {
+        return Err(Error::NoSuchStream {
+            path: name,
+            index,
+            count: 1,
+        });
+    }
+    let reader = if is_file {
+        let file = Arc::new(file);
+        open_seekable(SharedFile(file.clone()), name, raw, Some(file))?
+    } else {
+        open_stream(file, name, raw)?
+    };
+    let f = reader.format();
+    match decode.resize {
+        Some(r) if (r.width, r.height) != (f.width, f.height) => Err(Error::Unsupported(format!(
+            "{}: resizing its {}x{} frames to {}x{}: vkssim resizes encoded inputs only \
+             (decoded by FFmpeg), not Y4M or raw YUV",
+            reader.path().display(),
+            f.width,
+            f.height,
+            r.width,
+            r.height
+        ))),
+        _ => Ok(reader),
+    }
+}
+
+/// Names of encoded video files (containers and elementary streams), which
+/// are never read as raw YUV.
+#[cfg(feature = "ffmpeg")]
+const ENCODED_EXTENSIONS: [&str; 26] = [
+    "mp4", "m4v", "mov", "mkv", "webm", "ivf", "ts", "m2ts", "mts", "avi", "flv", "h264", "264",
+    "h265", "265", "hevc", "obu", "mpg", "mpeg", "m2v", "vob", "3gp", "ogv", "wmv", "asf", "nut",
+];
+
+/// Whether `path`'s extension names an encoded video file.
+#[cfg(feature = "ffmpeg")]
+fn has_encoded_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ENCODED_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// Whether the regular file `file` (named `path`) goes to libavformat: it is
+/// not empty, does not start with the Y4M magic, and its name does not end
+/// `.yuv`. Reads its first bytes through a duplicate handle and leaves its
+/// position at the start.
+#[cfg(feature = "ffmpeg")]
+fn encoded_candidate(file: &File, path: &Path, name: &Path) -> Result<bool> {
+    let is_yuv_name = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yuv"));
+    if is_yuv_name {
+        return Ok(false);
+    }
+    let io = |e| Error::io(name, e);
+    let mut f = file;
+    let mut magic = [0u8; Y4M_MAGIC.len()];
+    let n = read_up_to(&mut f, &mut magic).map_err(io)?;
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(n > 0 && &magic[..n] != Y4M_MAGIC)
 }
 
 /// Standard input as a `File` of its own (a duplicate of descriptor 0, so that a

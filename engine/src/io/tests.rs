@@ -386,3 +386,52 @@ fn pipes_have_no_frame_index() {
     assert!(r.read_frame().unwrap().is_some());
     writer.join().unwrap();
 }
+
+/// Y4M and raw inputs have one stream, and are not resized: asking for
+/// another stream, or for another size, is an error naming the file.
+#[test]
+fn decode_options_on_single_stream_inputs() {
+    let (data, _) = y4m_clip("YUV4MPEG2 W8 H4 F25:1 C420", 2);
+    let (_dir, path) = temp("clip.y4m", &data);
+    let second = DecodeOptions {
+        stream: Some(1),
+        ..DecodeOptions::default()
+    };
+    match open_input_with(&path, None, &second).err() {
+        Some(Error::NoSuchStream {
+            path: p,
+            index: 1,
+            count: 1,
+        }) => assert_eq!(p, path),
+        other => panic!("{other:?}"),
+    }
+    let first = DecodeOptions {
+        stream: Some(0),
+        ..DecodeOptions::default()
+    };
+    assert!(open_input_with(&path, None, &first).is_ok());
+    let resize = |width, height| DecodeOptions {
+        resize: Some(Resize {
+            width,
+            height,
+            algorithm: ScaleAlgorithm::Lanczos,
+        }),
+        ..DecodeOptions::default()
+    };
+    match open_input_with(&path, None, &resize(16, 8)).err() {
+        Some(Error::Unsupported(m)) => assert!(m.contains("clip.y4m") && m.contains("16x8"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(open_input_with(&path, None, &resize(8, 4)).is_ok());
+}
+
+#[test]
+fn scale_algorithm_names_round_trip() {
+    for a in ScaleAlgorithm::ALL {
+        assert_eq!(a.name().parse::<ScaleAlgorithm>().unwrap(), a);
+    }
+    assert!(matches!(
+        "sinc".parse::<ScaleAlgorithm>(),
+        Err(Error::Unsupported(m)) if m.contains("bicubic")
+    ));
+}

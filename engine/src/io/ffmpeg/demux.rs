@@ -1,0 +1,253 @@
+//! The container side: opens an input with libavformat ([`Demuxer::open`]),
+//! picks its video stream (the first, or the n-th with
+//! [`DecodeOptions::stream`]; cover art is not a video stream here), tells the
+//! demuxer to drop every other stream's packets, and reads that stream's
+//! packets in file order ([`Demuxer::read`]).
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+use ffmpeg_next::ffi;
+use ffmpeg_next::format::context::Input;
+use ffmpeg_next::format::stream::Disposition;
+use ffmpeg_next::media::Type;
+use ffmpeg_next::{codec, Packet, Rational};
+
+use super::{log, message};
+use crate::io::DecodeOptions;
+use crate::{Error, Result};
+
+/// An open container and the stream read from it.
+pub(super) struct Demuxer {
+    input: Input,
+    /// The stream's index in the container.
+    stream: usize,
+    /// The id in the context's `opaque` field (see [`log`]).
+    id: usize,
+}
+
+// SAFETY: the format context is owned by this value alone and only used
+// through `&mut self` (never from two threads at once); FFmpeg's contexts may
+// move between threads.
+unsafe impl Send for Demuxer {}
+
+impl Demuxer {
+    /// Opens `path` and picks its video stream. Not a container libavformat
+    /// reads: [`Error::Demux`]; no video stream: [`Error::NoVideoStream`]; no
+    /// n-th one: [`Error::NoSuchStream`]. With `sure`, a weak guess of
+    /// libavformat's (see [`confident`]) is [`Error::Demux`] too.
+    pub(super) fn open(path: &Path, options: &DecodeOptions, sure: bool) -> Result<Self> {
+        let id = log::new_id();
+        let input = open_context(path, id)?;
+        if sure && !confident(&input, path) {
+            log::forget(id);
+            return Err(Error::Demux {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "only a weak guess that it is {} (no magic number, and not its file name)",
+                    input.format().name()
+                ),
+            });
+        }
+        let video: Vec<usize> = input
+            .streams()
+            .filter(|s| {
+                s.parameters().medium() == Type::Video
+                    && !s.disposition().contains(Disposition::ATTACHED_PIC)
+            })
+            .map(|s| s.index())
+            .collect();
+        let wanted = options.stream.unwrap_or(0);
+        let Some(&stream) = video.get(wanted) else {
+            log::forget(id);
+            if video.is_empty() {
+                return Err(Error::NoVideoStream {
+                    path: path.to_path_buf(),
+                    streams: stream_list(&input),
+                });
+            }
+            return Err(Error::NoSuchStream {
+                path: path.to_path_buf(),
+                index: wanted,
+                count: video.len(),
+            });
+        };
+        let mut demuxer = Self { input, stream, id };
+        demuxer.discard_others();
+        Ok(demuxer)
+    }
+
+    /// Marks every stream but the one read as discarded (the demuxer then
+    /// skips their packets, as `ffmpeg` does for streams it does not map).
+    fn discard_others(&mut self) {
+        // SAFETY: the context is open; `streams` holds `nb_streams` valid
+        // stream pointers, whose `discard` field the caller may set.
+        unsafe {
+            let ctx = self.input.as_mut_ptr();
+            for i in 0..(*ctx).nb_streams as usize {
+                if i != self.stream {
+                    (**(*ctx).streams.add(i)).discard = ffi::AVDiscard::AVDISCARD_ALL;
+                }
+            }
+        }
+    }
+
+    /// The stream's codec parameters.
+    pub(super) fn parameters(&self) -> codec::Parameters {
+        self.stream().parameters()
+    }
+
+    /// The stream's time base.
+    pub(super) fn time_base(&self) -> Rational {
+        self.stream().time_base()
+    }
+
+    fn stream(&self) -> ffmpeg_next::format::stream::Stream<'_> {
+        // The index came from this context's stream list, so it is there.
+        self.input
+            .stream(self.stream)
+            .unwrap_or_else(|| unreachable!("stream {} of the open context", self.stream))
+    }
+
+    /// The frame count the container gives, or one from its duration and
+    /// average frame rate; `None` when it gives neither. An estimate (a
+    /// decoder may drop or add frames, an edit list may cut some).
+    pub(super) fn frame_estimate(&self) -> Option<u64> {
+        let s = self.stream();
+        if s.frames() > 0 {
+            return Some(s.frames() as u64);
+        }
+        let rate = s.avg_frame_rate();
+        if rate.numerator() <= 0 || rate.denominator() <= 0 {
+            return None;
+        }
+        let seconds = if s.duration() > 0 {
+            s.duration() as f64 * f64::from(s.time_base())
+        } else if self.input.duration() > 0 {
+            self.input.duration() as f64 / f64::from(ffi::AV_TIME_BASE)
+        } else {
+            return None;
+        };
+        Some((seconds * f64::from(rate)).round() as u64)
+    }
+
+    /// Reads the stream's next packet into `packet`; false at the end of the
+    /// input. A read error is [`Error::Demux`].
+    pub(super) fn read(&mut self, packet: &mut Packet, path: &Path) -> Result<bool> {
+        loop {
+            match packet.read(&mut self.input) {
+                Ok(()) if packet.stream() == self.stream => return Ok(true),
+                Ok(()) => {}
+                Err(ffmpeg_next::Error::Eof) => return Ok(false),
+                Err(e) => {
+                    return Err(Error::Demux {
+                        path: path.to_path_buf(),
+                        reason: message(self.id, &e),
+                    })
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Demuxer {
+    fn drop(&mut self) {
+        log::forget(self.id);
+    }
+}
+
+/// `avformat_open_input` and `avformat_find_stream_info` on `path`, with
+/// `id` in the context's `opaque` field from the start (so that the messages
+/// of opening are caught too).
+fn open_context(path: &Path, id: usize) -> Result<Input> {
+    let demux_error = |reason: String| Error::Demux {
+        path: PathBuf::from(path),
+        reason,
+    };
+    let c_path = c_path(path).ok_or_else(|| demux_error("the name holds a NUL byte".into()))?;
+    // SAFETY: avformat_alloc_context returns a new context or null; on
+    // failure avformat_open_input frees the context and nulls the pointer, on
+    // success the context is open and owned by `Input` (which closes it);
+    // `c_path` outlives the call.
+    unsafe {
+        let mut ctx = ffi::avformat_alloc_context();
+        if ctx.is_null() {
+            return Err(demux_error("out of memory".into()));
+        }
+        (*ctx).opaque = id as *mut std::ffi::c_void;
+        let r = ffi::avformat_open_input(
+            &mut ctx,
+            c_path.as_ptr(),
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        );
+        if r < 0 {
+            let e = ffmpeg_next::Error::from(r);
+            return Err(demux_error(message(id, &e)));
+        }
+        let input = Input::wrap(ctx);
+        let r = ffi::avformat_find_stream_info(ctx, std::ptr::null_mut());
+        if r < 0 {
+            let e = ffmpeg_next::Error::from(r);
+            return Err(demux_error(message(id, &e)));
+        }
+        Ok(input)
+    }
+}
+
+/// Whether libavformat found `path`'s format by its content (a probe score
+/// above what an extension alone gives, as a container's magic number does),
+/// or the name's extension is one of that format's. Raw elementary streams
+/// (H.263, MPEG video, ...) have no magic, and their probes can take raw YUV
+/// for one; a caller that was told the input is raw YUV accepts only these.
+fn confident(input: &Input, path: &Path) -> bool {
+    // SAFETY: the context is open; probe_score is a plain field.
+    let score = unsafe { (*input.as_ptr()).probe_score };
+    if score > ffi::AVPROBE_SCORE_EXTENSION + 1 {
+        return true;
+    }
+    let format = input.format();
+    let ext = path.extension().and_then(|e| e.to_str());
+    ext.is_some_and(|ext| {
+        format
+            .extensions()
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(ext))
+    })
+}
+
+#[cfg(unix)]
+fn c_path(path: &Path) -> Option<CString> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes()).ok()
+}
+
+#[cfg(not(unix))]
+fn c_path(path: &Path) -> Option<CString> {
+    CString::new(path.to_string_lossy().as_bytes()).ok()
+}
+
+/// The streams of `input`, as `audio (aac), subtitle (subrip)`, or `no
+/// stream at all`.
+fn stream_list(input: &Input) -> String {
+    let list: Vec<String> = input
+        .streams()
+        .map(|s| {
+            let p = s.parameters();
+            let kind = match p.medium() {
+                Type::Video => "cover art",
+                Type::Audio => "audio",
+                Type::Subtitle => "subtitle",
+                Type::Data => "data",
+                Type::Attachment => "attachment",
+                _ => "unknown",
+            };
+            format!("{kind} ({})", p.id().name())
+        })
+        .collect();
+    if list.is_empty() {
+        "no stream at all".to_string()
+    } else {
+        list.join(", ")
+    }
+}

@@ -29,8 +29,11 @@ pub(super) struct Sizes {
     /// Valid width and height of the SSIM stage.
     pub(super) hw: u32,
     pub(super) hh: u32,
-    /// Bytes of one raw plane.
+    /// Bytes of one raw (luma) plane.
     pub(super) raw_bytes: u64,
+    /// Where a picture's planes lie in the upload memory (the luma plane,
+    /// then chroma when a metric reads it): `raw_bytes` or more.
+    pub(super) picture: super::metrics::PictureLayout,
 }
 
 impl Sizes {
@@ -101,6 +104,8 @@ pub(super) struct Slot {
     /// Whether the command buffer was recorded to read the host's planes
     /// (device-resident pairs: no staging copy, no ownership transfer).
     pub(super) reads_external: bool,
+    /// The buffers and sets of the metrics beside float_ssim.
+    pub(super) metrics: Option<super::metrics::MetricSlot>,
 }
 
 /// What a slot's reference binding reads.
@@ -142,6 +147,9 @@ fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
     }
     if let Some(mut b) = slot.staging.take() {
         gpu.destroy_buffer(&mut b);
+    }
+    if let Some(mut m) = slot.metrics.take() {
+        m.destroy(gpu);
     }
     for b in [
         &mut slot.range,
@@ -192,13 +200,13 @@ impl VkScorer {
         let result = (|| -> Result<()> {
             make(
                 format!("vkssim slot {i} raw reference"),
-                s.raw_bytes,
+                s.picture.bytes(),
                 raw_usage,
                 raw_location,
             )?;
             make(
                 format!("vkssim slot {i} raw distorted"),
-                s.raw_bytes,
+                s.picture.bytes(),
                 raw_usage,
                 raw_location,
             )?;
@@ -245,7 +253,7 @@ impl VkScorer {
                 // would make the staging copy a second trip through the device.
                 make(
                     format!("vkssim slot {i} staging"),
-                    2 * s.raw_bytes.next_multiple_of(4),
+                    2 * s.picture.bytes().next_multiple_of(4),
                     vk::BufferUsageFlags::TRANSFER_SRC,
                     MemoryLocation::GpuToCpu,
                 )?;
@@ -288,6 +296,7 @@ impl VkScorer {
             holding: None,
             imports: [None, None],
             reads_external: false,
+            metrics: None,
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;
@@ -323,6 +332,7 @@ impl VkScorer {
                     &format!("vkssim slot {i} upload done"),
                 )?);
             }
+            slot.metrics = self.create_metric_slot(i, &slot)?;
             slot.fence = commands::create_fence(gpu, true, &format!("vkssim slot {i} done"))?;
             if gpu.device.has_timestamps() {
                 slot.queries = Some(commands::create_timestamps(

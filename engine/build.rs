@@ -803,5 +803,4 @@ fn params_check(compiled: &[Compiled]) -> Result<String, String> {
 
 /// Push-constant blocks other than `Params` whose Rust mirror (in
 /// engine/src/vk/pipeline.rs) is checked like `Params`: (block, struct).
-const OTHER_PUSH_BLOCKS: [(&str, &str); 2] =
-    [("Lowpass", "LowpassParams"), ("Psnr", "PsnrParams")];
+const OTHER_PUSH_BLOCKS: [(&str, &str); 2] = [("Lowpass", "LowpassParams"), ("Psnr", "PsnrParams")];

@@ -7,9 +7,9 @@
 pub use crate::cpu::pool::CpuScorer;
 pub use crate::scorer::FrameScorer;
 pub use crate::vk::pipeline::PASSES;
+pub use crate::vk::scorer::MetricDebug;
 pub use crate::vk::scorer::{DebugFrame, UploadSlot, VkScorer};
 pub use crate::vk::shaders::soft_f64_available;
-pub use crate::vk::scorer::MetricDebug;
 
 use crate::io::Chroma;
 use crate::metric::{MetricConfig, MetricOutputs};
@@ -28,9 +28,9 @@ pub fn vk_metric_outputs(
     metrics: &[MetricConfig],
     vk: &VkOptions,
 ) -> Result<MetricOutputs> {
-    let luma = reference.first().ok_or_else(|| {
-        crate::Error::InvalidOption("the reference's planes: none given".into())
-    })?;
+    let luma = reference
+        .first()
+        .ok_or_else(|| crate::Error::InvalidOption("the reference's planes: none given".into()))?;
     let format = (luma.width, luma.height, luma.bit_depth);
     VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
 }

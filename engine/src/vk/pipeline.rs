@@ -298,10 +298,7 @@ impl Pipelines {
         name: ShaderName,
         spec: Option<Spec>,
     ) -> Result<vk::Pipeline> {
-        let mut made = self
-            .metric_passes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut made = self.metric_passes.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, p)) = made.iter().find(|(k, _)| *k == (name, spec)) {
             return Ok(*p);
         }

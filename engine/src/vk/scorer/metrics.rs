@@ -28,6 +28,7 @@ use gpu_allocator::MemoryLocation;
 use super::host_sum::{fixed_sums, plane_sum};
 use super::slots::Slot;
 use super::{not_mapped, VkScorer};
+use crate::cpu::{FrameMeans, Plane, TermSums};
 use crate::frame::bytes_per_sample;
 use crate::io::Chroma;
 use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
@@ -40,7 +41,6 @@ use crate::vk::pipeline::{self, FrameExtents, FramePass, LowpassParams, Params, 
 use crate::vk::pipeline::{Pipelines, Spec, BINDINGS};
 use crate::vk::reduce;
 use crate::vk::shaders::ShaderName;
-use crate::cpu::{FrameMeans, Plane, TermSums};
 use crate::{Error, FrameScore, LumaView, Result};
 
 /// Where the planes of one raw picture lie in a slot's upload memory (and
@@ -209,7 +209,12 @@ impl MetricPlan {
 
     /// Descriptor sets each slot needs besides its own.
     pub(super) fn sets_per_slot(&self) -> u32 {
-        self.psnr.is_some() as u32 + if self.ms.is_some() { 2 * SCALES as u32 - 1 } else { 0 }
+        self.psnr.is_some() as u32
+            + if self.ms.is_some() {
+                2 * SCALES as u32 - 1
+            } else {
+                0
+            }
     }
 }
 
@@ -253,7 +258,10 @@ impl MetricSlot {
                 gpu.destroy_buffer(&mut b);
             }
         }
-        for b in [self.psnr_rows.take(), self.hfilt.take()].into_iter().flatten() {
+        for b in [self.psnr_rows.take(), self.hfilt.take()]
+            .into_iter()
+            .flatten()
+        {
             let mut b = b;
             gpu.destroy_buffer(&mut b);
         }
@@ -404,27 +412,52 @@ impl VkScorer {
         if let Some(p) = &plan.psnr {
             let planes = p.geometry.planes as u32;
             let groups = [1, p.geometry.height, planes];
-            dispatch(p.pipeline, m.psnr_set, bytemuck::bytes_of(&p.params), groups);
+            dispatch(
+                p.pipeline,
+                m.psnr_set,
+                bytemuck::bytes_of(&p.params),
+                groups,
+            );
         }
         if let Some(ms) = &plan.ms {
             let [decimate, hfilter, terms] = [0, 1, 2].map(|k| ms.passes[k]);
             let groups = FramePass::Decimate.groups(&ms.extents(0));
-            dispatch(decimate, m.ssim_sets[0], bytemuck::bytes_of(&ms.params[0]), groups);
+            dispatch(
+                decimate,
+                m.ssim_sets[0],
+                bytemuck::bytes_of(&ms.params[0]),
+                groups,
+            );
             for k in 1..SCALES {
                 barrier();
                 let (sw, sh) = ms.sizes[k - 1];
                 let (dw, dh) = ms.sizes[k];
                 let lp = LowpassParams { sw, sh, dw, dh };
                 let groups = [pipeline::groups(dw, 16), pipeline::groups(dh, 16), 2];
-                dispatch(ms.lowpass, m.lowpass_sets[k - 1], bytemuck::bytes_of(&lp), groups);
+                dispatch(
+                    ms.lowpass,
+                    m.lowpass_sets[k - 1],
+                    bytemuck::bytes_of(&lp),
+                    groups,
+                );
             }
             for k in 0..SCALES {
                 let e = ms.extents(k);
                 let constants = bytemuck::bytes_of(&ms.params[k]);
                 barrier();
-                dispatch(hfilter, m.ssim_sets[k], constants, FramePass::HFilter.groups(&e));
+                dispatch(
+                    hfilter,
+                    m.ssim_sets[k],
+                    constants,
+                    FramePass::HFilter.groups(&e),
+                );
                 barrier();
-                dispatch(terms, m.ssim_sets[k], constants, FramePass::Terms.groups(&e));
+                dispatch(
+                    terms,
+                    m.ssim_sets[k],
+                    constants,
+                    FramePass::Terms.groups(&e),
+                );
             }
         }
     }
@@ -583,7 +616,12 @@ pub struct MetricDebug {
 
 /// Checks a plane of a picture given to [`VkScorer::submit_picture`]: its
 /// bit depth, one of the sizes it may have, and bytes enough for its rows.
-fn check_plane(view: &LumaView<'_>, sizes: &[(u32, u32)], bit_depth: u32, what: &str) -> Result<()> {
+fn check_plane(
+    view: &LumaView<'_>,
+    sizes: &[(u32, u32)],
+    bit_depth: u32,
+    what: &str,
+) -> Result<()> {
     if view.bit_depth != bit_depth || !sizes.contains(&(view.width, view.height)) {
         return Err(Error::GeometryMismatch(format!(
             "{what} is {}x{} {}-bit, but this scorer takes {}x{} {bit_depth}-bit",
@@ -696,7 +734,9 @@ impl VkScorer {
         distorted: &[LumaView<'_>],
     ) -> Result<MetricDebug> {
         let outputs = self.score_picture(reference, distorted)?;
-        let i = self.last_slot.ok_or_else(|| Error::Internal("no slot was scored".into()))?;
+        let i = self
+            .last_slot
+            .ok_or_else(|| Error::Internal("no slot was scored".into()))?;
         Ok(MetricDebug {
             outputs,
             ..self.read_metric_debug(i)?

@@ -54,10 +54,10 @@ mod stats;
 mod upload;
 
 pub use debug::DebugFrame;
-pub use metrics::MetricDebug;
-use metrics::{MetricPlan, PictureLayout};
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
+pub use metrics::MetricDebug;
+use metrics::{MetricPlan, PictureLayout};
 use ring_state::RingState;
 use slots::{Sizes, Slot};
 pub use stats::HostStats;

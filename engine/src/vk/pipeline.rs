@@ -232,6 +232,9 @@ pub struct Pass {
 /// constants, and whether the terms pass reduces with subgroup operations.
 type FrameKey = (Spec, bool);
 
+/// What another metric's pass is made for: its shader and specialization.
+type MetricKey = (ShaderName, Option<Spec>);
+
 /// The pipelines of one variant and their layouts.
 pub struct Pipelines {
     /// The arithmetic variant the shaders were compiled for.
@@ -246,7 +249,7 @@ pub struct Pipelines {
     specialized: Mutex<Vec<(FrameKey, Vec<vk::Pipeline>)>>,
     /// The other metrics' passes (`lowpass`, `psnr`) made so far, by shader
     /// and specialization (kept until the device closes).
-    metric_passes: Mutex<Vec<((ShaderName, Option<Spec>), vk::Pipeline)>>,
+    metric_passes: Mutex<Vec<(MetricKey, vk::Pipeline)>>,
 }
 
 impl Pipelines {

@@ -396,17 +396,22 @@ impl VkScorer {
         let gpu = &self.gpu;
         let d = &gpu.device.raw;
         let layout = self.pipelines.layout;
-        // SAFETY (every block below): `cmd` is recording on the compute
-        // family; the pipelines, layout and sets are valid and outlive the
-        // command buffer; each push-constant block lies within the layout's
-        // range (build.rs checks the blocks' sizes).
-        let dispatch = |pipeline: vk::Pipeline, set, constants: &[u8], groups: [u32; 3]| unsafe {
-            commands::bind_set_and_constants(gpu, cmd, layout, set, constants);
-            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-            d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+        let dispatch = |pipeline: vk::Pipeline, set, constants: &[u8], groups: [u32; 3]| {
+            // SAFETY: `cmd` is recording on the compute family; the
+            // pipelines, layout and sets are valid and outlive the command
+            // buffer; each push-constant block lies within the layout's range
+            // (build.rs checks the blocks' sizes).
+            unsafe {
+                commands::bind_set_and_constants(gpu, cmd, layout, set, constants);
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+                d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+            }
         };
-        // SAFETY: as above.
-        let barrier = || unsafe { commands::compute_to_compute(gpu, cmd) };
+        let barrier = || {
+            // SAFETY: `cmd` is recording on the compute family, whose stages
+            // the barrier names.
+            unsafe { commands::compute_to_compute(gpu, cmd) }
+        };
         // float_ssim's passes wrote the range record these passes update too.
         barrier();
         if let Some(p) = &plan.psnr {

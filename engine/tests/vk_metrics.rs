@@ -346,6 +346,16 @@ fn three_metrics_in_one_ring_match_the_cpu_twins() {
             assert_outputs_equal(&label, g, &cpu_outputs(&r, d, chroma, &list));
         }
         assert!(s.take_metric_outputs().is_none());
+        // The metric stages are timed after float_ssim's passes.
+        let names: Vec<&str> = vkssim::testing::PASSES
+            .iter()
+            .chain(&vkssim::testing::METRIC_STAGES)
+            .copied()
+            .collect();
+        assert_eq!(s.pass_names(), names);
+        if let Some(ns) = s.last_pass_ns() {
+            assert_eq!(ns.iter().map(|(n, _)| *n).collect::<Vec<_>>(), names);
+        }
         assert_no_validation_messages(&s);
     }
 }

@@ -38,7 +38,7 @@ use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{self, FrameExtents, FramePass, LowpassParams, Params, PsnrParams};
-use crate::vk::pipeline::{Pipelines, Spec, BINDINGS};
+use crate::vk::pipeline::{Pipelines, Spec, BINDINGS, PASSES};
 use crate::vk::reduce;
 use crate::vk::shaders::ShaderName;
 use crate::{Error, FrameScore, LumaView, Result};
@@ -412,6 +412,18 @@ impl VkScorer {
             // the barrier names.
             unsafe { commands::compute_to_compute(gpu, cmd) }
         };
+        let queries = self.slots[i].queries;
+        let stamp = |k: u32| {
+            if let Some(q) = queries {
+                let at = PASSES.len() as u32 + 1 + k;
+                // SAFETY: `cmd` is recording; the query was reset at the
+                // start of the command buffer and lies in the slot's pool
+                // (`TIMESTAMPS`).
+                unsafe {
+                    d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::COMPUTE_SHADER, q, at)
+                };
+            }
+        };
         // float_ssim's passes wrote the range record these passes update too.
         barrier();
         if let Some(p) = &plan.psnr {
@@ -424,6 +436,7 @@ impl VkScorer {
                 groups,
             );
         }
+        stamp(0);
         if let Some(ms) = &plan.ms {
             let [decimate, hfilter, terms] = [0, 1, 2].map(|k| ms.passes[k]);
             let groups = FramePass::Decimate.groups(&ms.extents(0));
@@ -446,6 +459,7 @@ impl VkScorer {
                     groups,
                 );
             }
+            stamp(1);
             for k in 0..SCALES {
                 let e = ms.extents(k);
                 let constants = bytemuck::bytes_of(&ms.params[k]);
@@ -464,7 +478,10 @@ impl VkScorer {
                     FramePass::Terms.groups(&e),
                 );
             }
+        } else {
+            stamp(1);
         }
+        stamp(2);
     }
 
     /// The metric outputs of slot `i`'s frame (its fence signalled), in the

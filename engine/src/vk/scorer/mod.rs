@@ -60,7 +60,7 @@ pub use metrics::MetricDebug;
 use metrics::{MetricPlan, PictureLayout};
 use ring_state::RingState;
 use slots::{Sizes, Slot};
-pub use stats::HostStats;
+pub use stats::{HostStats, METRIC_STAGES};
 pub use upload::UploadSlot;
 
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed

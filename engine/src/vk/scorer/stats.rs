@@ -8,7 +8,7 @@ use ash::vk;
 use super::VkScorer;
 use crate::vk::pipeline::PASSES;
 
-/// The stages of the metrics beside float_ssim ([`super::metrics`]), timed
+/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), timed
 /// after float_ssim's passes when a scorer computes them (a stage of a metric
 /// not asked for takes no time): psnr's sums, float_ms_ssim's pyramid (the
 /// scale-0 samples and the four low-pass levels) and its SSIM stage on the

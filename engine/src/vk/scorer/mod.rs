@@ -45,6 +45,7 @@ mod debug;
 mod external;
 mod host_sum;
 mod metrics;
+mod picture;
 mod record;
 mod ring;
 mod ring_state;

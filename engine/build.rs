@@ -774,5 +774,33 @@ fn params_check(compiled: &[Compiled]) -> Result<String, String> {
         );
     }
     out.push_str("};\n");
+    for (block_name, rust) in OTHER_PUSH_BLOCKS {
+        let mut blocks = compiled
+            .iter()
+            .filter_map(|c| c.push_constants.as_ref())
+            .filter(|p| p.name == block_name);
+        let block = blocks
+            .next()
+            .ok_or_else(|| format!("no shader has a {block_name} push-constant block"))?;
+        if blocks.any(|p| p != block) {
+            return Err(format!("two shaders' {block_name} blocks differ"));
+        }
+        let _ = writeln!(
+            out,
+            "\n/// `{rust}` is laid out as the `{block_name}` push-constant block.\nconst _: () = {{\n    assert!(std::mem::size_of::<{rust}>() == {});",
+            block.bytes
+        );
+        for (name, offset) in &block.members {
+            let _ = writeln!(
+                out,
+                "    assert!(std::mem::offset_of!({rust}, {name}) == {offset});"
+            );
+        }
+        out.push_str("};\n");
+    }
     Ok(out)
 }
+
+/// Push-constant blocks other than `Params` whose Rust mirror (in
+/// engine/src/vk/pipeline.rs) is checked like `Params`: (block, struct).
+const OTHER_PUSH_BLOCKS: [(&str, &str); 2] = [("Lowpass", "LowpassParams"), ("Psnr", "PsnrParams")];

@@ -7,5 +7,31 @@
 pub use crate::cpu::pool::CpuScorer;
 pub use crate::scorer::FrameScorer;
 pub use crate::vk::pipeline::PASSES;
+pub use crate::vk::scorer::MetricDebug;
 pub use crate::vk::scorer::{DebugFrame, UploadSlot, VkScorer};
 pub use crate::vk::shaders::soft_f64_available;
+
+use crate::io::Chroma;
+use crate::metric::{MetricConfig, MetricOutputs};
+use crate::vk::VkOptions;
+use crate::{LumaView, Result};
+
+/// Scores one pair of pictures with the metric list `metrics` on the Vulkan
+/// engine `vk` asks for ([`VkScorer::with_metrics`], then
+/// [`VkScorer::score_picture`]): every metric's outputs, in the list's order.
+/// `reference` and `distorted` hold the luma plane, then the Cb and Cr planes
+/// when a metric reads chroma.
+pub fn vk_metric_outputs(
+    reference: &[LumaView<'_>],
+    distorted: &[LumaView<'_>],
+    chroma: Chroma,
+    metrics: &[MetricConfig],
+    vk: &VkOptions,
+) -> Result<MetricOutputs> {
+    let luma = reference
+        .first()
+        .ok_or_else(|| crate::Error::InvalidOption("the reference's planes: none given".into()))?;
+    let format = (luma.width, luma.height, luma.bit_depth);
+    VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
+}
+pub use crate::vk::scorer::METRIC_STAGES;

@@ -23,6 +23,14 @@
 //!   means from those sums where they settle them (`reduce`), else sums the
 //!   terms in raster order in fp64, exactly as libvmaf does, and rounds the
 //!   means to fp32 with the CPU twin's functions.
+//! - A scorer made with a metric list (`VkScorer::with_metrics`) records the
+//!   other metrics' passes after those three in the same command buffer:
+//!   `psnr` (integer per-row sums of squared errors of luma and, when psnr
+//!   reads it, chroma, which is then uploaded after luma) and `float_ms_ssim`
+//!   (the scale-0 samples by `decimate` at scale 1, the 9 x 9 low-pass
+//!   pyramid by `lowpass`, then `hfilter` and `terms` on each of the five
+//!   scales through descriptor sets of their own); the host finishes them
+//!   with the metric layer's functions.
 //! - Every fp64 operation goes through `glsl/include/arith.glsl`, built twice:
 //!   native `double` and a software binary64 on `uint64_t` for devices without
 //!   `shaderFloat64`. A start-up self-test picks one or refuses.

@@ -52,6 +52,38 @@ pub struct Params {
 // The layout of `Params` is checked against the shaders' SPIR-V at compile
 // time (build.rs, the end of `passes.rs`).
 
+/// The push constants of `glsl/lowpass.comp` (its `Lowpass` block; size and
+/// offsets checked against its SPIR-V at compile time by build.rs): one level
+/// of float_ms_ssim's pyramid.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct LowpassParams {
+    /// Source width.
+    pub sw: u32,
+    /// Source height.
+    pub sh: u32,
+    /// Destination width, `sw / 2 + (sw & 1)`.
+    pub dw: u32,
+    /// Destination height, `sh / 2 + (sh & 1)`.
+    pub dh: u32,
+}
+
+/// The push constants of `glsl/psnr.comp` (its `Psnr` block; size and
+/// offsets checked against its SPIR-V at compile time by build.rs): where
+/// each plane (luma, Cb, Cr) lies in the raw pictures and the region scored.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct PsnrParams {
+    /// Each plane's first sample in the raw buffers (samples, not bytes).
+    pub offset: [u32; 3],
+    /// Samples per stored row of each plane.
+    pub stride: [u32; 3],
+    /// Each plane's scored width (libvmaf's truncated picture size).
+    pub width: [u32; 3],
+    /// Each plane's scored height (0 for a plane not scored).
+    pub height: [u32; 3],
+}
+
 /// The buffer bindings (set 0) of `glsl/include/common.glsl`. The test
 /// `frame_pass_bindings_are_what_the_shaders_access` checks every pass's use
 /// of them against the bindings build.rs finds in its SPIR-V; the recorder
@@ -200,6 +232,9 @@ pub struct Pass {
 /// constants, and whether the terms pass reduces with subgroup operations.
 type FrameKey = (Spec, bool);
 
+/// What another metric's pass is made for: its shader and specialization.
+type MetricKey = (ShaderName, Option<Spec>);
+
 /// The pipelines of one variant and their layouts.
 pub struct Pipelines {
     /// The arithmetic variant the shaders were compiled for.
@@ -212,6 +247,9 @@ pub struct Pipelines {
     /// not) made so far, in [`FramePass::ALL`] order (made on a scorer's first
     /// use of it, kept until the device closes).
     specialized: Mutex<Vec<(FrameKey, Vec<vk::Pipeline>)>>,
+    /// The other metrics' passes (`lowpass`, `psnr`) made so far, by shader
+    /// and specialization (kept until the device closes).
+    metric_passes: Mutex<Vec<(MetricKey, vk::Pipeline)>>,
 }
 
 impl Pipelines {
@@ -254,6 +292,24 @@ impl Pipelines {
         Ok(passes)
     }
 
+    /// The pipeline of `name` (a pass of a metric beside float_ssim, on the
+    /// same layouts), specialized to `spec` when given: built on first use,
+    /// then shared until [`Pipelines::destroy`].
+    pub(crate) fn metric_pass(
+        &self,
+        gpu: &Gpu,
+        name: ShaderName,
+        spec: Option<Spec>,
+    ) -> Result<vk::Pipeline> {
+        let mut made = self.metric_passes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, p)) = made.iter().find(|(k, _)| *k == (name, spec)) {
+            return Ok(*p);
+        }
+        let pass = create_pipeline(gpu, self.layout, shader(name, self.variant), spec.as_ref())?;
+        made.push(((name, spec), pass.raw));
+        Ok(pass.raw)
+    }
+
     /// The self-test's pass (built with the layouts).
     pub(crate) fn selftest(&self) -> &Pass {
         &self.selftest
@@ -286,6 +342,7 @@ impl Pipelines {
                 local_size: [1; 3],
             },
             specialized: Mutex::new(Vec::new()),
+            metric_passes: Mutex::new(Vec::new()),
         };
         let ranges = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
@@ -333,6 +390,13 @@ impl Pipelines {
                 for p in passes {
                     device.destroy_pipeline(p, None);
                 }
+            }
+            let metric_passes = self
+                .metric_passes
+                .get_mut()
+                .unwrap_or_else(|p| p.into_inner());
+            for (_, p) in metric_passes.drain(..) {
+                device.destroy_pipeline(p, None);
             }
             if self.selftest.raw != vk::Pipeline::null() {
                 device.destroy_pipeline(self.selftest.raw, None);

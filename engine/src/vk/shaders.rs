@@ -71,6 +71,8 @@ mod tests {
                 "selftest" => ShaderName::Selftest,
                 "terms" => ShaderName::Terms,
                 "terms_subgroup" => ShaderName::TermsSubgroup,
+                "lowpass" => ShaderName::Lowpass,
+                "psnr" => ShaderName::Psnr,
                 other => panic!("a shader this test does not know: {other}"),
             };
             let found = shader(name, s.variant);

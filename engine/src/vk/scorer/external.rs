@@ -220,6 +220,13 @@ impl VkScorer {
         waits: &[ExternalSemaphore],
         signals: &[ExternalSemaphore],
     ) -> Result<()> {
+        if self.sizes.picture.chroma.is_some() {
+            return Err(Error::Unsupported(
+                "a device-resident pair for a scorer whose psnr reads chroma (device-resident \
+                 planes are luma only)"
+                    .into(),
+            ));
+        }
         self.ensure_external_ring()?;
         self.make_room()?;
         let i = self.free_slot()?;

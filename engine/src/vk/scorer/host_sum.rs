@@ -40,6 +40,40 @@ fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
 }
 
+/// The fixed-point sums of ssim, l, c and s over `n` terms from the terms
+/// pass's `groups` per-workgroup records in `partials`; `None` when a term
+/// could not be converted (the host must sum).
+pub(super) fn fixed_sums(
+    partials: &[u8],
+    groups: u64,
+    n: u64,
+) -> Option<[reduce::FixedSum; reduce::METRICS]> {
+    let mut fixed = [reduce::FixedSum {
+        n,
+        ..Default::default()
+    }; reduce::METRICS];
+    let mut bad = 0u64;
+    for g in 0..groups as usize {
+        let at = g * reduce::WORDS_PER_GROUP;
+        for (k, f) in fixed.iter_mut().enumerate() {
+            f.sum += word(partials, at + k) as i64 as i128;
+            f.abs_sum += word(partials, at + reduce::METRICS + k) as i64 as i128;
+        }
+        bad += word(partials, at + 2 * reduce::METRICS);
+    }
+    (bad == 0).then_some(fixed)
+}
+
+/// libvmaf's raster-order fp64 sum of plane `k` of `n` binary64 terms
+/// (little-endian) in `terms`.
+pub(super) fn plane_sum(terms: &[u8], k: usize, n: usize) -> f64 {
+    let mut sum = 0.0f64;
+    for c in terms[k * n * 8..(k + 1) * n * 8].chunks_exact(8) {
+        sum += f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    }
+    sum
+}
+
 /// A frame's score from the terms pass's per-workgroup fixed-point partial
 /// sums (`partials`: [`reduce::WORDS_PER_GROUP`] little-endian words per
 /// workgroup) when they settle every mean ([`reduce::decide`]); `None` when the
@@ -54,23 +88,7 @@ pub(super) fn score_partials(
     if force_host {
         return None;
     }
-    let n = sizes.valid_len();
-    let mut fixed = [reduce::FixedSum {
-        n,
-        ..Default::default()
-    }; reduce::METRICS];
-    let mut bad = 0u64;
-    for g in 0..sizes.term_groups() as usize {
-        let at = g * reduce::WORDS_PER_GROUP;
-        for (k, f) in fixed.iter_mut().enumerate() {
-            f.sum += word(partials, at + k) as i64 as i128;
-            f.abs_sum += word(partials, at + reduce::METRICS + k) as i64 as i128;
-        }
-        bad += word(partials, at + 2 * reduce::METRICS);
-    }
-    if bad != 0 {
-        return None;
-    }
+    let fixed = fixed_sums(partials, sizes.term_groups(), sizes.valid_len())?;
     let mut means = FrameMeans {
         ssim: reduce::decide(&fixed[0])?,
         l: 0.0,
@@ -91,13 +109,7 @@ pub(super) fn score_partials(
 /// then the CPU twin's means and dB.
 pub(super) fn score_terms(terms: &[u8], sizes: &Sizes, opts: &SsimOptions) -> FrameScore {
     let n = sizes.valid_len() as usize;
-    let plane_sum = |k: usize| -> f64 {
-        let mut sum = 0.0f64;
-        for c in terms[k * n * 8..(k + 1) * n * 8].chunks_exact(8) {
-            sum += f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        }
-        sum
-    };
+    let plane_sum = |k: usize| plane_sum(terms, k, n);
     let mut sums = TermSums {
         ssim: plane_sum(0),
         ..TermSums::default()

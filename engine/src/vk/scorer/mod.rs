@@ -44,6 +44,8 @@ use crate::{Error, FrameScore, Result, SsimOptions};
 mod debug;
 mod external;
 mod host_sum;
+mod metrics;
+mod picture;
 mod record;
 mod ring;
 mod ring_state;
@@ -55,9 +57,11 @@ mod upload;
 pub use debug::DebugFrame;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
+pub use metrics::MetricDebug;
+use metrics::{MetricPlan, PictureLayout};
 use ring_state::RingState;
 use slots::{Sizes, Slot};
-pub use stats::HostStats;
+pub use stats::{HostStats, METRIC_STAGES};
 pub use upload::UploadSlot;
 
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
@@ -114,6 +118,11 @@ pub struct VkScorer {
     /// Device-resident pairs recorded and not yet submitted, oldest first
     /// (see `external`).
     batch: Vec<usize>,
+    /// The metrics beside float_ssim ([`VkScorer::with_metrics`]; `None`:
+    /// float_ssim only).
+    metrics: Option<MetricPlan>,
+    /// The slot of the frame scored last.
+    last_slot: Option<usize>,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -162,6 +171,51 @@ impl VkScorer {
         opts: &SsimOptions,
         vk_opts: &VkOptions,
     ) -> Result<Self> {
+        Self::with_gpu_and_metrics(gpu, (width, height, bit_depth), opts, None, vk_opts)
+    }
+
+    /// A scorer for pictures of `width` x `height` luma, `bit_depth` bits and
+    /// `chroma` subsampling that computes every metric of `metrics` (each at
+    /// most once, in any order) on the device `vk_opts` asks for: its
+    /// [`FrameScore`]s are float_ssim's (under the list's `float_ssim`
+    /// options, the defaults when the list has none: float_ssim's passes
+    /// always run), and [`VkScorer::take_metric_outputs`] gives every metric's
+    /// outputs of each frame, in the list's order. Chroma is uploaded only
+    /// when psnr reads it; submit such pictures with
+    /// [`VkScorer::submit_picture`].
+    ///
+    /// Errors: each metric's size and option checks (before any work), a
+    /// metric asked twice or none ([`Error::InvalidOption`]), and those of
+    /// [`VkScorer::new`].
+    pub fn with_metrics(
+        (width, height, bit_depth): (u32, u32, u32),
+        chroma: crate::io::Chroma,
+        metrics: &[crate::metric::MetricConfig],
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
+        let opts = metric_list_ssim(metrics, (width, height, bit_depth), chroma)?;
+        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
+        Self::with_gpu_and_metrics(
+            gpu,
+            (width, height, bit_depth),
+            &opts,
+            Some((chroma, metrics)),
+            vk_opts,
+        )
+    }
+
+    /// [`VkScorer::with_metrics`] (with `metrics`) or [`VkScorer::with_gpu`]
+    /// (without) on an already open device.
+    pub(crate) fn with_gpu_and_metrics(
+        gpu: Arc<Gpu>,
+        (width, height, bit_depth): (u32, u32, u32),
+        opts: &SsimOptions,
+        metrics: Option<(crate::io::Chroma, &[crate::metric::MetricConfig])>,
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
+        if let Some((chroma, list)) = metrics {
+            metric_list_ssim(list, (width, height, bit_depth), chroma)?;
+        }
         let geometry = crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
         vk_opts.check()?;
         if geometry.scale > MAX_SCALE {
@@ -192,11 +246,17 @@ impl VkScorer {
         };
         let hw = geometry.scaled_width - 10;
         let hh = geometry.scaled_height - 10;
-        let sizes = Sizes {
+        let raw_bytes = width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64;
+        let mut sizes = Sizes {
             geometry,
             hw,
             hh,
-            raw_bytes: width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64,
+            raw_bytes,
+            picture: PictureLayout {
+                luma_bytes: raw_bytes,
+                chroma: None,
+                bps: bytes_per_sample(bit_depth) as u64,
+            },
         };
         let k = crate::metric::ssim::SsimConstants::libvmaf();
         let params = Params {
@@ -214,6 +274,23 @@ impl VkScorer {
             debug_writes: 0,
         };
         let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.debug.no_subgroups;
+        let metrics = match metrics {
+            None => None,
+            Some((chroma, list)) => {
+                let (plan, layout) = MetricPlan::new(
+                    &gpu,
+                    &pipelines,
+                    (width, height, bit_depth),
+                    chroma,
+                    list,
+                    subgroup_reduce,
+                    &params,
+                )?;
+                sizes.picture = layout;
+                Some(plan)
+            }
+        };
+        let sets_per_slot = 1 + metrics.as_ref().map_or(0, MetricPlan::sets_per_slot);
         let in_flight = if vk_opts.engine.frames_in_flight == 0 {
             crate::api::DEFAULT_FRAMES_IN_FLIGHT
         } else {
@@ -247,11 +324,16 @@ impl VkScorer {
             force_host_sum: vk_opts.debug.force_host_sum,
             external: None,
             batch: Vec::new(),
+            metrics,
+            last_slot: None,
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
-        this.descriptor_pool =
-            pipeline::create_descriptor_pool(&this.gpu, in_flight as u32, "vkssim frame sets")?;
+        this.descriptor_pool = pipeline::create_descriptor_pool(
+            &this.gpu,
+            in_flight as u32 * sets_per_slot,
+            "vkssim frame sets",
+        )?;
         this.compute_pool = commands::create_pool(
             &this.gpu,
             this.gpu.device.compute_family,
@@ -367,6 +449,34 @@ impl VkScorer {
     pub fn bytes_per_frame(&self) -> u64 {
         2 * self.sizes.raw_bytes
     }
+}
+
+/// The float_ssim options of a metric list (the defaults when it has no
+/// float_ssim), after checking the list for frames of this format: not
+/// empty, each metric once, and each metric's own checks.
+fn metric_list_ssim(
+    list: &[crate::metric::MetricConfig],
+    (width, height, bit_depth): (u32, u32, u32),
+    chroma: crate::io::Chroma,
+) -> Result<SsimOptions> {
+    use crate::metric::MetricConfig;
+    if list.is_empty() {
+        return Err(Error::InvalidOption("no metric to compute".into()));
+    }
+    let mut opts = SsimOptions::default();
+    for (k, m) in list.iter().enumerate() {
+        if list[..k].iter().any(|o| o.feature() == m.feature()) {
+            return Err(Error::InvalidOption(format!(
+                "{}: the metric is asked for more than once",
+                m.feature()
+            )));
+        }
+        m.check_frame(width, height, bit_depth, chroma)?;
+        if let MetricConfig::FloatSsim(o) = m {
+            opts = *o;
+        }
+    }
+    Ok(opts)
 }
 
 impl Drop for VkScorer {

@@ -32,7 +32,7 @@ impl VkScorer {
         let transfer = slot.transfer_cmd.filter(|_| !slot.reads_external);
         let copy = |cmd: vk::CommandBuffer| {
             if let Some(st) = staging {
-                let half = self.sizes.raw_bytes.next_multiple_of(4);
+                let half = self.sizes.picture.bytes().next_multiple_of(4);
                 // A shared reference is read where it is: only the
                 // distorted plane is copied.
                 let first = (slot.reference != ReferenceSource::Own) as usize;
@@ -114,6 +114,7 @@ impl VkScorer {
                 }
             }
         }
+        self.record_metrics(cmd, i);
         // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
         unsafe { commands::compute_to_host(gpu, cmd) };
         commands::end(gpu, cmd)

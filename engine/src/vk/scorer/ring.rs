@@ -249,16 +249,24 @@ impl VkScorer {
         self.slots[i].holding = None;
         self.slots[i].imports = [None, None];
         self.check_range(i)?;
-        match decided? {
-            Some(score) => Ok(score),
+        let score = match decided? {
+            Some(score) => score,
             None => {
                 self.stats.host_sum_fallbacks += 1;
                 let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
                 self.read_back_with(&self.slots[i].terms, copy, |terms| {
                     score_terms(terms, &sizes, &opts)
-                })
+                })?
+            }
+        };
+        self.last_slot = Some(i);
+        if self.metrics.is_some() {
+            let outputs = self.finish_metrics(i, &score)?;
+            if let Some(plan) = self.metrics.as_mut() {
+                plan.done.push_back(outputs);
             }
         }
+        Ok(score)
     }
 
     /// [`Error::SampleRange`] when slot `i`'s decimate pass found a sample
@@ -405,8 +413,9 @@ impl VkScorer {
     /// `poll_next`/`wait_next`); when every slot is handed out it is an error.
     pub fn acquire_slot(&mut self) -> Result<UploadSlot> {
         let i = self.free_slot()?;
-        let half = self.sizes.raw_bytes.next_multiple_of(4) as usize;
+        let half = self.sizes.picture.bytes().next_multiple_of(4) as usize;
         let len = self.sizes.raw_bytes as usize;
+        let chroma_len = self.sizes.picture.chroma_bytes() as usize;
         let slot = &mut self.slots[i];
         let planes = if let Some(st) = slot.staging.as_mut() {
             let m = st.mapped_mut().ok_or_else(not_mapped)?;
@@ -424,6 +433,7 @@ impl VkScorer {
             slot: i,
             planes,
             len,
+            chroma_len,
         })
     }
 

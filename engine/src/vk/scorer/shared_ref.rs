@@ -24,6 +24,13 @@ impl VkScorer {
     ) -> Result<()> {
         let (source, buffer) = match reference {
             None => (ReferenceSource::Own, self.slots[i].raw[0].raw),
+            Some(_) if self.sizes.picture.chroma.is_some() => {
+                return Err(Error::Unsupported(
+                    "a shared reference plane for a scorer whose psnr reads chroma (a shared \
+                     plane holds luma only)"
+                        .into(),
+                ))
+            }
             Some(plane) => {
                 let Some((buffer, id, gpu)) = plane.binding() else {
                     return Err(Error::Internal("a shared plane without its buffer".into()));
@@ -66,15 +73,21 @@ impl VkScorer {
                     .range(range)]
             })
             .collect();
-        let writes: Vec<_> = infos
+        // The slot's own set and its metrics' sets all read the raw planes.
+        let slot = &self.slots[i];
+        let sets: Vec<vk::DescriptorSet> = std::iter::once(slot.set)
+            .chain(slot.metrics.iter().flat_map(|m| m.sets()))
+            .collect();
+        let writes: Vec<_> = sets
             .iter()
-            .zip(sources)
-            .map(|(info, &(binding, _))| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(self.slots[i].set)
-                    .dst_binding(binding)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
+            .flat_map(|&set| {
+                infos.iter().zip(sources).map(move |(info, &(binding, _))| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
             })
             .collect();
         // SAFETY: the set and buffers are valid; the slot is not pending (its

@@ -29,8 +29,11 @@ pub(super) struct Sizes {
     /// Valid width and height of the SSIM stage.
     pub(super) hw: u32,
     pub(super) hh: u32,
-    /// Bytes of one raw plane.
+    /// Bytes of one raw (luma) plane.
     pub(super) raw_bytes: u64,
+    /// Where a picture's planes lie in the upload memory (the luma plane,
+    /// then chroma when a metric reads it): `raw_bytes` or more.
+    pub(super) picture: super::metrics::PictureLayout,
 }
 
 impl Sizes {
@@ -111,6 +114,8 @@ pub(super) struct Slot {
     /// Why the pair it holds cannot be scored (its batch's submission
     /// failed): its result, instead of waiting for a fence.
     pub(super) failed: Option<Error>,
+    /// The buffers and sets of the metrics beside float_ssim.
+    pub(super) metrics: Option<super::metrics::MetricSlot>,
 }
 
 /// What a slot's reference binding reads.
@@ -152,6 +157,9 @@ fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
     }
     if let Some(mut b) = slot.staging.take() {
         gpu.destroy_buffer(&mut b);
+    }
+    if let Some(mut m) = slot.metrics.take() {
+        m.destroy(gpu);
     }
     for b in [
         &mut slot.range,
@@ -202,13 +210,13 @@ impl VkScorer {
         let result = (|| -> Result<()> {
             make(
                 format!("vkssim slot {i} raw reference"),
-                s.raw_bytes,
+                s.picture.bytes(),
                 raw_usage,
                 raw_location,
             )?;
             make(
                 format!("vkssim slot {i} raw distorted"),
-                s.raw_bytes,
+                s.picture.bytes(),
                 raw_usage,
                 raw_location,
             )?;
@@ -255,7 +263,7 @@ impl VkScorer {
                 // would make the staging copy a second trip through the device.
                 make(
                     format!("vkssim slot {i} staging"),
-                    2 * s.raw_bytes.next_multiple_of(4),
+                    2 * s.picture.bytes().next_multiple_of(4),
                     vk::BufferUsageFlags::TRANSFER_SRC,
                     MemoryLocation::GpuToCpu,
                 )?;
@@ -301,6 +309,7 @@ impl VkScorer {
             fence_of: i,
             queued: false,
             failed: None,
+            metrics: None,
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;
@@ -336,6 +345,7 @@ impl VkScorer {
                     &format!("vkssim slot {i} upload done"),
                 )?);
             }
+            slot.metrics = self.create_metric_slot(i, &slot)?;
             slot.fence = commands::create_fence(gpu, true, &format!("vkssim slot {i} done"))?;
             if gpu.device.has_timestamps() {
                 slot.queries = Some(commands::create_timestamps(

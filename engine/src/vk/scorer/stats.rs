@@ -8,7 +8,17 @@ use ash::vk;
 use super::VkScorer;
 use crate::vk::pipeline::PASSES;
 
-pub(super) const TIMESTAMPS: u32 = PASSES.len() as u32 + 1;
+/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), timed
+/// after float_ssim's passes when a scorer computes them (a stage of a metric
+/// not asked for takes no time): psnr's sums, float_ms_ssim's pyramid (the
+/// scale-0 samples and the four low-pass levels) and its SSIM stage on the
+/// five scales.
+pub const METRIC_STAGES: [&str; 3] = ["psnr", "ms_ssim_pyramid", "ms_ssim_scales"];
+
+/// Timestamps per slot: before the first pass, after each of float_ssim's
+/// passes, and after each of [`METRIC_STAGES`] (written only by a scorer
+/// with metrics).
+pub(super) const TIMESTAMPS: u32 = (PASSES.len() + 1 + METRIC_STAGES.len()) as u32;
 
 /// Where time went, for `vkssim bench`: the submitting thread's blocking waits
 /// and submissions, and the GPU's busy time and span from the timestamps.
@@ -48,27 +58,28 @@ impl HostStats {
 /// over the frames since the last [`PassClock::take_mean`].
 #[derive(Debug, Clone, Default)]
 pub(super) struct PassClock {
-    last: Option<[f64; PASSES.len()]>,
-    sum: [f64; PASSES.len()],
+    last: Option<Vec<f64>>,
+    sum: Vec<f64>,
     frames: u64,
 }
 
 impl PassClock {
-    fn add(&mut self, ns: [f64; PASSES.len()]) {
-        self.last = Some(ns);
-        for (s, t) in self.sum.iter_mut().zip(ns) {
+    fn add(&mut self, ns: Vec<f64>) {
+        self.sum.resize(ns.len(), 0.0);
+        for (s, t) in self.sum.iter_mut().zip(&ns) {
             *s += t;
         }
+        self.last = Some(ns);
         self.frames += 1;
     }
 
-    /// The mean of each pass over the frames since the last call, and
-    /// restarts the sums.
-    fn take_mean(&mut self) -> Option<Vec<(&'static str, f64)>> {
+    /// The mean of each pass (named by `names`) over the frames since the
+    /// last call, and restarts the sums.
+    fn take_mean(&mut self, names: &[&'static str]) -> Option<Vec<(&'static str, f64)>> {
         let frames = std::mem::take(&mut self.frames);
         let sum = std::mem::take(&mut self.sum);
         (frames > 0).then(|| {
-            PASSES
+            names
                 .iter()
                 .zip(sum)
                 .map(|(&name, s)| (name, s / frames as f64))
@@ -80,9 +91,26 @@ impl PassClock {
 impl VkScorer {
     /// GPU time of each pass of the last frame scored, by pass name (in
     /// dispatch order), in nanoseconds, when the queue has timestamps.
+    /// float_ssim's passes ([`PASSES`]), then with metrics
+    /// ([`VkScorer::with_metrics`]) the [`METRIC_STAGES`].
     pub fn last_pass_ns(&self) -> Option<Vec<(&'static str, f64)>> {
-        let ns = self.pass_clock.last?;
-        Some(PASSES.iter().copied().zip(ns).collect())
+        let ns = self.pass_clock.last.as_ref()?;
+        Some(
+            self.pass_names()
+                .into_iter()
+                .zip(ns.iter().copied())
+                .collect(),
+        )
+    }
+
+    /// The names of the passes and stages this scorer times, in order.
+    pub fn pass_names(&self) -> Vec<&'static str> {
+        let metrics = self.metrics.is_some().then_some(METRIC_STAGES);
+        PASSES
+            .iter()
+            .copied()
+            .chain(metrics.into_iter().flatten())
+            .collect()
     }
 
     /// The mean GPU time of each pass per frame (name, nanoseconds) over the
@@ -91,15 +119,18 @@ impl VkScorer {
     /// around each dispatch: with frames in flight, a pass of one frame may
     /// overlap another frame's passes.
     pub fn take_mean_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
-        self.pass_clock.take_mean()
+        let names = self.pass_names();
+        self.pass_clock.take_mean(&names)
     }
 
     pub(super) fn read_timestamps(&mut self, i: usize) {
         let Some(q) = self.slots[i].queries else {
             return;
         };
-        let mut ticks = [0u64; TIMESTAMPS as usize];
-        // SAFETY: the slot's fence signalled, so every query was written.
+        let stamps = self.pass_names().len() + 1;
+        let mut ticks = vec![0u64; stamps];
+        // SAFETY: the slot's fence signalled, so every query read was
+        // written (the metric stages' only by a scorer with metrics).
         let ok = unsafe {
             self.gpu.device.raw.get_query_pool_results(
                 q,
@@ -113,19 +144,12 @@ impl VkScorer {
             return;
         }
         let period = self.gpu.device.timestamp_period() as f64;
-        let mut ns = [0f64; PASSES.len()];
-        for k in 0..PASSES.len() {
-            ns[k] = ticks[k + 1].wrapping_sub(ticks[k]) as f64 * period;
-        }
-        self.pass_clock.add(ns);
-        let (first, last) = (ticks[0], ticks[PASSES.len()]);
-        let st = &mut self.stats;
-        st.gpu_busy_ns += last.wrapping_sub(first) as f64 * period;
-        st.gpu_frames += 1;
-        st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
-        st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
-        st.tick_ns = period;
-        for (pass, t) in PASSES.iter().zip(ns) {
+        let ns: Vec<f64> = ticks
+            .windows(2)
+            .map(|t| t[1].wrapping_sub(t[0]) as f64 * period)
+            .collect();
+        let names = self.pass_names();
+        for (pass, t) in names.iter().zip(&ns) {
             tracing::debug!(
                 frame = self.slots[i].frame,
                 pass,
@@ -133,6 +157,14 @@ impl VkScorer {
                 "GPU pass time"
             );
         }
+        self.pass_clock.add(ns);
+        let (first, last) = (ticks[0], ticks[stamps - 1]);
+        let st = &mut self.stats;
+        st.gpu_busy_ns += last.wrapping_sub(first) as f64 * period;
+        st.gpu_frames += 1;
+        st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
+        st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
+        st.tick_ns = period;
     }
 
     /// Where time went since the last [`VkScorer::reset_stats`].

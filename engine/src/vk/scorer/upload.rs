@@ -17,6 +17,9 @@ pub struct UploadSlot {
     pub(super) slot: usize,
     pub(super) planes: [*mut u8; 2],
     pub(super) len: usize,
+    /// Bytes of one stored chroma plane, after the luma plane of each
+    /// picture (0: chroma is not uploaded).
+    pub(super) chroma_len: usize,
 }
 
 // SAFETY: the pointers address the scorer's mapped upload memory for this slot
@@ -52,6 +55,31 @@ impl UploadSlot {
 }
 
 impl UploadSlot {
+    /// The Cb and Cr planes' upload memory of the reference and of the
+    /// distorted picture (`[[ref Cb, ref Cr], [dist Cb, dist Cr]]`, each a
+    /// stored plane, sides rounded up, packed rows), when the scorer uploads
+    /// chroma (its psnr reads it); written like [`UploadSlot::planes_mut`].
+    ///
+    /// # Safety
+    /// As [`UploadSlot::planes_mut`].
+    #[allow(clippy::type_complexity)] // Two pictures of two planes.
+    pub unsafe fn chroma_mut(&mut self) -> Option<[[&mut [u8]; 2]; 2]> {
+        if self.chroma_len == 0 {
+            return None;
+        }
+        let (l, c) = (self.len, self.chroma_len);
+        // SAFETY: per the contract the mappings are alive and untouched while
+        // the slot is out; each picture's memory holds the luma plane and two
+        // chroma planes of these lengths, the four ranges do not overlap, and
+        // `&mut self` makes these the only references.
+        Some(self.planes.map(|p| unsafe {
+            [
+                std::slice::from_raw_parts_mut(p.add(l), c),
+                std::slice::from_raw_parts_mut(p.add(l + c), c),
+            ]
+        }))
+    }
+
     /// Plane `k` (0 reference, 1 distorted) for reading back (slow on
     /// write-combined memory).
     ///
@@ -118,7 +146,7 @@ impl VkScorer {
         {
             let _upload = tracing::debug_span!("upload").entered();
             let n = self.sizes.raw_bytes as usize;
-            let half = self.sizes.raw_bytes.next_multiple_of(4) as usize;
+            let half = self.sizes.picture.bytes().next_multiple_of(4) as usize;
             let slot = &mut self.slots[i];
             if let Some(st) = slot.staging.as_mut() {
                 let m = st.mapped_mut().ok_or_else(not_mapped)?;

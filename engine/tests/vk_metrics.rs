@@ -1,0 +1,400 @@
+//! The Vulkan passes of `psnr` and `float_ms_ssim` against their exact CPU
+//! twins, on lavapipe with validation on (any message fails): pass by pass
+//! (psnr's sum of squared errors per plane, every level of the MS-SSIM
+//! pyramid bit for bit) and whole frames (every output's fp64 bits), on both
+//! upload paths and both arithmetic paths (native fp64 and the software fp64
+//! forced by `no_fp64`). Small frames: lavapipe is slow.
+
+mod vk_support;
+
+use vk_support::*;
+use vkssim::cpu::{self, ms_ssim, psnr as cpu_psnr};
+use vkssim::io::Chroma;
+use vkssim::metric::{MetricConfig, MetricOutputs};
+use vkssim::testing::VkScorer;
+use vkssim::vk::{ArithVariant, UploadPath};
+use vkssim::{LumaFrame, LumaView};
+
+/// (upload path, no_fp64) of every configuration checked.
+const PATHS: [(UploadPath, bool); 4] = [
+    (UploadPath::Direct, false),
+    (UploadPath::Staging, false),
+    (UploadPath::Direct, true),
+    (UploadPath::Staging, true),
+];
+
+/// A picture: luma, then (unless mono) Cb and Cr as a file stores them.
+struct Picture {
+    planes: Vec<LumaFrame>,
+}
+
+impl Picture {
+    fn new(w: u32, h: u32, depth: u32, chroma: Chroma, seed: u32) -> Self {
+        let mut planes = vec![frame(w, h, depth, seed)];
+        if chroma != Chroma::Mono {
+            let (cw, ch) = chroma.plane_size(w, h);
+            planes.push(frame(cw, ch, depth, seed + 100));
+            planes.push(frame(cw, ch, depth, seed + 200));
+        }
+        Picture { planes }
+    }
+
+    /// Every sample v replaced by max - v.
+    fn inverted(&self) -> Self {
+        let planes = self
+            .planes
+            .iter()
+            .map(|p| {
+                let mut q = p.clone();
+                let max = (1u32 << p.bit_depth) - 1;
+                for y in 0..p.height {
+                    for x in 0..p.width {
+                        let v = max - p.view().sample(x as usize, y as usize);
+                        let i = (y * p.width + x) as usize;
+                        if p.bit_depth == 8 {
+                            q.bytes[i] = v as u8;
+                        } else {
+                            q.bytes[2 * i..2 * i + 2].copy_from_slice(&(v as u16).to_le_bytes());
+                        }
+                    }
+                }
+                q
+            })
+            .collect();
+        Picture { planes }
+    }
+
+    fn views(&self) -> Vec<LumaView<'_>> {
+        self.planes.iter().map(|p| p.view()).collect()
+    }
+}
+
+fn scorer(
+    size: (u32, u32, u32),
+    chroma: Chroma,
+    metrics: &[MetricConfig],
+    (upload, no_fp64): (UploadPath, bool),
+    in_flight: usize,
+) -> VkScorer {
+    let s = VkScorer::with_metrics(size, chroma, metrics, &vk_opts(upload, no_fp64, in_flight))
+        .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
+    assert_eq!(
+        s.arithmetic() == ArithVariant::SoftF64,
+        no_fp64,
+        "arithmetic path"
+    );
+    assert_eq!(s.upload_path(), upload);
+    s
+}
+
+/// The CPU twins' outputs for `metrics`, in the list's order.
+fn cpu_outputs(
+    r: &Picture,
+    d: &Picture,
+    chroma: Chroma,
+    metrics: &[MetricConfig],
+) -> MetricOutputs {
+    let (rv, dv) = (r.views(), d.views());
+    let mut out = MetricOutputs::new();
+    for m in metrics {
+        match m {
+            MetricConfig::FloatSsim(o) => {
+                let s = cpu::score_frame(&rv[0], &dv[0], o).unwrap();
+                let values = [Some(s.float_ssim()), s.l, s.c, s.s];
+                for (name, v) in vkssim::metric::ssim::feature_names(o)
+                    .into_iter()
+                    .zip(values)
+                {
+                    out.push(name, v.unwrap());
+                }
+            }
+            MetricConfig::Psnr(o) => {
+                out.extend(&cpu_psnr::score_psnr(&rv, &dv, chroma, o).unwrap().outputs);
+            }
+            MetricConfig::FloatMsSsim(o) => {
+                out.extend(&ms_ssim::score_ms_ssim(&rv[0], &dv[0], o).unwrap());
+            }
+            other => panic!("a metric this test does not know: {other}"),
+        }
+    }
+    out
+}
+
+/// The same names in the same order, each value's fp64 bits equal.
+fn assert_outputs_equal(label: &str, gpu: &MetricOutputs, cpu: &MetricOutputs) {
+    let g: Vec<(&str, u64)> = gpu.iter().map(|(n, v)| (n, v.to_bits())).collect();
+    let c: Vec<(&str, u64)> = cpu.iter().map(|(n, v)| (n, v.to_bits())).collect();
+    assert_eq!(g, c, "{label}: GPU {gpu:?}\nCPU {cpu:?}");
+}
+
+fn metrics(specs: &[&str]) -> Vec<MetricConfig> {
+    vkssim::metric::config::parse_list(specs).unwrap()
+}
+
+/// psnr's per-plane sums and outputs against the CPU twin.
+fn check_psnr(
+    w: u32,
+    h: u32,
+    depth: u32,
+    chroma: Chroma,
+    specs: &[&str],
+    path: (UploadPath, bool),
+) {
+    let list = metrics(specs);
+    let label = format!("{w}x{h} {depth}-bit {chroma} {specs:?} {path:?}");
+    let mut s = scorer((w, h, depth), chroma, &list, path, 2);
+    let r = Picture::new(w, h, depth, chroma, 1);
+    for d in [Picture::new(w, h, depth, chroma, 2), r.inverted()] {
+        let gpu = s.debug_metrics(&r.views(), &d.views()).expect("GPU frame");
+        let want = cpu_outputs(&r, &d, chroma, &list);
+        assert_outputs_equal(&label, &gpu.outputs, &want);
+        let MetricConfig::Psnr(o) = list.iter().find(|m| m.feature() == "psnr").unwrap() else {
+            unreachable!()
+        };
+        let cpu_sse = cpu_psnr::score_psnr(&r.views(), &d.views(), chroma, o)
+            .unwrap()
+            .sse;
+        assert_eq!(
+            gpu.psnr_sse,
+            Some(cpu_sse),
+            "{label}: sums of squared errors"
+        );
+        assert!(cpu_sse[0] > 0, "{label}: the pictures differ");
+    }
+    // Identical pictures: every plane at psnr's ceiling.
+    let same = s.score_picture(&r.views(), &r.views()).unwrap();
+    assert_outputs_equal(&label, &same, &cpu_outputs(&r, &r, chroma, &list));
+    assert_no_validation_messages(&s);
+}
+
+const PSNR_CASES: [(u32, u32, u32, Chroma); 6] = [
+    (33, 17, 8, Chroma::C420),
+    (31, 23, 10, Chroma::C422),
+    (29, 19, 12, Chroma::C444),
+    (27, 25, 16, Chroma::C420),
+    (300, 13, 8, Chroma::C444),
+    (24, 22, 10, Chroma::Mono),
+];
+
+#[test]
+fn psnr_matches_the_cpu_twin_on_every_path() {
+    if !gpu_present() {
+        return;
+    }
+    for path in PATHS {
+        for (w, h, depth, chroma) in PSNR_CASES {
+            check_psnr(w, h, depth, chroma, &["psnr=enable_mse=true"], path);
+        }
+    }
+}
+
+#[test]
+fn psnr_options_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let path = (UploadPath::Direct, false);
+    for specs in [
+        &["psnr=min_sse=0.5:reduced_hbd_peak=true"][..],
+        &["psnr=enable_chroma=false:enable_mse=true"][..],
+        &["psnr=enable_apsnr=true", "float_ssim=enable_lcs=true"][..],
+    ] {
+        check_psnr(35, 21, 10, Chroma::C420, specs, path);
+        check_psnr(35, 21, 8, Chroma::C422, specs, path);
+    }
+}
+
+/// Two fp32 planes of the same size, bit for bit.
+fn assert_same_plane(what: &str, gpu: &cpu::Plane, cpu: &cpu::Plane) {
+    assert_eq!(
+        (gpu.width, gpu.height),
+        (cpu.width, cpu.height),
+        "{what}: size"
+    );
+    let bits = |p: &cpu::Plane| p.data.iter().map(|v| v.to_bits()).collect::<Vec<u32>>();
+    if let Some(i) = first_difference(&bits(gpu), &bits(cpu)) {
+        panic!(
+            "{what}: GPU and CPU differ at ({}, {}) (GPU {:?}, CPU {:?})",
+            i % cpu.width as usize,
+            i / cpu.width as usize,
+            gpu.data.get(i),
+            cpu.data.get(i)
+        );
+    }
+}
+
+/// float_ms_ssim's pyramid, level by level, and its outputs against the CPU
+/// twin, for different and for inverted content; identical content scores 1.
+fn check_ms_ssim(w: u32, h: u32, depth: u32, specs: &[&str], path: (UploadPath, bool)) {
+    let list = metrics(specs);
+    let label = format!("{w}x{h} {depth}-bit {specs:?} {path:?}");
+    let mut s = scorer((w, h, depth), Chroma::C420, &list, path, 2);
+    let r = Picture::new(w, h, depth, Chroma::Mono, 1);
+    let pairs = [
+        (Picture::new(w, h, depth, Chroma::Mono, 2), false),
+        (r.inverted(), true),
+    ];
+    for (d, inverted) in pairs {
+        let gpu = s.debug_metrics(&r.views(), &d.views()).expect("GPU frame");
+        let cr = ms_ssim::pyramid(cpu::luma_to_plane(&r.views()[0]).unwrap()).unwrap();
+        let cd = ms_ssim::pyramid(cpu::luma_to_plane(&d.views()[0]).unwrap()).unwrap();
+        assert_eq!(gpu.pyramid.len(), 5, "{label}");
+        for (k, ((gr, gd), (pr, pd))) in gpu.pyramid.iter().zip(cr.iter().zip(&cd)).enumerate() {
+            assert_same_plane(&format!("{label}: scale {k} reference"), gr, pr);
+            assert_same_plane(&format!("{label}: scale {k} distorted"), gd, pd);
+        }
+        let want = cpu_outputs(&r, &d, Chroma::C420, &list);
+        assert_outputs_equal(&label, &gpu.outputs, &want);
+        // Inverted content: a negative structure mean, so libvmaf's NaN.
+        if inverted && !specs[0].contains("enable_db") {
+            assert!(
+                gpu.outputs.get("float_ms_ssim").unwrap().is_nan(),
+                "{label}"
+            );
+        }
+    }
+    let same = s.score_picture(&r.views(), &r.views()).unwrap();
+    assert_outputs_equal(&label, &same, &cpu_outputs(&r, &r, Chroma::C420, &list));
+    if !specs[0].contains("enable_db") {
+        assert_eq!(same.get("float_ms_ssim"), Some(1.0), "{label}");
+    }
+    assert_no_validation_messages(&s);
+}
+
+#[test]
+fn ms_ssim_matches_the_cpu_twin_on_every_path() {
+    if !gpu_present() {
+        return;
+    }
+    for path in PATHS {
+        check_ms_ssim(176, 176, 8, &["float_ms_ssim=enable_lcs=true"], path);
+        check_ms_ssim(181, 177, 10, &["float_ms_ssim=enable_lcs=true"], path);
+    }
+}
+
+/// The host's raster-order sums of each scale's terms (forced) give the
+/// same outputs as the device's fixed-point sums settle.
+#[test]
+fn ms_ssim_host_sums_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let list = metrics(&["float_ms_ssim=enable_lcs=true", "psnr"]);
+    let (w, h, depth) = (183, 176, 8);
+    let opts = vk_opts(UploadPath::Direct, false, 1).with_force_host_sum(true);
+    let mut s = VkScorer::with_metrics((w, h, depth), Chroma::C420, &list, &opts).unwrap();
+    let r = Picture::new(w, h, depth, Chroma::C420, 3);
+    for d in [Picture::new(w, h, depth, Chroma::C420, 4), r.inverted()] {
+        let got = s.score_picture(&r.views(), &d.views()).unwrap();
+        assert_outputs_equal("host sums", &got, &cpu_outputs(&r, &d, Chroma::C420, &list));
+    }
+    assert!(s.stats().host_sum_fallbacks >= 2);
+    assert_no_validation_messages(&s);
+}
+
+#[test]
+fn ms_ssim_depths_and_options_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let path = (UploadPath::Direct, false);
+    check_ms_ssim(190, 179, 16, &["float_ms_ssim=enable_lcs=true"], path);
+    check_ms_ssim(177, 183, 12, &["float_ms_ssim"], path);
+    check_ms_ssim(
+        176,
+        180,
+        8,
+        &["float_ms_ssim=enable_db=true:clip_db=true"],
+        path,
+    );
+}
+
+/// All three metrics in one scorer, several frames in flight: each frame's
+/// outputs, in submission order, equal the CPU twins'.
+#[test]
+fn three_metrics_in_one_ring_match_the_cpu_twins() {
+    if !gpu_present() {
+        return;
+    }
+    let list = metrics(&[
+        "float_ssim=enable_lcs=true",
+        "psnr=enable_mse=true",
+        "float_ms_ssim=enable_lcs=true",
+    ]);
+    let (w, h, depth, chroma) = (179, 177, 10, Chroma::C420);
+    for path in [(UploadPath::Staging, false), (UploadPath::Direct, true)] {
+        let mut s = scorer((w, h, depth), chroma, &list, path, 2);
+        let r = Picture::new(w, h, depth, chroma, 7);
+        let ds: Vec<Picture> = (0..4)
+            .map(|k| Picture::new(w, h, depth, chroma, 10 + k))
+            .collect();
+        let mut got = Vec::new();
+        for d in &ds {
+            s.submit_picture(&r.views(), &d.views()).unwrap();
+            while let Some(score) = vkssim::testing::FrameScorer::poll_next(&mut s) {
+                score.unwrap();
+                got.push(s.take_metric_outputs().unwrap());
+            }
+        }
+        while let Some(score) = vkssim::testing::FrameScorer::wait_next(&mut s) {
+            score.unwrap();
+            got.push(s.take_metric_outputs().unwrap());
+        }
+        assert_eq!(got.len(), ds.len());
+        for (k, (g, d)) in got.iter().zip(&ds).enumerate() {
+            let label = format!("frame {k} {path:?}");
+            assert_outputs_equal(&label, g, &cpu_outputs(&r, d, chroma, &list));
+        }
+        assert!(s.take_metric_outputs().is_none());
+        // The metric stages are timed after float_ssim's passes.
+        let names: Vec<&str> = vkssim::testing::PASSES
+            .iter()
+            .chain(&vkssim::testing::METRIC_STAGES)
+            .copied()
+            .collect();
+        assert_eq!(s.pass_names(), names);
+        if let Some(ns) = s.last_pass_ns() {
+            assert_eq!(ns.iter().map(|(n, _)| *n).collect::<Vec<_>>(), names);
+        }
+        assert_no_validation_messages(&s);
+    }
+}
+
+#[test]
+fn bad_lists_and_pictures_are_refused() {
+    if !gpu_present() {
+        return;
+    }
+    let opts = vk_opts(UploadPath::Direct, false, 1);
+    let e = VkScorer::with_metrics(
+        (175, 200, 8),
+        Chroma::C420,
+        &metrics(&["float_ms_ssim"]),
+        &opts,
+    )
+    .err()
+    .unwrap();
+    assert!(
+        e.to_string()
+            .contains("float_ms_ssim cannot score a 175x200 frame"),
+        "{e}"
+    );
+    let e = VkScorer::with_metrics((64, 64, 8), Chroma::C420, &[], &opts)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("no metric"), "{e}");
+    let mut s =
+        VkScorer::with_metrics((33, 17, 8), Chroma::C420, &metrics(&["psnr"]), &opts).unwrap();
+    let r = Picture::new(33, 17, 8, Chroma::C420, 1);
+    let e = s
+        .score_picture(&r.views()[..1], &r.views()[..1])
+        .unwrap_err();
+    assert!(e.to_string().contains("3 planes of the reference"), "{e}");
+    let wrong = Picture::new(33, 17, 8, Chroma::C444, 1);
+    let e = s.score_picture(&wrong.views(), &r.views()).unwrap_err();
+    assert!(e.to_string().contains("Cb plane"), "{e}");
+    // Still scores after the refusals.
+    let ok = s.score_picture(&r.views(), &r.views()).unwrap();
+    assert_eq!(ok.get("psnr_y"), Some(60.0));
+    assert_no_validation_messages(&s);
+}

@@ -1,0 +1,80 @@
+#version 450
+// psnr.comp: libvmaf's `psnr` sums of squared errors (docs/metrics.md), integer
+// only: workgroup (0, row, plane) sums e * e over the scored columns of one
+// row of one plane (luma, Cb, Cr) of the raw reference and distorted pictures
+// and writes the row's sum to row_sse[plane * height[0] + row]. Integer sums
+// are exact in any order: each invocation adds a strided subset of the row in
+// uint64, a shared-memory tree adds the 256 partial sums.
+//
+// 8-bit: libvmaf sums a row in a wrapping uint32, so the row's sum is stored
+// modulo 2^32 (its exact sum's low 32 bits: wrapping addition does not depend
+// on the order); e = ref - dis, e * e <= 65025. 10 to 16-bit: e = |ref - dis|
+// as uint32, e * e in uint32 (at most 65535^2, no overflow), summed in uint64
+// (libvmaf 3.x; 2.3.1 overflows at 16 bits). The host adds the rows in uint64
+// (engine/src/vk/scorer/metrics.rs); the CPU twin is engine/src/cpu/psnr.rs.
+//
+// The raw pictures are the slot's upload buffers: luma, then (when psnr reads
+// chroma) the Cb and Cr planes as stored, at the sample offsets below. Uses the
+// frame passes' descriptor set layout (bindings 0, 1 and 2: the metric set of
+// engine/src/vk/scorer/metrics.rs) and the shared push-constant range
+// (`PsnrParams` there).
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(push_constant, std430) uniform Psnr {
+    uint offset[3]; // each plane's first sample in the raw buffers
+    uint stride[3]; // samples per stored row of each plane
+    uint width[3];  // each plane's scored width (libvmaf's truncated size)
+    uint height[3]; // each plane's scored height
+} S;
+
+// The scorer's bit depth (`Spec::bit_depth`, constant id 0).
+layout(constant_id = 0) const uint BIT_DEPTH = 8u;
+
+layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
+layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer RowSse { uint64_t row_sse[]; };
+
+shared uint64_t red[256];
+
+// The raw sample at sample index i of the reference (ref = true) or distorted
+// picture: 1 byte per sample at 8 bits, 2 (little-endian) above.
+uint sample_at(bool ref, uint i) {
+    if (BIT_DEPTH <= 8u) {
+        uint word = ref ? raw_ref[i >> 2] : raw_dist[i >> 2];
+        return (word >> ((i & 3u) * 8u)) & 0xFFu;
+    }
+    uint word = ref ? raw_ref[i >> 1] : raw_dist[i >> 1];
+    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
+}
+
+void main() {
+    uint row = gl_WorkGroupID.y;
+    uint plane = gl_WorkGroupID.z;
+    uint lid = gl_LocalInvocationIndex;
+    // Uniform per workgroup: the whole group leaves, or none of it.
+    if (plane > 2u || row >= S.height[plane]) { return; }
+    uint start = S.offset[plane] + row * S.stride[plane];
+    uint64_t acc = 0ul;
+    for (uint x = lid; x < S.width[plane]; x += 256u) {
+        uint a = sample_at(true, start + x);
+        uint b = sample_at(false, start + x);
+        uint e = a > b ? a - b : b - a;
+        acc += uint64_t(e * e);
+    }
+    red[lid] = acc;
+    memoryBarrierShared();
+    barrier();
+    for (uint s = 128u; s > 0u; s >>= 1u) {
+        if (lid < s) { red[lid] += red[lid + s]; }
+        memoryBarrierShared();
+        barrier();
+    }
+    if (lid == 0u) {
+        uint64_t sum = red[0];
+        if (BIT_DEPTH <= 8u) { sum &= 0xFFFFFFFFul; }
+        row_sse[plane * S.height[0] + row] = sum;
+    }
+}

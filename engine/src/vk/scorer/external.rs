@@ -74,6 +74,9 @@ enum Bound {
 /// Per-slot resources of the device-resident path (see the module docs).
 pub(crate) struct ExternalRing {
     pre: Vec<vk::CommandBuffer>,
+    /// Per slot: the interleaved command buffer of a batch whose last slot
+    /// it is (`super::batch`).
+    batch_cmd: Vec<vk::CommandBuffer>,
     packed: Vec<Option<[Buffer; 2]>>,
     bound: Vec<Bound>,
     /// The `msb_shift` pipeline, made on first use.
@@ -90,6 +93,7 @@ impl VkScorer {
         while self.grow()?.is_some() {}
         let mut ring = ExternalRing {
             pre: Vec::new(),
+            batch_cmd: Vec::new(),
             packed: Vec::new(),
             bound: Vec::new(),
             shift: None,
@@ -101,6 +105,17 @@ impl VkScorer {
                 &format!("vkssim slot {i} device-resident prologue"),
             ) {
                 Ok(cmd) => ring.pre.push(cmd),
+                Err(e) => {
+                    self.destroy_ring(ring);
+                    return Err(e);
+                }
+            }
+            match commands::allocate_command_buffer(
+                &self.gpu,
+                self.compute_pool,
+                &format!("vkssim slot {i} device-resident batch"),
+            ) {
+                Ok(cmd) => ring.batch_cmd.push(cmd),
                 Err(e) => {
                     self.destroy_ring(ring);
                     return Err(e);
@@ -127,6 +142,10 @@ impl VkScorer {
             // SAFETY: the buffers came from this pool and are not pending (the
             // fences of every submission that used them signalled).
             unsafe { d.free_command_buffers(self.compute_pool, &ring.pre) };
+        }
+        if !ring.batch_cmd.is_empty() {
+            // SAFETY: as above.
+            unsafe { d.free_command_buffers(self.compute_pool, &ring.batch_cmd) };
         }
         if let Some(pass) = ring.shift.take() {
             // SAFETY: no submission using it is pending (fences waited on).
@@ -322,6 +341,7 @@ impl VkScorer {
             return Err(e);
         }
         self.slots[i].fence_of = i;
+        self.slots[i].timed_pairs = 1;
         let gpu = &self.gpu;
         let d = &gpu.device.raw;
         let slot = &mut self.slots[i];
@@ -389,11 +409,23 @@ impl VkScorer {
         };
         let _submit = tracing::debug_span!("submit batch", pairs = self.batch.len()).entered();
         let t = Instant::now();
-        let cmds: Vec<vk::CommandBuffer> = self
-            .batch
-            .iter()
-            .flat_map(|&i| [ring.pre[i], self.slots[i].cmd])
-            .collect();
+        let batch = std::mem::take(&mut self.batch);
+        let interleaved = self.interleaves(&batch);
+        let cmds: Vec<vk::CommandBuffer> = if interleaved {
+            // Every prologue, then every pair's passes pass by pass.
+            if let Err(e) = self.record_batch(ring.batch_cmd[last], &batch) {
+                self.batch = batch;
+                return Err(e);
+            }
+            let pres = batch.iter().map(|&i| ring.pre[i]);
+            pres.chain([ring.batch_cmd[last]]).collect()
+        } else {
+            batch
+                .iter()
+                .flat_map(|&i| [ring.pre[i], self.slots[i].cmd])
+                .collect()
+        };
+        self.batch = batch;
         let gpu = &self.gpu;
         let fence = self.slots[last].fence;
         // SAFETY: the fence is not in use: the last slot's previous
@@ -411,9 +443,16 @@ impl VkScorer {
                 format!("submitting {} device-resident frames", self.batch.len()),
             )
         })?;
+        let n = self.batch.len() as u32;
         for i in std::mem::take(&mut self.batch) {
-            self.slots[i].fence_of = last;
-            self.slots[i].queued = false;
+            let slot = &mut self.slots[i];
+            slot.fence_of = last;
+            slot.queued = false;
+            slot.timed_pairs = match (interleaved, i == last) {
+                (false, _) => 1,
+                (true, true) => n,
+                (true, false) => 0,
+            };
         }
         self.stats.submit_ns += t.elapsed().as_nanos() as u64;
         Ok(())

@@ -41,6 +41,7 @@ use crate::cpu;
 use crate::frame::bytes_per_sample;
 use crate::{Error, FrameScore, Result, SsimOptions};
 
+mod batch;
 mod debug;
 mod external;
 mod host_sum;

@@ -112,6 +112,7 @@ impl VkScorer {
         self.flush_batch()?;
         self.slots[i].fence_of = i;
         self.slots[i].failed = None;
+        self.slots[i].timed_pairs = 1;
         let frame = self.next_frame;
         let span = tracing::debug_span!("frame", index = frame);
         let _enter = span.enter();

@@ -114,6 +114,10 @@ pub(super) struct Slot {
     /// Why the pair it holds cannot be scored (its batch's submission
     /// failed): its result, instead of waiting for a fence.
     pub(super) failed: Option<Error>,
+    /// How many pairs the timestamps in its query pool cover: 1 (its own
+    /// command buffer), n (the last slot of an interleaved batch of n), or 0
+    /// (a slot of such a batch whose pool was not written).
+    pub(super) timed_pairs: u32,
     /// The buffers and sets of the metrics beside float_ssim.
     pub(super) metrics: Option<super::metrics::MetricSlot>,
 }
@@ -309,6 +313,7 @@ impl VkScorer {
             fence_of: i,
             queued: false,
             failed: None,
+            timed_pairs: 1,
             metrics: None,
         };
         let more = (|| -> Result<()> {

@@ -127,6 +127,12 @@ impl VkScorer {
         let Some(q) = self.slots[i].queries else {
             return;
         };
+        // Pairs the timestamps cover (an interleaved batch's are on its last
+        // slot, shared equally among them; the others have none).
+        let pairs = self.slots[i].timed_pairs;
+        if pairs == 0 {
+            return;
+        }
         let stamps = self.pass_names().len() + 1;
         let mut ticks = vec![0u64; stamps];
         // SAFETY: the slot's fence signalled, so every query read was
@@ -146,7 +152,7 @@ impl VkScorer {
         let period = self.gpu.device.timestamp_period() as f64;
         let ns: Vec<f64> = ticks
             .windows(2)
-            .map(|t| t[1].wrapping_sub(t[0]) as f64 * period)
+            .map(|t| t[1].wrapping_sub(t[0]) as f64 * period / pairs as f64)
             .collect();
         let names = self.pass_names();
         for (pass, t) in names.iter().zip(&ns) {
@@ -161,7 +167,7 @@ impl VkScorer {
         let (first, last) = (ticks[0], ticks[stamps - 1]);
         let st = &mut self.stats;
         st.gpu_busy_ns += last.wrapping_sub(first) as f64 * period;
-        st.gpu_frames += 1;
+        st.gpu_frames += pairs as u64;
         st.gpu_first_tick = Some(st.gpu_first_tick.map_or(first, |t| t.min(first)));
         st.gpu_last_tick = Some(st.gpu_last_tick.map_or(last, |t| t.max(last)));
         st.tick_ns = period;

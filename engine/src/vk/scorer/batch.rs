@@ -1,0 +1,93 @@
+//! The recorder of a batch of device-resident pairs (`super::external`):
+//! one command buffer that runs each float_ssim pass for every pair of the
+//! batch before the next pass, so that a pass's dispatches of several pairs
+//! fill the device together and the batch pays each pass's barrier once, not
+//! once per pair. At 4K the SSIM stage works on 480x270 planes, where a
+//! single pair's dispatches are too small to fill a large GPU and the time
+//! between passes dominates.
+//!
+//! Each pair still reads only its own slot's buffers (its descriptor set),
+//! with the same pipelines and push constants as its own command buffer:
+//! the same operations on the same data, so the same bits. The batch's
+//! timestamps go into the last slot's query pool, and its time is shared
+//! equally among its pairs (`Slot::timed_pairs`).
+
+use ash::vk;
+
+use super::stats::TIMESTAMPS;
+use super::VkScorer;
+use crate::vk::commands;
+use crate::vk::pipeline::FramePass;
+use crate::Result;
+
+impl VkScorer {
+    /// Whether a batch of these slots may be interleaved: two or more
+    /// pairs, and float_ssim's passes only (the metrics' passes stay in each
+    /// slot's own command buffer).
+    pub(super) fn interleaves(&self, slots: &[usize]) -> bool {
+        slots.len() >= 2 && self.metrics.is_none()
+    }
+
+    /// Records `cmd` with float_ssim's passes for every slot of `slots`,
+    /// pass by pass (see the module docs); the slots' prologues run before
+    /// it in the same submission.
+    pub(super) fn record_batch(&self, cmd: vk::CommandBuffer, slots: &[usize]) -> Result<()> {
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        let Some(&last) = slots.last() else {
+            return Ok(());
+        };
+        let queries = self.slots[last].queries;
+        let extents = self.sizes.extents();
+        let layout = self.pipelines.layout;
+        commands::begin(gpu, cmd)?;
+        // SAFETY: `cmd` is recording on the compute family (begun above); the
+        // query pool belongs to the last slot, whose earlier work is done.
+        unsafe {
+            if let Some(q) = queries {
+                d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
+                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+            }
+        }
+        for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
+            let [x, y, z] = frame_pass.groups(&extents);
+            if k > 0 {
+                // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+                unsafe { commands::compute_to_compute(gpu, cmd) };
+            }
+            // SAFETY: as above; the pipelines and layout outlive the command
+            // buffer.
+            unsafe {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.frame_pipelines[k])
+            };
+            for &i in slots {
+                // SAFETY: as above; each slot's set is valid and bound to its
+                // own buffers; the push constants match the layout's range.
+                unsafe {
+                    commands::bind_set_and_constants(
+                        gpu,
+                        cmd,
+                        layout,
+                        self.slots[i].set,
+                        bytemuck::bytes_of(&self.params),
+                    );
+                    d.cmd_dispatch(cmd, x, y, z);
+                }
+            }
+            if let Some(q) = queries {
+                // SAFETY: as above.
+                unsafe {
+                    d.cmd_write_timestamp(
+                        cmd,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        q,
+                        k as u32 + 1,
+                    )
+                };
+            }
+        }
+        // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+        unsafe { commands::compute_to_host(gpu, cmd) };
+        commands::end(gpu, cmd)
+    }
+}

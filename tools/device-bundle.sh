@@ -27,7 +27,10 @@ for t in vk_parity vk_passes vk_frames; do
   cp "$exe" "$x/bin/$t"
 done
 # Two builds: with --example, cargo builds only that target, not the CLI.
-cargo build --release -q -p vkssim-cli
+# The CLI without encoded-input decoding: the FFmpeg libraries and theirs
+# would not fit the device tool's carry limit, and the device runs read raw
+# and Y4M clips only.
+cargo build --release -q -p vkssim-cli --no-default-features
 cargo build --release -q -p vkssim --example device_resident_bench
 cp target/release/vkssim "$x/bin/vkssim"
 cp target/release/examples/device_resident_bench "$x/bin/"

@@ -102,6 +102,11 @@ impl MultiScorer {
         self.scorers[0].desc()
     }
 
+    /// The metrics every scorer computes, checked.
+    pub fn metrics(&self) -> &crate::metric::MetricSet {
+        self.scorers[0].metrics()
+    }
+
     /// The scorers, in dealing order (for their accessors).
     pub fn scorers(&self) -> &[Scorer] {
         &self.scorers

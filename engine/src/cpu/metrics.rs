@@ -38,12 +38,8 @@ pub fn score_metrics(
                 score.outputs.extend(&s.outputs);
             }
             MetricConfig::Psnr(o) => {
-                let f = psnr::score_psnr(
-                    &reference[..planes],
-                    &distorted[..planes],
-                    set.chroma(),
-                    o,
-                )?;
+                let f =
+                    psnr::score_psnr(&reference[..planes], &distorted[..planes], set.chroma(), o)?;
                 score.outputs.extend(&f.outputs);
                 score.psnr_sse = Some(f.sse);
             }

@@ -77,7 +77,11 @@ impl Frames {
 
     /// Checks that `dst` can hold a frame's luma, Cb and Cr planes.
     pub(crate) fn check_planes_dst(&self, dst: &[u8]) -> Result<()> {
-        self.check_len(dst, self.format.planes_bytes(), "frame's luma and chroma planes")
+        self.check_len(
+            dst,
+            self.format.planes_bytes(),
+            "frame's luma and chroma planes",
+        )
     }
 
     fn check_len(&self, dst: &[u8], needed: usize, what: &str) -> Result<()> {

@@ -92,6 +92,13 @@ pub trait LumaReader: Send {
         )))
     }
 
+    /// Whether the input is a Y4M stream (the `vmaf` command line converts
+    /// some Y4M chroma layouts before scoring, which matters to metrics that
+    /// read chroma). False by default.
+    fn is_y4m(&self) -> bool {
+        false
+    }
+
     /// Skips up to `frames` frames; returns how many were skipped (fewer only at
     /// the end of the input).
     fn skip(&mut self, frames: u64) -> Result<u64>;
@@ -139,6 +146,9 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
         (**self).read_planes(dst)
+    }
+    fn is_y4m(&self) -> bool {
+        (**self).is_y4m()
     }
     fn skip(&mut self, frames: u64) -> Result<u64> {
         (**self).skip(frames)

@@ -406,6 +406,10 @@ impl LumaReader for Y4mReader {
         self.read_into(LumaDst::Planes(dst))
     }
 
+    fn is_y4m(&self) -> bool {
+        true
+    }
+
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         let Some(prefix) = self.frame_line()? else {
             return Ok(None);

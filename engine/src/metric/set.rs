@@ -94,7 +94,13 @@ impl MetricSet {
 
     /// `float_ssim` alone with `opts` (what a scorer computes by default).
     pub fn float_ssim(opts: SsimOptions, width: u32, height: u32, bit_depth: u32) -> Result<Self> {
-        Self::new(&[MetricConfig::FloatSsim(opts)], width, height, bit_depth, None)
+        Self::new(
+            &[MetricConfig::FloatSsim(opts)],
+            width,
+            height,
+            bit_depth,
+            None,
+        )
     }
 
     /// The metrics, in the order given.
@@ -173,15 +179,21 @@ mod tests {
         assert!(e.to_string().contains("no metric"), "{e}");
         let twice = [l(&["psnr"])[0], l(&["psnr=enable_mse=true"])[0]];
         let e = MetricSet::new(&twice, 64, 64, 8, Some(Chroma::C420)).unwrap_err();
-        assert!(e.to_string().contains("psnr: the metric is asked for more than once"));
+        assert!(e
+            .to_string()
+            .contains("psnr: the metric is asked for more than once"));
         let e = MetricSet::new(&l(&["psnr"]), 64, 64, 8, None).unwrap_err();
         assert!(e.to_string().contains("chroma layout is not given"), "{e}");
         let off = MetricSet::new(&l(&["psnr=enable_chroma=false"]), 64, 64, 8, None).unwrap();
         assert!(!off.needs_chroma());
         assert_eq!(off.output_names(), ["psnr_y"]);
-        let e = MetricSet::new(&l(&["float_ssim", "float_ms_ssim"]), 175, 300, 8, None)
-            .unwrap_err();
-        assert!(e.to_string().contains("float_ms_ssim cannot score a 175x300 frame"), "{e}");
+        let e =
+            MetricSet::new(&l(&["float_ssim", "float_ms_ssim"]), 175, 300, 8, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("float_ms_ssim cannot score a 175x300 frame"),
+            "{e}"
+        );
         let all = l(&[
             "float_ms_ssim=enable_lcs=true",
             "psnr=enable_mse=true:enable_apsnr=true",

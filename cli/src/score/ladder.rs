@@ -244,7 +244,9 @@ fn score_all(
     // The reference's skip is done when it was read ahead (every pair's
     // selection then says 0).
     let skip_ref = pairs[0].1.skip_ref;
-    let step = plan.selection.subsample.max(1);
+    let step = open::run_selection(plan.selection, metrics)
+        .subsample
+        .max(1);
     let window = 2 * vkssim::api::in_flight::for_readers(threads) + 8;
     let chroma = metrics.needs_chroma();
     let plane = if chroma {
@@ -281,7 +283,7 @@ fn score_all(
                     let outcome = pipeline::run(
                         Input::tee(tee, k),
                         Input::open("distorted", d, sel.skip_dist).with_chroma(chroma),
-                        sel,
+                        open::run_selection(sel, metrics),
                         &mut engine.scorer,
                         threads,
                         &on_score,

@@ -139,6 +139,22 @@ pub fn metric_set(features: &Features, format: VideoFormat, y4m: bool) -> Result
     })
 }
 
+/// The selection the pipeline runs for `sel` with `metrics`: with
+/// `--subsample` and an aggregate value (`psnr=enable_apsnr=true`), every
+/// frame, since the `vmaf` command line's `apsnr` sums every frame read
+/// while it writes only the subsampled ones (the report keeps those:
+/// [`super::report::report`]).
+pub fn run_selection(sel: Selection, metrics: &MetricSet) -> Selection {
+    if sel.subsample > 1 && !metrics.aggregate_names().is_empty() {
+        Selection {
+            subsample: 1,
+            ..sel
+        }
+    } else {
+        sel
+    }
+}
+
 /// Starts the scoring engine `plan` asks for, for `metrics` on `format`'s
 /// frames, `readers` threads filling each device's frame slots (0: no hint;
 /// see [`backend::start`]; `quiet`: no notes).

@@ -44,7 +44,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let outcome = pipeline::run(
         Input::open("reference", reference, sel.skip_ref).with_chroma(chroma),
         Input::open("distorted", distorted, sel.skip_dist).with_chroma(chroma),
-        sel,
+        open::run_selection(sel, &metrics),
         &mut engine.scorer,
         read_threads,
         &|n| progress.set_scored(n),

@@ -13,8 +13,9 @@ use crate::output::{Format, Report, ScoredFrame};
 use crate::plan::ScorePlan;
 
 /// The report of a run of `plan` that scored `frames` of `width` x `height`
-/// at `fps` with `metrics`: every output by name, and the run's aggregate
-/// values.
+/// at `fps` with `metrics`: every output by name of the frames `--subsample`
+/// keeps, and the run's aggregate values over every frame scored (with an
+/// aggregate value the run scores every frame: [`super::open::run_selection`]).
 pub fn report(
     plan: &ScorePlan,
     metrics: &MetricSet,
@@ -27,6 +28,7 @@ pub fn report(
     for (_, score) in frames {
         summary.add(score);
     }
+    let step = plan.selection.subsample.max(1);
     Report {
         version: super::VERSION.to_string(),
         width,
@@ -35,6 +37,7 @@ pub fn report(
         subsample: plan.selection.subsample,
         frames: frames
             .iter()
+            .filter(|(index, _)| index % step == 0)
             .map(|(index, score)| ScoredFrame {
                 index: *index,
                 values: names

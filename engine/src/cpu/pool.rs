@@ -107,6 +107,12 @@ impl CpuScorer {
         })
     }
 
+    /// [`CpuScorer::new`] for `float_ssim` alone with `options`, each frame
+    /// checked as it is scored (frames of any size).
+    pub fn float_ssim(options: crate::SsimOptions, threads: usize) -> Result<Self> {
+        Self::new(MetricSet::float_ssim_any_size(options), threads)
+    }
+
     /// The number of worker threads.
     pub fn threads(&self) -> usize {
         self.threads

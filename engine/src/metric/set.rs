@@ -103,6 +103,19 @@ impl MetricSet {
         )
     }
 
+    /// `float_ssim` alone with `opts` for frames of any size, unchecked (each
+    /// frame is checked as it is scored): for the CPU scorer's tests.
+    pub(crate) fn float_ssim_any_size(opts: SsimOptions) -> Self {
+        Self {
+            configs: vec![MetricConfig::FloatSsim(opts)],
+            width: 0,
+            height: 0,
+            bit_depth: 8,
+            chroma: Chroma::Mono,
+            psnr: None,
+        }
+    }
+
     /// The metrics, in the order given.
     pub fn configs(&self) -> &[MetricConfig] {
         &self.configs

@@ -283,6 +283,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             "ms_per_frame": per_frame.map(|t| t * 1e3),
             "frames_per_second": fps,
             "too_short_to_time": per_frame.is_none(),
+            "float_ssim": main.scores.first().and_then(|s| s.value("float_ssim")),
             "first_frame": main.scores.first().map(|s| {
                 s.iter()
                     .map(|(k, v)| (k.to_string(), serde_json::json!(v)))

@@ -32,7 +32,11 @@ find_vmaf() {
     echo "$top/target/vmaf-release/build/tools/vmaf"
     return
   fi
-  ls "$top"/target/*/build/libvmaf-sys-*/out/build/tools/vmaf 2>/dev/null | head -n 1
+  local v
+  for v in "$top"/target/release/build/libvmaf-sys-*/out/build/tools/vmaf \
+    "$top"/target/*/build/libvmaf-sys-*/out/build/tools/vmaf; do
+    [ -x "$v" ] && { echo "$v"; return; }
+  done
 }
 vmaf=${VMAF:-$(find_vmaf)}
 vkssim=${VKSSIM:-$top/target/release/vkssim}
@@ -80,9 +84,18 @@ v=$(per_frame "$vmaf" "${common[@]}" --threads "$threads" -o "$scratch/v.xml")
 k=$(per_frame "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} -q -o "$scratch/k.xml")
 "$vmaf" "${common[@]}" --threads "$threads" --frame_cnt "$n" -o "$scratch/v.xml" >/dev/null 2>&1
 "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt "$n" -q -o "$scratch/k.xml" >/dev/null 2>&1
+# Each line's attributes sorted, then the lines: with --threads, vmaf appends
+# the features in the order its threads first finish them (psnr, the
+# fastest, often first), while vkssim (and vmaf without --threads) keeps the
+# --feature order.
+normalized() {
+  grep -v '<VMAF version=\|<fyi fps=' "$1" | while IFS= read -r line; do
+    printf '%s\n' "$line" | tr ' ' '\n' | sort | tr '\n' ' '
+    echo
+  done | sort
+}
 same=no
-if diff <(grep -v '<VMAF version=\|<fyi fps=' "$scratch/v.xml") \
-        <(grep -v '<VMAF version=\|<fyi fps=' "$scratch/k.xml") >/dev/null; then
+if diff <(normalized "$scratch/v.xml") <(normalized "$scratch/k.xml") >/dev/null; then
   same=yes
 fi
 printf 'features: %s\n' "${FEATURES:-float_ssim}"
@@ -91,5 +104,5 @@ printf 'vmaf (%s, %s threads): %.3f ms per frame, %.1f frames/s\n' "$vmaf" "$thr
   "$(calc "$v * 1000")" "$(calc "1 / $v")"
 printf 'vkssim score (%s %s): %.3f ms per frame, %.1f frames/s\n' "$vkssim" "${VKSSIM_FLAGS:-}" \
   "$(calc "$k * 1000")" "$(calc "1 / $k")"
-printf 'ratio vmaf/vkssim: %.1f; XML files identical (but version and fps): %s\n' \
+printf 'ratio vmaf/vkssim: %.1f; XML files identical (but version, fps and the order of names): %s\n' \
   "$(calc "$v / $k")" "$same"

@@ -381,3 +381,47 @@ fn a_pair_without_chroma_is_refused_when_psnr_reads_it() {
     .unwrap_err();
     assert!(e.to_string().contains("chroma layout is not given"), "{e}");
 }
+
+#[test]
+fn a_stream_with_chroma_gives_the_files_scores() {
+    // The distorted input from standard input (read ahead, then front to
+    // back): the same file as vmaf's from the file.
+    let clip = MetricClip::new(177, 181, 8, Chroma::C420, 3, Content::Noisy);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let features = ["psnr=enable_apsnr=true:enable_mse=true", "float_ssim"];
+    let mut args = clip.vmaf_args();
+    for f in features {
+        args.extend(["--feature".to_string(), f.to_string()]);
+    }
+    args.extend(["-q".to_string(), "--xml".to_string()]);
+    let mut vmaf_args = args.clone();
+    vmaf_args.push("-n".into());
+    let vmaf = run(&paths::vmaf_cli(), &vmaf_args, false, &dir.path().join("v"));
+    let dist = clip.distorted.display().to_string();
+    let mut ours_args = vec!["score".to_string()];
+    ours_args.extend(
+        args.into_iter()
+            .map(|a| if a == dist { "-".into() } else { a }),
+    );
+    ours_args.extend(["--backend".into(), "cpu".into(), "-o".into()]);
+    let out = dir.path().join("o");
+    // A pipe, not a redirected file (which would be read by position).
+    let mut child = Command::new(paths::vkssim_bin())
+        .args(&ours_args)
+        .arg(&out)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run vkssim");
+    let bytes = std::fs::read(&clip.distorted).expect("read");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&bytes);
+    });
+    let o = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours = std::fs::read_to_string(&out).expect("read");
+    assert_eq!(comparable_lines(&ours), comparable_lines(&vmaf));
+}

@@ -120,7 +120,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let (reference, primed) = if readers.is_empty() {
         (reference, Vec::new())
     } else {
-        prime_ladder(reference, readers, sel)?
+        prime_ladder(reference, readers, sel, metrics.needs_chroma())?
     };
     let mut running = Vec::new();
     for (lane, primed) in lanes.into_iter().zip(primed) {

@@ -26,7 +26,9 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let to_score = check_lengths(&*reference, &*distorted, &plan.selection)?;
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
-    let (reference, distorted, sel) = pipeline::prime(reference, distorted, plan.selection)?;
+    let chroma = metrics.needs_chroma();
+    let (reference, distorted, sel) =
+        pipeline::prime(reference, distorted, plan.selection, chroma)?;
     // Reader threads fill the scorer's frame slots (crate::pipeline); regular
     // files, read by position on several threads, want more frames in flight.
     // Threads and frames in flight are sized per device (--device N,M / all).
@@ -38,7 +40,6 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         0
     };
     let mut engine = start_engine(&plan.backend, &metrics, rf, readers, plan.quiet)?;
-    let chroma = metrics.needs_chroma();
 
     let progress = Progress::new(plan.quiet, to_score);
     let outcome = pipeline::run(

@@ -97,9 +97,8 @@ impl<'a> Pair<'a> {
     /// ```
     /// use vkssim::api::{HostPlane, Pair};
     /// let (y, c) = (vec![16u8; 64 * 64], vec![128u8; 32 * 32]);
-    /// let p = |b: &[u8], s| HostPlane::u8(b, s);
-    /// let pair = Pair::new(p(&y, 64), p(&y, 64))
-    ///     .with_chroma([p(&c, 32), p(&c, 32)], [p(&c, 32), p(&c, 32)]);
+    /// let (luma, cb) = (HostPlane::u8(&y, 64), HostPlane::u8(&c, 32));
+    /// let pair = Pair::new(luma, luma).with_chroma([cb, cb], [cb, cb]);
     /// # let _ = pair;
     /// ```
     pub fn with_chroma(

@@ -8,14 +8,17 @@
 #
 # Per-frame time is (t(N) - t(2)) / (N - 2) (start-up cancels), with t(k) the
 # wall time of the whole command scoring the first k frames (--frame_cnt k),
-# median of REPEAT repetitions. Both programs get the same input flags,
-# `--feature float_ssim --no_prediction` and write XML to a scratch file.
+# median of REPEAT repetitions. Both programs get the same input flags, the
+# same `--feature`s (FEATURES, default `float_ssim`) with `--no_prediction`,
+# and write XML to a scratch file; the two files are then compared (every line
+# but the version and fps).
 #
 # Environment: VMAF (the vmaf binary; default: tools/build-vmaf-release.sh's
 # -O3 build if present, else the one libvmaf-sys builds under target/), VKSSIM
 # (default target/release/vkssim), THREADS (vmaf --threads; default: all
 # cores), REPEAT (default 3), VKSSIM_FLAGS (extra vkssim flags, e.g.
-# "--upload direct").
+# "--upload direct", or "--backend cpu --threads 2"), FEATURES (the
+# --feature values, space-separated, e.g. "float_ssim psnr float_ms_ssim").
 set -euo pipefail
 if [ $# -lt 3 ]; then
   sed -n '2,20p' "$0" >&2
@@ -29,7 +32,11 @@ find_vmaf() {
     echo "$top/target/vmaf-release/build/tools/vmaf"
     return
   fi
-  ls "$top"/target/*/build/libvmaf-sys-*/out/build/tools/vmaf 2>/dev/null | head -n 1
+  local v
+  for v in "$top"/target/release/build/libvmaf-sys-*/out/build/tools/vmaf \
+    "$top"/target/*/build/libvmaf-sys-*/out/build/tools/vmaf; do
+    [ -x "$v" ] && { echo "$v"; return; }
+  done
 }
 vmaf=${VMAF:-$(find_vmaf)}
 vkssim=${VKSSIM:-$top/target/release/vkssim}
@@ -64,7 +71,11 @@ per_frame() {
   printf '%s\n' "${runs[@]}" | sort -g | sed -n "$(((repeat + 1) / 2))p"
 }
 
-common=(-r "$ref" -d "$dist" "$@" --feature float_ssim --no_prediction)
+features=()
+for f in ${FEATURES:-float_ssim}; do
+  features+=(--feature "$f")
+done
+common=(-r "$ref" -d "$dist" "$@" "${features[@]}" --no_prediction)
 # Warm the page cache and both programs once.
 "$vmaf" "${common[@]}" --threads "$threads" --frame_cnt 2 -o "$scratch/w.xml" >/dev/null 2>&1
 "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt 2 -q -o "$scratch/w.xml" >/dev/null 2>&1
@@ -73,15 +84,25 @@ v=$(per_frame "$vmaf" "${common[@]}" --threads "$threads" -o "$scratch/v.xml")
 k=$(per_frame "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} -q -o "$scratch/k.xml")
 "$vmaf" "${common[@]}" --threads "$threads" --frame_cnt "$n" -o "$scratch/v.xml" >/dev/null 2>&1
 "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt "$n" -q -o "$scratch/k.xml" >/dev/null 2>&1
+# Each line's attributes sorted, then the lines: with --threads, vmaf appends
+# the features in the order its threads first finish them (psnr, the
+# fastest, often first), while vkssim (and vmaf without --threads) keeps the
+# --feature order.
+normalized() {
+  grep -v '<VMAF version=\|<fyi fps=' "$1" | while IFS= read -r line; do
+    printf '%s\n' "$line" | tr ' ' '\n' | sort | tr '\n' ' '
+    echo
+  done | sort
+}
 same=no
-if diff <(grep -o 'float_ssim="[^"]*"' "$scratch/v.xml") \
-        <(grep -o 'float_ssim="[^"]*"' "$scratch/k.xml") >/dev/null; then
+if diff <(normalized "$scratch/v.xml") <(normalized "$scratch/k.xml") >/dev/null; then
   same=yes
 fi
+printf 'features: %s\n' "${FEATURES:-float_ssim}"
 printf 'frames %s, per frame = (t(%s) - t(2)) / %s, median of %s\n' "$n" "$n" "$((n - 2))" "$repeat"
 printf 'vmaf (%s, %s threads): %.3f ms per frame, %.1f frames/s\n' "$vmaf" "$threads" \
   "$(calc "$v * 1000")" "$(calc "1 / $v")"
 printf 'vkssim score (%s %s): %.3f ms per frame, %.1f frames/s\n' "$vkssim" "${VKSSIM_FLAGS:-}" \
   "$(calc "$k * 1000")" "$(calc "1 / $k")"
-printf 'ratio vmaf/vkssim: %.1f; per-frame float_ssim identical in the XML files: %s\n' \
+printf 'ratio vmaf/vkssim: %.1f; XML files identical (but version, fps and the order of names): %s\n' \
   "$(calc "$v / $k")" "$same"

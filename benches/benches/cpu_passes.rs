@@ -80,7 +80,7 @@ fn scorer(c: &mut Criterion) {
     let mut g = c.benchmark_group("cpu_scorer_1080p");
     g.throughput(Throughput::Elements(1));
     for threads in [1usize, 2] {
-        let mut scorer = CpuScorer::new(SsimOptions::default(), threads).expect("scorer");
+        let mut scorer = CpuScorer::float_ssim(SsimOptions::default(), threads).expect("scorer");
         g.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, _| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;

@@ -21,6 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Most values a frame reports (the engine's `MAX_OUTPUTS`, checked below).
+#define VKSSIM_MAX_OUTPUTS 40
+
 // `VkssimDeviceSource.kind`: a plane in a `VkBuffer`.
 #define VKSSIM_SOURCE_BUFFER 0
 
@@ -258,7 +261,41 @@ typedef struct VkssimImportDesc2 {
   uint32_t instance_extension_count;
 } VkssimImportDesc2;
 
-// A scorer's geometry and float_ssim options.
+// One value of a frame's result: its libvmaf name (a static string, valid
+// for the life of the process) and its value.
+typedef struct VkssimOutput {
+  // libvmaf's name (`psnr_y`, `float_ms_ssim`, ...).
+  const char *name;
+  // The value (NaN where libvmaf reports one).
+  double value;
+} VkssimOutput;
+
+// One frame's result: float_ssim's values (libvmaf's fp32 values, held
+// exactly in doubles), then every value of every metric by name, in the
+// vmaf command line's order (`outputs`; see also `vkssim_score_value`).
+typedef struct VkssimScore {
+  // The SSIM mean.
+  double ssim;
+  // Mean luminance term (with enable_lcs; 0 otherwise).
+  double l;
+  // Mean contrast term.
+  double c;
+  // Mean structure term.
+  double s;
+  // The SSIM in dB (valid when has_db).
+  double db;
+  // Whether db holds a value (enable_db).
+  bool has_db;
+  // What libvmaf reports as float_ssim: db with enable_db, else ssim.
+  double float_ssim;
+  // How many of `outputs` hold values.
+  uint32_t n_outputs;
+  // Every value the scorer's metrics report, in output order.
+  struct VkssimOutput outputs[VKSSIM_MAX_OUTPUTS];
+} VkssimScore;
+
+// A scorer's geometry, its metrics (float_ssim with the options below,
+// unless `features` lists others) and the frames' chroma layout.
 typedef struct VkssimScorerDesc {
   // Luma width.
   uint32_t width;
@@ -279,6 +316,16 @@ typedef struct VkssimScorerDesc {
   bool device_frames;
   // Pairs in flight; 0 for the engine's default.
   uint32_t frames_in_flight;
+  // The metrics, as the vmaf command line's `--feature` values
+  // (`"psnr=enable_mse=true"`, `"float_ms_ssim"`, ...), in output order:
+  // `n_features` NUL-terminated strings, read during the call. NULL (or
+  // `n_features` 0): float_ssim with the options above.
+  const char *const *features;
+  // How many strings `features` holds.
+  size_t n_features;
+  // The frames' chroma layout, for metrics that read chroma (psnr): 420,
+  // 422, 444 or 400 (luma only); 0: not given.
+  uint32_t chroma;
 } VkssimScorerDesc;
 
 // Where one plane of a [`VkssimPair`] is; `kind` says which field is read.
@@ -317,24 +364,6 @@ typedef struct VkssimPair {
   // How many.
   size_t n_signals;
 } VkssimPair;
-
-// One frame's result: libvmaf's fp32 values, held exactly in doubles.
-typedef struct VkssimScore {
-  // The SSIM mean.
-  double ssim;
-  // Mean luminance term (with enable_lcs; 0 otherwise).
-  double l;
-  // Mean contrast term.
-  double c;
-  // Mean structure term.
-  double s;
-  // The SSIM in dB (valid when has_db).
-  double db;
-  // Whether db holds a value (enable_db).
-  bool has_db;
-  // What libvmaf reports as float_ssim: db with enable_db, else ssim.
-  double float_ssim;
-} VkssimScore;
 
 // A luma plane in one of the host's VkBuffers on the engine's device. Samples
 // are 1 byte (8-bit) or 2 little-endian bytes (above 8 bits), as the scorer's
@@ -478,6 +507,32 @@ enum VkssimStatus vkssim_scorer_submit_sources(struct VkssimScorer *scorer,
 // pointer.
 enum VkssimStatus vkssim_engine_import2(const struct VkssimImportDesc2 *desc,
                                         struct VkssimEngine **out);
+
+// Writes to `out` the value `score` reports under libvmaf's name `name`
+// (`"psnr_y"`, `"float_ms_ssim"`, ...). `VKSSIM_ERROR_INVALID_ARGUMENT` when
+// it reports no such value.
+//
+// # Safety
+// `score` must be a valid result, `name` a valid C string, `out` a valid
+// pointer.
+enum VkssimStatus vkssim_score_value(const struct VkssimScore *score,
+                                     const char *name,
+                                     double *out);
+
+// [`crate::vkssim_scorer_submit_host`] with each frame's three planes (luma,
+// Cb, Cr; strides in bytes), for metrics that read chroma (psnr): the chroma
+// planes of the scorer's layout as a file stores them (sides rounded up).
+// A scorer whose metrics read no chroma ignores them.
+//
+// # Safety
+// `scorer` must be a live scorer; `reference` and `distorted` must each
+// point to 3 plane pointers and the strides to 3 values, each plane holding
+// its rows as [`crate::vkssim_scorer_submit_host`] says.
+enum VkssimStatus vkssim_scorer_submit_host_planes(struct VkssimScorer *scorer,
+                                                   const void *const *reference,
+                                                   const size_t *reference_strides,
+                                                   const void *const *distorted,
+                                                   const size_t *distorted_strides);
 
 // Creates a scorer on the exact CPU twin (no Vulkan device) with `threads`
 // worker threads (0: one per core). It takes host pairs, through

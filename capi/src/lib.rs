@@ -29,6 +29,7 @@ use vkssim::api::{
 mod engine;
 mod image;
 mod import;
+mod metrics;
 mod multi;
 mod scorer;
 mod shared;
@@ -39,6 +40,7 @@ pub use image::{
     VkssimDeviceSource, VKSSIM_QUEUE_FAMILY_IGNORED, VKSSIM_SOURCE_BUFFER, VKSSIM_SOURCE_IMAGE,
 };
 pub use import::{vkssim_engine_import2, VkssimImportDesc2};
+pub use metrics::{vkssim_score_value, vkssim_scorer_submit_host_planes};
 pub use multi::*;
 pub use scorer::*;
 pub use shared::*;
@@ -140,7 +142,8 @@ pub struct VkssimImportDesc {
     pub no_fp64: bool,
 }
 
-/// A scorer's geometry and float_ssim options.
+/// A scorer's geometry, its metrics (float_ssim with the options below,
+/// unless `features` lists others) and the frames' chroma layout.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct VkssimScorerDesc {
@@ -163,11 +166,38 @@ pub struct VkssimScorerDesc {
     pub device_frames: bool,
     /// Pairs in flight; 0 for the engine's default.
     pub frames_in_flight: u32,
+    /// The metrics, as the vmaf command line's `--feature` values
+    /// (`"psnr=enable_mse=true"`, `"float_ms_ssim"`, ...), in output order:
+    /// `n_features` NUL-terminated strings, read during the call. NULL (or
+    /// `n_features` 0): float_ssim with the options above.
+    pub features: *const *const c_char,
+    /// How many strings `features` holds.
+    pub n_features: usize,
+    /// The frames' chroma layout, for metrics that read chroma (psnr): 420,
+    /// 422, 444 or 400 (luma only); 0: not given.
+    pub chroma: u32,
 }
 
-/// One frame's result: libvmaf's fp32 values, held exactly in doubles.
+/// One value of a frame's result: its libvmaf name (a static string, valid
+/// for the life of the process) and its value.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
+pub struct VkssimOutput {
+    /// libvmaf's name (`psnr_y`, `float_ms_ssim`, ...).
+    pub name: *const c_char,
+    /// The value (NaN where libvmaf reports one).
+    pub value: f64,
+}
+
+/// Most values a frame reports (the engine's `MAX_OUTPUTS`, checked below).
+pub const VKSSIM_MAX_OUTPUTS: usize = 40;
+const _: () = assert!(VKSSIM_MAX_OUTPUTS == vkssim::metric::outputs::MAX_OUTPUTS);
+
+/// One frame's result: float_ssim's values (libvmaf's fp32 values, held
+/// exactly in doubles), then every value of every metric by name, in the
+/// vmaf command line's order (`outputs`; see also `vkssim_score_value`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
 pub struct VkssimScore {
     /// The SSIM mean.
     pub ssim: f64,
@@ -183,6 +213,10 @@ pub struct VkssimScore {
     pub has_db: bool,
     /// What libvmaf reports as float_ssim: db with enable_db, else ssim.
     pub float_ssim: f64,
+    /// How many of `outputs` hold values.
+    pub n_outputs: u32,
+    /// Every value the scorer's metrics report, in output order.
+    pub outputs: [VkssimOutput; VKSSIM_MAX_OUTPUTS],
 }
 
 /// A luma plane in one of the host's VkBuffers on the engine's device. Samples
@@ -265,7 +299,8 @@ fn status_of(e: &Error) -> VkssimStatus {
         | Error::BufferSize { .. }
         | Error::SampleRange { .. }
         | Error::GeometryMismatch(_)
-        | Error::PlaneTooSmall { .. } => VkssimErrorInvalidArgument,
+        | Error::PlaneTooSmall { .. }
+        | Error::FrameTooSmall { .. } => VkssimErrorInvalidArgument,
         _ => VkssimErrorOther,
     }
 }
@@ -295,6 +330,16 @@ fn null_arg(what: &str) -> Error {
     Error::InvalidOption(format!("{what} is NULL"))
 }
 
+impl Default for VkssimScore {
+    fn default() -> Self {
+        VkssimScore {
+            ssim: 0.0,
+            float_ssim: 0.0,
+            ..score_out(&FrameScore::empty())
+        }
+    }
+}
+
 fn score_out(s: &FrameScore) -> VkssimScore {
     VkssimScore {
         ssim: s.ssim,
@@ -304,6 +349,8 @@ fn score_out(s: &FrameScore) -> VkssimScore {
         db: s.db.unwrap_or(0.0),
         has_db: s.db.is_some(),
         float_ssim: s.float_ssim(),
+        n_outputs: s.outputs.len() as u32,
+        outputs: metrics::outputs_of(s),
     }
 }
 

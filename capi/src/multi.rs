@@ -8,8 +8,11 @@ use vkssim::api::MultiScorer;
 
 use crate::submit::{rust_pair, VkssimPair};
 
-/// The Rust scorer description of a C one.
-pub(crate) fn scorer_desc(d: &VkssimScorerDesc) -> ScorerDesc {
+/// The Rust scorer description of a C one (its feature strings read now).
+///
+/// # Safety
+/// `d.features` must be NULL or hold `d.n_features` valid C strings.
+pub(crate) unsafe fn scorer_desc(d: &VkssimScorerDesc) -> Result<ScorerDesc, Error> {
     let mut sd = ScorerDesc::new(d.width, d.height, d.bit_depth);
     sd.ssim = SsimOptions {
         scale: d.scale,
@@ -18,7 +21,8 @@ pub(crate) fn scorer_desc(d: &VkssimScorerDesc) -> ScorerDesc {
         clip_db: d.clip_db,
     };
     sd.frames_in_flight = std::num::NonZeroUsize::new(d.frames_in_flight as usize);
-    sd
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { crate::metrics::with_features(sd, d) }
 }
 
 /// Creates a scorer on the exact CPU twin (no Vulkan device) with `threads`
@@ -41,7 +45,11 @@ pub unsafe extern "C" fn vkssim_scorer_create_cpu(
         }
         // SAFETY: per the contract.
         let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
-        let scorer = Scorer::cpu(&scorer_desc(d), threads as usize)?;
+        let scorer = {
+            // SAFETY: `desc` is valid per the contract, its strings included.
+            let sd = unsafe { scorer_desc(d) }?;
+            Scorer::cpu(&sd, threads as usize)?
+        };
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = VkssimScorer::boxed(scorer, None) };
         Ok(VkssimStatus::VkssimOk)
@@ -87,7 +95,9 @@ pub unsafe extern "C" fn vkssim_multi_scorer_create(
             let e = unsafe { e.as_ref() }.ok_or_else(|| null_arg(&format!("engine {k}")))?;
             list.push(e.engine.clone());
         }
-        let multi = MultiScorer::new(&list, &scorer_desc(d))?;
+        // SAFETY: `desc` is valid per the contract, its strings included.
+        let sd = unsafe { scorer_desc(d) }?;
+        let multi = MultiScorer::new(&list, &sd)?;
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = Box::into_raw(Box::new(VkssimMultiScorer { multi })) };
         Ok(VkssimStatus::VkssimOk)
@@ -109,7 +119,7 @@ pub unsafe extern "C" fn vkssim_multi_scorer_submit(
     guard(|| {
         // SAFETY: per the contract.
         let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
-        let d = *m.multi.desc();
+        let d = m.multi.desc().clone();
         // SAFETY: forwarded from the caller's contract.
         let pair = unsafe { rust_pair(pair, (d.width, d.height, d.bit_depth)) }?;
         m.multi.submit(pair)?;

@@ -24,7 +24,8 @@ pub unsafe extern "C" fn vkssim_scorer_create(
         let e = unsafe { engine.as_ref() }.ok_or_else(|| null_arg("engine"))?;
         // SAFETY: per the contract.
         let d = unsafe { desc.as_ref() }.ok_or_else(|| null_arg("desc"))?;
-        let sd = crate::multi::scorer_desc(d);
+        // SAFETY: `desc` is valid per the contract, its strings included.
+        let sd = unsafe { crate::multi::scorer_desc(d) }?;
         let scorer = e.engine.scorer(&sd)?;
         // SAFETY: `out` is valid per the contract.
         unsafe { *out = VkssimScorer::boxed(scorer, Some(e.engine.clone())) };

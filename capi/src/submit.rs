@@ -265,7 +265,7 @@ pub unsafe extern "C" fn vkssim_scorer_submit(
     guard(|| {
         // SAFETY: per the contract.
         let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
-        let desc = *s.scorer.desc();
+        let desc = s.scorer.desc().clone();
         // SAFETY: per the contract.
         let pair = unsafe { rust_pair(pair, (desc.width, desc.height, desc.bit_depth)) }?;
         s.scorer.submit(pair)?;

@@ -332,6 +332,7 @@ fn assert_same(got: &VkssimScore, want: &FrameScore, what: &str) {
         db: want.db.unwrap_or(0.0),
         has_db: want.db.is_some(),
         float_ssim: want.float_ssim(),
+        ..VkssimScore::default()
     };
     assert_eq!(
         (bits(got), got.has_db),
@@ -390,6 +391,9 @@ fn shared_reference_ladder(bit_depth: u32) {
             clip_db: o.clip_db,
             device_frames: false,
             frames_in_flight: 0,
+            features: ptr::null(),
+            n_features: 0,
+            chroma: 0,
         };
         let mut scorer = ptr::null_mut();
         // SAFETY: a live engine, a valid desc and out pointer.
@@ -586,4 +590,112 @@ fn shared_plane_refusals(
         vkssim_shared_plane_release(ptr::null_mut());
         vkssim_shared_planes_destroy(ptr::null_mut());
     }
+}
+
+/// Several metrics through the C API on the CPU twin: feature strings and a
+/// chroma layout in the description, a pair with its chroma planes, every
+/// value by name equal to the library's, bit for bit.
+#[test]
+fn several_metrics_by_name_on_the_cpu_twin() {
+    use std::ffi::CString;
+    let (w, h) = (180u32, 178u32);
+    let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let plane = |n: usize, seed: u8| -> Vec<u8> {
+        (0..n)
+            .map(|i| (i as u8).wrapping_mul(seed).wrapping_add((i / 7) as u8))
+            .collect()
+    };
+    let r: Vec<Vec<u8>> = [(w, h), (cw, ch), (cw, ch)]
+        .iter()
+        .map(|&(a, b)| plane((a * b) as usize, 3))
+        .collect();
+    let d: Vec<Vec<u8>> = [(w, h), (cw, ch), (cw, ch)]
+        .iter()
+        .map(|&(a, b)| plane((a * b) as usize, 5))
+        .collect();
+    let specs = [
+        "float_ssim",
+        "psnr=enable_mse=true",
+        "float_ms_ssim=enable_lcs=true",
+    ];
+    let c_specs: Vec<CString> = specs.iter().map(|s| CString::new(*s).unwrap()).collect();
+    let ptrs: Vec<*const std::ffi::c_char> = c_specs.iter().map(|c| c.as_ptr()).collect();
+    let desc = VkssimScorerDesc {
+        width: w,
+        height: h,
+        bit_depth: 8,
+        scale: 0,
+        enable_lcs: false,
+        enable_db: false,
+        clip_db: false,
+        device_frames: false,
+        frames_in_flight: 0,
+        features: ptrs.as_ptr(),
+        n_features: ptrs.len(),
+        chroma: 420,
+    };
+    let mut scorer = ptr::null_mut();
+    // SAFETY: a valid desc (its strings live) and out pointer.
+    ok(
+        unsafe { vkssim_scorer_create_cpu(&desc, 2, &mut scorer) },
+        "cpu scorer",
+    );
+    let rp: Vec<*const c_void> = r.iter().map(|p| p.as_ptr().cast()).collect();
+    let dp: Vec<*const c_void> = d.iter().map(|p| p.as_ptr().cast()).collect();
+    let strides = [w as usize, cw as usize, cw as usize];
+    // SAFETY: a live scorer; three planes of the sizes given on each side.
+    ok(
+        unsafe {
+            vkssim_scorer_submit_host_planes(
+                scorer,
+                rp.as_ptr(),
+                strides.as_ptr(),
+                dp.as_ptr(),
+                strides.as_ptr(),
+            )
+        },
+        "submit planes",
+    );
+    let mut got = VkssimScore::default();
+    // SAFETY: a live scorer and a valid out pointer.
+    ok(unsafe { vkssim_scorer_wait(scorer, &mut got) }, "wait");
+    // SAFETY: a live scorer, destroyed once.
+    unsafe { vkssim_scorer_destroy(scorer) };
+
+    let rust = ScorerDesc::new(w, h, 8)
+        .with_metrics(vkssim::metric::config::parse_list(&specs).unwrap())
+        .with_chroma(vkssim::io::Chroma::C420);
+    let mut s = vkssim::api::Scorer::cpu(&rust, 1).unwrap();
+    fn hp(p: &[u8], stride: usize) -> HostPlane<'_> {
+        HostPlane::u8(p, stride)
+    }
+    s.submit(
+        vkssim::api::Pair::new(hp(&r[0], w as usize), hp(&d[0], w as usize)).with_chroma(
+            [hp(&r[1], cw as usize), hp(&r[2], cw as usize)],
+            [hp(&d[1], cw as usize), hp(&d[2], cw as usize)],
+        ),
+    )
+    .unwrap();
+    let want = s.wait().unwrap().unwrap();
+    assert_eq!(got.n_outputs as usize, want.outputs.len());
+    assert_eq!(want.outputs.len(), 1 + 6 + 16);
+    for (k, (name, value)) in want.iter().enumerate() {
+        let o = got.outputs[k];
+        // SAFETY: a static C string from the C API.
+        assert_eq!(unsafe { CStr::from_ptr(o.name) }.to_str().unwrap(), name);
+        assert_eq!(o.value.to_bits(), value.to_bits(), "{name}");
+        let c_name = CString::new(name).unwrap();
+        let mut v = 0.0f64;
+        // SAFETY: a valid result, name and out pointer.
+        ok(
+            unsafe { vkssim_score_value(&got, c_name.as_ptr(), &mut v) },
+            "value",
+        );
+        assert_eq!(v.to_bits(), value.to_bits(), "{name} by name");
+    }
+    let mut v = 0.0;
+    let missing = CString::new("vmaf").unwrap();
+    // SAFETY: as above.
+    let st = unsafe { vkssim_score_value(&got, missing.as_ptr(), &mut v) };
+    assert_eq!(st, VkssimStatus::VkssimErrorInvalidArgument);
 }

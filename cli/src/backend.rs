@@ -10,15 +10,19 @@
 //!   several times faster; `--device N` or `--backend vulkan` still use it;
 //! - when Vulkan cannot start ([`vkssim::Error::vulkan_unavailable`]): no
 //!   loader, a broken loader or driver, no device, a device lacking a feature,
-//!   or out of memory or a failed initialisation at start.
+//!   or out of memory or a failed initialisation at start;
+//! - when a metric asked for is not on the Vulkan engine yet (`psnr`,
+//!   `float_ms_ssim`): the CPU twin computes every metric. `--backend vulkan`
+//!   then refuses before any work.
 //!
 //! Anything else (a failed self-test, a lost device, a missing validation layer,
 //! a `--device` index that does not exist) is reported, not papered over.
 
 use anyhow::{anyhow, Context, Result};
 use vkssim::api::{DealtPlanes, MultiScorer, Scorer, ScorerDesc};
+use vkssim::metric::MetricSet;
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
-use vkssim::{Error, SsimOptions};
+use vkssim::Error;
 
 use crate::args::{Backend, DeviceChoice, Upload};
 use crate::plan::BackendPlan;
@@ -42,38 +46,67 @@ pub struct Engine {
 }
 
 /// Starts the scorer `args` asks for, for frames of `width` x `height` at
-/// `bit_depth`, with `options`; `readers` threads will fill each device's
+/// `bit_depth`, computing `metrics`; `readers` threads will fill each device's
 /// frame slots at once (0: no hint), which sizes the frames in flight unless
 /// `--frames-in-flight` does ([`vkssim::api::in_flight`]). `quiet` silences
 /// the note printed when `auto` chooses the CPU.
 pub fn start(
     args: &BackendPlan,
-    options: SsimOptions,
+    metrics: &MetricSet,
     (width, height, bit_depth): (u32, u32, u32),
     readers: usize,
     quiet: bool,
 ) -> Result<Engine> {
-    // Every backend scores the same geometry; the CPU twin's check says, before
-    // any frame is read or any device opened, whether it can be scored at all.
-    vkssim::cpu::check_geometry(width, height, bit_depth, &options)
-        .with_context(|| format!("cannot score {width}x{height} {bit_depth}-bit frames"))?;
     let note = |line: String| {
         if !quiet {
             stdio::note(line);
         }
     };
-    let desc = ScorerDesc::new(width, height, bit_depth)
-        .with_ssim(options)
+    let mut desc = ScorerDesc::new(width, height, bit_depth)
+        .with_metrics(metrics.configs().to_vec())
         .with_frames_in_flight(args.frames_in_flight)
         .with_reader_threads(readers);
+    if metrics.chroma() != vkssim::io::Chroma::Mono {
+        desc = desc.with_chroma(metrics.chroma());
+    }
+    // Every backend scores the same geometry; this check says, before any
+    // frame is read or any device opened, whether it can be scored at all.
+    desc.metric_set()
+        .with_context(|| format!("cannot score {width}x{height} {bit_depth}-bit frames"))?;
+    let not_on_gpu: Vec<&str> = metrics
+        .configs()
+        .iter()
+        .map(|m| m.feature())
+        .filter(|f| *f != vkssim::metric::ssim::FEATURE)
+        .collect();
     // The CPU twin keeps its own queue (twice its threads): frames in flight
     // are the Vulkan ring's.
-    let start_cpu = |threads| start_cpu(&desc.with_frames_in_flight(0), threads);
+    let start_cpu = |threads| start_cpu(&desc.clone().with_frames_in_flight(0), threads);
     match args.backend {
         // A device with the CPU backend is refused by BackendPlan::resolve.
         Backend::Cpu => start_cpu(args.threads),
+        Backend::Vulkan if !not_on_gpu.is_empty() => Err(anyhow!(
+            "{}: not on the Vulkan engine yet (it computes float_ssim only so far); \
+             --backend cpu computes {} on the exact CPU twin",
+            not_on_gpu.join(", "),
+            if not_on_gpu.len() == 1 { "it" } else { "them" }
+        )),
         Backend::Vulkan => {
             start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
+        }
+        Backend::Auto if !not_on_gpu.is_empty() => {
+            if args.device.is_some() {
+                return Err(anyhow!(
+                    "{}: not on the Vulkan engine yet, and --device picks a Vulkan device; \
+                     drop --device to score on the exact CPU twin",
+                    not_on_gpu.join(", ")
+                ));
+            }
+            note(format!(
+                "vkssim: {} not on the Vulkan engine yet; scoring on the CPU twin",
+                not_on_gpu.join(" and ")
+            ));
+            start_cpu(args.threads)
         }
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {

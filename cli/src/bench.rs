@@ -19,12 +19,13 @@ use anyhow::{anyhow, bail, Context, Result};
 use vkssim::api::MultiScorer;
 use vkssim::frame::PlaneGeometry;
 use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat, VideoFormat};
+use vkssim::metric::MetricSet;
 use vkssim::{FrameScore, LumaFrame};
 
 use crate::args::BenchArgs;
 use crate::backend::{self, Engine};
 use crate::chrome_trace::TraceGuard;
-use crate::feature::parse_features;
+use crate::feature::Features;
 use crate::output::target::{Target, Writer};
 use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
 use crate::plan::BackendPlan;
@@ -45,9 +46,11 @@ enum Input {
 
 impl Input {
     /// The pipeline's inputs: the generated pair at every position, or the
-    /// files read again from their start when shorter than the run.
-    fn inputs(&self) -> (PipelineInput<'_>, PipelineInput<'_>) {
-        match self {
+    /// files read again from their start when shorter than the run; with
+    /// `chroma`, each read takes the chroma planes too (a generated frame
+    /// then holds them after its luma: [`with_chroma_planes`]).
+    fn inputs(&self, chroma: bool) -> (PipelineInput<'_>, PipelineInput<'_>) {
+        let (r, d) = match self {
             Input::Generated(r, d) => (
                 PipelineInput::memory("reference", "generated", &r.bytes),
                 PipelineInput::memory("distorted", "generated", &d.bytes),
@@ -59,8 +62,50 @@ impl Input {
                 PipelineInput::wrapping("reference", reference.clone()),
                 PipelineInput::wrapping("distorted", distorted.clone()),
             ),
+        };
+        (r.with_chroma(chroma), d.with_chroma(chroma))
+    }
+
+    /// The frames' layout: the files', or the generated pair's with `chroma`.
+    fn format(&self, chroma: Chroma) -> VideoFormat {
+        match self {
+            Input::Generated(r, _) => VideoFormat {
+                width: r.width,
+                height: r.height,
+                bit_depth: r.bit_depth,
+                chroma,
+            },
+            Input::Files { reference, .. } => reference.format(),
         }
     }
+}
+
+/// A generated luma plane followed by two chroma planes of `chroma`'s size,
+/// filled from the start of the luma plane (samples in range, content that
+/// differs between the pair as the luma does).
+fn with_chroma_planes(mut frame: LumaFrame, chroma: Chroma) -> LumaFrame {
+    let f = VideoFormat {
+        width: frame.width,
+        height: frame.height,
+        bit_depth: frame.bit_depth,
+        chroma,
+    };
+    let plane = f.chroma_plane_bytes();
+    let luma = frame.bytes.len();
+    for _ in 0..2 {
+        let n = plane.min(luma);
+        frame.bytes.extend_from_within(..n);
+        frame.bytes.resize(frame.bytes.len() + plane - n, 0);
+    }
+    frame
+}
+
+/// Whether two runs reported the same values, bit for bit (NaN included).
+fn same_scores(a: &[FrameScore], b: &[FrameScore]) -> bool {
+    let bits = |s: &FrameScore| -> Vec<(&'static str, u64)> {
+        s.iter().map(|(n, v)| (n, v.to_bits())).collect()
+    };
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| bits(x) == bits(y))
 }
 
 /// One timed repetition: t(N), t(2) and the time per frame.
@@ -85,7 +130,7 @@ struct Timing {
 /// Runs `vkssim bench` (`trace`: the `--trace-chrome` being collected, which
 /// `--write-yuv` must not write over).
 pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
-    let options = parse_features(&args.feature)?;
+    let features = Features::parse(&args.feature)?;
     let chroma: Chroma = args.pixel_format.parse().context("-p/--pixel_format")?;
     // The limits `score` applies to its inputs' geometry.
     VideoFormat::new(args.width, args.height, args.bitdepth, chroma).context("-w/-h/-b/-p")?;
@@ -93,9 +138,29 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         return write_yuv(args, chroma, prefix, trace);
     }
     if let Some(k) = args.ladder {
+        if !features.is_float_ssim_only() {
+            bail!(
+                "vkssim bench --ladder times float_ssim only; drop --feature {}",
+                features.not_on_vulkan().join(", ")
+            );
+        }
         return ladder::run(args, k as usize);
     }
-    let input = open(args)?;
+    let mut input = open(args)?;
+    let metrics = MetricSet::new(
+        features.configs(),
+        input.format(chroma).width,
+        input.format(chroma).height,
+        input.format(chroma).bit_depth,
+        Some(input.format(chroma).chroma),
+    )
+    .context("cannot bench these frames")?;
+    let with_chroma = metrics.needs_chroma();
+    if let (Input::Generated(r, d), true) = (&mut input, with_chroma) {
+        let take = |f: &mut LumaFrame| std::mem::replace(f, LumaFrame::zeroed(0, 0, 8));
+        *r = with_chroma_planes(take(r), chroma);
+        *d = with_chroma_planes(take(d), chroma);
+    }
     let (width, height, bit_depth, input_name) = match &input {
         Input::Generated(r, _) => (
             r.width,
@@ -123,7 +188,16 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             )
         }
     };
-    let geometry = vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
+    let geometry = metrics
+        .ssim()
+        .map(|o| vkssim::cpu::check_geometry(width, height, bit_depth, &o))
+        .transpose()?;
+    let feature_list = metrics
+        .configs()
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
     // Threads and frames in flight are sized per device (--device N,M / all).
     let engine = BackendPlan::resolve(&args.engine)?;
     let (devices, read_threads) = backend::read_threads(&engine);
@@ -134,9 +208,16 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         description,
         on_cpu,
         ..
-    } = backend::start(&engine, options, size, readers, false)?;
+    } = backend::start(&engine, &metrics, size, readers, false)?;
     let n = args.frames;
-    let main = time(&mut scorer, &input, n, args.repeat, read_threads)?;
+    let main = time(
+        &mut scorer,
+        &input,
+        with_chroma,
+        n,
+        args.repeat,
+        read_threads,
+    )?;
     let devices_used = scorer.devices().to_vec();
     let vk_info = scorer.scorers()[0].diagnostics().map(|d| VkInfo {
         device: d.device,
@@ -157,27 +238,34 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             mut scorer,
             description,
             ..
-        } = backend::start(&engine.on_cpu()?, options, size, readers, true)?;
-        let t = time(&mut scorer, &input, n, args.repeat, read_threads)?;
+        } = backend::start(&engine.on_cpu()?, &metrics, size, readers, true)?;
+        let t = time(
+            &mut scorer,
+            &input,
+            with_chroma,
+            n,
+            args.repeat,
+            read_threads,
+        )?;
         Some((description, t))
     };
-    // What the options report.
-    let reported = |s: &FrameScore| (s.float_ssim(), s.lcs(), s.db);
-    let identical = cpu.as_ref().map(|(_, t)| {
-        t.scores.len() == main.scores.len()
-            && t.scores
-                .iter()
-                .zip(&main.scores)
-                .all(|(a, b)| reported(a) == reported(b))
-    });
+    let identical = cpu
+        .as_ref()
+        .map(|(_, t)| same_scores(&t.scores, &main.scores));
     if identical == Some(false) {
         bail!("the CPU backend and {description} gave different scores for the same frames");
     }
     // None when the run was too short to time (see `measured`).
     let per_frame = measured(main.median);
     let fps = per_frame.map(|t| 1.0 / t);
-    let mean_ssim =
-        main.scores.iter().map(|s| s.float_ssim()).sum::<f64>() / main.scores.len() as f64;
+    // The mean of the first value each frame reports (float_ssim by default).
+    let first_name = metrics.output_names()[0];
+    let mean_first = main
+        .scores
+        .iter()
+        .map(|s| s.value(first_name).unwrap_or(f64::NAN))
+        .sum::<f64>()
+        / main.scores.len() as f64;
 
     if args.json {
         let mut json = serde_json::json!({
@@ -186,7 +274,8 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             "width": width,
             "height": height,
             "bit_depth": bit_depth,
-            "scale": geometry.scale,
+            "features": feature_list,
+            "scale": geometry.map(|g| g.scale),
             "frames": n,
             "repetitions": args.repeat,
             "read_threads": read_threads,
@@ -194,10 +283,15 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             "ms_per_frame": per_frame.map(|t| t * 1e3),
             "frames_per_second": fps,
             "too_short_to_time": per_frame.is_none(),
-            "float_ssim": main.scores.first().map(|s| s.float_ssim()),
-            "mean_float_ssim": mean_ssim,
+            "float_ssim": main.scores.first().and_then(|s| s.value("float_ssim")),
+            "first_frame": main.scores.first().map(|s| {
+                s.iter()
+                    .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+                    .collect::<serde_json::Map<_, _>>()
+            }),
             "runs": reps_json(&main.reps),
         });
+        json[format!("mean_{first_name}")] = mean_first.into();
         if let Some(b) = &main.breakdown {
             json["time_per_frame_breakdown"] = breakdown_json(b, n);
         }
@@ -236,11 +330,18 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         return Ok(());
     }
     let mut out = String::new();
-    writeln!(
+    write!(
         out,
-        "vkssim bench: {width}x{height} {bit_depth}-bit, {input_name}; float_ssim at scale {} ({}x{})",
-        geometry.scale, geometry.scaled_width, geometry.scaled_height
+        "vkssim bench: {width}x{height} {bit_depth}-bit, {input_name}; {feature_list}"
     )?;
+    match geometry {
+        Some(g) => writeln!(
+            out,
+            " (float_ssim at scale {}, {}x{})",
+            g.scale, g.scaled_width, g.scaled_height
+        )?,
+        None => writeln!(out)?,
+    }
     writeln!(out, "backend: {description}")?;
     if let Some(v) = &vk_info {
         writeln!(out, "device: {}, driver {}", v.device, v.driver)?;
@@ -255,13 +356,13 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     match per_frame {
         Some(t) => writeln!(
             out,
-            "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean float_ssim {:.6}",
+            "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean {first_name} {:.6}",
             t * 1e3,
             main.reps.len(),
             1.0 / t,
-            mean_ssim
+            mean_first
         )?,
-        None => writeln!(out, "{TOO_SHORT}; mean float_ssim {mean_ssim:.6}")?,
+        None => writeln!(out, "{TOO_SHORT}; mean {first_name} {mean_first:.6}")?,
     }
     if let Some(v) = &vk_info {
         write!(
@@ -432,13 +533,14 @@ fn is_y4m(path: &Path) -> bool {
 fn time(
     scorer: &mut MultiScorer,
     input: &Input,
+    chroma: bool,
     n: u64,
     repeat: u64,
     threads: usize,
 ) -> Result<Timing> {
     let run =
         |scorer: &mut MultiScorer, k: u64| -> Result<(Duration, Vec<FrameScore>, MainTimes)> {
-            let (reference, distorted) = input.inputs();
+            let (reference, distorted) = input.inputs(chroma);
             let sel = Selection {
                 skip_ref: 0,
                 skip_dist: 0,
@@ -471,7 +573,7 @@ fn time(
         let (t_2, _, _) = run(scorer, 2)?;
         if scores.is_empty() {
             scores = s;
-        } else if scores != s {
+        } else if !same_scores(&scores, &s) {
             bail!("the scorer gave different scores for the same frames in two runs");
         }
         reps.push(rep(t_n, t_2, n));

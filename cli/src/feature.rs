@@ -1,86 +1,20 @@
 //! The `--feature` option, in libvmaf's syntax: `name[=key=value[:key=value...]]`,
-//! read into [`Features`]: the metrics a run computes, each once, with its
-//! options ([`MetricConfig`]). vkssim computes one feature, `float_ssim`, with
-//! its options `scale`, `enable_lcs`, `enable_db` and `clip_db`; any other
-//! feature is refused.
+//! read into [`Features`]: the metrics a run computes, in the order given,
+//! each once, with its options (the engine's [`MetricConfig`]: `float_ssim`,
+//! `psnr`, `float_ms_ssim`). Without any `--feature`, `float_ssim` with its
+//! defaults.
 
-use anyhow::{bail, Result};
-use vkssim::{FrameScore, SsimOptions};
+use anyhow::{anyhow, bail, Result};
+use vkssim::metric::MetricConfig;
+use vkssim::SsimOptions;
 
-/// The one feature vkssim computes.
+/// `float_ssim`, the metric of a run without `--feature`.
 pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
-
-/// One metric a run computes, with its options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MetricConfig {
-    /// `float_ssim`.
-    FloatSsim(SsimOptions),
-}
-
-impl MetricConfig {
-    /// The metric `name` (a `--feature` name) with its default options, if
-    /// vkssim computes it.
-    fn named(name: &str) -> Option<Self> {
-        match name {
-            FLOAT_SSIM => Some(Self::FloatSsim(SsimOptions::default())),
-            _ => None,
-        }
-    }
-
-    /// Its `--feature` name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::FloatSsim(_) => FLOAT_SSIM,
-        }
-    }
-
-    /// Sets option `key` to `val`, as `--feature spec` asks.
-    fn set(&mut self, spec: &str, key: &str, val: &str) -> Result<()> {
-        match self {
-            Self::FloatSsim(opts) => match key {
-                "enable_lcs" => opts.enable_lcs = parse_bool(spec, key, val)?,
-                "enable_db" => opts.enable_db = parse_bool(spec, key, val)?,
-                "clip_db" => opts.clip_db = parse_bool(spec, key, val)?,
-                "scale" => {
-                    opts.scale = val.parse().map_err(|_| {
-                        anyhow::anyhow!(
-                            "--feature {spec}: scale must be a whole number (0 = automatic), not `{val}`"
-                        )
-                    })?
-                }
-                _ => bail!(
-                    "--feature {spec}: float_ssim has no option `{key}` (it has scale, enable_lcs, enable_db, clip_db)"
-                ),
-            },
-        }
-        Ok(())
-    }
-
-    /// The names of the values it reports per frame, in libvmaf's output order.
-    fn output_names(&self) -> Vec<&'static str> {
-        match self {
-            Self::FloatSsim(opts) => vkssim::metric::ssim::feature_names(opts),
-        }
-    }
-
-    /// Appends its values of `score`, in [`Self::output_names`] order.
-    fn push_values(&self, score: &FrameScore, out: &mut Vec<f64>) {
-        match self {
-            Self::FloatSsim(opts) => {
-                out.push(score.float_ssim());
-                if opts.enable_lcs {
-                    // Present exactly with enable_lcs (FrameScore::l).
-                    out.extend(score.lcs().unwrap_or([f64::NAN; 3]));
-                }
-            }
-        }
-    }
-}
 
 /// The metrics a run computes, in the order first asked for, each at most
 /// once (a `--feature` repeated with the same options counts once); without
 /// any `--feature`, `float_ssim` with its defaults.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Features {
     metrics: Vec<MetricConfig>,
 }
@@ -99,10 +33,10 @@ impl Features {
         let mut metrics: Vec<MetricConfig> = Vec::new();
         for spec in specs {
             let metric = parse_one(spec)?;
-            match metrics.iter().find(|m| m.name() == metric.name()) {
+            match metrics.iter().find(|m| m.feature() == metric.feature()) {
                 Some(m) if *m != metric => bail!(
                     "--feature {spec}: {} is already requested with other options; give it once",
-                    metric.name()
+                    metric.feature()
                 ),
                 Some(_) => {}
                 None => metrics.push(metric),
@@ -114,30 +48,41 @@ impl Features {
         Ok(Self { metrics })
     }
 
-    /// The `float_ssim` options the scorer takes (its defaults when
-    /// `float_ssim` is not asked for).
+    /// The metrics, in output order.
+    pub fn configs(&self) -> &[MetricConfig] {
+        &self.metrics
+    }
+
+    /// The `float_ssim` options (its defaults when `float_ssim` is not asked
+    /// for).
     pub fn ssim(&self) -> SsimOptions {
         self.metrics
             .iter()
-            .map(|m| match m {
-                MetricConfig::FloatSsim(o) => *o,
+            .find_map(|m| match m {
+                MetricConfig::FloatSsim(o) => Some(*o),
+                _ => None,
             })
-            .next()
             .unwrap_or_default()
     }
 
-    /// The names of the values a frame reports, in output order.
-    pub fn names(&self) -> Vec<&'static str> {
-        self.metrics.iter().flat_map(|m| m.output_names()).collect()
+    /// Whether the run computes `float_ssim` alone (all the Vulkan engine
+    /// computes so far).
+    pub fn is_float_ssim_only(&self) -> bool {
+        matches!(self.metrics[..], [MetricConfig::FloatSsim(_)])
     }
 
-    /// The values `score` reports, in [`Self::names`] order.
-    pub fn values(&self, score: &FrameScore) -> Vec<f64> {
-        let mut out = Vec::new();
-        for m in &self.metrics {
-            m.push_values(score, &mut out);
-        }
-        out
+    /// The metrics the Vulkan engine does not compute yet.
+    pub fn not_on_vulkan(&self) -> Vec<&'static str> {
+        self.metrics
+            .iter()
+            .map(MetricConfig::feature)
+            .filter(|f| *f != FLOAT_SSIM)
+            .collect()
+    }
+
+    /// Whether a metric reads the chroma planes.
+    pub fn needs_chroma(&self) -> bool {
+        self.metrics.iter().any(MetricConfig::needs_chroma)
     }
 }
 
@@ -146,45 +91,9 @@ pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
     Ok(Features::parse(specs)?.ssim())
 }
 
-/// One `--feature` value.
+/// One `--feature` value, in the engine's parser; its error names the value.
 fn parse_one(spec: &str) -> Result<MetricConfig> {
-    let (name, rest) = match spec.split_once('=') {
-        Some((name, rest)) => (name, Some(rest)),
-        None => (spec, None),
-    };
-    let Some(mut metric) = MetricConfig::named(name) else {
-        bail!(
-            "--feature {spec}: vkssim computes only `float_ssim` (with options scale, enable_lcs, enable_db, clip_db); `{name}` is not supported"
-        );
-    };
-    let mut seen: Vec<&str> = Vec::new();
-    for key_val in rest.into_iter().flat_map(|r| r.split(':')) {
-        // libvmaf's parser stops at an empty field, so `float_ssim=` and a
-        // trailing `:` are accepted.
-        if key_val.is_empty() {
-            continue;
-        }
-        let Some((key, val)) = key_val.split_once('=') else {
-            bail!("--feature {spec}: option `{key_val}` has no value (write {key_val}=...)");
-        };
-        // libvmaf lets the last value win; a key given twice is more likely a
-        // mistake than a wish, so it is refused (as duplicate Y4M tags are).
-        if seen.contains(&key) {
-            bail!("--feature {spec}: option `{key}` is given more than once; give it once");
-        }
-        seen.push(key);
-        metric.set(spec, key, val)?;
-    }
-    Ok(metric)
-}
-
-/// libvmaf's boolean option values: exactly `true` or `false`.
-fn parse_bool(spec: &str, key: &str, val: &str) -> Result<bool> {
-    match val {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => bail!("--feature {spec}: {key} must be `true` or `false`, not `{val}`"),
-    }
+    MetricConfig::parse(spec).map_err(|e| anyhow!("--feature {spec}: {e}"))
 }
 
 #[cfg(test)]
@@ -219,7 +128,7 @@ mod tests {
     #[test]
     fn refusals_name_the_problem() {
         for (spec, needle) in [
-            ("psnr", "`psnr` is not supported"),
+            ("ciede", "`ciede`"),
             ("float_ssim=enable_db", "has no value"),
             ("float_ssim=enable_db=yes", "`true` or `false`"),
             ("float_ssim=scale=-1", "whole number"),
@@ -229,6 +138,8 @@ mod tests {
             assert!(err.contains(needle), "{spec}: {err}");
         }
         let err = parse(&["float_ssim", "float_ssim=enable_lcs=true"]).unwrap_err();
+        assert!(err.to_string().contains("give it once"), "{err}");
+        let err = parse(&["psnr", "psnr=enable_mse=true"]).unwrap_err();
         assert!(err.to_string().contains("give it once"), "{err}");
         for spec in [
             "float_ssim=enable_lcs=true:enable_lcs=false",
@@ -314,11 +225,11 @@ mod tests {
         /// success only for `float_ssim` and repeats of the same options.
         #[test]
         fn any_strings_parse_or_are_refused(specs in prop::collection::vec(any::<String>(), 0..3)) {
-            match parse_features(&specs) {
-                Ok(o) => {
+            match Features::parse(&specs) {
+                Ok(f) => {
                     for spec in &specs {
-                        prop_assert!(spec.starts_with(FLOAT_SSIM), "{spec:?}");
-                        prop_assert_eq!(parse_one(spec).unwrap(), MetricConfig::FloatSsim(o));
+                        let m = parse_one(spec).unwrap();
+                        prop_assert!(f.configs().contains(&m), "{spec:?}");
                     }
                 }
                 Err(e) => {
@@ -332,7 +243,7 @@ mod tests {
         /// Near-valid values: exactly what libvmaf's syntax gives.
         #[test]
         fn fields_give_what_the_syntax_says(
-            name in prop::sample::select(vec!["float_ssim", "psnr", "", "float_ssim "]),
+            name in prop::sample::select(vec!["float_ssim", "ciede", "", "float_ssim "]),
             fields in prop::collection::vec(field(), 0..5),
             trailing in any::<bool>(),
         ) {
@@ -352,16 +263,17 @@ mod tests {
     }
 
     #[test]
-    fn names_follow_enable_lcs() {
-        let names = |specs: &[&str]| {
-            let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
-            Features::parse(&specs).unwrap().names()
-        };
-        assert_eq!(names(&[]), ["float_ssim"]);
-        assert_eq!(
-            names(&["float_ssim=enable_lcs=true"]),
-            ["float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"]
-        );
+    fn several_metrics_in_order() {
+        let specs: Vec<String> = ["psnr=enable_mse=true", "float_ssim", "float_ms_ssim"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let f = Features::parse(&specs).unwrap();
+        let names: Vec<_> = f.configs().iter().map(|m| m.feature()).collect();
+        assert_eq!(names, ["psnr", "float_ssim", "float_ms_ssim"]);
+        assert!(f.needs_chroma() && !f.is_float_ssim_only());
+        assert_eq!(f.not_on_vulkan(), ["psnr", "float_ms_ssim"]);
+        assert!(Features::default().is_float_ssim_only());
     }
 
     #[test]
@@ -372,7 +284,7 @@ mod tests {
         ];
         let f = Features::parse(&specs).unwrap();
         assert_eq!(f, Features::parse(&specs[..1]).unwrap());
-        assert_eq!(f.names(), ["float_ssim"]);
+        assert_eq!(f.configs().len(), 1);
         assert_eq!(f.ssim().scale, 2);
         assert_eq!(Features::parse(&[]).unwrap(), Features::default());
     }

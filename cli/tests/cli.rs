@@ -316,10 +316,10 @@ fn unsupported_feature_and_model_are_refused() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let o = run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "--feature", "psnr"],
+        &["score", "-r", s(&rp), "-d", s(&dp), "--feature", "ciede"],
         None,
     );
-    assert_fails(&o, &["psnr", "float_ssim"]);
+    assert_fails(&o, &["ciede", "float_ssim, psnr, float_ms_ssim"]);
     let o = run(
         &[
             "score",

@@ -6,6 +6,7 @@
 //! two little-endian bytes above. Backends convert on their side (the GPU uploads
 //! these bytes as they are).
 
+use crate::metric::outputs::MetricOutputs;
 use crate::{Error, Result};
 
 /// Bytes one sample takes at `bit_depth` (1 at 8 bits, 2 for 9 to 16 bits).
@@ -179,10 +180,15 @@ impl LumaFrame {
     }
 }
 
-/// One frame's result. Each mean is libvmaf's fp32 value, held exactly in an f64.
+/// One frame's result: every value the scorer's metrics report, by libvmaf
+/// name and in the `vmaf` command line's order ([`FrameScore::outputs`],
+/// [`FrameScore::value`], [`FrameScore::iter`]), and `float_ssim`'s values in
+/// the fields of their own (kept from the scorers of `float_ssim` alone).
+/// Each `float_ssim` mean is libvmaf's fp32 value, held exactly in an f64.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FrameScore {
-    /// The SSIM mean (`float_ssim` without `enable_db`).
+    /// The SSIM mean (`float_ssim` without `enable_db`); NaN when the scorer
+    /// does not compute `float_ssim`.
     pub ssim: f64,
     /// Mean luminance term (`float_ssim_l`): present exactly when
     /// [`SsimOptions::enable_lcs`](crate::SsimOptions::enable_lcs) is set (what
@@ -194,17 +200,74 @@ pub struct FrameScore {
     pub s: Option<f64>,
     /// The SSIM in dB when `enable_db` is set (what libvmaf reports as `float_ssim`).
     pub db: Option<f64>,
+    /// Every value of every metric the scorer computes, by libvmaf name, in
+    /// the order the `vmaf` command line writes them (the metrics in the order
+    /// they were given, each metric's values in libvmaf's order).
+    pub outputs: MetricOutputs,
+    /// `psnr`'s exact sums of squared errors of the luma, Cb and Cr planes
+    /// (0 for a plane not scored), for the run's `apsnr`
+    /// ([`crate::metric::Summary`]); `None` without `psnr`.
+    pub psnr_sse: Option<[u64; 3]>,
 }
 
 impl FrameScore {
+    /// A score of no metric yet (`ssim` NaN, no value), for scorers to fill.
+    pub fn empty() -> Self {
+        Self {
+            ssim: f64::NAN,
+            l: None,
+            c: None,
+            s: None,
+            db: None,
+            outputs: MetricOutputs::new(),
+            psnr_sse: None,
+        }
+    }
+
     /// `[l, c, s]` when the scorer reported them (`enable_lcs`).
     pub fn lcs(&self) -> Option<[f64; 3]> {
         Some([self.l?, self.c?, self.s?])
     }
 
     /// The value libvmaf reports under the name `float_ssim`: the dB figure with
-    /// `enable_db`, the plain mean otherwise.
+    /// `enable_db`, the plain mean otherwise (NaN without `float_ssim`).
     pub fn float_ssim(&self) -> f64 {
         self.db.unwrap_or(self.ssim)
+    }
+
+    /// The value reported under libvmaf's name `name` (`psnr_y`,
+    /// `float_ms_ssim_s_scale2`, ...), if the scorer reports it.
+    ///
+    /// ```
+    /// let s = vkssim::FrameScore::empty();
+    /// assert_eq!(s.value("psnr_y"), None);
+    /// ```
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.outputs.get(name)
+    }
+
+    /// `(name, value)` of every output, in the `vmaf` command line's order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.outputs.iter()
+    }
+
+    /// `psnr_y`, with `psnr`.
+    pub fn psnr_y(&self) -> Option<f64> {
+        self.value("psnr_y")
+    }
+
+    /// `psnr_cb`, with `psnr` on pictures with chroma (`enable_chroma`).
+    pub fn psnr_cb(&self) -> Option<f64> {
+        self.value("psnr_cb")
+    }
+
+    /// `psnr_cr`, with `psnr` on pictures with chroma (`enable_chroma`).
+    pub fn psnr_cr(&self) -> Option<f64> {
+        self.value("psnr_cr")
+    }
+
+    /// `float_ms_ssim` (in dB with its `enable_db`), with `float_ms_ssim`.
+    pub fn float_ms_ssim(&self) -> Option<f64> {
+        self.value("float_ms_ssim")
     }
 }

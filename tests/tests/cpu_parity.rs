@@ -73,7 +73,8 @@ fn check_clip(name: &str) {
             assert_frame(&what, &v, l, opts);
         }
         if k + 1 == sets.len() {
-            let mut scorer = vkssim::testing::CpuScorer::new(*opts, 2).expect("CPU scorer starts");
+            let mut scorer =
+                vkssim::testing::CpuScorer::float_ssim(*opts, 2).expect("CPU scorer starts");
             check_scorer(
                 "CpuScorer",
                 &clip,

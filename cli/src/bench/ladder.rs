@@ -22,6 +22,7 @@ use crate::feature::parse_features;
 use crate::pipeline::{self, Input as PipelineInput, Selection, Tee};
 use crate::plan::BackendPlan;
 use crate::stdio;
+use vkssim::metric::MetricSet;
 
 /// Runs the ladder bench with `k` distorted inputs.
 pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
@@ -34,14 +35,14 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             (f.width, f.height, f.bit_depth)
         }
     };
-    vkssim::cpu::check_geometry(width, height, bit_depth, &options)?;
+    let metrics = MetricSet::float_ssim(options, width, height, bit_depth)?;
     let engine = BackendPlan::resolve(&args.engine)?;
     let threads = backend::read_threads(&engine).1.div_ceil(k).max(1);
     let mut engines = Vec::with_capacity(k);
     for i in 0..k {
         engines.push(backend::start(
             &engine,
-            options,
+            &metrics,
             (width, height, bit_depth),
             threads,
             i > 0,
@@ -208,7 +209,7 @@ fn run_all(
     // Every lane has scored as many pairs as the others: their next pairs go
     // to one device, the first lane's.
     let planes = planes.map(|p| p.dealt_from(&engines[0].scorer));
-    let tee = Tee::new(input.inputs().0, k, 1, window, plane).with_shared_planes(planes);
+    let tee = Tee::new(input.inputs(false).0, k, 1, window, plane).with_shared_planes(planes);
     let t0 = Instant::now();
     let outcomes: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = engines
@@ -217,7 +218,7 @@ fn run_all(
             .map(|(lane, engine)| {
                 let tee = &tee;
                 s.spawn(move || {
-                    let (own, distorted) = input.inputs();
+                    let (own, distorted) = input.inputs(false);
                     let reference = if mode != Mode::Separate {
                         PipelineInput::tee(tee, lane)
                     } else {

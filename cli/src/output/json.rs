@@ -52,6 +52,14 @@ pub fn render(r: &Report) -> String {
     }
     out.push_str("\n  },\n");
     out.push_str("  \"aggregate_metrics\": {");
+    for (k, (name, x)) in r.aggregate.iter().enumerate() {
+        out.push_str(if k > 0 { ",\n" } else { "\n" });
+        if x.is_finite() {
+            out.push_str(&format!("    \"{name}\": {}", v(*x)));
+        } else {
+            out.push_str(&format!("    \"{name}\": null"));
+        }
+    }
     out.push_str("\n  }\n");
     out.push_str("}\n");
     out
@@ -96,6 +104,15 @@ mod tests {
 }
 "#;
         assert_eq!(render(&r), expected);
+    }
+
+    #[test]
+    fn aggregate_values_as_libvmaf_writes_them() {
+        let mut r = sample(0, 1, false);
+        r.aggregate = vec![("apsnr_y", 33.5), ("apsnr_cb", f64::NEG_INFINITY)];
+        assert!(render(&r).ends_with(
+            "  \"aggregate_metrics\": {\n    \"apsnr_y\": 33.500000,\n    \"apsnr_cb\": null\n  }\n}\n"
+        ));
     }
 
     #[test]

@@ -51,10 +51,14 @@ pub struct Report {
     pub fps: f64,
     /// `--subsample` (0 or 1: every frame).
     pub subsample: u64,
-    /// Metric names in output order (`float_ssim`, then `float_ssim_l/_c/_s`).
+    /// Metric names in output order (the `vmaf` CLI's: each feature in the
+    /// order given, its values in libvmaf's order).
     pub metrics: Vec<&'static str>,
     /// Scored frames in increasing index order.
     pub frames: Vec<ScoredFrame>,
+    /// The values reported once for the run (`aggregate_metrics`:
+    /// `apsnr_*`), in order.
+    pub aggregate: Vec<(&'static str, f64)>,
     /// Digits of the metric values.
     pub precision: Precision,
 }
@@ -124,6 +128,7 @@ mod tests {
             subsample,
             metrics,
             frames,
+            aggregate: Vec::new(),
             precision: Precision::default(),
         }
     }

@@ -35,7 +35,11 @@ pub fn render(r: &Report) -> String {
         }
     }
     out.push_str("  </pooled_metrics>\n");
-    out.push_str("  <aggregate_metrics />\n");
+    out.push_str("  <aggregate_metrics ");
+    for (name, x) in &r.aggregate {
+        out.push_str(&format!("{name}=\"{}\" ", v(*x)));
+    }
+    out.push_str("/>\n");
     out.push_str("</VMAF>\n");
     out
 }
@@ -61,5 +65,13 @@ mod tests {
             \x20 <aggregate_metrics />\n\
             </VMAF>\n";
         assert_eq!(render(&r), expected);
+    }
+
+    #[test]
+    fn aggregate_values_as_libvmaf_writes_them() {
+        let mut r = sample(0, 1, false);
+        r.aggregate = vec![("apsnr_y", 33.5), ("apsnr_cb", f64::NEG_INFINITY)];
+        assert!(render(&r)
+            .contains("  <aggregate_metrics apsnr_y=\"33.500000\" apsnr_cb=\"-inf\" />\n"));
     }
 }

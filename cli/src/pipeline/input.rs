@@ -66,6 +66,9 @@ pub struct Input<'a> {
     /// Whether its length is known without reading it to its end (a regular
     /// file, even one read front to back).
     length_known: bool,
+    /// Whether a read takes the chroma planes too (after luma, packed), for
+    /// metrics that read them.
+    chroma: bool,
 }
 
 impl<'a> Input<'a> {
@@ -92,7 +95,15 @@ impl<'a> Input<'a> {
             kind,
             base,
             length_known,
+            chroma: false,
         }
+    }
+
+    /// The same input, each read taking the frame's luma, Cb and Cr planes
+    /// (packed, [`vkssim::io::VideoFormat::planes_bytes`]) when `chroma`.
+    pub fn with_chroma(mut self, chroma: bool) -> Self {
+        self.chroma = chroma;
+        self
     }
 
     /// Frame `k % len` of `index` at position `k` (never ends).
@@ -103,6 +114,7 @@ impl<'a> Input<'a> {
             kind: Kind::Indexed { index, wrap: true },
             base: 0,
             length_known: true,
+            chroma: false,
         }
     }
 
@@ -114,6 +126,7 @@ impl<'a> Input<'a> {
             kind: Kind::Memory(plane),
             base: 0,
             length_known: true,
+            chroma: false,
         }
     }
 
@@ -127,6 +140,7 @@ impl<'a> Input<'a> {
             kind: Kind::Tee { tee, lane },
             base: 0,
             length_known: inner.length_known,
+            chroma: inner.chroma,
         }
     }
 
@@ -192,7 +206,9 @@ impl<'a> Input<'a> {
                 } else if frame >= len {
                     return Ok(Got::End(len.saturating_sub(self.base)));
                 }
-                if checked {
+                if self.chroma {
+                    index.read_planes_at(frame, dst)?;
+                } else if checked {
                     index.read_luma_at(frame, dst)?;
                 } else {
                     index.read_luma_at_unchecked(frame, dst)?;
@@ -212,7 +228,9 @@ impl<'a> Input<'a> {
                 if let Some(got) = s.advance_to(self.base, i)? {
                     return Ok(got);
                 }
-                let read = if checked {
+                let read = if self.chroma {
+                    s.reader.read_planes(dst)?
+                } else if checked {
                     s.reader.read_luma(dst)?
                 } else {
                     s.reader.read_luma_unchecked(dst)?

@@ -26,12 +26,23 @@ enum Head {
     Failed(Error),
 }
 
-/// Skips `skip` frames of `reader` and reads the next.
-fn read_head(reader: &mut dyn LumaReader, skip: u64) -> Head {
+/// Skips `skip` frames of `reader` and reads the next: its luma plane, or
+/// with `chroma` its luma, Cb and Cr planes (packed in the frame's bytes).
+fn read_head(reader: &mut dyn LumaReader, skip: u64, chroma: bool) -> Head {
     match reader.skip(skip) {
         Ok(n) if n < skip => return Head::Ended(reader.frames_read()),
         Ok(_) => {}
         Err(e) => return Head::Failed(e),
+    }
+    if chroma {
+        let f = reader.format();
+        let mut frame = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
+        frame.bytes.resize(f.planes_bytes(), 0);
+        return match reader.read_planes(&mut frame.bytes) {
+            Ok(true) => Head::Frame(frame),
+            Ok(false) => Head::Ended(reader.frames_read()),
+            Err(e) => Head::Failed(e),
+        };
     }
     match reader.read_frame() {
         Ok(Some(frame)) => Head::Frame(frame),
@@ -51,11 +62,13 @@ pub type Primed = (Box<dyn LumaReader>, Box<dyn LumaReader>, Selection);
 ///
 /// Fails, naming the input and frame, when a read fails (a truncated first
 /// frame included), and with both inputs' frame counts when one has no frame
-/// left to score.
+/// left to score. With `chroma`, the frame read ahead holds the chroma planes
+/// too (the run's metrics read them).
 pub fn prime(
     reference: Box<dyn LumaReader>,
     distorted: Box<dyn LumaReader>,
     sel: Selection,
+    chroma: bool,
 ) -> anyhow::Result<Primed> {
     if reference.frame_count().is_some() && distorted.frame_count().is_some() {
         return Ok((reference, distorted, sel));
@@ -64,8 +77,8 @@ pub fn prime(
     let (hr, hd) = thread::scope(|s| {
         let reading = thread::Builder::new()
             .name("vkssim-read-ahead".into())
-            .spawn_scoped(s, || read_head(&mut *r, sel.skip_ref));
-        let hd = read_head(&mut *d, sel.skip_dist);
+            .spawn_scoped(s, || read_head(&mut *r, sel.skip_ref, chroma));
+        let hd = read_head(&mut *d, sel.skip_dist, chroma);
         let hr = reading.ok().map(|t| {
             t.join().unwrap_or_else(|_| {
                 Head::Failed(Error::Internal("the reference read-ahead panicked".into()))
@@ -74,7 +87,7 @@ pub fn prime(
         (hr, hd)
     });
     // No thread to spare: one input after the other.
-    let hr = hr.unwrap_or_else(|| read_head(&mut *r, sel.skip_ref));
+    let hr = hr.unwrap_or_else(|| read_head(&mut *r, sel.skip_ref, chroma));
     match (hr, hd) {
         (Head::Failed(e), _) => Err(read_error(e, "reference", r.path(), 0)),
         (_, Head::Failed(e)) => Err(read_error(e, "distorted input", d.path(), 0)),
@@ -110,6 +123,7 @@ pub fn prime_ladder(
     reference: Box<dyn LumaReader>,
     distorted: Vec<Box<dyn LumaReader>>,
     sel: Selection,
+    chroma: bool,
 ) -> anyhow::Result<PrimedLadder> {
     let file = |r: &dyn LumaReader| r.frame_count().is_some();
     let primes: Vec<bool> = distorted
@@ -131,11 +145,11 @@ pub fn prime_ladder(
                 p.then(|| {
                     thread::Builder::new()
                         .name("vkssim-read-ahead".into())
-                        .spawn_scoped(s, || read_head(&mut **d, sel.skip_dist))
+                        .spawn_scoped(s, || read_head(&mut **d, sel.skip_dist, chroma))
                 })
             })
             .collect();
-        let hr = read_head(&mut *r, sel.skip_ref);
+        let hr = read_head(&mut *r, sel.skip_ref, chroma);
         let hds: Vec<Option<Head>> = readers
             .into_iter()
             .map(|t| {
@@ -195,9 +209,15 @@ impl Ahead {
     }
 
     /// Copies the frame read ahead (its samples checked when it was read)
-    /// into `dst`.
-    fn hand_out(&self, head: LumaFrame, dst: &mut [u8]) -> Result<bool> {
-        let n = head.bytes.len();
+    /// into `dst`: its first `n` bytes (the luma plane, or with chroma the
+    /// luma, Cb and Cr planes).
+    fn hand_out(&self, head: LumaFrame, dst: &mut [u8], n: usize) -> Result<bool> {
+        if head.bytes.len() < n {
+            return Err(Error::Internal(format!(
+                "the frame read ahead holds {} bytes, {n} asked for",
+                head.bytes.len()
+            )));
+        }
         if dst.len() < n {
             return Err(Error::BufferSize {
                 what: format!("a {} luma plane", self.format()),
@@ -205,7 +225,7 @@ impl Ahead {
                 actual: dst.len(),
             });
         }
-        dst[..n].copy_from_slice(&head.bytes);
+        dst[..n].copy_from_slice(&head.bytes[..n]);
         Ok(true)
     }
 }
@@ -220,22 +240,40 @@ impl LumaReader for Ahead {
     }
 
     fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+        let n = self.format().luma_bytes();
         match self.head.take() {
-            Some(head) => self.hand_out(head, dst),
+            Some(head) => self.hand_out(head, dst, n),
             None => self.inner.read_luma(dst),
         }
     }
 
     fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        let n = self.format().luma_bytes();
         match self.head.take() {
-            Some(head) => self.hand_out(head, dst),
+            Some(head) => self.hand_out(head, dst, n),
             None => self.inner.read_luma_unchecked(dst),
         }
     }
 
-    fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
+    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
+        let n = self.format().planes_bytes();
         match self.head.take() {
-            Some(head) => Ok(Some(head)),
+            Some(head) => self.hand_out(head, dst, n),
+            None => self.inner.read_planes(dst),
+        }
+    }
+
+    fn is_y4m(&self) -> bool {
+        self.inner.is_y4m()
+    }
+
+    fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
+        let n = self.format().luma_bytes();
+        match self.head.take() {
+            Some(mut head) => {
+                head.bytes.truncate(n);
+                Ok(Some(head))
+            }
             None => self.inner.read_frame(),
         }
     }

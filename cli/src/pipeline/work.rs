@@ -277,7 +277,9 @@ fn fill(
     let i = j * plan.step;
     let checked = !slot.range_checked_on_device();
     let mut shared = None;
-    let (a, b) = slot.planes_mut();
+    // The whole frames when the scorer reads chroma (the inputs then read
+    // their chroma planes too), else the luma planes.
+    let (a, b) = slot.frames_mut();
     let got = both(
         streams,
         || reference.read_or_share(j, i, a, checked, &mut shared, stop),

@@ -62,10 +62,10 @@ impl ScorePlan {
     /// Resolves and checks `args` (and `--trace-chrome`'s `trace`).
     pub fn resolve(args: &ScoreArgs, trace: Option<&Path>) -> Result<Self> {
         if !args.model.is_empty() {
-            bail!("-m/--model: vkssim computes float_ssim only and runs no VMAF model; drop the model (or pass --no_prediction to vmaf-style scripts)");
+            bail!("-m/--model: vkssim runs no VMAF model (it computes float_ssim, psnr and float_ms_ssim); drop the model (or pass --no_prediction to vmaf-style scripts)");
         }
         if let Some(ctc) = &args.aom_ctc {
-            bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute; use --feature float_ssim=enable_db=true:clip_db=true for its SSIM part");
+            bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute (VMAF, CIEDE2000, ...); use --feature float_ssim=scale=1:enable_db=true:clip_db=true --feature psnr --feature float_ms_ssim=enable_db=true:clip_db=true for the parts it does");
         }
         let features = Features::parse(&args.feature)?;
         let ladder = outputs::per_input(args);
@@ -80,6 +80,13 @@ impl ScorePlan {
             *raw = inputs::raw_format(args)?;
         }
         let backend = BackendPlan::resolve(&args.engine)?;
+        if backend.backend == crate::args::Backend::Vulkan && !features.is_float_ssim_only() {
+            bail!(
+                "--backend vulkan: {} not on the Vulkan engine yet (it computes float_ssim only \
+                 so far); --backend cpu (or the default, auto) computes them on the exact CPU twin",
+                features.not_on_vulkan().join(", ")
+            );
+        }
         Ok(Self {
             mode,
             inputs,

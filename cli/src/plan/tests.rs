@@ -104,7 +104,7 @@ fn every_part_takes_its_flags() {
         ..Default::default()
     };
     assert_eq!(p.features.ssim(), lcs);
-    assert_eq!(p.features.names().len(), 4);
+    assert_eq!(p.features.configs().len(), 1);
     assert_eq!(p.outputs.targets, [Some(PathBuf::from("out.json"))]);
     assert_eq!(p.outputs.format, Format::Json);
     assert_eq!(p.outputs.precision, Precision::Max);
@@ -122,7 +122,7 @@ fn refused_vmaf_flags_come_first() {
     // Before a bad --feature and a bad -p.
     refused(
         "vkssim -r a -d b -m x --feature psnr -p 999",
-        "-m/--model: vkssim computes float_ssim only",
+        "-m/--model: vkssim runs no VMAF model",
     );
 }
 
@@ -132,10 +132,16 @@ fn features_are_each_asked_once() {
         "vkssim -r a -d b --feature float_ssim --feature float_ssim=scale=2",
         "--feature float_ssim=scale=2: float_ssim is already requested with other options; give it once",
     );
-    refused("vkssim -r a -d b --feature psnr", "`psnr` is not supported");
+    refused("vkssim -r a -d b --feature ciede", "`ciede`");
+    refused(
+        "vkssim -r a -d b --feature psnr --feature psnr=enable_mse=true",
+        "psnr is already requested with other options",
+    );
+    let several = plan("vkssim -r a -d b --feature psnr --feature float_ms_ssim").unwrap();
+    assert_eq!(several.features.configs().len(), 2);
     let same =
         plan("vkssim -r a -d b --feature float_ssim=scale=2 --feature float_ssim=scale=2").unwrap();
-    assert_eq!(same.features.names(), ["float_ssim"]);
+    assert_eq!(same.features.configs().len(), 1);
     assert_eq!(same.features.ssim().scale, 2);
 }
 

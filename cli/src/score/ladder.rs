@@ -85,6 +85,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let inputs = &plan.inputs;
     let reference = open::reference(inputs)?;
     let rf = reference.format();
+    let metrics = open::metric_set(&plan.features, rf, reference.is_y4m())?;
     let sel = plan.selection;
     // Each input is opened and checked as a single run would; one that fails
     // fails alone.
@@ -94,6 +95,16 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     for lane in lanes {
         let checked = open::distorted(inputs, &lane.path, rf).and_then(|d| {
             check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
+            open::check_chroma(
+                &plan.features,
+                &inputs.reference,
+                rf,
+                &lane.path,
+                d.format(),
+            )?;
+            if d.is_y4m() {
+                open::metric_set(&plan.features, d.format(), true)?;
+            }
             let n = check_lengths(&*reference, &*d, &sel)?
                 .or_else(|| crate::progress::estimate(&*reference, &*d, &sel));
             Ok((d, n))
@@ -110,7 +121,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let (reference, primed) = if readers.is_empty() {
         (reference, Vec::new())
     } else {
-        prime_ladder(reference, readers, sel)?
+        prime_ladder(reference, readers, sel, metrics.needs_chroma())?
     };
     let mut running = Vec::new();
     for (lane, primed) in lanes.into_iter().zip(primed) {
@@ -139,7 +150,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let finish = |k: usize, outcome: pipeline::Outcome| {
         let lane = &lanes[k];
         let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
-        let report = report(plan, size, fps, &outcome.frames);
+        let report = report(plan, &metrics, size, fps, &outcome.frames);
         if lane.output.is_some() {
             let written = write_scores(lane.output.as_deref(), format, report, outcome.error);
             if let Err(e) = written {
@@ -165,7 +176,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         };
         summaries.done(k, summary, &failures);
     };
-    score_all(plan, reference, pairs, total, &finish)?;
+    score_all(plan, &metrics, reference, pairs, total, &finish)?;
     Ok(failures.status())
 }
 
@@ -208,6 +219,7 @@ impl<'p> InOrder<'p> {
 /// its lane's thread as soon as that pair ends.
 fn score_all(
     plan: &ScorePlan,
+    metrics: &vkssim::metric::MetricSet,
     reference: Box<dyn LumaReader>,
     pairs: Vec<(Box<dyn LumaReader>, Selection)>,
     total: Option<u64>,
@@ -219,13 +231,12 @@ fn score_all(
         .1
         .div_ceil(lanes)
         .max(1);
-    let options = plan.features.ssim();
     let mut engines = Vec::with_capacity(lanes);
     for k in 0..lanes {
         // The engine's notes once, not once per pair.
         engines.push(start_engine(
             &plan.backend,
-            options,
+            metrics,
             rf,
             0,
             plan.quiet || k > 0,
@@ -234,14 +245,21 @@ fn score_all(
     // The reference's skip is done when it was read ahead (every pair's
     // selection then says 0).
     let skip_ref = pairs[0].1.skip_ref;
-    let step = plan.selection.subsample.max(1);
+    let step = open::run_selection(plan.selection, metrics)
+        .subsample
+        .max(1);
     let window = 2 * vkssim::api::in_flight::for_readers(threads) + 8;
-    let plane = rf.luma_bytes();
+    let chroma = metrics.needs_chroma();
+    let plane = if chroma {
+        rf.planes_bytes()
+    } else {
+        rf.luma_bytes()
+    };
     // Every lane deals its pairs over the same devices in the same order, so
     // the first lane's devices stand for all.
     let planes = backend::shared_planes(&engines[0]);
     let tee = Tee::new(
-        Input::open("reference", reference, skip_ref),
+        Input::open("reference", reference, skip_ref).with_chroma(chroma),
         lanes,
         step,
         window,
@@ -265,8 +283,8 @@ fn score_all(
                     };
                     let outcome = pipeline::run(
                         Input::tee(tee, k),
-                        Input::open("distorted", d, sel.skip_dist),
-                        sel,
+                        Input::open("distorted", d, sel.skip_dist).with_chroma(chroma),
+                        open::run_selection(sel, metrics),
                         &mut engine.scorer,
                         threads,
                         &on_score,

@@ -6,10 +6,12 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 use vkssim::frame::PlaneGeometry;
-use vkssim::io::{open_input_with, LumaReader, VideoFormat};
-use vkssim::{Error, SsimOptions};
+use vkssim::io::{open_input_with, Chroma, LumaReader, VideoFormat};
+use vkssim::metric::MetricSet;
+use vkssim::Error;
 
 use crate::backend;
+use crate::feature::Features;
 use crate::pipeline::{nothing_to_score, Selection, Tally};
 use crate::plan::{BackendPlan, Inputs};
 
@@ -29,6 +31,27 @@ pub fn distorted(
 ) -> Result<Box<dyn LumaReader>> {
     open_input_with(path, inputs.raw(), &inputs.decode_distorted(reference))
         .context("cannot read the distorted input")
+}
+
+/// For metrics that read chroma: refuses a distorted input whose chroma
+/// layout differs from the reference's.
+pub fn check_chroma(
+    features: &Features,
+    reference: &Path,
+    rf: VideoFormat,
+    distorted: &Path,
+    df: VideoFormat,
+) -> Result<()> {
+    if features.needs_chroma() && rf.chroma != df.chroma {
+        anyhow::bail!(
+            "psnr reads chroma, but the reference {} is {} and the distorted {} is {}",
+            reference.display(),
+            rf.chroma,
+            distorted.display(),
+            df.chroma
+        );
+    }
+    Ok(())
 }
 
 /// Refuses a distorted input whose geometry differs from the reference's.
@@ -91,18 +114,66 @@ pub fn check_lengths(
     Ok(Some(pairs.div_ceil(step)))
 }
 
-/// Starts the scoring engine `plan` asks for, for `format`'s frames,
-/// `readers` threads filling each device's frame slots (0: no hint; see
-/// [`backend::start`]; `quiet`: no notes).
+/// The metrics of `features` checked for `format`'s frames, before any work
+/// (a size a metric cannot take names the metric and the size). A Y4M input
+/// (`y4m`) of a chroma layout that the `vmaf` command line converts before
+/// scoring (4:2:2, 4:1:1, mono) is refused for a metric that reads chroma:
+/// vkssim does not reproduce that conversion.
+pub fn metric_set(features: &Features, format: VideoFormat, y4m: bool) -> Result<MetricSet> {
+    let converted = matches!(format.chroma, Chroma::C422 | Chroma::C411 | Chroma::Mono);
+    if y4m && converted && features.needs_chroma() {
+        anyhow::bail!(
+            "psnr on a Y4M input of {} chroma: the vmaf command line's Y4M reader converts \
+             {} chroma before scoring, and vkssim does not reproduce that conversion, so its \
+             psnr_cb and psnr_cr would differ from vmaf's; use --feature \
+             psnr=enable_chroma=false, or raw YUV input",
+            format.chroma,
+            format.chroma
+        );
+    }
+    MetricSet::new(
+        features.configs(),
+        format.width,
+        format.height,
+        format.bit_depth,
+        Some(format.chroma),
+    )
+    .with_context(|| {
+        format!(
+            "cannot score {}x{} {}-bit frames",
+            format.width, format.height, format.bit_depth
+        )
+    })
+}
+
+/// The selection the pipeline runs for `sel` with `metrics`: with
+/// `--subsample` and an aggregate value (`psnr=enable_apsnr=true`), every
+/// frame, since the `vmaf` command line's `apsnr` sums every frame read
+/// while it writes only the subsampled ones (the report keeps those:
+/// [`super::report::report`]).
+pub fn run_selection(sel: Selection, metrics: &MetricSet) -> Selection {
+    if sel.subsample > 1 && !metrics.aggregate_names().is_empty() {
+        Selection {
+            subsample: 1,
+            ..sel
+        }
+    } else {
+        sel
+    }
+}
+
+/// Starts the scoring engine `plan` asks for, for `metrics` on `format`'s
+/// frames, `readers` threads filling each device's frame slots (0: no hint;
+/// see [`backend::start`]; `quiet`: no notes).
 pub fn start_engine(
     plan: &BackendPlan,
-    options: SsimOptions,
+    metrics: &MetricSet,
     format: VideoFormat,
     readers: usize,
     quiet: bool,
 ) -> Result<backend::Engine> {
     let size = (format.width, format.height, format.bit_depth);
-    let engine = backend::start(plan, options, size, readers, quiet)?;
+    let engine = backend::start(plan, metrics, size, readers, quiet)?;
     tracing::info!(backend = %engine.description, "scoring");
     Ok(engine)
 }

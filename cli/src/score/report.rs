@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use vkssim::metric::{MetricSet, Summary};
 use vkssim::FrameScore;
 
 use super::files;
@@ -12,28 +13,41 @@ use crate::output::{Format, Report, ScoredFrame};
 use crate::plan::ScorePlan;
 
 /// The report of a run of `plan` that scored `frames` of `width` x `height`
-/// at `fps`.
+/// at `fps` with `metrics`: every output by name of the frames `--subsample`
+/// keeps, and the run's aggregate values over every frame scored (with an
+/// aggregate value the run scores every frame: [`super::open::run_selection`]).
 pub fn report(
     plan: &ScorePlan,
+    metrics: &MetricSet,
     (width, height): (u32, u32),
     fps: f64,
     frames: &[(u64, FrameScore)],
 ) -> Report {
-    let features = &plan.features;
+    let names = metrics.output_names();
+    let mut summary = Summary::new(metrics);
+    for (_, score) in frames {
+        summary.add(score);
+    }
+    let step = plan.selection.subsample.max(1);
     Report {
         version: super::VERSION.to_string(),
         width,
         height,
         fps,
         subsample: plan.selection.subsample,
-        metrics: features.names(),
         frames: frames
             .iter()
+            .filter(|(index, _)| index % step == 0)
             .map(|(index, score)| ScoredFrame {
                 index: *index,
-                values: features.values(score),
+                values: names
+                    .iter()
+                    .map(|n| score.value(n).unwrap_or(f64::NAN))
+                    .collect(),
             })
             .collect(),
+        metrics: names,
+        aggregate: summary.aggregate().iter().collect(),
         precision: plan.outputs.precision,
     }
 }

@@ -27,6 +27,14 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         device = video.name(),
         "decoding H.264 and scoring on the GPU"
     );
+    if !plan.features.is_float_ssim_only() {
+        anyhow::bail!(
+            "{}: H.264 input is decoded and scored on the GPU, whose engine computes \
+             float_ssim only so far; decode it first (ffmpeg -i IN.h264 -f yuv4mpegpipe -) \
+             and score the frames with --backend cpu",
+            plan.features.not_on_vulkan().join(", ")
+        );
+    }
     let options = plan.features.ssim();
     let mut pair = StreamPair::new(&plan.inputs.reference, plan.inputs.dist());
     pair.ssim = options;
@@ -46,7 +54,9 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         ),
         Err(e) => (0.0, Some(anyhow!(e))),
     };
-    let report = super::report::report(plan, size, fps, &frames);
+    let metrics = vkssim::metric::MetricSet::float_ssim(options, size.0.max(1), size.1.max(1), 8)
+        .or_else(|_| vkssim::metric::MetricSet::float_ssim(options, 64, 64, 8))?;
+    let report = super::report::report(plan, &metrics, size, fps, &frames);
     let output = plan.outputs.targets[0].as_deref();
     super::report::write_scores(output, plan.outputs.format, report, error)
 }

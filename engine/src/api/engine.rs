@@ -413,7 +413,7 @@ impl Engine {
         reference: HostPlane<'_>,
         distorted: HostPlane<'_>,
     ) -> Result<FrameScore> {
-        let mut one = *desc;
+        let mut one = desc.clone();
         one.frames_in_flight = std::num::NonZeroUsize::new(1);
         let mut scorer = self.scorer(&one)?;
         scorer.submit(super::Pair::new(reference, distorted))?;

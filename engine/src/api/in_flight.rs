@@ -54,7 +54,7 @@ mod tests {
         let mut engine = VkOptions::default();
         assert_eq!(vulkan(&desc, &engine), DEFAULT_FRAMES_IN_FLIGHT);
         assert_eq!(cpu(&desc, 3), 6);
-        let hinted = desc.with_reader_threads(5);
+        let hinted = desc.clone().with_reader_threads(5);
         assert_eq!(vulkan(&hinted, &engine), 14);
         assert_eq!(cpu(&hinted, 3), 6, "the CPU twin sizes by its own threads");
         engine.engine.frames_in_flight = 3;
@@ -66,7 +66,7 @@ mod tests {
         let own = hinted.with_frames_in_flight(2);
         assert_eq!((vulkan(&own, &engine), cpu(&own, 3)), (2, 2));
         // 0 is "pick".
-        assert_eq!(desc.with_frames_in_flight(0).frames_in_flight, None);
+        assert_eq!(desc.clone().with_frames_in_flight(0).frames_in_flight, None);
         assert_eq!(desc.with_reader_threads(0).reader_threads, None);
     }
 }

@@ -77,10 +77,11 @@ impl MultiScorer {
                 devices.len()
             )));
         }
-        let (d0, w0) = (first.desc(), first.desc().ssim);
+        let (d0, m0) = (first.desc(), first.metrics());
         if let Some(other) = scorers.iter().find(|s| {
             let d = s.desc();
-            (d.width, d.height, d.bit_depth, d.ssim) != (d0.width, d0.height, d0.bit_depth, w0)
+            (d.width, d.height, d.bit_depth) != (d0.width, d0.height, d0.bit_depth)
+                || s.metrics() != m0
         }) {
             return Err(Error::InvalidOption(format!(
                 "the scorers differ: {:?} and {:?}",
@@ -99,6 +100,11 @@ impl MultiScorer {
     /// What every scorer was created for.
     pub fn desc(&self) -> &ScorerDesc {
         self.scorers[0].desc()
+    }
+
+    /// The metrics every scorer computes, checked.
+    pub fn metrics(&self) -> &crate::metric::MetricSet {
+        self.scorers[0].metrics()
     }
 
     /// The scorers, in dealing order (for their accessors).

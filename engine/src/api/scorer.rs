@@ -12,12 +12,15 @@ use super::slots::Returned;
 use crate::vk::shared_plane::SharedPlanes;
 
 use crate::cpu::CpuScorer;
+use crate::io::Chroma;
+use crate::metric::{MetricConfig, MetricSet};
 use crate::vk::context::Gpu;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
 use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
 
-/// What a [`Scorer`] scores: the geometry, the metric options and how many
-/// pairs it works on at once.
+/// What a [`Scorer`] scores: the geometry, the metrics and their options,
+/// the chroma layout (for metrics that read chroma) and how many pairs it
+/// works on at once.
 ///
 /// ```no_run
 /// use vkssim::api::ScorerDesc;
@@ -25,7 +28,21 @@ use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
 /// desc.ssim.enable_lcs = true;
 /// # let _ = desc;
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Several metrics at once, as the `vmaf` command line's `--feature`s:
+///
+/// ```
+/// use vkssim::api::ScorerDesc;
+/// use vkssim::io::Chroma;
+/// use vkssim::metric::config::parse_list;
+/// let metrics = parse_list(&["float_ssim", "psnr=enable_mse=true", "float_ms_ssim"])?;
+/// let desc = ScorerDesc::new(1920, 1080, 10)
+///     .with_metrics(metrics)
+///     .with_chroma(Chroma::C420);
+/// assert_eq!(desc.metric_set()?.output_names().len(), 8);
+/// # Ok::<(), vkssim::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ScorerDesc {
     /// Luma width in samples.
@@ -34,8 +51,15 @@ pub struct ScorerDesc {
     pub height: u32,
     /// 8, 10, 12 or 16.
     pub bit_depth: u32,
-    /// libvmaf's `float_ssim` options.
+    /// libvmaf's `float_ssim` options, when [`ScorerDesc::metrics`] is empty
+    /// (`float_ssim` alone, the default).
     pub ssim: SsimOptions,
+    /// The metrics, in the order their values are reported; empty:
+    /// `float_ssim` alone with [`ScorerDesc::ssim`]. Each at most once.
+    pub metrics: Vec<MetricConfig>,
+    /// The chroma layout of the frames, for metrics that read chroma
+    /// (`psnr` with `enable_chroma`); `None`: not given (luma only).
+    pub chroma: Option<Chroma>,
     /// Pairs in flight; `None` picks ([`super::in_flight`]: the engine's
     /// option, else enough for [`ScorerDesc::reader_threads`], else
     /// [`super::DEFAULT_FRAMES_IN_FLIGHT`]).
@@ -58,6 +82,8 @@ impl ScorerDesc {
             height,
             bit_depth,
             ssim: SsimOptions::default(),
+            metrics: Vec::new(),
+            chroma: None,
             frames_in_flight: None,
             reader_threads: None,
         }
@@ -74,6 +100,46 @@ impl ScorerDesc {
     pub fn with_ssim(mut self, ssim: SsimOptions) -> Self {
         self.ssim = ssim;
         self
+    }
+
+    /// The same description computing `metrics` (in this order; see
+    /// [`ScorerDesc::metrics`]); `float_ssim`'s options among them also
+    /// become [`ScorerDesc::ssim`].
+    pub fn with_metrics(mut self, metrics: Vec<MetricConfig>) -> Self {
+        if let Some(o) = metrics.iter().find_map(|m| match m {
+            MetricConfig::FloatSsim(o) => Some(*o),
+            _ => None,
+        }) {
+            self.ssim = o;
+        }
+        self.metrics = metrics;
+        self
+    }
+
+    /// The same description for frames of chroma layout `chroma` (their Cb
+    /// and Cr planes are read when a metric needs them:
+    /// [`super::Pair::with_chroma`], [`super::FrameSlot::frames_mut`]).
+    pub fn with_chroma(mut self, chroma: Chroma) -> Self {
+        self.chroma = Some(chroma);
+        self
+    }
+
+    /// The metrics checked against the geometry (see [`MetricSet::new`]):
+    /// [`ScorerDesc::metrics`], or `float_ssim` with [`ScorerDesc::ssim`]
+    /// when it is empty.
+    pub fn metric_set(&self) -> Result<MetricSet> {
+        let configs = if self.metrics.is_empty() {
+            vec![MetricConfig::FloatSsim(self.ssim)]
+        } else {
+            self.metrics.clone()
+        };
+        MetricSet::new(
+            &configs,
+            self.width,
+            self.height,
+            self.bit_depth,
+            self.chroma,
+        )
     }
 
     /// The same description with `frames_in_flight` pairs in flight (0: pick,
@@ -165,6 +231,8 @@ pub struct Diagnostics {
 pub struct Scorer {
     pub(super) inner: Inner,
     desc: ScorerDesc,
+    /// The metrics it computes, checked.
+    metrics: MetricSet,
     pub(super) timeline: bool,
     pub(super) submitted: u64,
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
@@ -182,6 +250,21 @@ impl Scorer {
         options: &VkOptions,
         desc: &ScorerDesc,
     ) -> Result<Self> {
+        let metrics = desc.metric_set()?;
+        let Some(ssim) = metrics.ssim().filter(|_| metrics.is_float_ssim_only()) else {
+            let missing: Vec<&str> = metrics
+                .configs()
+                .iter()
+                .map(MetricConfig::feature)
+                .filter(|f| *f != crate::metric::ssim::FEATURE)
+                .collect();
+            return Err(Error::Unsupported(format!(
+                "{} on a Vulkan device: vkssim's Vulkan engine computes float_ssim only so \
+                 far (the CPU twin, Scorer::cpu, computes {})",
+                missing.join(" and "),
+                crate::metric::config::FEATURES.join(", ")
+            )));
+        };
         let mut vk_opts = options.clone();
         vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
         let inner = VkScorer::with_gpu(
@@ -189,12 +272,13 @@ impl Scorer {
             desc.width,
             desc.height,
             desc.bit_depth,
-            &desc.ssim,
+            &ssim,
             &vk_opts,
         )?;
         Ok(Self {
             inner: Inner::Vk(Box::new(inner)),
-            desc: *desc,
+            desc: desc.clone(),
+            metrics,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
             returns: channel(),
@@ -208,8 +292,11 @@ impl Scorer {
     /// pairs only ([`Scorer::submit`] with host planes, [`Scorer::slots`]); its
     /// results are bit-identical to the Vulkan engine's.
     ///
-    /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth
-    /// it does not read).
+    /// It computes every metric vkssim has ([`crate::metric::config::FEATURES`]).
+    ///
+    /// Errors: what [`ScorerDesc::metric_set`] refuses ([`Error::PlaneTooSmall`],
+    /// [`Error::FrameTooSmall`], [`Error::Unsupported`] for a bit depth it
+    /// does not read, [`Error::InvalidOption`]).
     ///
     /// ```no_run
     /// let scorer = vkssim::api::Scorer::cpu(&vkssim::api::ScorerDesc::new(1920, 1080, 8), 0)?;
@@ -217,12 +304,13 @@ impl Scorer {
     /// # Ok::<(), vkssim::Error>(())
     /// ```
     pub fn cpu(desc: &ScorerDesc, threads: usize) -> Result<Self> {
-        crate::metric::ssim::check_geometry(desc.width, desc.height, desc.bit_depth, &desc.ssim)?;
-        let mut cpu = CpuScorer::new(desc.ssim, threads)?;
+        let metrics = desc.metric_set()?;
+        let mut cpu = CpuScorer::new(metrics.clone(), threads)?;
         cpu.set_queue_depth(super::in_flight::cpu(desc, cpu.threads()));
         Ok(Self {
             inner: Inner::Cpu(cpu),
-            desc: *desc,
+            desc: desc.clone(),
+            metrics,
             timeline: false,
             submitted: 0,
             returns: channel(),
@@ -314,6 +402,12 @@ impl Scorer {
             Inner::Vk(v) => v.flush_batch(),
             Inner::Cpu(_) => Ok(()),
         }
+    }
+
+    /// The metrics it computes, checked (their output names, whether frames'
+    /// chroma is read).
+    pub fn metrics(&self) -> &MetricSet {
+        &self.metrics
     }
 
     /// The oldest result if it is ready, without blocking; `None` when it is

@@ -50,7 +50,13 @@ pub struct FrameSlots<'s> {
 /// unsubmitted, it returns to the ring unused.
 pub struct FrameSlot<'s> {
     memory: Option<Memory>,
+    /// Bytes of a luma plane.
     len: usize,
+    /// Bytes of a whole frame as the scorer reads it: the luma plane, then
+    /// the Cb and Cr planes when its metrics read chroma.
+    frame_len: usize,
+    /// Samples per row of a chroma plane (when read).
+    chroma_width: u32,
     /// Samples per row (for the position in a range error).
     width: u32,
     bit_depth: u32,
@@ -107,8 +113,15 @@ impl<'s> FrameSlots<'s> {
     pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
         let s = &mut *self.scorer;
         s.take_returns();
-        let d = *s.desc();
+        let d = s.desc().clone();
         let len = d.width as usize * d.height as usize * bytes_per_sample(d.bit_depth);
+        let (chroma_width, frame_len) = if s.metrics().needs_chroma() {
+            let (cw, ch) = s.metrics().chroma_plane_size();
+            let plane = cw as usize * ch as usize * bytes_per_sample(d.bit_depth);
+            (cw, len + 2 * plane)
+        } else {
+            (0, len)
+        };
         let (memory, host_cached, range_on_device) = match &mut s.inner {
             Inner::Vk(v) => (
                 Memory::Mapped(v.acquire_slot()?),
@@ -124,7 +137,7 @@ impl<'s> FrameSlots<'s> {
                 }
                 s.host_slots += 1;
                 (
-                    Memory::Host(c.take_buffer(len), c.take_buffer(len)),
+                    Memory::Host(c.take_buffer(frame_len), c.take_buffer(frame_len)),
                     true,
                     false,
                 )
@@ -133,6 +146,8 @@ impl<'s> FrameSlots<'s> {
         Ok(FrameSlot {
             memory: Some(memory),
             len,
+            frame_len,
+            chroma_width,
             width: d.width,
             bit_depth: d.bit_depth,
             checked: [false; 2],
@@ -166,11 +181,10 @@ impl<'s> FrameSlots<'s> {
         let frame = s.submitted;
         for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
-                let plane = slot.plane(k);
-                check_range(plane, s.desc().width, slot.bit_depth, which, frame)?;
+                slot.check_plane(k, which, frame)?;
             }
         }
-        let d = *s.desc();
+        let d = s.desc().clone();
         match (slot.memory.take(), &mut s.inner) {
             (Some(Memory::Mapped(u)), Inner::Vk(v)) => {
                 v.submit_slot_sharing(u, slot.shared_reference.as_ref())?
@@ -221,6 +235,20 @@ impl FrameSlot<'_> {
         self.len
     }
 
+    /// Bytes of each whole frame ([`FrameSlot::frames_mut`]): the luma plane,
+    /// then the Cb and Cr planes when the scorer's metrics read chroma
+    /// ([`crate::metric::MetricSet::needs_chroma`]); else
+    /// [`FrameSlot::plane_len`].
+    pub fn frame_len(&self) -> usize {
+        self.frame_len
+    }
+
+    /// Whether the scorer reads the frames' chroma planes (write them through
+    /// [`FrameSlot::frames_mut`]).
+    pub fn reads_chroma(&self) -> bool {
+        self.frame_len > self.len
+    }
+
     /// Whether reading the planes back is cheap (host-cached memory). When it
     /// is not (write-combined device memory behind the BAR), write them once,
     /// in order, and do not read them back (the Vulkan scorer checks the
@@ -255,8 +283,24 @@ impl FrameSlot<'_> {
                 // the ring's `filling` set until submitted or returned).
                 unsafe { u.planes_mut() }
             }
-            Some(Memory::Host(r, d)) => (r, d),
+            Some(Memory::Host(r, d)) => (&mut r[..self.len], &mut d[..self.len]),
             None => (&mut [], &mut []),
+        }
+    }
+
+    /// The reference and distorted frames, to be written in place
+    /// ([`FrameSlot::frame_len`] bytes each): the luma plane, then with
+    /// chroma ([`FrameSlot::reads_chroma`]) the Cb and Cr planes, packed, as
+    /// a raw YUV file stores a frame. Without chroma, the planes of
+    /// [`FrameSlot::planes_mut`].
+    pub fn frames_mut(&mut self) -> (&mut [u8], &mut [u8]) {
+        if !self.reads_chroma() {
+            return self.planes_mut();
+        }
+        self.checked = [false; 2];
+        match self.memory.as_mut() {
+            Some(Memory::Host(r, d)) => (&mut r[..], &mut d[..]),
+            _ => (&mut [], &mut []),
         }
     }
 
@@ -296,28 +340,29 @@ impl FrameSlot<'_> {
         self.planes_mut().1
     }
 
-    /// Copies the two packed planes in, after checking their length and (at
-    /// 10 and 12 bits) their sample range in the caller's memory, so that
-    /// submission need not read the slot back.
+    /// Copies the two packed frames in ([`FrameSlot::frame_len`] bytes each:
+    /// the luma plane, then the Cb and Cr planes when the scorer reads
+    /// chroma), after checking their length and (at 10 and 12 bits) their
+    /// sample range in the caller's memory, so that submission need not read
+    /// the slot back.
     ///
     /// Errors: a plane of the wrong length ([`Error::BufferSize`]), a sample
     /// above the bit depth ([`Error::SampleRange`]).
     pub fn copy_from(&mut self, reference: &[u8], distorted: &[u8]) -> Result<()> {
-        let width = self.width;
         for (plane, which) in [
             (reference, PlaneRole::Reference),
             (distorted, PlaneRole::Distorted),
         ] {
-            if plane.len() != self.len {
+            if plane.len() != self.frame_len {
                 return Err(Error::BufferSize {
-                    what: format!("the {which} plane of a frame slot"),
-                    needed: self.len,
+                    what: format!("the {which} frame of a frame slot"),
+                    needed: self.frame_len,
                     actual: plane.len(),
                 });
             }
-            check_range(plane, width, self.bit_depth, which, 0)?;
+            self.check_bytes(plane, which, 0)?;
         }
-        let (a, b) = self.planes_mut();
+        let (a, b) = self.frames_mut();
         a.copy_from_slice(reference);
         b.copy_from_slice(distorted);
         self.checked = [true; 2];
@@ -331,11 +376,31 @@ impl FrameSlot<'_> {
     ///
     /// Errors: a sample above the bit depth ([`Error::SampleRange`]).
     pub fn check(&mut self) -> Result<()> {
-        let width = self.width;
         for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !self.checked[k] {
-                check_range(self.plane(k), width, self.bit_depth, which, 0)?;
+                self.check_plane(k, which, 0)?;
                 self.checked[k] = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the sample range of frame `k` (0 reference, 1 distorted) as
+    /// submitted.
+    fn check_plane(&self, k: usize, which: PlaneRole, frame: u64) -> Result<()> {
+        self.check_bytes(self.plane(k), which, frame)
+    }
+
+    /// Checks the sample range of a frame's bytes: the luma plane, then the
+    /// chroma planes that follow it when the scorer reads them (each checked
+    /// with its own row width).
+    fn check_bytes(&self, bytes: &[u8], which: PlaneRole, frame: u64) -> Result<()> {
+        let luma = self.len.min(bytes.len());
+        check_range(&bytes[..luma], self.width, self.bit_depth, which, frame)?;
+        if self.reads_chroma() {
+            let plane = (self.frame_len - self.len) / 2;
+            for c in bytes[luma..].chunks(plane.max(1)) {
+                check_range(c, self.chroma_width, self.bit_depth, which, frame)?;
             }
         }
         Ok(())

@@ -69,6 +69,8 @@ impl<'a> From<&'a ImportedPlane> for Source<'a> {
 pub struct Pair<'a> {
     reference: Source<'a>,
     distorted: Source<'a>,
+    /// The Cb and Cr planes of the reference, then of the distorted frame.
+    chroma: Option<[[HostPlane<'a>; 2]; 2]>,
     waits: Vec<SemaphoreRef>,
     signals: Vec<SemaphoreRef>,
 }
@@ -79,9 +81,33 @@ impl<'a> Pair<'a> {
         Self {
             reference: reference.into(),
             distorted: distorted.into(),
+            chroma: None,
             waits: Vec::new(),
             signals: Vec::new(),
         }
+    }
+
+    /// The same pair with the Cb and Cr planes of each frame, in host memory
+    /// (`[cb, cr]` of the reference, then of the distorted frame), each of
+    /// the chroma size of the scorer's layout as a file stores it (sides
+    /// rounded up: [`crate::io::Chroma::plane_size`]). Read only by a scorer
+    /// whose metrics read chroma ([`crate::metric::MetricSet::needs_chroma`]),
+    /// which refuses a pair without them; host luma planes only.
+    ///
+    /// ```
+    /// use vkssim::api::{HostPlane, Pair};
+    /// let (y, c) = (vec![16u8; 64 * 64], vec![128u8; 32 * 32]);
+    /// let (luma, cb) = (HostPlane::u8(&y, 64), HostPlane::u8(&c, 32));
+    /// let pair = Pair::new(luma, luma).with_chroma([cb, cb], [cb, cb]);
+    /// # let _ = pair;
+    /// ```
+    pub fn with_chroma(
+        mut self,
+        reference: [HostPlane<'a>; 2],
+        distorted: [HostPlane<'a>; 2],
+    ) -> Self {
+        self.chroma = Some([reference, distorted]);
+        self
     }
 
     /// The same pair, its work waiting for `semaphore` (at every stage)
@@ -146,8 +172,15 @@ impl Scorer {
                  or shared planes is done when its result comes back"
             )));
         }
+        let needs_chroma = self.metrics().needs_chroma();
+        if needs_chroma && !matches!(pair.reference, Source::Host(_)) {
+            return Err(Error::InvalidOption(format!(
+                "frame {frame}: the scorer's metrics read chroma, which it takes from host \
+                 planes only (Pair::with_chroma)"
+            )));
+        }
         match (pair.reference, pair.distorted) {
-            (Source::Host(r), Source::Host(d)) => self.submit_host(r, d),
+            (Source::Host(r), Source::Host(d)) => self.submit_host(r, d, pair.chroma),
             (Source::Shared(r), Source::Host(d)) => self.submit_shared(r, d),
             (Source::Imported(r), Source::Imported(d)) => {
                 self.submit_imported([r, d], &pair.waits, &pair.signals)
@@ -159,15 +192,43 @@ impl Scorer {
         }
     }
 
-    /// A pair from host memory.
-    fn submit_host(&mut self, reference: HostPlane<'_>, distorted: HostPlane<'_>) -> Result<()> {
-        let desc = *self.desc();
+    /// A pair from host memory (with its chroma planes when the metrics read
+    /// them: packed after each luma plane).
+    fn submit_host(
+        &mut self,
+        reference: HostPlane<'_>,
+        distorted: HostPlane<'_>,
+        chroma: Option<[[HostPlane<'_>; 2]; 2]>,
+    ) -> Result<()> {
+        let desc = self.desc().clone();
         let g = (desc.width, desc.height, desc.bit_depth);
         let frame = self.submitted;
         let mut r = LumaFrame::zeroed(0, 0, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
         reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
         distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
+        if self.metrics().needs_chroma() {
+            let Some(chroma) = chroma else {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the scorer's metrics read chroma ({} frames): give the \
+                     pair's Cb and Cr planes (Pair::with_chroma)",
+                    self.metrics().chroma()
+                )));
+            };
+            let (cw, ch) = self.metrics().chroma_plane_size();
+            let cg = (cw, ch, desc.bit_depth);
+            let mut packed = LumaFrame::zeroed(0, 0, desc.bit_depth);
+            for ((planes, role), out) in chroma
+                .iter()
+                .zip([PlaneRole::Reference, PlaneRole::Distorted])
+                .zip([&mut r, &mut d])
+            {
+                for plane in planes {
+                    plane.pack_into(&mut packed, cg, role, frame)?;
+                    out.bytes.extend_from_slice(&packed.bytes);
+                }
+            }
+        }
         self.take_returns();
         let scorer: &mut dyn FrameScorer = match &mut self.inner {
             Inner::Vk(v) => &mut **v,
@@ -180,7 +241,7 @@ impl Scorer {
 
     /// A shared reference already on the device and a host distorted plane.
     fn submit_shared(&mut self, reference: &SharedPlane, distorted: HostPlane<'_>) -> Result<()> {
-        let desc = *self.desc();
+        let desc = self.desc().clone();
         let g = (desc.width, desc.height, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
         distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
@@ -199,7 +260,7 @@ impl Scorer {
         signals: &[SemaphoreRef],
     ) -> Result<()> {
         let frame = self.submitted;
-        let desc = *self.desc();
+        let desc = self.desc().clone();
         let roles = [PlaneRole::Reference, PlaneRole::Distorted];
         let Inner::Vk(inner) = &mut self.inner else {
             return Err(Error::InvalidOption(format!(

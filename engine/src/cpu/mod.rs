@@ -15,7 +15,8 @@
 //! its five scales through [`ssim_means`]) and [`psnr`] (integer sums of
 //! squared errors per plane, chroma included).
 //!
-//! [`score_frame`] chains them for one pair, with [`stream`] fusing 4 to 6 row
+//! [`score_metrics`] runs every metric of a [`crate::metric::MetricSet`]
+//! on one pair. [`score_frame`] chains the SSIM stages for one pair, with [`stream`] fusing 4 to 6 row
 //! by row (no full-size intermediate planes, same values); [`CpuScorer`] scores
 //! many pairs in parallel across frames. The hot loops also run on AVX2 where the
 //! CPU has it (same values). The stage functions are public so the Vulkan engine
@@ -26,6 +27,7 @@ pub mod decimate;
 pub mod gaussian;
 pub mod lcs_map;
 pub mod means;
+pub mod metrics;
 pub mod ms_ssim;
 mod plane;
 pub(crate) mod pool;
@@ -38,6 +40,7 @@ pub use decimate::decimate as decimate_plane;
 pub use gaussian::{gaussian_filter_all, FilteredPlanes};
 pub use lcs_map::{lcs_terms, LcsTerms, PixelTerms};
 pub use means::{frame_means, FrameMeans, TermSums};
+pub use metrics::score_metrics;
 pub use plane::Plane;
 pub(crate) use pool::CpuScorer;
 pub use samples::luma_to_plane;

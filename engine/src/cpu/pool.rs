@@ -8,11 +8,14 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::score_frame;
+use super::metrics::score_metrics;
+use crate::frame::bytes_per_sample;
+use crate::metric::MetricSet;
 use crate::reorder::Reorder;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, Result, SsimOptions};
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, LumaView, Result};
 
-/// One submitted pair.
+/// One submitted pair: each frame's luma, followed in its bytes by its Cb and
+/// Cr planes when the metrics read chroma ([`MetricSet::needs_chroma`]).
 struct Job {
     index: u64,
     reference: LumaFrame,
@@ -41,7 +44,8 @@ impl Spare {
     }
 }
 
-/// Scores frame pairs on `threads` worker threads with [`super::score_frame`].
+/// Scores frame pairs on `threads` worker threads with
+/// [`super::metrics::score_metrics`]: every metric of its [`MetricSet`].
 ///
 /// A frame that fails (bad geometry, a plane too small, even a panic inside the
 /// scorer) gives an error as that frame's result; the scorer keeps going.
@@ -63,9 +67,9 @@ pub struct CpuScorer {
 }
 
 impl CpuScorer {
-    /// Starts `threads` workers (`0`: one per available core) scoring with
-    /// `options`.
-    pub fn new(options: SsimOptions, threads: usize) -> Result<Self> {
+    /// Starts `threads` workers (`0`: one per available core) scoring the
+    /// metrics of `set`.
+    pub fn new(set: MetricSet, threads: usize) -> Result<Self> {
         let threads = if threads == 0 {
             std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -83,9 +87,10 @@ impl CpuScorer {
             let job_rx = job_rx.clone();
             let done_tx = done_tx.clone();
             let spare = Arc::clone(&spare);
+            let set = set.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("vkssim-cpu-{i}"))
-                .spawn(move || worker(&job_rx, &done_tx, &spare, &options))
+                .spawn(move || worker(&job_rx, &done_tx, &spare, &set))
                 .map_err(|e| Error::Internal(format!("cannot start CPU worker thread {i}: {e}")))?;
             workers.push(handle);
         }
@@ -100,6 +105,12 @@ impl CpuScorer {
             next_submit: 0,
             received: 0,
         })
+    }
+
+    /// [`CpuScorer::new`] for `float_ssim` alone with `options`, each frame
+    /// checked as it is scored (frames of any size).
+    pub fn float_ssim(options: crate::SsimOptions, threads: usize) -> Result<Self> {
+        Self::new(MetricSet::float_ssim_any_size(options), threads)
     }
 
     /// The number of worker threads.
@@ -161,11 +172,13 @@ fn worker(
     jobs: &crossbeam_channel::Receiver<Job>,
     done: &Sender<Done>,
     spare: &Spare,
-    options: &SsimOptions,
+    set: &MetricSet,
 ) {
     while let Ok(job) = jobs.recv() {
         let result = catch_unwind(AssertUnwindSafe(|| {
-            score_frame(&job.reference.view(), &job.distorted.view(), options)
+            let r = frame_views(&job.reference, set)?;
+            let d = frame_views(&job.distorted, set)?;
+            score_metrics(&r, &d, set)
         }))
         .unwrap_or_else(|panic| {
             let what = panic
@@ -184,6 +197,40 @@ fn worker(
             return;
         }
     }
+}
+
+/// The planes of a submitted frame: its luma, then with chroma
+/// ([`MetricSet::needs_chroma`]) the Cb and Cr planes that follow it in its
+/// bytes (sizes from the frame's own luma size and the set's layout).
+fn frame_views<'a>(f: &'a LumaFrame, set: &MetricSet) -> Result<Vec<LumaView<'a>>> {
+    if !set.needs_chroma() {
+        return Ok(vec![f.view()]);
+    }
+    let bps = bytes_per_sample(f.bit_depth);
+    let luma = f.width as usize * f.height as usize * bps;
+    let (cw, ch) = set.chroma().plane_size(f.width, f.height);
+    let plane = cw as usize * ch as usize * bps;
+    let needed = luma + 2 * plane;
+    if f.bytes.len() < needed {
+        return Err(Error::BufferSize {
+            what: format!(
+                "a {}x{} {}-bit frame's luma, Cb and Cr planes ({})",
+                f.width,
+                f.height,
+                f.bit_depth,
+                set.chroma()
+            ),
+            needed,
+            actual: f.bytes.len(),
+        });
+    }
+    let b = &f.bytes;
+    let view = |w: u32, h: u32, bytes| LumaView::new(w, h, f.bit_depth, w as usize * bps, bytes);
+    Ok(vec![
+        view(f.width, f.height, &b[..luma])?,
+        view(cw, ch, &b[luma..luma + plane])?,
+        view(cw, ch, &b[luma + plane..needed])?,
+    ])
 }
 
 impl FrameScorer for CpuScorer {
@@ -267,6 +314,12 @@ impl Drop for CpuScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::score_frame;
+    use crate::SsimOptions;
+
+    fn ssim_set(opts: SsimOptions) -> MetricSet {
+        MetricSet::float_ssim(opts, 64, 64, 8).unwrap()
+    }
 
     fn pair(width: u32, height: u32, seed: u8) -> (LumaFrame, LumaFrame) {
         let mut a = LumaFrame::zeroed(width, height, 8);
@@ -287,7 +340,7 @@ mod tests {
             .map(|(a, b)| score_frame(&a.view(), &b.view(), &opts).unwrap())
             .collect();
         for threads in [1, 2, 3] {
-            let mut scorer = CpuScorer::new(opts, threads).unwrap();
+            let mut scorer = CpuScorer::new(ssim_set(opts), threads).unwrap();
             assert_eq!(scorer.queue_depth(), 2 * threads);
             let mut got = Vec::new();
             for (a, b) in pairs.iter().cloned() {
@@ -308,7 +361,7 @@ mod tests {
     #[test]
     fn a_bad_frame_is_an_error_in_its_place() {
         let opts = SsimOptions::default();
-        let mut scorer = CpuScorer::new(opts, 2).unwrap();
+        let mut scorer = CpuScorer::new(ssim_set(opts), 2).unwrap();
         let (a, b) = pair(40, 40, 3);
         let (small, _) = pair(8, 40, 3);
         scorer.submit(a.clone(), b.clone()).unwrap();
@@ -332,7 +385,7 @@ mod tests {
 
     #[test]
     fn zero_threads_means_every_core() {
-        let scorer = CpuScorer::new(SsimOptions::default(), 0).unwrap();
+        let scorer = CpuScorer::new(ssim_set(SsimOptions::default()), 0).unwrap();
         assert!(scorer.threads() >= 1);
         assert_eq!(scorer.queue_depth(), 2 * scorer.threads());
     }

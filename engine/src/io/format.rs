@@ -191,6 +191,23 @@ impl VideoFormat {
             .saturating_mul(self.bytes_per_sample() as u64)
     }
 
+    /// Bytes of one chroma plane (0 without chroma).
+    pub fn chroma_plane_bytes(&self) -> usize {
+        let (cw, ch) = self.chroma.plane_size(self.width, self.height);
+        (cw as usize)
+            .saturating_mul(ch as usize)
+            .saturating_mul(self.bytes_per_sample())
+    }
+
+    /// Bytes of a frame's luma, Cb and Cr planes, packed (what
+    /// [`crate::io::LumaReader::read_planes`] fills): the frame without an
+    /// alpha plane; the luma plane alone without chroma.
+    pub fn planes_bytes(&self) -> usize {
+        let planes = if self.chroma == Chroma::Mono { 0 } else { 2 };
+        self.luma_bytes()
+            .saturating_add(planes * self.chroma_plane_bytes())
+    }
+
     /// Bytes of one whole frame: luma and every following plane (without a Y4M
     /// `FRAME` line).
     pub fn frame_bytes(&self) -> u64 {

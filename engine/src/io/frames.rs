@@ -1,6 +1,6 @@
 //! What the YUV and Y4M readers share: the byte source, the format, the frame
-//! counter, and reading one frame's planes (luma into the caller's buffer or a new
-//! one, the rest skipped) with the errors that name the file and frame.
+//! counter, and reading one frame's planes (luma, or luma and chroma, into the
+//! caller's buffer or luma into a new one, the rest skipped) with the errors that name the file and frame.
 //!
 //! Memory follows the data: until a stream (a pipe) has delivered one whole frame,
 //! a new frame's plane grows in chunks as its bytes arrive, so a header that
@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::index::{FrameIndex, Offsets};
-use super::range::check_plane;
+use super::range::{check_plane, check_planes};
 use super::source::ByteSource;
 use super::VideoFormat;
 use crate::{Error, LumaFrame, Result};
@@ -25,6 +25,9 @@ const FIRST_CHUNK: usize = 64 * 1024;
 pub(crate) enum LumaDst<'a> {
     /// Nowhere: the whole frame is skipped.
     Skip,
+    /// The luma, Cb and Cr planes into the first bytes of the caller's
+    /// buffer (at least [`VideoFormat::planes_bytes`] long), checked.
+    Planes(&'a mut [u8]),
     /// The first bytes of the caller's buffer (at least a luma plane long).
     Into(&'a mut [u8]),
     /// As [`LumaDst::Into`], without the sample range check (the buffer is
@@ -69,7 +72,27 @@ impl Frames {
 
     /// Checks that `dst` can hold a luma plane.
     pub(crate) fn check_dst(&self, dst: &[u8]) -> Result<()> {
-        self.format.check_luma_dst(dst).map(|_| ())
+        self.check_len(dst, self.format.luma_bytes(), "luma plane")
+    }
+
+    /// Checks that `dst` can hold a frame's luma, Cb and Cr planes.
+    pub(crate) fn check_planes_dst(&self, dst: &[u8]) -> Result<()> {
+        self.check_len(
+            dst,
+            self.format.planes_bytes(),
+            "frame's luma and chroma planes",
+        )
+    }
+
+    fn check_len(&self, dst: &[u8], needed: usize, what: &str) -> Result<()> {
+        if dst.len() < needed {
+            return Err(Error::BufferSize {
+                what: format!("a {} {what}", self.format),
+                needed,
+                actual: dst.len(),
+            });
+        }
+        Ok(())
     }
 
     /// Reads one frame's planes, after `prefix` bytes of it (a Y4M FRAME line) were
@@ -78,10 +101,20 @@ impl Frames {
     /// 0). Does not advance [`Frames::next`].
     pub(crate) fn read_planes(&mut self, dst: LumaDst<'_>, prefix: u64) -> Result<bool> {
         let payload = self.format.frame_bytes();
-        let luma_len = self.format.luma_bytes();
+        let planes = matches!(dst, LumaDst::Planes(_));
+        let luma_len = if planes {
+            self.format.planes_bytes()
+        } else {
+            self.format.luma_bytes()
+        };
         let check = !matches!(dst, LumaDst::Unchecked(_));
         let (present, plane) = match dst {
             LumaDst::Skip => (0, None),
+            LumaDst::Planes(dst) => {
+                let dst = &mut dst[..luma_len];
+                let n = self.src.fill(dst).map_err(|e| self.io(e))?;
+                (n, Some(dst))
+            }
             LumaDst::Into(dst) | LumaDst::Unchecked(dst) => {
                 let dst = &mut dst[..luma_len];
                 let n = self.src.fill(dst).map_err(|e| self.io(e))?;
@@ -102,7 +135,11 @@ impl Frames {
         }
         if present == payload {
             if let Some(plane) = plane.filter(|_| check) {
-                check_plane(plane, &self.format, &self.path, self.next)?;
+                if planes {
+                    check_planes(plane, &self.format, &self.path, self.next)?;
+                } else {
+                    check_plane(plane, &self.format, &self.path, self.next)?;
+                }
             }
             return Ok(true);
         }

@@ -132,6 +132,41 @@ impl FrameIndex {
     }
 }
 
+impl FrameIndex {
+    /// Reads frame `frame`'s luma, Cb and Cr planes into the first
+    /// [`VideoFormat::planes_bytes`] bytes of `dst` (packed, as a raw YUV file
+    /// stores them; an alpha plane is not read), with the checks of
+    /// [`FrameIndex::read_luma_at`] on every plane read.
+    pub fn read_planes_at(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
+        let len = self.format.planes_bytes();
+        if dst.len() < len {
+            return Err(Error::BufferSize {
+                what: format!("a {} frame's luma and chroma planes", self.format),
+                needed: len,
+                actual: dst.len(),
+            });
+        }
+        let offset = self.luma_offset(frame).ok_or_else(|| {
+            Error::InvalidOption(format!(
+                "{}: frame {frame} asked for, but the file has {} frames",
+                self.path.display(),
+                self.len()
+            ))
+        })?;
+        let dst = &mut dst[..len];
+        let n = read_at(&self.file, dst, offset).map_err(|e| Error::io(&self.path, e))?;
+        if n < len {
+            return Err(Error::TruncatedFrame {
+                path: self.path.clone(),
+                frame,
+                leftover: n as u64,
+                frame_bytes: self.format.frame_bytes(),
+            });
+        }
+        super::range::check_planes(dst, &self.format, &self.path, frame)
+    }
+}
+
 /// Reads `buf.len()` bytes at `offset` unless the file ends first; returns the
 /// bytes read. Does not move any file position shared with other readers.
 #[cfg(unix)]

@@ -1,7 +1,8 @@
 //! Video readers: raw planar YUV ([`yuv`]) and Y4M ([`y4m`]), from files or standard
-//! input, behind one trait ([`LumaReader`]). Only luma is read; the other planes are
-//! skipped without being copied (a seek in a regular file, one reused buffer in a
-//! pipe).
+//! input, behind one trait ([`LumaReader`]). Luma is read, and the chroma planes
+//! only when asked ([`LumaReader::read_planes`], for metrics that read them);
+//! planes not read are skipped without being copied (a seek in a regular file,
+//! one reused buffer in a pipe).
 //!
 //! [`open_input`] picks the reader by content: `-` is standard input; an input that
 //! starts with `YUV4MPEG` is Y4M (whatever its name); a name ending `.yuv` is raw
@@ -82,6 +83,31 @@ pub trait LumaReader: Send {
         self.read_luma(dst)
     }
 
+    /// Reads the next frame's luma, Cb and Cr planes into the first
+    /// [`VideoFormat::planes_bytes`] bytes of `dst`, packed as a raw YUV file
+    /// stores them (an alpha plane is skipped), with the checks of
+    /// [`LumaReader::read_luma`] on every plane. Returns false at a clean end
+    /// of input. For metrics that read chroma (`psnr`).
+    ///
+    /// By default the luma read for a luma-only input, and
+    /// [`Error::Unsupported`] otherwise (the YUV and Y4M readers read chroma).
+    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
+        if self.format().chroma == Chroma::Mono {
+            return self.read_luma(dst);
+        }
+        Err(Error::Unsupported(format!(
+            "{}: this reader reads the luma plane only, not chroma",
+            self.path().display()
+        )))
+    }
+
+    /// Whether the input is a Y4M stream (the `vmaf` command line converts
+    /// some Y4M chroma layouts before scoring, which matters to metrics that
+    /// read chroma). False by default.
+    fn is_y4m(&self) -> bool {
+        false
+    }
+
     /// Skips up to `frames` frames; returns how many were skipped (fewer only at
     /// the end of the input).
     fn skip(&mut self, frames: u64) -> Result<u64>;
@@ -135,6 +161,12 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
         (**self).read_luma_unchecked(dst)
+    }
+    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
+        (**self).read_planes(dst)
+    }
+    fn is_y4m(&self) -> bool {
+        (**self).is_y4m()
     }
     fn skip(&mut self, frames: u64) -> Result<u64> {
         (**self).skip(frames)

@@ -54,6 +54,29 @@ pub(crate) fn check_plane(
 
 /// Whether any little-endian 16-bit sample has a bit of `high` set: an OR over the
 /// whole plane, eight samples per step, which the compiler vectorises.
+/// [`check_plane`] on a frame's luma plane, then on the Cb and Cr planes that
+/// follow it in `planes` ([`super::VideoFormat::planes_bytes`]), each with its
+/// own row width (a position names the sample within its plane).
+pub(crate) fn check_planes(
+    planes: &[u8],
+    format: &super::VideoFormat,
+    path: &std::path::Path,
+    frame: u64,
+) -> crate::Result<()> {
+    let luma = format.luma_bytes().min(planes.len());
+    check_plane(&planes[..luma], format, path, frame)?;
+    let (cw, _) = format.chroma.plane_size(format.width, format.height);
+    let chroma = super::VideoFormat {
+        width: cw.max(1),
+        ..*format
+    };
+    let plane = format.chroma_plane_bytes().max(1);
+    for c in planes[luma..].chunks(plane) {
+        check_plane(c, &chroma, path, frame)?;
+    }
+    Ok(())
+}
+
 fn any_high_bits(bytes: &[u8], high: u16) -> bool {
     let mask = u64::from(high) * 0x0001_0001_0001_0001;
     let words = bytes.chunks_exact(32);

@@ -401,6 +401,15 @@ impl LumaReader for Y4mReader {
         self.read_into(LumaDst::Unchecked(dst))
     }
 
+    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.frames.check_planes_dst(dst)?;
+        self.read_into(LumaDst::Planes(dst))
+    }
+
+    fn is_y4m(&self) -> bool {
+        true
+    }
+
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         let Some(prefix) = self.frame_line()? else {
             return Ok(None);

@@ -3,7 +3,9 @@
 //! names: [`ssim`] (`float_ssim`, with its decimation factor in [`scale`]),
 //! [`psnr`] and [`ms_ssim`] (`float_ms_ssim`). [`config`] names one metric and
 //! its options in the `vmaf` command line's syntax; [`outputs`] holds a frame's
-//! values by name, in libvmaf's order. The engines' rings and pipelines do not
+//! values by name, in libvmaf's order; [`set`] checks the metrics of one
+//! scorer against its frames; [`summary`] pools a run's frames and gives its
+//! aggregate values. The engines' rings and pipelines do not
 //! depend on which metric runs; `docs/metrics.md` says how the next ones
 //! (VMAF's `integer_vif`, `integer_adm`, `integer_motion`, and `cambi`) plug in.
 
@@ -12,7 +14,11 @@ pub mod ms_ssim;
 pub mod outputs;
 pub mod psnr;
 pub mod scale;
+pub mod set;
 pub mod ssim;
+pub mod summary;
 
 pub use config::MetricConfig;
 pub use outputs::MetricOutputs;
+pub use set::MetricSet;
+pub use summary::Summary;

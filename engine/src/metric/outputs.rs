@@ -2,8 +2,14 @@
 //! or at the end of a run, each under its libvmaf name and in the order the
 //! `vmaf` CLI writes them.
 
+/// Most values one frame reports (every metric together); a metric set that
+/// would report more is refused when it is checked
+/// ([`super::MetricSet::new`]).
+pub const MAX_OUTPUTS: usize = 40;
+
 /// Named fp64 values in libvmaf's output order (`psnr_y`, `mse_y`, `psnr_cb`,
-/// ...). A name appears at most once.
+/// ...). A name appears at most once. Held inline (at most [`MAX_OUTPUTS`]),
+/// so that a [`crate::FrameScore`] stays `Copy`.
 ///
 /// ```
 /// use vkssim::metric::outputs::MetricOutputs;
@@ -13,9 +19,33 @@
 /// assert_eq!(o.get("psnr_cb"), Some(45.0));
 /// assert_eq!(o.names().collect::<Vec<_>>(), ["psnr_y", "psnr_cb"]);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Copy)]
 pub struct MetricOutputs {
-    values: Vec<(&'static str, f64)>,
+    values: [(&'static str, f64); MAX_OUTPUTS],
+    len: usize,
+}
+
+impl Default for MetricOutputs {
+    fn default() -> Self {
+        Self {
+            values: [("", 0.0); MAX_OUTPUTS],
+            len: 0,
+        }
+    }
+}
+
+impl PartialEq for MetricOutputs {
+    /// The same names in the same order with the same values (`==` on each
+    /// value, so a NaN differs from itself as an `f64` does).
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl std::fmt::Debug for MetricOutputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
 }
 
 impl MetricOutputs {
@@ -24,16 +54,26 @@ impl MetricOutputs {
         Self::default()
     }
 
+    fn as_slice(&self) -> &[(&'static str, f64)] {
+        &self.values[..self.len]
+    }
+
     /// Appends `name = value` after the values already there.
     ///
-    /// Panics if `name` is already there (a metric naming one output twice is
-    /// a bug in vkssim, never bad input).
+    /// Panics if `name` is already there or [`MAX_OUTPUTS`] values are (a
+    /// metric naming one output twice, or a set of metrics that was not
+    /// checked, is a bug in vkssim, never bad input).
     pub fn push(&mut self, name: &'static str, value: f64) {
         assert!(
             self.get(name).is_none(),
             "metric output {name} reported twice"
         );
-        self.values.push((name, value));
+        assert!(
+            self.len < MAX_OUTPUTS,
+            "more than {MAX_OUTPUTS} metric outputs in one frame"
+        );
+        self.values[self.len] = (name, value);
+        self.len += 1;
     }
 
     /// Appends every value of `other`, in its order.
@@ -47,7 +87,7 @@ impl MetricOutputs {
 
     /// The value reported as `name`, if any.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.values
+        self.as_slice()
             .iter()
             .find(|(n, _)| *n == name)
             .map(|&(_, v)| v)
@@ -55,22 +95,22 @@ impl MetricOutputs {
 
     /// `(name, value)` pairs in output order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
-        self.values.iter().copied()
+        self.as_slice().iter().copied()
     }
 
     /// The names in output order.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.values.iter().map(|&(n, _)| n)
+        self.as_slice().iter().map(|&(n, _)| n)
     }
 
     /// How many values there are.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.len
     }
 
     /// Whether there is no value.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len == 0
     }
 }
 
@@ -79,7 +119,7 @@ impl<'a> IntoIterator for &'a MetricOutputs {
     type IntoIter = std::iter::Copied<std::slice::Iter<'a, (&'static str, f64)>>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.values.iter().copied()
+        self.as_slice().iter().copied()
     }
 }
 

@@ -15,6 +15,9 @@ use crate::{Error, FrameScore, LumaView, Result, SsimOptions};
 /// libvmaf's name of the metric.
 pub const FEATURE: &str = "float_ssim";
 
+/// The `enable_lcs` outputs, after `float_ssim`.
+pub const LCS_NAMES: [&str; 3] = ["float_ssim_l", "float_ssim_c", "float_ssim_s"];
+
 /// The feature names a run with `opts` reports, in libvmaf's output order.
 ///
 /// ```
@@ -25,7 +28,9 @@ pub const FEATURE: &str = "float_ssim";
 /// ```
 pub fn feature_names(opts: &SsimOptions) -> Vec<&'static str> {
     if opts.enable_lcs {
-        vec![FEATURE, "float_ssim_l", "float_ssim_c", "float_ssim_s"]
+        let mut names = vec![FEATURE];
+        names.extend(LCS_NAMES);
+        names
     } else {
         vec![FEATURE]
     }
@@ -141,11 +146,19 @@ pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOpti
         db::to_db(ssim, max)
     });
     let lcs = |v: f32| opts.enable_lcs.then_some(v as f64);
-    FrameScore {
+    let mut score = FrameScore {
         ssim,
         l: lcs(means.l),
         c: lcs(means.c),
         s: lcs(means.s),
         db,
+        ..FrameScore::empty()
+    };
+    score.outputs.push(FEATURE, score.float_ssim());
+    if let Some(values) = score.lcs() {
+        for (name, v) in LCS_NAMES.into_iter().zip(values) {
+            score.outputs.push(name, v);
+        }
     }
+    score
 }

@@ -338,6 +338,38 @@ impl LumaReader for FfmpegReader {
         self.deliver(dst, false)
     }
 
+    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
+        let needed = self.format.planes_bytes();
+        if dst.len() < needed {
+            return Err(Error::BufferSize {
+                what: format!("a {} frame's luma and chroma planes", self.format),
+                needed,
+                actual: dst.len(),
+            });
+        }
+        if !self.next()? {
+            return Ok(false);
+        }
+        let index = self.frames_read;
+        let frame = match &mut self.scaler {
+            Some(scaler) => scaler.run(&self.frame)?,
+            None => &self.frame,
+        };
+        let planes = if self.format.chroma == crate::io::Chroma::Mono {
+            1
+        } else {
+            3
+        };
+        let mut at = 0;
+        for plane in 0..planes {
+            let n = copy::copy_plane(frame, &self.format, plane, &mut dst[at..needed])?;
+            check_plane(&dst[at..at + n], &self.format, &self.path, index)?;
+            at += n;
+        }
+        self.frames_read += 1;
+        Ok(true)
+    }
+
     fn skip(&mut self, frames: u64) -> Result<u64> {
         let mut done = 0;
         while done < frames && self.next()? {

@@ -1,0 +1,187 @@
+//! The metrics in the C API: a description's `--feature`-style strings and
+//! chroma layout ([`with_features`]), a result's values by name
+//! ([`outputs_of`], [`vkssim_score_value`]), and host pairs with their chroma
+//! planes ([`vkssim_scorer_submit_host_planes`]).
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::{Mutex, OnceLock};
+
+use super::*;
+use vkssim::io::Chroma;
+use vkssim::metric::config::parse_list;
+
+/// `sd` with the metrics and chroma layout of `d`.
+///
+/// # Safety
+/// `d.features` must be NULL or hold `d.n_features` valid C strings.
+pub(crate) unsafe fn with_features(
+    mut sd: ScorerDesc,
+    d: &VkssimScorerDesc,
+) -> Result<ScorerDesc, Error> {
+    if !d.features.is_null() && d.n_features > 0 {
+        // SAFETY: per the contract.
+        let ptrs = unsafe { std::slice::from_raw_parts(d.features, d.n_features) };
+        let mut specs = Vec::with_capacity(ptrs.len());
+        for (i, &p) in ptrs.iter().enumerate() {
+            if p.is_null() {
+                return Err(null_arg(&format!("features[{i}]")));
+            }
+            // SAFETY: a valid C string per the contract.
+            let text = unsafe { CStr::from_ptr(p) }
+                .to_str()
+                .map_err(|_| Error::InvalidOption(format!("features[{i}] is not UTF-8")))?;
+            specs.push(text.to_string());
+        }
+        sd = sd.with_metrics(parse_list(&specs)?);
+    }
+    let chroma = match d.chroma {
+        0 => None,
+        420 => Some(Chroma::C420),
+        422 => Some(Chroma::C422),
+        444 => Some(Chroma::C444),
+        400 => Some(Chroma::Mono),
+        other => {
+            return Err(Error::InvalidOption(format!(
+                "chroma {other}: give 420, 422, 444, 400 or 0 (not given)"
+            )))
+        }
+    };
+    if let Some(c) = chroma {
+        sd = sd.with_chroma(c);
+    }
+    Ok(sd)
+}
+
+/// A static C string for an output name (each made once, kept for the life
+/// of the process).
+fn c_name(name: &'static str) -> *const c_char {
+    static NAMES: OnceLock<Mutex<HashMap<&'static str, &'static CStr>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    names
+        .entry(name)
+        .or_insert_with(|| Box::leak(CString::new(name).unwrap_or_default().into_boxed_c_str()))
+        .as_ptr()
+}
+
+/// A result's values as the C struct holds them.
+pub(crate) fn outputs_of(s: &FrameScore) -> [VkssimOutput; VKSSIM_MAX_OUTPUTS] {
+    let mut out = [VkssimOutput {
+        name: std::ptr::null(),
+        value: 0.0,
+    }; VKSSIM_MAX_OUTPUTS];
+    for (slot, (name, value)) in out.iter_mut().zip(s.iter()) {
+        *slot = VkssimOutput {
+            name: c_name(name),
+            value,
+        };
+    }
+    out
+}
+
+/// Writes to `out` the value `score` reports under libvmaf's name `name`
+/// (`"psnr_y"`, `"float_ms_ssim"`, ...). `VKSSIM_ERROR_INVALID_ARGUMENT` when
+/// it reports no such value.
+///
+/// # Safety
+/// `score` must be a valid result, `name` a valid C string, `out` a valid
+/// pointer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_score_value(
+    score: *const VkssimScore,
+    name: *const c_char,
+    out: *mut f64,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { score.as_ref() }.ok_or_else(|| null_arg("score"))?;
+        if name.is_null() {
+            return Err(null_arg("name"));
+        }
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: a valid C string per the contract.
+        let want = unsafe { CStr::from_ptr(name) };
+        let n = (s.n_outputs as usize).min(VKSSIM_MAX_OUTPUTS);
+        for o in &s.outputs[..n] {
+            // SAFETY: every name up to n_outputs is one of `c_name`'s strings.
+            if !o.name.is_null() && unsafe { CStr::from_ptr(o.name) } == want {
+                // SAFETY: `out` is valid per the contract.
+                unsafe { *out = o.value };
+                return Ok(VkssimStatus::VkssimOk);
+            }
+        }
+        Err(Error::InvalidOption(format!(
+            "the result has no value named {}",
+            want.to_string_lossy()
+        )))
+    })
+}
+
+/// [`crate::vkssim_scorer_submit_host`] with each frame's three planes (luma,
+/// Cb, Cr; strides in bytes), for metrics that read chroma (psnr): the chroma
+/// planes of the scorer's layout as a file stores them (sides rounded up).
+/// A scorer whose metrics read no chroma ignores them.
+///
+/// # Safety
+/// `scorer` must be a live scorer; `reference` and `distorted` must each
+/// point to 3 plane pointers and the strides to 3 values, each plane holding
+/// its rows as [`crate::vkssim_scorer_submit_host`] says.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_submit_host_planes(
+    scorer: *mut VkssimScorer,
+    reference: *const *const c_void,
+    reference_strides: *const usize,
+    distorted: *const *const c_void,
+    distorted_strides: *const usize,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        let three = |p: *const *const c_void, s: *const usize, what: &str| {
+            if p.is_null() || s.is_null() {
+                return Err(null_arg(what));
+            }
+            // SAFETY: 3 pointers and 3 strides per the contract.
+            Ok(unsafe {
+                (
+                    std::slice::from_raw_parts(p, 3),
+                    std::slice::from_raw_parts(s, 3),
+                )
+            })
+        };
+        let (rp, rs) = three(reference, reference_strides, "reference")?;
+        let (dp, ds) = three(distorted, distorted_strides, "distorted")?;
+        let desc = s.scorer.desc();
+        let luma = (desc.width, desc.height, desc.bit_depth);
+        let chroma = s.scorer.metrics().chroma();
+        let (cw, ch) = chroma.plane_size(desc.width, desc.height);
+        let sizes = [luma, (cw, ch, desc.bit_depth), (cw, ch, desc.bit_depth)];
+        let names = ["reference", "reference Cb", "reference Cr"];
+        let dnames = ["distorted", "distorted Cb", "distorted Cr"];
+        let mut planes = Vec::with_capacity(6);
+        for (k, (p, st, name)) in [(rp, rs, names), (dp, ds, dnames)]
+            .into_iter()
+            .flat_map(|(p, st, n)| (0..3).map(move |i| (p[i], st[i], n[i])))
+            .enumerate()
+        {
+            // Without chroma only the luma planes are read.
+            if k % 3 != 0 && !s.scorer.metrics().needs_chroma() {
+                continue;
+            }
+            // SAFETY: forwarded from the caller's contract.
+            planes.push(unsafe { scorer::host_plane(p, st, sizes[k % 3], name) }?);
+        }
+        let pair = match planes[..] {
+            [r, rcb, rcr, d, dcb, dcr] => Pair::new(r, d).with_chroma([rcb, rcr], [dcb, dcr]),
+            [r, d] => Pair::new(r, d),
+            _ => return Err(Error::Internal("planes of a C pair".into())),
+        };
+        s.scorer.submit(pair)?;
+        Ok(VkssimStatus::VkssimOk)
+    })
+}

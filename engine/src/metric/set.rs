@@ -1,0 +1,225 @@
+//! [`MetricSet`]: the metrics one scorer computes, checked once against the
+//! frames it takes, before any work: each metric at most once, every metric
+//! able to score that size, bit depth and chroma layout, and the chroma
+//! layout known when a metric reads chroma. It says what a frame needs read
+//! (chroma or not) and what it reports (names, in the `vmaf` command line's
+//! order).
+
+use super::config::MetricConfig;
+use super::outputs::MAX_OUTPUTS;
+use super::psnr::{self, PsnrGeometry};
+use crate::io::Chroma;
+use crate::{Error, Result, SsimOptions};
+
+/// A checked list of metrics for frames of one format (see the module note).
+///
+/// ```
+/// use vkssim::io::Chroma;
+/// use vkssim::metric::{config::parse_list, MetricSet};
+/// let configs = parse_list(&["float_ssim", "psnr=enable_mse=true"]).unwrap();
+/// let set = MetricSet::new(&configs, 64, 48, 8, Some(Chroma::C420)).unwrap();
+/// assert!(set.needs_chroma());
+/// assert_eq!(set.output_names()[..3], ["float_ssim", "psnr_y", "mse_y"]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricSet {
+    configs: Vec<MetricConfig>,
+    width: u32,
+    height: u32,
+    bit_depth: u32,
+    chroma: Chroma,
+    psnr: Option<PsnrGeometry>,
+}
+
+impl MetricSet {
+    /// Checks `configs` for `width` x `height` frames at `bit_depth` whose
+    /// chroma layout is `chroma` (`None`: not known, as for luma-only
+    /// planes; then a metric that reads chroma is refused).
+    ///
+    /// Errors: no metric, or one twice ([`Error::InvalidOption`] naming it);
+    /// a metric that reads chroma without a chroma layout
+    /// ([`Error::InvalidOption`]); what [`MetricConfig::check_frame`] refuses
+    /// (a size a metric cannot take names the metric and the size).
+    pub fn new(
+        configs: &[MetricConfig],
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        chroma: Option<Chroma>,
+    ) -> Result<Self> {
+        if configs.is_empty() {
+            return Err(Error::InvalidOption(
+                "no metric to compute (give at least one)".into(),
+            ));
+        }
+        for (i, c) in configs.iter().enumerate() {
+            if configs[..i].iter().any(|o| o.feature() == c.feature()) {
+                return Err(Error::InvalidOption(format!(
+                    "{}: the metric is asked for more than once; ask once",
+                    c.feature()
+                )));
+            }
+            if c.needs_chroma() && chroma.is_none() {
+                return Err(Error::InvalidOption(format!(
+                    "{}: it reads the chroma planes (enable_chroma), but the frames' chroma \
+                     layout is not given (give it, or turn enable_chroma off)",
+                    c.feature()
+                )));
+            }
+        }
+        let chroma = chroma.unwrap_or(Chroma::Mono);
+        let mut psnr_geometry = None;
+        for c in configs {
+            c.check_frame(width, height, bit_depth, chroma)?;
+            if let MetricConfig::Psnr(o) = c {
+                psnr_geometry = Some(psnr::check_geometry(width, height, bit_depth, chroma, o)?);
+            }
+        }
+        let set = Self {
+            configs: configs.to_vec(),
+            width,
+            height,
+            bit_depth,
+            chroma,
+            psnr: psnr_geometry,
+        };
+        let n = set.output_names().len();
+        if n > MAX_OUTPUTS {
+            return Err(Error::Unsupported(format!(
+                "{n} values per frame (at most {MAX_OUTPUTS} at once)"
+            )));
+        }
+        Ok(set)
+    }
+
+    /// `float_ssim` alone with `opts` (what a scorer computes by default).
+    pub fn float_ssim(opts: SsimOptions, width: u32, height: u32, bit_depth: u32) -> Result<Self> {
+        Self::new(
+            &[MetricConfig::FloatSsim(opts)],
+            width,
+            height,
+            bit_depth,
+            None,
+        )
+    }
+
+    /// `float_ssim` alone with `opts` for frames of any size, unchecked (each
+    /// frame is checked as it is scored): for the CPU scorer's tests.
+    pub(crate) fn float_ssim_any_size(opts: SsimOptions) -> Self {
+        Self {
+            configs: vec![MetricConfig::FloatSsim(opts)],
+            width: 0,
+            height: 0,
+            bit_depth: 8,
+            chroma: Chroma::Mono,
+            psnr: None,
+        }
+    }
+
+    /// The metrics, in the order given.
+    pub fn configs(&self) -> &[MetricConfig] {
+        &self.configs
+    }
+
+    /// Luma width, height and bit depth.
+    pub fn geometry(&self) -> (u32, u32, u32) {
+        (self.width, self.height, self.bit_depth)
+    }
+
+    /// The frames' chroma layout ([`Chroma::Mono`] when not given).
+    pub fn chroma(&self) -> Chroma {
+        self.chroma
+    }
+
+    /// Whether a frame's chroma planes are read (a metric reads them and the
+    /// frames have them).
+    pub fn needs_chroma(&self) -> bool {
+        self.chroma != Chroma::Mono && self.configs.iter().any(MetricConfig::needs_chroma)
+    }
+
+    /// The size in samples of each chroma plane read when
+    /// [`MetricSet::needs_chroma`] (as stored: sides rounded up).
+    pub fn chroma_plane_size(&self) -> (u32, u32) {
+        self.chroma.plane_size(self.width, self.height)
+    }
+
+    /// `float_ssim`'s options, when it is one of the metrics.
+    pub fn ssim(&self) -> Option<SsimOptions> {
+        self.configs.iter().find_map(|c| match c {
+            MetricConfig::FloatSsim(o) => Some(*o),
+            _ => None,
+        })
+    }
+
+    /// Whether the set is `float_ssim` alone.
+    pub fn is_float_ssim_only(&self) -> bool {
+        self.configs.len() == 1 && self.ssim().is_some()
+    }
+
+    /// `psnr`'s geometry (planes, peak, ceilings), when it is one of the
+    /// metrics.
+    pub fn psnr_geometry(&self) -> Option<&PsnrGeometry> {
+        self.psnr.as_ref()
+    }
+
+    /// The per-frame output names, in the `vmaf` command line's order.
+    pub fn output_names(&self) -> Vec<&'static str> {
+        self.configs
+            .iter()
+            .flat_map(|c| c.output_names(self.chroma))
+            .collect()
+    }
+
+    /// The names of the values reported once, at the end of a run
+    /// (`aggregate_metrics`).
+    pub fn aggregate_names(&self) -> Vec<&'static str> {
+        self.configs
+            .iter()
+            .flat_map(|c| c.aggregate_names())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::config::parse_list;
+
+    #[test]
+    fn checks_before_any_work() {
+        let l = |s: &[&str]| parse_list(s).unwrap();
+        let e = MetricSet::new(&[], 64, 64, 8, None).unwrap_err();
+        assert!(e.to_string().contains("no metric"), "{e}");
+        let twice = [l(&["psnr"])[0], l(&["psnr=enable_mse=true"])[0]];
+        let e = MetricSet::new(&twice, 64, 64, 8, Some(Chroma::C420)).unwrap_err();
+        assert!(e
+            .to_string()
+            .contains("psnr: the metric is asked for more than once"));
+        let e = MetricSet::new(&l(&["psnr"]), 64, 64, 8, None).unwrap_err();
+        assert!(e.to_string().contains("chroma layout is not given"), "{e}");
+        let off = MetricSet::new(&l(&["psnr=enable_chroma=false"]), 64, 64, 8, None).unwrap();
+        assert!(!off.needs_chroma());
+        assert_eq!(off.output_names(), ["psnr_y"]);
+        let e =
+            MetricSet::new(&l(&["float_ssim", "float_ms_ssim"]), 175, 300, 8, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("float_ms_ssim cannot score a 175x300 frame"),
+            "{e}"
+        );
+        let all = l(&[
+            "float_ms_ssim=enable_lcs=true",
+            "psnr=enable_mse=true:enable_apsnr=true",
+            "float_ssim=enable_lcs=true",
+        ]);
+        let s = MetricSet::new(&all, 176, 176, 10, Some(Chroma::C422)).unwrap();
+        assert_eq!(s.output_names().len(), 16 + 6 + 4);
+        assert_eq!(s.output_names()[16], "psnr_y");
+        assert_eq!(s.aggregate_names(), ["apsnr_y", "apsnr_cb", "apsnr_cr"]);
+        assert_eq!(s.chroma_plane_size(), (88, 176));
+        assert!(s.needs_chroma() && !s.is_float_ssim_only());
+        let mono = MetricSet::new(&l(&["psnr"]), 64, 64, 8, Some(Chroma::Mono)).unwrap();
+        assert!(!mono.needs_chroma());
+        assert_eq!(mono.output_names(), ["psnr_y"]);
+    }
+}

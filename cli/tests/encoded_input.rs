@@ -362,6 +362,59 @@ fn scores_equal_those_of_the_decoded_pair() {
     assert_eq!(without_fps(&mixed_out), without_fps(&raw_out));
 }
 
+/// Metrics that read chroma (psnr) and MS-SSIM on encoded inputs, 4:2:0 8-bit
+/// and 4:4:4 10-bit: the same output file as the ffmpeg-decoded raw
+/// pair (whose psnr the vmaf CLI parity tests check).
+#[test]
+fn several_metrics_with_chroma_equal_those_of_the_decoded_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let features = [
+        "--feature",
+        "psnr=enable_mse=true",
+        "--feature",
+        "float_ms_ssim",
+        "--feature",
+        "float_ssim",
+    ];
+    for (tag, size, pix, bits, enc) in [
+        (
+            "420",
+            "192x178",
+            "420",
+            "8",
+            "-c:v libx264 -crf 30 -bf 2 -pix_fmt yuv420p",
+        ),
+        (
+            "444",
+            "178x180",
+            "444",
+            "10",
+            "-c:v libx264 -crf 30 -pix_fmt yuv444p10le",
+        ),
+    ] {
+        let reference = encoded(&format!("metrics-{tag}-ref.mp4"), size, 4, enc);
+        let distorted = encoded(
+            &format!("metrics-{tag}-dist.mkv"),
+            size,
+            4,
+            &enc.replace("-crf 30", "-crf 45"),
+        );
+        let (ref_yuv, dist_yuv) = (ffmpeg_raw(&reference, 0), ffmpeg_raw(&distorted, 0));
+        let (w, h) = size.split_once('x').unwrap();
+        let mut raw_flags = vec!["-w", w, "-h", h, "-p", pix, "-b", bits];
+        raw_flags.extend(features);
+        let raw_out = dir.path().join(format!("raw-{tag}.json"));
+        score(&ref_yuv, &dist_yuv, &raw_out, &raw_flags);
+        let enc_out = dir.path().join(format!("encoded-{tag}.json"));
+        score(&reference, &distorted, &enc_out, &features);
+        let raw = without_fps(&raw_out);
+        assert_eq!(without_fps(&enc_out), raw, "{tag}");
+        for name in ["psnr_cb", "psnr_cr", "mse_y", "float_ms_ssim", "float_ssim"] {
+            assert!(raw.contains(name), "{tag}: {name} missing:\n{raw}");
+        }
+    }
+}
+
 /// `clip` with `count` bytes XOR-ed at 45% of the file and on: damage
 /// inside the coded frames.
 fn damaged(clean: &Path, name: &str) -> PathBuf {

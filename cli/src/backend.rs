@@ -85,25 +85,17 @@ pub fn start(
     match args.backend {
         // A device with the CPU backend is refused by BackendPlan::resolve.
         Backend::Cpu => start_cpu(args.threads),
-        Backend::Vulkan if !not_on_gpu.is_empty() => Err(anyhow!(
-            "{}: not on the Vulkan engine yet (it computes float_ssim only so far); \
-             --backend cpu computes {} on the exact CPU twin",
-            not_on_gpu.join(", "),
-            if not_on_gpu.len() == 1 { "it" } else { "them" }
-        )),
         Backend::Vulkan => {
             start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
         }
+        // A device picked: its Vulkan engine, whatever the metrics.
+        Backend::Auto if args.device.is_some() && !not_on_gpu.is_empty() => {
+            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
+        }
         Backend::Auto if !not_on_gpu.is_empty() => {
-            if args.device.is_some() {
-                return Err(anyhow!(
-                    "{}: not on the Vulkan engine yet, and --device picks a Vulkan device; \
-                     drop --device to score on the exact CPU twin",
-                    not_on_gpu.join(", ")
-                ));
-            }
             note(format!(
-                "vkssim: {} not on the Vulkan engine yet; scoring on the CPU twin",
+                "vkssim: {} scored on the exact CPU twin by default (--backend vulkan runs \
+                 them on the GPU)",
                 not_on_gpu.join(" and ")
             ));
             start_cpu(args.threads)

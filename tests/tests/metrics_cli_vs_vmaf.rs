@@ -58,6 +58,18 @@ fn run(program: &Path, args: &[String], env_preload: bool, out: &Path) -> String
 /// (`xml`, `json`, `csv`, `sub`) and `extra` flags; `max`: full precision.
 /// Returns the number of identical lines.
 fn compare(clip: &MetricClip, features: &[&str], format: &str, extra: &[&str], max: bool) -> usize {
+    compare_on("cpu", clip, features, format, extra, max)
+}
+
+/// [`compare`] with vkssim on `backend` (`cpu` or `vulkan`).
+fn compare_on(
+    backend: &str,
+    clip: &MetricClip,
+    features: &[&str],
+    format: &str,
+    extra: &[&str],
+    max: bool,
+) -> usize {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut args = clip.vmaf_args();
     for f in features {
@@ -70,7 +82,7 @@ fn compare(clip: &MetricClip, features: &[&str], format: &str, extra: &[&str], m
     let vmaf = run(&paths::vmaf_cli(), &vmaf_args, max, &dir.path().join("v"));
     let mut ours_args = vec!["score".to_string()];
     ours_args.extend(args);
-    ours_args.extend(["--backend".to_string(), "cpu".to_string()]);
+    ours_args.extend(["--backend".to_string(), backend.to_string()]);
     if max {
         ours_args.extend(["--precision".to_string(), "max".to_string()]);
     }
@@ -80,7 +92,10 @@ fn compare(clip: &MetricClip, features: &[&str], format: &str, extra: &[&str], m
         false,
         &dir.path().join("o"),
     );
-    let what = format!("{} {features:?} --{format} {extra:?} max={max}", clip.name);
+    let what = format!(
+        "{} {features:?} --{format} {extra:?} max={max} on {backend}",
+        clip.name
+    );
     let (a, b) = (comparable_lines(&ours), comparable_lines(&vmaf));
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         assert_eq!(x, y, "{what}: line {} differs (vkssim vs vmaf)", i + 1);
@@ -204,24 +219,44 @@ fn refusals_name_the_feature_and_size() {
         "{err}"
     );
     assert!(score("psnr=enable_chroma=false").status.success());
-    // The Vulkan engine has no psnr pass yet: refused before any work.
-    let mut args = vec!["score".to_string()];
-    args.extend(small.vmaf_args());
-    args.extend([
-        "--feature".into(),
-        "psnr".into(),
-        "--backend".into(),
-        "vulkan".into(),
-    ]);
-    let o = Command::new(paths::vkssim_bin())
-        .args(&args)
-        .output()
-        .expect("run vkssim");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success() && err.contains("psnr not on the Vulkan engine"),
-        "{err}"
+}
+
+/// The Vulkan engine's psnr and float_ms_ssim passes (lavapipe in CI): the
+/// CLI's files on `--backend vulkan` equal the vmaf CLI's, at 6 decimals and
+/// at full precision, for odd 4:2:0 8-bit, 4:2:2 10-bit and 4:4:4 12-bit
+/// clips, inverted content (NaN) and identical inputs, with every metric
+/// option that changes the passes.
+#[test]
+fn vulkan_files_equal_vmafs() {
+    let all = [
+        "float_ssim=enable_lcs=true",
+        "psnr=enable_mse=true:enable_apsnr=true",
+        "float_ms_ssim=enable_lcs=true",
+    ];
+    let odd = MetricClip::new(181, 177, 8, Chroma::C420, 2, Content::Noisy);
+    for format in ALL_FOUR {
+        compare_on("vulkan", &odd, &all, format, &[], false);
+    }
+    compare_on("vulkan", &odd, &all, "xml", &[], true);
+    let c422 = MetricClip::new(177, 179, 10, Chroma::C422, 2, Content::Noisy);
+    compare_on("vulkan", &c422, &all, "json", &[], true);
+    let c444 = MetricClip::new(176, 176, 12, Chroma::C444, 1, Content::Noisy);
+    let opts = [
+        "psnr=reduced_hbd_peak=true:min_sse=0.5",
+        "float_ms_ssim=enable_db=true:clip_db=true",
+    ];
+    compare_on("vulkan", &c444, &opts, "xml", &[], true);
+    let inverted = MetricClip::new(180, 178, 8, Chroma::C420, 2, Content::Inverted);
+    compare_on(
+        "vulkan",
+        &inverted,
+        &["float_ms_ssim", "psnr"],
+        "json",
+        &[],
+        true,
     );
+    let same = MetricClip::new(176, 180, 8, Chroma::C420, 1, Content::Identical);
+    compare_on("vulkan", &same, &all, "json", &[], false);
 }
 
 /// fp64 equality; NaN equals NaN.

@@ -80,13 +80,6 @@ impl ScorePlan {
             *raw = inputs::raw_format(args)?;
         }
         let backend = BackendPlan::resolve(&args.engine)?;
-        if backend.backend == crate::args::Backend::Vulkan && !features.is_float_ssim_only() {
-            bail!(
-                "--backend vulkan: {} not on the Vulkan engine yet (it computes float_ssim only \
-                 so far); --backend cpu (or the default, auto) computes them on the exact CPU twin",
-                features.not_on_vulkan().join(", ")
-            );
-        }
         Ok(Self {
             mode,
             inputs,

@@ -232,7 +232,7 @@ pub struct Scorer {
     pub(super) inner: Inner,
     desc: ScorerDesc,
     /// The metrics it computes, checked.
-    metrics: MetricSet,
+    pub(super) metrics: MetricSet,
     pub(super) timeline: bool,
     pub(super) submitted: u64,
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
@@ -251,30 +251,28 @@ impl Scorer {
         desc: &ScorerDesc,
     ) -> Result<Self> {
         let metrics = desc.metric_set()?;
-        let Some(ssim) = metrics.ssim().filter(|_| metrics.is_float_ssim_only()) else {
-            let missing: Vec<&str> = metrics
-                .configs()
-                .iter()
-                .map(MetricConfig::feature)
-                .filter(|f| *f != crate::metric::ssim::FEATURE)
-                .collect();
-            return Err(Error::Unsupported(format!(
-                "{} on a Vulkan device: vkssim's Vulkan engine computes float_ssim only so \
-                 far (the CPU twin, Scorer::cpu, computes {})",
-                missing.join(" and "),
-                crate::metric::config::FEATURES.join(", ")
-            )));
-        };
         let mut vk_opts = options.clone();
         vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
-        let inner = VkScorer::with_gpu(
-            gpu,
-            desc.width,
-            desc.height,
-            desc.bit_depth,
-            &ssim,
-            &vk_opts,
-        )?;
+        let geometry = (desc.width, desc.height, desc.bit_depth);
+        let inner = match metrics.ssim().filter(|_| metrics.is_float_ssim_only()) {
+            Some(ssim) => VkScorer::with_gpu(
+                gpu,
+                desc.width,
+                desc.height,
+                desc.bit_depth,
+                &ssim,
+                &vk_opts,
+            )?,
+            // Every metric's passes in the frame's one command buffer
+            // (float_ssim's always run: with its options, or its defaults).
+            None => VkScorer::with_gpu_and_metrics(
+                gpu,
+                geometry,
+                &metrics.ssim().unwrap_or_default(),
+                Some((metrics.chroma(), metrics.configs())),
+                &vk_opts,
+            )?,
+        };
         Ok(Self {
             inner: Inner::Vk(Box::new(inner)),
             desc: desc.clone(),

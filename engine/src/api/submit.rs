@@ -230,11 +230,18 @@ impl Scorer {
             }
         }
         self.take_returns();
-        let scorer: &mut dyn FrameScorer = match &mut self.inner {
-            Inner::Vk(v) => &mut **v,
-            Inner::Cpu(c) => c,
-        };
-        scorer.submit(r, d)?;
+        let chroma_size = self.metrics().chroma_plane_size();
+        match &mut self.inner {
+            Inner::Vk(v) if self.metrics.needs_chroma() => {
+                let (rv, dv) = (
+                    super::slots::plane_views(&r, chroma_size)?,
+                    super::slots::plane_views(&d, chroma_size)?,
+                );
+                v.submit_picture(&rv, &dv)?;
+            }
+            Inner::Vk(v) => v.submit(r, d)?,
+            Inner::Cpu(c) => c.submit(r, d)?,
+        }
         self.submitted += 1;
         Ok(())
     }

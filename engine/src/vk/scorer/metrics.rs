@@ -116,7 +116,7 @@ impl MsPlan {
 pub(super) struct MetricPlan {
     /// The metrics asked for, in order (float_ssim's outputs come from the
     /// scorer's own passes).
-    list: Vec<MetricConfig>,
+    pub(super) list: Vec<MetricConfig>,
     psnr: Option<PsnrPlan>,
     ms: Option<MsPlan>,
     /// Outputs of frames scored and not yet taken, oldest first.
@@ -493,11 +493,16 @@ impl VkScorer {
 
     /// The metric outputs of slot `i`'s frame (its fence signalled), in the
     /// list's order, float_ssim's from `score`.
-    pub(super) fn finish_metrics(&self, i: usize, score: &FrameScore) -> Result<MetricOutputs> {
+    pub(super) fn finish_metrics(
+        &self,
+        i: usize,
+        score: &FrameScore,
+    ) -> Result<(MetricOutputs, Option<[u64; 3]>)> {
         let (Some(plan), Some(m)) = (&self.metrics, &self.slots[i].metrics) else {
             return Err(Error::Internal("a metric frame without its metrics".into()));
         };
         let mut out = MetricOutputs::new();
+        let mut sums = None;
         for config in &plan.list {
             match config {
                 MetricConfig::FloatSsim(o) => {
@@ -515,6 +520,7 @@ impl VkScorer {
                     };
                     let sse = psnr_sse(rows, p)?;
                     out.extend(&psnr::frame_outputs(&sse, &p.geometry, &p.opts));
+                    sums = Some(sse);
                 }
                 MetricConfig::FloatMsSsim(_) => {
                     let Some(ms) = &plan.ms else {
@@ -532,7 +538,7 @@ impl VkScorer {
                 }
             }
         }
-        Ok(out)
+        Ok((out, sums))
     }
 
     /// Each scale's l, c and s means (`ssim` is not used by float_ms_ssim and

@@ -262,10 +262,22 @@ impl VkScorer {
         };
         self.last_slot = Some(i);
         if self.metrics.is_some() {
-            let outputs = self.finish_metrics(i, &score)?;
-            if let Some(plan) = self.metrics.as_mut() {
-                plan.done.push_back(outputs);
-            }
+            let (outputs, psnr_sse) = self.finish_metrics(i, &score)?;
+            let Some(plan) = self.metrics.as_mut() else {
+                return Ok(score);
+            };
+            // The frame's score as the CPU twin gives it: float_ssim's fields
+            // only when the list has it, every output by name in the list's
+            // order, psnr's sums for the run's apsnr.
+            let has_ssim = plan
+                .list
+                .iter()
+                .any(|m| matches!(m, crate::metric::MetricConfig::FloatSsim(_)));
+            let mut full = if has_ssim { score } else { FrameScore::empty() };
+            full.outputs = outputs;
+            full.psnr_sse = psnr_sse;
+            plan.done.push_back(outputs);
+            return Ok(full);
         }
         Ok(score)
     }

@@ -182,6 +182,21 @@ impl VideoFormat {
         Ok(luma)
     }
 
+    /// The bytes of a frame's luma and chroma planes
+    /// ([`VideoFormat::planes_bytes`]) when `dst` holds them, else
+    /// [`Error::BufferSize`].
+    pub(crate) fn check_planes_dst(&self, dst: &[u8]) -> Result<usize> {
+        let len = self.planes_bytes();
+        if dst.len() < len {
+            return Err(Error::BufferSize {
+                what: format!("a {self} frame's luma and chroma planes"),
+                needed: len,
+                actual: dst.len(),
+            });
+        }
+        Ok(len)
+    }
+
     /// Bytes of the planes after luma in one frame (chroma, and alpha if any).
     pub fn chroma_bytes(&self) -> u64 {
         let (cw, ch) = self.chroma.plane_size(self.width, self.height);

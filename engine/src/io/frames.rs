@@ -72,27 +72,12 @@ impl Frames {
 
     /// Checks that `dst` can hold a luma plane.
     pub(crate) fn check_dst(&self, dst: &[u8]) -> Result<()> {
-        self.check_len(dst, self.format.luma_bytes(), "luma plane")
+        self.format.check_luma_dst(dst).map(|_| ())
     }
 
     /// Checks that `dst` can hold a frame's luma, Cb and Cr planes.
     pub(crate) fn check_planes_dst(&self, dst: &[u8]) -> Result<()> {
-        self.check_len(
-            dst,
-            self.format.planes_bytes(),
-            "frame's luma and chroma planes",
-        )
-    }
-
-    fn check_len(&self, dst: &[u8], needed: usize, what: &str) -> Result<()> {
-        if dst.len() < needed {
-            return Err(Error::BufferSize {
-                what: format!("a {} {what}", self.format),
-                needed,
-                actual: dst.len(),
-            });
-        }
-        Ok(())
+        self.format.check_planes_dst(dst).map(|_| ())
     }
 
     /// Reads one frame's planes, after `prefix` bytes of it (a Y4M FRAME line) were

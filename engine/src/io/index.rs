@@ -111,6 +111,14 @@ impl FrameIndex {
     /// naming the plane and the scorer's frame index).
     pub fn read_luma_at_unchecked(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
         let luma = self.format.check_luma_dst(dst)?;
+        self.read_frame_bytes(frame, &mut dst[..luma])
+    }
+
+    /// Reads the first `dst.len()` bytes of frame `frame` (its luma plane,
+    /// then the planes after it): a frame past the end is
+    /// [`Error::InvalidOption`], a file that ends first
+    /// [`Error::TruncatedFrame`].
+    fn read_frame_bytes(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
         let offset = self.luma_offset(frame).ok_or_else(|| {
             Error::InvalidOption(format!(
                 "{}: frame {frame} asked for, but the file has {} frames",
@@ -118,9 +126,8 @@ impl FrameIndex {
                 self.len()
             ))
         })?;
-        let dst = &mut dst[..luma];
         let n = read_at(&self.file, dst, offset).map_err(|e| Error::io(&self.path, e))?;
-        if n < luma {
+        if n < dst.len() {
             return Err(Error::TruncatedFrame {
                 path: self.path.clone(),
                 frame,
@@ -138,31 +145,9 @@ impl FrameIndex {
     /// stores them; an alpha plane is not read), with the checks of
     /// [`FrameIndex::read_luma_at`] on every plane read.
     pub fn read_planes_at(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
-        let len = self.format.planes_bytes();
-        if dst.len() < len {
-            return Err(Error::BufferSize {
-                what: format!("a {} frame's luma and chroma planes", self.format),
-                needed: len,
-                actual: dst.len(),
-            });
-        }
-        let offset = self.luma_offset(frame).ok_or_else(|| {
-            Error::InvalidOption(format!(
-                "{}: frame {frame} asked for, but the file has {} frames",
-                self.path.display(),
-                self.len()
-            ))
-        })?;
+        let len = self.format.check_planes_dst(dst)?;
         let dst = &mut dst[..len];
-        let n = read_at(&self.file, dst, offset).map_err(|e| Error::io(&self.path, e))?;
-        if n < len {
-            return Err(Error::TruncatedFrame {
-                path: self.path.clone(),
-                frame,
-                leftover: n as u64,
-                frame_bytes: self.format.frame_bytes(),
-            });
-        }
+        self.read_frame_bytes(frame, dst)?;
         super::range::check_planes(dst, &self.format, &self.path, frame)
     }
 }

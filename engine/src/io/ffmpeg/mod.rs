@@ -339,14 +339,7 @@ impl LumaReader for FfmpegReader {
     }
 
     fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let needed = self.format.planes_bytes();
-        if dst.len() < needed {
-            return Err(Error::BufferSize {
-                what: format!("a {} frame's luma and chroma planes", self.format),
-                needed,
-                actual: dst.len(),
-            });
-        }
+        let needed = self.format.check_planes_dst(dst)?;
         if !self.next()? {
             return Ok(false);
         }

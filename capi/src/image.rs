@@ -37,7 +37,7 @@ pub const VKSSIM_QUEUE_FAMILY_IGNORED: u32 = 0xFFFFFFFF;
 /// buffer, the whole buffer: an `EXCLUSIVE` buffer, always copied); the host
 /// records the matching release before and acquire after.
 #[repr(C)]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VkssimDeviceSource {
     /// `sizeof(VkssimDeviceSource)`.
     pub struct_size: usize,
@@ -166,26 +166,6 @@ pub(crate) fn device_plane(
     }
 }
 
-/// What identifies a device source for the per-scorer cache of
-/// [`submit_pair`] (every field).
-pub(crate) type SourceKey = (u32, u32, u64, u64, u64, u64, i32, i32, i32, u32, u32);
-
-fn key(s: &VkssimDeviceSource) -> SourceKey {
-    (
-        s.kind,
-        s.queue_family,
-        s.buffer,
-        s.offset,
-        s.row_pitch,
-        s.image,
-        s.format,
-        s.layout,
-        s.final_layout,
-        s.array_layer,
-        s.msb_bits,
-    )
-}
-
 /// The most device sources a scorer keeps imported for the shorthand
 /// submissions; past it the cache starts afresh (imports in flight stay held
 /// by their pairs).
@@ -280,8 +260,7 @@ pub(crate) unsafe fn submit_pair<T>(
         let bit_depth = s.scorer.desc().bit_depth;
         let mut planes = Vec::with_capacity(2);
         for (src, which) in [(convert(r), "reference"), (convert(d), "distorted")] {
-            let k = key(&src);
-            let plane = match s.imports.get(&k) {
+            let plane = match s.imports.get(&src) {
                 Some(p) => p.clone(),
                 None => {
                     // SAFETY: forwarded from the caller's contract (alive
@@ -290,7 +269,7 @@ pub(crate) unsafe fn submit_pair<T>(
                     if s.imports.len() >= MAX_CACHED_IMPORTS {
                         s.imports.clear();
                     }
-                    s.imports.insert(k, p.clone());
+                    s.imports.insert(src, p.clone());
                     p
                 }
             };

@@ -261,7 +261,7 @@ pub struct VkssimScorer {
     engine: Option<Engine>,
     /// Device sources imported by those shorthands, kept while the scorer
     /// lives (their contract).
-    imports: std::collections::HashMap<image::SourceKey, vkssim::api::ImportedPlane>,
+    imports: std::collections::HashMap<VkssimDeviceSource, vkssim::api::ImportedPlane>,
 }
 
 impl VkssimScorer {

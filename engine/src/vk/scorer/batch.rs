@@ -14,10 +14,8 @@
 
 use ash::vk;
 
-use super::stats::TIMESTAMPS;
 use super::VkScorer;
 use crate::vk::commands;
-use crate::vk::pipeline::FramePass;
 use crate::Result;
 
 impl VkScorer {
@@ -32,60 +30,14 @@ impl VkScorer {
     /// pass by pass (see the module docs); the slots' prologues run before
     /// it in the same submission.
     pub(super) fn record_batch(&self, cmd: vk::CommandBuffer, slots: &[usize]) -> Result<()> {
-        let gpu = &self.gpu;
-        let d = &gpu.device.raw;
         let Some(&last) = slots.last() else {
             return Ok(());
         };
-        let queries = self.slots[last].queries;
-        let extents = self.sizes.extents();
-        let layout = self.pipelines.layout;
+        let gpu = &self.gpu;
         commands::begin(gpu, cmd)?;
         // SAFETY: `cmd` is recording on the compute family (begun above); the
         // query pool belongs to the last slot, whose earlier work is done.
-        unsafe {
-            if let Some(q) = queries {
-                d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
-                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
-            }
-        }
-        for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
-            let [x, y, z] = frame_pass.groups(&extents);
-            if k > 0 {
-                // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
-                unsafe { commands::compute_to_compute(gpu, cmd) };
-            }
-            // SAFETY: as above; the pipelines and layout outlive the command
-            // buffer.
-            unsafe {
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.frame_pipelines[k])
-            };
-            for &i in slots {
-                // SAFETY: as above; each slot's set is valid and bound to its
-                // own buffers; the push constants match the layout's range.
-                unsafe {
-                    commands::bind_set_and_constants(
-                        gpu,
-                        cmd,
-                        layout,
-                        self.slots[i].set,
-                        bytemuck::bytes_of(&self.params),
-                    );
-                    d.cmd_dispatch(cmd, x, y, z);
-                }
-            }
-            if let Some(q) = queries {
-                // SAFETY: as above.
-                unsafe {
-                    d.cmd_write_timestamp(
-                        cmd,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        q,
-                        k as u32 + 1,
-                    )
-                };
-            }
-        }
+        unsafe { self.record_ssim_passes(cmd, slots, &self.params, self.slots[last].queries) };
         // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
         unsafe { commands::compute_to_host(gpu, cmd) };
         commands::end(gpu, cmd)

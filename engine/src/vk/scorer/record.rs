@@ -81,42 +81,78 @@ impl VkScorer {
                 unsafe { commands::transfer_to_compute(gpu, cmd) };
             }
         }
+        // SAFETY: `cmd` is recording on the compute family (begun above).
+        unsafe { self.record_ssim_passes(cmd, &[i], p, slot.queries) };
+        self.record_metrics(cmd, i);
+        // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+        unsafe { commands::compute_to_host(gpu, cmd) };
+        commands::end(gpu, cmd)
+    }
+
+    /// Records float_ssim's passes for every slot of `slots` with push
+    /// constants `p`, pass by pass (each pass's dispatches of all the slots
+    /// between one pair of barriers), with the timestamps of `queries` (reset
+    /// first; TOP, then one after each pass): a slot's own command buffer
+    /// (one slot) and a batch of device-resident pairs (`super::batch`).
+    ///
+    /// # Safety
+    /// `cmd` must be recording on the compute family; the slots' sets and
+    /// `queries` must belong to this scorer and outlive the command buffer.
+    pub(super) unsafe fn record_ssim_passes(
+        &self,
+        cmd: vk::CommandBuffer,
+        slots: &[usize],
+        p: &Params,
+        queries: Option<vk::QueryPool>,
+    ) {
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
         let extents = self.sizes.extents();
-        // SAFETY: `cmd` is recording on the compute family; the pipelines, layout,
-        // set and query pool are valid and outlive the command buffer; push
-        // constants match the layout's range.
-        unsafe {
-            if let Some(q) = slot.queries {
+        let layout = self.pipelines.layout;
+        if let Some(q) = queries {
+            // SAFETY: `cmd` is recording (this function's contract); the pool
+            // is this scorer's and its earlier work is done.
+            unsafe {
                 d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
                 d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
             }
-            let layout = self.pipelines.layout;
-            commands::bind_set_and_constants(gpu, cmd, layout, slot.set, bytemuck::bytes_of(p));
         }
         for (k, frame_pass) in FramePass::ALL.into_iter().enumerate() {
-            let pipeline = self.frame_pipelines[k];
             let [x, y, z] = frame_pass.groups(&extents);
             if k > 0 {
-                // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
+                // SAFETY: `cmd` is recording on the family whose stages the barrier names.
                 unsafe { commands::compute_to_compute(gpu, cmd) };
             }
-            // SAFETY: as above.
+            // SAFETY: as above; the pipelines and layout outlive the command
+            // buffer.
             unsafe {
-                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
-                d.cmd_dispatch(cmd, x, y, z);
-                if let Some(q) = slot.queries {
+                d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, self.frame_pipelines[k])
+            };
+            for &i in slots {
+                // SAFETY: as above; each slot's set is valid and bound to its
+                // own buffers; the push constants match the layout's range.
+                unsafe {
+                    commands::bind_set_and_constants(
+                        gpu,
+                        cmd,
+                        layout,
+                        self.slots[i].set,
+                        bytemuck::bytes_of(p),
+                    );
+                    d.cmd_dispatch(cmd, x, y, z);
+                }
+            }
+            if let Some(q) = queries {
+                // SAFETY: as above.
+                unsafe {
                     d.cmd_write_timestamp(
                         cmd,
                         vk::PipelineStageFlags::COMPUTE_SHADER,
                         q,
                         k as u32 + 1,
-                    );
-                }
+                    )
+                };
             }
         }
-        self.record_metrics(cmd, i);
-        // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
-        unsafe { commands::compute_to_host(gpu, cmd) };
-        commands::end(gpu, cmd)
     }
 }

@@ -360,92 +360,9 @@ fn required_features_name_shader_int64() {
 
 #[path = "../examples/common/mod.rs"]
 mod common;
+mod device_pairs;
 
-/// Buffers of the engine's device holding GPU-written planes.
-struct DevicePair {
-    bufs: [common::RawBuffer; 2],
-    offset: u64,
-    pitch: u64,
-    seed: u32,
-}
-
-/// Creates and fills (on the GPU) pairs of `w x h` 8-bit planes at the given
-/// (offset, row pitch, seed).
-fn device_pairs(engine: &Engine, w: u32, h: u32, layouts: &[(u64, u64, u32)]) -> Vec<DevicePair> {
-    use ash::vk;
-    let hd = engine.device_handles();
-    let d = &hd.device;
-    let usage = vk::BufferUsageFlags::STORAGE_BUFFER
-        | vk::BufferUsageFlags::TRANSFER_SRC
-        | vk::BufferUsageFlags::TRANSFER_DST;
-    // SAFETY: objects of the engine's device, submitted through the engine and
-    // waited for before returning.
-    unsafe {
-        let mut pairs = Vec::new();
-        for &(offset, pitch, seed) in layouts {
-            let size = offset + pitch * h as u64;
-            let mk = || {
-                common::create_buffer(
-                    &hd.instance,
-                    hd.physical_device,
-                    d,
-                    size,
-                    usage,
-                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
-                )
-                .expect("buffer")
-            };
-            pairs.push(DevicePair {
-                bufs: [mk(), mk()],
-                offset,
-                pitch,
-                seed,
-            });
-        }
-        let (pool, cmd) = common::command_buffer(d, hd.queue_family).expect("commands");
-        d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .expect("begin");
-        for p in &pairs {
-            let s = p.seed;
-            common::record_fill(d, cmd, p.bufs[0].buffer, p.offset, p.pitch, h, |y| {
-                common::row_word(y, s, 8)
-            });
-            common::record_fill(d, cmd, p.bufs[1].buffer, p.offset, p.pitch, h, |y| {
-                common::distorted_word(y, s, 8)
-            });
-        }
-        common::transfer_to_all(d, cmd);
-        d.end_command_buffer(cmd).expect("end");
-        let fence = d
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .expect("fence");
-        let cmds = [cmd];
-        engine
-            .queue_submit(&[vk::SubmitInfo::default().command_buffers(&cmds)], fence)
-            .expect("submit");
-        d.wait_for_fences(&[fence], true, u64::MAX).expect("wait");
-        d.destroy_fence(fence, None);
-        d.destroy_command_pool(pool, None);
-        let _ = w;
-        pairs
-    }
-}
-
-fn destroy_pairs(engine: &Engine, pairs: &[DevicePair]) {
-    let hd = engine.device_handles();
-    for p in pairs {
-        for b in &p.bufs {
-            // SAFETY: the scorer that read them has waited for its work.
-            unsafe { common::destroy_buffer(&hd.device, b) };
-        }
-    }
-}
-
-fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> vkssim::FrameScore {
-    let r = common::host_plane(w, h, 8, |y| common::row_word(y, seed, 8));
-    let d = common::host_plane(w, h, 8, |y| common::distorted_word(y, seed, 8));
-    cpu::score_frame(&r.view(), &d.view(), opts).unwrap()
-}
+use device_pairs::{destroy_pairs, device_pairs, want_for, DevicePair};
 
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
 /// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed

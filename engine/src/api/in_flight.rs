@@ -9,6 +9,12 @@
 //!    threads filling slots at once ([`for_readers`]);
 //! 4. else the default: [`DEFAULT_FRAMES_IN_FLIGHT`] on Vulkan, twice the
 //!    worker threads on the CPU twin.
+//!
+//! Device-resident pairs (imported planes) on a float_ssim-only Vulkan scorer
+//! have a deeper default, [`DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT`]: they
+//! go to the device in batches of half the ring, and at 4K on the H200 a ring
+//! of 64 scored 48,569 pairs/s against 22,364 for 8 (BENCHMARKS.md, run A5).
+//! Their extra slots hold no upload buffers until a host pair takes one.
 
 use super::ScorerDesc;
 use crate::vk::VkOptions;
@@ -16,6 +22,12 @@ use crate::vk::VkOptions;
 /// Frames in flight of a Vulkan scorer that nothing sizes: enough for
 /// reading, upload, compute and the host sums of several frames to overlap.
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
+
+/// Frames in flight of a float_ssim-only Vulkan scorer's device-resident
+/// pairs that nothing sizes (see the module note). Each slot holds the SSIM
+/// stage's planes at the scorer's decimated size (a few MB; upload buffers
+/// only once a host pair uses it).
+pub const DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT: usize = 64;
 
 /// Frames in flight that keep `readers` threads busy filling frame slots: each
 /// holds a slot while it reads, and the device and the summing threads hold a
@@ -37,6 +49,20 @@ pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions) -> usize {
         .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()))
 }
 
+/// The ring a float_ssim-only Vulkan scorer of `desc` grows to on its first
+/// device-resident pair: the count the scorer or the engine sets, else
+/// [`DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT`] (a reader-count hint sizes
+/// host frames only).
+pub(crate) fn device_resident(desc: &ScorerDesc, engine: &VkOptions) -> usize {
+    if let Some(n) = desc.frames_in_flight {
+        return n.get();
+    }
+    if engine.engine.frames_in_flight != 0 {
+        return engine.engine.frames_in_flight;
+    }
+    DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT
+}
+
 /// The pairs a CPU-twin scorer of `desc` with `threads` workers keeps inside
 /// its pool (see the module note).
 pub(crate) fn cpu(desc: &ScorerDesc, threads: usize) -> usize {
@@ -53,6 +79,15 @@ mod tests {
         let desc = ScorerDesc::new(64, 48, 8);
         let mut engine = VkOptions::default();
         assert_eq!(vulkan(&desc, &engine), DEFAULT_FRAMES_IN_FLIGHT);
+        assert_eq!(
+            device_resident(&desc, &engine),
+            DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT
+        );
+        assert_eq!(
+            device_resident(&desc.clone().with_reader_threads(5), &engine),
+            DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
+            "a reader hint sizes host frames only"
+        );
         assert_eq!(cpu(&desc, 3), 6);
         let hinted = desc.clone().with_reader_threads(5);
         assert_eq!(vulkan(&hinted, &engine), 14);
@@ -63,8 +98,10 @@ mod tests {
             3,
             "the engine's option before the hint"
         );
+        assert_eq!(device_resident(&hinted, &engine), 3);
         let own = hinted.with_frames_in_flight(2);
         assert_eq!((vulkan(&own, &engine), cpu(&own, 3)), (2, 2));
+        assert_eq!(device_resident(&own, &engine), 2);
         // 0 is "pick".
         assert_eq!(desc.clone().with_frames_in_flight(0).frames_in_flight, None);
         assert_eq!(desc.with_reader_threads(0).reader_threads, None);

@@ -57,7 +57,7 @@ pub use engine::{
 pub use image::{image_format_supported, ImagePlane};
 pub use import::{extension_names, EnabledFeatures};
 pub use imported::ImportedPlane;
-pub use in_flight::DEFAULT_FRAMES_IN_FLIGHT;
+pub use in_flight::{DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT};
 pub use multi::{usable_devices, DealtPlanes, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
 pub use scorer::{Diagnostics, Scorer, ScorerDesc};

@@ -253,6 +253,8 @@ impl Scorer {
         let metrics = desc.metric_set()?;
         let mut vk_opts = options.clone();
         vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
+        vk_opts.engine.device_resident_frames_in_flight =
+            super::in_flight::device_resident(desc, options);
         let geometry = (desc.width, desc.height, desc.bit_depth);
         let inner = match metrics.ssim().filter(|_| metrics.is_float_ssim_only()) {
             Some(ssim) => VkScorer::with_gpu(

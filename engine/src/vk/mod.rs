@@ -137,6 +137,10 @@ pub struct EngineOptions {
     /// device's fixed-point sums do not settle its means (0: the cores, at most
     /// 4); at most [`MAX_SUM_THREADS`].
     pub sum_threads: usize,
+    /// Slots a float_ssim-only scorer's ring grows to on its first
+    /// device-resident pair (0: `frames_in_flight`); set by
+    /// [`crate::api::Scorer`] from [`crate::api::in_flight`]'s policy.
+    pub(crate) device_resident_frames_in_flight: usize,
 }
 
 /// Switches for tests and measurements ([`VkOptions::debug`]): the results

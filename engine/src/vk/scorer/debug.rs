@@ -47,7 +47,7 @@ impl VkScorer {
         while self.state.pending() > 0 {
             self.finish_oldest();
         }
-        let i = self.free_slot()?;
+        let i = self.free_host_slot()?;
         // The slot's commands with the debug planes written, for this frame
         // only.
         let debug = Params {

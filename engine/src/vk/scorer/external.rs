@@ -90,6 +90,9 @@ impl VkScorer {
         if self.external.is_some() {
             return Ok(());
         }
+        // Device-resident pairs go in batches of half the ring: a deeper
+        // ring for them (`crate::api::in_flight`).
+        self.capacity = self.capacity.max(self.device_capacity);
         while self.grow()?.is_some() {}
         let mut ring = ExternalRing {
             pre: Vec::new(),
@@ -200,6 +203,12 @@ impl VkScorer {
         {
             return Ok(());
         }
+        self.rebind_own_planes(i)
+    }
+
+    /// Points slot `i` (not in flight) at its own upload buffers and
+    /// re-records it, whatever it read before.
+    pub(super) fn rebind_own_planes(&mut self, i: usize) -> Result<()> {
         let whole = vk::WHOLE_SIZE;
         let raw = [
             (self.slots[i].raw[0].raw, 0, whole),

@@ -2,7 +2,10 @@
 //! geometry and one set of options.
 //!
 //! The ring holds up to `frames_in_flight` slots, created as it first needs
-//! them (one at creation; a scorer of device frames creates them all), each with its upload buffers, the intermediate planes, the per-pixel
+//! them (one at creation; the first device-resident pair creates them all,
+//! deepening a float_ssim-only ring to `device_resident_frames_in_flight`,
+//! whose extra slots get upload buffers only when a host pair takes one),
+//! each with its upload buffers, the intermediate planes, the per-pixel
 //! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the three passes
 //! and their barriers), a fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
@@ -75,6 +78,14 @@ pub struct VkScorer {
     /// Slots the ring may hold (`frames_in_flight`); [`VkScorer::grow`]
     /// creates them up to this as they are first needed.
     capacity: usize,
+    /// Slots created with upload buffers (the host frames' ring,
+    /// `frames_in_flight`); the slots past it, made when device-resident
+    /// pairs deepen the ring (`external`), get theirs when a host pair first
+    /// takes them ([`VkScorer::free_host_slot`]).
+    host_capacity: usize,
+    /// What the ring deepens to on the first device-resident pair of a
+    /// float_ssim-only scorer (`EngineOptions::device_resident_frames_in_flight`).
+    device_capacity: usize,
     /// Which slots are free, handed out by [`VkScorer::acquire_slot`], or
     /// submitted and not yet scored (on the GPU, or with their sum on a
     /// worker thread).
@@ -297,9 +308,21 @@ impl VkScorer {
         } else {
             vk_opts.engine.frames_in_flight
         };
+        // Only a scorer without metrics deepens its ring for device-resident
+        // pairs (a metric slot can hold hundreds of MB at 4K).
+        let device_capacity = if metrics.is_none() {
+            vk_opts
+                .engine
+                .device_resident_frames_in_flight
+                .max(in_flight)
+        } else {
+            in_flight
+        };
         let mut this = Self {
             slots: Vec::new(),
             capacity: in_flight,
+            host_capacity: in_flight,
+            device_capacity,
             state: RingState::default(),
             workers: Workers::new(sum_threads(vk_opts.engine.sum_threads), "sum")?,
             id: crate::identity::next(),
@@ -332,7 +355,7 @@ impl VkScorer {
         // On failure `this` drops and destroys whatever was created.
         this.descriptor_pool = pipeline::create_descriptor_pool(
             &this.gpu,
-            in_flight as u32 * sets_per_slot,
+            device_capacity as u32 * sets_per_slot,
             "vkssim frame sets",
         )?;
         this.compute_pool = commands::create_pool(
@@ -440,7 +463,7 @@ impl VkScorer {
         if i >= self.capacity {
             return Ok(None);
         }
-        let slot = self.create_slot(i)?;
+        let slot = self.create_slot(i, i < self.host_capacity)?;
         self.slots.push(slot);
         self.record(i)?;
         Ok(Some(i))

@@ -397,6 +397,16 @@ impl VkScorer {
     /// frame (its result is queued for `poll_next`/`wait_next`). Slots are
     /// taken round-robin from the last one taken, so that a ring nobody gives
     /// slots back to out of order is used in order.
+    /// A free slot with upload buffers (a slot the device-resident ring
+    /// added gets them now: [`VkScorer::make_upload_buffers`]).
+    pub(super) fn free_host_slot(&mut self) -> Result<usize> {
+        let i = self.free_slot()?;
+        // On an error the slot stays free (a slot taken free is free until
+        // it is handed out or submitted).
+        self.make_upload_buffers(i)?;
+        Ok(i)
+    }
+
     pub(super) fn free_slot(&mut self) -> Result<usize> {
         if self.state.all_busy(self.slots.len()) {
             if let Some(i) = self.grow()? {
@@ -425,7 +435,7 @@ impl VkScorer {
     /// waits for the oldest submitted frame (its result is queued for
     /// `poll_next`/`wait_next`); when every slot is handed out it is an error.
     pub fn acquire_slot(&mut self) -> Result<UploadSlot> {
-        let i = self.free_slot()?;
+        let i = self.free_host_slot()?;
         let half = self.sizes.picture.bytes().next_multiple_of(4) as usize;
         let len = self.sizes.raw_bytes as usize;
         let chroma_len = self.sizes.picture.chroma_bytes() as usize;

@@ -16,6 +16,7 @@ use crate::metric::ssim::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::import_hold::ImportHold;
+use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};
 use crate::vk::reduce;
 use crate::vk::shared_plane::SharedPlane;
@@ -68,6 +69,9 @@ pub(super) struct Slot {
     /// drops (its owner waits for the slot's work first).
     gpu: Arc<Gpu>,
     pub(super) raw: [crate::vk::memory::Buffer; 2],
+    /// Whether `raw` (and `staging`) are the upload buffers, not 4-byte
+    /// placeholders (see [`VkScorer::make_upload_buffers`]).
+    pub(super) uploads: bool,
     pub(super) staging: Option<crate::vk::memory::Buffer>,
     pub(super) dec: crate::vk::memory::Buffer,
     pub(super) hfilt: crate::vk::memory::Buffer,
@@ -188,42 +192,97 @@ impl Drop for Slot {
 }
 
 impl VkScorer {
-    pub(super) fn create_slot(&mut self, i: usize) -> Result<Slot> {
+    /// The upload buffers of slot `i`: the raw reference and distorted
+    /// planes (device memory the host maps on the direct path, device-local
+    /// behind a staging buffer otherwise) and the staging buffer; with
+    /// `full` false, 4-byte placeholders that a descriptor set can bind and
+    /// no staging (a slot only device-resident pairs have used).
+    fn upload_buffers(&self, i: usize, full: bool) -> Result<([Buffer; 2], Option<Buffer>)> {
         let gpu = &self.gpu;
-        let s = &self.sizes;
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        let staging = self.upload == UploadPath::Staging;
+        let staging = full && self.upload == UploadPath::Staging;
         let raw_usage = if staging {
             storage | vk::BufferUsageFlags::TRANSFER_DST
         } else {
             storage
         };
-        let raw_location = if staging {
-            MemoryLocation::GpuOnly
-        } else {
-            MemoryLocation::CpuToGpu
+        let (raw_location, raw_bytes) = match (full, staging) {
+            (false, _) => (MemoryLocation::GpuOnly, 4),
+            (true, true) => (MemoryLocation::GpuOnly, self.sizes.picture.bytes()),
+            (true, false) => (MemoryLocation::CpuToGpu, self.sizes.picture.bytes()),
         };
+        let mut made: Vec<Buffer> = Vec::new();
+        let result = (|| -> Result<()> {
+            for role in ["reference", "distorted"] {
+                let name = format!("vkssim slot {i} raw {role}");
+                made.push(gpu.create_buffer(&name, raw_bytes, raw_usage, raw_location)?);
+            }
+            if staging {
+                // Host memory (cached where the device offers it): `CpuToGpu`
+                // picks device-local BAR memory on resizable-BAR devices, which
+                // would make the staging copy a second trip through the device.
+                made.push(gpu.create_buffer(
+                    &format!("vkssim slot {i} staging"),
+                    2 * self.sizes.picture.bytes().next_multiple_of(4),
+                    vk::BufferUsageFlags::TRANSFER_SRC,
+                    MemoryLocation::GpuToCpu,
+                )?);
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            for mut b in made {
+                gpu.destroy_buffer(&mut b);
+            }
+            return Err(e);
+        }
+        let staging_buf = if staging { made.pop() } else { None };
+        let Ok::<[Buffer; 2], _>(raw) = made.try_into() else {
+            return Err(Error::Internal(
+                "a frame slot's raw buffers are missing".into(),
+            ));
+        };
+        Ok((raw, staging_buf))
+    }
+
+    /// Gives slot `i` (free, not in flight) its upload buffers when it was
+    /// made without them ([`VkScorer::create_slot`] for the device-resident
+    /// ring's extra slots), points its set at them and re-records it.
+    pub(super) fn make_upload_buffers(&mut self, i: usize) -> Result<()> {
+        if self.slots[i].uploads {
+            return Ok(());
+        }
+        let (raw, staging) = self.upload_buffers(i, true)?;
+        let gpu = Arc::clone(&self.gpu);
+        let slot = &mut self.slots[i];
+        let old_raw = std::mem::replace(&mut slot.raw, raw);
+        let old_staging = std::mem::replace(&mut slot.staging, staging);
+        slot.uploads = true;
+        for mut b in old_raw.into_iter().chain(old_staging) {
+            gpu.destroy_buffer(&mut b);
+        }
+        self.rebind_own_planes(i)
+    }
+
+    /// Creates slot `i`, with its upload buffers when `uploads` (else
+    /// placeholders: [`VkScorer::make_upload_buffers`] makes them when a host
+    /// pair first takes the slot).
+    pub(super) fn create_slot(&mut self, i: usize, uploads: bool) -> Result<Slot> {
+        let gpu = &self.gpu;
+        let s = &self.sizes;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let work = storage | vk::BufferUsageFlags::TRANSFER_SRC;
+        let (raw, staging_buf) = self.upload_buffers(i, uploads)?;
         // Buffers are created one by one; on an error the ones made so far are
-        // destroyed by `destroy_partial`.
-        let mut made: Vec<crate::vk::memory::Buffer> = Vec::new();
+        // destroyed.
+        let mut made: Vec<crate::vk::memory::Buffer> = raw.into();
+        made.extend(staging_buf);
+        let has_staging = made.len() == 3;
         let mut make = |name: String, size: u64, usage, loc| -> Result<()> {
             made.push(gpu.create_buffer(&name, size, usage, loc)?);
             Ok(())
         };
         let result = (|| -> Result<()> {
-            make(
-                format!("vkssim slot {i} raw reference"),
-                s.picture.bytes(),
-                raw_usage,
-                raw_location,
-            )?;
-            make(
-                format!("vkssim slot {i} raw distorted"),
-                s.picture.bytes(),
-                raw_usage,
-                raw_location,
-            )?;
             make(
                 format!("vkssim slot {i} decimated planes"),
                 2 * s.dec_len() * 4,
@@ -261,17 +320,6 @@ impl VkScorer {
                 storage,
                 MemoryLocation::GpuToCpu,
             )?;
-            if staging {
-                // Host memory (cached where the device offers it): `CpuToGpu`
-                // picks device-local BAR memory on resizable-BAR devices, which
-                // would make the staging copy a second trip through the device.
-                make(
-                    format!("vkssim slot {i} staging"),
-                    2 * s.picture.bytes().next_multiple_of(4),
-                    vk::BufferUsageFlags::TRANSFER_SRC,
-                    MemoryLocation::GpuToCpu,
-                )?;
-            }
             Ok(())
         })();
         if let Err(e) = result {
@@ -280,7 +328,11 @@ impl VkScorer {
             }
             return Err(e);
         }
-        let staging_buf = if staging { made.pop() } else { None };
+        let staging_buf = if has_staging {
+            Some(made.remove(2))
+        } else {
+            None
+        };
         let Ok::<[crate::vk::memory::Buffer; 8], _>(
             [r0, r1, dec, hfilt, vfilt, terms, partials, range],
         ) = made.try_into()
@@ -290,6 +342,7 @@ impl VkScorer {
         let mut slot = Slot {
             gpu: Arc::clone(gpu),
             raw: [r0, r1],
+            uploads,
             staging: staging_buf,
             dec,
             hfilt,

@@ -1,0 +1,135 @@
+//! The deeper ring of device-resident pairs (`vkssim::api::in_flight`): a
+//! float_ssim scorer whose frames in flight nothing sets grows to
+//! `DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT` slots on its first imported
+//! pair, the slots past the host ring made without upload buffers; host
+//! pairs (submitted and through frame slots) that land on those slots get
+//! them then; device-resident pairs after that read the host's buffers
+//! again. Every score bit-identical to the CPU twin, in order, validation on
+//! (any message fails). A scorer whose frames in flight are set keeps them.
+
+mod vk_support;
+
+#[path = "../examples/common/mod.rs"]
+mod common;
+mod device_pairs;
+
+use device_pairs::{destroy_pairs, device_pairs, want_for};
+use vk_support::{frame, gpu_present};
+use vkssim::api::{
+    DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, ScorerDesc,
+    DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
+};
+use vkssim::vk::VkOptions;
+use vkssim::{cpu, FrameScore};
+
+fn engine() -> Engine {
+    Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
+}
+
+#[test]
+fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let (w, h) = (96u32, 64u32);
+    let desc = ScorerDesc::new(w, h, 8);
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    assert_eq!(scorer.queue_depth(), DEFAULT_FRAMES_IN_FLIGHT);
+    let layouts = [
+        (0, w as u64, 41),
+        (0, w as u64, 42),
+        (256, w as u64 + 32, 43),
+    ];
+    let pairs = device_pairs(&engine, w, h, &layouts);
+    let imports: Vec<[ImportedPlane; 2]> = pairs
+        .iter()
+        .map(|p| {
+            [0, 1].map(|k| {
+                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
+                    .with_offset(p.offset);
+                // SAFETY: the buffers hold their planes and outlive the scorer.
+                unsafe { engine.import_buffer(plane) }.expect("import")
+            })
+        })
+        .collect();
+    let (hr, hd) = (frame(w, h, 8, 50), frame(w, h, 8, 51));
+    let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
+    let host = || {
+        Pair::new(
+            HostPlane::u8(&hr.bytes, w as usize),
+            HostPlane::u8(&hd.bytes, w as usize),
+        )
+    };
+    // 9 marks a host pair. Twelve device pairs take slots 0 to 11 (past the
+    // host ring of 8), so the host pairs after them land on slots made
+    // without upload buffers; device pairs then take slots host pairs used.
+    let mut order: Vec<usize> = (0..12).map(|k| k % 3).collect();
+    order.extend([9, 9, 0, 9, 1, 2, 9]);
+    order.extend((0..70).map(|k| if k % 7 == 3 { 9 } else { k % 3 }));
+    let mut got: Vec<FrameScore> = Vec::new();
+    for (n, &k) in order.iter().enumerate() {
+        if k == 9 {
+            scorer.submit(host()).expect("host pair");
+        } else {
+            let [r, d] = &imports[k];
+            scorer.submit(Pair::new(r, d)).expect("device pair");
+        }
+        if n == 0 {
+            assert_eq!(
+                scorer.queue_depth(),
+                DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
+                "the first device-resident pair deepens the ring"
+            );
+        }
+        while let Some(s) = scorer.poll() {
+            got.push(s.expect("result"));
+        }
+    }
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    for (n, (&k, g)) in order.iter().zip(&got).enumerate() {
+        let want = if k == 9 {
+            host_want
+        } else {
+            want_for(w, h, layouts[k].2, &desc.ssim)
+        };
+        assert_eq!(*g, want, "submission {n} (pair {k})");
+    }
+    // Frame slots (the readers' path) on the deepened ring: every slot of it
+    // in turn, each filled by the host.
+    for k in 0..DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT + 2 {
+        let mut slots = scorer.slots();
+        let mut slot = slots.acquire().expect("acquire");
+        let (a, b) = slot.planes_mut();
+        a.copy_from_slice(&hr.bytes);
+        b.copy_from_slice(&hd.bytes);
+        slots.submit(slot).expect("submit");
+        let g = slots.wait().expect("a result").expect("score");
+        assert_eq!(g, host_want, "slot pair {k} on the deepened ring");
+    }
+    drop(scorer);
+    drop(imports);
+    destroy_pairs(&engine, &pairs);
+    let messages = engine.validation_messages();
+    assert!(messages.is_empty(), "validation: {messages:?}");
+
+    // Frames in flight set by the scorer: kept for device-resident pairs.
+    let set = ScorerDesc::new(w, h, 8).with_frames_in_flight(4);
+    let mut scorer = engine.scorer(&set).expect("scorer");
+    let pairs = device_pairs(&engine, w, h, &layouts[..1]);
+    let plane = |k: usize| DevicePlane::new(pairs[0].bufs[k].buffer, w as u64, SampleFormat::U8);
+    // SAFETY: the buffers hold their planes and outlive the scorer.
+    let [r, d] = [0, 1].map(|k| unsafe { engine.import_buffer(plane(k)) }.expect("import"));
+    scorer.submit(Pair::new(&r, &d)).expect("device pair");
+    assert_eq!(scorer.queue_depth(), 4);
+    let g = scorer.wait().expect("a result").expect("score");
+    assert_eq!(g, want_for(w, h, layouts[0].2, &set.ssim));
+    drop(scorer);
+    drop((r, d));
+    destroy_pairs(&engine, &pairs);
+    let messages = engine.validation_messages();
+    assert!(messages.is_empty(), "validation: {messages:?}");
+}

@@ -362,7 +362,7 @@ fn required_features_name_shader_int64() {
 mod common;
 mod device_pairs;
 
-use device_pairs::{destroy_pairs, device_pairs, want_for, DevicePair};
+use device_pairs::{destroy_pairs, device_pairs, import_pairs, want_for, DevicePair};
 
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
 /// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed
@@ -633,17 +633,8 @@ fn queued_device_pairs_go_in_batches_in_order() {
         (4, w as u64, 33),
     ];
     let pairs = device_pairs(&engine, w, h, &layouts);
-    let imports: Vec<[ImportedPlane; 2]> = pairs
-        .iter()
-        .map(|p| {
-            [0, 1].map(|k| {
-                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
-                    .with_offset(p.offset);
-                // SAFETY: the buffers hold their planes and outlive the scorer.
-                unsafe { engine.import_buffer(plane) }.expect("import")
-            })
-        })
-        .collect();
+    // SAFETY: the buffers hold their planes and outlive the scorer.
+    let imports = unsafe { import_pairs(&engine, &pairs) };
     let (hr, hd) = (frame(w, h, 8, 90), frame(w, h, 8, 91));
     let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
     let order = [0usize, 1, 2, 0, 1, 9, 2, 0, 1, 2, 0, 1];

@@ -13,10 +13,10 @@ mod vk_support;
 mod common;
 mod device_pairs;
 
-use device_pairs::{destroy_pairs, device_pairs, want_for};
+use device_pairs::{destroy_pairs, device_pairs, import_pairs, want_for};
 use vk_support::{frame, gpu_present};
 use vkssim::api::{
-    DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, ScorerDesc,
+    DevicePlane, Engine, HostPlane, Pair, SampleFormat, ScorerDesc,
     DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
 };
 use vkssim::vk::VkOptions;
@@ -42,17 +42,8 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
         (256, w as u64 + 32, 43),
     ];
     let pairs = device_pairs(&engine, w, h, &layouts);
-    let imports: Vec<[ImportedPlane; 2]> = pairs
-        .iter()
-        .map(|p| {
-            [0, 1].map(|k| {
-                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
-                    .with_offset(p.offset);
-                // SAFETY: the buffers hold their planes and outlive the scorer.
-                unsafe { engine.import_buffer(plane) }.expect("import")
-            })
-        })
-        .collect();
+    // SAFETY: the buffers hold their planes and outlive the scorer.
+    let imports = unsafe { import_pairs(&engine, &pairs) };
     let (hr, hd) = (frame(w, h, 8, 50), frame(w, h, 8, 51));
     let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
     let host = || {

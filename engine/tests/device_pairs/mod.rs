@@ -5,7 +5,7 @@
 //! examples' Vulkan helpers).
 
 use super::common;
-use vkssim::api::Engine;
+use vkssim::api::{DevicePlane, Engine, ImportedPlane, SampleFormat};
 use vkssim::{cpu, SsimOptions};
 
 /// Buffers of the engine's device holding GPU-written planes.
@@ -97,4 +97,23 @@ pub fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> vkssim::FrameS
     let r = common::host_plane(w, h, 8, |y| common::row_word(y, seed, 8));
     let d = common::host_plane(w, h, 8, |y| common::distorted_word(y, seed, 8));
     cpu::score_frame(&r.view(), &d.view(), opts).unwrap()
+}
+
+/// Imports both planes of every pair (8-bit, at the pair's offset and pitch).
+///
+/// # Safety
+/// The pairs' buffers must hold their planes and outlive every use of the
+/// imports (the scorers that read them, until their work is done).
+pub unsafe fn import_pairs(engine: &Engine, pairs: &[DevicePair]) -> Vec<[ImportedPlane; 2]> {
+    pairs
+        .iter()
+        .map(|p| {
+            [0, 1].map(|k| {
+                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
+                    .with_offset(p.offset);
+                // SAFETY: forwarded from this function's contract.
+                unsafe { engine.import_buffer(plane) }.expect("import")
+            })
+        })
+        .collect()
 }

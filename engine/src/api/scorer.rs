@@ -62,7 +62,9 @@ pub struct ScorerDesc {
     pub chroma: Option<Chroma>,
     /// Pairs in flight; `None` picks ([`super::in_flight`]: the engine's
     /// option, else enough for [`ScorerDesc::reader_threads`], else
-    /// [`super::DEFAULT_FRAMES_IN_FLIGHT`]).
+    /// [`super::DEFAULT_FRAMES_IN_FLIGHT`]; a float_ssim-only Vulkan scorer
+    /// deepens its ring to [`super::DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT`]
+    /// on its first device-resident pair).
     pub frames_in_flight: Option<NonZeroUsize>,
     /// How many threads will fill this scorer's frame slots at once, a hint
     /// for the frames in flight it picks (`None`: no hint).

@@ -783,3 +783,93 @@ fn queued_device_pairs_go_in_batches_in_order() {
         engine.validation_messages()
     );
 }
+
+/// A scorer's outputs, every value by name with its fp64 bits (NaN equals
+/// NaN).
+fn output_bits(s: &vkssim::FrameScore) -> Vec<(String, u64)> {
+    s.iter().map(|(n, v)| (n.to_string(), v.to_bits())).collect()
+}
+
+/// Imported device buffers (zero-copy and device-copy layouts) with the
+/// luma metrics (float_ssim, float_ms_ssim, psnr without chroma) in one
+/// scorer, mixed with a host pair: every output of every pair equal to the
+/// CPU twin's at fp64, in submission order.
+#[test]
+fn device_pairs_with_metrics_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let (w, h) = (176u32, 177u32);
+    let specs = [
+        "float_ms_ssim=enable_lcs=true",
+        "psnr=enable_chroma=false:enable_mse=true",
+        "float_ssim",
+    ];
+    let desc = ScorerDesc::new(w, h, 8)
+        .with_metrics(vkssim::metric::config::parse_list(&specs).unwrap())
+        .with_chroma(vkssim::io::Chroma::C420)
+        .with_frames_in_flight(2);
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    let mut twin = Scorer::cpu(&desc, 1).expect("CPU twin");
+    let layouts = [(0, w as u64, 4), (256, w as u64 + 64, 5)];
+    let pairs = device_pairs(&engine, w, h, &layouts);
+    let imports: Vec<[ImportedPlane; 2]> = pairs
+        .iter()
+        .map(|p| {
+            [0, 1].map(|k| {
+                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
+                    .with_offset(p.offset);
+                // SAFETY: the buffers hold their planes and live until released.
+                unsafe { engine.import_buffer(plane) }.expect("import")
+            })
+        })
+        .collect();
+    let host = [frame(w, h, 8, 91), frame(w, h, 8, 92)];
+    let order = [0usize, 1, 9, 0, 1];
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    for &k in &order {
+        let (r, d) = if k == 9 {
+            (host[0].clone(), host[1].clone())
+        } else {
+            let s = layouts[k].2;
+            (
+                common::host_plane(w, h, 8, |y| common::row_word(y, s, 8)),
+                common::host_plane(w, h, 8, |y| common::distorted_word(y, s, 8)),
+            )
+        };
+        fn hp(f: &LumaFrame) -> HostPlane<'_> {
+            HostPlane::u8(&f.bytes, f.width as usize)
+        }
+        twin.submit(Pair::new(hp(&r), hp(&d))).expect("CPU pair");
+        want.push(twin.wait().expect("a result").expect("CPU score"));
+        if k == 9 {
+            scorer.submit(Pair::new(hp(&r), hp(&d))).expect("host pair");
+        } else {
+            let [r, d] = &imports[k];
+            scorer.submit(Pair::new(r, d)).expect("device pair");
+        }
+        while let Some(s) = scorer.poll() {
+            got.push(s.expect("result"));
+        }
+    }
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    for (i, (g, c)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(output_bits(g), output_bits(c), "submission {i} (pair {})", order[i]);
+        // float_ms_ssim and its 15 per-scale values, psnr_y and mse_y,
+        // float_ssim.
+        assert_eq!(g.iter().count(), 16 + 2 + 1, "outputs of submission {i}");
+    }
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:?}",
+        engine.validation_messages()
+    );
+    drop(imports);
+    drop(scorer);
+    destroy_pairs(&engine, &pairs);
+}

@@ -431,6 +431,50 @@ fn device_pairs(engine: &Engine, w: u32, h: u32, layouts: &[(u64, u64, u32)]) ->
     }
 }
 
+/// Submits imported pair `k` for each `k` of `order` (9: `host`, a host
+/// pair instead), taking results as they come; every result, in order.
+fn submit_in_order(
+    scorer: &mut Scorer,
+    imports: &[[ImportedPlane; 2]],
+    order: &[usize],
+    host: [&LumaFrame; 2],
+) -> Vec<vkssim::FrameScore> {
+    let mut got = Vec::new();
+    for &k in order {
+        if k == 9 {
+            let [r, d] = host.map(|f| HostPlane::u8(&f.bytes, f.width as usize));
+            scorer.submit(Pair::new(r, d)).expect("host pair");
+        } else {
+            let [r, d] = &imports[k];
+            scorer.submit(Pair::new(r, d)).expect("device pair");
+        }
+        while let Some(s) = scorer.poll() {
+            got.push(s.expect("result"));
+        }
+    }
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    got
+}
+
+/// Each pair's planes imported.
+fn import_pairs(engine: &Engine, pairs: &[DevicePair]) -> Vec<[ImportedPlane; 2]> {
+    pairs
+        .iter()
+        .map(|p| {
+            [0, 1].map(|k| {
+                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
+                    .with_offset(p.offset);
+                // SAFETY: the buffers hold their planes and outlive the
+                // imports' use (the callers destroy them after the scorer).
+                unsafe { engine.import_buffer(plane) }.expect("import")
+            })
+        })
+        .collect()
+}
+
 fn destroy_pairs(engine: &Engine, pairs: &[DevicePair]) {
     let hd = engine.device_handles();
     for p in pairs {
@@ -479,27 +523,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let host_r = frame(w, h, 8, 77);
     let host_d = frame(w, h, 8, 78);
     let order = [0usize, 1, 2, 0, 9, 1, 2, 0, 2];
-    let mut got = Vec::new();
-    for &k in &order {
-        if k == 9 {
-            scorer
-                .submit(Pair::new(
-                    HostPlane::u8(&host_r.bytes, w as usize),
-                    HostPlane::u8(&host_d.bytes, w as usize),
-                ))
-                .expect("host pair");
-        } else {
-            let [r, d] = &imports[k];
-            scorer.submit(Pair::new(r, d)).expect("device pair");
-        }
-        while let Some(s) = scorer.poll() {
-            got.push(s.expect("result"));
-        }
-    }
-    while let Some(s) = scorer.wait() {
-        got.push(s.expect("result"));
-    }
-    assert_eq!(got.len(), order.len());
+    let got = submit_in_order(&mut scorer, &imports, &order, [&host_r, &host_d]);
     for (i, (&k, g)) in order.iter().zip(&got).enumerate() {
         let want = if k == 9 {
             cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap()
@@ -716,17 +740,7 @@ fn queued_device_pairs_go_in_batches_in_order() {
         (4, w as u64, 33),
     ];
     let pairs = device_pairs(&engine, w, h, &layouts);
-    let imports: Vec<[ImportedPlane; 2]> = pairs
-        .iter()
-        .map(|p| {
-            [0, 1].map(|k| {
-                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
-                    .with_offset(p.offset);
-                // SAFETY: the buffers hold their planes and outlive the scorer.
-                unsafe { engine.import_buffer(plane) }.expect("import")
-            })
-        })
-        .collect();
+    let imports = import_pairs(&engine, &pairs);
     let (hr, hd) = (frame(w, h, 8, 90), frame(w, h, 8, 91));
     let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
     let order = [0usize, 1, 2, 0, 1, 9, 2, 0, 1, 2, 0, 1];
@@ -787,7 +801,9 @@ fn queued_device_pairs_go_in_batches_in_order() {
 /// A scorer's outputs, every value by name with its fp64 bits (NaN equals
 /// NaN).
 fn output_bits(s: &vkssim::FrameScore) -> Vec<(String, u64)> {
-    s.iter().map(|(n, v)| (n.to_string(), v.to_bits())).collect()
+    s.iter()
+        .map(|(n, v)| (n.to_string(), v.to_bits()))
+        .collect()
 }
 
 /// Imported device buffers (zero-copy and device-copy layouts) with the
@@ -814,52 +830,34 @@ fn device_pairs_with_metrics_match_the_cpu_twin() {
     let mut twin = Scorer::cpu(&desc, 1).expect("CPU twin");
     let layouts = [(0, w as u64, 4), (256, w as u64 + 64, 5)];
     let pairs = device_pairs(&engine, w, h, &layouts);
-    let imports: Vec<[ImportedPlane; 2]> = pairs
-        .iter()
-        .map(|p| {
-            [0, 1].map(|k| {
-                let plane = DevicePlane::new(p.bufs[k].buffer, p.pitch, SampleFormat::U8)
-                    .with_offset(p.offset);
-                // SAFETY: the buffers hold their planes and live until released.
-                unsafe { engine.import_buffer(plane) }.expect("import")
-            })
-        })
-        .collect();
+    let imports = import_pairs(&engine, &pairs);
     let host = [frame(w, h, 8, 91), frame(w, h, 8, 92)];
     let order = [0usize, 1, 9, 0, 1];
-    let mut got = Vec::new();
-    let mut want = Vec::new();
-    for &k in &order {
-        let (r, d) = if k == 9 {
-            (host[0].clone(), host[1].clone())
-        } else {
-            let s = layouts[k].2;
-            (
-                common::host_plane(w, h, 8, |y| common::row_word(y, s, 8)),
-                common::host_plane(w, h, 8, |y| common::distorted_word(y, s, 8)),
-            )
-        };
-        fn hp(f: &LumaFrame) -> HostPlane<'_> {
-            HostPlane::u8(&f.bytes, f.width as usize)
-        }
-        twin.submit(Pair::new(hp(&r), hp(&d))).expect("CPU pair");
-        want.push(twin.wait().expect("a result").expect("CPU score"));
-        if k == 9 {
-            scorer.submit(Pair::new(hp(&r), hp(&d))).expect("host pair");
-        } else {
-            let [r, d] = &imports[k];
-            scorer.submit(Pair::new(r, d)).expect("device pair");
-        }
-        while let Some(s) = scorer.poll() {
-            got.push(s.expect("result"));
-        }
-    }
-    while let Some(s) = scorer.wait() {
-        got.push(s.expect("result"));
-    }
-    assert_eq!(got.len(), order.len());
+    let want: Vec<vkssim::FrameScore> = order
+        .iter()
+        .map(|&k| {
+            let (r, d) = if k == 9 {
+                (host[0].clone(), host[1].clone())
+            } else {
+                let s = layouts[k].2;
+                (
+                    common::host_plane(w, h, 8, |y| common::row_word(y, s, 8)),
+                    common::host_plane(w, h, 8, |y| common::distorted_word(y, s, 8)),
+                )
+            };
+            let [r, d] = [&r, &d].map(|f| HostPlane::u8(&f.bytes, w as usize));
+            twin.submit(Pair::new(r, d)).expect("CPU pair");
+            twin.wait().expect("a result").expect("CPU score")
+        })
+        .collect();
+    let got = submit_in_order(&mut scorer, &imports, &order, [&host[0], &host[1]]);
     for (i, (g, c)) in got.iter().zip(&want).enumerate() {
-        assert_eq!(output_bits(g), output_bits(c), "submission {i} (pair {})", order[i]);
+        assert_eq!(
+            output_bits(g),
+            output_bits(c),
+            "submission {i} (pair {})",
+            order[i]
+        );
         // float_ms_ssim and its 15 per-scale values, psnr_y and mse_y,
         // float_ssim.
         assert_eq!(g.iter().count(), 16 + 2 + 1, "outputs of submission {i}");

@@ -404,14 +404,21 @@ fn bad_lists_and_pictures_are_refused() {
 fn whole(p: &Picture) -> LumaFrame {
     let luma = &p.planes[0];
     LumaFrame {
-        bytes: p.planes.iter().flat_map(|q| q.bytes.iter().copied()).collect(),
+        bytes: p
+            .planes
+            .iter()
+            .flat_map(|q| q.bytes.iter().copied())
+            .collect(),
         ..luma.clone()
     }
 }
 
 /// Scores whole pictures through the ring ([`vkssim::testing::FrameScorer`]:
 /// one copy into the upload slot), in order.
-fn score_whole(s: &mut VkScorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<vkssim::Result<MetricOutputs>> {
+fn score_whole(
+    s: &mut VkScorer,
+    pairs: &[(LumaFrame, LumaFrame)],
+) -> Vec<vkssim::Result<MetricOutputs>> {
     use vkssim::testing::FrameScorer;
     let mut got = Vec::new();
     let mut take = |s: &mut VkScorer, r: vkssim::Result<vkssim::FrameScore>| {
@@ -455,12 +462,23 @@ fn psnr_alone_takes_small_frames_and_whole_pictures() {
             let pairs: Vec<_> = ds.iter().map(|d| (whole(&r), whole(d))).collect();
             for (k, (g, d)) in score_whole(&mut s, &pairs).iter().zip(&ds).enumerate() {
                 let g = g.as_ref().expect("scored");
-                assert_outputs_equal(&format!("{label} frame {k}"), g, &cpu_outputs(&r, d, chroma, &list));
+                assert_outputs_equal(
+                    &format!("{label} frame {k}"),
+                    g,
+                    &cpu_outputs(&r, d, chroma, &list),
+                );
             }
             // A luma plane alone is too short for a scorer that reads chroma.
-            let e = vkssim::testing::FrameScorer::submit(&mut s, r.planes[0].clone(), r.planes[0].clone())
-                .unwrap_err();
-            assert!(e.to_string().contains("luma, Cb and Cr planes"), "{label}: {e}");
+            let e = vkssim::testing::FrameScorer::submit(
+                &mut s,
+                r.planes[0].clone(),
+                r.planes[0].clone(),
+            )
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("luma, Cb and Cr planes"),
+                "{label}: {e}"
+            );
             assert_no_validation_messages(&s);
         }
     }
@@ -489,21 +507,35 @@ fn samples_above_the_bit_depth_are_found_in_every_uploaded_plane() {
         (0, 0, 32, 16),
     ];
     for depth in [10, 12] {
-        for specs in [&["psnr"][..], &["float_ssim", "psnr"][..], &["psnr", "float_ms_ssim"][..]] {
+        for specs in [
+            &["psnr"][..],
+            &["float_ssim", "psnr"][..],
+            &["psnr", "float_ms_ssim"][..],
+        ] {
             if specs.contains(&"float_ms_ssim") && depth == 12 {
                 continue;
             }
-            let (w, h) = if specs.contains(&"float_ms_ssim") { (177, 176) } else { (w, h) };
+            let (w, h) = if specs.contains(&"float_ms_ssim") {
+                (177, 176)
+            } else {
+                (w, h)
+            };
             let list = metrics(specs);
             for path in [(UploadPath::Direct, false), (UploadPath::Staging, false)] {
                 let mut s = scorer((w, h, depth), chroma, &list, path, 2);
                 let r = Picture::new(w, h, depth, chroma, 8);
                 let d = Picture::new(w, h, depth, chroma, 9);
                 for (picture, plane, x, y) in cases {
-                    let label = format!("{depth}-bit {specs:?} {path:?} picture {picture} plane {plane} ({x}, {y})");
+                    let label = format!(
+                        "{depth}-bit {specs:?} {path:?} picture {picture} plane {plane} ({x}, {y})"
+                    );
                     let mut bad = [whole(&r), whole(&d)];
                     let (cw, ch) = chroma.plane_size(w, h);
-                    let (x, y) = if plane == 0 { (x.min(w - 1), y.min(h - 1)) } else { (x.min(cw - 1), y.min(ch - 1)) };
+                    let (x, y) = if plane == 0 {
+                        (x.min(w - 1), y.min(h - 1))
+                    } else {
+                        (x.min(cw - 1), y.min(ch - 1))
+                    };
                     let at = match plane {
                         0 => y * w + x,
                         p => w * h + (p - 1) * cw * ch + y * cw + x,
@@ -513,9 +545,20 @@ fn samples_above_the_bit_depth_are_found_in_every_uploaded_plane() {
                     let [br, bd] = bad;
                     let got = score_whole(&mut s, &[(br, bd), (whole(&r), whole(&d))]);
                     match &got[0] {
-                        Err(Error::SampleRange { plane: role, at: SampleAt::Device, x: gx, y: gy, value: gv, .. }) => {
+                        Err(Error::SampleRange {
+                            plane: role,
+                            at: SampleAt::Device,
+                            x: gx,
+                            y: gy,
+                            value: gv,
+                            ..
+                        }) => {
                             let want = [PlaneRole::Reference, PlaneRole::Distorted][picture];
-                            assert_eq!((*role, *gx, *gy, *gv), (Some(want), x, y, value as u32), "{label}");
+                            assert_eq!(
+                                (*role, *gx, *gy, *gv),
+                                (Some(want), x, y, value as u32),
+                                "{label}"
+                            );
                         }
                         other => panic!("{label}: {other:?}"),
                     }

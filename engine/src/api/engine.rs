@@ -399,9 +399,7 @@ impl Engine {
         SharedPlanes::new(
             Arc::clone(&self.gpu),
             (desc.width, desc.height, desc.bit_depth),
-            metrics
-                .needs_chroma()
-                .then(|| metrics.chroma_plane_size()),
+            metrics.needs_chroma().then(|| metrics.chroma_plane_size()),
         )
     }
 

@@ -126,11 +126,17 @@ impl<'s> FrameSlots<'s> {
             // The pictures go straight into the device slot's upload memory
             // (luma, then Cb and Cr when a metric reads chroma); the device
             // checks every plane's sample range.
-            Inner::Vk(v) => (
-                Memory::Mapped(v.acquire_slot()?),
-                v.upload_is_host_cached(),
-                true,
-            ),
+            Inner::Vk(v) => {
+                let u = v.acquire_slot()?;
+                if u.frame_len() != frame_len {
+                    let got = u.frame_len();
+                    v.abandon_slot(u);
+                    return Err(Error::Internal(format!(
+                        "a frame slot holds {got} bytes per frame, the metrics read {frame_len}"
+                    )));
+                }
+                (Memory::Mapped(u), v.upload_is_host_cached(), true)
+            }
             Inner::Cpu(c) => {
                 let depth = c.queue_depth();
                 if s.host_slots >= depth {
@@ -146,19 +152,6 @@ impl<'s> FrameSlots<'s> {
                 )
             }
         };
-        if let Memory::Mapped(u) = &memory {
-            if u.frame_len() != frame_len {
-                let (got, want) = (u.frame_len(), frame_len);
-                if let Inner::Vk(v) = &mut s.inner {
-                    if let Memory::Mapped(u) = memory {
-                        v.abandon_slot(u);
-                    }
-                }
-                return Err(Error::Internal(format!(
-                    "a frame slot holds {got} bytes per frame, the metrics read {want}"
-                )));
-            }
-        }
         Ok(FrameSlot {
             memory: Some(memory),
             len,

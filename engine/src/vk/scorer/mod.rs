@@ -224,7 +224,7 @@ impl VkScorer {
         }
         // float_ssim's passes run only when it is asked for (always without
         // a metric list).
-        let ssim_passes = metrics.is_none_or(|(_, list)| {
+        let ssim_passes = metrics.map_or(true, |(_, list)| {
             list.iter()
                 .any(|m| matches!(m, crate::metric::MetricConfig::FloatSsim(_)))
         });

@@ -1,52 +1,98 @@
 #!/usr/bin/env bash
 # The H200 run of issue 18 (psnr, float_ms_ssim and all three with
-# float_ssim): for 4K and 1080p, 8 and 10-bit 4:2:0 pairs generated here
-# (`vkssim bench --write-yuv`, N frames, in the page cache), the whole CLI on
-# `--backend vulkan` (marginal time per frame: (t(N) - t(1)) / (N - 1), start-up
-# cancels), libvmaf's -O3 `vmaf -n` on 16 threads (8 frames), and the Vulkan
-# output file against single-threaded vmaf's (every line but version and
-# fps; vmaf orders features by thread completion when threaded).
+# float_ssim), in parts chosen by PARTS (default "speed bench"):
 #
-# Prepare here: a folder .gl-extra/ with bin/vkssim (built with
-# --no-default-features: the FFmpeg libraries do not fit the device tool's
-# carry limit), bin/vmaf (tools/build-vmaf-release.sh) and this script, and
-# .gl/ (../shared/tools/vulkan-loader.sh); carry [".gl", ".gl-extra"] and run
-# `N=120 bash .gl-extra/metrics-device.sh`.
+# - tests: the vk_metrics and api test binaries under validation (the
+#   metrics' passes against the CPU twin at fp64 equality, whole pictures in
+#   the upload slot, sample ranges found on the device in every plane,
+#   imported buffers with metrics).
+# - speed: for 4K and 1080p, 8 and 10-bit 4:2:0 pairs generated here
+#   (`vkssim bench --write-yuv`, N frames, read once so they are in the page
+#   cache), for float_ms_ssim, psnr and all three: the whole CLI (`vkssim
+#   score --backend vulkan`, marginal time per frame (t(N) - t(1)) / (N - 1),
+#   so start-up cancels), libvmaf's -O3 `vmaf -n --threads 16` on the same
+#   files (8 frames), and vkssim's JSON for 8 frames against
+#   single-threaded vmaf's (every line but version and fps; vmaf orders
+#   features by thread completion when threaded).
+# - bench: `vkssim bench --feature ...` at 4K 8-bit on the default backend
+#   (`auto`, which picks the GPU), on generated frames and on the files:
+#   the time per frame and each pass's mean GPU time (`gpu_pass_us_mean`:
+#   float_ssim's passes, then the stages psnr, ms_ssim_pyramid and
+#   ms_ssim_scales), for float_ms_ssim, psnr and all three.
+#
+# Prepare here: `bash tools/metrics-bundle.sh` (makes .gl-metrics/ and .gl/).
+# There: carry [".gl", ".gl-metrics"] and run
+# `PARTS="tests speed bench" bash tools/metrics-device.sh` (about 5 to 8
+# minutes; split PARTS over two commands if the 10-minute limit is near).
+# Everything is written to $OUT/metrics (summary.txt holds the table and
+# the step outcomes) and printed.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" / >/dev/null; done
-ldconfig
-export LD_LIBRARY_PATH=$PWD/.gl-extra/lib
-X=$PWD/.gl-extra/bin D=/tmp/mb N=${N:-120}
+bundle=.gl-metrics
+out=${OUT:-/tmp}/metrics
+default_parts="speed bench"
+default_limit=300
+. "$(dirname "$0")/device-common.sh"
+X=$PWD/$bundle/bin D=/tmp/mb N=${N:-240}
 mkdir -p "$D"
+echo "commit $(cat "$bundle/COMMIT" 2>/dev/null); $(nvidia-smi -L 2>/dev/null | head -n 1)" | tee -a "$out/summary.txt"
+if has tests; then
+  step vk_metrics env VKSSIM_VALIDATION=1 "$X/vk_metrics" --test-threads 1
+  step api env VKSSIM_VALIDATION=1 "$X/api" --test-threads 1
+  grep -h "test result" "$out/vk_metrics.log" "$out/api.log" | tee -a "$out/summary.txt"
+fi
 now() { echo "$EPOCHREALTIME"; }
 comparable() { grep -v -e '"version"' -e 'fps' "$1"; }
-for g in "3840 2160 8" "3840 2160 10" "1920 1080 8" "1920 1080 10"; do
-  set -- $g
+# Generates (once) and reads the pair of geometry "$1x$2 $3-bit" into the
+# page cache; sets p (the files' prefix) and io (the inputs' flags).
+pair() {
   p=$D/g${2}b$3
   [ -f "${p}_ref.yuv" ] || "$X/vkssim" bench --write-yuv "$p" --frames "$N" -w "$1" -h "$2" -b "$3" -p 420 >/dev/null
   cat "${p}_ref.yuv" "${p}_dist.yuv" >/dev/null
   io=(-r "${p}_ref.yuv" -d "${p}_dist.yuv" -w "$1" -h "$2" -b "$3" -p 420)
+}
+if has speed; then
+  for g in "3840 2160 8" "3840 2160 10" "1920 1080 8" "1920 1080 10"; do
+    set -- $g
+    pair "$@"
+    for F in "float_ms_ssim" "psnr" "float_ssim psnr float_ms_ssim"; do
+      fl=()
+      for f in $F; do fl+=(--feature "$f"); done
+      tag="$1x$2 $3-bit [$F]"
+      a=$(now)
+      "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
+      b=$(now)
+      "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
+      c=$(now)
+      "$X/vmaf" "${io[@]}" "${fl[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
+      d=$(now)
+      "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
+      "$X/vmaf" "${io[@]}" "${fl[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
+      if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
+        same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
+      else
+        same=DIFFERS
+      fi
+      awk -v t="$tag" -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v n="$N" -v s="$same" 'BEGIN {
+        m = ((c - b) - (b - a)) / (n - 1)
+        v = (d - c) / 8
+        printf "%s: vulkan %.3f ms/frame (%.0f fps); vmaf -n 16 threads %.1f ms/frame (%.1f fps); %.0fx; file %s\n",
+          t, 1000 * m, 1 / m, 1000 * v, 1 / v, v / m, s }' | tee -a "$out/summary.txt"
+    done
+  done
+fi
+if has bench; then
+  pair 3840 2160 8
   for F in "float_ms_ssim" "psnr" "float_ssim psnr float_ms_ssim"; do
     fl=()
     for f in $F; do fl+=(--feature "$f"); done
-    tag="$1x$2 $3-bit [$F]"
-    a=$(now)
-    "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
-    b=$(now)
-    "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
-    c=$(now)
-    "$X/vmaf" "${io[@]}" "${fl[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
-    d=$(now)
-    "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
-    "$X/vmaf" "${io[@]}" "${fl[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
-    if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
-      same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
-    else
-      same=DIFFERS
-    fi
-    awk -v t="$tag" -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v n="$N" -v s="$same" 'BEGIN {
-      m = ((c - b) - (b - a)) / (n - 1)
-      printf "%s: vulkan %.2f ms/frame (%.0f fps); vmaf -n 16 threads %.1f ms/frame; file %s\n",
-        t, 1000 * m, 1 / m, 1000 * (d - c) / 8, s }'
+    name=$(echo "$F" | tr ' ' '+')
+    step "bench_generated_$name" "$X/vkssim" bench "${fl[@]}" -w 3840 -h 2160 -b 8 --frames 60 --no-cpu --json
+    step "bench_files_$name" "$X/vkssim" bench "${fl[@]}" "${io[@]}" --frames 60 --no-cpu --json
+    for k in generated files; do
+      f="$out/bench_${k}_$name.log"
+      echo "bench $k 4K 8-bit [$F]: $(grep -o '"backend": "[^"]*"' "$f") $(grep -o '"ms_per_frame": [0-9.]*' "$f" | head -n 1)" | tee -a "$out/summary.txt"
+      # The mean GPU time of each pass per frame, microseconds.
+      awk '/"gpu_pass_us_mean"/,/}/' "$f" | tr -d ' \n' | sed 's/^/  passes: /; s/$/\n/' | tee -a "$out/summary.txt"
+    done
   done
-done
+fi

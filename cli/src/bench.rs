@@ -126,6 +126,10 @@ struct Timing {
     scores: Vec<FrameScore>,
     /// Vulkan: where the time of the first timed t(N) run went.
     breakdown: Option<(MainTimes, vkssim::vk::HostStats, Duration)>,
+    /// Vulkan with timestamps: each pass's and metric stage's mean GPU time
+    /// per frame over the first timed t(N) run, on the first device (name,
+    /// ns).
+    pass_means: Option<Vec<(&'static str, f64)>>,
 }
 
 /// Runs `vkssim bench` (`trace`: the `--trace-chrome` being collected, which
@@ -306,16 +310,11 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             json["bytes_uploaded"] = (v.bytes_per_frame * n).into();
             json["upload_gb_per_s"] = fps.map(|f| v.bytes_per_frame as f64 * f / 1e9).into();
             if let Some(p) = &v.pass_ns {
-                let mut passes = serde_json::Map::new();
-                for (name, ns) in p {
-                    passes.insert(name.to_string(), (ns / 1e3).into());
-                }
-                passes.insert(
-                    "total".into(),
-                    (p.iter().map(|(_, ns)| ns).sum::<f64>() / 1e3).into(),
-                );
-                json["gpu_pass_us_last_frame"] = passes.into();
+                json["gpu_pass_us_last_frame"] = pass_json(p);
             }
+        }
+        if let Some(p) = &main.pass_means {
+            json["gpu_pass_us_mean"] = pass_json(p);
         }
         if let Some((desc, t)) = &cpu {
             json["cpu"] = serde_json::json!({
@@ -388,6 +387,13 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             ),
             None => writeln!(out, "GPU time per pass: the queue has no timestamps"),
         }?;
+    }
+    if let Some(p) = &main.pass_means {
+        writeln!(
+            out,
+            "GPU time per pass (mean per frame of the first t({n}) run, first device): {}",
+            pass_json(p)
+        )?;
     }
     if let Some(b) = &main.breakdown {
         writeln!(
@@ -562,14 +568,20 @@ fn time(
     let mut reps = Vec::new();
     let mut scores = Vec::new();
     let mut breakdown = None;
+    let mut pass_means = None;
     for _ in 0..repeat {
         scorer
             .scorers_mut()
             .iter_mut()
             .for_each(|s| s.reset_stats());
+        // The warm-up's (or the last t(2)'s) pass times are dropped.
+        let _ = scorer.scorers_mut()[0].take_gpu_pass_ns();
         let (t_n, s, main) = run(scorer, n)?;
         if let Some(d) = scorer.scorers()[0].diagnostics() {
             breakdown.get_or_insert((main, d.host, t_n));
+        }
+        if pass_means.is_none() {
+            pass_means = scorer.scorers_mut()[0].take_gpu_pass_ns();
         }
         let (t_2, _, _) = run(scorer, 2)?;
         if scores.is_empty() {
@@ -581,7 +593,21 @@ fn time(
     }
     let mut t = timing(reps, scores);
     t.breakdown = breakdown;
+    t.pass_means = pass_means;
     Ok(t)
+}
+
+/// Each pass's or metric stage's time in microseconds, and their total.
+fn pass_json(p: &[(&'static str, f64)]) -> serde_json::Value {
+    let mut passes = serde_json::Map::new();
+    for (name, ns) in p {
+        passes.insert(name.to_string(), (ns / 1e3).into());
+    }
+    passes.insert(
+        "total".into(),
+        (p.iter().map(|(_, ns)| ns).sum::<f64>() / 1e3).into(),
+    );
+    passes.into()
 }
 
 fn breakdown_json(b: &(MainTimes, vkssim::vk::HostStats, Duration), n: u64) -> serde_json::Value {
@@ -621,6 +647,7 @@ fn timing(reps: Vec<Rep>, scores: Vec<FrameScore>) -> Timing {
         reps,
         scores,
         breakdown: None,
+        pass_means: None,
     }
 }
 

@@ -364,6 +364,34 @@ mod device_pairs;
 
 use device_pairs::{destroy_pairs, device_pairs, import_pairs, want_for, DevicePair};
 
+/// Submits imported pair `k` for each `k` of `order` (9: `host`, a host
+/// pair instead), taking results as they come; every result, in order.
+fn submit_in_order(
+    scorer: &mut Scorer,
+    imports: &[[ImportedPlane; 2]],
+    order: &[usize],
+    host: [&LumaFrame; 2],
+) -> Vec<vkssim::FrameScore> {
+    let mut got = Vec::new();
+    for &k in order {
+        if k == 9 {
+            let [r, d] = host.map(|f| HostPlane::u8(&f.bytes, f.width as usize));
+            scorer.submit(Pair::new(r, d)).expect("host pair");
+        } else {
+            let [r, d] = &imports[k];
+            scorer.submit(Pair::new(r, d)).expect("device pair");
+        }
+        while let Some(s) = scorer.poll() {
+            got.push(s.expect("result"));
+        }
+    }
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    got
+}
+
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
 /// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed
 /// with host pairs (submitted, then through frame slots, then with a shared
@@ -396,27 +424,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let host_r = frame(w, h, 8, 77);
     let host_d = frame(w, h, 8, 78);
     let order = [0usize, 1, 2, 0, 9, 1, 2, 0, 2];
-    let mut got = Vec::new();
-    for &k in &order {
-        if k == 9 {
-            scorer
-                .submit(Pair::new(
-                    HostPlane::u8(&host_r.bytes, w as usize),
-                    HostPlane::u8(&host_d.bytes, w as usize),
-                ))
-                .expect("host pair");
-        } else {
-            let [r, d] = &imports[k];
-            scorer.submit(Pair::new(r, d)).expect("device pair");
-        }
-        while let Some(s) = scorer.poll() {
-            got.push(s.expect("result"));
-        }
-    }
-    while let Some(s) = scorer.wait() {
-        got.push(s.expect("result"));
-    }
-    assert_eq!(got.len(), order.len());
+    let got = submit_in_order(&mut scorer, &imports, &order, [&host_r, &host_d]);
     for (i, (&k, g)) in order.iter().zip(&got).enumerate() {
         let want = if k == 9 {
             cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap()
@@ -633,7 +641,7 @@ fn queued_device_pairs_go_in_batches_in_order() {
         (4, w as u64, 33),
     ];
     let pairs = device_pairs(&engine, w, h, &layouts);
-    // SAFETY: the buffers hold their planes and outlive the scorer.
+    // SAFETY: the buffers hold their planes and outlive the scorers.
     let imports = unsafe { import_pairs(&engine, &pairs) };
     let (hr, hd) = (frame(w, h, 8, 90), frame(w, h, 8, 91));
     let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
@@ -690,4 +698,79 @@ fn queued_device_pairs_go_in_batches_in_order() {
         "{:#?}",
         engine.validation_messages()
     );
+}
+
+/// A scorer's outputs, every value by name with its fp64 bits (NaN equals
+/// NaN).
+fn output_bits(s: &vkssim::FrameScore) -> Vec<(String, u64)> {
+    s.iter()
+        .map(|(n, v)| (n.to_string(), v.to_bits()))
+        .collect()
+}
+
+/// Imported device buffers (zero-copy and device-copy layouts) with the
+/// luma metrics (float_ssim, float_ms_ssim, psnr without chroma) in one
+/// scorer, mixed with a host pair: every output of every pair equal to the
+/// CPU twin's at fp64, in submission order.
+#[test]
+fn device_pairs_with_metrics_match_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = engine();
+    let (w, h) = (176u32, 177u32);
+    let specs = [
+        "float_ms_ssim=enable_lcs=true",
+        "psnr=enable_chroma=false:enable_mse=true",
+        "float_ssim",
+    ];
+    let desc = ScorerDesc::new(w, h, 8)
+        .with_metrics(vkssim::metric::config::parse_list(&specs).unwrap())
+        .with_chroma(vkssim::io::Chroma::C420)
+        .with_frames_in_flight(2);
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    let mut twin = Scorer::cpu(&desc, 1).expect("CPU twin");
+    let layouts = [(0, w as u64, 4), (256, w as u64 + 64, 5)];
+    let pairs = device_pairs(&engine, w, h, &layouts);
+    // SAFETY: the buffers hold their planes and outlive the scorers.
+    let imports = unsafe { import_pairs(&engine, &pairs) };
+    let host = [frame(w, h, 8, 91), frame(w, h, 8, 92)];
+    let order = [0usize, 1, 9, 0, 1];
+    let want: Vec<vkssim::FrameScore> = order
+        .iter()
+        .map(|&k| {
+            let (r, d) = if k == 9 {
+                (host[0].clone(), host[1].clone())
+            } else {
+                let s = layouts[k].2;
+                (
+                    common::host_plane(w, h, 8, |y| common::row_word(y, s, 8)),
+                    common::host_plane(w, h, 8, |y| common::distorted_word(y, s, 8)),
+                )
+            };
+            let [r, d] = [&r, &d].map(|f| HostPlane::u8(&f.bytes, w as usize));
+            twin.submit(Pair::new(r, d)).expect("CPU pair");
+            twin.wait().expect("a result").expect("CPU score")
+        })
+        .collect();
+    let got = submit_in_order(&mut scorer, &imports, &order, [&host[0], &host[1]]);
+    for (i, (g, c)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            output_bits(g),
+            output_bits(c),
+            "submission {i} (pair {})",
+            order[i]
+        );
+        // float_ms_ssim and its 15 per-scale values, psnr_y and mse_y,
+        // float_ssim.
+        assert_eq!(g.iter().count(), 16 + 2 + 1, "outputs of submission {i}");
+    }
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:?}",
+        engine.validation_messages()
+    );
+    drop(imports);
+    drop(scorer);
+    destroy_pairs(&engine, &pairs);
 }

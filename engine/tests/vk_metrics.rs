@@ -398,3 +398,175 @@ fn bad_lists_and_pictures_are_refused() {
     assert_eq!(ok.get("psnr_y"), Some(60.0));
     assert_no_validation_messages(&s);
 }
+
+/// `p`'s planes packed one after the other (luma, Cb, Cr), as a raw YUV
+/// file stores a frame: what readers write into an upload slot.
+fn whole(p: &Picture) -> LumaFrame {
+    let luma = &p.planes[0];
+    LumaFrame {
+        bytes: p
+            .planes
+            .iter()
+            .flat_map(|q| q.bytes.iter().copied())
+            .collect(),
+        ..luma.clone()
+    }
+}
+
+/// Scores whole pictures through the ring ([`vkssim::testing::FrameScorer`]:
+/// one copy into the upload slot), in order.
+fn score_whole(
+    s: &mut VkScorer,
+    pairs: &[(LumaFrame, LumaFrame)],
+) -> Vec<vkssim::Result<MetricOutputs>> {
+    use vkssim::testing::FrameScorer;
+    let mut got = Vec::new();
+    let mut take = |s: &mut VkScorer, r: vkssim::Result<vkssim::FrameScore>| {
+        got.push(r.map(|_| s.take_metric_outputs().expect("outputs")));
+    };
+    for (r, d) in pairs {
+        s.submit(r.clone(), d.clone()).expect("submit");
+        while let Some(r) = s.poll_next() {
+            take(s, r);
+        }
+    }
+    while let Some(r) = s.wait_next() {
+        take(s, r);
+    }
+    got
+}
+
+/// Without float_ssim in the list its passes do not run: psnr scores
+/// frames smaller than float_ssim's 11 x 11, whole pictures (luma, Cb, Cr)
+/// go into the upload slot in one copy, and every output equals the CPU
+/// twin's; the frame's score has no float_ssim.
+#[test]
+fn psnr_alone_takes_small_frames_and_whole_pictures() {
+    if !gpu_present() {
+        return;
+    }
+    for path in PATHS {
+        for (w, h, depth, chroma) in [
+            (7, 5, 8, Chroma::C420),
+            (9, 4, 10, Chroma::C422),
+            (33, 17, 12, Chroma::C444),
+        ] {
+            let label = format!("{w}x{h} {depth}-bit {chroma} {path:?}");
+            let list = metrics(&["psnr=enable_mse=true"]);
+            check_psnr(w, h, depth, chroma, &["psnr=enable_mse=true"], path);
+            let mut s = scorer((w, h, depth), chroma, &list, path, 2);
+            let r = Picture::new(w, h, depth, chroma, 5);
+            let ds: Vec<Picture> = (0..3)
+                .map(|k| Picture::new(w, h, depth, chroma, 30 + k))
+                .collect();
+            let pairs: Vec<_> = ds.iter().map(|d| (whole(&r), whole(d))).collect();
+            for (k, (g, d)) in score_whole(&mut s, &pairs).iter().zip(&ds).enumerate() {
+                let g = g.as_ref().expect("scored");
+                assert_outputs_equal(
+                    &format!("{label} frame {k}"),
+                    g,
+                    &cpu_outputs(&r, d, chroma, &list),
+                );
+            }
+            // A luma plane alone is too short for a scorer that reads chroma.
+            let e = vkssim::testing::FrameScorer::submit(
+                &mut s,
+                r.planes[0].clone(),
+                r.planes[0].clone(),
+            )
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("luma, Cb and Cr planes"),
+                "{label}: {e}"
+            );
+            assert_no_validation_messages(&s);
+        }
+    }
+}
+
+/// A 10 or 12-bit sample above the bit depth in any plane psnr uploads is
+/// found on the device (no reader reads the upload memory back): luma,
+/// Cb or Cr, inside the scored region or in a stored column or row that
+/// libvmaf's truncated chroma leaves out; the reference picture's first,
+/// else the distorted's, by its position within its plane; the next frame
+/// scores as before.
+#[test]
+fn samples_above_the_bit_depth_are_found_in_every_uploaded_plane() {
+    use vkssim::{Error, PlaneRole, SampleAt};
+    if !gpu_present() {
+        return;
+    }
+    let (w, h, chroma) = (33, 17, Chroma::C420);
+    // (picture, plane, x, y) of the bad sample; chroma is stored 17 x 9 and
+    // scored 16 x 8.
+    let cases = [
+        (1, 2, 3, 2),
+        (0, 1, 16, 0),
+        (1, 1, 0, 8),
+        (1, 0, 5, 5),
+        (0, 0, 32, 16),
+    ];
+    for depth in [10, 12] {
+        for specs in [
+            &["psnr"][..],
+            &["float_ssim", "psnr"][..],
+            &["psnr", "float_ms_ssim"][..],
+        ] {
+            if specs.contains(&"float_ms_ssim") && depth == 12 {
+                continue;
+            }
+            let (w, h) = if specs.contains(&"float_ms_ssim") {
+                (177, 176)
+            } else {
+                (w, h)
+            };
+            let list = metrics(specs);
+            for path in [(UploadPath::Direct, false), (UploadPath::Staging, false)] {
+                let mut s = scorer((w, h, depth), chroma, &list, path, 2);
+                let r = Picture::new(w, h, depth, chroma, 8);
+                let d = Picture::new(w, h, depth, chroma, 9);
+                for (picture, plane, x, y) in cases {
+                    let label = format!(
+                        "{depth}-bit {specs:?} {path:?} picture {picture} plane {plane} ({x}, {y})"
+                    );
+                    let mut bad = [whole(&r), whole(&d)];
+                    let (cw, ch) = chroma.plane_size(w, h);
+                    let (x, y) = if plane == 0 {
+                        (x.min(w - 1), y.min(h - 1))
+                    } else {
+                        (x.min(cw - 1), y.min(ch - 1))
+                    };
+                    let at = match plane {
+                        0 => y * w + x,
+                        p => w * h + (p - 1) * cw * ch + y * cw + x,
+                    } as usize;
+                    let value = (1u16 << depth) + 7;
+                    bad[picture].bytes[2 * at..2 * at + 2].copy_from_slice(&value.to_le_bytes());
+                    let [br, bd] = bad;
+                    let got = score_whole(&mut s, &[(br, bd), (whole(&r), whole(&d))]);
+                    match &got[0] {
+                        Err(Error::SampleRange {
+                            plane: role,
+                            at: SampleAt::Device,
+                            x: gx,
+                            y: gy,
+                            value: gv,
+                            ..
+                        }) => {
+                            let want = [PlaneRole::Reference, PlaneRole::Distorted][picture];
+                            assert_eq!(
+                                (*role, *gx, *gy, *gv),
+                                (Some(want), x, y, value as u32),
+                                "{label}"
+                            );
+                        }
+                        other => panic!("{label}: {other:?}"),
+                    }
+                    let ok = got[1].as_ref().expect("the next frame scores");
+                    assert_outputs_equal(&label, ok, &cpu_outputs(&r, &d, chroma, &list));
+                }
+                assert_no_validation_messages(&s);
+            }
+        }
+    }
+}

@@ -36,21 +36,36 @@ fn comparable_lines(text: &str) -> Vec<&str> {
 
 /// Runs `program args` writing `out`, and returns the file's text.
 fn run(program: &Path, args: &[String], env_preload: bool, out: &Path) -> String {
+    let env: &[(&str, &Path)] = if env_preload {
+        &[("LD_PRELOAD", shim())]
+    } else {
+        &[]
+    };
+    run_env(program, args, env, out)
+}
+
+/// [`run`] with `env` set; for vkssim with Vulkan validation on (any
+/// validation message fails).
+fn run_env(program: &Path, args: &[String], env: &[(&str, &Path)], out: &Path) -> String {
     let mut cmd = Command::new(program);
     cmd.args(args).arg("-o").arg(out);
-    if env_preload {
-        cmd.env("LD_PRELOAD", shim());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if program == paths::vkssim_bin() {
+        cmd.env("VKSSIM_VALIDATION", "1");
     }
     let o = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         o.status.success(),
-        "{} {args:?} failed ({}): {}",
+        "{} {args:?} failed ({}): {err}",
         program.display(),
         o.status,
-        String::from_utf8_lossy(&o.stderr)
     );
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
     std::fs::read_to_string(out).unwrap_or_else(|e| panic!("{}: {e}", out.display()))
 }
 
@@ -61,7 +76,8 @@ fn compare(clip: &MetricClip, features: &[&str], format: &str, extra: &[&str], m
     compare_on("cpu", clip, features, format, extra, max)
 }
 
-/// [`compare`] with vkssim on `backend` (`cpu` or `vulkan`).
+/// [`compare`] with vkssim on `backend` (`cpu`, `vulkan`, or `vulkan` and
+/// more flags, e.g. `vulkan --device all`).
 fn compare_on(
     backend: &str,
     clip: &MetricClip,
@@ -82,7 +98,8 @@ fn compare_on(
     let vmaf = run(&paths::vmaf_cli(), &vmaf_args, max, &dir.path().join("v"));
     let mut ours_args = vec!["score".to_string()];
     ours_args.extend(args);
-    ours_args.extend(["--backend".to_string(), backend.to_string()]);
+    ours_args.push("--backend".to_string());
+    ours_args.extend(backend.split_whitespace().map(str::to_string));
     if max {
         ours_args.extend(["--precision".to_string(), "max".to_string()]);
     }
@@ -438,25 +455,164 @@ fn a_stream_with_chroma_gives_the_files_scores() {
         args.into_iter()
             .map(|a| if a == dist { "-".into() } else { a }),
     );
-    ours_args.extend(["--backend".into(), "cpu".into(), "-o".into()]);
-    let out = dir.path().join("o");
-    // A pipe, not a redirected file (which would be read by position).
-    let mut child = Command::new(paths::vkssim_bin())
-        .args(&ours_args)
-        .arg(&out)
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run vkssim");
-    let bytes = std::fs::read(&clip.distorted).expect("read");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = stdin.write_all(&bytes);
-    });
-    let o = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let ours = std::fs::read_to_string(&out).expect("read");
-    assert_eq!(comparable_lines(&ours), comparable_lines(&vmaf));
+    // On the CPU twin and on Vulkan (the pipe's frames read straight into
+    // the device slot's upload memory, chroma checked on the device).
+    for backend in ["cpu", "vulkan"] {
+        let mut ours_args = ours_args.clone();
+        ours_args.extend(["--backend".into(), backend.into(), "-o".into()]);
+        let out = dir.path().join("o");
+        // A pipe, not a redirected file (which would be read by position).
+        let mut child = Command::new(paths::vkssim_bin())
+            .args(&ours_args)
+            .arg(&out)
+            .env("VKSSIM_VALIDATION", "1")
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run vkssim");
+        let bytes = std::fs::read(&clip.distorted).expect("read");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&bytes);
+        });
+        let o = child.wait_with_output().expect("wait");
+        writer.join().expect("writer");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{backend}: {err}");
+        assert!(!err.contains("vkssim::vk::validation"), "{err}");
+        let ours = std::fs::read_to_string(&out).expect("read");
+        assert_eq!(
+            comparable_lines(&ours),
+            comparable_lines(&vmaf),
+            "{backend}"
+        );
+    }
+}
+
+/// On Vulkan (lavapipe, validation on): `--device all` and `--device 0,0`
+/// (two scorers on one device, pairs dealt between them), and a ladder of
+/// two encodes of one reference whose frames go once per device into
+/// shared planes holding luma, Cb and Cr (psnr reads the reference's chroma
+/// there), with and without `--device 0,0`: every file equal to the vmaf
+/// CLI's at full precision.
+#[test]
+fn vulkan_devices_and_ladders_with_chroma_equal_vmafs() {
+    let all = [
+        "float_ssim=enable_lcs=true",
+        "psnr=enable_mse=true:enable_apsnr=true",
+        "float_ms_ssim=enable_lcs=true",
+    ];
+    let clip = MetricClip::new(177, 179, 10, Chroma::C420, 3, Content::Noisy);
+    for devices in ["all", "0,0"] {
+        compare_on(
+            &format!("vulkan --device {devices}"),
+            &clip,
+            &all,
+            "json",
+            &[],
+            true,
+        );
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = clip.vmaf_args();
+    for f in all {
+        args.extend(["--feature".to_string(), f.to_string()]);
+    }
+    args.extend(["-q".to_string(), "--json".to_string()]);
+    let mut vmaf_args = args.clone();
+    vmaf_args.push("-n".into());
+    let vmaf = run(&paths::vmaf_cli(), &vmaf_args, true, &dir.path().join("v"));
+    for devices in [&[][..], &["--device", "0,0"][..]] {
+        let pattern = dir.path().join("ladder_{index}.json");
+        let o = Command::new(paths::vkssim_bin())
+            .arg("score")
+            .args(&args)
+            .args(["-d", &clip.distorted.display().to_string()])
+            .args(["--backend", "vulkan", "--precision", "max", "-o"])
+            .arg(&pattern)
+            .args(devices)
+            .env("VKSSIM_VALIDATION", "1")
+            .env("VKSSIM_LOG", "info")
+            .output()
+            .expect("run vkssim");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{devices:?}: {err}");
+        assert!(!err.contains("vkssim::vk::validation"), "{err}");
+        assert!(
+            err.contains("uploaded once per device, into shared planes"),
+            "{devices:?}: {err}"
+        );
+        for k in 0..2 {
+            let out = dir.path().join(format!("ladder_{k}.json"));
+            let ours = std::fs::read_to_string(&out).expect("ladder output");
+            assert_eq!(
+                comparable_lines(&ours),
+                comparable_lines(&vmaf),
+                "{devices:?}: encode {k}"
+            );
+        }
+    }
+}
+
+/// A 10-bit sample above the bit depth in a chroma plane (in the column
+/// and row of a 4:2:0 file's chroma that libvmaf's truncated chroma leaves
+/// out, and inside the scored region): on Vulkan the device finds it (the
+/// readers write straight into the upload memory and do not read it back),
+/// and the run fails with the CPU backend's message from the file's name
+/// on, naming the frame and the sample's position in its plane (the
+/// context before it says "scoring" rather than "reading", as for luma).
+#[test]
+fn a_chroma_sample_above_the_bit_depth_fails_alike_on_vulkan() {
+    let clip = MetricClip::new(177, 179, 10, Chroma::C420, 2, Content::Noisy);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (w, h) = (clip.width as usize, clip.height as usize);
+    let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+    let luma = 2 * w * h;
+    let frame = luma + 2 * 2 * cw * ch;
+    for (plane, x, y) in [(2usize, cw - 1, ch - 1), (1, 10, 20)] {
+        let bad = dir.path().join(format!("bad_{plane}.yuv"));
+        let mut bytes = std::fs::read(&clip.distorted).expect("read");
+        let at = frame + luma + (plane - 1) * 2 * cw * ch + 2 * (y * cw + x);
+        bytes[at..at + 2].copy_from_slice(&1030u16.to_le_bytes());
+        std::fs::write(&bad, &bytes).expect("write");
+        let errors: Vec<String> = ["cpu", "vulkan"]
+            .iter()
+            .map(|backend| {
+                let mut args = clip.vmaf_args();
+                let dist = clip.distorted.display().to_string();
+                for a in &mut args {
+                    if *a == dist {
+                        *a = bad.display().to_string();
+                    }
+                }
+                let o = Command::new(paths::vkssim_bin())
+                    .arg("score")
+                    .args(&args)
+                    .args(["--feature", "psnr", "--feature", "float_ssim", "-q"])
+                    .args(["--backend", backend, "-o"])
+                    .arg(dir.path().join("o.xml"))
+                    .env("VKSSIM_VALIDATION", "1")
+                    .output()
+                    .expect("run vkssim");
+                let err = String::from_utf8_lossy(&o.stderr).to_string();
+                assert!(!o.status.success(), "{backend}: {err}");
+                assert!(!err.contains("vkssim::vk::validation"), "{err}");
+                let line = err
+                    .lines()
+                    .find(|l| l.contains("above 1023"))
+                    .unwrap_or_else(|| panic!("{backend}: {err}"));
+                let from = line.find(&*bad.display().to_string()).unwrap_or(0);
+                line[from..].trim().to_string()
+            })
+            .collect();
+        assert_eq!(errors[0], errors[1], "plane {plane}");
+        let want = format!("frame 1: the sample at x={x}, y={y} is 1030");
+        assert!(errors[1].contains(&want), "{}", errors[1]);
+        assert!(
+            errors[1].contains(&bad.display().to_string()),
+            "{}",
+            errors[1]
+        );
+    }
 }

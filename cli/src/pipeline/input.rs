@@ -181,7 +181,8 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// Reads position `i`'s luma into `dst`, as job `job` (a stream serves its
+    /// Reads position `i`'s luma (with chroma: its luma, Cb and Cr planes)
+    /// into `dst`, as job `job` (a stream serves its
     /// jobs in order: every job must call this or [`Input::reach`] once).
     /// Without `checked`, the sample range is not checked (`dst` is not read
     /// back: the scorer checks it on the device, and
@@ -206,8 +207,10 @@ impl<'a> Input<'a> {
                 } else if frame >= len {
                     return Ok(Got::End(len.saturating_sub(self.base)));
                 }
-                if self.chroma {
+                if self.chroma && checked {
                     index.read_planes_at(frame, dst)?;
+                } else if self.chroma {
+                    index.read_planes_at_unchecked(frame, dst)?;
                 } else if checked {
                     index.read_luma_at(frame, dst)?;
                 } else {
@@ -228,8 +231,10 @@ impl<'a> Input<'a> {
                 if let Some(got) = s.advance_to(self.base, i)? {
                     return Ok(got);
                 }
-                let read = if self.chroma {
+                let read = if self.chroma && checked {
                     s.reader.read_planes(dst)?
+                } else if self.chroma {
+                    s.reader.read_planes_unchecked(dst)?
                 } else if checked {
                     s.reader.read_luma(dst)?
                 } else {

@@ -263,6 +263,14 @@ impl LumaReader for Ahead {
         }
     }
 
+    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        let n = self.format().planes_bytes();
+        match self.head.take() {
+            Some(head) => self.hand_out(head, dst, n),
+            None => self.inner.read_planes_unchecked(dst),
+        }
+    }
+
     fn is_y4m(&self) -> bool {
         self.inner.is_y4m()
     }

@@ -395,11 +395,11 @@ impl Engine {
     ///
     /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth).
     pub fn shared_planes(&self, desc: &ScorerDesc) -> Result<SharedPlanes> {
+        let metrics = desc.metric_set()?;
         SharedPlanes::new(
             Arc::clone(&self.gpu),
-            desc.width,
-            desc.height,
-            desc.bit_depth,
+            (desc.width, desc.height, desc.bit_depth),
+            metrics.needs_chroma().then(|| metrics.chroma_plane_size()),
         )
     }
 

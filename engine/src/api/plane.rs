@@ -326,10 +326,21 @@ impl SharedPlanes {
     ///
     /// Errors: a plane of the wrong sample type or too short, a stride
     /// shorter than a row ([`Error::InvalidOption`], [`Error::BufferSize`]),
-    /// a sample above the bit depth ([`Error::SampleRange`]); device memory.
+    /// a sample above the bit depth ([`Error::SampleRange`]); a pool whose
+    /// planes hold a whole picture (a scorer whose psnr reads chroma:
+    /// [`Error::InvalidOption`]); device memory.
     pub fn upload(&self, plane: HostPlane<'_>) -> Result<SharedPlane> {
         let mut packed = LumaFrame::zeroed(0, 0, self.geometry().2);
         plane.pack_into(&mut packed, self.geometry(), PlaneRole::Reference, 0)?;
+        if packed.bytes.len() != self.plane_len() {
+            return Err(Error::InvalidOption(format!(
+                "this pool's planes hold a whole picture of {} bytes (luma, Cb and Cr: its \
+                 scorer's psnr reads chroma), not a luma plane of {}: write them with \
+                 SharedPlanes::take and PlaneWriter::bytes_mut",
+                self.plane_len(),
+                packed.bytes.len()
+            )));
+        }
         let mut writer = self.take()?;
         writer.bytes_mut().copy_from_slice(&packed.bytes);
         Ok(writer.share())

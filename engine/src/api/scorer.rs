@@ -268,7 +268,7 @@ impl Scorer {
                 &vk_opts,
             )?,
             // Every metric's passes in the frame's one command buffer
-            // (float_ssim's always run: with its options, or its defaults).
+            // (float_ssim's only when it is asked for).
             None => VkScorer::with_gpu_and_metrics(
                 gpu,
                 geometry,
@@ -327,16 +327,18 @@ impl Scorer {
     }
 
     /// A pool of shared reference planes on this scorer's device, for its
-    /// geometry (see [`super::Engine::shared_planes`]).
+    /// geometry (see [`super::Engine::shared_planes`]); each holds a whole
+    /// picture (luma, Cb, Cr) when the scorer's metrics read chroma.
     ///
     /// Errors: [`Error::InvalidOption`] on the CPU twin (it has no device).
     pub fn shared_planes(&self) -> Result<SharedPlanes> {
         match &self.inner {
             Inner::Vk(v) => SharedPlanes::new(
                 Arc::clone(v.gpu()),
-                self.desc.width,
-                self.desc.height,
-                self.desc.bit_depth,
+                (self.desc.width, self.desc.height, self.desc.bit_depth),
+                self.metrics
+                    .needs_chroma()
+                    .then(|| self.metrics.chroma_plane_size()),
             ),
             Inner::Cpu(_) => Err(Error::InvalidOption(
                 "a CPU scorer has no device to keep shared planes on".into(),

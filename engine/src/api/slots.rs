@@ -18,7 +18,7 @@ use crate::frame::{bytes_per_sample, PlaneGeometry};
 use crate::io::range::first_out_of_range;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, LumaView, PlaneRole, Result, SampleAt};
+use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
 
 /// A slot dropped unsubmitted, on its way back to its scorer.
 pub(super) enum Returned {
@@ -100,10 +100,6 @@ impl Scorer {
                     c.recycle(d);
                     self.host_slots = self.host_slots.saturating_sub(1);
                 }
-                // A host-memory slot of a device scorer (frames with chroma).
-                (Returned::Host(_, _), Inner::Vk(_)) => {
-                    self.host_slots = self.host_slots.saturating_sub(1);
-                }
                 (_, _) => {}
             }
         }
@@ -126,30 +122,21 @@ impl<'s> FrameSlots<'s> {
         } else {
             (0, len)
         };
-        let chroma_on_device = s.metrics().needs_chroma();
         let (memory, host_cached, range_on_device) = match &mut s.inner {
-            // Frames with chroma for the device are filled in host memory
-            // and uploaded whole at submission (the device slot keeps its
-            // chroma planes apart from luma).
-            Inner::Vk(v) if chroma_on_device => {
-                let depth = v.queue_depth();
-                if s.host_slots >= depth {
-                    return Err(Error::InvalidOption(format!(
-                        "all {depth} frame slots are handed out; submit one before taking another"
+            // The pictures go straight into the device slot's upload memory
+            // (luma, then Cb and Cr when a metric reads chroma); the device
+            // checks every plane's sample range.
+            Inner::Vk(v) => {
+                let u = v.acquire_slot()?;
+                if u.frame_len() != frame_len {
+                    let got = u.frame_len();
+                    v.abandon_slot(u);
+                    return Err(Error::Internal(format!(
+                        "a frame slot holds {got} bytes per frame, the metrics read {frame_len}"
                     )));
                 }
-                s.host_slots += 1;
-                (
-                    Memory::Host(vec![0; frame_len], vec![0; frame_len]),
-                    true,
-                    false,
-                )
+                (Memory::Mapped(u), v.upload_is_host_cached(), true)
             }
-            Inner::Vk(v) => (
-                Memory::Mapped(v.acquire_slot()?),
-                v.upload_is_host_cached(),
-                true,
-            ),
             Inner::Cpu(c) => {
                 let depth = c.queue_depth();
                 if s.host_slots >= depth {
@@ -210,18 +197,6 @@ impl<'s> FrameSlots<'s> {
         match (slot.memory.take(), &mut s.inner) {
             (Some(Memory::Mapped(u)), Inner::Vk(v)) => {
                 v.submit_slot_sharing(u, slot.shared_reference.as_ref())?
-            }
-            (Some(Memory::Host(r, dd)), Inner::Vk(v)) => {
-                s.host_slots = s.host_slots.saturating_sub(1);
-                let frame = |bytes| LumaFrame {
-                    width: d.width,
-                    height: d.height,
-                    bit_depth: d.bit_depth,
-                    bytes,
-                };
-                let (r, dd) = (frame(r), frame(dd));
-                let size = s.metrics.chroma_plane_size();
-                v.submit_picture(&plane_views(&r, size)?, &plane_views(&dd, size)?)?;
             }
             (Some(Memory::Host(r, dd)), Inner::Cpu(c)) => {
                 s.host_slots = s.host_slots.saturating_sub(1);
@@ -333,8 +308,12 @@ impl FrameSlot<'_> {
         }
         self.checked = [false; 2];
         match self.memory.as_mut() {
+            Some(Memory::Mapped(u)) => {
+                // SAFETY: as in `planes_mut`.
+                unsafe { u.frames_mut() }
+            }
             Some(Memory::Host(r, d)) => (&mut r[..], &mut d[..]),
-            _ => (&mut [], &mut []),
+            None => (&mut [], &mut []),
         }
     }
 
@@ -512,27 +491,4 @@ impl std::fmt::Debug for FrameSlots<'_> {
 fn assert_slot_is_send() {
     fn send<T: Send>() {}
     send::<FrameSlot<'static>>();
-}
-
-/// The luma, Cb and Cr planes of a packed frame (luma, then each chroma
-/// plane of `chroma` = (width, height) samples), as views.
-pub(super) fn plane_views(f: &LumaFrame, chroma: (u32, u32)) -> Result<[LumaView<'_>; 3]> {
-    let bps = bytes_per_sample(f.bit_depth);
-    let luma = f.width as usize * f.height as usize * bps;
-    let (cw, ch) = chroma;
-    let plane = cw as usize * ch as usize * bps;
-    let part = |at: usize, len: usize| {
-        f.bytes.get(at..at + len).ok_or_else(|| Error::BufferSize {
-            what: format!("a {}x{} frame's luma and chroma planes", f.width, f.height),
-            needed: luma + 2 * plane,
-            actual: f.bytes.len(),
-        })
-    };
-    let row = f.width as usize * bps;
-    let crow = cw as usize * bps;
-    Ok([
-        LumaView::new(f.width, f.height, f.bit_depth, row, part(0, luma)?)?,
-        LumaView::new(cw, ch, f.bit_depth, crow, part(luma, plane)?)?,
-        LumaView::new(cw, ch, f.bit_depth, crow, part(luma + plane, plane)?)?,
-    ])
 }

@@ -230,15 +230,10 @@ impl Scorer {
             }
         }
         self.take_returns();
-        let chroma_size = self.metrics().chroma_plane_size();
+        // Each frame holds its whole picture (the luma plane, then the Cb
+        // and Cr planes when the metrics read chroma): one copy into the
+        // scorer's upload memory.
         match &mut self.inner {
-            Inner::Vk(v) if self.metrics.needs_chroma() => {
-                let (rv, dv) = (
-                    super::slots::plane_views(&r, chroma_size)?,
-                    super::slots::plane_views(&d, chroma_size)?,
-                );
-                v.submit_picture(&rv, &dv)?;
-            }
             Inner::Vk(v) => v.submit(r, d)?,
             Inner::Cpu(c) => c.submit(r, d)?,
         }

@@ -28,6 +28,9 @@ pub(crate) enum LumaDst<'a> {
     /// The luma, Cb and Cr planes into the first bytes of the caller's
     /// buffer (at least [`VideoFormat::planes_bytes`] long), checked.
     Planes(&'a mut [u8]),
+    /// As [`LumaDst::Planes`], without the sample range check (the buffer
+    /// is not read back; the scorer checks the range itself).
+    PlanesUnchecked(&'a mut [u8]),
     /// The first bytes of the caller's buffer (at least a luma plane long).
     Into(&'a mut [u8]),
     /// As [`LumaDst::Into`], without the sample range check (the buffer is
@@ -86,16 +89,16 @@ impl Frames {
     /// 0). Does not advance [`Frames::next`].
     pub(crate) fn read_planes(&mut self, dst: LumaDst<'_>, prefix: u64) -> Result<bool> {
         let payload = self.format.frame_bytes();
-        let planes = matches!(dst, LumaDst::Planes(_));
+        let planes = matches!(dst, LumaDst::Planes(_) | LumaDst::PlanesUnchecked(_));
         let luma_len = if planes {
             self.format.planes_bytes()
         } else {
             self.format.luma_bytes()
         };
-        let check = !matches!(dst, LumaDst::Unchecked(_));
+        let check = !matches!(dst, LumaDst::Unchecked(_) | LumaDst::PlanesUnchecked(_));
         let (present, plane) = match dst {
             LumaDst::Skip => (0, None),
-            LumaDst::Planes(dst) => {
+            LumaDst::Planes(dst) | LumaDst::PlanesUnchecked(dst) => {
                 let dst = &mut dst[..luma_len];
                 let n = self.src.fill(dst).map_err(|e| self.io(e))?;
                 (n, Some(dst))

@@ -150,6 +150,15 @@ impl FrameIndex {
         self.read_frame_bytes(frame, dst)?;
         super::range::check_planes(dst, &self.format, &self.path, frame)
     }
+
+    /// [`FrameIndex::read_planes_at`] without the sample range check (no
+    /// read of `dst` after writing it: for write-combined device memory,
+    /// when the scorer checks every plane's range itself, as the Vulkan
+    /// scorer's psnr pass does for the planes it uploads).
+    pub fn read_planes_at_unchecked(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
+        let len = self.format.check_planes_dst(dst)?;
+        self.read_frame_bytes(frame, &mut dst[..len])
+    }
 }
 
 /// Reads `buf.len()` bytes at `offset` unless the file ends first; returns the

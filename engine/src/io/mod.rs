@@ -101,6 +101,15 @@ pub trait LumaReader: Send {
         )))
     }
 
+    /// [`LumaReader::read_planes`] without the sample range check where the
+    /// reader can leave it out (`dst` is then not read back: for
+    /// write-combined device memory, when the scorer checks every plane's
+    /// range itself, as the Vulkan scorer's psnr pass does for the planes it
+    /// uploads). By default the checked read.
+    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.read_planes(dst)
+    }
+
     /// Whether the input is a Y4M stream (the `vmaf` command line converts
     /// some Y4M chroma layouts before scoring, which matters to metrics that
     /// read chroma). False by default.
@@ -164,6 +173,9 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
         (**self).read_planes(dst)
+    }
+    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        (**self).read_planes_unchecked(dst)
     }
     fn is_y4m(&self) -> bool {
         (**self).is_y4m()

@@ -406,6 +406,11 @@ impl LumaReader for Y4mReader {
         self.read_into(LumaDst::Planes(dst))
     }
 
+    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.frames.check_planes_dst(dst)?;
+        self.read_into(LumaDst::PlanesUnchecked(dst))
+    }
+
     fn is_y4m(&self) -> bool {
         true
     }

@@ -127,6 +127,11 @@ impl LumaReader for YuvReader {
         self.read_into(LumaDst::Planes(dst))
     }
 
+    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.frames.check_planes_dst(dst)?;
+        self.read_into(LumaDst::PlanesUnchecked(dst))
+    }
+
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         let frame = self.frames.read_frame(0)?;
         if frame.is_some() {

@@ -69,19 +69,29 @@ pub struct LowpassParams {
 }
 
 /// The push constants of `glsl/psnr.comp` (its `Psnr` block; size and
-/// offsets checked against its SPIR-V at compile time by build.rs): where
-/// each plane (luma, Cb, Cr) lies in the raw pictures and the region scored.
+/// offsets checked against its SPIR-V at compile time by build.rs): the luma
+/// plane (index 0) and each chroma plane (index 1: Cb and Cr are alike, Cr
+/// stored right after Cb, both after luma) in the raw pictures, the region
+/// scored and the rows stored (every stored sample is range-checked at 10
+/// and 12 bits).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct PsnrParams {
-    /// Each plane's first sample in the raw buffers (samples, not bytes).
-    pub offset: [u32; 3],
-    /// Samples per stored row of each plane.
-    pub stride: [u32; 3],
-    /// Each plane's scored width (libvmaf's truncated picture size).
-    pub width: [u32; 3],
-    /// Each plane's scored height (0 for a plane not scored).
-    pub height: [u32; 3],
+    /// Samples per stored row.
+    pub stride: [u32; 2],
+    /// Stored rows (at least the scored height; 0 for chroma not uploaded).
+    pub rows: [u32; 2],
+    /// Scored width (libvmaf's truncated picture size).
+    pub width: [u32; 2],
+    /// Scored height (0 for chroma not scored).
+    pub height: [u32; 2],
+}
+
+impl PsnrParams {
+    /// The index of plane `p` (0 luma, 1 Cb, 2 Cr) in the arrays.
+    pub fn index(p: usize) -> usize {
+        p.min(1)
+    }
 }
 
 /// The buffer bindings (set 0) of `glsl/include/common.glsl`. The test

@@ -71,15 +71,24 @@ pub struct SharedPlanes {
 }
 
 impl SharedPlanes {
-    /// A pool of `width` x `height` planes of `bit_depth` bits on `gpu`.
-    pub(crate) fn new(gpu: Arc<Gpu>, width: u32, height: u32, bit_depth: u32) -> Result<Self> {
+    /// A pool of `width` x `height` planes of `bit_depth` bits on `gpu`;
+    /// with `chroma` (each chroma plane's stored size, for scorers whose
+    /// metrics read chroma) each holds a whole picture: the luma plane, then
+    /// the Cb and Cr planes, packed as a raw YUV file stores a frame.
+    pub(crate) fn new(
+        gpu: Arc<Gpu>,
+        (width, height, bit_depth): (u32, u32, u32),
+        chroma: Option<(u32, u32)>,
+    ) -> Result<Self> {
         crate::metric::ssim::check_geometry(
             width,
             height,
             bit_depth,
             &crate::SsimOptions::default(),
         )?;
-        let plane_bytes = width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64;
+        let bps = bytes_per_sample(bit_depth) as u64;
+        let chroma_bytes = chroma.map_or(0, |(w, h)| w as u64 * h as u64 * bps);
+        let plane_bytes = width as u64 * height as u64 * bps + 2 * chroma_bytes;
         Ok(Self {
             pool: Arc::new(Pool {
                 gpu,
@@ -154,7 +163,9 @@ impl SharedPlanes {
         })
     }
 
-    /// Bytes of one plane (a packed luma plane, as in [`crate::LumaFrame`]).
+    /// Bytes of one plane (a packed luma plane, as in [`crate::LumaFrame`],
+    /// followed by the Cb and Cr planes in a pool for metrics that read
+    /// chroma).
     pub fn plane_len(&self) -> usize {
         self.pool.plane_bytes as usize
     }

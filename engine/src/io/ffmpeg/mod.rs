@@ -319,6 +319,35 @@ impl FfmpegReader {
         }
         Ok(true)
     }
+
+    /// The next frame's luma, Cb and Cr planes into `dst`, packed; each
+    /// plane's sample range checked when `checked`.
+    fn deliver_planes(&mut self, dst: &mut [u8], checked: bool) -> Result<bool> {
+        let needed = self.format.check_planes_dst(dst)?;
+        if !self.next()? {
+            return Ok(false);
+        }
+        let index = self.frames_read;
+        let frame = match &mut self.scaler {
+            Some(scaler) => scaler.run(&self.frame)?,
+            None => &self.frame,
+        };
+        let planes = if self.format.chroma == crate::io::Chroma::Mono {
+            1
+        } else {
+            3
+        };
+        let mut at = 0;
+        for plane in 0..planes {
+            let n = copy::copy_plane(frame, &self.format, plane, &mut dst[at..needed])?;
+            if checked {
+                check_plane(&dst[at..at + n], &self.format, &self.path, index)?;
+            }
+            at += n;
+        }
+        self.frames_read += 1;
+        Ok(true)
+    }
 }
 
 impl LumaReader for FfmpegReader {
@@ -339,28 +368,11 @@ impl LumaReader for FfmpegReader {
     }
 
     fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let needed = self.format.check_planes_dst(dst)?;
-        if !self.next()? {
-            return Ok(false);
-        }
-        let index = self.frames_read;
-        let frame = match &mut self.scaler {
-            Some(scaler) => scaler.run(&self.frame)?,
-            None => &self.frame,
-        };
-        let planes = if self.format.chroma == crate::io::Chroma::Mono {
-            1
-        } else {
-            3
-        };
-        let mut at = 0;
-        for plane in 0..planes {
-            let n = copy::copy_plane(frame, &self.format, plane, &mut dst[at..needed])?;
-            check_plane(&dst[at..at + n], &self.format, &self.path, index)?;
-            at += n;
-        }
-        self.frames_read += 1;
-        Ok(true)
+        self.deliver_planes(dst, true)
+    }
+
+    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
+        self.deliver_planes(dst, false)
     }
 
     fn skip(&mut self, frames: u64) -> Result<u64> {

@@ -156,16 +156,13 @@ impl MetricPlan {
                     let g = psnr::check_geometry(width, height, bit_depth, chroma, opts)?;
                     let stored = chroma.plane_size(width, height);
                     let mut params = PsnrParams::default();
-                    for p in 0..g.planes {
+                    for p in 0..g.planes.min(2) {
                         let (w, h) = g.plane_sizes[p];
+                        let (sw, sh) = if p == 0 { (width, height) } else { stored };
+                        params.stride[p] = sw;
+                        params.rows[p] = sh;
                         params.width[p] = w;
                         params.height[p] = h;
-                        params.stride[p] = if p == 0 { width } else { stored.0 };
-                        params.offset[p] = if p == 0 {
-                            0
-                        } else {
-                            (layout.luma_bytes / bps) as u32 + (p as u32 - 1) * stored.0 * stored.1
-                        };
                     }
                     if g.planes > 1 {
                         layout.chroma = Some(stored);
@@ -229,8 +226,8 @@ impl MetricPlan {
 /// [`MetricPlan`].
 #[derive(Default)]
 pub(super) struct MetricSlot {
-    /// psnr: each row's sum of squared errors, `3 x height` uint64,
-    /// host-visible.
+    /// psnr: each row's sum of squared errors, `3 x height` uint64, then
+    /// each row's range record, `2 x 3 x height` uint64, host-visible.
     psnr_rows: Option<Buffer>,
     psnr_set: vk::DescriptorSet,
     /// float_ms_ssim: each scale's two fp32 planes (reference, distorted).
@@ -312,7 +309,9 @@ impl VkScorer {
         };
         let raw = [slot.raw[0].raw, slot.raw[1].raw];
         if let Some(p) = &plan.psnr {
-            let rows = 3 * p.geometry.height as u64 * 8;
+            // Each row's sum per plane, then each row's range record per
+            // picture and plane (glsl/psnr.comp).
+            let rows = 9 * p.geometry.height as u64 * 8;
             let b = gpu.create_buffer(
                 &format!("vkssim slot {i} psnr row sums"),
                 rows,
@@ -492,17 +491,19 @@ impl VkScorer {
     }
 
     /// The metric outputs of slot `i`'s frame (its fence signalled), in the
-    /// list's order, float_ssim's from `score`.
+    /// list's order, float_ssim's from `score`; psnr's sums; and whether
+    /// the host summed terms of some MS-SSIM scale.
     pub(super) fn finish_metrics(
         &self,
         i: usize,
         score: &FrameScore,
-    ) -> Result<(MetricOutputs, Option<[u64; 3]>)> {
+    ) -> Result<(MetricOutputs, Option<[u64; 3]>, bool)> {
         let (Some(plan), Some(m)) = (&self.metrics, &self.slots[i].metrics) else {
             return Err(Error::Internal("a metric frame without its metrics".into()));
         };
         let mut out = MetricOutputs::new();
         let mut sums = None;
+        let mut host_sums = 0;
         for config in &plan.list {
             match config {
                 MetricConfig::FloatSsim(o) => {
@@ -526,7 +527,8 @@ impl VkScorer {
                     let Some(ms) = &plan.ms else {
                         return Err(Error::Internal("float_ms_ssim without its plan".into()));
                     };
-                    let means = self.ms_means(ms, m)?;
+                    let (means, fallbacks) = self.ms_means(ms, m)?;
+                    host_sums += fallbacks;
                     let g = &self.sizes.geometry;
                     out.extend(&ms_ssim::frame_outputs(
                         &means,
@@ -538,13 +540,16 @@ impl VkScorer {
                 }
             }
         }
-        Ok((out, sums))
+        Ok((out, sums, host_sums > 0))
     }
 
     /// Each scale's l, c and s means (`ssim` is not used by float_ms_ssim and
     /// left NaN): from the partial sums where they settle all three, else from
     /// the scale's terms summed on the host in raster order.
-    fn ms_means(&self, ms: &MsPlan, m: &MetricSlot) -> Result<[FrameMeans; SCALES]> {
+    ///
+    /// Also says how many scales were summed on the host.
+    fn ms_means(&self, ms: &MsPlan, m: &MetricSlot) -> Result<([FrameMeans; SCALES], u64)> {
+        let mut fallbacks = 0;
         let mut means = [FrameMeans {
             ssim: f32::NAN,
             l: 0.0,
@@ -567,6 +572,7 @@ impl VkScorer {
             let [l, c, s] = match decided {
                 Some(v) => v,
                 None => {
+                    fallbacks += 1;
                     let e = ms.extents(k);
                     let copy = self.copy_terms;
                     let sums = self.read_back_with(&m.terms[k], copy, |t| TermSums {
@@ -581,7 +587,19 @@ impl VkScorer {
             };
             (mean.l, mean.c, mean.s) = (l, c, s);
         }
-        Ok(means)
+        Ok((means, fallbacks))
+    }
+
+    /// The first sample above the bit depth that slot `i`'s psnr pass found
+    /// in each picture (its fence signalled); none without psnr.
+    pub(super) fn metric_range(&self, i: usize) -> Result<[Option<PlaneRange>; 2]> {
+        match (&self.metrics, &self.slots[i].metrics) {
+            (Some(plan), Some(m)) => match (&plan.psnr, &m.psnr_rows) {
+                (Some(p), Some(rows)) => psnr_range(rows, p, self.sizes.geometry.bit_depth),
+                _ => Ok([None; 2]),
+            },
+            _ => Ok([None; 2]),
+        }
     }
 
     /// The oldest queued [`MetricOutputs`] of a scorer made with
@@ -627,13 +645,56 @@ fn psnr_sse(rows: &Buffer, p: &PsnrPlan) -> Result<[u64; 3]> {
     let stride = p.geometry.height as usize;
     let mut sse = [0u64; 3];
     for (k, s) in sse.iter_mut().enumerate().take(p.geometry.planes) {
-        for r in 0..p.params.height[k] as usize {
+        for r in 0..p.params.height[PsnrParams::index(k)] as usize {
             let at = (k * stride + r) * 8;
             let c = &bytes[at..at + 8];
             *s += u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
         }
     }
     Ok(sse)
+}
+
+/// A sample above the bit depth that psnr's pass found (10 and 12-bit):
+/// the picture (0 reference, 1 distorted), the column and row within its
+/// plane (luma, Cb or Cr), and the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PlaneRange {
+    pub(super) picture: usize,
+    pub(super) x: u32,
+    pub(super) y: u32,
+    pub(super) value: u32,
+}
+
+/// The first sample above the bit depth of each picture, in raster order of
+/// its luma, Cb and Cr planes, from psnr's row records (`None` at 8 and 16
+/// bits, where nothing is recorded).
+fn psnr_range(rows: &Buffer, p: &PsnrPlan, bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
+    let mut found = [None; 2];
+    if bit_depth != 10 && bit_depth != 12 {
+        return Ok(found);
+    }
+    let bytes = rows.mapped().ok_or_else(not_mapped)?;
+    let stride = p.params.rows[0] as usize;
+    for (picture, slot) in found.iter_mut().enumerate() {
+        'planes: for plane in 0..p.geometry.planes {
+            for row in 0..p.params.rows[PsnrParams::index(plane)] as usize {
+                let at = (3 * stride + (picture * 3 + plane) * stride + row) * 8;
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&bytes[at..at + 8]);
+                let rec = u64::from_le_bytes(b);
+                if rec != u64::MAX {
+                    *slot = Some(PlaneRange {
+                        picture,
+                        x: rec as u32,
+                        y: row as u32,
+                        value: (rec >> 32) as u32,
+                    });
+                    break 'planes;
+                }
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The metric passes' results of one frame, copied back for tests

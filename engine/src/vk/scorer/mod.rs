@@ -133,6 +133,10 @@ pub struct VkScorer {
     /// The metrics beside float_ssim ([`VkScorer::with_metrics`]; `None`:
     /// float_ssim only).
     metrics: Option<MetricPlan>,
+    /// Whether float_ssim's own passes run (it is asked for, or there is no
+    /// metric list); without them its buffers are placeholders of an 11 x 11
+    /// plane and a frame's [`FrameScore`] has no float_ssim.
+    ssim_passes: bool,
     /// The slot of the frame scored last.
     last_slot: Option<usize>,
     // Dropped last (after `Drop::drop` destroyed everything above).
@@ -190,10 +194,11 @@ impl VkScorer {
     /// `chroma` subsampling that computes every metric of `metrics` (each at
     /// most once, in any order) on the device `vk_opts` asks for: its
     /// [`FrameScore`]s are float_ssim's (under the list's `float_ssim`
-    /// options, the defaults when the list has none: float_ssim's passes
-    /// always run), and [`VkScorer::take_metric_outputs`] gives every metric's
-    /// outputs of each frame, in the list's order. Chroma is uploaded only
-    /// when psnr reads it; submit such pictures with
+    /// options; without float_ssim in the list, empty), and [`VkScorer::take_metric_outputs`] gives every metric's
+    /// outputs of each frame, in the list's order. float_ssim's passes run
+    /// only when the list has it. Chroma is uploaded only when psnr reads
+    /// it; submit such pictures whole (luma, Cb, Cr) through
+    /// [`crate::FrameScorer::submit`] or an upload slot, or as planes with
     /// [`VkScorer::submit_picture`].
     ///
     /// Errors: each metric's size and option checks (before any work), a
@@ -228,7 +233,27 @@ impl VkScorer {
         if let Some((chroma, list)) = metrics {
             metric_list_ssim(list, (width, height, bit_depth), chroma)?;
         }
-        let geometry = crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
+        // float_ssim's passes run only when it is asked for (always without
+        // a metric list).
+        let ssim_passes = metrics.map_or(true, |(_, list)| {
+            list.iter()
+                .any(|m| matches!(m, crate::metric::MetricConfig::FloatSsim(_)))
+        });
+        let geometry = if ssim_passes {
+            crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?
+        } else {
+            // Its buffers then stand in for the bindings the other passes
+            // do not use: the smallest plane the SSIM stage takes.
+            cpu::samples::sample_divisor(bit_depth)?;
+            crate::metric::ssim::FrameGeometry {
+                width,
+                height,
+                bit_depth,
+                scale: 1,
+                scaled_width: 11,
+                scaled_height: 11,
+            }
+        };
         vk_opts.check()?;
         if geometry.scale > MAX_SCALE {
             return Err(Error::Unsupported(format!(
@@ -349,6 +374,7 @@ impl VkScorer {
             external: None,
             batch: Vec::new(),
             metrics,
+            ssim_passes,
             last_slot: None,
             gpu,
         };
@@ -469,9 +495,10 @@ impl VkScorer {
         Ok(Some(i))
     }
 
-    /// Bytes uploaded per frame pair (the raw samples of both planes).
+    /// Bytes uploaded per frame pair (the raw samples of both pictures: the
+    /// luma planes, and the chroma planes when a metric reads them).
     pub fn bytes_per_frame(&self) -> u64 {
-        2 * self.sizes.raw_bytes
+        2 * self.sizes.picture.bytes()
     }
 }
 

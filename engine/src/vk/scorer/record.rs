@@ -81,8 +81,22 @@ impl VkScorer {
                 unsafe { commands::transfer_to_compute(gpu, cmd) };
             }
         }
-        // SAFETY: `cmd` is recording on the compute family (begun above).
-        unsafe { self.record_ssim_passes(cmd, &[i], p, slot.queries) };
+        if self.ssim_passes {
+            // SAFETY: `cmd` is recording on the compute family (begun above).
+            unsafe { self.record_ssim_passes(cmd, &[i], p, slot.queries) };
+        } else if let Some(q) = slot.queries {
+            // float_ssim is not asked for: its passes' timestamps are all
+            // written at once (they take no time).
+            // SAFETY: `cmd` is recording; the pool is the slot's and its
+            // earlier work is done.
+            unsafe {
+                d.cmd_reset_query_pool(cmd, q, 0, TIMESTAMPS);
+                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+                for k in 0..FramePass::ALL.len() as u32 {
+                    d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, k + 1);
+                }
+            }
+        }
         self.record_metrics(cmd, i);
         // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
         unsafe { commands::compute_to_host(gpu, cmd) };

@@ -232,7 +232,11 @@ impl VkScorer {
                 "frame scored"
             );
         }
-        let fast = score_partials(bytes, &self.sizes, &self.opts, self.force_host_sum);
+        let fast = if self.ssim_passes {
+            score_partials(bytes, &self.sizes, &self.opts, self.force_host_sum)
+        } else {
+            Some(FrameScore::empty())
+        };
         self.settle(i, Ok(fast))
     }
 
@@ -250,10 +254,11 @@ impl VkScorer {
         self.slots[i].holding = None;
         self.slots[i].imports = [None, None];
         self.check_range(i)?;
+        let mut fell_back = false;
         let score = match decided? {
             Some(score) => score,
             None => {
-                self.stats.host_sum_fallbacks += 1;
+                fell_back = true;
                 let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
                 self.read_back_with(&self.slots[i].terms, copy, |terms| {
                     score_terms(terms, &sizes, &opts)
@@ -261,8 +266,11 @@ impl VkScorer {
             }
         };
         self.last_slot = Some(i);
-        if self.metrics.is_some() {
-            let (outputs, psnr_sse) = self.finish_metrics(i, &score)?;
+        if self.metrics.is_none() {
+            self.stats.host_sum_fallbacks += fell_back as u64;
+        } else {
+            let (outputs, psnr_sse, metric_fell_back) = self.finish_metrics(i, &score)?;
+            self.stats.host_sum_fallbacks += (fell_back || metric_fell_back) as u64;
             let Some(plan) = self.metrics.as_mut() else {
                 return Ok(score);
             };
@@ -282,28 +290,40 @@ impl VkScorer {
         Ok(score)
     }
 
-    /// [`Error::SampleRange`] when slot `i`'s decimate pass found a sample
-    /// above the bit depth (the reference plane's first, else the distorted
-    /// plane's), naming the frame and the sample's position; the record is
-    /// then reset for the slot's next frame.
+    /// [`Error::SampleRange`] when slot `i`'s passes found a sample above the
+    /// bit depth (the reference picture's first, else the distorted
+    /// picture's; within a picture, luma before Cb before Cr), naming the
+    /// frame and the sample's position within its plane: the decimate pass
+    /// checks luma, psnr's pass every plane it uploads. The decimate pass's
+    /// record is then reset for the slot's next frame (psnr's is rewritten
+    /// every frame).
     fn check_range(&mut self, i: usize) -> Result<()> {
         let g = self.sizes.geometry;
+        let metric = self.metric_range(i)?;
         let slot = &mut self.slots[i];
         let bytes = slot.range.mapped().ok_or_else(not_mapped)?;
         let rec: RangeRecord =
             bytemuck::pod_read_unaligned(&bytes[..std::mem::size_of::<RangeRecord>()]);
-        let Some(p) = (0..2).find(|&p| rec.first[p] != RangeRecord::NONE) else {
+        if rec != RangeRecord::CLEAR {
+            clear_range(&mut slot.range)?;
+        }
+        let found = (0..2).find_map(|p| {
+            if rec.first[p] != RangeRecord::NONE {
+                let at = rec.first[p];
+                return Some((p, at % g.width, at / g.width, rec.value[p]));
+            }
+            metric[p].map(|r| (r.picture, r.x, r.y, r.value))
+        });
+        let Some((p, x, y, value)) = found else {
             return Ok(());
         };
-        clear_range(&mut slot.range)?;
-        let at = rec.first[p];
         Err(Error::SampleRange {
             plane: Some([PlaneRole::Reference, PlaneRole::Distorted][p]),
             at: SampleAt::Device,
             frame: slot.frame,
-            x: at % g.width,
-            y: at / g.width,
-            value: rec.value[p],
+            x,
+            y,
+            value,
             max: (1 << g.bit_depth) - 1,
             bit_depth: g.bit_depth,
         })
@@ -321,6 +341,13 @@ impl VkScorer {
         let bytes = slot.partials.mapped().ok_or_else(not_mapped)?;
         let partials = SendConst(bytes.as_ptr(), bytes.len());
         let (tx, rx) = sync_channel(1);
+        if !self.ssim_passes {
+            // Nothing of float_ssim's to decide: the metrics' outputs are
+            // taken when the result is received.
+            let _ = tx.send(Ok(Some(FrameScore::empty())));
+            slot.reduction = Some(rx);
+            return Ok(());
+        }
         self.workers.run(move || {
             let partials = partials;
             // SAFETY: the slot's partials buffer stays mapped and unwritten

@@ -1,6 +1,7 @@
 //! Slots whose reference is a shared plane ([`crate::vk::shared_plane`]): the
 //! slot's reference binding points at the plane instead of the slot's own
-//! upload buffer, and the slot holds the plane until its fence signalled. A
+//! upload buffer (a whole picture, luma then Cb and Cr, when psnr reads
+//! chroma: the plane is laid out as the slot's upload memory), and the slot holds the plane until its fence signalled. A
 //! descriptor update invalidates the command buffers the set is bound in, so
 //! the slot is rebound and re-recorded only when the plane it reads changes
 //! (planes are pooled, so a slot meets the same few planes again).
@@ -24,12 +25,14 @@ impl VkScorer {
     ) -> Result<()> {
         let (source, buffer) = match reference {
             None => (ReferenceSource::Own, self.slots[i].raw[0].raw),
-            Some(_) if self.sizes.picture.chroma.is_some() => {
-                return Err(Error::Unsupported(
-                    "a shared reference plane for a scorer whose psnr reads chroma (a shared \
-                     plane holds luma only)"
-                        .into(),
-                ))
+            Some(plane) if (plane.plane_len() as u64) < self.sizes.picture.bytes() => {
+                return Err(Error::InvalidOption(format!(
+                    "a shared reference plane of {} bytes for a scorer that reads {} bytes \
+                     per picture (its psnr reads chroma: take the plane from the scorer's \
+                     own pool, which holds the luma, Cb and Cr planes)",
+                    plane.plane_len(),
+                    self.sizes.picture.bytes()
+                )))
             }
             Some(plane) => {
                 let Some((buffer, id, gpu)) = plane.binding() else {

@@ -40,8 +40,9 @@ pub struct HostStats {
     pub gpu_last_tick: Option<u64>,
     /// Nanoseconds per tick.
     pub tick_ns: f64,
-    /// Frames whose means the device's fixed-point sums did not settle, so the
-    /// host summed their terms in raster order (every frame under
+    /// Frames whose means (float_ssim's, or some MS-SSIM scale's) the
+    /// device's fixed-point sums did not settle, so the host summed their
+    /// terms in raster order (every frame under
     /// `VkOptions::debug.force_host_sum`); see the engine's `reduce` module.
     pub host_sum_fallbacks: u64,
 }

@@ -80,6 +80,34 @@ impl UploadSlot {
         }))
     }
 
+    /// Bytes of each whole picture: the luma plane, then the Cb and Cr
+    /// planes when the scorer uploads chroma.
+    pub fn frame_len(&self) -> usize {
+        self.len + 2 * self.chroma_len
+    }
+
+    /// The reference and distorted pictures' upload memory, whole
+    /// ([`UploadSlot::frame_len`] bytes each: the luma plane, then with
+    /// chroma the Cb and Cr planes, packed, as a raw YUV file stores a
+    /// frame), written like [`UploadSlot::planes_mut`].
+    ///
+    /// # Safety
+    /// As [`UploadSlot::planes_mut`].
+    pub unsafe fn frames_mut(&mut self) -> (&mut [u8], &mut [u8]) {
+        let n = self.frame_len();
+        // SAFETY: per the contract the scorer keeps both mappings alive and
+        // untouched while the slot is out; each picture's memory holds the
+        // luma plane and the two chroma planes (`PictureLayout::bytes`), the
+        // two pictures do not overlap, and `&mut self` makes these the only
+        // references.
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.planes[0], n),
+                std::slice::from_raw_parts_mut(self.planes[1], n),
+            )
+        }
+    }
+
     /// Plane `k` (0 reference, 1 distorted) for reading back (slow on
     /// write-combined memory).
     ///
@@ -145,7 +173,9 @@ impl VkScorer {
         self.check_frame(distorted, "distorted")?;
         {
             let _upload = tracing::debug_span!("upload").entered();
-            let n = self.sizes.raw_bytes as usize;
+            // The whole pictures: the luma plane, then the Cb and Cr planes
+            // when a metric reads chroma (`check_frame` checked the length).
+            let n = self.sizes.picture.bytes() as usize;
             let half = self.sizes.picture.bytes().next_multiple_of(4) as usize;
             let slot = &mut self.slots[i];
             if let Some(st) = slot.staging.as_mut() {
@@ -175,10 +205,16 @@ impl VkScorer {
             PlaneGeometry::new(g.width, g.height, g.bit_depth),
             "this scorer's frames",
         )?;
-        if (f.bytes.len() as u64) < self.sizes.raw_bytes {
+        let needed = self.sizes.picture.bytes();
+        if (f.bytes.len() as u64) < needed {
+            let planes = if self.sizes.picture.chroma.is_some() {
+                "luma, Cb and Cr planes"
+            } else {
+                "luma plane"
+            };
             return Err(Error::BufferSize {
-                what: format!("frame {} {which} luma plane", self.next_frame),
-                needed: self.sizes.raw_bytes as usize,
+                what: format!("frame {} {which} {planes}", self.next_frame),
+                needed: needed as usize,
                 actual: f.bytes.len(),
             });
         }

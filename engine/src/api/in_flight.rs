@@ -10,6 +10,13 @@
 //! 4. else the default: [`DEFAULT_FRAMES_IN_FLIGHT`] on Vulkan, twice the
 //!    worker threads on the CPU twin.
 //!
+//! Whatever picks it, a default never gives the ring's metric slots more
+//! than [`SLOT_MEMORY_BUDGET`] together (at least
+//! [`MIN_FRAMES_IN_FLIGHT`]): a float_ms_ssim slot holds every scale's
+//! planes and terms, about 600 MB at 4K, and slots beyond what the device
+//! can use only cost their creation (4K 8-bit, all three metrics, H200: 4 in
+//! flight 1.89 ms per frame, 8: 2.14, 16: 2.68, 28: 4.44; BENCHMARKS.md).
+//!
 //! Device-resident pairs (imported planes) on a float_ssim-only Vulkan scorer
 //! have a deeper default, [`DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT`]: they
 //! go to the device in batches of half the ring, and at 4K on the H200 a ring
@@ -17,11 +24,54 @@
 //! Their extra slots hold no upload buffers until a host pair takes one.
 
 use super::ScorerDesc;
+use crate::metric::{ms_ssim, MetricConfig};
 use crate::vk::VkOptions;
 
 /// Frames in flight of a Vulkan scorer that nothing sizes: enough for
 /// reading, upload, compute and the host sums of several frames to overlap.
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
+
+/// Device memory the metric slots of a Vulkan scorer's ring may take
+/// together when nothing sets its frames in flight (see the module note).
+pub const SLOT_MEMORY_BUDGET: u64 = 2 << 30;
+
+/// Frames in flight a default keeps under [`SLOT_MEMORY_BUDGET`] however
+/// large the slots are.
+pub const MIN_FRAMES_IN_FLIGHT: usize = 4;
+
+/// Device bytes of one slot's float_ms_ssim planes (the scale-0 horizontal
+/// Gaussian, each scale's two fp32 planes and its four fp64 terms per valid
+/// position; `engine/src/vk/scorer/metrics.rs`), 0 without float_ms_ssim.
+fn ms_ssim_slot_bytes(desc: &ScorerDesc) -> u64 {
+    if !desc
+        .metrics
+        .iter()
+        .any(|m| matches!(m, MetricConfig::FloatMsSsim(_)))
+    {
+        return 0;
+    }
+    let sizes = ms_ssim::scale_sizes(desc.width, desc.height);
+    let valid = |(w, h): (u32, u32)| (w.saturating_sub(10) as u64) * (h.saturating_sub(10) as u64);
+    let (w0, h0) = sizes[0];
+    let hfilt = 5 * (w0.saturating_sub(10) as u64) * h0 as u64 * 4;
+    let scales: u64 = sizes
+        .iter()
+        .map(|&(w, h)| 2 * w as u64 * h as u64 * 4 + 4 * valid((w, h)) * 8)
+        .sum();
+    hfilt + scales
+}
+
+/// `picked` (a default) capped so the metric slots stay within
+/// [`SLOT_MEMORY_BUDGET`], never below [`MIN_FRAMES_IN_FLIGHT`].
+fn within_budget(picked: usize, desc: &ScorerDesc) -> usize {
+    match ms_ssim_slot_bytes(desc) {
+        0 => picked,
+        bytes => {
+            let fit = (SLOT_MEMORY_BUDGET / bytes) as usize;
+            picked.min(fit.max(MIN_FRAMES_IN_FLIGHT))
+        }
+    }
+}
 
 /// Frames in flight of a float_ssim-only Vulkan scorer's device-resident
 /// pairs that nothing sizes (see the module note). Each slot holds the SSIM
@@ -45,8 +95,10 @@ pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions) -> usize {
     if engine.engine.frames_in_flight != 0 {
         return engine.engine.frames_in_flight;
     }
-    desc.reader_threads
-        .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()))
+    let picked = desc
+        .reader_threads
+        .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()));
+    within_budget(picked, desc)
 }
 
 /// The ring a float_ssim-only Vulkan scorer of `desc` grows to on its first
@@ -102,6 +154,36 @@ mod tests {
         let own = hinted.with_frames_in_flight(2);
         assert_eq!((vulkan(&own, &engine), cpu(&own, 3)), (2, 2));
         assert_eq!(device_resident(&own, &engine), 2);
+        // float_ms_ssim's slots: a default stays within the budget (4K: about
+        // 600 MB a slot, so the minimum), a set count is kept.
+        let ms = |w, h| {
+            ScorerDesc::new(w, h, 8)
+                .with_metrics(vec![MetricConfig::FloatMsSsim(Default::default())])
+                .with_reader_threads(12)
+        };
+        let per_slot = ms_ssim_slot_bytes(&ms(3840, 2160));
+        assert!((550 << 20..650 << 20).contains(&per_slot), "{per_slot}");
+        assert_eq!(
+            vulkan(&ms(3840, 2160), &VkOptions::default()),
+            MIN_FRAMES_IN_FLIGHT
+        );
+        let fit_1080p = (SLOT_MEMORY_BUDGET / ms_ssim_slot_bytes(&ms(1920, 1080))) as usize;
+        assert_eq!(
+            vulkan(&ms(1920, 1080), &VkOptions::default()),
+            fit_1080p.min(28)
+        );
+        assert_eq!(
+            vulkan(&ms(3840, 2160), &engine),
+            3,
+            "the engine's option is kept"
+        );
+        assert_eq!(
+            vulkan(
+                &ms(3840, 2160).with_frames_in_flight(9),
+                &VkOptions::default()
+            ),
+            9
+        );
         // 0 is "pick".
         assert_eq!(desc.clone().with_frames_in_flight(0).frames_in_flight, None);
         assert_eq!(desc.with_reader_threads(0).reader_threads, None);

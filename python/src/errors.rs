@@ -79,8 +79,12 @@ pub fn to_py(e: &anyhow::Error, stage: Stage) -> PyErr {
             "; pass allow_length_mismatch=True to score the {common} common frames"
         ));
     }
+    let no_device = e
+        .chain()
+        .any(|c| c.is::<vkssim_cli::backend::NoSuchDevice>());
     match typed {
         Some(t) => from_kind(t, message),
+        None if no_device => DeviceError::new_err(message),
         None if stage == Stage::Options => OptionError::new_err(message),
         None => Error::new_err(message),
     }

@@ -40,7 +40,7 @@ pub fn score_files(
             })
         }
     };
-    let raised = watch.finish(py, scored.report.frames.len() as u64);
+    let raised = watch.finish();
     finish(py, scored.report, raised, scored.error)
 }
 

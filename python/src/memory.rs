@@ -133,12 +133,14 @@ fn score_typed<T: Sample>(
         let mut run = Collected::default();
         let start = Instant::now();
         let mut read = 0u64;
+        let mut refused = None;
         for pos in (0..positions).step_by(step as usize) {
             let ri = (sel.skip_ref + pos) as usize;
             let di = (sel.skip_dist + pos) as usize;
             let (rp, dp) = (arrays::frame(&r, ri), arrays::frame(&d, di));
             if let Err(e) = scorer.submit(arrays::pair(&rp, &dp)) {
-                run.fail(anyhow!(e).context(format!("scoring frame {pos}")));
+                // The pairs before it are still collected.
+                refused = Some(anyhow!(e).context(format!("scoring frame {pos}")));
                 break;
             }
             read = pos + 1;
@@ -152,6 +154,9 @@ fn score_typed<T: Sample>(
         }
         while let Some(res) = scorer.wait() {
             run.take(res, &watch);
+        }
+        if let Some(e) = refused {
+            run.fail(e);
         }
         if run.error.is_none() {
             read = positions;
@@ -167,7 +172,7 @@ fn score_typed<T: Sample>(
         fps,
         &run.frames,
     );
-    let raised = watch.finish(py, run.frames.len() as u64);
+    let raised = watch.finish();
     finish(py, report, raised, run.error)
 }
 

@@ -5,7 +5,6 @@
 //! be raised once the frames scored so far are collected.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 
@@ -15,13 +14,7 @@ pub struct Watch {
     callback: Option<Py<PyAny>>,
     total: Option<u64>,
     raised: Mutex<Option<PyErr>>,
-    /// When the callback last ran (it runs at most every 50 ms, and for the
-    /// last frame).
-    last: Mutex<Option<Instant>>,
 }
-
-/// The least time between two progress calls.
-const EVERY: Duration = Duration::from_millis(50);
 
 impl Watch {
     /// Calls `callback` (if any) for runs of `total` frames.
@@ -30,7 +23,6 @@ impl Watch {
             callback,
             total,
             raised: Mutex::new(None),
-            last: Mutex::new(None),
         }
     }
 
@@ -46,15 +38,13 @@ impl Watch {
     /// An error stops the run; the exception is kept for [`Watch::finish`].
     pub fn frame(&self, done: u64) -> anyhow::Result<()> {
         let result = Python::attach(|py| {
-            py.check_signals()?;
+            // Every frame: a call costs about a microsecond, and a bar
+            // (tqdm) limits its own redrawing. Signals after it, so that one
+            // raised during the callback is seen at once.
             if let Some(cb) = &self.callback {
-                let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-                let due = last.is_none_or(|t| t.elapsed() >= EVERY) || Some(done) == self.total;
-                if due {
-                    *last = Some(Instant::now());
-                    cb.call1(py, (done, self.total))?;
-                }
+                cb.call1(py, (done, self.total))?;
             }
+            py.check_signals()?;
             Ok::<(), PyErr>(())
         });
         match result {
@@ -67,17 +57,8 @@ impl Watch {
         }
     }
 
-    /// Says the run ended after `done` frames (the callback's last call),
-    /// with the GIL held; the exception a frame raised, if any.
-    pub fn finish(&self, py: Python<'_>, done: u64) -> Option<PyErr> {
-        let raised = self.raised.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if raised.is_none() {
-            if let Some(cb) = &self.callback {
-                if let Err(e) = cb.call1(py, (done, self.total)) {
-                    return Some(e);
-                }
-            }
-        }
-        raised
+    /// The exception a frame raised, if any.
+    pub fn finish(&self) -> Option<PyErr> {
+        self.raised.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 }

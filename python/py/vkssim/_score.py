@@ -131,6 +131,8 @@ def _one(reference: Any, distorted: Any, common: list, options: dict, progress: 
         partial = getattr(e, "result", None)
         if partial is not None and not isinstance(partial, Result):
             e.result = Result(partial)
+        elif isinstance(e, _native.Error) and partial is None:
+            e.result = None  # it stopped before any frame
         raise
     finally:
         if bar is not None:

@@ -18,7 +18,7 @@
 //! Anything else (a failed self-test, a lost device, a missing validation layer,
 //! a `--device` index that does not exist) is reported, not papered over.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use vkssim::api::{DealtPlanes, MultiScorer, Scorer, ScorerDesc};
 use vkssim::metric::MetricSet;
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};

@@ -93,7 +93,8 @@ python_test() {
     "$venv/bin/pip" install -q --disable-pip-version-check numpy pytest tqdm 'maturin>=1.5,<2'
     cp python/pyproject.toml "$venv/pyproject.toml"
   fi
-  CARGO_TARGET_DIR="$PWD/target" "$venv/bin/pip" install -q --disable-pip-version-check \
+  # --no-build-isolation: the venv's maturin, found on PATH.
+  PATH="$PWD/$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" "$venv/bin/pip" install -q --disable-pip-version-check \
     --no-build-isolation --no-deps --force-reinstall ./python
   (cd python && "../$venv/bin/python" -m pytest -q tests)
 }

@@ -79,3 +79,23 @@ catalog_test() {
   RAY_USAGE_STATS_ENABLED=0 "$venv/bin/python" tools/catalog/test_catalog.py
 }
 step catalog_test
+# The Python package (python/, issue 20): `pip install ./python` into a venv
+# under target/ (numpy, pytest, tqdm and maturin installed once, kept while
+# python/pyproject.toml is unchanged), maturin building into the workspace's
+# target folder so the crates built above are reused; then its pytest suite,
+# which runs target/release/vkssim and libvmaf's vmaf as oracles.
+python_test() {
+  local venv=target/python-venv
+  if ! cmp -s python/pyproject.toml "$venv/pyproject.toml" ||
+    ! "$venv/bin/python" -c 'import numpy, pytest, tqdm, maturin' 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check numpy pytest tqdm 'maturin>=1.5,<2'
+    cp python/pyproject.toml "$venv/pyproject.toml"
+  fi
+  # --no-build-isolation: the venv's maturin, found on PATH.
+  PATH="$PWD/$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" "$venv/bin/pip" install -q --disable-pip-version-check \
+    --no-build-isolation --no-deps --force-reinstall ./python
+  (cd python && "../$venv/bin/python" -m pytest -q tests)
+}
+step python_test

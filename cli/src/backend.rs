@@ -20,7 +20,7 @@
 //! Anything else (a failed self-test, a lost device, a missing validation layer,
 //! a `--device` index that does not exist) is reported, not papered over.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use vkssim::api::{DealtPlanes, MultiScorer, Scorer, ScorerDesc};
 use vkssim::metric::MetricSet;
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
@@ -139,7 +139,9 @@ fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
                 1 => "there is 1 Vulkan device (index 0)".to_string(),
                 n => format!("there are {n} Vulkan devices (0 to {})", n - 1),
             };
-            anyhow!("--device {index}: {there}; see `vkssim devices`")
+            anyhow::Error::new(NoSuchDevice(format!(
+                "--device {index}: {there}; see `vkssim devices`"
+            )))
         }
         e @ Error::MissingFeature { .. } if device.is_none() => anyhow::Error::new(e).context(
             "starting the Vulkan backend (--device N picks another device; --backend cpu \
@@ -148,6 +150,19 @@ fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
         e => anyhow::Error::new(e).context(VULKAN_CONTEXT),
     }
 }
+
+/// `--device` names a device that does not exist: the message says which
+/// there are (a type of its own, so front ends can tell it apart).
+#[derive(Debug)]
+pub struct NoSuchDevice(pub String);
+
+impl std::fmt::Display for NoSuchDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoSuchDevice {}
 
 /// The CPU twin, with `threads` workers (0: one per core).
 fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {

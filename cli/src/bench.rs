@@ -556,7 +556,7 @@ fn time(
                 allow_length_mismatch: false,
             };
             let t0 = Instant::now();
-            let out = pipeline::run(reference, distorted, sel, scorer, threads, &|_| {});
+            let out = pipeline::run(reference, distorted, sel, scorer, threads, &|_| Ok(()));
             let elapsed = t0.elapsed();
             if let Some(e) = out.error {
                 return Err(e.context("scoring in vkssim bench"));

@@ -146,14 +146,15 @@ pub fn default_threads_for(devices: usize) -> usize {
 
 /// Scores `reference` against `distorted` with `scorer` as `sel` selects,
 /// filling slots on `threads` reader threads; `on_score` sees the number of
-/// frames scored so far (for progress).
+/// frames scored so far (for progress), and an error it returns stops the run
+/// there as a failed frame does (the frames scored before it are kept).
 pub fn run(
     reference: Input<'_>,
     distorted: Input<'_>,
     sel: Selection,
     scorer: &mut MultiScorer,
     threads: usize,
-    on_score: &dyn Fn(u64),
+    on_score: &dyn Fn(u64) -> anyhow::Result<()>,
 ) -> Outcome {
     let plan = Plan::new(&sel, &reference, &distorted);
     let start = std::time::Instant::now();

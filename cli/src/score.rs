@@ -8,10 +8,10 @@
 
 mod files;
 mod ladder;
-mod open;
-mod pair;
+pub(crate) mod open;
+pub(crate) mod pair;
 mod paths;
-mod report;
+pub(crate) mod report;
 mod video;
 
 pub(crate) use files::preflight_outputs;

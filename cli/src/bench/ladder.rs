@@ -230,7 +230,7 @@ fn run_all(
                         sel,
                         &mut engine.scorer,
                         threads,
-                        &|_| {},
+                        &|_| Ok(()),
                     );
                     tee.leave(lane);
                     out

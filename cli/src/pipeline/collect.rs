@@ -28,13 +28,21 @@ impl Collector {
         }
     }
 
-    /// Records the next result.
-    pub fn take(&mut self, res: vkssim::Result<FrameScore>, on_score: &dyn Fn(u64)) {
+    /// Records the next result; an error from `on_score` stops the run.
+    pub fn take(
+        &mut self,
+        res: vkssim::Result<FrameScore>,
+        on_score: &dyn Fn(u64) -> anyhow::Result<()>,
+    ) {
         let index = self.submitted.pop_front().unwrap_or(u64::MAX);
         match res {
             Ok(s) if !self.broken => {
                 self.frames.push((index, s));
-                on_score(self.frames.len() as u64);
+                if let Err(e) = on_score(self.frames.len() as u64) {
+                    // The caller stops the run: the frames so far are kept.
+                    self.broken = true;
+                    self.fail(e);
+                }
             }
             Ok(_) => {}
             Err(e) => {

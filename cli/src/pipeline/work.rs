@@ -51,7 +51,7 @@ pub fn run(
     plan: Plan,
     scorer: &mut MultiScorer,
     threads: usize,
-    on_score: &dyn Fn(u64),
+    on_score: &dyn Fn(u64) -> anyhow::Result<()>,
 ) -> Run {
     let stop = AtomicBool::new(false);
     let mut run = Run {
@@ -163,7 +163,7 @@ fn collect(
     slots: &mut MultiSlots<'_>,
     run: &mut Run,
     inputs: [&Input<'_>; 2],
-    on_score: &dyn Fn(u64),
+    on_score: &dyn Fn(u64) -> anyhow::Result<()>,
 ) {
     let t = Instant::now();
     while let Some(res) = slots.poll() {
@@ -178,7 +178,7 @@ fn take_result(
     run: &mut Run,
     res: vkssim::Result<vkssim::FrameScore>,
     [reference, distorted]: [&Input<'_>; 2],
-    on_score: &dyn Fn(u64),
+    on_score: &dyn Fn(u64) -> anyhow::Result<()>,
 ) {
     let res = match run.out.submitted.front() {
         Some(&i) => res.map_err(|e| device_range_error(e, reference, distorted, i)),

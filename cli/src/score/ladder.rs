@@ -280,6 +280,7 @@ fn score_all(
                     let on_score = |n: u64| {
                         scored[k].store(n, Ordering::Relaxed);
                         progress.set_scored(scored.iter().map(|a| a.load(Ordering::Relaxed)).sum());
+                        Ok(())
                     };
                     let outcome = pipeline::run(
                         Input::tee(tee, k),

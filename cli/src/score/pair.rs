@@ -1,20 +1,64 @@
 //! `vkssim score` on one pair of decoded inputs (Y4M or raw YUV, files or
 //! streams): reader threads fill the scorer's frame slots
-//! ([`crate::pipeline`]), and the scores go to the one output.
+//! ([`crate::pipeline`]), and the scores go to the one output. The run is
+//! two steps, [`prepare`] (open and check the inputs, start the engine) and
+//! [`Prepared::score`] (the pipeline, then the report), which a front end
+//! other than the command line takes too ([`crate::embed`]).
 
 use std::process::ExitCode;
 
 use anyhow::Result;
+use vkssim::io::{LumaReader, VideoFormat};
+use vkssim::metric::MetricSet;
 
 use super::open::{self, check_geometry, check_lengths, start_engine};
 use super::report::{report, write_scores};
 use crate::backend;
-use crate::pipeline::{self, Input};
+use crate::output::Report;
+use crate::pipeline::{self, Input, Selection};
 use crate::plan::ScorePlan;
 use crate::progress::Progress;
 
 /// Scores the pair of `plan` (its preflight made).
 pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
+    let prepared = prepare(plan)?;
+    let progress = Progress::new(plan.quiet, prepared.to_score);
+    let scored = prepared.score(&|n| {
+        progress.set_scored(n);
+        Ok(())
+    });
+    progress.finish();
+    let output = plan.outputs.targets[0].as_deref();
+    write_scores(output, plan.outputs.format, scored.report, scored.error)
+}
+
+/// A pair opened, checked and primed, with its engine started: ready to score.
+pub struct Prepared<'p> {
+    plan: &'p ScorePlan,
+    reference: Box<dyn LumaReader>,
+    distorted: Box<dyn LumaReader>,
+    sel: Selection,
+    chroma: bool,
+    format: VideoFormat,
+    read_threads: usize,
+    engine: backend::Engine,
+    /// The metrics, checked for the inputs' frames.
+    pub metrics: MetricSet,
+    /// How many frames will be scored, when it is known (for progress).
+    pub to_score: Option<u64>,
+}
+
+/// What a run scored: its report, and the error that stopped it early (the
+/// report then holds the frames scored before it).
+pub struct Scored {
+    /// The report of the frames scored.
+    pub report: Report,
+    /// The error that stopped the run, if any.
+    pub error: Option<anyhow::Error>,
+}
+
+/// Opens and checks the pair of `plan` and starts its engine.
+pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let inputs = &plan.inputs;
     let reference = open::reference(inputs)?;
     let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
@@ -40,22 +84,39 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     } else {
         0
     };
-    let mut engine = start_engine(&plan.backend, &metrics, rf, readers, plan.quiet)?;
-
-    let progress = Progress::new(plan.quiet, to_score);
-    let outcome = pipeline::run(
-        Input::open("reference", reference, sel.skip_ref).with_chroma(chroma),
-        Input::open("distorted", distorted, sel.skip_dist).with_chroma(chroma),
-        open::run_selection(sel, &metrics),
-        &mut engine.scorer,
+    let engine = start_engine(&plan.backend, &metrics, rf, readers, plan.quiet)?;
+    Ok(Prepared {
+        plan,
+        reference,
+        distorted,
+        sel,
+        chroma,
+        format: rf,
         read_threads,
-        &|n| progress.set_scored(n),
-    );
-    progress.finish();
+        engine,
+        metrics,
+        to_score,
+    })
+}
 
-    let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
-    let size = (rf.width, rf.height);
-    let report = report(plan, &metrics, size, fps, &outcome.frames);
-    let output = plan.outputs.targets[0].as_deref();
-    write_scores(output, plan.outputs.format, report, outcome.error)
+impl Prepared<'_> {
+    /// Runs the pipeline; `on_score` sees the number of frames scored so far,
+    /// and an error it returns stops the run (as a failed frame would).
+    pub fn score(mut self, on_score: &dyn Fn(u64) -> Result<()>) -> Scored {
+        let chroma = self.chroma;
+        let outcome = pipeline::run(
+            Input::open("reference", self.reference, self.sel.skip_ref).with_chroma(chroma),
+            Input::open("distorted", self.distorted, self.sel.skip_dist).with_chroma(chroma),
+            open::run_selection(self.sel, &self.metrics),
+            &mut self.engine.scorer,
+            self.read_threads,
+            on_score,
+        );
+        let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
+        let size = (self.format.width, self.format.height);
+        Scored {
+            report: report(self.plan, &self.metrics, size, fps, &outcome.frames),
+            error: outcome.error,
+        }
+    }
 }

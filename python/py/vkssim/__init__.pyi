@@ -1,0 +1,140 @@
+"""Type stubs of the vkssim package (see the module's docstring)."""
+
+import os
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+VERSION: str
+
+Plane = npt.NDArray[Union[np.uint8, np.uint16]]
+#: One input in memory: luma ``(frames, height, width)`` (or one 2-d frame),
+#: or a tuple ``(luma, Cb, Cr)``.
+Frames = Union[Plane, Tuple[Plane, Plane, Plane]]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+Progress = Union[None, bool, Callable[[int, Optional[int]], Any]]
+Frame = Dict[str, float]
+
+class Error(Exception):
+    """Every error vkssim raises."""
+    result: Optional["Result"]
+
+class InputError(Error): ...
+class GeometryError(Error): ...
+class LengthError(Error): ...
+class OptionError(Error): ...
+class UnsupportedError(Error): ...
+class DeviceError(Error): ...
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while scoring; ``result`` holds the frames scored before it."""
+    result: "Result"
+
+class Result:
+    @property
+    def frames(self) -> List[Frame]: ...
+    @property
+    def pooled(self) -> Dict[str, Dict[str, float]]: ...
+    @property
+    def aggregate(self) -> Dict[str, float]: ...
+    @property
+    def metrics(self) -> List[str]: ...
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def fps(self) -> float: ...
+    def to_json(self) -> str: ...
+    def to_xml(self) -> str: ...
+    def to_csv(self) -> str: ...
+    def to_sub(self) -> str: ...
+    def to_pandas(self) -> Any: ...
+    def __len__(self) -> int: ...
+
+@overload
+def score(
+    reference: Union[PathLike, Frames],
+    distorted: Union[PathLike, Frames],
+    features: Union[str, Iterable[str]] = ...,
+    *,
+    width: Optional[int] = ...,
+    height: Optional[int] = ...,
+    pix_fmt: Optional[str] = ...,
+    bitdepth: Optional[int] = ...,
+    backend: str = ...,
+    device: Optional[Union[int, str, Iterable[int]]] = ...,
+    threads: Optional[int] = ...,
+    frame_skip_ref: Optional[int] = ...,
+    frame_skip_dist: Optional[int] = ...,
+    frame_cnt: Optional[int] = ...,
+    subsample: Optional[int] = ...,
+    allow_length_mismatch: bool = ...,
+    precision: Optional[Union[int, str]] = ...,
+    stream: Optional[int] = ...,
+    decode_errors: Optional[str] = ...,
+    resize_distorted: Optional[str] = ...,
+    upload: Optional[str] = ...,
+    frames_in_flight: Optional[int] = ...,
+    read_threads: Optional[int] = ...,
+    progress: Progress = ...,
+) -> Result: ...
+@overload
+def score(
+    reference: Union[PathLike, Frames],
+    distorted: List[Union[PathLike, Frames]],
+    features: Union[str, Iterable[str]] = ...,
+    *,
+    width: Optional[int] = ...,
+    height: Optional[int] = ...,
+    pix_fmt: Optional[str] = ...,
+    bitdepth: Optional[int] = ...,
+    backend: str = ...,
+    device: Optional[Union[int, str, Iterable[int]]] = ...,
+    threads: Optional[int] = ...,
+    frame_skip_ref: Optional[int] = ...,
+    frame_skip_dist: Optional[int] = ...,
+    frame_cnt: Optional[int] = ...,
+    subsample: Optional[int] = ...,
+    allow_length_mismatch: bool = ...,
+    precision: Optional[Union[int, str]] = ...,
+    stream: Optional[int] = ...,
+    decode_errors: Optional[str] = ...,
+    resize_distorted: Optional[str] = ...,
+    upload: Optional[str] = ...,
+    frames_in_flight: Optional[int] = ...,
+    read_threads: Optional[int] = ...,
+    progress: Progress = ...,
+) -> List[Result]: ...
+
+class Scorer:
+    def __init__(
+        self,
+        width: int,
+        height: int,
+        bitdepth: int = ...,
+        features: Union[str, Iterable[str]] = ...,
+        *,
+        chroma: Optional[str] = ...,
+        backend: str = ...,
+        device: Optional[Union[int, str, Iterable[int]]] = ...,
+        threads: Optional[int] = ...,
+        precision: Optional[Union[int, str]] = ...,
+        upload: Optional[str] = ...,
+        frames_in_flight: Optional[int] = ...,
+    ) -> None: ...
+    def submit(self, reference: Union[Plane, Tuple[Plane, Plane, Plane]], distorted: Union[Plane, Tuple[Plane, Plane, Plane]]) -> int: ...
+    def ready(self) -> List[Frame]: ...
+    def __iter__(self) -> Iterator[Frame]: ...
+    def flush(self) -> None: ...
+    def result(self) -> Result: ...
+    @property
+    def in_flight(self) -> int: ...
+    @property
+    def submitted(self) -> int: ...
+    @property
+    def backend(self) -> str: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "Scorer": ...
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> None: ...

@@ -1,0 +1,139 @@
+"""vkssim.score(): files or numpy arrays, one distorted input or a ladder."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List, Optional, Union
+
+from . import _native, _options, _progress
+from ._native import OptionError
+from ._result import Result
+
+
+def score(
+    reference: Any,
+    distorted: Any,
+    features: Union[str, Iterable[str]] = ("float_ssim",),
+    *,
+    width: Optional[int] = None,
+    height: Optional[int] = None,
+    pix_fmt: Optional[str] = None,
+    bitdepth: Optional[int] = None,
+    backend: str = "auto",
+    device: Optional[Union[int, str, Iterable[int]]] = None,
+    threads: Optional[int] = None,
+    frame_skip_ref: Optional[int] = None,
+    frame_skip_dist: Optional[int] = None,
+    frame_cnt: Optional[int] = None,
+    subsample: Optional[int] = None,
+    allow_length_mismatch: bool = False,
+    precision: Optional[Union[int, str]] = None,
+    stream: Optional[int] = None,
+    decode_errors: Optional[str] = None,
+    resize_distorted: Optional[str] = None,
+    upload: Optional[str] = None,
+    frames_in_flight: Optional[int] = None,
+    read_threads: Optional[int] = None,
+    progress: Any = None,
+) -> Union[Result, List[Result]]:
+    """Scores ``distorted`` against ``reference``.
+
+    Inputs are paths (Y4M, raw YUV with ``width``, ``height``, ``pix_fmt``
+    and ``bitdepth``, or encoded files, as ``vkssim score`` reads them) or
+    numpy arrays: uint8 (8-bit) or uint16 (with ``bitdepth`` 10, 12 or 16)
+    luma of shape ``(frames, height, width)``, or a tuple ``(luma, Cb, Cr)``
+    when a feature reads chroma (psnr by default). A list of distorted
+    inputs is a ladder: one :class:`Result` per input, in order.
+
+    ``features``: vmaf's feature specs (``"float_ssim"``,
+    ``"psnr=enable_chroma=false"``, ``"float_ms_ssim=enable_lcs=true"``).
+    The other options are the command line's flags of the same names
+    (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
+    index, a list of them or ``"all"``). ``progress``: a callable
+    ``progress(done, total)``, or True for a tqdm bar.
+
+    Raises a subclass of :class:`vkssim.Error` (with the frames scored
+    before a mid-run error in its ``result``), and
+    :class:`vkssim.Interrupted` on Ctrl-C. In a ladder every input is
+    scored; when some fail, the first failure is raised with ``results``:
+    a Result or the exception, per input.
+    """
+    options = dict(
+        backend=backend,
+        device=device,
+        threads=threads,
+        upload=upload,
+        frames_in_flight=frames_in_flight,
+        read_threads=read_threads,
+        precision=precision,
+        frame_skip_ref=frame_skip_ref,
+        frame_skip_dist=frame_skip_dist,
+        frame_cnt=frame_cnt,
+        subsample=subsample,
+        width=width,
+        height=height,
+        pix_fmt=pix_fmt,
+        bitdepth=bitdepth,
+        stream=stream,
+        decode_errors=decode_errors,
+        resize_distorted=resize_distorted,
+    )
+    common = (
+        _options.feature_flags(features)
+        + _options.flags(options, _options.ENGINE_FLAGS)
+        + _options.flags(options, _options.SELECTION_FLAGS)
+        + (["--allow-length-mismatch"] if allow_length_mismatch else [])
+    )
+    if isinstance(distorted, list):
+        return _ladder(reference, distorted, common, options, progress)
+    return _one(reference, distorted, common, options, progress)
+
+
+def _ladder(reference: Any, distorted: list, common: list, options: dict, progress: Any) -> List[Result]:
+    if not distorted:
+        raise OptionError("distorted: an empty list (a ladder needs at least one input)")
+    results: List[Any] = []
+    for d in distorted:
+        try:
+            results.append(_one(reference, d, common, options, progress))
+        except _native.Error as e:
+            results.append(e)
+    failed = [r for r in results if isinstance(r, BaseException)]
+    if failed:
+        first = failed[0]
+        first.results = results
+        raise first
+    return results
+
+
+def _one(reference: Any, distorted: Any, common: list, options: dict, progress: Any) -> Result:
+    callback, bar = _progress.make(progress, "vkssim")
+    try:
+        if _options.is_path(reference) and _options.is_path(distorted):
+            args = [
+                f"--reference={_options.path_text(reference)}",
+                f"--distorted={_options.path_text(distorted)}",
+                *common,
+                *_options.flags(options, _options.FILE_FLAGS),
+            ]
+            report = _native.score_files(args, callback)
+        elif _options.is_path(reference) or _options.is_path(distorted):
+            raise OptionError("reference and distorted: both paths or both numpy arrays")
+        else:
+            given = [k for k in ("width", "height", "pix_fmt", "stream", "decode_errors", "resize_distorted") if options.get(k) is not None]
+            if given:
+                raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
+            ref = _options.frames_planes(reference, "reference")
+            dist = _options.frames_planes(distorted, "distorted")
+            args = ["--reference=<arrays>", "--distorted=<arrays>", *common]
+            report = _native.score_arrays(list(ref), list(dist), args, options.get("bitdepth"), callback)
+        return Result(report)
+    except BaseException as e:
+        partial = getattr(e, "result", None)
+        if partial is not None and not isinstance(partial, Result):
+            e.result = Result(partial)
+        elif isinstance(e, _native.Error) and partial is None:
+            e.result = None  # it stopped before any frame
+        raise
+    finally:
+        if bar is not None:
+            bar.close()

@@ -1,0 +1,150 @@
+//! The exceptions: `vkssim.Error` and its subclasses, one per kind of
+//! failure, each mapped from the library's typed error (`vkssim::Error`)
+//! found in an error's chain; the message is the command line's (the chain
+//! on one line), with the keyword that helps where the command line names a
+//! flag.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::prelude::*;
+use vkssim::Error as E;
+
+create_exception!(
+    vkssim,
+    Error,
+    PyException,
+    "Every error vkssim raises (its subclasses say which kind)."
+);
+create_exception!(
+    vkssim,
+    InputError,
+    Error,
+    "An input cannot be read or is not what it claims: a missing or truncated file, a bad Y4M header, a sample above the bit depth, an array of the wrong dtype or shape."
+);
+create_exception!(
+    vkssim,
+    GeometryError,
+    Error,
+    "The frames cannot be scored together or at all: the reference and distorted sizes or bit depths differ, or a frame is too small for a feature."
+);
+create_exception!(
+    vkssim,
+    LengthError,
+    Error,
+    "The reference and distorted inputs differ in length (pass allow_length_mismatch=True to score their common frames)."
+);
+create_exception!(
+    vkssim,
+    OptionError,
+    Error,
+    "An option or feature is refused: an unknown feature or option, a value out of range, options that cannot go together."
+);
+create_exception!(
+    vkssim,
+    UnsupportedError,
+    Error,
+    "A format or combination vkssim does not score (and says so rather than give a different number)."
+);
+create_exception!(
+    vkssim,
+    DeviceError,
+    Error,
+    "The Vulkan device cannot score: no Vulkan, no such device, a missing feature, a lost device, out of device memory."
+);
+create_exception!(
+    vkssim,
+    Interrupted,
+    PyKeyboardInterrupt,
+    "Ctrl-C while scoring: a KeyboardInterrupt whose `result` holds the frames scored before it."
+);
+
+/// Where an error came from: resolving the options (before any input is
+/// read) or the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Parsing and checking the options.
+    Options,
+    /// Opening, checking and scoring the inputs.
+    Run,
+}
+
+/// The exception for `e`: the class of the first library error in its
+/// chain (an untyped error of the options is an [`OptionError`], of the run
+/// an [`Error`]), with the command line's message.
+pub fn to_py(e: &anyhow::Error, stage: Stage) -> PyErr {
+    let mut message = vkssim_cli::error_chain(e);
+    let typed = e.chain().find_map(|c| c.downcast_ref::<E>());
+    if let Some(E::LengthMismatch { common, .. }) = typed {
+        message.push_str(&format!(
+            "; pass allow_length_mismatch=True to score the {common} common frames"
+        ));
+    }
+    let no_device = e
+        .chain()
+        .any(|c| c.is::<vkssim_cli::backend::NoSuchDevice>());
+    match typed {
+        Some(t) => from_kind(t, message),
+        None if no_device => DeviceError::new_err(message),
+        None if stage == Stage::Options => OptionError::new_err(message),
+        None => Error::new_err(message),
+    }
+}
+
+/// The exception for a library error `e`.
+pub fn from_lib(e: &E) -> PyErr {
+    to_py(&anyhow::anyhow!(e.clone()), Stage::Run)
+}
+
+/// The class of `e`, carrying `message`.
+fn from_kind(e: &E, message: String) -> PyErr {
+    match e {
+        E::Io { .. }
+        | E::TruncatedFrame { .. }
+        | E::EmptyInput { .. }
+        | E::Y4mHeader { .. }
+        | E::Y4mFrame { .. }
+        | E::SampleRange { .. }
+        | E::NoFrames(_)
+        | E::BufferSize { .. }
+        | E::VideoDecode { .. }
+        | E::Demux { .. }
+        | E::NoVideoStream { .. }
+        | E::NoSuchStream { .. }
+        | E::UnsupportedCodec { .. }
+        | E::Decode { .. } => InputError::new_err(message),
+        E::GeometryMismatch(_) | E::PlaneTooSmall { .. } | E::FrameTooSmall { .. } => {
+            GeometryError::new_err(message)
+        }
+        E::LengthMismatch { .. } => LengthError::new_err(message),
+        E::InvalidOption(_) => OptionError::new_err(message),
+        E::Unsupported(_) => UnsupportedError::new_err(message),
+        E::NoVulkan(_)
+        | E::NoDevice(_)
+        | E::NoSuchDevice { .. }
+        | E::ValidationLayerMissing
+        | E::MissingFeature { .. }
+        | E::DeviceLost(_)
+        | E::OutOfDeviceMemory(_)
+        | E::Allocation { .. }
+        | E::NotMapped(_)
+        | E::Vulkan { .. }
+        | E::SelfTestFailed(_) => DeviceError::new_err(message),
+        // Which device says where, not what: the cause's class.
+        E::OnDevice { source, .. } => from_kind(source, message),
+        _ => Error::new_err(message),
+    }
+}
+
+/// Adds the exception classes to the module `m`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("GeometryError", py.get_type::<GeometryError>())?;
+    m.add("LengthError", py.get_type::<LengthError>())?;
+    m.add("OptionError", py.get_type::<OptionError>())?;
+    m.add("UnsupportedError", py.get_type::<UnsupportedError>())?;
+    m.add("DeviceError", py.get_type::<DeviceError>())?;
+    m.add("Interrupted", py.get_type::<Interrupted>())?;
+    Ok(())
+}

@@ -16,7 +16,7 @@
 
 use super::decimate::mirror;
 use super::runs::weighted_runs;
-use super::samples::luma_into;
+use super::samples::{check_view, convert_row, sample_divisor};
 use super::stream::SsimScratch;
 use super::{FrameMeans, Plane};
 use crate::frame::PlaneGeometry;
@@ -64,27 +64,32 @@ struct SplitRows {
     len: usize,
     /// The source row each slot holds.
     held: [Option<usize>; SPLIT_RING],
+    /// One source row, as `fill` writes it.
+    row: Vec<f32>,
 }
 
 impl SplitRows {
     /// Starts a decimation of a plane to `out_width` columns: output x reads
     /// padded columns 2x ..= 2x + 8, that is `even[x ..= x + 4]` and
     /// `odd[x ..= x + 3]`.
-    fn reset(&mut self, out_width: usize) {
+    fn reset(&mut self, width: usize, out_width: usize) {
         let len = out_width + HALF;
         self.len = len;
+        self.row.resize(width, 0.0);
         self.even.resize(len * SPLIT_RING, 0.0);
         self.odd.resize(len * SPLIT_RING, 0.0);
         self.held = [None; SPLIT_RING];
     }
 
-    /// Splits source row `y` of `src` into its slot unless it is there.
-    fn load(&mut self, src: &Plane, y: usize) {
+    /// Splits source row `y` (as `fill(y, row)` writes it) into its slot
+    /// unless it is there.
+    fn load(&mut self, y: usize, fill: &mut impl FnMut(usize, &mut [f32])) {
         let slot = y % SPLIT_RING;
         if self.held[slot] != Some(y) {
+            fill(y, &mut self.row);
             let range = slot * self.len..(slot + 1) * self.len;
             split_row(
-                src.row(y),
+                &self.row,
                 &mut self.even[range.clone()],
                 &mut self.odd[range],
             );
@@ -125,10 +130,27 @@ fn split_row(row: &[f32], even: &mut [f32], odd: &mut [f32]) {
 
 /// The 9 x 9 low-pass decimation of `src` into `out`, through `split`.
 fn lowpass_into(src: &Plane, split: &mut SplitRows, out: &mut Plane) {
-    let (w, h) = (src.width, src.height);
+    lowpass_of_rows(
+        src.width,
+        src.height,
+        |y, row| row.copy_from_slice(src.row(y)),
+        split,
+        out,
+    )
+}
+
+/// The decimation of a `w` x `h` plane whose row `y` `fill(y, row)` writes
+/// (a plane's row, or samples converted as they are read).
+fn lowpass_of_rows(
+    w: u32,
+    h: u32,
+    mut fill: impl FnMut(usize, &mut [f32]),
+    split: &mut SplitRows,
+    out: &mut Plane,
+) {
     let (sw, sh) = (w / 2 + (w & 1), h / 2 + (h & 1));
     let ow = sw as usize;
-    split.reset(ow);
+    split.reset(w as usize, ow);
     out.width = sw;
     out.height = sh;
     out.data.resize(ow * sh as usize, 0.0);
@@ -136,7 +158,7 @@ fn lowpass_into(src: &Plane, split: &mut SplitRows, out: &mut Plane) {
         let rows: [usize; LOWPASS_LEN] =
             std::array::from_fn(|v| mirror((2 * y + v) as i64 - HALF as i64, h as usize));
         for &r in &rows {
-            split.load(src, r);
+            split.load(r, &mut fill);
         }
         // Tap (v, u) reads even[x + u / 2] (u even) or odd[x + u / 2] of
         // source row `rows[v]`: one contiguous run of `ow` values.
@@ -176,13 +198,16 @@ pub fn pyramid(plane: Plane) -> Result<Vec<Plane>> {
     Ok(planes)
 }
 
-/// The buffers one MS-SSIM frame needs (both pyramids, the split rows, the
-/// SSIM stage's rows), kept by a CPU worker from frame to frame so that a
-/// frame neither allocates nor faults in fresh pages.
+/// The buffers one MS-SSIM frame needs (the pyramids' scales 1 to 4, the
+/// split rows, the SSIM stage's rows), kept by a CPU worker from frame to
+/// frame so that a frame neither allocates nor faults in fresh pages. Scale 0
+/// is never held as fp32 planes: its SSIM stage and its decimation convert
+/// the samples row by row as they read them.
 #[derive(Debug)]
 pub(crate) struct MsSsimWork {
-    reference: [Plane; SCALES],
-    distorted: [Plane; SCALES],
+    /// Scales 1 to 4 of each pyramid.
+    reference: [Plane; SCALES - 1],
+    distorted: [Plane; SCALES - 1],
     split: SplitRows,
     ssim: SsimScratch,
 }
@@ -199,27 +224,55 @@ impl Default for MsSsimWork {
 }
 
 impl MsSsimWork {
-    /// The per-scale means of the pyramids whose scale 0 is already in
-    /// `reference[0]` and `distorted[0]` (same size, at least 176 x 176).
-    fn scale_means(&mut self) -> Result<[FrameMeans; SCALES]> {
-        let mut means = [FrameMeans {
-            ssim: 0.0,
-            l: 0.0,
-            c: 0.0,
-            s: 0.0,
-        }; SCALES];
-        for (k, mean) in means.iter_mut().enumerate() {
-            if k > 0 {
+    /// The per-scale means of a `w` x `h` pair (same size, at least
+    /// 176 x 176, checked) whose scale-0 rows `reference(y, row)` and
+    /// `distorted(y, row)` write.
+    fn scale_means(
+        &mut self,
+        w: u32,
+        h: u32,
+        mut reference: impl FnMut(usize, &mut [f32]),
+        mut distorted: impl FnMut(usize, &mut [f32]),
+    ) -> [FrameMeans; SCALES] {
+        let means_of =
+            |sums: super::TermSums, w: u32, h: u32| sums.means(w - (WINDOW - 1), h - (WINDOW - 1));
+        let mut means = [means_of(Default::default(), WINDOW, WINDOW); SCALES];
+        let sums = self.ssim.sums_of_rows(w as usize, h as usize, |y, r, c| {
+            reference(y, r);
+            distorted(y, c);
+        });
+        means[0] = means_of(sums, w, h);
+        lowpass_of_rows(
+            w,
+            h,
+            &mut reference,
+            &mut self.split,
+            &mut self.reference[0],
+        );
+        lowpass_of_rows(
+            w,
+            h,
+            &mut distorted,
+            &mut self.split,
+            &mut self.distorted[0],
+        );
+        for k in 1..SCALES {
+            if k > 1 {
                 for planes in [&mut self.reference, &mut self.distorted] {
-                    let (done, next) = planes.split_at_mut(k);
-                    lowpass_into(&done[k - 1], &mut self.split, &mut next[0]);
+                    let (done, next) = planes.split_at_mut(k - 1);
+                    lowpass_into(&done[k - 2], &mut self.split, &mut next[0]);
                 }
             }
-            let (r, c) = (&self.reference[k], &self.distorted[k]);
-            let sums = self.ssim.sums(r, c)?;
-            *mean = sums.means(r.width - (WINDOW - 1), r.height - (WINDOW - 1));
+            let (r, c) = (&self.reference[k - 1], &self.distorted[k - 1]);
+            let sums = self
+                .ssim
+                .sums_of_rows(r.width as usize, r.height as usize, |y, rr, cr| {
+                    rr.copy_from_slice(r.row(y));
+                    cr.copy_from_slice(c.row(y));
+                });
+            means[k] = means_of(sums, r.width, r.height);
         }
-        Ok(means)
+        means
     }
 }
 
@@ -231,10 +284,12 @@ pub fn scale_means(reference: &Plane, distorted: &Plane) -> Result<[FrameMeans; 
     let geometry = |p: &Plane| PlaneGeometry::new(p.width, p.height, 8);
     geometry(reference).expect_same("the reference plane", geometry(distorted), "the distorted")?;
     check_size(reference.width, reference.height, 8)?;
-    let mut work = MsSsimWork::default();
-    work.reference[0] = reference.clone();
-    work.distorted[0] = distorted.clone();
-    work.scale_means()
+    Ok(MsSsimWork::default().scale_means(
+        reference.width,
+        reference.height,
+        |y, row| row.copy_from_slice(reference.row(y)),
+        |y, row| row.copy_from_slice(distorted.row(y)),
+    ))
 }
 
 /// libvmaf's `float_ms_ssim` (and with `enable_lcs` its 15 per-scale means)
@@ -265,9 +320,15 @@ pub(crate) fn score_ms_ssim_in(
     let geometry = |v: &LumaView<'_>| PlaneGeometry::new(v.width, v.height, v.bit_depth);
     geometry(reference).expect_same("the reference", geometry(distorted), "the distorted")?;
     check_size(reference.width, reference.height, reference.bit_depth)?;
-    luma_into(reference, &mut work.reference[0])?;
-    luma_into(distorted, &mut work.distorted[0])?;
-    let means = work.scale_means()?;
+    check_view(reference)?;
+    check_view(distorted)?;
+    let divisor = sample_divisor(reference.bit_depth)?;
+    let means = work.scale_means(
+        reference.width,
+        reference.height,
+        |y, row| convert_row(reference, y, divisor, row),
+        |y, row| convert_row(distorted, y, divisor, row),
+    );
     frame_outputs(
         &means,
         reference.width,

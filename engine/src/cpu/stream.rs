@@ -33,6 +33,8 @@ pub(crate) struct SsimScratch {
     /// Horizontal results of the five planes (r, c, rr, cc, rc), `RING` rows
     /// each: plane p's row for input row y is at `(p * RING + y % RING) * dw`.
     ring: Vec<f32>,
+    /// One input row of each plane.
+    rows: Vec<f32>,
     /// The products rr, cc, rc of one input row.
     prod: Vec<f32>,
     /// The five vertically filtered rows of one output row.
@@ -62,16 +64,36 @@ impl SsimScratch {
                 scaled_height: r.height,
             });
         }
-        let w = r.width as usize;
+        Ok(
+            self.sums_of_rows(r.width as usize, r.height as usize, |y, r_row, c_row| {
+                r_row.copy_from_slice(r.row(y));
+                c_row.copy_from_slice(c.row(y));
+            }),
+        )
+    }
+
+    /// The sums of [`ssim_sums`] for a `w` x `h` pair (at least 11 x 11)
+    /// whose rows `fill(y, r_row, c_row)` writes, in order, each once: the
+    /// rows of two planes, or samples converted as they are read, so that a
+    /// full-resolution pair need not be held as fp32 planes.
+    pub(crate) fn sums_of_rows(
+        &mut self,
+        w: usize,
+        h: usize,
+        mut fill: impl FnMut(usize, &mut [f32], &mut [f32]),
+    ) -> TermSums {
         let dw = w - (WINDOW as usize - 1);
         self.ring.resize(5 * RING * dw, 0.0);
+        self.rows.resize(2 * w, 0.0);
         self.prod.resize(3 * w, 0.0);
         self.filtered.resize(5 * dw, 0.0);
         self.terms.resize(4 * dw, 0.0);
         let mut sums = TermSums::default();
 
-        for y in 0..r.height as usize {
-            let (r_row, c_row) = (r.row(y), c.row(y));
+        for y in 0..h {
+            let (r_row, c_row) = self.rows.split_at_mut(w);
+            fill(y, r_row, c_row);
+            let (r_row, c_row) = (&*r_row, &*c_row);
             let (rr, rest) = self.prod.split_at_mut(w);
             let (cc, rc) = rest.split_at_mut(w);
             for (((&a, &b), (rr, cc)), rc) in r_row
@@ -135,7 +157,7 @@ impl SsimScratch {
                 }
             }
         }
-        Ok(sums)
+        sums
     }
 }
 

@@ -1,8 +1,8 @@
-//! The exact CPU twin of libvmaf's `float_ms_ssim`: the fp32 sample plane
-//! ([`super::luma_to_plane`]), the five-scale pyramid of 9 x 9 low-pass
-//! decimations ([`lowpass_decimate`], [`pyramid`]), `float_ssim`'s SSIM stage
-//! on every scale ([`super::ssim_means`], the same code `float_ssim` runs) and
-//! the metric's fp64 combine ([`crate::metric::ms_ssim::frame_outputs`]).
+//! The exact CPU twin of libvmaf's `float_ms_ssim`: the fp32 samples (as
+//! [`super::luma_to_plane`] gives them), the five-scale pyramid of 9 x 9
+//! low-pass decimations ([`lowpass_decimate`], [`pyramid`]), `float_ssim`'s
+//! SSIM stage on every scale (as [`super::ssim_means`] runs it: the same code)
+//! and the metric's fp64 combine ([`crate::metric::ms_ssim::frame_outputs`]).
 //!
 //! The decimation, from `docs/metrics.md`: output (x, y) is centred on source
 //! (2x, 2y), offsets -4..4, rows outer and columns inner; each term
@@ -11,8 +11,10 @@
 //! (`-1 - i`, `2n - 1 - i`). The sums are not exact (the taps are arbitrary
 //! fp32 values), so this is the literal order for every pixel: the source rows
 //! are split into even and odd columns, so that each tap reads a contiguous
-//! run, and pixels are summed many at a time ([`super::runs`]). A CPU worker
-//! keeps every buffer of a frame ([`MsSsimWork`]) for the next.
+//! run, and pixels are summed many at a time (the kernel in `cpu/runs.rs`,
+//! shared with the Gaussian). Scale 0 is never held as fp32 planes: its SSIM
+//! stage and its decimation convert the samples row by row. A CPU worker keeps
+//! every buffer of a frame for the next.
 
 use super::decimate::mirror;
 use super::runs::weighted_runs;

@@ -18,7 +18,11 @@
 # (default target/release/vkssim), THREADS (vmaf --threads; default: all
 # cores), REPEAT (default 3), VKSSIM_FLAGS (extra vkssim flags, e.g.
 # "--upload direct", or "--backend cpu --threads 2"), FEATURES (the
-# --feature values, space-separated, e.g. "float_ssim psnr float_ms_ssim").
+# --feature values, space-separated, e.g. "float_ssim psnr float_ms_ssim"),
+# VKSSIM_BEFORE (a second vkssim binary, e.g. an earlier build, timed with the
+# same flags in the same run: before / after figures side by side). The
+# programs take turns within each repetition, so load that comes and goes
+# falls on all of them.
 set -euo pipefail
 if [ $# -lt 3 ]; then
   sed -n '2,20p' "$0" >&2
@@ -60,15 +64,18 @@ seconds() {
   calc "$t1 - $t0"
 }
 
-# Median per-frame seconds of a program: per_frame CMD... (frame count appended).
-per_frame() {
-  local runs=() i tn t2
-  for ((i = 0; i < repeat; i++)); do
-    tn=$(seconds "$@" --frame_cnt "$n")
-    t2=$(seconds "$@" --frame_cnt 2)
-    runs+=("$(calc "($tn - $t2) / ($n - 2)")")
-  done
-  printf '%s\n' "${runs[@]}" | sort -g | sed -n "$(((repeat + 1) / 2))p"
+# Per-frame seconds of one run of a program: one_run CMD... (frame count
+# appended).
+one_run() {
+  local tn t2
+  tn=$(seconds "$@" --frame_cnt "$n")
+  t2=$(seconds "$@" --frame_cnt 2)
+  calc "($tn - $t2) / ($n - 2)"
+}
+
+# The median of the values in the file $1 (one per line).
+median() {
+  sort -g "$1" | sed -n "$(((repeat + 1) / 2))p"
 }
 
 features=()
@@ -77,11 +84,25 @@ for f in ${FEATURES:-float_ssim}; do
 done
 common=(-r "$ref" -d "$dist" "$@" "${features[@]}" --no_prediction)
 # Warm the page cache and both programs once.
+before=${VKSSIM_BEFORE:-}
+[ -z "$before" ] || [ -x "$before" ] || { echo "no vkssim binary at $before (VKSSIM_BEFORE)" >&2; exit 1; }
 "$vmaf" "${common[@]}" --threads "$threads" --frame_cnt 2 -o "$scratch/w.xml" >/dev/null 2>&1
 "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt 2 -q -o "$scratch/w.xml" >/dev/null 2>&1
+[ -z "$before" ] || "$before" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt 2 -q -o "$scratch/w.xml" >/dev/null 2>&1
 
-v=$(per_frame "$vmaf" "${common[@]}" --threads "$threads" -o "$scratch/v.xml")
-k=$(per_frame "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} -q -o "$scratch/k.xml")
+: >"$scratch/v" && : >"$scratch/k" && : >"$scratch/b"
+for ((i = 0; i < repeat; i++)); do
+  one_run "$vmaf" "${common[@]}" --threads "$threads" -o "$scratch/v.xml" >>"$scratch/v"
+  echo >>"$scratch/v"
+  one_run "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} -q -o "$scratch/k.xml" >>"$scratch/k"
+  echo >>"$scratch/k"
+  if [ -n "$before" ]; then
+    one_run "$before" score "${common[@]}" ${VKSSIM_FLAGS:-} -q -o "$scratch/b.xml" >>"$scratch/b"
+    echo >>"$scratch/b"
+  fi
+done
+v=$(median "$scratch/v")
+k=$(median "$scratch/k")
 "$vmaf" "${common[@]}" --threads "$threads" --frame_cnt "$n" -o "$scratch/v.xml" >/dev/null 2>&1
 "$vkssim" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt "$n" -q -o "$scratch/k.xml" >/dev/null 2>&1
 # Each line's attributes sorted, then the lines: with --threads, vmaf appends
@@ -106,3 +127,15 @@ printf 'vkssim score (%s %s): %.3f ms per frame, %.1f frames/s\n' "$vkssim" "${V
   "$(calc "$k * 1000")" "$(calc "1 / $k")"
 printf 'ratio vmaf/vkssim: %.1f; XML files identical (but version, fps and the order of names): %s\n' \
   "$(calc "$v / $k")" "$same"
+if [ -n "$before" ]; then
+  b=$(median "$scratch/b")
+  "$before" score "${common[@]}" ${VKSSIM_FLAGS:-} --frame_cnt "$n" -q -o "$scratch/b.xml" >/dev/null 2>&1
+  same=no
+  if diff <(normalized "$scratch/v.xml") <(normalized "$scratch/b.xml") >/dev/null; then
+    same=yes
+  fi
+  printf 'vkssim before (%s %s): %.3f ms per frame, %.1f frames/s\n' "$before" "${VKSSIM_FLAGS:-}" \
+    "$(calc "$b * 1000")" "$(calc "1 / $b")"
+  printf 'ratio vmaf/before: %.1f; XML files identical: %s; after is %.2fx as fast as before\n' \
+    "$(calc "$v / $b")" "$same" "$(calc "$b / $k")"
+fi

@@ -82,44 +82,13 @@ pub fn horizontal(src: &Plane) -> Result<Plane> {
     Ok(out)
 }
 
-/// Output pixels handled together by [`fir11`]: their sums live in registers.
-const BLOCK: usize = 16;
-
-super::simd::dispatch_avx2! {
-    /// One row of either Gaussian pass (see [`fir11_portable`]), on the widest
-    /// vectors the CPU has.
-    pub(crate) fn fir11 / fir11_avx2 => fir11_portable(srcs: &[&[f32]; 11], out: &mut [f32])
-}
-
-/// The portable kernel of [`fir11`].
-///
-/// `out[x] = f32(sum over u of f64(f32(srcs[u][x] * g[u])))`, the sum from 0.0 in
-/// tap order, for every `x`. Each `srcs[u]` is at least `out.len()` long. Pixels
-/// are done `BLOCK` at a time so the compiler can vectorise across them.
-#[inline(always)]
-fn fir11_portable(srcs: &[&[f32]; 11], out: &mut [f32]) {
-    let n = out.len();
-    let mut x = 0;
-    while x + BLOCK <= n {
-        let mut acc = [0.0f64; BLOCK];
-        for (src, &g) in srcs.iter().zip(&GAUSSIAN_TAPS) {
-            let s = &src[x..x + BLOCK];
-            for k in 0..BLOCK {
-                acc[k] += (s[k] * g) as f64;
-            }
-        }
-        for (o, a) in out[x..x + BLOCK].iter_mut().zip(acc) {
-            *o = (a * 1.0) as f32;
-        }
-        x += BLOCK;
-    }
-    for (i, o) in out.iter_mut().enumerate().skip(x) {
-        let mut acc = 0.0f64;
-        for (src, &g) in srcs.iter().zip(&GAUSSIAN_TAPS) {
-            acc += (src[i] * g) as f64;
-        }
-        *o = (acc * 1.0) as f32;
-    }
+/// One row of either Gaussian pass: `out[x] = f32(sum over u of
+/// f64(f32(srcs[u][x] * g[u])))`, the sum from 0.0 in tap order, for every
+/// `x` ([`super::runs::weighted_runs`]). Each `srcs[u]` is at least
+/// `out.len()` long.
+#[inline]
+pub(crate) fn fir11(srcs: &[&[f32]; 11], out: &mut [f32]) {
+    super::runs::weighted_runs(srcs, &GAUSSIAN_TAPS, out)
 }
 
 /// The vertical pass: `w` x `(h - 10)`. Needs `h >= 11`.

@@ -1,7 +1,8 @@
 //! Every metric of a [`MetricSet`] on one pair ([`score_metrics`]): the CPU
 //! twin of each, in the set's order, into one [`FrameScore`].
 
-use super::{ms_ssim, psnr, score_frame};
+use super::ms_ssim::{self, MsSsimWork};
+use super::{psnr, score_frame};
 use crate::metric::config::MetricConfig;
 use crate::metric::MetricSet;
 use crate::{Error, FrameScore, LumaView, Result};
@@ -18,6 +19,16 @@ pub fn score_metrics(
     reference: &[LumaView<'_>],
     distorted: &[LumaView<'_>],
     set: &MetricSet,
+) -> Result<FrameScore> {
+    score_metrics_in(reference, distorted, set, &mut MsSsimWork::default())
+}
+
+/// [`score_metrics`] in a CPU worker's buffers, reused from frame to frame.
+pub(crate) fn score_metrics_in(
+    reference: &[LumaView<'_>],
+    distorted: &[LumaView<'_>],
+    set: &MetricSet,
+    work: &mut MsSsimWork,
 ) -> Result<FrameScore> {
     let planes = if set.needs_chroma() { 3 } else { 1 };
     if reference.len() < planes || distorted.len() < planes {
@@ -44,7 +55,9 @@ pub fn score_metrics(
                 score.psnr_sse = Some(f.sse);
             }
             MetricConfig::FloatMsSsim(o) => {
-                score.outputs.extend(&ms_ssim::score_ms_ssim(r, d, o)?);
+                score
+                    .outputs
+                    .extend(&ms_ssim::score_ms_ssim_in(r, d, o, work)?);
             }
         }
     }

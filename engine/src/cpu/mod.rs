@@ -32,6 +32,7 @@ pub mod ms_ssim;
 mod plane;
 pub(crate) mod pool;
 pub mod psnr;
+pub(crate) mod runs;
 pub mod samples;
 mod simd;
 pub mod stream;

@@ -8,7 +8,8 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::metrics::score_metrics;
+use super::metrics::score_metrics_in;
+use super::ms_ssim::MsSsimWork;
 use crate::frame::bytes_per_sample;
 use crate::metric::MetricSet;
 use crate::reorder::Reorder;
@@ -45,7 +46,8 @@ impl Spare {
 }
 
 /// Scores frame pairs on `threads` worker threads with
-/// [`super::metrics::score_metrics`]: every metric of its [`MetricSet`].
+/// [`super::metrics::score_metrics`]: every metric of its [`MetricSet`]
+/// (each worker keeps its frame buffers from frame to frame).
 ///
 /// A frame that fails (bad geometry, a plane too small, even a panic inside the
 /// scorer) gives an error as that frame's result; the scorer keeps going.
@@ -174,11 +176,13 @@ fn worker(
     spare: &Spare,
     set: &MetricSet,
 ) {
+    // The worker's buffers, kept from frame to frame.
+    let mut work = MsSsimWork::default();
     while let Ok(job) = jobs.recv() {
         let result = catch_unwind(AssertUnwindSafe(|| {
             let r = frame_views(&job.reference, set)?;
             let d = frame_views(&job.distorted, set)?;
-            score_metrics(&r, &d, set)
+            score_metrics_in(&r, &d, set, &mut work)
         }))
         .unwrap_or_else(|panic| {
             let what = panic

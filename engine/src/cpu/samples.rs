@@ -70,13 +70,25 @@ pub(crate) fn convert_row(view: &LumaView<'_>, y: usize, divisor: f32, dst: &mut
 
 /// The fp32 plane libvmaf computes SSIM on, before decimation.
 pub fn luma_to_plane(view: &LumaView<'_>) -> Result<Plane> {
+    let mut plane = Plane::zeroed(0, 0);
+    luma_into(view, &mut plane)?;
+    Ok(plane)
+}
+
+/// [`luma_to_plane`] into `plane`, reusing its buffer (every value is
+/// written).
+pub(crate) fn luma_into(view: &LumaView<'_>, plane: &mut Plane) -> Result<()> {
     check_view(view)?;
     let divisor = sample_divisor(view.bit_depth)?;
-    let mut plane = Plane::zeroed(view.width, view.height);
+    plane.width = view.width;
+    plane.height = view.height;
+    plane
+        .data
+        .resize(view.width as usize * view.height as usize, 0.0);
     for y in 0..view.height as usize {
         convert_row(view, y, divisor, plane.row_mut(y));
     }
-    Ok(plane)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -17,85 +17,148 @@ use crate::{Error, Result};
 /// Rows of horizontal results kept: one Gaussian window.
 const RING: usize = GAUSSIAN_TAPS.len();
 
+/// Pixels whose terms are computed before they are summed.
+const TERMS_RUN: usize = 64;
+
 /// The raster-order sums of every valid pixel's terms, for two (decimated)
 /// planes of the same size, at least 11 x 11.
 pub fn ssim_sums(r: &Plane, c: &Plane) -> Result<TermSums> {
-    r.check()?;
-    c.check()?;
-    if (r.width, r.height) != (c.width, c.height) {
-        return Err(Error::GeometryMismatch(format!(
-            "reference plane is {}x{}, distorted plane is {}x{}",
-            r.width, r.height, c.width, c.height
-        )));
-    }
-    if r.width < WINDOW || r.height < WINDOW {
-        return Err(Error::PlaneTooSmall {
-            width: r.width,
-            height: r.height,
-            scale: 1,
-            scaled_width: r.width,
-            scaled_height: r.height,
-        });
-    }
-    let w = r.width as usize;
-    let dw = w - (WINDOW as usize - 1);
+    SsimScratch::default().sums(r, c)
+}
 
-    // ring[p][slot]: horizontal result of plane p (r, c, rr, cc, rc) for the
-    // input row whose index is slot modulo RING.
-    let mut ring = vec![vec![vec![0.0f32; dw]; RING]; 5];
-    let mut prod = [vec![0.0f32; w], vec![0.0f32; w], vec![0.0f32; w]];
-    let mut filtered = [
-        vec![0.0f32; dw],
-        vec![0.0f32; dw],
-        vec![0.0f32; dw],
-        vec![0.0f32; dw],
-        vec![0.0f32; dw],
-    ];
-    let mut terms = [
-        vec![0.0f64; dw],
-        vec![0.0f64; dw],
-        vec![0.0f64; dw],
-        vec![0.0f64; dw],
-    ];
-    let mut sums = TermSums::default();
+/// The rows [`ssim_sums`] works in, kept between calls (by a CPU worker, from
+/// frame to frame and scale to scale) so that they are allocated once.
+#[derive(Debug, Default)]
+pub(crate) struct SsimScratch {
+    /// Horizontal results of the five planes (r, c, rr, cc, rc), `RING` rows
+    /// each: plane p's row for input row y is at `(p * RING + y % RING) * dw`.
+    ring: Vec<f32>,
+    /// One input row of each plane.
+    rows: Vec<f32>,
+    /// The products rr, cc, rc of one input row.
+    prod: Vec<f32>,
+    /// The five vertically filtered rows of one output row.
+    filtered: Vec<f32>,
+    /// The four per-pixel terms of one output row.
+    terms: Vec<f64>,
+}
 
-    for y in 0..r.height as usize {
-        let (rr_row, cc_row, rc_row) = (r.row(y), c.row(y), &mut prod);
-        let [rr, cc, rc] = rc_row;
-        for x in 0..w {
-            let (a, b) = (rr_row[x], cc_row[x]);
-            rr[x] = a * a;
-            cc[x] = b * b;
-            rc[x] = a * b;
+impl SsimScratch {
+    /// [`ssim_sums`] in these buffers (the values do not depend on what they
+    /// held).
+    pub(crate) fn sums(&mut self, r: &Plane, c: &Plane) -> Result<TermSums> {
+        r.check()?;
+        c.check()?;
+        if (r.width, r.height) != (c.width, c.height) {
+            return Err(Error::GeometryMismatch(format!(
+                "reference plane is {}x{}, distorted plane is {}x{}",
+                r.width, r.height, c.width, c.height
+            )));
         }
-        let slot = y % RING;
-        let inputs: [&[f32]; 5] = [rr_row, cc_row, rr, cc, rc];
-        for (plane, input) in ring.iter_mut().zip(inputs) {
-            let taps: [&[f32]; 11] = std::array::from_fn(|u| &input[u..u + dw]);
-            fir11(&taps, &mut plane[slot]);
-        }
-        if y + 1 < RING {
-            continue;
-        }
-        // Output row y - 10 takes the horizontal rows y - 10 ..= y, in order.
-        let top = y + 1 - RING;
-        for (out, plane) in filtered.iter_mut().zip(&ring) {
-            let taps: [&[f32]; 11] = std::array::from_fn(|v| plane[(top + v) % RING].as_slice());
-            fir11(&taps, out);
-        }
-        let [t_ssim, t_l, t_c, t_s] = &mut terms;
-        let [mu_r, mu_c, s_rr, s_cc, s_rc] = &filtered;
-        terms_run([mu_r, mu_c, s_rr, s_cc, s_rc], t_ssim, t_l, t_c, t_s);
-        for x in 0..dw {
-            sums.add(PixelTerms {
-                ssim: t_ssim[x],
-                l: t_l[x],
-                c: t_c[x],
-                s: t_s[x],
+        if r.width < WINDOW || r.height < WINDOW {
+            return Err(Error::PlaneTooSmall {
+                width: r.width,
+                height: r.height,
+                scale: 1,
+                scaled_width: r.width,
+                scaled_height: r.height,
             });
         }
+        Ok(
+            self.sums_of_rows(r.width as usize, r.height as usize, |y, r_row, c_row| {
+                r_row.copy_from_slice(r.row(y));
+                c_row.copy_from_slice(c.row(y));
+            }),
+        )
     }
-    Ok(sums)
+
+    /// The sums of [`ssim_sums`] for a `w` x `h` pair (at least 11 x 11)
+    /// whose rows `fill(y, r_row, c_row)` writes, in order, each once: the
+    /// rows of two planes, or samples converted as they are read, so that a
+    /// full-resolution pair need not be held as fp32 planes.
+    pub(crate) fn sums_of_rows(
+        &mut self,
+        w: usize,
+        h: usize,
+        mut fill: impl FnMut(usize, &mut [f32], &mut [f32]),
+    ) -> TermSums {
+        let dw = w - (WINDOW as usize - 1);
+        self.ring.resize(5 * RING * dw, 0.0);
+        self.rows.resize(2 * w, 0.0);
+        self.prod.resize(3 * w, 0.0);
+        self.filtered.resize(5 * dw, 0.0);
+        self.terms.resize(4 * dw, 0.0);
+        let mut sums = TermSums::default();
+
+        for y in 0..h {
+            let (r_row, c_row) = self.rows.split_at_mut(w);
+            fill(y, r_row, c_row);
+            let (r_row, c_row) = (&*r_row, &*c_row);
+            let (rr, rest) = self.prod.split_at_mut(w);
+            let (cc, rc) = rest.split_at_mut(w);
+            for (((&a, &b), (rr, cc)), rc) in r_row
+                .iter()
+                .zip(c_row)
+                .zip(rr.iter_mut().zip(cc.iter_mut()))
+                .zip(rc.iter_mut())
+            {
+                *rr = a * a;
+                *cc = b * b;
+                *rc = a * b;
+            }
+            let slot = y % RING;
+            let inputs: [&[f32]; 5] = [r_row, c_row, rr, cc, rc];
+            for (plane, input) in self.ring.chunks_exact_mut(RING * dw).zip(inputs) {
+                let taps: [&[f32]; 11] = std::array::from_fn(|u| &input[u..u + dw]);
+                fir11(&taps, &mut plane[slot * dw..(slot + 1) * dw]);
+            }
+            if y + 1 < RING {
+                continue;
+            }
+            // Output row y - 10 takes the horizontal rows y - 10 ..= y, in order.
+            let top = y + 1 - RING;
+            for (out, plane) in self
+                .filtered
+                .chunks_exact_mut(dw)
+                .zip(self.ring.chunks_exact(RING * dw))
+            {
+                let taps: [&[f32]; 11] = std::array::from_fn(|v| {
+                    let slot = (top + v) % RING;
+                    &plane[slot * dw..(slot + 1) * dw]
+                });
+                fir11(&taps, out);
+            }
+            let mut t = self.terms.chunks_exact_mut(dw);
+            let mut f = self.filtered.chunks_exact(dw);
+            let [t_ssim, t_l, t_c, t_s] =
+                std::array::from_fn(|_| t.next().expect("four term rows"));
+            let inputs: [&[f32]; 5] =
+                std::array::from_fn(|_| f.next().expect("five filtered rows"));
+            // A run's terms (divisions: throughput-bound), then its sums in
+            // order (one dependent add per pixel: latency-bound); short runs
+            // let the processor overlap the two.
+            for start in (0..dw).step_by(TERMS_RUN) {
+                let end = (start + TERMS_RUN).min(dw);
+                let run = start..end;
+                terms_run(
+                    inputs.map(|p| &p[run.clone()]),
+                    &mut t_ssim[run.clone()],
+                    &mut t_l[run.clone()],
+                    &mut t_c[run.clone()],
+                    &mut t_s[run.clone()],
+                );
+                for x in run {
+                    sums.add(PixelTerms {
+                        ssim: t_ssim[x],
+                        l: t_l[x],
+                        c: t_c[x],
+                        s: t_s[x],
+                    });
+                }
+            }
+        }
+        sums
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 #   (`vkssim bench --write-yuv`, N frames, read once so they are in the page
 #   cache), for float_ms_ssim, psnr and all three: the whole CLI (`vkssim
 #   score --backend vulkan`, marginal time per frame (t(N) - t(1)) / (N - 1),
-#   so start-up cancels), libvmaf's -O3 `vmaf -n --threads 16` on the same
+#   so start-up cancels; medians of REPS (default 5) alternating runs), libvmaf's -O3 `vmaf -n --threads 16` on the same
 #   files (8 frames), and vkssim's JSON for 8 frames against
 #   single-threaded vmaf's (every line but version and fps; vmaf orders
 #   features by thread completion when threaded).
@@ -58,13 +58,26 @@ if has speed; then
       fl=()
       for f in $F; do fl+=(--feature "$f"); done
       tag="$1x$2 $3-bit [$F]"
-      a=$(now)
-      "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
-      b=$(now)
-      "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
-      c=$(now)
+      # REPS alternating runs of 1 frame and of all N frames; the medians'
+      # difference over N - 1 frames (start-up, about 0.3 s and varying by
+      # tens of ms, cancels only on average: one pair of runs is too noisy
+      # when N frames take well under a second).
+      t1=() tn=()
+      for ((r = 0; r < ${REPS:-5}; r++)); do
+        a=$(now)
+        "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
+        b=$(now)
+        "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
+        c=$(now)
+        t1+=("$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')")
+        tn+=("$(awk -v b="$b" -v c="$c" 'BEGIN { print c - b }')")
+      done
+      median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+      a=0 b=$(median "${t1[@]}")
+      c=$(awk -v b="$b" -v n="$(median "${tn[@]}")" 'BEGIN { print b + n }')
+      c0=$(now)
       "$X/vmaf" "${io[@]}" "${fl[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
-      d=$(now)
+      d=$(awk -v c="$c" -v c0="$c0" -v e="$(now)" 'BEGIN { print c + (e - c0) }')
       "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
       "$X/vmaf" "${io[@]}" "${fl[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
       if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then

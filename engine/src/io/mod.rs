@@ -38,6 +38,8 @@ mod frames;
 mod index;
 pub mod range;
 mod source;
+#[cfg(feature = "ffmpeg")]
+mod stdin;
 #[cfg(test)]
 mod testutil;
 pub mod y4m;
@@ -294,25 +296,21 @@ pub fn open_input_with(
     };
     #[cfg(feature = "ffmpeg")]
     if is_file && path != Path::new("-") && encoded_candidate(&file, path, &name)? {
-        match ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok()) {
-            Ok(reader) => return Ok(Box::new(reader)),
-            // Not a container libavformat knows (or no video in it), but a raw
-            // layout was given: raw YUV, as before; never a file whose name
-            // says it is encoded (a broken MP4 read as raw would score noise).
-            Err(Error::Demux { .. } | Error::NoVideoStream { .. })
-                if raw.complete().is_ok() && !has_encoded_name(path) => {}
-            Err(Error::Demux { path, reason }) if path == name => {
-                return Err(Error::Demux {
-                    path,
-                    reason: format!(
-                        "{reason}; as raw YUV it would need its width, height, pixel format \
-                         and bit depth, or a name ending .yuv"
-                    ),
-                })
-            }
-            Err(e) => return Err(e),
+        let opened = ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok());
+        if let Some(reader) = encoded_or_raw(opened, &name, &raw)? {
+            return Ok(reader);
         }
     }
+    #[cfg(feature = "ffmpeg")]
+    let (file, is_file) = if path == Path::new("-") {
+        match stdin::open(file, is_file, &name, &raw, decode)? {
+            stdin::Stdin::Encoded(reader) => return Ok(reader),
+            stdin::Stdin::File(file) => (file, true),
+            stdin::Stdin::Stream(stream) => return open_stream(stream, name, raw),
+        }
+    } else {
+        (file, is_file)
+    };
     if let Some(index) = decode.stream.filter(|&s| s > 0) {
         return Err(Error::NoSuchStream {
             path: name,
@@ -338,6 +336,35 @@ pub fn open_input_with(
             r.height
         ))),
         _ => Ok(reader),
+    }
+}
+
+/// What opening an encoded input through FFmpeg (`opened`) means: its
+/// reader; `None` (read it as raw YUV) when libavformat does not know it (or
+/// it has no video) but a raw layout was given, as before, and its name does
+/// not say it is encoded (a broken MP4 read as raw would score noise); or
+/// the error, saying what raw YUV would need.
+#[cfg(feature = "ffmpeg")]
+fn encoded_or_raw(
+    opened: Result<ffmpeg::FfmpegReader>,
+    name: &Path,
+    raw: &RawFormat,
+) -> Result<Option<Box<dyn LumaReader>>> {
+    match opened {
+        Ok(reader) => Ok(Some(Box::new(reader))),
+        Err(Error::Demux { .. } | Error::NoVideoStream { .. })
+            if raw.complete().is_ok() && !has_encoded_name(name) =>
+        {
+            Ok(None)
+        }
+        Err(Error::Demux { path, reason }) if path == name => Err(Error::Demux {
+            path,
+            reason: format!(
+                "{reason}; as raw YUV it would need its width, height, pixel format \
+                 and bit depth, or a name ending .yuv"
+            ),
+        }),
+        Err(e) => Err(e),
     }
 }
 

@@ -9,7 +9,6 @@
 mod common;
 mod encoded_clips;
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{assert_fails, assert_ok, run, run_cmd, s, vkssim};

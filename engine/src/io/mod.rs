@@ -301,15 +301,19 @@ pub fn open_input_with(
             return Ok(reader);
         }
     }
+    let plain = if is_file {
+        Plain::File(file)
+    } else {
+        Plain::Stream(Box::new(file))
+    };
     #[cfg(feature = "ffmpeg")]
-    let (file, is_file) = if path == Path::new("-") {
-        match stdin::open(file, is_file, &name, &raw, decode)? {
+    let plain = if path == Path::new("-") {
+        match stdin::open(plain, &name, &raw, decode)? {
             stdin::Stdin::Encoded(reader) => return Ok(reader),
-            stdin::Stdin::File(file) => (file, true),
-            stdin::Stdin::Stream(stream) => return open_stream(stream, name, raw),
+            stdin::Stdin::Plain(plain) => plain,
         }
     } else {
-        (file, is_file)
+        plain
     };
     if let Some(index) = decode.stream.filter(|&s| s > 0) {
         return Err(Error::NoSuchStream {
@@ -318,11 +322,12 @@ pub fn open_input_with(
             count: 1,
         });
     }
-    let reader = if is_file {
-        let file = Arc::new(file);
-        open_seekable(SharedFile(file.clone()), name, raw, Some(file))?
-    } else {
-        open_stream(file, name, raw)?
+    let reader = match plain {
+        Plain::File(file) => {
+            let file = Arc::new(file);
+            open_seekable(SharedFile(file.clone()), name, raw, Some(file))?
+        }
+        Plain::Stream(stream) => open_stream(stream, name, raw)?,
     };
     let f = reader.format();
     match decode.resize {
@@ -337,6 +342,15 @@ pub fn open_input_with(
         ))),
         _ => Ok(reader),
     }
+}
+
+/// An input for the Y4M and raw YUV readers.
+enum Plain {
+    /// A regular file (read by position).
+    File(File),
+    /// A pipe, FIFO or terminal (read front to back), with any bytes already
+    /// read put back in front.
+    Stream(Box<dyn Read + Send>),
 }
 
 /// What opening an encoded input through FFmpeg (`opened`) means: its

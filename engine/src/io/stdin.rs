@@ -17,56 +17,37 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::ffmpeg::{probe, FfmpegReader, Source, PROBE_BYTES};
-use super::{encoded_or_raw, read_up_to, DecodeOptions, LumaReader, RawFormat, Y4M_MAGIC};
+use super::{encoded_or_raw, read_up_to, DecodeOptions, LumaReader, Plain, RawFormat, Y4M_MAGIC};
 use crate::{Error, Result};
 
 /// What standard input turned out to be.
 pub(super) enum Stdin {
     /// An encoded stream, open.
     Encoded(Box<dyn LumaReader>),
-    /// A regular file for the Y4M and raw readers, at its first position.
-    File(File),
-    /// A pipe for the Y4M and raw readers, the bytes read put back in front.
-    Stream(Box<dyn Read + Send>),
+    /// An input for the Y4M and raw readers (a regular file at its first
+    /// position, or a pipe with the bytes read put back in front).
+    Plain(Plain),
 }
 
-/// Looks at standard input (`file`, a regular file when `is_file`), named
-/// `name` in messages (see the module documentation).
+/// Looks at standard input (`input`), named `name` in messages (see the
+/// module documentation).
 pub(super) fn open(
-    file: File,
-    is_file: bool,
+    input: Plain,
     name: &Path,
     raw: &RawFormat,
     decode: &DecodeOptions,
 ) -> Result<Stdin> {
     let io = |e| Error::io(name, e);
     let raw_given = raw.complete().is_ok();
+    let mut pipe = match input {
+        Plain::File(file) => return open_file(file, name, raw, decode),
+        Plain::Stream(pipe) => pipe,
+    };
     let mut magic = [0u8; Y4M_MAGIC.len()];
-    if is_file {
-        let mut f = &file;
-        let start = f.stream_position().map_err(io)?;
-        let n = read_up_to(&mut f, &mut magic).map_err(io)?;
-        f.seek(SeekFrom::Start(start)).map_err(io)?;
-        // FFmpeg reads the file from its start: a file already read into is
-        // left to the other readers, as before.
-        if start != 0 || n == 0 || &magic[..n] == Y4M_MAGIC {
-            return Ok(Stdin::File(file));
-        }
-        let own = file.try_clone().map_err(io)?;
-        let opened = FfmpegReader::open_source(name, Source::File(own), decode, raw_given);
-        return match encoded_or_raw(opened, name, raw)? {
-            Some(reader) => Ok(Stdin::Encoded(reader)),
-            None => {
-                (&file).seek(SeekFrom::Start(0)).map_err(io)?;
-                Ok(Stdin::File(file))
-            }
-        };
-    }
-    let mut pipe = file;
     let n = read_up_to(&mut pipe, &mut magic).map_err(io)?;
     let mut prefix = magic[..n].to_vec();
     if n < magic.len() || &magic[..] == Y4M_MAGIC {
-        return Ok(Stdin::Stream(Box::new(Cursor::new(prefix).chain(pipe))));
+        return Ok(plain(Cursor::new(prefix).chain(pipe)));
     }
     prefix.resize(PROBE_BYTES, 0);
     let more = read_up_to(&mut pipe, &mut prefix[n..]).map_err(io)?;
@@ -74,7 +55,7 @@ pub(super) fn open(
     let sure = probe(&prefix).is_some_and(|(_, sure)| sure);
     let stream = Cursor::new(prefix).chain(pipe);
     if raw_given && !sure {
-        return Ok(Stdin::Stream(Box::new(stream)));
+        return Ok(plain(stream));
     }
     let source = Source::Stream(Box::new(stream));
     match FfmpegReader::open_source(name, source, decode, raw_given) {
@@ -89,4 +70,37 @@ pub(super) fn open(
         }),
         Err(e) => Err(e),
     }
+}
+
+/// Standard input redirected from a regular file: through FFmpeg when it
+/// starts at the file's start and is neither empty nor Y4M, as a named file
+/// would be (raw YUV when libavformat does not know it and the raw layout is
+/// given); otherwise, or then, for the other readers at its first position.
+fn open_file(file: File, name: &Path, raw: &RawFormat, decode: &DecodeOptions) -> Result<Stdin> {
+    let io = |e| Error::io(name, e);
+    let mut magic = [0u8; Y4M_MAGIC.len()];
+    let mut f = &file;
+    let start = f.stream_position().map_err(io)?;
+    let n = read_up_to(&mut f, &mut magic).map_err(io)?;
+    f.seek(SeekFrom::Start(start)).map_err(io)?;
+    // FFmpeg reads the file from its start: a file already read into is
+    // left to the other readers, as before.
+    if start != 0 || n == 0 || &magic[..n] == Y4M_MAGIC {
+        return Ok(Stdin::Plain(Plain::File(file)));
+    }
+    let own = file.try_clone().map_err(io)?;
+    let raw_given = raw.complete().is_ok();
+    let opened = FfmpegReader::open_source(name, Source::File(own), decode, raw_given);
+    match encoded_or_raw(opened, name, raw)? {
+        Some(reader) => Ok(Stdin::Encoded(reader)),
+        None => {
+            (&file).seek(SeekFrom::Start(0)).map_err(io)?;
+            Ok(Stdin::Plain(Plain::File(file)))
+        }
+    }
+}
+
+/// A pipe for the other readers.
+fn plain(stream: impl Read + Send + 'static) -> Stdin {
+    Stdin::Plain(Plain::Stream(Box::new(stream)))
 }

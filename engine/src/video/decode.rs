@@ -133,8 +133,11 @@ impl Bitstream {
         match self {
             Self::File { bytes, at } => {
                 let start = *at;
+                if start >= bytes.len() {
+                    return Ok(None);
+                }
                 *at = bytes.len().min(start + CHUNK);
-                Ok((start < bytes.len()).then(|| &bytes[start..*at]))
+                Ok(Some(&bytes[start..*at]))
             }
             #[cfg(feature = "ffmpeg")]
             Self::Container(stream) => stream.next_packet(),

@@ -252,6 +252,12 @@ pub struct ScoreArgs {
     /// (`error`), or is scored as the decoder concealed it, with a warning (`conceal`).
     #[arg(long = "decode-errors", value_name = "MODE", default_value = "error", value_parser = ["error", "conceal"])]
     pub decode_errors: String,
+    /// Where H.264 is decoded: `gpu` (Vulkan Video, any container; needs the
+    /// `vulkan-video` build and a GPU that decodes H.264; frames stay on the
+    /// GPU), `cpu` (FFmpeg), or `auto`: the CPU, unless vkssim has no CPU
+    /// decoder (built without FFmpeg: `.h264` then goes to the GPU).
+    #[arg(long = "decode", value_name = "WHERE", default_value = "auto", value_parser = ["auto", "gpu", "cpu"])]
+    pub decode_on: String,
     /// Encoded distorted inputs of another size than the reference: scale each
     /// frame to the reference's size with libswscale, as `ffmpeg -vf
     /// scale=W:H:flags=ALGO` (default: different sizes are an error).

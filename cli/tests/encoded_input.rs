@@ -10,87 +10,16 @@
 #![cfg(feature = "ffmpeg")]
 
 mod common;
+mod encoded_clips;
 
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{assert_fails, assert_ok, run, s};
+use encoded_clips::{
+    clip, clips_dir, encoded, ffmpeg, ffmpeg_decode, ffmpeg_raw, score_args, without_fps,
+};
 use vkssim::io::{open_input_with, Chroma, DecodeErrors, DecodeOptions, VideoFormat};
-
-/// Where the clips are cached.
-fn clips_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("encoded-clips");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs the system `ffmpeg` with `args`; panics with its message on failure.
-fn ffmpeg(args: &[&str]) {
-    let out = Command::new("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-y"])
-        .args(args)
-        .output()
-        .expect("running ffmpeg (tools/setup-debian.sh installs it)");
-    assert!(
-        out.status.success(),
-        "ffmpeg {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A clip named `name` made by `ffmpeg ARGS... OUT` once (the cache key is
-/// the arguments' hash), written under a temporary name and renamed, so
-/// that parallel tests and processes never see half a file.
-fn clip(name: &str, args: &[&str]) -> PathBuf {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (name, args).hash(&mut h);
-    let path = clips_dir().join(format!("{:016x}-{name}", h.finish()));
-    if !path.exists() {
-        let tmp = clips_dir().join(format!(
-            "tmp-{}-{:?}-{name}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let mut all: Vec<&str> = args.to_vec();
-        all.push(s(&tmp));
-        ffmpeg(&all);
-        std::fs::rename(&tmp, &path).unwrap();
-    }
-    path
-}
-
-/// `ffmpeg`'s test pattern of `size`, `frames` frames at 25 fps, as input
-/// arguments.
-fn source(size: &str, frames: u32) -> Vec<String> {
-    format!("-f lavfi -i testsrc2=size={size}:rate=25 -frames:v {frames}")
-        .split(' ')
-        .map(String::from)
-        .collect()
-}
-
-/// [`clip`] of [`source`] encoded with `encode` (space-separated arguments).
-fn encoded(name: &str, size: &str, frames: u32, encode: &str) -> PathBuf {
-    let mut args = source(size, frames);
-    args.extend(encode.split(' ').map(String::from));
-    clip(name, &args.iter().map(String::as_str).collect::<Vec<_>>())
-}
-
-/// `ffmpeg -i input ARGS -fps_mode passthrough -f rawvideo out`.
-fn ffmpeg_decode(input: &Path, args: &[&str], out: &Path) {
-    let mut all = vec!["-i", s(input)];
-    all.extend(args);
-    all.extend(["-fps_mode", "passthrough", "-f", "rawvideo", s(out)]);
-    ffmpeg(&all);
-}
-
-/// What `ffmpeg -i input -map 0:v:N -fps_mode passthrough -f rawvideo`
-/// writes, saved as `input.vN.yuv`.
-fn ffmpeg_raw(input: &Path, stream: usize) -> PathBuf {
-    let out = input.with_extension(format!("v{stream}.yuv"));
-    ffmpeg_decode(input, &["-map", &format!("0:v:{stream}")], &out);
-    out
-}
 
 /// The width, height and pixel format `ffprobe` gives video stream `stream`.
 fn ffprobe(input: &Path, stream: usize) -> (u32, u32, String) {
@@ -321,15 +250,6 @@ fn second_video_stream_by_index() {
     assert_fails(&o, &["two.mkv", "there is no video stream 2: it has 2"]);
 }
 
-/// The lines of an output file but its fps figure (a timing).
-fn without_fps(p: &Path) -> String {
-    let text = std::fs::read_to_string(p).unwrap();
-    text.lines()
-        .filter(|l| !l.contains("fps"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// `vkssim score` on `reference` and `distorted` (CPU backend, JSON) into
 /// `out`, plus `extra` arguments.
 fn score(reference: &Path, distorted: &Path, out: &Path, extra: &[&str]) {
@@ -467,6 +387,64 @@ fn a_damaged_frame_is_an_error_naming_file_and_frame() {
         }
         e => panic!("{e}"),
     }
+}
+
+/// The float_ssim values of a JSON output, by frame number, as bits.
+fn ssim_frames(path: &Path) -> Vec<(u64, u64)> {
+    let text = std::fs::read(path).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    json["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let v = f["metrics"]["float_ssim"].as_f64().unwrap();
+            (f["frameNum"].as_u64().unwrap(), v.to_bits())
+        })
+        .collect()
+}
+
+/// A damaged frame in an encoded input stops the run with an error naming
+/// the file and the frame, status 1, and the frames scored before it are
+/// kept in `OUT.partial`: the same values, frame for frame, as the clean
+/// pair's first frames.
+#[test]
+fn frames_before_a_damaged_one_are_kept_in_the_partial_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = encoded("clean-p.mkv", "192x108", 20, "-c:v libx264 -g 10 -bf 2");
+    let bad = damaged(&clean, "damaged-p.mkv");
+    let score_to =
+        |reference: &Path, out: &Path| run(&score_args(s(reference), s(&clean), out), None);
+    let whole = dir.path().join("clean.json");
+    assert_ok(&score_to(&clean, &whole));
+    let expected = ssim_frames(&whole);
+    assert_eq!(expected.len(), 20);
+
+    let out = dir.path().join("damaged.json");
+    let o = score_to(&bad, &out);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    assert_fails(&o, &["damaged-p.mkv: frame ", "h264 decoding failed"]);
+    assert!(!out.exists(), "a failed run wrote {}", out.display());
+    let kept = ssim_frames(&dir.path().join("damaged.json.partial"));
+    assert!(
+        !kept.is_empty() && kept.len() < 20,
+        "{} frames kept",
+        kept.len()
+    );
+    // The error's frame number is where the kept frames end.
+    let e = common::stderr(&o);
+    let named: u64 = e
+        .split("damaged-p.mkv: frame ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no frame number in: {e}"));
+    assert!(
+        named >= kept.len() as u64,
+        "frame {named}, {} kept: {e}",
+        kept.len()
+    );
+    assert_eq!(kept, expected[..kept.len()], "the kept frames' scores");
 }
 
 /// `--decode-errors conceal` scores the frames as ffmpeg conceals them.

@@ -1,15 +1,30 @@
-//! `.h264`/`.264` inputs (H.264 Annex B) on `vkssim score`: decoded on the GPU
-//! by Vulkan Video only when vkssim is built with the `vulkan-video` feature
-//! and a device decodes H.264; otherwise a clear error that says what is
-//! missing, status 1, never a panic. Mixed inputs and the flags that need
-//! decoded frames are refused before any decoding. Built with `ffmpeg` and
-//! without `vulkan-video` (the default), `.h264` is decoded by FFmpeg like
-//! any encoded input (tests/encoded_input.rs), so these tests do not apply.
+//! H.264 decoded on the GPU by Vulkan Video (`--decode gpu`; without FFmpeg,
+//! `.h264`/`.264` inputs by default): only when vkssim is built with the
+//! `vulkan-video` feature and a device decodes H.264; otherwise a clear error
+//! that says what is missing, status 1, never a panic. The flags that need
+//! decoded frames, and (without FFmpeg) inputs that are not `.h264`, are
+//! refused before any decoding; with FFmpeg, a container whose stream is not
+//! H.264 is refused by its codec before a device is looked for. Built with
+//! `ffmpeg` and without `vulkan-video` (the default), `.h264` is decoded by
+//! FFmpeg like any encoded input (tests/encoded_input.rs) and `--decode gpu`
+//! is refused (src/plan/tests.rs), so these tests do not apply.
 #![cfg(any(feature = "vulkan-video", not(feature = "ffmpeg")))]
 
 mod common;
+#[cfg(feature = "ffmpeg")]
+mod encoded_clips;
 
-use common::{assert_fails, run, s};
+use common::{assert_fails, s};
+
+/// `vkssim` with `args`, and `--decode gpu` where that is not the default
+/// for `.h264` (built with FFmpeg).
+fn run(args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    let mut all = args.to_vec();
+    if cfg!(feature = "ffmpeg") {
+        all.extend(["--decode", "gpu"]);
+    }
+    common::run(&all, stdin)
+}
 
 /// Two files named like H.264 streams (their bytes are not looked at before
 /// the decoder is found).
@@ -55,12 +70,23 @@ fn h264_with_another_input_is_refused() {
     let y4m = dir.path().join("dist.y4m");
     std::fs::write(&y4m, b"YUV4MPEG2 W32 H32 F25:1 C420\n").unwrap();
     let o = run(&["score", "-r", s(&r), "-d", s(&y4m)], None);
+    #[cfg(not(feature = "ffmpeg"))]
     assert_fails(
         &o,
         &[
             "dist.y4m",
             "is not an H.264 Annex B stream",
             "give both as .h264",
+        ],
+    );
+    // With FFmpeg any container is demuxed, and the stream's codec named.
+    #[cfg(feature = "ffmpeg")]
+    assert_fails(
+        &o,
+        &[
+            "the distorted input for GPU decoding",
+            "dist.y4m: its video stream is rawvideo",
+            "takes H.264 only",
         ],
     );
 }
@@ -79,4 +105,21 @@ fn h264_with_flags_for_decoded_frames_is_refused() {
         let o = run(&args, None);
         assert_fails(&o, &[named, "does not apply to H.264 inputs"]);
     }
+}
+
+/// An MP4 and an MKV of H.264 pass the codec check and go to the GPU
+/// decoder: scored on a device that decodes H.264, otherwise the error that
+/// no device does (lavapipe, CI).
+#[cfg(all(feature = "vulkan-video", feature = "ffmpeg"))]
+#[test]
+fn h264_in_containers_goes_to_the_gpu_decoder() {
+    let reference = encoded_clips::encoded("gpu-ref.mp4", "64x64", 3, "-c:v libx264");
+    let distorted = encoded_clips::encoded("gpu-dist.mkv", "64x64", 3, "-c:v libx264 -crf 40");
+    let o = run(&["score", "-r", s(&reference), "-d", s(&distorted)], None);
+    let e = common::stderr(&o);
+    assert!(
+        o.status.success() || e.contains("no Vulkan Video H.264 decode device"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
 }

@@ -85,16 +85,34 @@ impl Inputs {
     }
 }
 
-/// Whether `path` names an H.264 Annex B stream (`.h264` or `.264`) for the
-/// Vulkan Video path: with FFmpeg and without the `vulkan-video` feature,
-/// `.h264` is decoded by FFmpeg as any encoded input, so never.
+/// Whether `path` names an H.264 Annex B stream (`.h264` or `.264`).
 pub fn is_h264(path: &Path) -> bool {
-    let gpu_h264 = cfg!(feature = "vulkan-video") || !cfg!(feature = "ffmpeg");
-    gpu_h264
-        && path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("h264") || e.eq_ignore_ascii_case("264"))
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("h264") || e.eq_ignore_ascii_case("264"))
+}
+
+/// Whether the pair is decoded on the GPU by Vulkan Video (`--decode`):
+/// `gpu`; or `auto` with a `.h264` input in a build without FFmpeg (no CPU
+/// decoder: the GPU path says what it needs). `gpu` in a build without
+/// `vulkan-video` and `cpu` on `.h264` in a build without FFmpeg are errors.
+fn decodes_on_gpu(args: &ScoreArgs, named: &[(&'static str, &Path)]) -> Result<bool> {
+    let h264 = named.iter().any(|(_, p)| is_h264(p));
+    match args.decode_on.as_str() {
+        "gpu" if !cfg!(feature = "vulkan-video") => bail!(
+            "--decode gpu needs vkssim built with the vulkan-video feature (cargo build \
+             --release -p vkssim-cli --features vulkan-video) and a GPU with Vulkan Video \
+             H.264 decode (see `vkssim devices`)"
+        ),
+        "gpu" => Ok(true),
+        "cpu" if h264 && !cfg!(feature = "ffmpeg") => bail!(
+            "--decode cpu: .h264 inputs are decoded on the CPU by FFmpeg, and this vkssim is \
+             built without it (the ffmpeg feature); decode them first \
+             (ffmpeg -i IN.h264 -f yuv4mpegpipe - | vkssim score -d - ...)"
+        ),
+        "cpu" => Ok(false),
+        _ => Ok(h264 && !cfg!(feature = "ffmpeg")),
+    }
 }
 
 /// The inputs `args` give, for a ladder (`ladder`: several `-d`, or outputs
@@ -117,14 +135,15 @@ pub fn resolve(args: &ScoreArgs, ladder: bool) -> Result<Inputs> {
     };
     let named = inputs.named();
     let stdin = named.iter().filter(|(_, p)| *p == Path::new("-")).count();
+    let gpu = decodes_on_gpu(args, &named)?;
     if ladder {
-        if named.iter().any(|(_, p)| is_h264(p)) {
-            bail!("several -d (or --output-dir, or an -o pattern) take Y4M or raw YUV inputs; score .h264 inputs one pair at a time");
+        if gpu {
+            bail!("several -d (or --output-dir, or an -o pattern) take inputs decoded on the CPU; score inputs decoded on the GPU (--decode gpu, .h264) one pair at a time");
         }
         if stdin > 1 {
             bail!("standard input (-) can be only one of the inputs");
         }
-    } else if is_h264(&inputs.reference) || is_h264(inputs.dist()) {
+    } else if gpu {
         check_h264(args, &inputs)?;
         return Ok(Inputs {
             kind: InputKind::H264,
@@ -144,7 +163,15 @@ fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
         ("reference", inputs.reference.as_path()),
         ("distorted", inputs.dist()),
     ] {
-        if !is_h264(path) {
+        if path == Path::new("-") {
+            bail!(
+                "the {which} input is standard input, which the GPU's decoder does not read; \
+                 give it as a file, or decode it on the CPU (--decode cpu)"
+            );
+        }
+        // With FFmpeg, libavformat demuxes any container (the codec is
+        // checked when it is opened); without it, only .h264 files.
+        if !cfg!(feature = "ffmpeg") && !is_h264(path) {
             bail!(
                 "the {which} input {} is not an H.264 Annex B stream (.h264/.264) but the other \
                  input is; give both as .h264, or decode both (ffmpeg -i IN -f yuv4mpegpipe OUT.y4m)",
@@ -162,6 +189,8 @@ fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
         (args.subsample > 1, "--subsample"),
         (args.engine.backend == Backend::Cpu, "--backend cpu"),
         (args.engine.device.is_some(), "--device"),
+        (args.stream.is_some(), "--stream"),
+        (args.resize_distorted.is_some(), "--resize-distorted"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         bail!(

@@ -16,6 +16,8 @@ mod outputs;
 pub(crate) mod tests;
 
 pub use backend::BackendPlan;
+#[cfg(all(feature = "vulkan-video", feature = "ffmpeg"))]
+pub use inputs::is_h264;
 pub use inputs::{InputKind, Inputs};
 pub use outputs::Outputs;
 

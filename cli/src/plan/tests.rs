@@ -160,22 +160,49 @@ fn standard_input_is_one_input_at_most() {
     assert!(!plan("vkssim -r a -d b").unwrap().inputs.reads_stdin());
 }
 
-// With FFmpeg and without Vulkan Video, .h264 is an encoded input like any other.
+/// `--decode gpu` where vkssim can decode on the GPU; without FFmpeg, `.h264`
+/// goes there by default.
+#[cfg(any(feature = "vulkan-video", not(feature = "ffmpeg")))]
+const GPU: &str = if cfg!(feature = "ffmpeg") {
+    " --decode gpu"
+} else {
+    ""
+};
+
+// With FFmpeg and without Vulkan Video, .h264 is an encoded input like any
+// other and `--decode gpu` is refused.
 #[cfg(any(feature = "vulkan-video", not(feature = "ffmpeg")))]
 #[test]
 fn h264_is_a_pair_of_streams_without_the_flags_for_frames() {
-    let p = plan("vkssim -r a.h264 -d b.264 -o o.xml").unwrap();
+    let p = plan(&format!("vkssim -r a.h264 -d b.264 -o o.xml{GPU}")).unwrap();
     assert_eq!(p.mode, Mode::H264);
     assert_eq!(p.inputs.kind, InputKind::H264);
     assert_eq!(p.inputs.raw(), None);
-    refused(
-        "vkssim -r a.h264 -d b.y4m",
-        "the distorted input b.y4m is not an H.264 Annex B stream",
-    );
-    refused(
-        "vkssim -r a.y4m -d b.h264",
-        "the reference input a.y4m is not an H.264 Annex B stream",
-    );
+    if cfg!(feature = "ffmpeg") {
+        // Any container; the codec is checked when the input is opened.
+        let p = plan("vkssim -r a.mp4 -d b.mkv --decode gpu").unwrap();
+        assert_eq!(p.inputs.kind, InputKind::H264);
+        // auto: the CPU (no measurement shows the GPU faster yet).
+        let p = plan("vkssim -r a.h264 -d b.264").unwrap();
+        assert_eq!(p.mode, Mode::Pair);
+        refused(
+            "vkssim -r - -d b.mp4 --decode gpu",
+            "the reference input is standard input, which the GPU's decoder does not read",
+        );
+    } else {
+        refused(
+            "vkssim -r a.h264 -d b.y4m",
+            "the distorted input b.y4m is not an H.264 Annex B stream",
+        );
+        refused(
+            "vkssim -r a.y4m -d b.h264",
+            "the reference input a.y4m is not an H.264 Annex B stream",
+        );
+        refused(
+            "vkssim -r a.h264 -d b.h264 --decode cpu",
+            "--decode cpu: .h264 inputs are decoded on the CPU by FFmpeg",
+        );
+    }
     for (flags, named) in [
         ("-w 64", "-w/--width"),
         ("-p 420", "-p/--pixel_format"),
@@ -186,20 +213,32 @@ fn h264_is_a_pair_of_streams_without_the_flags_for_frames() {
         ("--backend cpu --device 0", "--backend cpu"),
     ] {
         refused(
-            &format!("vkssim -r a.h264 -d b.h264 {flags}"),
+            &format!("vkssim -r a.h264 -d b.h264 {flags}{GPU}"),
             &format!("{named} does not apply to H.264 inputs"),
         );
     }
     // --subsample 1 scores every frame: allowed.
-    assert!(plan("vkssim -r a.h264 -d b.h264 --subsample 1").is_ok());
-    refused(
+    assert!(plan(&format!("vkssim -r a.h264 -d b.h264 --subsample 1{GPU}")).is_ok());
+    for line in [
         "vkssim -r a.h264 -d b.h264 -d c.h264",
-        "score .h264 inputs one pair at a time",
-    );
-    refused(
         "vkssim -r a.h264 -d b.h264 --output-dir o",
-        "score .h264 inputs one pair at a time",
+    ] {
+        refused(
+            &format!("{line}{GPU}"),
+            "score inputs decoded on the GPU (--decode gpu, .h264) one pair at a time",
+        );
+    }
+}
+
+#[cfg(all(feature = "ffmpeg", not(feature = "vulkan-video")))]
+#[test]
+fn decode_gpu_needs_the_vulkan_video_build() {
+    refused(
+        "vkssim -r a.mp4 -d b.mp4 --decode gpu",
+        "--decode gpu needs vkssim built with the vulkan-video feature",
     );
+    let p = plan("vkssim -r a.h264 -d b.264 --decode cpu").unwrap();
+    assert_eq!(p.mode, Mode::Pair);
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! `.h264`/`.264` inputs (H.264 Annex B): decoded on the GPU by Vulkan Video
-//! and scored there (`vkssim::video`) when vkssim is built with the
-//! `vulkan-video` feature and a device decodes H.264; otherwise an error that
-//! says what is missing. Both inputs must then be Annex B streams; the flags
+//! Inputs decoded on the GPU (`--decode gpu`, or `.h264`/`.264` in a build
+//! without FFmpeg): H.264, as Annex B files or in any container libavformat
+//! demuxes, decoded by Vulkan Video and scored there (`vkssim::video`) when
+//! vkssim is built with the `vulkan-video` feature and a device decodes
+//! H.264; otherwise an error that says what is missing. The flags
 //! that only make sense for decoded frames (raw geometry, skips, subsampling,
 //! the CPU backend) are refused by the plan ([`crate::plan`]).
 
@@ -17,6 +18,15 @@ use crate::plan::ScorePlan;
 pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     use anyhow::{anyhow, Context};
     use vkssim::video::{StreamPair, VideoDevice};
+    // Each container's video stream must be H.264: said before the device
+    // is looked for.
+    #[cfg(feature = "ffmpeg")]
+    for (role, path) in plan.inputs.named() {
+        if !crate::plan::is_h264(path) {
+            vkssim::io::ffmpeg::AnnexB::open(path, &plan.inputs.decode)
+                .with_context(|| format!("the {role} for GPU decoding"))?;
+        }
+    }
     if plan.backend.env.validation {
         // gpu-video creates the Vulkan instance: the loader adds the layer.
         std::env::set_var("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation");

@@ -38,6 +38,8 @@ mod frames;
 mod index;
 pub mod range;
 mod source;
+#[cfg(feature = "ffmpeg")]
+mod stdin;
 #[cfg(test)]
 mod testutil;
 pub mod y4m;
@@ -306,25 +308,25 @@ pub fn open_input_with(
     };
     #[cfg(feature = "ffmpeg")]
     if is_file && path != Path::new("-") && encoded_candidate(&file, path, &name)? {
-        match ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok()) {
-            Ok(reader) => return Ok(Box::new(reader)),
-            // Not a container libavformat knows (or no video in it), but a raw
-            // layout was given: raw YUV, as before; never a file whose name
-            // says it is encoded (a broken MP4 read as raw would score noise).
-            Err(Error::Demux { .. } | Error::NoVideoStream { .. })
-                if raw.complete().is_ok() && !has_encoded_name(path) => {}
-            Err(Error::Demux { path, reason }) if path == name => {
-                return Err(Error::Demux {
-                    path,
-                    reason: format!(
-                        "{reason}; as raw YUV it would need its width, height, pixel format \
-                         and bit depth, or a name ending .yuv"
-                    ),
-                })
-            }
-            Err(e) => return Err(e),
+        let opened = ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok());
+        if let Some(reader) = encoded_or_raw(opened, &name, &raw)? {
+            return Ok(reader);
         }
     }
+    let plain = if is_file {
+        Plain::File(file)
+    } else {
+        Plain::Stream(Box::new(file))
+    };
+    #[cfg(feature = "ffmpeg")]
+    let plain = if path == Path::new("-") {
+        match stdin::open(plain, &name, &raw, decode)? {
+            stdin::Stdin::Encoded(reader) => return Ok(reader),
+            stdin::Stdin::Plain(plain) => plain,
+        }
+    } else {
+        plain
+    };
     if let Some(index) = decode.stream.filter(|&s| s > 0) {
         return Err(Error::NoSuchStream {
             path: name,
@@ -332,11 +334,12 @@ pub fn open_input_with(
             count: 1,
         });
     }
-    let reader = if is_file {
-        let file = Arc::new(file);
-        open_seekable(SharedFile(file.clone()), name, raw, Some(file))?
-    } else {
-        open_stream(file, name, raw)?
+    let reader = match plain {
+        Plain::File(file) => {
+            let file = Arc::new(file);
+            open_seekable(SharedFile(file.clone()), name, raw, Some(file))?
+        }
+        Plain::Stream(stream) => open_stream(stream, name, raw)?,
     };
     let f = reader.format();
     match decode.resize {
@@ -350,6 +353,44 @@ pub fn open_input_with(
             r.height
         ))),
         _ => Ok(reader),
+    }
+}
+
+/// An input for the Y4M and raw YUV readers.
+enum Plain {
+    /// A regular file (read by position).
+    File(File),
+    /// A pipe, FIFO or terminal (read front to back), with any bytes already
+    /// read put back in front.
+    Stream(Box<dyn Read + Send>),
+}
+
+/// What opening an encoded input through FFmpeg (`opened`) means: its
+/// reader; `None` (read it as raw YUV) when libavformat does not know it (or
+/// it has no video) but a raw layout was given, as before, and its name does
+/// not say it is encoded (a broken MP4 read as raw would score noise); or
+/// the error, saying what raw YUV would need.
+#[cfg(feature = "ffmpeg")]
+fn encoded_or_raw(
+    opened: Result<ffmpeg::FfmpegReader>,
+    name: &Path,
+    raw: &RawFormat,
+) -> Result<Option<Box<dyn LumaReader>>> {
+    match opened {
+        Ok(reader) => Ok(Some(Box::new(reader))),
+        Err(Error::Demux { .. } | Error::NoVideoStream { .. })
+            if raw.complete().is_ok() && !has_encoded_name(name) =>
+        {
+            Ok(None)
+        }
+        Err(Error::Demux { path, reason }) if path == name => Err(Error::Demux {
+            path,
+            reason: format!(
+                "{reason}; as raw YUV it would need its width, height, pixel format \
+                 and bit depth, or a name ending .yuv"
+            ),
+        }),
+        Err(e) => Err(e),
     }
 }
 

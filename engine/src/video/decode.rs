@@ -1,6 +1,9 @@
-//! One H.264 Annex B stream decoded on its own thread by a gpu-video
-//! `WgpuTexturesDecoder`: the file is read in chunks, fed to the decoder, and
-//! each frame it returns (display order) goes to a bounded channel as a
+//! One H.264 stream decoded on its own thread by a gpu-video
+//! `WgpuTexturesDecoder`: an Annex B file (`.h264`, `.264`) is read in
+//! chunks, and with the `ffmpeg` feature any other file is demuxed by
+//! libavformat and converted to Annex B packet by packet
+//! ([`crate::io::ffmpeg::AnnexB`]); the bytes go to the decoder, and each
+//! frame it returns (display order) goes to a bounded channel as a
 //! [`Decoded`], with the error that ends the stream, if any, last.
 
 use std::path::{Path, PathBuf};
@@ -36,13 +39,7 @@ impl Stream {
         path: &Path,
         depth: usize,
     ) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| Error::io(path.to_path_buf(), source))?;
-        if bytes.is_empty() {
-            return Err(Error::EmptyInput {
-                path: path.to_path_buf(),
-                expected: "an H.264 Annex B stream".into(),
-            });
-        }
+        let mut bitstream = Bitstream::open(path)?;
         let decoder = device
             .create_wgpu_textures_decoder_h264(DecoderParameters::default())
             .map_err(|e| decode_error(path, 0, e))?;
@@ -69,7 +66,15 @@ impl Stream {
                     }
                     true
                 };
-                for chunk in bytes.chunks(CHUNK) {
+                loop {
+                    let chunk = match bitstream.next() {
+                        Ok(Some(chunk)) => chunk,
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    };
                     let out = decoder.decode(EncodedInputChunk {
                         data: chunk,
                         pts: None,
@@ -86,6 +91,57 @@ impl Stream {
             frames: rx,
             thread: Some(thread),
         })
+    }
+}
+
+/// Where a stream's bytes come from.
+enum Bitstream {
+    /// An Annex B file, whole, and how much of it was handed over.
+    File { bytes: Vec<u8>, at: usize },
+    /// A container, demuxed and converted to Annex B.
+    #[cfg(feature = "ffmpeg")]
+    Container(Box<crate::io::ffmpeg::AnnexB>),
+}
+
+impl Bitstream {
+    /// `path` read whole when its name says Annex B (`.h264`, `.264`) or
+    /// vkssim has no FFmpeg; otherwise opened by libavformat.
+    fn open(path: &Path) -> Result<Self> {
+        let annex_b = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("h264") || e.eq_ignore_ascii_case("264"));
+        #[cfg(feature = "ffmpeg")]
+        if !annex_b {
+            let options = crate::io::DecodeOptions::default();
+            let stream = crate::io::ffmpeg::AnnexB::open(path, &options)?;
+            return Ok(Self::Container(Box::new(stream)));
+        }
+        let _ = annex_b;
+        let bytes = std::fs::read(path).map_err(|source| Error::io(path.to_path_buf(), source))?;
+        if bytes.is_empty() {
+            return Err(Error::EmptyInput {
+                path: path.to_path_buf(),
+                expected: "an H.264 Annex B stream".into(),
+            });
+        }
+        Ok(Self::File { bytes, at: 0 })
+    }
+
+    /// The next bytes for the decoder; `None` at the end.
+    fn next(&mut self) -> Result<Option<&[u8]>> {
+        match self {
+            Self::File { bytes, at } => {
+                let start = *at;
+                if start >= bytes.len() {
+                    return Ok(None);
+                }
+                *at = bytes.len().min(start + CHUNK);
+                Ok(Some(&bytes[start..*at]))
+            }
+            #[cfg(feature = "ffmpeg")]
+            Self::Container(stream) => stream.next_packet(),
+        }
     }
 }
 

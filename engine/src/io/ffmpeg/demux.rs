@@ -13,13 +13,18 @@ use ffmpeg_next::format::stream::Disposition;
 use ffmpeg_next::media::Type;
 use ffmpeg_next::{codec, Packet, Rational};
 
+use super::avio::{CustomIo, Source};
 use super::{log, message};
 use crate::io::DecodeOptions;
 use crate::{Error, Result};
 
 /// An open container and the stream read from it.
 pub(super) struct Demuxer {
+    /// Declared before `io`: the context is closed before its custom I/O is
+    /// freed.
     input: Input,
+    /// The custom I/O of an input read from an open file or pipe.
+    io: Option<CustomIo>,
     /// The stream's index in the container.
     stream: usize,
     /// The id in the context's `opaque` field (see [`log`]).
@@ -37,8 +42,29 @@ impl Demuxer {
     /// n-th one: [`Error::NoSuchStream`]. With `sure`, a weak guess of
     /// libavformat's (see [`confident`]) is [`Error::Demux`] too.
     pub(super) fn open(path: &Path, options: &DecodeOptions, sure: bool) -> Result<Self> {
+        Self::open_from(path, None, options, sure)
+    }
+
+    /// [`Demuxer::open`] on what `source` reads (standard input), named
+    /// `name` in messages. An MP4 whose index follows its frames, read from
+    /// a pipe, is [`Error::Demux`] saying so (see the `avio` module).
+    pub(super) fn open_source(
+        name: &Path,
+        source: Source,
+        options: &DecodeOptions,
+        sure: bool,
+    ) -> Result<Self> {
+        Self::open_from(name, Some(CustomIo::new(source)?), options, sure)
+    }
+
+    fn open_from(
+        path: &Path,
+        mut io: Option<CustomIo>,
+        options: &DecodeOptions,
+        sure: bool,
+    ) -> Result<Self> {
         let id = log::new_id();
-        let input = open_context(path, id)?;
+        let input = open_context(path, io.as_mut(), id)?;
         if sure && !confident(&input, path) {
             log::forget(id);
             return Err(Error::Demux {
@@ -72,7 +98,12 @@ impl Demuxer {
                 count: video.len(),
             });
         };
-        let mut demuxer = Self { input, stream, id };
+        let mut demuxer = Self {
+            input,
+            io,
+            stream,
+            id,
+        };
         demuxer.discard_others();
         Ok(demuxer)
     }
@@ -140,10 +171,14 @@ impl Demuxer {
                 Ok(()) => {}
                 Err(ffmpeg_next::Error::Eof) => return Ok(false),
                 Err(e) => {
+                    let mut reason = message(self.id, &e);
+                    if let Some(io) = self.io.as_mut().and_then(CustomIo::take_error) {
+                        reason = format!("{reason}: {io}");
+                    }
                     return Err(Error::Demux {
                         path: path.to_path_buf(),
-                        reason: message(self.id, &e),
-                    })
+                        reason,
+                    });
                 }
             }
         }
@@ -156,10 +191,11 @@ impl Drop for Demuxer {
     }
 }
 
-/// `avformat_open_input` and `avformat_find_stream_info` on `path`, with
-/// `id` in the context's `opaque` field from the start (so that the messages
-/// of opening are caught too).
-fn open_context(path: &Path, id: usize) -> Result<Input> {
+/// `avformat_open_input` and `avformat_find_stream_info` on `path` (or, with
+/// `io`, on what it reads, `path` naming it), with `id` in the context's
+/// `opaque` field from the start (so that the messages of opening are caught
+/// too).
+fn open_context(path: &Path, io: Option<&mut CustomIo>, id: usize) -> Result<Input> {
     let demux_error = |reason: String| Error::Demux {
         path: PathBuf::from(path),
         reason,
@@ -175,9 +211,18 @@ fn open_context(path: &Path, id: usize) -> Result<Input> {
             return Err(demux_error("out of memory".into()));
         }
         (*ctx).opaque = id as *mut std::ffi::c_void;
+        let url = match &io {
+            Some(_) => c"".to_owned(),
+            None => c_path,
+        };
+        let mut io = io;
+        if let Some(io) = io.as_deref_mut() {
+            (*ctx).pb = io.as_mut_ptr();
+            (*ctx).flags |= ffi::AVFMT_FLAG_CUSTOM_IO;
+        }
         let r = ffi::avformat_open_input(
             &mut ctx,
-            c_path.as_ptr(),
+            url.as_ptr(),
             std::ptr::null(),
             std::ptr::null_mut(),
         );
@@ -186,6 +231,13 @@ fn open_context(path: &Path, id: usize) -> Result<Input> {
             return Err(demux_error(message(id, &e)));
         }
         let input = Input::wrap(ctx);
+        // An MP4 on a pipe whose header was only complete at the pipe's end:
+        // its index followed its frames, which cannot be read again.
+        let pipe = io.is_some_and(|io| !io.seekable());
+        if pipe && is_mp4(&input) && samples_behind(ctx) {
+            log::forget(id);
+            return Err(demux_error(MP4_INDEX_AT_END.into()));
+        }
         let r = ffi::avformat_find_stream_info(ctx, std::ptr::null_mut());
         if r < 0 {
             let e = ffmpeg_next::Error::from(r);
@@ -193,6 +245,38 @@ fn open_context(path: &Path, id: usize) -> Result<Input> {
         }
         Ok(input)
     }
+}
+
+/// Why an MP4 with its index at the end cannot come through a pipe.
+const MP4_INDEX_AT_END: &str = "an MP4 (or MOV) whose index (its moov box) follows its frames \
+     cannot be read from a pipe, which cannot go back to the frames once the index is read: \
+     give the file's name instead, pipe it as MKV or MPEG-TS, or move its index to the front \
+     (ffmpeg -i IN -c copy -movflags +faststart OUT.mp4)";
+
+/// Whether a stream's first sample lies before the position where reading
+/// the header left the input (an MP4 whose index follows its frames).
+///
+/// # Safety
+/// `ctx` is an open format context.
+unsafe fn samples_behind(ctx: *mut ffi::AVFormatContext) -> bool {
+    // SAFETY: the caller's context is open: its `pb`, `nb_streams` and
+    // `streams` are valid; avio_seek by 0 from the current position is
+    // avio_tell; an index entry's pointer is read at once.
+    unsafe {
+        let at = ffi::avio_seek((*ctx).pb, 0, 1);
+        if at < 0 {
+            return false;
+        }
+        (0..(*ctx).nb_streams as usize).any(|i| {
+            let entry = ffi::avformat_index_get_entry(*(*ctx).streams.add(i), 0);
+            !entry.is_null() && (*entry).pos < at
+        })
+    }
+}
+
+/// Whether libavformat's demuxer for `input` is the MP4/MOV one.
+fn is_mp4(input: &Input) -> bool {
+    input.format().name().split(',').any(|n| n == "mp4")
 }
 
 /// Whether libavformat found `path`'s format by its content (a probe score

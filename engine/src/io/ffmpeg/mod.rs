@@ -10,11 +10,16 @@
 //! and subsampling are the first decoded frame's; a frame of another size or
 //! format later is an error (the `pixfmt` module lists the formats read).
 //!
+//! [`AnnexB`] gives an H.264 stream's packets from any container as Annex B,
+//! for a decoder that takes that (Vulkan Video).
+//!
 //! One job per module: `demux` (container, stream choice, packets),
 //! `decode` (decoder, threads, damage flags), `copy` (a plane of a
 //! decoded frame into vkssim's packed layout), `scale` (resizing with
 //! libswscale, [`crate::io::Resize`]), `log` (FFmpeg's messages, caught
-//! for the errors that need them).
+//! for the errors that need them), `avio` (reading an open file or a pipe:
+//! standard input), `annexb` (H.264 from a container as Annex B) and `avcc`
+//! (the conversion from MP4/MKV's form).
 //!
 //! Errors: a container libavformat cannot read, or a read that fails, is
 //! [`Error::Demux`]; no video stream [`Error::NoVideoStream`]; a codec this
@@ -23,6 +28,9 @@
 //! [`Error::Decode`] naming the file, the frame and the decoder's message,
 //! unless [`DecodeErrors::Conceal`] is chosen.
 
+mod annexb;
+mod avcc;
+mod avio;
 mod copy;
 mod decode;
 mod demux;
@@ -34,6 +42,8 @@ use std::path::{Path, PathBuf};
 
 use ffmpeg_next::{format::Pixel, frame, Packet};
 
+pub use self::annexb::AnnexB;
+pub(crate) use self::avio::{probe, Source, PROBE_BYTES};
 use self::decode::Decoder;
 use self::demux::Demuxer;
 use self::scale::Scaler;
@@ -113,6 +123,22 @@ impl FfmpegReader {
         raw_given: bool,
     ) -> Result<Self> {
         let demuxer = Demuxer::open(path, options, raw_given)?;
+        Self::from_demuxer(path, demuxer, options)
+    }
+
+    /// [`FfmpegReader::open_checked`] on what `source` reads (standard
+    /// input), named `name` in messages.
+    pub(crate) fn open_source(
+        name: &Path,
+        source: Source,
+        options: &DecodeOptions,
+        raw_given: bool,
+    ) -> Result<Self> {
+        let demuxer = Demuxer::open_source(name, source, options, raw_given)?;
+        Self::from_demuxer(name, demuxer, options)
+    }
+
+    fn from_demuxer(path: &Path, demuxer: Demuxer, options: &DecodeOptions) -> Result<Self> {
         let decoder = Decoder::open(&demuxer, options, path)?;
         let estimate = demuxer.frame_estimate();
         let mut reader = Self {

@@ -50,14 +50,21 @@ pair() {
   cat "${p}_ref.yuv" "${p}_dist.yuv" >/dev/null
   io=(-r "${p}_ref.yuv" -d "${p}_dist.yuv" -w "$1" -h "$2" -b "$3" -p 420)
 }
+# The speed part's rows: GEOMS (";"-separated "W H BITS"), FEATURE_SETS
+# (";"-separated feature lists) and VARIANTS (";"-separated extra vkssim
+# flags, each a row of its own: "--upload staging;--read-threads 16").
+IFS=';' read -r -a geoms <<<"${GEOMS:-3840 2160 8;3840 2160 10;1920 1080 8;1920 1080 10}"
+IFS=';' read -r -a feature_sets <<<"${FEATURE_SETS:-float_ms_ssim;psnr;float_ssim psnr float_ms_ssim}"
+IFS=';' read -r -a variants <<<"${VARIANTS:---upload auto}"
 if has speed; then
-  for g in "3840 2160 8" "3840 2160 10" "1920 1080 8" "1920 1080 10"; do
+  for g in "${geoms[@]}"; do
     set -- $g
     pair "$@"
-    for F in "float_ms_ssim" "psnr" "float_ssim psnr float_ms_ssim"; do
-      fl=()
+    for F in "${feature_sets[@]}"; do
+     for V in "${variants[@]}"; do
+      read -r -a fl <<<"$V"
       for f in $F; do fl+=(--feature "$f"); done
-      tag="$1x$2 $3-bit [$F]"
+      tag="$1x$2 $3-bit [$F] ($V)"
       # REPS alternating runs of 1 frame and of all N frames; the medians'
       # difference over N - 1 frames (start-up, about 0.3 s and varying by
       # tens of ms, cancels only on average: one pair of runs is too noisy
@@ -76,10 +83,12 @@ if has speed; then
       a=0 b=$(median "${t1[@]}")
       c=$(awk -v b="$b" -v n="$(median "${tn[@]}")" 'BEGIN { print b + n }')
       c0=$(now)
-      "$X/vmaf" "${io[@]}" "${fl[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
+      vf=()
+      for f in $F; do vf+=(--feature "$f"); done
+      "$X/vmaf" "${io[@]}" "${vf[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
       d=$(awk -v c="$c" -v c0="$c0" -v e="$(now)" 'BEGIN { print c + (e - c0) }')
       "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
-      "$X/vmaf" "${io[@]}" "${fl[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
+      "$X/vmaf" "${io[@]}" "${vf[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
       if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
         same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
       else
@@ -90,6 +99,7 @@ if has speed; then
         v = (d - c) / 8
         printf "%s: vulkan %.3f ms/frame (%.0f fps); vmaf -n 16 threads %.1f ms/frame (%.1f fps); %.0fx; file %s\n",
           t, 1000 * m, 1 / m, 1000 * v, 1 / v, v / m, s }' | tee -a "$out/summary.txt"
+     done
     done
   done
 fi

@@ -318,8 +318,10 @@ pub fn open_input_with(
     } else {
         Plain::Stream(Box::new(file))
     };
+    // Standard input, and a named pipe or FIFO whose name does not say raw
+    // YUV, is looked at once and may be encoded (see `stdin`).
     #[cfg(feature = "ffmpeg")]
-    let plain = if path == Path::new("-") {
+    let plain = if path == Path::new("-") || (!is_file && !has_yuv_name(path)) {
         match stdin::open(plain, &name, &raw, decode)? {
             stdin::Stdin::Encoded(reader) => return Ok(reader),
             stdin::Stdin::Plain(plain) => plain,
@@ -410,16 +412,20 @@ fn has_encoded_name(path: &Path) -> bool {
         .is_some_and(|e| ENCODED_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
+/// Whether `path`'s name ends `.yuv` (raw YUV, never given to libavformat).
+#[cfg(feature = "ffmpeg")]
+fn has_yuv_name(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yuv"))
+}
+
 /// Whether the regular file `file` (named `path`) goes to libavformat: it is
 /// not empty, does not start with the Y4M magic, and its name does not end
 /// `.yuv`. Reads its first bytes through a duplicate handle and leaves its
 /// position at the start.
 #[cfg(feature = "ffmpeg")]
 fn encoded_candidate(file: &File, path: &Path, name: &Path) -> Result<bool> {
-    let is_yuv_name = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("yuv"));
-    if is_yuv_name {
+    if has_yuv_name(path) {
         return Ok(false);
     }
     let io = |e| Error::io(name, e);

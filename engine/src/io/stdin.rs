@@ -1,7 +1,9 @@
-//! Standard input with the `ffmpeg` feature: an encoded stream (MP4, MKV,
-//! MPEG-TS, ...) piped in or redirected from a file is recognised by its
-//! content and decoded through FFmpeg, like a named file; anything else goes
-//! on to the Y4M and raw YUV readers as before ([`open`]).
+//! Standard input, and named pipes (FIFOs), with the `ffmpeg` feature: an
+//! encoded stream (MP4, MKV, MPEG-TS, ...) piped in, written into a FIFO or
+//! redirected from a file is recognised by its content and decoded through
+//! FFmpeg, like a named file; anything else goes on to the Y4M and raw YUV
+//! readers as before ([`open`]). A FIFO whose name ends `.yuv` is raw YUV
+//! and is not looked at here.
 //!
 //! A pipe is looked at once: its first bytes are read, Y4M is told by its
 //! magic, and otherwise libavformat probes up to [`PROBE_BYTES`]; the bytes
@@ -29,8 +31,8 @@ pub(super) enum Stdin {
     Plain(Plain),
 }
 
-/// Looks at standard input (`input`), named `name` in messages (see the
-/// module documentation).
+/// Looks at standard input or a FIFO (`input`), named `name` in messages
+/// (see the module documentation).
 pub(super) fn open(
     input: Plain,
     name: &Path,

@@ -177,7 +177,8 @@ pub enum SampleFormat {
 /// device: `height` rows of `width` samples starting `offset` bytes into
 /// `buffer`, rows `row_pitch` bytes apart.
 ///
-/// Imported once with [`super::Engine::import_buffer`]. Read in place
+/// Imported once with [`super::Engine::import_buffer`]. Luma only, as
+/// [`super::ImagePlane`]: a scorer whose psnr reads chroma refuses it. Read in place
 /// (zero-copy) when the rows are packed (`row_pitch` = width times bytes per
 /// sample), `offset` is a multiple of the device's
 /// `minStorageBufferOffsetAlignment` and the plane's size a multiple of 4;

@@ -229,9 +229,10 @@ impl Scorer {
             }
             (true, Source::Imported(_), _) => {
                 return Err(Error::InvalidOption(format!(
-                    "frame {frame}: the scorer's metrics read chroma, which it takes from host \
-                     planes and shared references only (Pair::with_chroma, \
-                     SharedPlanes::upload_picture)"
+                    "frame {frame}: the scorer's psnr reads chroma, but an imported plane \
+                     (buffer or image) gives luma only: score imported pairs with psnr's \
+                     enable_chroma=false, or give the frames from host memory with their Cb \
+                     and Cr planes (Pair::with_chroma, SharedPlanes::upload_picture)"
                 )))
             }
         };

@@ -362,7 +362,8 @@ pub struct BenchArgs {
     pub json: bool,
     /// Time a ladder: one reference against K distorted inputs (the generated
     /// distorted frame, or the -d file, K times), the reference read once,
-    /// against K separate single-pair runs at once.
+    /// against K separate single-pair runs at once, scoring the --feature
+    /// list.
     #[arg(long = "ladder", value_name = "K", value_parser = clap::value_parser!(u64).range(1..=64))]
     pub ladder: Option<u64>,
     /// Timed repetitions of each run; the median is reported.

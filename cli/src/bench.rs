@@ -101,6 +101,16 @@ fn with_chroma_planes(mut frame: LumaFrame, chroma: Chroma) -> LumaFrame {
     frame
 }
 
+/// The metrics as `--feature` gives them, space-separated.
+fn feature_list(metrics: &MetricSet) -> String {
+    metrics
+        .configs()
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Whether two runs reported the same values, bit for bit (NaN included).
 fn same_scores(a: &[FrameScore], b: &[FrameScore]) -> bool {
     let bits = |s: &FrameScore| -> Vec<(&'static str, u64)> {
@@ -142,15 +152,6 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     if let Some(prefix) = &args.write_yuv {
         return write_yuv(args, chroma, prefix, trace);
     }
-    if let Some(k) = args.ladder {
-        if !features.is_float_ssim_only() {
-            bail!(
-                "vkssim bench --ladder times float_ssim only; drop --feature {}",
-                features.not_on_vulkan().join(", ")
-            );
-        }
-        return ladder::run(args, k as usize);
-    }
     let mut input = open(args)?;
     let metrics = MetricSet::new(
         features.configs(),
@@ -165,6 +166,9 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         let take = |f: &mut LumaFrame| std::mem::replace(f, LumaFrame::zeroed(0, 0, 8));
         *r = with_chroma_planes(take(r), chroma);
         *d = with_chroma_planes(take(d), chroma);
+    }
+    if let Some(k) = args.ladder {
+        return ladder::run(args, k as usize, &input, &metrics);
     }
     let (width, height, bit_depth, input_name) = match &input {
         Input::Generated(r, _) => (
@@ -197,12 +201,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         .ssim()
         .map(|o| vkssim::cpu::check_geometry(width, height, bit_depth, &o))
         .transpose()?;
-    let feature_list = metrics
-        .configs()
-        .iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let feature_list = feature_list(&metrics);
     // Threads and frames in flight are sized per device (--device N,M / all).
     let engine = BackendPlan::resolve(&args.engine)?;
     let (devices, read_threads) = backend::read_threads(&engine);

@@ -292,6 +292,43 @@ fn the_ladder_bench_scores_as_the_separate_runs() {
     }
 }
 
+/// `bench --ladder` with a feature list, psnr reading chroma (the shared
+/// reference holds the whole picture) beside float_ms_ssim, at an odd size,
+/// 8-bit 4:2:0 and 10-bit 4:4:4: the ladder, the ladder with copied
+/// references and the separate runs give every output of every pair bit for
+/// bit alike (the bench fails otherwise), and it says so.
+#[test]
+fn the_ladder_bench_takes_a_feature_list_with_chroma() {
+    let features = ["--feature", "psnr", "--feature", "float_ms_ssim"];
+    let common = ["bench", "--ladder", "2", "--frames", "3", "--repeat", "1"];
+    for geometry in [
+        &["-w", "176", "-h", "177"][..],
+        &["-w", "177", "-h", "176", "-b", "10", "-p", "444"][..],
+    ] {
+        let mut args = [&common[..], &features[..], geometry].concat();
+        let o = run(&args, None);
+        assert_ok(&o);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        // Three ways, 2 lanes x 3 frames, psnr_y/_cb/_cr and float_ms_ssim.
+        assert!(
+            out.contains("psnr float_ms_ssim")
+                && out.contains(
+                    "scores identical in every way: 3 runs x 6 pairs x 4 outputs, bit for bit"
+                ),
+            "{out}"
+        );
+        args.push("--json");
+        let o = run(&args, None);
+        assert_ok(&o);
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        assert_eq!(json["features"], "psnr float_ms_ssim", "{json}");
+        assert_eq!(json["identical_across_modes"], true, "{json}");
+        assert_eq!(json["reference_uploaded_once"], true, "{json}");
+        assert_eq!(json["pairs_compared"], 6, "{json}");
+        assert_eq!(json["outputs_per_pair"], 4, "{json}");
+    }
+}
+
 #[test]
 fn many_frames_on_many_threads() {
     // Enough frames and readers that the lanes run ahead of each other and

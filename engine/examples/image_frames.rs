@@ -14,8 +14,11 @@
 //! turn), asking for another final layout; the host then acquires them back.
 //! One pair also reads its distorted plane from an `EXCLUSIVE` buffer owned by
 //! the host's family. Every score must be bit-identical to the CPU twin on the
-//! same samples; it prints `image frames identical: N/N` and exits non-zero on
-//! any difference or validation message.
+//! same samples; it prints `image frames identical: N/N`. Then the luma
+//! metrics together (float_ssim, float_ms_ssim, psnr of luma) on `R8`, NV12,
+//! MSB-aligned 10-bit `R16` and P010 images at 177x179: every output equal to
+//! the CPU twin's (`image frames with metrics identical: N/N`). It exits
+//! non-zero on any difference or validation message.
 //!
 //! Run: `VKSSIM_VALIDATION=1 cargo run -p vkssim --example image_frames`
 
@@ -24,7 +27,11 @@ mod common;
 use ash::vk;
 use common::frames::Images;
 use common::host::Host;
-use vkssim::api::{DevicePlane, Engine, ImagePlane, ImportDesc, Pair, SampleFormat, ScorerDesc};
+use vkssim::api::{
+    DevicePlane, Engine, HostPlane, ImagePlane, ImportDesc, Pair, SampleFormat, Scorer, ScorerDesc,
+};
+use vkssim::io::Chroma;
+use vkssim::metric::config::parse_list;
 use vkssim::{FrameScore, LumaFrame, SsimOptions};
 
 /// Scored region; the images are one sample wider and taller (4:2:0 formats
@@ -119,7 +126,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let validation = std::env::var("VKSSIM_VALIDATION").is_ok_and(|v| v == "1");
     // SAFETY: Vulkan calls on objects this function creates and destroys, in
     // order; the engine is dropped before the device.
-    let (identical, total) = unsafe {
+    let (identical, total, (metrics_identical, metrics_total)) = unsafe {
         let host = Host::new(validation)?;
         println!(
             "device: {} (validation {}); engine family {}, image family {}",
@@ -136,17 +143,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     common::check_validation(&common::host::messages());
     println!("image frames identical: {identical}/{total}");
-    if identical != total || total == 0 {
+    println!("image frames with metrics identical: {metrics_identical}/{metrics_total}");
+    if identical != total || total == 0 || metrics_identical != metrics_total || metrics_total == 0
+    {
         std::process::exit(1);
     }
     Ok(())
 }
 
-/// Scores every supported case; returns (identical, total).
+/// Scores every supported case; returns (identical, total) for float_ssim
+/// alone and for the metric set.
 ///
 /// # Safety
 /// `host` must be alive until this returns (it waits for the device before).
-unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::Error>> {
+unsafe fn score_all(host: &Host) -> Result<Counts, Box<dyn std::error::Error>> {
     // SAFETY: the caller upholds this function's `# Safety` contract.
     unsafe {
         let mut desc = ImportDesc::new(
@@ -198,35 +208,18 @@ unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::E
                             final_layout
                         };
                     let seed = (c * 16 + l) as u32;
-                    let r = plane(bit_depth, seed, None);
-                    let d = plane(bit_depth, seed, Some(&r));
+                    let r = plane((WIDTH, HEIGHT, bit_depth), seed, None);
+                    let d = plane((WIDTH, HEIGHT, bit_depth), seed, Some(&r));
                     let exclusive = !exclusive_done && bit_depth == 8 && l == 1;
-                    let frame = images.frame(
-                        host,
-                        (case.format, case.shift, sampled),
+                    let timeline = host.timeline && l % 2 == 0;
+                    submit_frame(
+                        (host, &engine, &mut images),
+                        &mut scorer,
+                        case,
                         (layout, final_layout),
                         [&r, &d],
-                        exclusive,
+                        (exclusive, timeline),
                     )?;
-                    let timeline = host.timeline && l % 2 == 0;
-                    let (wait, signal) = images.semaphores(host, timeline)?;
-                    host.submit_fill(&frame, wait)?;
-                    let image = |k: usize| {
-                        ImagePlane::new(frame.images[k], case.format, layout)
-                            .with_final_layout(final_layout)
-                            .with_queue_family(host.image_family)
-                            .with_msb_bits(case.msb_bits)
-                    };
-                    let distorted = match frame.buffer {
-                        Some(buffer) => engine.import_buffer(
-                            DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8)
-                                .with_queue_family(host.image_family),
-                        )?,
-                        None => engine.import_image(image(1))?,
-                    };
-                    let reference = engine.import_image(image(0))?;
-                    scorer.submit(Pair::new(&reference, &distorted).wait(wait).signal(signal))?;
-                    host.submit_return(&frame, signal)?;
                     let label = format!(
                         "{} {layout:?} -> {final_layout:?}{}{}",
                         case.name,
@@ -260,10 +253,156 @@ unsafe fn score_all(host: &Host) -> Result<(usize, usize), Box<dyn std::error::E
                 }
             }
         }
+        let metrics = score_metrics(host, &engine, &mut images)?;
         host.device.device_wait_idle()?;
         images.destroy(host);
-        Ok((identical, total))
+        Ok((identical, total, metrics))
     }
+}
+
+/// (identical, total) for float_ssim alone, then for the metric set.
+type Counts = (usize, usize, (usize, usize));
+
+/// Fills two images (or an image and an `EXCLUSIVE` buffer) of `case` with
+/// `[reference, distorted]` on the host's image family, imports them and
+/// submits the pair to `scorer` chained by semaphores (timeline or binary),
+/// then records the host's taking them back.
+///
+/// # Safety
+/// As [`score_all`]; the engine is the host's device's.
+unsafe fn submit_frame(
+    (host, engine, images): (&Host, &Engine, &mut Images),
+    scorer: &mut Scorer,
+    case: &Case,
+    layouts: (vk::ImageLayout, vk::ImageLayout),
+    planes: [&LumaFrame; 2],
+    (exclusive, timeline): (bool, bool),
+) -> Result<(), Box<dyn std::error::Error>> {
+    // SAFETY: the caller upholds this function's `# Safety` contract.
+    unsafe {
+        let sampled = host.image_support(case.format).unwrap_or(false);
+        let frame = images.frame(
+            host,
+            (case.format, case.shift, sampled),
+            layouts,
+            planes,
+            exclusive,
+        )?;
+        let (wait, signal) = images.semaphores(host, timeline)?;
+        host.submit_fill(&frame, wait)?;
+        let image = |k: usize| {
+            ImagePlane::new(frame.images[k], case.format, layouts.0)
+                .with_final_layout(layouts.1)
+                .with_queue_family(host.image_family)
+                .with_msb_bits(case.msb_bits)
+        };
+        let distorted = match frame.buffer {
+            Some(buffer) => engine.import_buffer(
+                DevicePlane::new(buffer, frame.row_pitch, SampleFormat::U8)
+                    .with_queue_family(host.image_family),
+            )?,
+            None => engine.import_image(image(1))?,
+        };
+        let reference = engine.import_image(image(0))?;
+        scorer.submit(Pair::new(&reference, &distorted).wait(wait).signal(signal))?;
+        host.submit_return(&frame, signal)?;
+        Ok(())
+    }
+}
+
+/// The luma metrics (float_ssim, float_ms_ssim with its per-scale values,
+/// psnr of luma with its MSE) on the luma plane of images, 8-bit (`R8`, NV12)
+/// and 10-bit (`R16` holding MSB-aligned 10-bit values, P010) where offered,
+/// at an odd size MS-SSIM takes: every output equal to the CPU twin's on the
+/// same samples. Returns (identical, total).
+///
+/// # Safety
+/// As [`score_all`].
+unsafe fn score_metrics(
+    host: &Host,
+    engine: &Engine,
+    images: &mut Images,
+) -> Result<(usize, usize), Box<dyn std::error::Error>> {
+    let specs = [
+        "float_ssim",
+        "float_ms_ssim=enable_lcs=true",
+        "psnr=enable_chroma=false:enable_mse=true",
+    ];
+    let (width, height) = (177, 179);
+    let names = [
+        "R8_UNORM",
+        "NV12",
+        "R16_UNORM holding 10-bit MSB-aligned",
+        "P010",
+    ];
+    let (mut identical, mut total) = (0, 0);
+    for bit_depth in [8, 10] {
+        let desc = ScorerDesc::new(width, height, bit_depth)
+            .with_metrics(parse_list(&specs)?)
+            .with_chroma(Chroma::C420);
+        let mut scorer = engine.scorer(&desc)?;
+        let mut twin = Scorer::cpu(&desc, 1)?;
+        let mut pending = Vec::new();
+        for (c, case) in CASES.iter().enumerate() {
+            if case.bit_depth != bit_depth || !names.contains(&case.name) {
+                continue;
+            }
+            // SAFETY: as above.
+            if unsafe { host.image_support(case.format) }.is_none() {
+                println!("{} with metrics: not offered, skipped", case.name);
+                continue;
+            }
+            let seed = 500 + c as u32;
+            let r = plane((width, height, bit_depth), seed, None);
+            let d = plane((width, height, bit_depth), seed, Some(&r));
+            let general = vk::ImageLayout::GENERAL;
+            let timeline = host.timeline && c % 2 == 0;
+            // SAFETY: as above.
+            unsafe {
+                submit_frame(
+                    (host, engine, images),
+                    &mut scorer,
+                    case,
+                    (general, general),
+                    [&r, &d],
+                    (false, timeline),
+                )
+            }?;
+            let host_plane = |f: &LumaFrame| -> Vec<u16> { common::as_u16(f) };
+            let words = [host_plane(&r), host_plane(&d)];
+            let [hr, hd] = [0, 1].map(|k| {
+                if bit_depth > 8 {
+                    HostPlane::u16(&words[k], width as usize)
+                } else {
+                    HostPlane::u8(&[&r, &d][k].bytes, width as usize)
+                }
+            });
+            twin.submit(Pair::new(hr, hd))?;
+            let want = twin.wait().ok_or("the CPU twin gave no result")??;
+            pending.push((case.name, want));
+        }
+        for (name, want) in pending {
+            let got = scorer.wait().ok_or("a submitted pair gave no result")??;
+            total += 1;
+            let bits = |s: &FrameScore| -> Vec<(String, u64)> {
+                s.iter()
+                    .map(|(n, v)| (n.to_string(), v.to_bits()))
+                    .collect()
+            };
+            if bits(&got) == bits(&want) && bits(&got).len() == 1 + 16 + 2 {
+                identical += 1;
+                println!(
+                    "{name} {bit_depth}-bit with metrics: {} outputs identical (float_ms_ssim \
+                     {:.17})",
+                    bits(&got).len(),
+                    got.value("float_ms_ssim").unwrap_or(f64::NAN)
+                );
+            } else {
+                eprintln!("{name} {bit_depth}-bit: GPU {got:?} differs from the CPU twin {want:?}");
+            }
+        }
+    }
+    Ok((identical, total))
 }
 
 fn cpu(p: &Pending, opts: &SsimOptions) -> FrameScore {
@@ -281,17 +420,22 @@ fn same(a: &FrameScore, b: &FrameScore) -> bool {
     bits(a) == bits(b)
 }
 
-/// A deterministic plane: a gradient with texture (`like: None`), or a
-/// distorted copy of `like` (noise added, clipped to the bit depth).
-fn plane(bit_depth: u32, seed: u32, like: Option<&LumaFrame>) -> LumaFrame {
-    let mut f = LumaFrame::zeroed(WIDTH, HEIGHT, bit_depth);
+/// A deterministic `width x height` plane: a gradient with texture (`like:
+/// None`), or a distorted copy of `like` (noise added, clipped to the bit
+/// depth).
+fn plane(
+    (width, height, bit_depth): (u32, u32, u32),
+    seed: u32,
+    like: Option<&LumaFrame>,
+) -> LumaFrame {
+    let mut f = LumaFrame::zeroed(width, height, bit_depth);
     let max = (1u32 << bit_depth) - 1;
     let mut state = seed.wrapping_mul(2_654_435_761) | 1;
-    for i in 0..(WIDTH * HEIGHT) as usize {
+    for i in 0..(width * height) as usize {
         state ^= state << 13;
         state ^= state >> 17;
         state ^= state << 5;
-        let (x, y) = (i as u32 % WIDTH, i as u32 / WIDTH);
+        let (x, y) = (i as u32 % width, i as u32 / width);
         let v = match like {
             None => ((x * 3 + y * 2) * (max / 400).max(1) + state % (max / 8 + 1)).min(max),
             Some(r) => (sample(r, i) + state % (max / 16 + 1)).min(max),

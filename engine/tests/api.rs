@@ -362,35 +362,9 @@ fn required_features_name_shader_int64() {
 mod common;
 mod device_pairs;
 
-use device_pairs::{destroy_pairs, device_pairs, import_pairs, want_for, DevicePair};
-
-/// Submits imported pair `k` for each `k` of `order` (9: `host`, a host
-/// pair instead), taking results as they come; every result, in order.
-fn submit_in_order(
-    scorer: &mut Scorer,
-    imports: &[[ImportedPlane; 2]],
-    order: &[usize],
-    host: [&LumaFrame; 2],
-) -> Vec<vkssim::FrameScore> {
-    let mut got = Vec::new();
-    for &k in order {
-        if k == 9 {
-            let [r, d] = host.map(|f| HostPlane::u8(&f.bytes, f.width as usize));
-            scorer.submit(Pair::new(r, d)).expect("host pair");
-        } else {
-            let [r, d] = &imports[k];
-            scorer.submit(Pair::new(r, d)).expect("device pair");
-        }
-        while let Some(s) = scorer.poll() {
-            got.push(s.expect("result"));
-        }
-    }
-    while let Some(s) = scorer.wait() {
-        got.push(s.expect("result"));
-    }
-    assert_eq!(got.len(), order.len());
-    got
-}
+use device_pairs::{
+    destroy_pairs, device_pairs, import_pairs, submit_in_order, want_for, DevicePair,
+};
 
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
 /// slots are rebound and re-recorded), zero-copy and device-copy layouts mixed

@@ -13,14 +13,14 @@ mod vk_support;
 mod common;
 mod device_pairs;
 
-use device_pairs::{destroy_pairs, device_pairs, import_pairs, want_for};
+use device_pairs::{destroy_pairs, device_pairs, import_pairs, submit_in_order, want_for};
 use vk_support::{frame, gpu_present};
 use vkssim::api::{
-    DevicePlane, Engine, HostPlane, Pair, SampleFormat, ScorerDesc,
-    DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
+    DevicePlane, Engine, Pair, SampleFormat, ScorerDesc, DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
+    DEFAULT_FRAMES_IN_FLIGHT,
 };
+use vkssim::cpu;
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, FrameScore};
 
 fn engine() -> Engine {
     Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
@@ -46,41 +46,20 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
     let imports = unsafe { import_pairs(&engine, &pairs) };
     let (hr, hd) = (frame(w, h, 8, 50), frame(w, h, 8, 51));
     let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
-    let host = || {
-        Pair::new(
-            HostPlane::u8(&hr.bytes, w as usize),
-            HostPlane::u8(&hd.bytes, w as usize),
-        )
-    };
     // 9 marks a host pair. Twelve device pairs take slots 0 to 11 (past the
     // host ring of 8), so the host pairs after them land on slots made
     // without upload buffers; device pairs then take slots host pairs used.
     let mut order: Vec<usize> = (0..12).map(|k| k % 3).collect();
     order.extend([9, 9, 0, 9, 1, 2, 9]);
     order.extend((0..70).map(|k| if k % 7 == 3 { 9 } else { k % 3 }));
-    let mut got: Vec<FrameScore> = Vec::new();
-    for (n, &k) in order.iter().enumerate() {
-        if k == 9 {
-            scorer.submit(host()).expect("host pair");
-        } else {
-            let [r, d] = &imports[k];
-            scorer.submit(Pair::new(r, d)).expect("device pair");
-        }
-        if n == 0 {
-            assert_eq!(
-                scorer.queue_depth(),
-                DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
-                "the first device-resident pair deepens the ring"
-            );
-        }
-        while let Some(s) = scorer.poll() {
-            got.push(s.expect("result"));
-        }
-    }
-    while let Some(s) = scorer.wait() {
-        got.push(s.expect("result"));
-    }
-    assert_eq!(got.len(), order.len());
+    let host = [&hr, &hd];
+    let mut got = submit_in_order(&mut scorer, &imports, &order[..1], host);
+    assert_eq!(
+        scorer.queue_depth(),
+        DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
+        "the first device-resident pair deepens the ring"
+    );
+    got.extend(submit_in_order(&mut scorer, &imports, &order[1..], host));
     for (n, (&k, g)) in order.iter().zip(&got).enumerate() {
         let want = if k == 9 {
             host_want

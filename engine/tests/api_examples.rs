@@ -160,15 +160,20 @@ fn score_files_example() {
 #[test]
 fn image_frames_example() {
     let out = run("image_frames", &[]);
-    let line = out
-        .lines()
-        .find(|l| l.starts_with("image frames identical: "))
-        .unwrap_or_else(|| panic!("no summary line:\n{out}"));
-    let (n, total) = line["image frames identical: ".len()..]
-        .split_once('/')
-        .expect("N/M");
-    assert_eq!(n, total, "{out}");
     // R8 and R16 (as is, 10 and 12-bit MSB-aligned) in three layouts each, at
     // least: every Vulkan device copies those.
-    assert!(total.parse::<usize>().expect("a count") >= 12, "{out}");
+    assert!(identical_of_all(&out, "image frames identical: ") >= 12);
+    // The luma metrics on R8 and MSB-aligned R16 images at least.
+    assert!(identical_of_all(&out, "image frames with metrics identical: ") >= 2);
+}
+
+/// The count of a summary line `<prefix>N/M` of `out`, failing unless N is M.
+fn identical_of_all(out: &str, prefix: &str) -> usize {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix:?}:\n{out}"));
+    let (n, total) = line[prefix.len()..].split_once('/').expect("N/M");
+    assert_eq!(n, total, "{out}");
+    total.parse().expect("a count")
 }

@@ -1,7 +1,8 @@
 //! Refusals of imported images and of pairs of them (`Engine::import_image`,
 //! `Scorer::submit`; the scoring itself is checked by the `image_frames`
-//! example under validation): each names what is wrong and happens before
-//! any device work, so the handles here are never used.
+//! example under validation, with the luma metrics too): each names what is
+//! wrong and happens before any device work, so the handles here are never
+//! used. A scorer whose psnr reads chroma refuses imported planes.
 
 mod vk_support;
 
@@ -11,6 +12,8 @@ use vk_support::gpu_present;
 use vkssim::api::{
     image_format_supported, DevicePlane, Engine, ImagePlane, Pair, SampleFormat, Scorer, ScorerDesc,
 };
+use vkssim::io::Chroma;
+use vkssim::metric::config::parse_list;
 use vkssim::vk::VkOptions;
 use vkssim::Error;
 
@@ -99,6 +102,49 @@ fn image_sources_are_checked_before_any_device_work() {
         vk::Format::G16_B16_R16_3PLANE_444_UNORM
     ));
     assert!(!image_format_supported(vk::Format::R8G8B8A8_UNORM));
+    assert!(
+        engine.validation_messages().is_empty(),
+        "{:?}",
+        engine.validation_messages()
+    );
+}
+
+/// A scorer whose psnr reads chroma refuses pairs of imported images and
+/// buffers (they give luma only), before any device work, saying what to do;
+/// the luma metrics on images are checked by the `image_frames` example.
+#[test]
+fn psnr_with_chroma_refuses_imported_planes() {
+    if !gpu_present() {
+        return;
+    }
+    let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
+    let desc = ScorerDesc::new(64, 48, 8)
+        .with_metrics(parse_list(&["psnr=enable_chroma=true", "float_ssim"]).expect("metrics"))
+        .with_chroma(Chroma::C420);
+    let mut scorer = engine.scorer(&desc).expect("scorer");
+    let general = vk::ImageLayout::GENERAL;
+    let nv12 = vk::Format::G8_B8R8_2PLANE_420_UNORM;
+    let images = [0x1000, 0x2000].map(|h| {
+        let plane = ImagePlane::new(vk::Image::from_raw(h), nv12, general);
+        // SAFETY: the imports here are only given to submissions refused
+        // before the handles are used.
+        unsafe { engine.import_image(plane) }.expect("import")
+    });
+    let buffers = [0x3000, 0x4000].map(|h| {
+        let plane = DevicePlane::new(vk::Buffer::from_raw(h), 64, SampleFormat::U8);
+        // SAFETY: as above.
+        unsafe { engine.import_buffer(plane) }.expect("import")
+    });
+    for [r, d] in [&images, &buffers] {
+        match scorer.submit(Pair::new(r, d)) {
+            Err(Error::InvalidOption(m)) => assert!(
+                m.contains("gives luma only") && m.contains("enable_chroma=false"),
+                "{m}"
+            ),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+    assert_eq!(scorer.in_flight(), 0);
     assert!(
         engine.validation_messages().is_empty(),
         "{:?}",

@@ -5,7 +5,8 @@
 //! not, or of another dtype or shape, is refused with an [`InputError`]
 //! naming it, never read wrongly.
 
-use numpy::{PyReadonlyArray2, PyReadonlyArray3, PyUntypedArrayMethods};
+use numpy::ndarray::Dimension;
+use numpy::{PyReadonlyArray, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use vkssim::api::{HostPlane, Pair};
 use vkssim::io::Chroma;
@@ -74,20 +75,7 @@ pub fn video<'py, T: Sample>(
     obj: &Bound<'py, PyAny>,
     what: &str,
 ) -> PyResult<PyReadonlyArray3<'py, T>> {
-    let a: PyReadonlyArray3<'py, T> = obj.extract().map_err(|_| {
-        InputError::new_err(format!(
-            "{what}: expected a 3-d numpy array (frames, height, width) of {}, got {} of {}",
-            std::any::type_name::<T>().replace("u", "uint"),
-            shape_text(obj),
-            dtype_name(obj)
-        ))
-    })?;
-    if a.as_slice().is_err() {
-        return Err(InputError::new_err(format!(
-            "{what}: the array is not C-contiguous"
-        )));
-    }
-    Ok(a)
+    contiguous(obj, what, "3-d numpy array (frames, height, width)")
 }
 
 /// `obj`, which must be a C-contiguous 2-d (rows, columns) array of `T`.
@@ -95,9 +83,19 @@ pub fn plane<'py, T: Sample>(
     obj: &Bound<'py, PyAny>,
     what: &str,
 ) -> PyResult<PyReadonlyArray2<'py, T>> {
-    let a: PyReadonlyArray2<'py, T> = obj.extract().map_err(|_| {
+    contiguous(obj, what, "2-d numpy array (height, width)")
+}
+
+/// `obj` as a C-contiguous array of `T` and `D`'s dimensions (`shape`
+/// describes them in errors, `what` names the array).
+fn contiguous<'py, T: Sample, D: Dimension>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    shape: &str,
+) -> PyResult<PyReadonlyArray<'py, T, D>> {
+    let a: PyReadonlyArray<'py, T, D> = obj.extract().map_err(|_| {
         InputError::new_err(format!(
-            "{what}: expected a 2-d numpy array (height, width) of {}, got {} of {}",
+            "{what}: expected a {shape} of {}, got {} of {}",
             std::any::type_name::<T>().replace("u", "uint"),
             shape_text(obj),
             dtype_name(obj)

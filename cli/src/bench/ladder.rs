@@ -6,7 +6,9 @@
 //! pair's slot (uploaded K times; on the CPU twin this is the ladder), and as
 //! K separate single-pair runs at once (each reading the reference itself).
 //! Reports distorted frames/s and GB/s uploaded for each, by the bench's
-//! method (t(N) - t(2), median of `--repeat`).
+//! method (t(N) - t(2), median of `--repeat`), for the `--feature` list (psnr
+//! with chroma reads and uploads whole pictures, and the shared reference
+//! holds them), and fails unless every way gave the same outputs bit for bit.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -15,41 +17,43 @@ use anyhow::{anyhow, Result};
 use vkssim::api::DealtPlanes;
 use vkssim::FrameScore;
 
-use super::{open, Input};
+use super::Input;
 use crate::args::BenchArgs;
 use crate::backend::{self, Engine};
-use crate::feature::parse_features;
 use crate::pipeline::{self, Input as PipelineInput, Selection, Tee};
 use crate::plan::BackendPlan;
 use crate::stdio;
 use vkssim::metric::MetricSet;
 
-/// Runs the ladder bench with `k` distorted inputs.
-pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
-    let options = parse_features(&args.feature)?;
-    let input = open(args)?;
-    let (width, height, bit_depth) = match &input {
-        Input::Generated(r, _) => (r.width, r.height, r.bit_depth),
-        Input::Files { reference, .. } => {
-            let f = reference.format();
-            (f.width, f.height, f.bit_depth)
-        }
-    };
-    let metrics = MetricSet::float_ssim(options, width, height, bit_depth)?;
+/// Runs the ladder bench with `k` distorted inputs of `input`, scoring
+/// `metrics` (psnr with chroma reads whole pictures: the shared reference then
+/// holds the luma, Cb and Cr planes).
+pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Result<()> {
+    let (width, height, bit_depth) = metrics.geometry();
+    let chroma = metrics.needs_chroma();
     let engine = BackendPlan::resolve(&args.engine)?;
     let threads = backend::read_threads(&engine).1.div_ceil(k).max(1);
     let mut engines = Vec::with_capacity(k);
     for i in 0..k {
         engines.push(backend::start(
             &engine,
-            &metrics,
+            metrics,
             (width, height, bit_depth),
             threads,
             i > 0,
         )?);
     }
+    // Bytes of a frame as read and uploaded: its luma plane, and its Cb and
+    // Cr planes when a metric reads chroma.
     let bps = if bit_depth > 8 { 2 } else { 1 };
-    let plane = width as usize * height as usize * bps;
+    let (cw, ch) = metrics.chroma_plane_size();
+    let luma = width as usize * height as usize * bps;
+    let plane = luma
+        + if chroma {
+            2 * cw as usize * ch as usize * bps
+        } else {
+            0
+        };
     let planes = backend::shared_planes(&engines[0]);
     let modes: Vec<Mode> = if planes.is_none() {
         vec![Mode::Copied, Mode::Separate]
@@ -62,7 +66,14 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
     for &mode in &modes {
         let planes = planes.as_ref().filter(|_| mode == Mode::Shared);
         let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
-            run_all(&input, &mut engines, mode, planes, frames, threads, plane)
+            run_all(
+                input,
+                &mut engines,
+                mode,
+                planes,
+                frames,
+                (threads, plane, chroma),
+            )
         };
         run(n)?; // warm-up
         let mut per_frame = Vec::new();
@@ -75,21 +86,20 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         per_frame.sort_by(f64::total_cmp);
         timings.push((mode, per_frame[per_frame.len() / 2]));
     }
-    // Every way scores the same pairs: a check that the ladder is exact.
-    let reported = |run: &Vec<Vec<FrameScore>>| -> Vec<_> {
-        run.iter()
-            .flatten()
-            .map(|s| (s.float_ssim(), s.lcs(), s.db))
-            .collect()
-    };
+    // Every way scores the same pairs, every output bit for bit: a check
+    // that the ladder is exact.
+    let flat = |run: &Vec<Vec<FrameScore>>| -> Vec<FrameScore> { run.concat() };
     if scores
         .windows(2)
-        .any(|w| reported(&w[0]) != reported(&w[1]))
+        .any(|w| !super::same_scores(&flat(&w[0]), &flat(&w[1])))
     {
         return Err(anyhow!(
             "the ladder and the separate runs gave different scores for the same frames"
         ));
     }
+    let pairs = scores.first().map_or(0, |s| s.iter().map(Vec::len).sum());
+    let outputs = metrics.output_names().len();
+    let feature_list = super::feature_list(metrics);
     let description = engines[0].description.clone();
     // None for a run too short to time (super::measured).
     let fps = |t: f64| super::measured(t).map(|t| k as f64 / t);
@@ -116,8 +126,12 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
             "width": width,
             "height": height,
             "bit_depth": bit_depth,
+            "features": feature_list,
             "ladder": k,
             "frames": n,
+            "identical_across_modes": true,
+            "pairs_compared": pairs,
+            "outputs_per_pair": outputs,
             "repetitions": args.repeat,
             "read_threads_per_pair": threads,
             "reference_uploaded_once": modes[0] == Mode::Shared,
@@ -137,7 +151,7 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
     let mut out = String::new();
     writeln!(
         out,
-        "vkssim bench --ladder {k}: {width}x{height} {bit_depth}-bit, 1 reference + {k} distorted, {n} frames, median of {}",
+        "vkssim bench --ladder {k}: {width}x{height} {bit_depth}-bit, {feature_list}, 1 reference + {k} distorted, {n} frames, median of {}",
         args.repeat
     )?;
     writeln!(
@@ -170,6 +184,11 @@ pub fn run(args: &BenchArgs, k: usize) -> Result<()> {
         Some(r) => writeln!(out, "ladder / separate: {r:.2}x")?,
         None => writeln!(out, "ladder / separate: too short to compare")?,
     }
+    writeln!(
+        out,
+        "scores identical in every way: {} runs x {pairs} pairs x {outputs} outputs, bit for bit",
+        scores.len()
+    )?;
     stdio::print(&out)?;
     Ok(())
 }
@@ -186,16 +205,16 @@ enum Mode {
 }
 
 /// Scores `frames` positions on every engine at once, as a ladder (one
-/// reference, on `pools` when given) or as separate pairs; gives the wall time and the
-/// scores of each pair.
+/// reference, on `planes` when given) or as separate pairs, reading frames of
+/// `plane` bytes (whole pictures with `chroma`) on `threads` readers per
+/// pair; gives the wall time and the scores of each pair.
 fn run_all(
     input: &Input,
     engines: &mut [Engine],
     mode: Mode,
     planes: Option<&DealtPlanes>,
     frames: u64,
-    threads: usize,
-    plane: usize,
+    (threads, plane, chroma): (usize, usize, bool),
 ) -> Result<(Duration, Vec<Vec<FrameScore>>)> {
     let k = engines.len();
     let sel = Selection {
@@ -209,7 +228,7 @@ fn run_all(
     // Every lane has scored as many pairs as the others: their next pairs go
     // to one device, the first lane's.
     let planes = planes.map(|p| p.dealt_from(&engines[0].scorer));
-    let tee = Tee::new(input.inputs(false).0, k, 1, window, plane).with_shared_planes(planes);
+    let tee = Tee::new(input.inputs(chroma).0, k, 1, window, plane).with_shared_planes(planes);
     let t0 = Instant::now();
     let outcomes: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = engines
@@ -218,7 +237,7 @@ fn run_all(
             .map(|(lane, engine)| {
                 let tee = &tee;
                 s.spawn(move || {
-                    let (own, distorted) = input.inputs(false);
+                    let (own, distorted) = input.inputs(chroma);
                     let reference = if mode != Mode::Separate {
                         PipelineInput::tee(tee, lane)
                     } else {

@@ -391,7 +391,10 @@ impl Engine {
     /// scorers (an encoding ladder: one reference frame, many encodes; see
     /// [`crate::api::FrameSlot::share_reference`]). The pool grows to the
     /// planes in use at once; a plane goes back to it when its last pair is
-    /// done.
+    /// done. When `desc`'s metrics read chroma (psnr with `enable_chroma` on
+    /// frames with chroma) each plane holds the whole picture (luma, Cb, Cr:
+    /// [`SharedPlanes::upload_picture`]), else the luma plane
+    /// ([`SharedPlanes::upload`]).
     ///
     /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth).
     pub fn shared_planes(&self, desc: &ScorerDesc) -> Result<SharedPlanes> {

@@ -84,6 +84,12 @@ pub fn image_format_supported(format: vk::Format) -> bool {
 /// the values taken as they are (above the bit depth: the pair's result is
 /// [`crate::Error::SampleRange`], as for [`super::DevicePlane`]).
 ///
+/// Luma only: every metric that reads luma scores it (float_ssim,
+/// float_ms_ssim, psnr with `enable_chroma=false`); a scorer whose psnr
+/// reads chroma refuses imported pairs ([`crate::Error::InvalidOption`]),
+/// since the Cb and Cr planes of a multi-planar image are not read (an
+/// NV12-style image interleaves them).
+///
 /// The image needs `TRANSFER_SRC` usage. vkssim copies the plane on the device
 /// (never through the host): it moves the image from `layout` to
 /// `TRANSFER_SRC_OPTIMAL` and then to `final_layout`. When `queue_family` is

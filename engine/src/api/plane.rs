@@ -177,7 +177,8 @@ pub enum SampleFormat {
 /// device: `height` rows of `width` samples starting `offset` bytes into
 /// `buffer`, rows `row_pitch` bytes apart.
 ///
-/// Imported once with [`super::Engine::import_buffer`]. Read in place
+/// Imported once with [`super::Engine::import_buffer`]. Luma only, as
+/// [`super::ImagePlane`]: a scorer whose psnr reads chroma refuses it. Read in place
 /// (zero-copy) when the rows are packed (`row_pitch` = width times bytes per
 /// sample), `offset` is a multiple of the device's
 /// `minStorageBufferOffsetAlignment` and the plane's size a multiple of 4;
@@ -323,22 +324,88 @@ impl SharedPlanes {
     /// A plane of this pool holding `plane` (packed, range-checked): a
     /// reference uploaded once for every scorer that takes it
     /// (`Pair::new(&shared, host_plane)` with [`super::Scorer::submit`]).
+    /// For a pool of luma planes; a pool whose planes hold a whole picture
+    /// (its scorer's psnr reads chroma) takes [`SharedPlanes::upload_picture`].
     ///
     /// Errors: a plane of the wrong sample type or too short, a stride
     /// shorter than a row ([`Error::InvalidOption`], [`Error::BufferSize`]),
     /// a sample above the bit depth ([`Error::SampleRange`]); a pool whose
-    /// planes hold a whole picture (a scorer whose psnr reads chroma:
-    /// [`Error::InvalidOption`]); device memory.
+    /// planes hold a whole picture ([`Error::InvalidOption`]); device memory.
     pub fn upload(&self, plane: HostPlane<'_>) -> Result<SharedPlane> {
-        let mut packed = LumaFrame::zeroed(0, 0, self.geometry().2);
-        plane.pack_into(&mut packed, self.geometry(), PlaneRole::Reference, 0)?;
-        if packed.bytes.len() != self.plane_len() {
+        if let Some((cw, ch)) = self.chroma_plane_size() {
             return Err(Error::InvalidOption(format!(
-                "this pool's planes hold a whole picture of {} bytes (luma, Cb and Cr: its \
-                 scorer's psnr reads chroma), not a luma plane of {}: write them with \
-                 SharedPlanes::take and PlaneWriter::bytes_mut",
-                self.plane_len(),
-                packed.bytes.len()
+                "this pool's planes hold a whole picture (luma, then {cw}x{ch} Cb and Cr \
+                 planes: its scorer's psnr reads chroma), not a luma plane alone: upload \
+                 the reference's three planes with SharedPlanes::upload_picture"
+            )));
+        }
+        self.upload_planes(plane, None)
+    }
+
+    /// A plane of this pool holding a whole reference picture: `luma`, then
+    /// `chroma` (`[cb, cr]`, each of [`SharedPlanes::chroma_plane_size`]),
+    /// packed and range-checked, for scorers whose psnr reads chroma
+    /// (`Pair::new(&shared, luma).with_distorted_chroma([cb, cr])` with
+    /// [`super::Scorer::submit`]).
+    ///
+    /// ```no_run
+    /// use vkssim::api::{Engine, HostPlane, Pair, ScorerDesc};
+    /// use vkssim::io::Chroma;
+    /// use vkssim::metric::config::parse_list;
+    /// # fn main() -> vkssim::Result<()> {
+    /// let engine = Engine::new(&vkssim::vk::VkOptions::default())?;
+    /// let desc = ScorerDesc::new(64, 64, 8)
+    ///     .with_metrics(parse_list(&["psnr"])?)
+    ///     .with_chroma(Chroma::C420);
+    /// let planes = engine.shared_planes(&desc)?;
+    /// let (y, c) = (vec![16u8; 64 * 64], vec![128u8; 32 * 32]);
+    /// let (luma, cb) = (HostPlane::u8(&y, 64), HostPlane::u8(&c, 32));
+    /// let reference = planes.upload_picture(luma, [cb, cb])?;
+    /// let mut scorer = engine.scorer(&desc)?;
+    /// scorer.submit(Pair::new(&reference, luma).with_distorted_chroma([cb, cb]))?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Errors: as [`SharedPlanes::upload`] for each plane (a chroma plane
+    /// is checked against the chroma size); a pool of luma planes (its
+    /// scorer reads no chroma: [`Error::InvalidOption`]).
+    pub fn upload_picture(
+        &self,
+        luma: HostPlane<'_>,
+        chroma: [HostPlane<'_>; 2],
+    ) -> Result<SharedPlane> {
+        if self.chroma_plane_size().is_none() {
+            return Err(Error::InvalidOption(
+                "this pool's planes hold a luma plane only (its scorer's metrics read no \
+                 chroma): upload the reference's luma plane with SharedPlanes::upload"
+                    .into(),
+            ));
+        }
+        self.upload_planes(luma, Some(chroma))
+    }
+
+    /// Packs `luma` (and `chroma`, after it) into a plane of the pool.
+    fn upload_planes(
+        &self,
+        luma: HostPlane<'_>,
+        chroma: Option<[HostPlane<'_>; 2]>,
+    ) -> Result<SharedPlane> {
+        let (width, height, bit_depth) = self.geometry();
+        let mut packed = LumaFrame::zeroed(0, 0, bit_depth);
+        luma.pack_into(&mut packed, self.geometry(), PlaneRole::Reference, 0)?;
+        if let (Some(planes), Some((cw, ch))) = (chroma, self.chroma_plane_size()) {
+            let mut plane = LumaFrame::zeroed(0, 0, bit_depth);
+            for c in planes {
+                c.pack_into(&mut plane, (cw, ch, bit_depth), PlaneRole::Reference, 0)?;
+                packed.bytes.extend_from_slice(&plane.bytes);
+            }
+        }
+        if packed.bytes.len() != self.plane_len() {
+            return Err(Error::Internal(format!(
+                "a {width}x{height} shared reference packed into {} bytes for planes of {}",
+                packed.bytes.len(),
+                self.plane_len()
             )));
         }
         let mut writer = self.take()?;

@@ -328,7 +328,8 @@ impl Scorer {
 
     /// A pool of shared reference planes on this scorer's device, for its
     /// geometry (see [`super::Engine::shared_planes`]); each holds a whole
-    /// picture (luma, Cb, Cr) when the scorer's metrics read chroma.
+    /// picture (luma, Cb, Cr: [`SharedPlanes::upload_picture`]) when the
+    /// scorer's metrics read chroma.
     ///
     /// Errors: [`Error::InvalidOption`] on the CPU twin (it has no device).
     pub fn shared_planes(&self) -> Result<SharedPlanes> {

@@ -26,8 +26,10 @@ pub enum Source<'a> {
     /// In host memory (copied before [`Scorer::submit`] returns).
     Host(HostPlane<'a>),
     /// A reference plane already on the device, shared by the scorers of a
-    /// ladder ([`super::SharedPlanes::upload`]); the distorted plane of its
-    /// pair comes from host memory.
+    /// ladder ([`super::SharedPlanes::upload`], or
+    /// [`super::SharedPlanes::upload_picture`] with its Cb and Cr planes for
+    /// a scorer whose psnr reads chroma); the distorted frame of its pair
+    /// comes from host memory.
     Shared(&'a SharedPlane),
     /// A plane of the host's imported buffer or image
     /// ([`super::Engine::import_buffer`], [`super::Engine::import_image`]).
@@ -70,7 +72,7 @@ pub struct Pair<'a> {
     reference: Source<'a>,
     distorted: Source<'a>,
     /// The Cb and Cr planes of the reference, then of the distorted frame.
-    chroma: Option<[[HostPlane<'a>; 2]; 2]>,
+    chroma: [Option<[HostPlane<'a>; 2]>; 2],
     waits: Vec<SemaphoreRef>,
     signals: Vec<SemaphoreRef>,
 }
@@ -81,7 +83,7 @@ impl<'a> Pair<'a> {
         Self {
             reference: reference.into(),
             distorted: distorted.into(),
-            chroma: None,
+            chroma: [None, None],
             waits: Vec::new(),
             signals: Vec::new(),
         }
@@ -92,7 +94,9 @@ impl<'a> Pair<'a> {
     /// the chroma size of the scorer's layout as a file stores it (sides
     /// rounded up: [`crate::io::Chroma::plane_size`]). Read only by a scorer
     /// whose metrics read chroma ([`crate::metric::MetricSet::needs_chroma`]),
-    /// which refuses a pair without them; host luma planes only.
+    /// which refuses a pair without them; host luma planes only (with a
+    /// shared reference, whose plane holds its chroma, give the distorted
+    /// frame's: [`Pair::with_distorted_chroma`]).
     ///
     /// ```
     /// use vkssim::api::{HostPlane, Pair};
@@ -106,7 +110,26 @@ impl<'a> Pair<'a> {
         reference: [HostPlane<'a>; 2],
         distorted: [HostPlane<'a>; 2],
     ) -> Self {
-        self.chroma = Some([reference, distorted]);
+        self.chroma = [Some(reference), Some(distorted)];
+        self
+    }
+
+    /// The same pair with the Cb and Cr planes of the distorted frame only
+    /// (`[cb, cr]`, sizes as in [`Pair::with_chroma`]): for a shared
+    /// reference that holds the whole picture
+    /// ([`super::SharedPlanes::upload_picture`]) scored by a scorer whose
+    /// metrics read chroma.
+    ///
+    /// ```
+    /// use vkssim::api::{HostPlane, Pair, SharedPlane};
+    /// fn pair<'a>(reference: &'a SharedPlane, y: &'a [u8], cb: &'a [u8], cr: &'a [u8]) -> Pair<'a> {
+    ///     Pair::new(reference, HostPlane::u8(y, 64))
+    ///         .with_distorted_chroma([HostPlane::u8(cb, 32), HostPlane::u8(cr, 32)])
+    /// }
+    /// # let _ = pair;
+    /// ```
+    pub fn with_distorted_chroma(mut self, distorted: [HostPlane<'a>; 2]) -> Self {
+        self.chroma[1] = Some(distorted);
         self
     }
 
@@ -149,7 +172,11 @@ impl Scorer {
     /// ([`Error::GeometryMismatch`]), of another device, one that does not fit
     /// the scorer's bit depth or width, the same image layer as both planes,
     /// a combination of sources listed as not taken in [`Pair`], device
-    /// planes or semaphores on the CPU twin ([`Error::InvalidOption`]);
+    /// planes or semaphores on the CPU twin, for metrics that read chroma a
+    /// pair without its Cb and Cr planes, with the reference's beside a
+    /// shared reference (which holds them), or of imported planes, a shared
+    /// reference of luma only or of another chroma layout
+    /// ([`Error::InvalidOption`]);
     /// timeline values without timeline semaphores ([`Error::Unsupported`]);
     /// device errors. A device-resident pair's samples above the bit depth
     /// come back as its result ([`Error::SampleRange`]).
@@ -173,15 +200,47 @@ impl Scorer {
             )));
         }
         let needs_chroma = self.metrics().needs_chroma();
-        if needs_chroma && !matches!(pair.reference, Source::Host(_)) {
-            return Err(Error::InvalidOption(format!(
-                "frame {frame}: the scorer's metrics read chroma, which it takes from host \
-                 planes only (Pair::with_chroma)"
-            )));
-        }
+        // The Cb and Cr planes read from the host: both frames', or with a
+        // shared reference (whose plane holds its own) the distorted frame's.
+        let chroma = match (needs_chroma, pair.reference, pair.chroma) {
+            (false, ..) => [None, None],
+            (true, Source::Host(_), [Some(_), Some(_)])
+            | (true, Source::Shared(_), [None, Some(_)]) => pair.chroma,
+            (true, Source::Host(_), [None, Some(_)]) => {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the scorer's metrics read chroma: give the Cb and Cr planes \
+                     of both frames (Pair::with_chroma); only a shared reference holds its own"
+                )))
+            }
+            (true, Source::Shared(_), [Some(_), _]) => {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: Cb and Cr planes given for a shared reference, whose plane \
+                     holds them already (SharedPlanes::upload_picture): give the distorted \
+                     frame's only (Pair::with_distorted_chroma)"
+                )))
+            }
+            (true, Source::Host(_) | Source::Shared(_), _) => {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the scorer's metrics read chroma ({} frames): give the \
+                     pair's Cb and Cr planes (Pair::with_chroma; with a shared reference, the \
+                     distorted frame's: Pair::with_distorted_chroma)",
+                    self.metrics().chroma()
+                )))
+            }
+            (true, Source::Imported(_), _) => {
+                return Err(Error::InvalidOption(format!(
+                    "frame {frame}: the scorer's psnr reads chroma, but an imported plane \
+                     (buffer or image) gives luma only: score imported pairs with psnr's \
+                     enable_chroma=false, or give the frames from host memory with their Cb \
+                     and Cr planes (Pair::with_chroma, SharedPlanes::upload_picture)"
+                )))
+            }
+        };
         match (pair.reference, pair.distorted) {
-            (Source::Host(r), Source::Host(d)) => self.submit_host(r, d, pair.chroma),
-            (Source::Shared(r), Source::Host(d)) => self.submit_shared(r, d),
+            (Source::Host(r), Source::Host(d)) => {
+                self.submit_host(r, d, chroma[0].zip(chroma[1]).map(|(r, d)| [r, d]))
+            }
+            (Source::Shared(r), Source::Host(d)) => self.submit_shared(r, d, chroma[1]),
             (Source::Imported(r), Source::Imported(d)) => {
                 self.submit_imported([r, d], &pair.waits, &pair.signals)
             }
@@ -207,26 +266,13 @@ impl Scorer {
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
         reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
         distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
-        if self.metrics().needs_chroma() {
-            let Some(chroma) = chroma else {
-                return Err(Error::InvalidOption(format!(
-                    "frame {frame}: the scorer's metrics read chroma ({} frames): give the \
-                     pair's Cb and Cr planes (Pair::with_chroma)",
-                    self.metrics().chroma()
-                )));
-            };
-            let (cw, ch) = self.metrics().chroma_plane_size();
-            let cg = (cw, ch, desc.bit_depth);
-            let mut packed = LumaFrame::zeroed(0, 0, desc.bit_depth);
+        if let Some(chroma) = chroma {
             for ((planes, role), out) in chroma
                 .iter()
                 .zip([PlaneRole::Reference, PlaneRole::Distorted])
                 .zip([&mut r, &mut d])
             {
-                for plane in planes {
-                    plane.pack_into(&mut packed, cg, role, frame)?;
-                    out.bytes.extend_from_slice(&packed.bytes);
-                }
+                self.append_chroma(planes, out, role)?;
             }
         }
         self.take_returns();
@@ -241,16 +287,52 @@ impl Scorer {
         Ok(())
     }
 
-    /// A shared reference already on the device and a host distorted plane.
-    fn submit_shared(&mut self, reference: &SharedPlane, distorted: HostPlane<'_>) -> Result<()> {
+    /// Packs the Cb and Cr `planes` of a frame after its luma plane in `out`
+    /// (checked against the scorer's chroma size).
+    fn append_chroma(
+        &self,
+        planes: &[HostPlane<'_>; 2],
+        out: &mut LumaFrame,
+        role: PlaneRole,
+    ) -> Result<()> {
+        let (cw, ch) = self.metrics().chroma_plane_size();
+        let bit_depth = self.desc().bit_depth;
+        let mut packed = LumaFrame::zeroed(0, 0, bit_depth);
+        for plane in planes {
+            plane.pack_into(&mut packed, (cw, ch, bit_depth), role, self.submitted)?;
+            out.bytes.extend_from_slice(&packed.bytes);
+        }
+        Ok(())
+    }
+
+    /// A shared reference already on the device and a host distorted frame
+    /// (its luma plane, and its Cb and Cr planes when the metrics read
+    /// chroma: the shared plane then holds the reference's whole picture).
+    fn submit_shared(
+        &mut self,
+        reference: &SharedPlane,
+        distorted: HostPlane<'_>,
+        chroma: Option<[HostPlane<'_>; 2]>,
+    ) -> Result<()> {
         let desc = self.desc().clone();
         let g = (desc.width, desc.height, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
         distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
+        if let Some(planes) = &chroma {
+            self.append_chroma(planes, &mut d, PlaneRole::Distorted)?;
+        }
         let mut slots = self.slots();
         let mut slot = slots.acquire()?;
         slot.share_reference(reference)?;
-        slot.distorted_mut().copy_from_slice(&d.bytes);
+        let frame = slot.frames_mut().1;
+        if frame.len() != d.bytes.len() {
+            return Err(Error::Internal(format!(
+                "a distorted frame of {} bytes for a slot of {}",
+                d.bytes.len(),
+                frame.len()
+            )));
+        }
+        frame.copy_from_slice(&d.bytes);
         slots.submit(slot)
     }
 

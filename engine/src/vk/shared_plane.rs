@@ -3,9 +3,12 @@
 //! [`SharedPlane`]).
 //!
 //! A plane is a buffer in the memory the direct upload path writes (host-visible,
-//! device-local where the device has such memory), of one raw luma plane. The
-//! host takes a free one from the pool ([`SharedPlanes::take`]), writes it once
-//! ([`PlaneWriter::bytes_mut`]) and shares it ([`PlaneWriter::share`]); each
+//! device-local where the device has such memory), of one raw luma plane, or
+//! of a whole picture (the luma plane, then the Cb and Cr planes, packed as a
+//! raw YUV file stores a frame) in a pool for scorers whose metrics read
+//! chroma (psnr with `enable_chroma`). The host takes a free one from the
+//! pool ([`SharedPlanes::take`]), writes it once ([`PlaneWriter::bytes_mut`],
+//! or [`SharedPlanes::upload`] from host planes) and shares it ([`PlaneWriter::share`]); each
 //! scorer that scores a pair against it keeps a clone until that pair's fence
 //! signalled, and the buffer goes back to the pool when the last clone drops.
 //! So the host never writes a plane the device may still read, and the buffers
@@ -35,6 +38,8 @@ struct Pool {
     gpu: Arc<Gpu>,
     /// Width, height and bit depth of the planes.
     geometry: (u32, u32, u32),
+    /// Each chroma plane's stored size, when the planes hold a whole picture.
+    chroma: Option<(u32, u32)>,
     plane_bytes: u64,
     free: Mutex<Vec<PooledBuffer>>,
     made: AtomicUsize,
@@ -93,6 +98,7 @@ impl SharedPlanes {
             pool: Arc::new(Pool {
                 gpu,
                 geometry: (width, height, bit_depth),
+                chroma,
                 plane_bytes,
                 free: Mutex::new(Vec::new()),
                 made: AtomicUsize::new(0),
@@ -175,6 +181,13 @@ impl SharedPlanes {
         self.pool.geometry
     }
 
+    /// Each chroma plane's stored size (width, height) when the planes hold
+    /// a whole picture (luma, Cb, Cr: a pool for a scorer whose metrics read
+    /// chroma); `None` when they hold the luma plane only.
+    pub fn chroma_plane_size(&self) -> Option<(u32, u32)> {
+        self.pool.chroma
+    }
+
     /// Planes the pool has made so far (in use or free).
     pub fn planes_made(&self) -> usize {
         self.pool.made.load(Ordering::Relaxed)
@@ -186,6 +199,7 @@ impl std::fmt::Debug for SharedPlanes {
         f.debug_struct("SharedPlanes")
             .field("device", &self.pool.gpu.device_name())
             .field("plane_len", &self.plane_len())
+            .field("chroma_plane_size", &self.chroma_plane_size())
             .field("planes_made", &self.planes_made())
             .finish()
     }
@@ -276,6 +290,12 @@ impl SharedPlane {
     /// Width, height and bit depth of the plane.
     pub fn geometry(&self) -> (u32, u32, u32) {
         self.inner.pool.geometry
+    }
+
+    /// Each chroma plane's stored size when the plane holds a whole picture
+    /// (see [`SharedPlanes::chroma_plane_size`]).
+    pub fn chroma_plane_size(&self) -> Option<(u32, u32)> {
+        self.inner.pool.chroma
     }
 }
 

@@ -1,12 +1,13 @@
 //! Device-resident test pairs: planes of the engine's device written by the
-//! GPU (`device_pairs`), and the CPU twin's score of each (`want_for`).
+//! GPU (`device_pairs`), the CPU twin's score of each (`want_for`), and
+//! their submission mixed with host pairs (`submit_in_order`).
 //! Shared by the API tests that import them (tests/api.rs,
 //! tests/api_device_ring.rs); the including crate has `mod common` (the
 //! examples' Vulkan helpers).
 
 use super::common;
-use vkssim::api::{DevicePlane, Engine, ImportedPlane, SampleFormat};
-use vkssim::{cpu, SsimOptions};
+use vkssim::api::{DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer};
+use vkssim::{cpu, FrameScore, LumaFrame, SsimOptions};
 
 /// Buffers of the engine's device holding GPU-written planes.
 pub struct DevicePair {
@@ -93,7 +94,7 @@ pub fn destroy_pairs(engine: &Engine, pairs: &[DevicePair]) {
     }
 }
 
-pub fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> vkssim::FrameScore {
+pub fn want_for(w: u32, h: u32, seed: u32, opts: &SsimOptions) -> FrameScore {
     let r = common::host_plane(w, h, 8, |y| common::row_word(y, seed, 8));
     let d = common::host_plane(w, h, 8, |y| common::distorted_word(y, seed, 8));
     cpu::score_frame(&r.view(), &d.view(), opts).unwrap()
@@ -116,4 +117,32 @@ pub unsafe fn import_pairs(engine: &Engine, pairs: &[DevicePair]) -> Vec<[Import
             })
         })
         .collect()
+}
+
+/// Submits imported pair `k` for each `k` of `order` (9: `host`, a host
+/// pair instead), taking results as they come; every result, in order.
+pub fn submit_in_order(
+    scorer: &mut Scorer,
+    imports: &[[ImportedPlane; 2]],
+    order: &[usize],
+    host: [&LumaFrame; 2],
+) -> Vec<FrameScore> {
+    let mut got = Vec::new();
+    for &k in order {
+        if k == 9 {
+            let [r, d] = host.map(|f| HostPlane::u8(&f.bytes, f.width as usize));
+            scorer.submit(Pair::new(r, d)).expect("host pair");
+        } else {
+            let [r, d] = &imports[k];
+            scorer.submit(Pair::new(r, d)).expect("device pair");
+        }
+        while let Some(s) = scorer.poll() {
+            got.push(s.expect("result"));
+        }
+    }
+    while let Some(s) = scorer.wait() {
+        got.push(s.expect("result"));
+    }
+    assert_eq!(got.len(), order.len());
+    got
 }

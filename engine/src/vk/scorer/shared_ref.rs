@@ -1,9 +1,10 @@
 //! Slots whose reference is a shared plane ([`crate::vk::shared_plane`]): the
 //! slot's reference binding points at the plane instead of the slot's own
 //! upload buffer (a whole picture, luma then Cb and Cr, when psnr reads
-//! chroma: the plane is laid out as the slot's upload memory), and the slot holds the plane until its fence signalled. A
-//! descriptor update invalidates the command buffers the set is bound in, so
-//! the slot is rebound and re-recorded only when the plane it reads changes
+//! chroma: the plane is laid out as the slot's upload memory, and its chroma
+//! size must be the scorer's), and the slot holds the plane until its fence
+//! signalled. A descriptor update invalidates the command buffers the set is
+//! bound in, so the slot is rebound and re-recorded only when the plane it reads changes
 //! (planes are pooled, so a slot meets the same few planes again).
 
 use ash::vk;
@@ -25,14 +26,22 @@ impl VkScorer {
     ) -> Result<()> {
         let (source, buffer) = match reference {
             None => (ReferenceSource::Own, self.slots[i].raw[0].raw),
-            Some(plane) if (plane.plane_len() as u64) < self.sizes.picture.bytes() => {
-                return Err(Error::InvalidOption(format!(
-                    "a shared reference plane of {} bytes for a scorer that reads {} bytes \
-                     per picture (its psnr reads chroma: take the plane from the scorer's \
-                     own pool, which holds the luma, Cb and Cr planes)",
-                    plane.plane_len(),
-                    self.sizes.picture.bytes()
-                )))
+            Some(plane)
+                if self.sizes.picture.chroma.is_some()
+                    && plane.chroma_plane_size() != self.sizes.picture.chroma =>
+            {
+                let (cw, ch) = self.sizes.picture.chroma.unwrap_or_default();
+                return Err(Error::InvalidOption(match plane.chroma_plane_size() {
+                    None => "a shared reference plane of luma only for a scorer whose psnr \
+                             reads chroma: take the plane from a pool of the scorer's own \
+                             description (Scorer::shared_planes, Engine::shared_planes), whose \
+                             planes hold the luma, Cb and Cr planes"
+                        .to_string(),
+                    Some((w, h)) => format!(
+                        "a shared reference plane whose chroma planes are {w}x{h} for a \
+                         scorer that reads {cw}x{ch} chroma planes (another chroma layout)"
+                    ),
+                }));
             }
             Some(plane) => {
                 let Some((buffer, id, gpu)) = plane.binding() else {

@@ -664,8 +664,10 @@ size_t vkssim_scorer_in_flight(const struct VkssimScorer *scorer);
 // `scorer` must be NULL or a live scorer, not used afterwards.
 void vkssim_scorer_destroy(struct VkssimScorer *scorer);
 
-// Creates a pool of `width` x `height` reference planes at `bit_depth` bits
-// on the engine's device, for [`vkssim_shared_planes_upload`]. The pool
+// Creates a pool of `width` x `height` luma reference planes at `bit_depth`
+// bits on the engine's device, for [`vkssim_shared_planes_upload`]: for
+// scorers whose metrics read luma only (a scorer whose psnr reads chroma
+// takes a pool of [`vkssim_shared_planes_create_desc`]). The pool
 // grows to as many planes as are in use at once; a plane returns to it when
 // its handle is released and its last pair is done. The pool and its planes
 // may outlive the engine.
@@ -679,13 +681,61 @@ enum VkssimStatus vkssim_shared_planes_create(const struct VkssimEngine *engine,
                                               uint32_t bit_depth,
                                               struct VkssimSharedPlanes **out);
 
+// Creates a pool of reference planes on the engine's device for scorers of
+// `desc` (its width, height and bit depth; its metrics and chroma layout):
+// when its psnr reads chroma each plane holds a whole picture (luma, Cb, Cr:
+// [`vkssim_shared_planes_upload_picture`]), else a luma plane
+// ([`vkssim_shared_planes_upload`]). Otherwise as
+// [`vkssim_shared_planes_create`].
+//
+// # Safety
+// `engine` must be a live engine, `desc` a valid struct (its strings
+// included) and `out` a valid pointer, which receives the pool on success.
+enum VkssimStatus vkssim_shared_planes_create_desc(const struct VkssimEngine *engine,
+                                                   const struct VkssimScorerDesc *desc,
+                                                   struct VkssimSharedPlanes **out);
+
+// Creates a pool of reference planes on the scorer's device for its
+// description, as [`vkssim_shared_planes_create_desc`] does for the
+// description the scorer was created with. `VKSSIM_ERROR_INVALID_ARGUMENT`
+// for a scorer of the CPU twin (it has no device).
+//
+// # Safety
+// `scorer` must be a live scorer and `out` a valid pointer, which receives
+// the pool on success.
+enum VkssimStatus vkssim_scorer_shared_planes(const struct VkssimScorer *scorer,
+                                              struct VkssimSharedPlanes **out);
+
+// Whether the pool's planes hold whole pictures (its scorers' psnr reads
+// chroma); if so, the size in samples of each of their Cb and Cr planes (as
+// a file stores them: sides rounded up) is written to `width` and `height`,
+// else 0 (either pointer may be NULL). False for NULL.
+//
+// # Safety
+// `planes` must be NULL or a live pool; `width` and `height` NULL or valid
+// pointers.
+bool vkssim_shared_planes_chroma_plane_size(const struct VkssimSharedPlanes *planes,
+                                            uint32_t *width,
+                                            uint32_t *height);
+
+// As [`vkssim_shared_planes_chroma_plane_size`], for a plane (whether it
+// holds a whole picture, and the size of its Cb and Cr planes).
+//
+// # Safety
+// `plane` must be NULL or a live plane; `width` and `height` NULL or valid
+// pointers.
+bool vkssim_shared_plane_chroma_plane_size(const struct VkssimSharedPlane *plane,
+                                           uint32_t *width,
+                                           uint32_t *height);
+
 // Uploads a reference plane from host memory into a plane of the pool,
 // copied (and its samples range-checked) before the call returns: the host
 // may reuse `data` at once. Samples and stride as
 // [`vkssim_scorer_submit_host`] takes them: `uint8_t` at 8 bits, `uint16_t`
 // (native values, not shifted) above, `stride_bytes` at least a row and a
 // multiple of the sample size. Release the plane with
-// [`vkssim_shared_plane_release`].
+// [`vkssim_shared_plane_release`]. A pool of whole pictures refuses it
+// (upload with [`vkssim_shared_planes_upload_picture`]).
 //
 // # Safety
 // `planes` must be a live pool; `data` must hold `height` rows of
@@ -696,6 +746,26 @@ enum VkssimStatus vkssim_shared_planes_upload(const struct VkssimSharedPlanes *p
                                               const void *data,
                                               size_t stride_bytes,
                                               struct VkssimSharedPlane **out);
+
+// Uploads a whole reference picture from host memory into a plane of a pool
+// whose planes hold them ([`vkssim_shared_planes_chroma_plane_size`] says
+// true): `data` and `strides_bytes` point to 3 values each, the luma plane
+// then the Cb and Cr planes (each of the chroma plane size), samples and
+// strides as [`vkssim_shared_planes_upload`] takes them, copied and
+// range-checked before the call returns. A pool of luma planes refuses it
+// (`VKSSIM_ERROR_INVALID_ARGUMENT`: upload with
+// [`vkssim_shared_planes_upload`]), as a pool of whole pictures refuses
+// that. Release the plane with [`vkssim_shared_plane_release`].
+//
+// # Safety
+// `planes` must be a live pool; `data` and `strides_bytes` must point to 3
+// values each, every plane holding its height in rows of its stride (the
+// last one at least a row), suitably aligned for its sample type; `out` must
+// be a valid pointer, which receives the plane on success.
+enum VkssimStatus vkssim_shared_planes_upload_picture(const struct VkssimSharedPlanes *planes,
+                                                      const void *const *data,
+                                                      const size_t *strides_bytes,
+                                                      struct VkssimSharedPlane **out);
 
 // Releases the caller's handle to a plane (NULL is ignored). Scorers that
 // took it keep it until their pairs are done; then it returns to its pool.
@@ -718,8 +788,9 @@ void vkssim_shared_planes_destroy(struct VkssimSharedPlanes *planes);
 // call returns (samples and stride as [`vkssim_scorer_submit_host`] takes
 // them). The scorer keeps the plane until the pair is done: the caller may
 // release its handle once it has submitted the plane to every scorer. Blocks
-// while the scorer's ring is full. Not for a scorer created with
-// `device_frames`.
+// while the scorer's ring is full. A scorer whose psnr reads chroma refuses
+// it (give the distorted frame's three planes:
+// [`vkssim_scorer_submit_host_shared_planes`]).
 //
 // # Safety
 // `scorer` must be a live scorer and `reference` a live plane; `distorted`
@@ -729,6 +800,24 @@ enum VkssimStatus vkssim_scorer_submit_host_shared(struct VkssimScorer *scorer,
                                                    const struct VkssimSharedPlane *reference,
                                                    const void *distorted,
                                                    size_t distorted_stride);
+
+// [`vkssim_scorer_submit_host_shared`] with the distorted frame's three
+// planes (`distorted` and `distorted_strides` point to 3 values each: luma,
+// Cb, Cr; samples and strides as [`vkssim_scorer_submit_host_planes`] takes
+// them), for a scorer whose psnr reads chroma and a shared reference that
+// holds the whole picture ([`vkssim_shared_planes_upload_picture`]). A
+// scorer whose metrics read no chroma reads the luma plane only (of any
+// shared reference of its geometry). Copied before the call returns.
+//
+// # Safety
+// `scorer` must be a live scorer and `reference` a live plane; `distorted`
+// and `distorted_strides` must point to 3 values each, every plane read
+// holding its height in rows of its stride (the last one at least a row),
+// suitably aligned for its sample type.
+enum VkssimStatus vkssim_scorer_submit_host_shared_planes(struct VkssimScorer *scorer,
+                                                          const struct VkssimSharedPlane *reference,
+                                                          const void *const *distorted,
+                                                          const size_t *distorted_strides);
 
 // A pair of host planes (rows `*_stride` bytes apart), no semaphores.
 struct VkssimPair vkssim_pair_host(const void *reference,

@@ -142,46 +142,65 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host_planes(
     guard(|| {
         // SAFETY: per the contract.
         let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
-        let three = |p: *const *const c_void, s: *const usize, what: &str| {
-            if p.is_null() || s.is_null() {
-                return Err(null_arg(what));
-            }
-            // SAFETY: 3 pointers and 3 strides per the contract.
-            Ok(unsafe {
-                (
-                    std::slice::from_raw_parts(p, 3),
-                    std::slice::from_raw_parts(s, 3),
-                )
-            })
-        };
-        let (rp, rs) = three(reference, reference_strides, "reference")?;
-        let (dp, ds) = three(distorted, distorted_strides, "distorted")?;
         let desc = s.scorer.desc();
         let luma = (desc.width, desc.height, desc.bit_depth);
-        let chroma = s.scorer.metrics().chroma();
-        let (cw, ch) = chroma.plane_size(desc.width, desc.height);
-        let sizes = [luma, (cw, ch, desc.bit_depth), (cw, ch, desc.bit_depth)];
-        let names = ["reference", "reference Cb", "reference Cr"];
-        let dnames = ["distorted", "distorted Cb", "distorted Cr"];
-        let mut planes = Vec::with_capacity(6);
-        for (k, (p, st, name)) in [(rp, rs, names), (dp, ds, dnames)]
-            .into_iter()
-            .flat_map(|(p, st, n)| (0..3).map(move |i| (p[i], st[i], n[i])))
-            .enumerate()
-        {
-            // Without chroma only the luma planes are read.
-            if k % 3 != 0 && !s.scorer.metrics().needs_chroma() {
-                continue;
-            }
-            // SAFETY: forwarded from the caller's contract.
-            planes.push(unsafe { scorer::host_plane(p, st, sizes[k % 3], name) }?);
-        }
-        let pair = match planes[..] {
-            [r, rcb, rcr, d, dcb, dcr] => Pair::new(r, d).with_chroma([rcb, rcr], [dcb, dcr]),
-            [r, d] => Pair::new(r, d),
-            _ => return Err(Error::Internal("planes of a C pair".into())),
+        let chroma = chroma_size(&s.scorer);
+        // SAFETY: forwarded from the caller's contract.
+        let (r, rc) = unsafe { picture(reference, reference_strides, luma, chroma, "reference") }?;
+        // SAFETY: as above.
+        let (d, dc) = unsafe { picture(distorted, distorted_strides, luma, chroma, "distorted") }?;
+        let pair = match (rc, dc) {
+            (Some(rc), Some(dc)) => Pair::new(r, d).with_chroma(rc, dc),
+            _ => Pair::new(r, d),
         };
         s.scorer.submit(pair)?;
         Ok(VkssimStatus::VkssimOk)
     })
+}
+
+/// The size of the Cb and Cr planes `scorer` reads (`None`: its metrics read
+/// no chroma).
+pub(crate) fn chroma_size(scorer: &Scorer) -> Option<(u32, u32)> {
+    let metrics = scorer.metrics();
+    metrics.needs_chroma().then(|| metrics.chroma_plane_size())
+}
+
+/// One frame's planes as a C caller gives them, `planes` and `strides`
+/// pointing to 3 values each (luma, Cb, Cr): the luma plane of `luma`'s
+/// geometry, and with `chroma` the Cb and Cr planes of that size at the same
+/// bit depth (without it, neither is read). `which` names the frame in
+/// errors.
+///
+/// # Safety
+/// `planes` and `strides` must be NULL or point to 3 values each, every plane
+/// read holding its rows as [`crate::vkssim_scorer_submit_host`] says, valid
+/// and unwritten for `'a`.
+pub(crate) unsafe fn picture<'a>(
+    planes: *const *const c_void,
+    strides: *const usize,
+    luma: (u32, u32, u32),
+    chroma: Option<(u32, u32)>,
+    which: &str,
+) -> Result<(HostPlane<'a>, Option<[HostPlane<'a>; 2]>), Error> {
+    if planes.is_null() || strides.is_null() {
+        return Err(null_arg(which));
+    }
+    // SAFETY: 3 pointers and 3 strides per the contract.
+    let (p, s) = unsafe {
+        (
+            std::slice::from_raw_parts(planes, 3),
+            std::slice::from_raw_parts(strides, 3),
+        )
+    };
+    // SAFETY: forwarded from the caller's contract.
+    let y = unsafe { scorer::host_plane(p[0], s[0], luma, which) }?;
+    let Some((cw, ch)) = chroma else {
+        return Ok((y, None));
+    };
+    let size = (cw, ch, luma.2);
+    // SAFETY: as above.
+    let cb = unsafe { scorer::host_plane(p[1], s[1], size, &format!("{which} Cb")) }?;
+    // SAFETY: as above.
+    let cr = unsafe { scorer::host_plane(p[2], s[2], size, &format!("{which} Cr")) }?;
+    Ok((y, Some([cb, cr])))
 }

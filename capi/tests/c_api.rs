@@ -18,6 +18,9 @@ use vkssim::vk::VkOptions;
 use vkssim::{FrameScore, LumaFrame, SsimOptions};
 use vkssim_capi::*;
 
+mod common;
+use common::{c_desc, engine_with_validation, ok, refused};
+
 const WIDTH: u32 = 176;
 const HEIGHT: u32 = 144;
 
@@ -206,34 +209,6 @@ fn assert_library_path(lib: &Path) {
     assert!(lib.join("libvkssim_capi.so").is_file());
 }
 
-/// The calling thread's last C API error message.
-fn last_error() -> String {
-    // SAFETY: vkssim_last_error returns a NUL-terminated string valid until
-    // the next call on this thread; it is copied at once.
-    unsafe { CStr::from_ptr(vkssim_last_error()) }
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// Asserts that a C API call succeeded.
-fn ok(status: VkssimStatus, what: &str) {
-    assert_eq!(status, VkssimStatus::VkssimOk, "{what}: {}", last_error());
-}
-
-/// Asserts that a C API call was refused as an invalid argument with a
-/// message holding every one of `words`.
-fn refused(status: VkssimStatus, what: &str, words: &[&str]) {
-    let msg = last_error();
-    assert_eq!(
-        status,
-        VkssimStatus::VkssimErrorInvalidArgument,
-        "{what} was not refused as an invalid argument (message: {msg})"
-    );
-    for w in words {
-        assert!(msg.contains(w), "{what}: the message lacks `{w}`: {msg}");
-    }
-}
-
 /// A deterministic plane at `bit_depth` bits: a gradient with pseudo-random
 /// texture (as [`plane`], at any depth).
 fn texture(seed: u32, bit_depth: u32) -> Vec<u32> {
@@ -362,14 +337,7 @@ fn c_api_shared_reference_ladder() {
 /// handle destroyed before the results are taken; then the refusals.
 fn shared_reference_ladder(bit_depth: u32) {
     const FRAMES: u32 = 3;
-    let mut options = vkssim_engine_options_default();
-    options.validation = true;
-    let mut engine = ptr::null_mut();
-    // SAFETY: valid options and out pointer.
-    ok(
-        unsafe { vkssim_engine_create(&options, &mut engine) },
-        "engine",
-    );
+    let engine = engine_with_validation();
 
     let ssim = [
         SsimOptions {
@@ -620,20 +588,7 @@ fn several_metrics_by_name_on_the_cpu_twin() {
     ];
     let c_specs: Vec<CString> = specs.iter().map(|s| CString::new(*s).unwrap()).collect();
     let ptrs: Vec<*const std::ffi::c_char> = c_specs.iter().map(|c| c.as_ptr()).collect();
-    let desc = VkssimScorerDesc {
-        width: w,
-        height: h,
-        bit_depth: 8,
-        scale: 0,
-        enable_lcs: false,
-        enable_db: false,
-        clip_db: false,
-        device_frames: false,
-        frames_in_flight: 0,
-        features: ptrs.as_ptr(),
-        n_features: ptrs.len(),
-        chroma: 420,
-    };
+    let desc = c_desc((w, h, 8), &ptrs, 420);
     let mut scorer = ptr::null_mut();
     // SAFETY: a valid desc (its strings live) and out pointer.
     ok(

@@ -336,7 +336,8 @@ impl SharedPlanes {
             return Err(Error::InvalidOption(format!(
                 "this pool's planes hold a whole picture (luma, then {cw}x{ch} Cb and Cr \
                  planes: its scorer's psnr reads chroma), not a luma plane alone: upload \
-                 the reference's three planes with SharedPlanes::upload_picture"
+                 the reference's three planes with SharedPlanes::upload_picture (in C, \
+                 vkssim_shared_planes_upload_picture)"
             )));
         }
         self.upload_planes(plane, None)
@@ -378,7 +379,8 @@ impl SharedPlanes {
         if self.chroma_plane_size().is_none() {
             return Err(Error::InvalidOption(
                 "this pool's planes hold a luma plane only (its scorer's metrics read no \
-                 chroma): upload the reference's luma plane with SharedPlanes::upload"
+                 chroma): upload the reference's luma plane with SharedPlanes::upload (in \
+                 C, vkssim_shared_planes_upload)"
                     .into(),
             ));
         }

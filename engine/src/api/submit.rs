@@ -223,7 +223,9 @@ impl Scorer {
                 return Err(Error::InvalidOption(format!(
                     "frame {frame}: the scorer's metrics read chroma ({} frames): give the \
                      pair's Cb and Cr planes (Pair::with_chroma; with a shared reference, the \
-                     distorted frame's: Pair::with_distorted_chroma)",
+                     distorted frame's: Pair::with_distorted_chroma; in C, \
+                     vkssim_scorer_submit_host_planes and, with a shared reference, \
+                     vkssim_scorer_submit_host_shared_planes)",
                     self.metrics().chroma()
                 )))
             }
@@ -232,7 +234,8 @@ impl Scorer {
                     "frame {frame}: the scorer's psnr reads chroma, but an imported plane \
                      (buffer or image) gives luma only: score imported pairs with psnr's \
                      enable_chroma=false, or give the frames from host memory with their Cb \
-                     and Cr planes (Pair::with_chroma, SharedPlanes::upload_picture)"
+                     and Cr planes (Pair::with_chroma, SharedPlanes::upload_picture; in C, \
+                     vkssim_scorer_submit_host_planes, vkssim_shared_planes_upload_picture)"
                 )))
             }
         };

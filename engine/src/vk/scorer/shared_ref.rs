@@ -34,8 +34,9 @@ impl VkScorer {
                 return Err(Error::InvalidOption(match plane.chroma_plane_size() {
                     None => "a shared reference plane of luma only for a scorer whose psnr \
                              reads chroma: take the plane from a pool of the scorer's own \
-                             description (Scorer::shared_planes, Engine::shared_planes), whose \
-                             planes hold the luma, Cb and Cr planes"
+                             description (Scorer::shared_planes, Engine::shared_planes; in C, \
+                             vkssim_scorer_shared_planes, vkssim_shared_planes_create_desc), \
+                             whose planes hold the luma, Cb and Cr planes"
                         .to_string(),
                     Some((w, h)) => format!(
                         "a shared reference plane whose chroma planes are {w}x{h} for a \

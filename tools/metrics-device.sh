@@ -52,53 +52,66 @@ pair() {
 }
 # The speed part's rows: GEOMS (";"-separated "W H BITS"), FEATURE_SETS
 # (";"-separated feature lists) and VARIANTS (";"-separated extra vkssim
-# flags, each a row of its own: "--upload staging;--read-threads 16").
+# flags, each a row of its own: "--upload staging;--read-threads 16"), and
+# BINS (the bundle's vkssim binaries to time, each a row: "vkssim vkssim-new",
+# alternating, for a before-and-after in one run); VMAF=0 leaves out vmaf's
+# timing and the file comparison.
 IFS=';' read -r -a geoms <<<"${GEOMS:-3840 2160 8;3840 2160 10;1920 1080 8;1920 1080 10}"
 IFS=';' read -r -a feature_sets <<<"${FEATURE_SETS:-float_ms_ssim;psnr;float_ssim psnr float_ms_ssim}"
 IFS=';' read -r -a variants <<<"${VARIANTS:---upload auto}"
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 if has speed; then
   for g in "${geoms[@]}"; do
     set -- $g
     pair "$@"
     for F in "${feature_sets[@]}"; do
+     vf=()
+     for f in $F; do vf+=(--feature "$f"); done
      for V in "${variants[@]}"; do
       read -r -a fl <<<"$V"
-      for f in $F; do fl+=(--feature "$f"); done
-      tag="$1x$2 $3-bit [$F] ($V)"
-      # REPS alternating runs of 1 frame and of all N frames; the medians'
-      # difference over N - 1 frames (start-up, about 0.3 s and varying by
-      # tens of ms, cancels only on average: one pair of runs is too noisy
-      # when N frames take well under a second).
-      t1=() tn=()
+      fl+=("${vf[@]}")
+      # REPS rounds; in each, for every binary in turn, a run of 1 frame and
+      # one of all N frames. Per binary, the medians' difference over N - 1
+      # frames (start-up, about 0.3 s and varying by tens of ms, cancels only
+      # on average: one pair of runs is too noisy when N frames take well
+      # under a second).
+      declare -A t1=() tn=()
       for ((r = 0; r < ${REPS:-5}; r++)); do
-        a=$(now)
-        "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
-        b=$(now)
-        "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
-        c=$(now)
-        t1+=("$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')")
-        tn+=("$(awk -v b="$b" -v c="$c" 'BEGIN { print c - b }')")
+        for B in ${BINS:-vkssim}; do
+          a=$(now)
+          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
+          b=$(now)
+          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
+          c=$(now)
+          t1[$B]+=" $(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')"
+          tn[$B]+=" $(awk -v b="$b" -v c="$c" 'BEGIN { print c - b }')"
+        done
       done
-      median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-      a=0 b=$(median "${t1[@]}")
-      c=$(awk -v b="$b" -v n="$(median "${tn[@]}")" 'BEGIN { print b + n }')
-      c0=$(now)
-      vf=()
-      for f in $F; do vf+=(--feature "$f"); done
-      "$X/vmaf" "${io[@]}" "${vf[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
-      d=$(awk -v c="$c" -v c0="$c0" -v e="$(now)" 'BEGIN { print c + (e - c0) }')
-      "$X/vkssim" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
-      "$X/vmaf" "${io[@]}" "${vf[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
-      if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
-        same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
-      else
-        same=DIFFERS
+      if [ "${VMAF:-1}" = 1 ]; then
+        c0=$(now)
+        "$X/vmaf" "${io[@]}" "${vf[@]}" -n --threads 16 --frame_cnt 8 -q --json -o "$D/m16.json" >/dev/null 2>&1
+        v=$(awk -v c0="$c0" -v e="$(now)" 'BEGIN { print (e - c0) / 8 }')
+        "$X/vmaf" "${io[@]}" "${vf[@]}" -n --frame_cnt 8 -q --json -o "$D/m1.json" >/dev/null 2>&1
       fi
-      awk -v t="$tag" -v a="$a" -v b="$b" -v c="$c" -v d="$d" -v n="$N" -v s="$same" 'BEGIN {
-        m = ((c - b) - (b - a)) / (n - 1)
-        v = (d - c) / 8
-        printf "%s: vulkan %.3f ms/frame (%.0f fps); vmaf -n 16 threads %.1f ms/frame (%.1f fps); %.0fx; file %s\n",
-          t, 1000 * m, 1 / m, 1000 * v, 1 / v, v / m, s }' | tee -a "$out/summary.txt"
+      for B in ${BINS:-vkssim}; do
+        tag="$1x$2 $3-bit [$F] ($B $V)"
+        m=$(awk -v one="$(median ${t1[$B]})" -v all="$(median ${tn[$B]})" -v n="$N" 'BEGIN { print (all - one) / (n - 1) }')
+        if [ "${VMAF:-1}" = 1 ]; then
+          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
+          if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
+            same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
+          else
+            same=DIFFERS
+          fi
+          awk -v t="$tag" -v m="$m" -v v="$v" -v s="$same" 'BEGIN {
+            printf "%s: vulkan %.3f ms/frame (%.0f fps); vmaf -n 16 threads %.1f ms/frame (%.1f fps); %.0fx; file %s\n",
+              t, 1000 * m, 1 / m, 1000 * v, 1 / v, v / m, s }' | tee -a "$out/summary.txt"
+        else
+          awk -v t="$tag" -v m="$m" 'BEGIN { printf "%s: vulkan %.3f ms/frame (%.0f fps)\n", t, 1000 * m, 1 / m }' \
+            | tee -a "$out/summary.txt"
+        fi
+      done
+      unset t1 tn
      done
     done
   done

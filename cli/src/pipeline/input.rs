@@ -18,6 +18,30 @@ use vkssim::{Error, PlaneRole, Result, SampleAt};
 
 use super::tee::Tee;
 
+/// Where a read writes, and so how it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dest {
+    /// Host memory: the read checks the sample range.
+    Checked,
+    /// Memory of a scorer that checks the sample range itself (on the
+    /// device): written once, never read back.
+    Device,
+    /// The same, write-combined (device memory mapped through the BAR): a
+    /// regular file's bytes go through the reading thread's bounce buffer
+    /// ([`vkssim::io::FrameIndex::read_at_through`]).
+    WriteCombined,
+}
+
+/// The bounce buffer's size: each read of a regular file into
+/// write-combined memory is split into reads of this many bytes into
+/// cached memory, each copied on at once (while it is in the cache).
+const BOUNCE_BYTES: usize = 256 << 10;
+
+thread_local! {
+    /// This thread's bounce buffer ([`Dest::WriteCombined`]).
+    static BOUNCE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// What a read found at a position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Got {
@@ -192,9 +216,10 @@ impl<'a> Input<'a> {
         job: u64,
         i: u64,
         dst: &mut [u8],
-        checked: bool,
+        dest: Dest,
         stop: &AtomicBool,
     ) -> Result<Got> {
+        let checked = dest == Dest::Checked;
         match &self.kind {
             Kind::Indexed { index, wrap } => {
                 if stop.load(Ordering::Relaxed) {
@@ -207,14 +232,18 @@ impl<'a> Input<'a> {
                 } else if frame >= len {
                     return Ok(Got::End(len.saturating_sub(self.base)));
                 }
-                if self.chroma && checked {
-                    index.read_planes_at(frame, dst)?;
-                } else if self.chroma {
-                    index.read_planes_at_unchecked(frame, dst)?;
-                } else if checked {
-                    index.read_luma_at(frame, dst)?;
-                } else {
-                    index.read_luma_at_unchecked(frame, dst)?;
+                match dest {
+                    Dest::Checked if self.chroma => index.read_planes_at(frame, dst)?,
+                    Dest::Checked => index.read_luma_at(frame, dst)?,
+                    Dest::Device if self.chroma => index.read_planes_at_unchecked(frame, dst)?,
+                    Dest::Device => index.read_luma_at_unchecked(frame, dst)?,
+                    Dest::WriteCombined => BOUNCE.with(|bounce| {
+                        let mut bounce = bounce.borrow_mut();
+                        if bounce.len() != BOUNCE_BYTES {
+                            bounce.resize(BOUNCE_BYTES, 0);
+                        }
+                        index.read_at_through(frame, dst, self.chroma, &mut bounce)
+                    })?,
                 }
                 Ok(Got::Frame)
             }
@@ -257,13 +286,13 @@ impl<'a> Input<'a> {
         job: u64,
         i: u64,
         dst: &mut [u8],
-        checked: bool,
+        dest: Dest,
         shared: &mut Option<SharedPlane>,
         stop: &AtomicBool,
     ) -> Result<Got> {
         match &self.kind {
             Kind::Tee { tee, lane } => tee.read_or_share(*lane, i, dst, shared, stop),
-            _ => self.read(job, i, dst, checked, stop),
+            _ => self.read(job, i, dst, dest, stop),
         }
     }
 

@@ -28,7 +28,7 @@ use std::time::Duration;
 use vkssim::api::{DealtPlanes, PlaneWriter, SharedPlane};
 use vkssim::{Error, Result};
 
-use super::input::{Got, Input};
+use super::input::{Dest, Got, Input};
 
 /// A plane read and the lanes that have not taken it yet.
 struct Entry {
@@ -281,8 +281,12 @@ impl<'a> Tee<'a> {
                 // With pools the lanes score on a device, which range-checks
                 // every plane (also one kept in host memory for want of a
                 // device plane).
-                let checked = self.planes.is_none();
-                let got = self.inner.read(seq, p, plane.bytes_mut(), checked, &never);
+                let dest = if self.planes.is_none() {
+                    Dest::Checked
+                } else {
+                    Dest::Device
+                };
+                let got = self.inner.read(seq, p, plane.bytes_mut(), dest, &never);
                 s = self.lock();
                 s.pending.remove(&p);
                 match got {

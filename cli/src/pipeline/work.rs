@@ -9,10 +9,11 @@ use std::time::Instant;
 
 use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
+use vkssim::metric::MetricConfig;
 use vkssim::reorder::Reorder;
 
 use super::collect::Collector;
-use super::input::{device_range_error, read_error, Got, Input};
+use super::input::{device_range_error, read_error, Dest, Got, Input};
 use super::{MainTimes, Mismatch, Plan};
 
 /// What the threads of a run produced.
@@ -60,6 +61,14 @@ pub fn run(
         mismatch: None,
         main: MainTimes::default(),
     };
+    // Reads into write-combined device memory go through a bounce buffer,
+    // except beside float_ms_ssim, whose per-frame work on the host it slowed
+    // (H200: BENCHMARKS.md, "Reads through a bounce buffer").
+    let bounce = !scorer
+        .metrics()
+        .configs()
+        .iter()
+        .any(|c| matches!(c, MetricConfig::FloatMsSsim(_)));
     let mut slots = scorer.slots();
     let depth = slots.queue_depth().max(1);
     let mut finished = false;
@@ -75,7 +84,7 @@ pub fn run(
                     let Ok(Job { j, mut slot }) = job_rx.recv() else {
                         return;
                     };
-                    let got = fill(reference, distorted, plan, j, slot.as_mut(), stop);
+                    let got = fill(reference, distorted, plan, j, slot.as_mut(), bounce, stop);
                     if done_tx.send(Done { j, slot, got }).is_err() {
                         return;
                     }
@@ -254,16 +263,18 @@ fn take<'s>(
 }
 
 /// A reader thread's part of job `j`: fills `slot` with pair `j * step` of
-/// both inputs (straight into the slot, with no bounce buffer: a Vulkan
-/// scorer checks the sample range on the device, so the readers do not read
-/// the slot back; for the CPU twin they check it), or for the tail job checks
-/// that both inputs reach the plan's end.
+/// both inputs (a Vulkan scorer checks the sample range on the device, so
+/// the readers do not read the slot back; for the CPU twin they check it;
+/// with `bounce`, reads of regular files into write-combined device memory
+/// go through the thread's bounce buffer, [`Dest::WriteCombined`]), or for
+/// the tail job checks that both inputs reach the plan's end.
 fn fill(
     reference: &Input<'_>,
     distorted: &Input<'_>,
     plan: Plan,
     j: u64,
     slot: Option<&mut FrameSlot<'_>>,
+    bounce: bool,
     stop: &AtomicBool,
 ) -> [vkssim::Result<Got>; 2] {
     let streams = reference.is_stream() && distorted.is_stream();
@@ -276,14 +287,19 @@ fn fill(
     };
     let i = j * plan.step;
     let checked = !slot.range_checked_on_device();
+    let dest = match (checked, slot.is_host_cached() || !bounce) {
+        (true, _) => Dest::Checked,
+        (false, true) => Dest::Device,
+        (false, false) => Dest::WriteCombined,
+    };
     let mut shared = None;
     // The whole frames when the scorer reads chroma (the inputs then read
     // their chroma planes too), else the luma planes.
     let (a, b) = slot.frames_mut();
     let got = both(
         streams,
-        || reference.read_or_share(j, i, a, checked, &mut shared, stop),
-        || distorted.read(j, i, b, checked, stop),
+        || reference.read_or_share(j, i, a, dest, &mut shared, stop),
+        || distorted.read(j, i, b, dest, stop),
     );
     if let Some(plane) = shared {
         // A ladder's reference, uploaded once for every lane.

@@ -119,23 +119,35 @@ impl FrameIndex {
     /// [`Error::InvalidOption`], a file that ends first
     /// [`Error::TruncatedFrame`].
     fn read_frame_bytes(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
-        let offset = self.luma_offset(frame).ok_or_else(|| {
+        let offset = self.frame_offset(frame)?;
+        let n = read_at(&self.file, dst, offset).map_err(|e| Error::io(&self.path, e))?;
+        if n < dst.len() {
+            return Err(self.truncated(frame, n));
+        }
+        Ok(())
+    }
+
+    /// Where frame `frame` starts in the file; a frame past the end is
+    /// [`Error::InvalidOption`].
+    fn frame_offset(&self, frame: u64) -> Result<u64> {
+        self.luma_offset(frame).ok_or_else(|| {
             Error::InvalidOption(format!(
                 "{}: frame {frame} asked for, but the file has {} frames",
                 self.path.display(),
                 self.len()
             ))
-        })?;
-        let n = read_at(&self.file, dst, offset).map_err(|e| Error::io(&self.path, e))?;
-        if n < dst.len() {
-            return Err(Error::TruncatedFrame {
-                path: self.path.clone(),
-                frame,
-                leftover: n as u64,
-                frame_bytes: self.format.frame_bytes(),
-            });
+        })
+    }
+
+    /// Frame `frame` ended after `read` bytes: the file shrank since it was
+    /// indexed.
+    fn truncated(&self, frame: u64, read: usize) -> Error {
+        Error::TruncatedFrame {
+            path: self.path.clone(),
+            frame,
+            leftover: read as u64,
+            frame_bytes: self.format.frame_bytes(),
         }
-        Ok(())
     }
 }
 
@@ -158,6 +170,49 @@ impl FrameIndex {
     pub fn read_planes_at_unchecked(&self, frame: u64, dst: &mut [u8]) -> Result<()> {
         let len = self.format.check_planes_dst(dst)?;
         self.read_frame_bytes(frame, &mut dst[..len])
+    }
+}
+
+impl FrameIndex {
+    /// Frame `frame`'s luma (with `planes`, its luma, Cb and Cr planes,
+    /// packed) into `dst` without the sample range check, as
+    /// [`FrameIndex::read_luma_at_unchecked`] and
+    /// [`FrameIndex::read_planes_at_unchecked`], for write-combined device
+    /// memory (a Vulkan device's memory mapped through the BAR): the file's
+    /// bytes go through `bounce`, host memory of the caller's kept across
+    /// calls, one `bounce.len()` chunk at a time, and are then copied on. The
+    /// kernel's copy from the page cache straight into write-combined memory
+    /// is slower than its copy into cached memory followed by a copy on the
+    /// host (BENCHMARKS.md, "Reads through a bounce buffer"). An empty
+    /// `bounce` reads straight into `dst`.
+    pub fn read_at_through(
+        &self,
+        frame: u64,
+        dst: &mut [u8],
+        planes: bool,
+        bounce: &mut [u8],
+    ) -> Result<()> {
+        let len = if planes {
+            self.format.check_planes_dst(dst)?
+        } else {
+            self.format.check_luma_dst(dst)?
+        };
+        if bounce.is_empty() {
+            return self.read_frame_bytes(frame, &mut dst[..len]);
+        }
+        let offset = self.frame_offset(frame)?;
+        let mut done = 0;
+        for chunk in dst[..len].chunks_mut(bounce.len()) {
+            let staged = &mut bounce[..chunk.len()];
+            let n = read_at(&self.file, staged, offset + done as u64)
+                .map_err(|e| Error::io(&self.path, e))?;
+            chunk[..n].copy_from_slice(&staged[..n]);
+            done += n;
+            if n < chunk.len() {
+                return Err(self.truncated(frame, done));
+            }
+        }
+        Ok(())
     }
 }
 

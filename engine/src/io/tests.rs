@@ -344,13 +344,7 @@ fn frame_index_reads_any_frame_from_any_thread() {
             Err(Error::InvalidOption(_))
         ));
         // A file that shrinks after it was indexed.
-        let cut = index.luma_offset(4).unwrap() + 10;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_len(cut)
-            .unwrap();
+        shrink(&path, index.luma_offset(4).unwrap() + 10);
         assert!(matches!(
             index.read_luma_at(4, &mut buf),
             Err(Error::TruncatedFrame {
@@ -360,6 +354,68 @@ fn frame_index_reads_any_frame_from_any_thread() {
             })
         ));
     }
+}
+
+/// Cuts the file at `path` to `len` bytes (a file that shrank after it was
+/// indexed).
+fn shrink(path: &std::path::Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+}
+
+/// Reads through a bounce buffer of any size give what the direct reads
+/// give, luma alone and whole frames; a file that shrank is the same error.
+#[test]
+fn frame_index_reads_through_a_bounce_buffer_as_directly() {
+    let format = VideoFormat::new(13, 9, 10, Chroma::C420).unwrap();
+    let (raw, _) = pattern_video(&format, 3, b"");
+    let (_dir, path) = temp("bounce.yuv", &raw);
+    let r = open_input(&path, Some(format.into())).unwrap();
+    let index = r.frame_index().unwrap();
+    for planes in [false, true] {
+        let len = if planes {
+            format.planes_bytes()
+        } else {
+            format.luma_bytes()
+        };
+        for frame in 0..3u64 {
+            let mut direct = vec![0u8; len];
+            if planes {
+                index.read_planes_at_unchecked(frame, &mut direct).unwrap();
+            } else {
+                index.read_luma_at_unchecked(frame, &mut direct).unwrap();
+            }
+            for bounce_len in [0, 1, 7, 64, len - 1, len, 3 * len] {
+                let mut bounce = vec![0u8; bounce_len];
+                let mut through = vec![0xa5u8; len];
+                index
+                    .read_at_through(frame, &mut through, planes, &mut bounce)
+                    .unwrap();
+                assert_eq!(
+                    through, direct,
+                    "frame {frame}, planes {planes}, bounce {bounce_len}"
+                );
+            }
+        }
+    }
+    let mut dst = vec![0u8; format.planes_bytes()];
+    assert!(matches!(
+        index.read_at_through(3, &mut dst, true, &mut [0u8; 16]),
+        Err(Error::InvalidOption(_))
+    ));
+    shrink(&path, index.luma_offset(2).unwrap() + 20);
+    assert!(matches!(
+        index.read_at_through(2, &mut dst, true, &mut [0u8; 16]),
+        Err(Error::TruncatedFrame {
+            frame: 2,
+            leftover: 20,
+            ..
+        })
+    ));
 }
 
 #[cfg(unix)]

@@ -17,7 +17,7 @@ use std::process::Command;
 
 use common::{assert_fails, assert_ok, run, s};
 use encoded_clips::{
-    clip, clips_dir, encoded, ffmpeg, ffmpeg_decode, ffmpeg_raw, score_args, without_fps,
+    clip, clips_dir, damaged, encoded, ffmpeg, ffmpeg_decode, ffmpeg_raw, score_args, without_fps,
 };
 use vkssim::io::{open_input_with, Chroma, DecodeErrors, DecodeOptions, VideoFormat};
 
@@ -333,19 +333,6 @@ fn several_metrics_with_chroma_equal_those_of_the_decoded_pair() {
             assert!(raw.contains(name), "{tag}: {name} missing:\n{raw}");
         }
     }
-}
-
-/// `clip` with `count` bytes XOR-ed at 45% of the file and on: damage
-/// inside the coded frames.
-fn damaged(clean: &Path, name: &str) -> PathBuf {
-    let mut bytes = std::fs::read(clean).unwrap();
-    let at = bytes.len() * 45 / 100;
-    for b in &mut bytes[at..at + 48] {
-        *b ^= 0x5a;
-    }
-    let path = clips_dir().join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
 }
 
 #[test]

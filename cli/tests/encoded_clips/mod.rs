@@ -67,6 +67,19 @@ pub fn encoded(name: &str, size: &str, frames: u32, encode: &str) -> PathBuf {
     clip(name, &args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
+/// `clean` with 48 bytes XOR-ed at 45% of the file and on, saved as `name`
+/// among the clips: damage inside the coded frames.
+pub fn damaged(clean: &Path, name: &str) -> PathBuf {
+    let mut bytes = std::fs::read(clean).unwrap();
+    let at = bytes.len() * 45 / 100;
+    for b in &mut bytes[at..at + 48] {
+        *b ^= 0x5a;
+    }
+    let path = clips_dir().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
 /// `ffmpeg -i input ARGS -fps_mode passthrough -f rawvideo out`.
 pub fn ffmpeg_decode(input: &Path, args: &[&str], out: &Path) {
     let mut all = vec!["-i", s(input)];

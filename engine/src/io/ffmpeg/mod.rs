@@ -13,8 +13,18 @@
 //! [`AnnexB`] gives an H.264 stream's packets from any container as Annex B,
 //! for a decoder that takes that (Vulkan Video).
 //!
+//! Decoding ahead: a regular file's frames are decoded on a thread of their
+//! own (`vkssim-decode-<file name>`), started when the first frame is read,
+//! into a bounded queue ahead of the reader, so that FFmpeg's frame-threaded
+//! decoder runs continuously rather than only while the reader asks for a
+//! frame; standard input and other pipes are decoded inline. The frames and
+//! the errors (in their places, with the same frame numbers) are the same
+//! either way; dropping the reader stops and joins the thread.
+//!
 //! One job per module: `demux` (container, stream choice, packets),
-//! `decode` (decoder, threads, damage flags), `copy` (a plane of a
+//! `decode` (decoder, threads, damage flags), `decoded` (the decoding
+//! state: packets in, checked frames out), `ahead` (that state run inline
+//! or on its own thread, feeding a bounded queue), `copy` (a plane of a
 //! decoded frame into vkssim's packed layout), `scale` (resizing with
 //! libswscale, [`crate::io::Resize`]), `log` (FFmpeg's messages, caught
 //! for the errors that need them), `avio` (reading an open file or a pipe:
@@ -28,11 +38,13 @@
 //! [`Error::Decode`] naming the file, the frame and the decoder's message,
 //! unless [`DecodeErrors::Conceal`] is chosen.
 
+mod ahead;
 mod annexb;
 mod avcc;
 mod avio;
 mod copy;
 mod decode;
+mod decoded;
 mod demux;
 mod log;
 mod pixfmt;
@@ -40,15 +52,17 @@ mod scale;
 
 use std::path::{Path, PathBuf};
 
-use ffmpeg_next::{format::Pixel, frame, Packet};
+use ffmpeg_next::{format::Pixel, frame};
 
+use self::ahead::Frames;
 pub use self::annexb::AnnexB;
 pub(crate) use self::avio::{probe, Source, PROBE_BYTES};
 use self::decode::Decoder;
+use self::decoded::Decoded;
 use self::demux::Demuxer;
 use self::scale::Scaler;
 use crate::io::range::check_plane;
-use crate::io::{DecodeErrors, DecodeOptions, LumaReader, VideoFormat};
+use crate::io::{DecodeOptions, LumaReader, VideoFormat};
 use crate::{Error, Result};
 
 /// The FFmpeg libraries' version, as `FFmpeg 5.1.6 (libavcodec 59.37.100)`.
@@ -85,31 +99,24 @@ pub struct FfmpegReader {
     path: PathBuf,
     /// The frames delivered (after resizing).
     format: VideoFormat,
-    /// The frames decoded.
-    source: VideoFormat,
-    pixel: Pixel,
     scaler: Option<Scaler>,
-    demuxer: Demuxer,
-    decoder: Decoder,
-    packet: Packet,
+    /// The codec's name.
+    codec: String,
+    /// The decoded frames, inline or ahead.
+    frames: Frames,
+    /// The current frame.
     frame: frame::Video,
-    /// `frame` holds the next frame, decoded ahead.
+    /// `frame` holds the first frame, decoded when the input was opened.
     pending: bool,
-    /// The decoder was told the stream ended.
-    draining: bool,
-    /// The decoder has given its last frame.
-    ended: bool,
     /// Frames consumed (read or skipped).
     frames_read: u64,
-    /// Frames the decoder has output.
-    decoded: u64,
     estimate: Option<u64>,
-    errors: DecodeErrors,
 }
 
 impl FfmpegReader {
     /// Opens `path`, picks its video stream and decodes its first frame (for
-    /// the format). Errors as the module documentation says.
+    /// the format). Errors as the module documentation says. A regular
+    /// file's later frames are decoded ahead, on a thread of their own.
     pub fn open(path: &Path, options: &DecodeOptions) -> Result<Self> {
         Self::open_checked(path, options, false)
     }
@@ -123,11 +130,13 @@ impl FfmpegReader {
         raw_given: bool,
     ) -> Result<Self> {
         let demuxer = Demuxer::open(path, options, raw_given)?;
-        Self::from_demuxer(path, demuxer, options)
+        // Only a regular file is decoded ahead (see the `ahead` module).
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        Self::from_demuxer(path, demuxer, options, regular)
     }
 
     /// [`FfmpegReader::open_checked`] on what `source` reads (standard
-    /// input), named `name` in messages.
+    /// input), named `name` in messages; decoded inline.
     pub(crate) fn open_source(
         name: &Path,
         source: Source,
@@ -135,195 +144,83 @@ impl FfmpegReader {
         raw_given: bool,
     ) -> Result<Self> {
         let demuxer = Demuxer::open_source(name, source, options, raw_given)?;
-        Self::from_demuxer(name, demuxer, options)
+        Self::from_demuxer(name, demuxer, options, false)
     }
 
-    fn from_demuxer(path: &Path, demuxer: Demuxer, options: &DecodeOptions) -> Result<Self> {
+    fn from_demuxer(
+        path: &Path,
+        demuxer: Demuxer,
+        options: &DecodeOptions,
+        ahead: bool,
+    ) -> Result<Self> {
         let decoder = Decoder::open(&demuxer, options, path)?;
         let estimate = demuxer.frame_estimate();
-        let mut reader = Self {
-            path: path.to_path_buf(),
-            format: VideoFormat {
-                width: 1,
-                height: 1,
-                bit_depth: 8,
-                chroma: crate::io::Chroma::C420,
-            },
-            source: VideoFormat {
-                width: 1,
-                height: 1,
-                bit_depth: 8,
-                chroma: crate::io::Chroma::C420,
-            },
-            pixel: Pixel::None,
-            scaler: None,
-            demuxer,
-            decoder,
-            packet: Packet::empty(),
-            frame: frame::Video::empty(),
-            pending: false,
-            draining: false,
-            ended: false,
-            frames_read: 0,
-            decoded: 0,
-            estimate,
-            errors: options.errors,
+        let codec = decoder.codec.clone();
+        let unsupported =
+            |reason: String| Error::Unsupported(format!("{}: {reason}", path.display()));
+        let mut decoded = Decoded::new(path.to_path_buf(), demuxer, decoder, options.errors);
+        let first = decoded.next_frame()?;
+        let (pixel, source) = match &first {
+            Some(frame) => {
+                let p = frame.format();
+                let format =
+                    pixfmt::video_format(p, frame.width(), frame.height()).map_err(unsupported)?;
+                (p, format)
+            }
+            None => {
+                // No frame at all: the decoder's idea of the format, for
+                // messages (nothing is delivered).
+                let v = decoded.decoder();
+                let (p, w, h) = (v.format(), v.width().max(1), v.height().max(1));
+                let format = match p {
+                    Pixel::None => VideoFormat::new(w, h, 8, crate::io::Chroma::C420)?,
+                    p => pixfmt::video_format(p, w, h).map_err(unsupported)?,
+                };
+                (p, format)
+            }
         };
-        if reader.decode_next()? {
-            reader.pending = true;
-            reader.pixel = reader.frame.format();
-            let (w, h) = (reader.frame.width(), reader.frame.height());
-            reader.format = pixfmt::video_format(reader.pixel, w, h)
-                .map_err(|reason| reader.unsupported(reason))?;
-        } else {
-            // No frame at all: the decoder's idea of the format, for messages
-            // (nothing is delivered).
-            let v = &reader.decoder;
-            let (p, w, h) = (v.format(), v.width().max(1), v.height().max(1));
-            reader.pixel = p;
-            reader.format = match p {
-                Pixel::None => VideoFormat::new(w, h, 8, crate::io::Chroma::C420)?,
-                p => pixfmt::video_format(p, w, h).map_err(|reason| reader.unsupported(reason))?,
-            };
-        }
-        reader.source = reader.format;
+        let mut format = source;
+        let mut scaler = None;
         if let Some(resize) = &options.resize {
-            if let Some((scaler, format)) = Scaler::new(reader.pixel, reader.source, resize)? {
-                reader.scaler = Some(scaler);
-                reader.format = format;
+            if let Some((s, f)) = Scaler::new(pixel, source, resize)? {
+                scaler = Some(s);
+                format = f;
             }
         }
-        Ok(reader)
+        Ok(Self {
+            path: path.to_path_buf(),
+            format,
+            scaler,
+            codec,
+            frames: Frames::new(decoded, ahead, path),
+            pending: first.is_some(),
+            frame: first.unwrap_or_else(frame::Video::empty),
+            frames_read: 0,
+            estimate,
+        })
     }
 
     /// The codec's name (`h264`).
     pub fn codec(&self) -> &str {
-        &self.decoder.codec
+        &self.codec
     }
 
-    fn unsupported(&self, reason: String) -> Error {
-        Error::Unsupported(format!("{}: {reason}", self.path.display()))
-    }
-
-    fn decode_error(&self, reason: String) -> Error {
-        Error::Decode {
-            path: self.path.clone(),
-            frame: self.decoded,
-            codec: self.decoder.codec.clone(),
-            reason,
-        }
-    }
-
-    /// A failure of the decoder: an error, or with [`DecodeErrors::Conceal`]
-    /// a warning (the packet is dropped, as `ffmpeg` does).
-    fn decoder_failed(&mut self, e: ffmpeg_next::Error) -> Result<()> {
-        let error = self.decode_error(message(self.decoder.id, &e));
-        match self.errors {
-            DecodeErrors::Error => Err(error),
-            DecodeErrors::Conceal => {
-                tracing::warn!("{error} (concealed)");
-                Ok(())
-            }
-        }
-    }
-
-    /// Decodes the next frame into `self.frame`; false at the end.
-    fn decode_next(&mut self) -> Result<bool> {
-        use ffmpeg_next::Error as E;
-        const EAGAIN: i32 = ffmpeg_next::util::error::EAGAIN;
-        while !self.ended {
-            match self.decoder.receive(&mut self.frame) {
-                Ok(()) => {
-                    self.check_frame()?;
-                    self.decoded += 1;
-                    return Ok(true);
-                }
-                Err(E::Other { errno: EAGAIN }) if !self.draining => self.feed()?,
-                Err(E::Other { errno: EAGAIN }) | Err(E::Eof) => {
-                    self.ended = true;
-                    // Errors logged after the last frame (while draining).
-                    let logged = log::take(self.decoder.id);
-                    self.damaged(None, logged)?;
-                }
-                Err(e) => self.decoder_failed(e)?,
-            }
-        }
-        Ok(false)
-    }
-
-    /// Hands the decoder the stream's next packet, or the end of the stream.
-    fn feed(&mut self) -> Result<()> {
-        if self.demuxer.read(&mut self.packet, &self.path)? {
-            if let Err(e) = self.decoder.send(&self.packet) {
-                self.decoder_failed(e)?;
-            }
-        } else {
-            self.draining = true;
-            if let Err(e) = self.decoder.send_eof() {
-                self.decoder_failed(e)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuses a damaged frame (unless concealment is accepted) and a frame
-    /// whose size or pixel format is not the stream's first.
-    fn check_frame(&mut self) -> Result<()> {
-        // The frame's own flags, and the errors the decoder logged since the
-        // last frame: with frame threads the flags can be copied to the
-        // output frame before its decoding has set them, but the messages of
-        // every frame decoded from earlier packets are logged by now, so a
-        // damaged frame is caught at it or at a frame before it.
-        let damage = decode::damage(&self.frame);
-        let logged = log::take(self.decoder.id);
-        self.damaged(damage, logged)?;
-        if self.pixel != Pixel::None {
-            let (p, w, h) = (self.frame.format(), self.frame.width(), self.frame.height());
-            if (p, w, h) != (self.pixel, self.source.width, self.source.height) {
-                return Err(self.decode_error(format!(
-                    "this frame is {w}x{h} {}, but the stream started as {}x{} {}; \
-                     vkssim scores frames of one size and format",
-                    pixfmt::name(p),
-                    self.source.width,
-                    self.source.height,
-                    pixfmt::name(self.pixel)
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Refuses (or, concealing, warns about) damage that the frame's flags
-    /// or the decoder's log report.
-    fn damaged(&mut self, damage: Option<String>, logged: Option<String>) -> Result<()> {
-        let reason = match (logged, damage) {
-            (None, None) => return Ok(()),
-            (Some(l), Some(d)) => format!("{l} ({d})"),
-            // Logged while frames are decoded ahead (threads, reordering):
-            // the damaged frame is this one or one after it.
-            (Some(l), None) => format!(
-                "{l} (reported before this frame was output: the damaged frame is this \
-                 one or a later one)"
-            ),
-            (None, Some(d)) => d,
-        };
-        let error = self.decode_error(reason);
-        match self.errors {
-            DecodeErrors::Error => Err(error),
-            DecodeErrors::Conceal => {
-                tracing::warn!("{error} (concealed frame kept)");
-                Ok(())
-            }
-        }
-    }
-
-    /// Makes the next frame current in `self.frame`; false at the end.
+    /// Makes the next frame current in `self.frame`; false at the end. The
+    /// first frame read starts decoding ahead (when the input allows it),
+    /// while it is copied out.
     fn next(&mut self) -> Result<bool> {
         if self.pending {
             self.pending = false;
+            self.frames.start();
             return Ok(true);
         }
-        self.decode_next()
+        match self.frames.next_frame()? {
+            Some(frame) => {
+                self.frame = frame;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// Copies the current frame's luma into `dst`, checking the sample range

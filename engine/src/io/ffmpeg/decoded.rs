@@ -1,0 +1,181 @@
+//! The decoding state of one input: its demuxer and decoder, the packets fed
+//! and the frames received, in presentation order ([`Decoded::next_frame`]),
+//! each checked (damage the decoder reports, a size or pixel format other
+//! than the first frame's) before it is handed on. It owns everything that
+//! decoding touches, so that it can run on a thread of its own (see the
+//! `ahead` module); [`super::FfmpegReader`] keeps what delivering a frame
+//! needs (the scaler, the format, the count of frames read).
+
+use std::path::PathBuf;
+
+use ffmpeg_next::{format::Pixel, frame, Packet};
+
+use super::decode::{self, Decoder};
+use super::demux::Demuxer;
+use super::{log, message, pixfmt};
+use crate::io::DecodeErrors;
+use crate::{Error, Result};
+
+/// A stream being decoded, frame by frame.
+pub(super) struct Decoded {
+    /// The input's name, for messages.
+    path: PathBuf,
+    demuxer: Demuxer,
+    decoder: Decoder,
+    packet: Packet,
+    /// The decoder was told the stream ended.
+    draining: bool,
+    /// The decoder has given its last frame.
+    ended: bool,
+    /// Frames the decoder has output (and the checks passed).
+    decoded: u64,
+    errors: DecodeErrors,
+    /// The first frame's pixel format, width and height: every later
+    /// frame's must be the same.
+    first: Option<(Pixel, u32, u32)>,
+}
+
+impl Decoded {
+    /// Decodes `demuxer`'s stream with `decoder`; `path` names it in errors.
+    pub(super) fn new(
+        path: PathBuf,
+        demuxer: Demuxer,
+        decoder: Decoder,
+        errors: DecodeErrors,
+    ) -> Self {
+        Self {
+            path,
+            demuxer,
+            decoder,
+            packet: Packet::empty(),
+            draining: false,
+            ended: false,
+            decoded: 0,
+            errors,
+            first: None,
+        }
+    }
+
+    /// The decoder (its format so far, its codec's name).
+    pub(super) fn decoder(&self) -> &Decoder {
+        &self.decoder
+    }
+
+    /// The next decoded frame; `None` at the end of the stream. A packet the
+    /// decoder refuses or a damaged frame is [`Error::Decode`] (unless
+    /// concealed), a frame of another size or format too; a read that fails
+    /// is [`Error::Demux`]. After an error the next call goes on with the
+    /// stream (as the decoder can).
+    pub(super) fn next_frame(&mut self) -> Result<Option<frame::Video>> {
+        use ffmpeg_next::Error as E;
+        const EAGAIN: i32 = ffmpeg_next::util::error::EAGAIN;
+        let mut frame = frame::Video::empty();
+        while !self.ended {
+            match self.decoder.receive(&mut frame) {
+                Ok(()) => {
+                    self.check_frame(&frame)?;
+                    self.decoded += 1;
+                    return Ok(Some(frame));
+                }
+                Err(E::Other { errno: EAGAIN }) if !self.draining => self.feed()?,
+                Err(E::Other { errno: EAGAIN }) | Err(E::Eof) => {
+                    self.ended = true;
+                    // Errors logged after the last frame (while draining).
+                    let logged = log::take(self.decoder.id);
+                    self.damaged(None, logged)?;
+                }
+                Err(e) => self.decoder_failed(e)?,
+            }
+        }
+        Ok(None)
+    }
+
+    fn decode_error(&self, reason: String) -> Error {
+        Error::Decode {
+            path: self.path.clone(),
+            frame: self.decoded,
+            codec: self.decoder.codec.clone(),
+            reason,
+        }
+    }
+
+    /// A failure of the decoder: an error, or with [`DecodeErrors::Conceal`]
+    /// a warning (the packet is dropped, as `ffmpeg` does).
+    fn decoder_failed(&mut self, e: ffmpeg_next::Error) -> Result<()> {
+        let error = self.decode_error(message(self.decoder.id, &e));
+        match self.errors {
+            DecodeErrors::Error => Err(error),
+            DecodeErrors::Conceal => {
+                tracing::warn!("{error} (concealed)");
+                Ok(())
+            }
+        }
+    }
+
+    /// Hands the decoder the stream's next packet, or the end of the stream.
+    fn feed(&mut self) -> Result<()> {
+        if self.demuxer.read(&mut self.packet, &self.path)? {
+            if let Err(e) = self.decoder.send(&self.packet) {
+                self.decoder_failed(e)?;
+            }
+        } else {
+            self.draining = true;
+            if let Err(e) = self.decoder.send_eof() {
+                self.decoder_failed(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a damaged frame (unless concealment is accepted) and a frame
+    /// whose size or pixel format is not the stream's first.
+    fn check_frame(&mut self, frame: &frame::Video) -> Result<()> {
+        // The frame's own flags, and the errors the decoder logged since the
+        // last frame: with frame threads the flags can be copied to the
+        // output frame before its decoding has set them, but the messages of
+        // every frame decoded from earlier packets are logged by now, so a
+        // damaged frame is caught at it or at a frame before it.
+        let damage = decode::damage(frame);
+        let logged = log::take(self.decoder.id);
+        self.damaged(damage, logged)?;
+        let this = (frame.format(), frame.width(), frame.height());
+        let Some(first) = self.first else {
+            self.first = Some(this);
+            return Ok(());
+        };
+        if this != first {
+            let ((p, w, h), (p0, w0, h0)) = (this, first);
+            return Err(self.decode_error(format!(
+                "this frame is {w}x{h} {}, but the stream started as {w0}x{h0} {}; \
+                 vkssim scores frames of one size and format",
+                pixfmt::name(p),
+                pixfmt::name(p0)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Refuses (or, concealing, warns about) damage that the frame's flags
+    /// or the decoder's log report.
+    fn damaged(&mut self, damage: Option<String>, logged: Option<String>) -> Result<()> {
+        let reason = match (logged, damage) {
+            (None, None) => return Ok(()),
+            (Some(l), Some(d)) => format!("{l} ({d})"),
+            // Logged while frames are decoded ahead (threads, reordering):
+            // the damaged frame is this one or one after it.
+            (Some(l), None) => format!(
+                "{l} (reported before this frame was output: the damaged frame is this \
+                 one or a later one)"
+            ),
+            (None, Some(d)) => d,
+        };
+        let error = self.decode_error(reason);
+        match self.errors {
+            DecodeErrors::Error => Err(error),
+            DecodeErrors::Conceal => {
+                tracing::warn!("{error} (concealed frame kept)");
+                Ok(())
+            }
+        }
+    }
+}

@@ -11,7 +11,9 @@
 # - speed: tools/bench-encoded.sh's ways on each pair with the host's 16
 #   threads: a (decode only), b_default (CPU decode, scored on the GPU),
 #   b_gpu (--decode gpu), b_cpu (the CPU twin), c (ffmpeg pipes into vkssim),
-#   d (ffmpeg pipes into vmaf), REPEAT (default 2) rounds.
+#   d (ffmpeg pipes into vmaf), REPEAT (default 2) rounds. With OLD (a
+#   binary of the bundle, e.g. vkssim-old), the ways run that build and
+#   way b_new the bundle's vkssim: a before-and-after in one run.
 #
 # Prepare here: `bash tools/encoded-bundle.sh`. There: carry [".gl",
 # ".gl-encoded"] and run `bash tools/encoded-device.sh`. Logs and
@@ -59,7 +61,7 @@ if has exact; then
 fi
 if has speed; then
   for s in $sizes; do
-    step "speed_$s" env VKSSIM="$X/vkssim" DECODE_RATE="$X/decode_rate" VMAF="$X/vmaf" \
+    step "speed_$s" env VKSSIM="$X/${OLD:-vkssim}" VKSSIM_NEW="$X/vkssim" DECODE_RATE="$X/decode_rate" VMAF="$X/vmaf" \
       FFMPEG="$X/ffmpeg" THREADS="$(nproc)" REPEAT="${REPEAT:-2}" \
       WAYS="${WAYS:-a b_default b_gpu b_cpu c d}" \
       bash "$(dirname "$0")/bench-encoded.sh" "$D/${s}_18.mp4" "$D/${s}_32.mp4" 300

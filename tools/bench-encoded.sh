@@ -10,6 +10,8 @@
 #   d  ffmpeg-decoded Y4M pipes into libvmaf's `vmaf` CLI (-O3 release build,
 #      tools/build-vmaf-release.sh), float_ssim, --threads THREADS
 #   b_new  b_default with the build VKSSIM_NEW (a before-and-after in one run)
+#   a_t, b_t  a and b_new with DECODE_THREADS (default 8) threads per decoder
+#      (decode_rate --threads, vkssim score --decode-threads)
 #   b_gpu  vkssim score -r REF -d DIST --decode gpu (H.264 decoded by Vulkan
 #      Video, scored on the default backend; needs the vulkan-video feature)
 # Usage: tools/bench-encoded.sh REF.mp4 DIST.mp4 [FRAMES]
@@ -24,6 +26,7 @@ ref=$1 dist=$2 frames=${3:-300}
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${VKSSIM:-$top/target/release/vkssim}
 bin_new=${VKSSIM_NEW:-$bin}
+decode_threads=${DECODE_THREADS:-8}
 dec=${DECODE_RATE:-$top/target/release/examples/decode_rate}
 ffmpeg=${FFMPEG:-ffmpeg}
 ways=${WAYS:-a b_cpu b_default c d}
@@ -34,7 +37,7 @@ threads=${THREADS:-$(nproc)}
 repeat=${REPEAT:-2}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-export ref dist frames bin bin_new dec vmaf ffmpeg threads out
+export ref dist frames bin bin_new decode_threads dec vmaf ffmpeg threads out
 # ffmpeg decoding $1 into the FIFO $2, in the background.
 y4m() { "$ffmpeg" -nostdin -loglevel error -threads 0 -i "$1" -f yuv4mpegpipe -y "$2" & }
 # Ways c and d read two FIFOs that ffmpeg fills; `wait` makes the ffmpeg
@@ -43,6 +46,8 @@ pipes() { rm -f "$out/r.fifo" "$out/d.fifo"; mkfifo "$out/r.fifo" "$out/d.fifo";
 way_a() { "$dec" "$ref" "$dist"; }
 way_b_cpu() { "$bin" score -r "$ref" -d "$dist" -q --backend cpu --threads "$threads" --json -o "$out/b.json"; }
 way_b_default() { "$bin" score -r "$ref" -d "$dist" -q --json -o "$out/bd.json"; }
+way_a_t() { "$dec" --threads "$decode_threads" "$ref" "$dist"; }
+way_b_t() { "$bin_new" score -r "$ref" -d "$dist" -q --decode-threads "$decode_threads" --json -o "$out/bt.json"; }
 way_b_new() { "$bin_new" score -r "$ref" -d "$dist" -q --json -o "$out/bn.json"; }
 way_b_gpu() { "$bin" score -r "$ref" -d "$dist" -q --decode gpu --json -o "$out/bg.json"; }
 way_c() { pipes; "$bin" score -r "$out/r.fifo" -d "$out/d.fifo" -q --backend cpu --threads "$threads" --json -o "$out/c.json"; wait; }
@@ -52,7 +57,7 @@ way_d() {
     --threads "$threads" -q --json -o "$out/d.json"
   wait
 }
-export -f y4m pipes way_a way_b_cpu way_b_default way_b_new way_b_gpu way_c way_d
+export -f y4m pipes way_a way_a_t way_b_cpu way_b_default way_b_new way_b_t way_b_gpu way_c way_d
 # Prints frames/s, wall seconds and CPU seconds (user + system, children
 # included) of way $1 (bash's own timer: a bare machine may lack /usr/bin/time).
 timed() {
@@ -71,7 +76,7 @@ done
 # Every way that scores, scores the same frames: its float_ssim lines are
 # identical to the first scoring way's.
 first=
-for o in b bd bn bg c; do
+for o in b bd bn bt bg c; do
   [ -f "$out/$o.json" ] || continue
   if [ -z "$first" ]; then first=$o; continue; fi
   cmp -s <(grep '"float_ssim"' "$out/$first.json") <(grep '"float_ssim"' "$out/$o.json") \

@@ -3,8 +3,9 @@
 # `device` tool (no Rust toolchain, no ffmpeg, no package registry there): the
 # release CLI built without encoded-input decoding (the FFmpeg libraries do
 # not fit the carry limit), libvmaf's -O3 vmaf CLI
-# (tools/build-vmaf-release.sh), the vk_metrics and api test binaries (the
-# metrics' exactness and range checks on the device, validation on), the
+# (tools/build-vmaf-release.sh), the vk_metrics, api, api_shared and
+# api_images test binaries (the metrics' exactness and range checks on the
+# device, shared references and imported frames, validation on), the
 # libraries they need and the Khronos validation layer package. Run here,
 # then carry [".gl", ".gl-metrics"] and run `bash tools/metrics-device.sh`
 # there (see that script).
@@ -21,8 +22,9 @@ ls .gl/libvulkan1_*.deb >/dev/null 2>&1 || bash ../shared/tools/vulkan-loader.sh
 x=.gl-metrics
 rm -rf "$x/bin" "$x/lib"
 mkdir -p "$x/bin" "$x/lib"
-tests_json=$(cargo test --release --no-run --message-format=json -p vkssim --test vk_metrics --test api 2>/dev/null)
-for t in vk_metrics api; do
+tests=(vk_metrics api api_shared api_images)
+tests_json=$(cargo test --release --no-run --message-format=json -p vkssim "${tests[@]/#/--test=}" 2>/dev/null)
+for t in "${tests[@]}"; do
   exe=$(printf '%s\n' "$tests_json" | grep "\"name\":\"$t\"" | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
   [ -n "$exe" ] || { echo "no test binary for $t" >&2; exit 1; }
   cp "$exe" "$x/bin/$t"

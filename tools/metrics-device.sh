@@ -2,7 +2,7 @@
 # The H200 run of issue 18 (psnr, float_ms_ssim and all three with
 # float_ssim), in parts chosen by PARTS (default "speed bench"):
 #
-# - tests: the vk_metrics and api test binaries under validation (the
+# - tests: the bundle's test binaries (vk_metrics, api, api_shared, api_images) under validation (the
 #   metrics' passes against the CPU twin at fp64 equality, whole pictures in
 #   the upload slot, sample ranges found on the device in every plane,
 #   imported buffers with metrics).
@@ -36,9 +36,11 @@ X=$PWD/$bundle/bin D=/tmp/mb N=${N:-240}
 mkdir -p "$D"
 echo "commit $(cat "$bundle/COMMIT" 2>/dev/null); $(nvidia-smi -L 2>/dev/null | head -n 1)" | tee -a "$out/summary.txt"
 if has tests; then
-  step vk_metrics env VKSSIM_VALIDATION=1 "$X/vk_metrics" --test-threads 1
-  step api env VKSSIM_VALIDATION=1 "$X/api" --test-threads 1
-  grep -h "test result" "$out/vk_metrics.log" "$out/api.log" | tee -a "$out/summary.txt"
+  for t in vk_metrics api api_shared api_images; do
+    [ -x "$X/$t" ] || continue
+    step "$t" env VKSSIM_VALIDATION=1 "$X/$t" --test-threads 1
+    echo "$t: $(grep -h "test result" "$out/$t.log")" | tee -a "$out/summary.txt"
+  done
 fi
 now() { echo "$EPOCHREALTIME"; }
 comparable() { grep -v -e '"version"' -e 'fps' "$1"; }

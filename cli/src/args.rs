@@ -252,6 +252,12 @@ pub struct ScoreArgs {
     /// (`error`), or is scored as the decoder concealed it, with a warning (`conceal`).
     #[arg(long = "decode-errors", value_name = "MODE", default_value = "error", value_parser = ["error", "conceal"])]
     pub decode_errors: String,
+    /// Encoded inputs: threads for each input's decoder (frame and slice
+    /// threads; 1 to 64), or 0: as many as the host has cores
+    /// (libavcodec's own count).
+    #[arg(long = "decode-threads", value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=64))]
+    pub decode_threads: u16,
     /// Where H.264 is decoded: `gpu` (Vulkan Video, any container; needs the
     /// `vulkan-video` build and a GPU that decodes H.264; frames stay on the
     /// GPU), `cpu` (FFmpeg), or `auto`: the CPU, unless vkssim has no CPU
@@ -269,7 +275,8 @@ pub struct ScoreArgs {
 }
 
 impl ScoreArgs {
-    /// How encoded inputs are decoded (`--stream`, `--decode-errors`).
+    /// How encoded inputs are decoded (`--stream`, `--decode-errors`,
+    /// `--decode-threads`).
     pub fn decode(&self) -> vkssim::io::DecodeOptions {
         vkssim::io::DecodeOptions {
             stream: self.stream,
@@ -277,7 +284,7 @@ impl ScoreArgs {
                 "conceal" => vkssim::io::DecodeErrors::Conceal,
                 _ => vkssim::io::DecodeErrors::Error,
             },
-            threads: 0,
+            threads: usize::from(self.decode_threads),
             resize: None,
         }
     }
@@ -416,6 +423,19 @@ mod tests {
         assert_eq!(s.format(), Format::Json);
         assert_eq!(s.engine.threads, 2);
         assert_eq!(s.engine.backend, Backend::Auto);
+    }
+
+    #[test]
+    fn decode_threads_are_bounded() {
+        assert_eq!(score("vkssim score -r a -d b").decode().threads, 0);
+        assert_eq!(
+            score("vkssim score -r a -d b --decode-threads 8")
+                .decode()
+                .threads,
+            8
+        );
+        assert!(parse("vkssim score -r a -d b --decode-threads 65").is_err());
+        assert!(parse("vkssim score -r a -d b --decode-threads -1").is_err());
     }
 
     #[test]

@@ -4,25 +4,33 @@
 //!
 //! ```sh
 //! cargo run --release -p vkssim --features ffmpeg --example decode_rate -- ref.mp4 dist.mp4
+//! # Each decoder with 8 threads (as `vkssim score --decode-threads 8`):
+//! cargo run --release -p vkssim --features ffmpeg --example decode_rate -- --threads 8 ref.mp4 dist.mp4
 //! ```
 
 use std::path::Path;
 use std::time::Instant;
 
-use vkssim::io::open_input;
+use vkssim::io::{open_input_with, DecodeOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let paths: Vec<String> = std::env::args().skip(1).collect();
-    if paths.is_empty() {
-        return Err("usage: decode_rate INPUT...".into());
+    let mut paths: Vec<String> = std::env::args().skip(1).collect();
+    let mut options = DecodeOptions::default();
+    if paths.first().map(String::as_str) == Some("--threads") && paths.len() > 1 {
+        options.threads = paths[1].parse()?;
+        paths.drain(..2);
     }
+    if paths.is_empty() {
+        return Err("usage: decode_rate [--threads N] INPUT...".into());
+    }
+    let options = &options;
     let start = Instant::now();
     let counts = std::thread::scope(|s| {
         let threads: Vec<_> = paths
             .iter()
             .map(|p| {
                 s.spawn(move || -> vkssim::Result<u64> {
-                    let mut reader = open_input(Path::new(p), None)?;
+                    let mut reader = open_input_with(Path::new(p), None, options)?;
                     let mut luma = vec![0u8; reader.format().luma_bytes()];
                     let mut n = 0;
                     while reader.read_luma(&mut luma)? {

@@ -36,7 +36,7 @@
 //! FFmpeg has no decoder for [`Error::UnsupportedCodec`]; a packet the
 //! decoder refuses, or a frame it reports as damaged (corrupt, concealed),
 //! [`Error::Decode`] naming the file, the frame and the decoder's message,
-//! unless [`DecodeErrors::Conceal`] is chosen.
+//! unless [`DecodeErrors::Conceal`](crate::io::DecodeErrors::Conceal) is chosen.
 
 mod ahead;
 mod annexb;

@@ -6,26 +6,12 @@
 # package and the compressed clip corpus. Carry [".gl", ".gl-extra"] and run
 # `bash tools/device-report.sh` there (see that script).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-# The ignore list of this checkout (a worktree's is the main checkout's).
-exclude=$(git rev-parse --git-path info/exclude)
-mkdir -p "$(dirname "$exclude")"
-for d in /.gl/ /.gl-extra/; do
-  grep -qx "$d" "$exclude" 2>/dev/null || echo "$d" >> "$exclude"
-done
-ls .gl/libvulkan1_*.deb >/dev/null 2>&1 || bash ../shared/tools/vulkan-loader.sh >/dev/null
 x=.gl-extra
+. "$(dirname "$0")/bundle-common.sh"
 rm -rf "$x/bin" "$x/lib"
 mkdir -p "$x/bin" "$x/lib"
-# Test binaries: cargo prints each one's path with --message-format=json.
-tests_json=$(cargo test --release --no-run --message-format=json \
-  -p vkssim-tests --test vk_parity -p vkssim --test vk_passes --test vk_frames 2>/dev/null)
-for t in vk_parity vk_passes vk_frames; do
-  exe=$(printf '%s\n' "$tests_json" | grep "\"name\":\"$t\"" | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
-  [ -n "$exe" ] || { echo "no test binary for $t" >&2; exit 1; }
-  cp "$exe" "$x/bin/$t"
-done
+copy_tests "$x/bin" -p vkssim-tests --test vk_parity -p vkssim --test vk_passes --test vk_frames \
+  -- vk_parity vk_passes vk_frames
 # Two builds: with --example, cargo builds only that target, not the CLI.
 # The CLI without encoded-input decoding: the FFmpeg libraries and theirs
 # would not fit the device tool's carry limit, and the device runs read raw

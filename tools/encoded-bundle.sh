@@ -10,16 +10,9 @@
 # Run here, then carry [".gl", ".gl-encoded"] and run
 # `bash tools/encoded-device.sh` there (see that script).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-exclude=$(git rev-parse --git-path info/exclude)
-mkdir -p "$(dirname "$exclude")"
-for d in /.gl/ /.gl-encoded/; do
-  grep -qx "$d" "$exclude" 2>/dev/null || echo "$d" >> "$exclude"
-done
-ls .gl/libvulkan1_*.deb >/dev/null 2>&1 || bash ../shared/tools/vulkan-loader.sh >/dev/null
-ff=$(tools/ffmpeg-minimal.sh)
 x=.gl-encoded
+. "$(dirname "$0")/bundle-common.sh"
+ff=$(tools/ffmpeg-minimal.sh)
 rm -rf "$x/bin" "$x/lib"
 mkdir -p "$x/bin" "$x/lib"
 cargo build --release -q -p vkssim-cli --features vulkan-video

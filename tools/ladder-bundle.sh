@@ -5,20 +5,12 @@
 # libraries they need and the Khronos validation layer package. Carry
 # [".gl", ".gl-ladder"].
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-bash ../shared/tools/vulkan-loader.sh >/dev/null
-grep -qx '/.gl-ladder/' .git/info/exclude 2>/dev/null || echo '/.gl-ladder/' >> .git/info/exclude
 x=.gl-ladder
+. "$(dirname "$0")/bundle-common.sh"
 rm -rf "$x/lib" "$x/vkssim" "$x/api_shared" "$x/api" "$x/api_multi" "$x/cli_unit"
 mkdir -p "$x/lib"
 cargo build --release -q -p vkssim-cli
-tests_json=$(cargo test --release --no-run --message-format=json -p vkssim --test api_shared --test api --test api_multi 2>/dev/null)
-for t in api_shared api api_multi; do
-  exe=$(printf '%s\n' "$tests_json" | grep "\"name\":\"$t\"" | grep -o '"executable":"[^"]*"' | tail -n 1 | cut -d'"' -f4)
-  [ -n "$exe" ] || { echo "no test binary for $t" >&2; exit 1; }
-  cp "$exe" "$x/$t"
-done
+copy_tests "$x" -p vkssim --test api_shared --test api --test api_multi -- api_shared api api_multi
 cp target/release/vkssim "$x/"
 # The CLI's unit tests (the shared reference's tee on two devices).
 unit=$(cargo test --release --no-run --message-format=json -p vkssim-cli --bin vkssim 2>/dev/null \

@@ -363,7 +363,7 @@ mod common;
 mod device_pairs;
 
 use device_pairs::{
-    destroy_pairs, device_pairs, import_pairs, submit_in_order, want_for, DevicePair,
+    destroy_pairs, device_pairs, import_pairs, score_in_slot, submit_in_order, want_for, DevicePair,
 };
 
 /// Device-resident pairs through a 2-slot ring cycling 3 buffer pairs (so
@@ -412,13 +412,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     // were bound to the host's buffers) reads its own upload buffers again.
     let want = cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap();
     for k in 0..3 {
-        let mut slots = scorer.slots();
-        let mut slot = slots.acquire().expect("acquire");
-        let (a, b) = slot.planes_mut();
-        a.copy_from_slice(&host_r.bytes);
-        b.copy_from_slice(&host_d.bytes);
-        slots.submit(slot).expect("submit");
-        let g = slots.wait().expect("a result").expect("score");
+        let g = score_in_slot(&mut scorer, [&host_r, &host_d]);
         assert_eq!(g, want, "slot pair {k} after device pairs");
     }
     // A shared reference after device pairs, then device pairs again.

@@ -13,7 +13,9 @@ mod vk_support;
 mod common;
 mod device_pairs;
 
-use device_pairs::{destroy_pairs, device_pairs, import_pairs, submit_in_order, want_for};
+use device_pairs::{
+    destroy_pairs, device_pairs, import_pairs, score_in_slot, submit_in_order, want_for,
+};
 use vk_support::{frame, gpu_present};
 use vkssim::api::{
     DevicePlane, Engine, Pair, SampleFormat, ScorerDesc, DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
@@ -71,13 +73,7 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
     // Frame slots (the readers' path) on the deepened ring: every slot of it
     // in turn, each filled by the host.
     for k in 0..DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT + 2 {
-        let mut slots = scorer.slots();
-        let mut slot = slots.acquire().expect("acquire");
-        let (a, b) = slot.planes_mut();
-        a.copy_from_slice(&hr.bytes);
-        b.copy_from_slice(&hd.bytes);
-        slots.submit(slot).expect("submit");
-        let g = slots.wait().expect("a result").expect("score");
+        let g = score_in_slot(&mut scorer, [&hr, &hd]);
         assert_eq!(g, host_want, "slot pair {k} on the deepened ring");
     }
     drop(scorer);

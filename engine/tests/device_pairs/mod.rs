@@ -146,3 +146,15 @@ pub fn submit_in_order(
     assert_eq!(got.len(), order.len());
     got
 }
+
+/// Scores the host pair `[r, d]` through one frame slot of `scorer` (the
+/// readers' path): its planes written in place, submitted, its result.
+pub fn score_in_slot(scorer: &mut Scorer, [r, d]: [&LumaFrame; 2]) -> FrameScore {
+    let mut slots = scorer.slots();
+    let mut slot = slots.acquire().expect("acquire");
+    let (a, b) = slot.planes_mut();
+    a.copy_from_slice(&r.bytes);
+    b.copy_from_slice(&d.bytes);
+    slots.submit(slot).expect("submit");
+    slots.wait().expect("a result").expect("score")
+}

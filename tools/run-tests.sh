@@ -15,6 +15,20 @@ step() {
   echo "==> done in $((SECONDS - t0)) s: $*" >&2
 }
 
+# `limited SECONDS COMMAND...`: COMMAND, killed (TERM, then KILL 30 s later)
+# if it runs past SECONDS, with a line saying so: a hang (a package index
+# that stops answering, a test that never returns) fails the run in minutes
+# and names itself, instead of holding CI until its own limit.
+limited() {
+  local limit=$1 rc=0
+  shift
+  timeout -k 30 "$limit" "$@" || rc=$?
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "==> TIMED OUT after $limit s: $*" >&2
+  fi
+  return "$rc"
+}
+
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
 # The CLI turns the engine's `ffmpeg` feature on, so the workspace lints it
@@ -40,7 +54,7 @@ step public_api
 # Every library and binary first: tests load the C API's libvkssim_capi.so and
 # run target/release/vkssim, which `cargo test` alone does not always build.
 step cargo build --workspace --release
-step cargo test --workspace --release --no-fail-fast
+step limited 2400 cargo test --workspace --release --no-fail-fast
 # The Vulkan Video client (issue 10, feature vulkan-video: gpu-video, wgpu):
 # linted, built, its CLI error tests run, and the example run with validation
 # on two small streams made here. Lavapipe has no Vulkan Video: the example
@@ -50,7 +64,7 @@ step cargo test --workspace --release --no-fail-fast
 # CLI test 72 s, the run 1 s (about 5 minutes more).
 step cargo clippy -p vkssim -p vkssim-cli --all-targets --features vulkan-video -- -D warnings
 step cargo build --release -p vkssim --example vulkan_video --features vulkan-video
-step cargo test --release -p vkssim-cli --features vulkan-video --test h264_input
+step limited 900 cargo test --release -p vkssim-cli --features vulkan-video --test h264_input
 vulkan_video_example() {
   local d=target/vulkan-video rc=0
   mkdir -p "$d"
@@ -73,10 +87,10 @@ catalog_test() {
   if ! cmp -s "$req" "$venv/requirements.txt" || ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    limited 900 "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
     cp "$req" "$venv/requirements.txt"
   fi
-  RAY_USAGE_STATS_ENABLED=0 "$venv/bin/python" tools/catalog/test_catalog.py
+  RAY_USAGE_STATS_ENABLED=0 limited 600 "$venv/bin/python" tools/catalog/test_catalog.py </dev/null
 }
 step catalog_test
 # The Python package (python/, issue 20): `pip install ./python` into a venv
@@ -90,12 +104,14 @@ python_test() {
     ! "$venv/bin/python" -c 'import numpy, pytest, tqdm, maturin' 2>/dev/null; then
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check numpy pytest tqdm 'maturin>=1.5,<2'
+    limited 900 "$venv/bin/pip" install -q --disable-pip-version-check numpy pytest tqdm 'maturin>=1.5,<2'
     cp python/pyproject.toml "$venv/pyproject.toml"
   fi
   # --no-build-isolation: the venv's maturin, found on PATH.
-  PATH="$PWD/$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" "$venv/bin/pip" install -q --disable-pip-version-check \
-    --no-build-isolation --no-deps --force-reinstall ./python
-  (cd python && "../$venv/bin/python" -m pytest -q tests)
+  PATH="$PWD/$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" limited 1200 "$venv/bin/pip" install -q \
+    --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./python
+  # Each test's name as it starts (-v), every thread's stack if one test runs
+  # past 120 s (faulthandler), and the run killed at 600 s (it takes seconds).
+  (cd python && limited 600 "../$venv/bin/python" -m pytest -v -o faulthandler_timeout=120 tests </dev/null)
 }
 step python_test

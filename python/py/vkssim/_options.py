@@ -39,6 +39,8 @@ FILE_FLAGS = {
     "stream": "--stream",
     "decode_errors": "--decode-errors",
     "resize_distorted": "--resize-distorted",
+    "decode": "--decode",
+    "decode_threads": "--decode-threads",
 }
 
 

@@ -30,6 +30,8 @@ def score(
     stream: Optional[int] = None,
     decode_errors: Optional[str] = None,
     resize_distorted: Optional[str] = None,
+    decode: Optional[str] = None,
+    decode_threads: Optional[int] = None,
     upload: Optional[str] = None,
     frames_in_flight: Optional[int] = None,
     read_threads: Optional[int] = None,
@@ -48,7 +50,9 @@ def score(
     ``"psnr=enable_chroma=false"``, ``"float_ms_ssim=enable_lcs=true"``).
     The other options are the command line's flags of the same names
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
-    index, a list of them or ``"all"``). ``progress``: a callable
+    index, a list of them or ``"all"``; ``decode`` is ``"auto"``, ``"cpu"``
+    or ``"gpu"``, and ``decode_threads`` each encoded input's decoder
+    threads, 0 for libavcodec's count). ``progress``: a callable
     ``progress(done, total)``, or True for a tqdm bar.
 
     Raises a subclass of :class:`vkssim.Error` (with the frames scored
@@ -76,6 +80,8 @@ def score(
         stream=stream,
         decode_errors=decode_errors,
         resize_distorted=resize_distorted,
+        decode=decode,
+        decode_threads=decode_threads,
     )
     common = (
         _options.feature_flags(features)
@@ -119,7 +125,8 @@ def _one(reference: Any, distorted: Any, common: list, options: dict, progress: 
         elif _options.is_path(reference) or _options.is_path(distorted):
             raise OptionError("reference and distorted: both paths or both numpy arrays")
         else:
-            given = [k for k in ("width", "height", "pix_fmt", "stream", "decode_errors", "resize_distorted") if options.get(k) is not None]
+            # Every file option but bitdepth (arrays of uint16 need it).
+            given = [k for k in _options.FILE_FLAGS if k != "bitdepth" and options.get(k) is not None]
             if given:
                 raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
             ref = _options.frames_planes(reference, "reference")

@@ -19,10 +19,14 @@ step() {
 # if it runs past SECONDS, with a line saying so: a hang (a package index
 # that stops answering, a test that never returns) fails the run in minutes
 # and names itself, instead of holding CI until its own limit.
+# From a terminal, --foreground: the command stays in the terminal's process
+# group, so Ctrl-C reaches it (a timeout then kills the command only, not
+# what it started).
 limited() {
-  local limit=$1 rc=0
+  local limit=$1 rc=0 fg=()
   shift
-  timeout -k 30 "$limit" "$@" || rc=$?
+  if [ -t 0 ]; then fg=(--foreground); fi
+  timeout "${fg[@]}" -k 30 "$limit" "$@" || rc=$?
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     echo "==> TIMED OUT after $limit s: $*" >&2
   fi

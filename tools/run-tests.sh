@@ -35,7 +35,9 @@ limited() {
 
 # `from_index COMMAND...`: a pip install from the package index, limited to
 # 10 minutes and tried a second time if the first fails (an index that
-# stalls or drops the connection); the tries are logged.
+# stalls or drops the connection); the tries are logged. The installs pass
+# pip `--timeout 60` (seconds per connection attempt, which pip retries):
+# an environment's PIP_DEFAULT_TIMEOUT may be minutes.
 from_index() {
   limited 600 "$@" || {
     echo "==> retrying once: $*" >&2
@@ -101,7 +103,7 @@ catalog_test() {
   if ! cmp -s "$req" "$venv/requirements.txt" || ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
     rm -rf "$venv"
     python3 -m venv "$venv"
-    from_index "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    from_index "$venv/bin/pip" install -q --disable-pip-version-check --timeout 60 -r "$req"
     cp "$req" "$venv/requirements.txt"
   fi
   RAY_USAGE_STATS_ENABLED=0 limited 600 "$venv/bin/python" tools/catalog/test_catalog.py </dev/null
@@ -118,7 +120,7 @@ python_test() {
     ! "$venv/bin/python" -c 'import numpy, pytest, tqdm, maturin' 2>/dev/null; then
     rm -rf "$venv"
     python3 -m venv "$venv"
-    from_index "$venv/bin/pip" install -q --disable-pip-version-check numpy pytest tqdm 'maturin>=1.5,<2'
+    from_index "$venv/bin/pip" install -q --disable-pip-version-check --timeout 60 numpy pytest tqdm 'maturin>=1.5,<2'
     cp python/pyproject.toml "$venv/pyproject.toml"
   fi
   # --no-build-isolation: the venv's maturin, found on PATH.

@@ -1,9 +1,11 @@
-//! vkssim: libvmaf's `float_ssim` video quality metric, bit for bit, on the CPU
-//! (the exact twin in [`cpu`]) and on any Vulkan GPU with `shaderInt64`.
+//! vkssim: libvmaf's `float_ssim`, `psnr` and `float_ms_ssim` video quality
+//! metrics, alone or together in one pass, bit for bit, on the CPU (the exact
+//! twin in [`cpu`]) and on any Vulkan GPU with `shaderInt64`.
 //!
 //! The crate owns everything below the command line: the frame types
-//! ([`frame`]), the metric options ([`options`]), the video readers ([`io`]), the
-//! CPU twin of every pass ([`cpu`]) and the one error enum ([`Error`]).
+//! ([`frame`]), the metrics ([`metric`]) and their options ([`options`]), the
+//! video readers ([`io`]; encoded files with the `ffmpeg` feature), the CPU
+//! twin of every pass ([`cpu`]) and the one error enum ([`Error`]).
 //!
 //! Video tools start at [`api`]: an engine on vkssim's own Vulkan device or on
 //! theirs, and scorers fed from host memory or from their own `VkBuffer`s.

@@ -94,8 +94,8 @@ fn a_sample_above_the_bit_depth_names_file_frame_and_position() {
     }
 }
 
-/// The CPU twin has no device check: its readers check the samples, with
-/// the same message.
+/// The CPU twin has no device check: its reader threads check each frame
+/// slot once both frames are read, with the same message.
 #[test]
 fn the_cpu_twin_refuses_the_sample_too() {
     for (piped, named) in [(false, "dist.yuv"), (true, "-")] {

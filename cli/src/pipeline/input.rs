@@ -23,9 +23,11 @@ use super::tee::Tee;
 pub enum Dest {
     /// Host memory: the read checks the sample range.
     Checked,
-    /// Memory of a scorer that checks the sample range itself (on the
-    /// device): written once, never read back.
-    Device,
+    /// Memory whose sample range is checked elsewhere (on the device by a
+    /// Vulkan scorer, or by the frame slot's own check after both reads):
+    /// the read does not check it (device memory is written once, never
+    /// read back).
+    Unchecked,
     /// The same, write-combined (device memory mapped through the BAR): a
     /// regular file's bytes go through the reading thread's bounce buffer
     /// ([`vkssim::io::FrameIndex::read_at_through`]).
@@ -208,8 +210,8 @@ impl<'a> Input<'a> {
     /// Reads position `i`'s luma (with chroma: its luma, Cb and Cr planes)
     /// into `dst`, as job `job` (a stream serves its
     /// jobs in order: every job must call this or [`Input::reach`] once).
-    /// Without `checked`, the sample range is not checked (`dst` is not read
-    /// back: the scorer checks it on the device, and
+    /// Unless `dest` is [`Dest::Checked`], the sample range is not checked
+    /// here (the frame slot or the device checks it, and
     /// [`device_range_error`] names the input and frame of what it finds).
     pub fn read(
         &self,
@@ -235,8 +237,8 @@ impl<'a> Input<'a> {
                 match dest {
                     Dest::Checked if self.chroma => index.read_planes_at(frame, dst)?,
                     Dest::Checked => index.read_luma_at(frame, dst)?,
-                    Dest::Device if self.chroma => index.read_planes_at_unchecked(frame, dst)?,
-                    Dest::Device => index.read_luma_at_unchecked(frame, dst)?,
+                    Dest::Unchecked if self.chroma => index.read_planes_at_unchecked(frame, dst)?,
+                    Dest::Unchecked => index.read_luma_at_unchecked(frame, dst)?,
                     Dest::WriteCombined => BOUNCE.with(|bounce| {
                         let mut bounce = bounce.borrow_mut();
                         if bounce.len() != BOUNCE_BYTES {

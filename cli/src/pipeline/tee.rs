@@ -284,7 +284,7 @@ impl<'a> Tee<'a> {
                 let dest = if self.planes.is_none() {
                     Dest::Checked
                 } else {
-                    Dest::Device
+                    Dest::Unchecked
                 };
                 let got = self.inner.read(seq, p, plane.bytes_mut(), dest, &never);
                 s = self.lock();

@@ -286,10 +286,13 @@ fn fill(
         );
     };
     let i = j * plan.step;
-    let checked = !slot.range_checked_on_device();
-    let dest = match (checked, slot.is_host_cached() || !bounce) {
-        (true, _) => Dest::Checked,
-        (false, true) => Dest::Device,
+    // A slot in host memory for a scorer that does not check the sample
+    // range on the device: the reads leave it unchecked and the slot checks
+    // both frames once below (one pass over them, not one in each read and
+    // another in the slot).
+    let check_here = !slot.range_checked_on_device();
+    let dest = match (check_here, slot.is_host_cached() || !bounce) {
+        (true, _) | (false, true) => Dest::Unchecked,
         (false, false) => Dest::WriteCombined,
     };
     let mut shared = None;
@@ -307,11 +310,23 @@ fn fill(
             return [Err(e), Ok(Got::Frame)];
         }
     }
-    if checked && matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
-        // The readers checked the samples; this marks them checked (a pass
-        // over host memory, on this thread).
+    if check_here && matches!(got, [Ok(Got::Frame), Ok(Got::Frame)]) {
+        // On this thread, not on submission; an error goes to the input
+        // whose plane it names, with that input's file and frame.
         if let Err(e) = slot.check() {
-            return [Err(e), Ok(Got::Frame)];
+            let distorted_at_fault = matches!(
+                e,
+                vkssim::Error::SampleRange {
+                    plane: Some(vkssim::PlaneRole::Distorted),
+                    ..
+                }
+            );
+            let e = device_range_error(e, reference, distorted, i);
+            return if distorted_at_fault {
+                [Ok(Got::Frame), Err(e)]
+            } else {
+                [Err(e), Ok(Got::Frame)]
+            };
         }
     }
     got

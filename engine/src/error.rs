@@ -68,11 +68,14 @@ pub enum Error {
     #[error("invalid option: {0}")]
     InvalidOption(String),
     /// A 10 or 12-bit sample is larger than its bit depth allows (see `io::range`).
-    #[error("{}: frame {frame}: the sample at x={x}, y={y} is {value}, above {max}, the largest {bit_depth}-bit value; is the bit depth right, and the file little-endian?", sample_place(.plane, .at))]
+    #[error("{}: frame {frame}: the {}sample at x={x}, y={y} is {value}, above {max}, the largest {bit_depth}-bit value; is the bit depth right, and the file little-endian?", sample_place(.plane, .at), component.prefix())]
     SampleRange {
         /// Which plane of the pair, where the finder knows it (a reader of a
         /// file does not: the file names it).
         plane: Option<PlaneRole>,
+        /// Which plane of the picture: luma, Cb or Cr (`x` and `y` are within
+        /// it).
+        component: Component,
         /// Where the plane was read.
         at: SampleAt,
         /// Index of the frame.
@@ -306,6 +309,39 @@ impl std::fmt::Display for PlaneRole {
     }
 }
 
+/// Which plane of a picture: luma, Cb or Cr ([`Error::SampleRange`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Component {
+    /// The luma (Y) plane.
+    Luma,
+    /// The blue-difference chroma plane.
+    Cb,
+    /// The red-difference chroma plane.
+    Cr,
+}
+
+impl Component {
+    /// The plane at `index` in a picture's order (0 luma, 1 Cb, 2 Cr; a
+    /// larger index is Cr).
+    pub fn at(index: usize) -> Self {
+        match index {
+            0 => Component::Luma,
+            1 => Component::Cb,
+            _ => Component::Cr,
+        }
+    }
+
+    /// How a message names a sample of this plane: nothing for luma (the
+    /// sample), `Cb ` or `Cr ` (the Cb sample).
+    fn prefix(self) -> &'static str {
+        match self {
+            Component::Luma => "",
+            Component::Cb => "Cb ",
+            Component::Cr => "Cr ",
+        }
+    }
+}
+
 /// Where a plane with a sample out of range was read ([`Error::SampleRange`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SampleAt {
@@ -407,9 +443,10 @@ mod tests {
 
     #[test]
     fn a_sample_out_of_range_says_which_plane_and_where() {
-        let at = |plane, at| {
+        let message = |plane, component, at| {
             Error::SampleRange {
                 plane,
+                component,
                 at,
                 frame: 4,
                 x: 1,
@@ -420,6 +457,7 @@ mod tests {
             }
             .to_string()
         };
+        let at = |plane, at| message(plane, Component::Luma, at);
         let file = at(None, SampleAt::File("clip.yuv".into()));
         assert!(
             file.starts_with("clip.yuv: frame 4: the sample at x=1, y=2 is 1024"),
@@ -430,6 +468,20 @@ mod tests {
         assert!(at(r, SampleAt::Device).starts_with("reference plane: frame 4:"));
         assert!(at(d, SampleAt::Slot).starts_with("distorted frame slot: frame 4:"));
         assert!(at(d, SampleAt::HostPlane).starts_with("distorted host plane: frame 4:"));
+        let cb = message(None, Component::Cb, SampleAt::File("clip.yuv".into()));
+        assert!(
+            cb.starts_with("clip.yuv: frame 4: the Cb sample at x=1, y=2 is 1024"),
+            "{cb}"
+        );
+        let cr = message(d, Component::Cr, SampleAt::Device);
+        assert!(
+            cr.starts_with("distorted plane: frame 4: the Cr sample at"),
+            "{cr}"
+        );
+        assert_eq!(
+            [0, 1, 2].map(Component::at),
+            [Component::Luma, Component::Cb, Component::Cr]
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub mod testing;
 pub mod video;
 pub mod vk;
 
-pub use error::{Error, PlaneRole, Result, SampleAt};
+pub use error::{Component, Error, PlaneRole, Result, SampleAt};
 pub use frame::{FrameScore, LumaFrame, LumaView};
 pub use options::SsimOptions;
 pub(crate) use scorer::FrameScorer;

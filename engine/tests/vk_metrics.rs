@@ -13,7 +13,7 @@ use vkssim::io::Chroma;
 use vkssim::metric::{MetricConfig, MetricOutputs};
 use vkssim::testing::VkScorer;
 use vkssim::vk::{ArithVariant, UploadPath};
-use vkssim::{LumaFrame, LumaView};
+use vkssim::{Component, LumaFrame, LumaView};
 
 /// (upload path, no_fp64) of every configuration checked.
 const PATHS: [(UploadPath, bool); 4] = [
@@ -547,6 +547,7 @@ fn samples_above_the_bit_depth_are_found_in_every_uploaded_plane() {
                     match &got[0] {
                         Err(Error::SampleRange {
                             plane: role,
+                            component,
                             at: SampleAt::Device,
                             x: gx,
                             y: gy,
@@ -555,8 +556,14 @@ fn samples_above_the_bit_depth_are_found_in_every_uploaded_plane() {
                         }) => {
                             let want = [PlaneRole::Reference, PlaneRole::Distorted][picture];
                             assert_eq!(
-                                (*role, *gx, *gy, *gv),
-                                (Some(want), x, y, value as u32),
+                                (*role, *component, *gx, *gy, *gv),
+                                (
+                                    Some(want),
+                                    Component::at(plane as usize),
+                                    x,
+                                    y,
+                                    value as u32
+                                ),
                                 "{label}"
                             );
                         }

@@ -11,7 +11,7 @@ mod vk_support;
 use vk_support::*;
 use vkssim::testing::FrameScorer;
 use vkssim::vk::UploadPath;
-use vkssim::{cpu, io, Error, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{cpu, io, Component, Error, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Positions (x, y) of bad samples in one plane.
 type Spots<'a> = &'a [(u32, u32)];
@@ -78,6 +78,7 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
             (
                 Err(Error::SampleRange {
                     plane,
+                    component,
                     at,
                     frame,
                     x,
@@ -89,8 +90,8 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
                 Some(((i, v), name)),
             ) => {
                 assert_eq!(
-                    (plane, at),
-                    (Some(name), SampleAt::Device),
+                    (plane, component, at),
+                    (Some(name), Component::Luma, SampleAt::Device),
                     "{label}: frame {k}"
                 );
                 assert_eq!(frame, k as u64, "{label}");

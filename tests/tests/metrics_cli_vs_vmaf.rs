@@ -560,8 +560,9 @@ fn vulkan_devices_and_ladders_with_chroma_equal_vmafs() {
 /// out, and inside the scored region): on Vulkan the device finds it (the
 /// readers write straight into the upload memory and do not read it back),
 /// and the run fails with the CPU backend's message from the file's name
-/// on, naming the frame and the sample's position in its plane (the
-/// context before it says "scoring" rather than "reading", as for luma).
+/// on, naming the frame, the plane (Cb or Cr) and the sample's position in
+/// it (the context before it says "scoring" rather than "reading", as for
+/// luma).
 #[test]
 fn a_chroma_sample_above_the_bit_depth_fails_alike_on_vulkan() {
     let clip = MetricClip::new(177, 179, 10, Chroma::C420, 2, Content::Noisy);
@@ -607,7 +608,8 @@ fn a_chroma_sample_above_the_bit_depth_fails_alike_on_vulkan() {
             })
             .collect();
         assert_eq!(errors[0], errors[1], "plane {plane}");
-        let want = format!("frame 1: the sample at x={x}, y={y} is 1030");
+        let name = ["Cb", "Cr"][plane - 1];
+        let want = format!("frame 1: the {name} sample at x={x}, y={y} is 1030");
         assert!(errors[1].contains(&want), "{}", errors[1]);
         assert!(
             errors[1].contains(&bad.display().to_string()),

@@ -435,6 +435,7 @@ pub fn device_range_error(e: Error, reference: &Input<'_>, distorted: &Input<'_>
             Some(input),
             Error::SampleRange {
                 plane,
+                component,
                 x,
                 y,
                 value,
@@ -444,6 +445,7 @@ pub fn device_range_error(e: Error, reference: &Input<'_>, distorted: &Input<'_>
             },
         ) => Error::SampleRange {
             plane,
+            component,
             at: SampleAt::File(input.path().to_path_buf()),
             frame: input.frame_number(i),
             x,

@@ -8,7 +8,7 @@ use ash::vk;
 
 use crate::frame::LumaFrame;
 use crate::vk::shared_plane::{SharedPlane, SharedPlanes};
-use crate::{Error, PlaneRole, Result, SampleAt};
+use crate::{Component, Error, PlaneRole, Result, SampleAt};
 
 /// The samples of a host plane.
 ///
@@ -81,7 +81,7 @@ impl<'a> HostPlane<'a> {
         &self,
         out: &mut LumaFrame,
         (width, height, bit_depth): (u32, u32, u32),
-        which: PlaneRole,
+        (which, component): (PlaneRole, Component),
         frame: u64,
     ) -> Result<()> {
         let (w, h) = (width as usize, height as usize);
@@ -137,6 +137,7 @@ impl<'a> HostPlane<'a> {
                     if let Some(x) = row.iter().position(|&v| v as u32 > max) {
                         return Err(Error::SampleRange {
                             plane: Some(which),
+                            component,
                             at: SampleAt::HostPlane,
                             frame,
                             x: x as u32,
@@ -395,11 +396,12 @@ impl SharedPlanes {
     ) -> Result<SharedPlane> {
         let (width, height, bit_depth) = self.geometry();
         let mut packed = LumaFrame::zeroed(0, 0, bit_depth);
-        luma.pack_into(&mut packed, self.geometry(), PlaneRole::Reference, 0)?;
+        let reference = |k| (PlaneRole::Reference, Component::at(k));
+        luma.pack_into(&mut packed, self.geometry(), reference(0), 0)?;
         if let (Some(planes), Some((cw, ch))) = (chroma, self.chroma_plane_size()) {
             let mut plane = LumaFrame::zeroed(0, 0, bit_depth);
-            for c in planes {
-                c.pack_into(&mut plane, (cw, ch, bit_depth), PlaneRole::Reference, 0)?;
+            for (k, c) in planes.into_iter().enumerate() {
+                c.pack_into(&mut plane, (cw, ch, bit_depth), reference(1 + k), 0)?;
                 packed.bytes.extend_from_slice(&plane.bytes);
             }
         }

@@ -18,7 +18,7 @@ use crate::frame::{bytes_per_sample, PlaneGeometry};
 use crate::io::range::first_out_of_range;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadSlot;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
+use crate::{Component, Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
 
 /// A slot dropped unsubmitted, on its way back to its scorer.
 pub(super) enum Returned {
@@ -409,11 +409,19 @@ impl FrameSlot<'_> {
     /// with its own row width).
     fn check_bytes(&self, bytes: &[u8], which: PlaneRole, frame: u64) -> Result<()> {
         let luma = self.len.min(bytes.len());
-        check_range(&bytes[..luma], self.width, self.bit_depth, which, frame)?;
+        let at = (which, frame);
+        check_range(
+            &bytes[..luma],
+            self.width,
+            self.bit_depth,
+            Component::Luma,
+            at,
+        )?;
         if self.reads_chroma() {
             let plane = (self.frame_len - self.len) / 2;
-            for c in bytes[luma..].chunks(plane.max(1)) {
-                check_range(c, self.chroma_width, self.bit_depth, which, frame)?;
+            for (k, c) in bytes[luma..].chunks(plane.max(1)).enumerate() {
+                let component = Component::at(1 + k);
+                check_range(c, self.chroma_width, self.bit_depth, component, at)?;
             }
         }
         Ok(())
@@ -433,19 +441,20 @@ impl FrameSlot<'_> {
     }
 }
 
-/// [`Error::SampleRange`] for the first sample of `plane` (rows of `width`
-/// samples) above `bit_depth`.
+/// [`Error::SampleRange`] for the first sample of `plane` (plane `component`
+/// of `which`'s frame `frame`, rows of `width` samples) above `bit_depth`.
 fn check_range(
     plane: &[u8],
     width: u32,
     bit_depth: u32,
-    which: PlaneRole,
-    frame: u64,
+    component: Component,
+    (which, frame): (PlaneRole, u64),
 ) -> Result<()> {
     match first_out_of_range(plane, bit_depth) {
         None => Ok(()),
         Some((i, value)) => Err(Error::SampleRange {
             plane: Some(which),
+            component,
             at: SampleAt::Slot,
             frame,
             x: (i % width.max(1) as usize) as u32,

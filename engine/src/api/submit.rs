@@ -10,7 +10,7 @@ use super::plane::{HostPlane, SemaphoreRef};
 use super::scorer::{Inner, Scorer};
 use crate::vk::scorer::ExternalSemaphore;
 use crate::vk::shared_plane::SharedPlane;
-use crate::{Error, FrameScorer, LumaFrame, PlaneRole, Result};
+use crate::{Component, Error, FrameScorer, LumaFrame, PlaneRole, Result};
 
 /// Where one plane of a pair is.
 ///
@@ -267,8 +267,8 @@ impl Scorer {
         let frame = self.submitted;
         let mut r = LumaFrame::zeroed(0, 0, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
-        reference.pack_into(&mut r, g, PlaneRole::Reference, frame)?;
-        distorted.pack_into(&mut d, g, PlaneRole::Distorted, frame)?;
+        reference.pack_into(&mut r, g, (PlaneRole::Reference, Component::Luma), frame)?;
+        distorted.pack_into(&mut d, g, (PlaneRole::Distorted, Component::Luma), frame)?;
         if let Some(chroma) = chroma {
             for ((planes, role), out) in chroma
                 .iter()
@@ -301,8 +301,9 @@ impl Scorer {
         let (cw, ch) = self.metrics().chroma_plane_size();
         let bit_depth = self.desc().bit_depth;
         let mut packed = LumaFrame::zeroed(0, 0, bit_depth);
-        for plane in planes {
-            plane.pack_into(&mut packed, (cw, ch, bit_depth), role, self.submitted)?;
+        for (k, plane) in planes.iter().enumerate() {
+            let which = (role, Component::at(1 + k));
+            plane.pack_into(&mut packed, (cw, ch, bit_depth), which, self.submitted)?;
             out.bytes.extend_from_slice(&packed.bytes);
         }
         Ok(())
@@ -320,7 +321,8 @@ impl Scorer {
         let desc = self.desc().clone();
         let g = (desc.width, desc.height, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
-        distorted.pack_into(&mut d, g, PlaneRole::Distorted, self.submitted)?;
+        let which = (PlaneRole::Distorted, Component::Luma);
+        distorted.pack_into(&mut d, g, which, self.submitted)?;
         if let Some(planes) = &chroma {
             self.append_chroma(planes, &mut d, PlaneRole::Distorted)?;
         }

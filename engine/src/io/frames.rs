@@ -16,7 +16,7 @@ use super::index::{FrameIndex, Offsets};
 use super::range::{check_plane, check_planes};
 use super::source::ByteSource;
 use super::VideoFormat;
-use crate::{Error, LumaFrame, Result};
+use crate::{Component, Error, LumaFrame, Result};
 
 /// The first chunk of a stream's first plane; each next chunk doubles.
 const FIRST_CHUNK: usize = 64 * 1024;
@@ -126,7 +126,7 @@ impl Frames {
                 if planes {
                     check_planes(plane, &self.format, &self.path, self.next)?;
                 } else {
-                    check_plane(plane, &self.format, &self.path, self.next)?;
+                    check_plane(plane, Component::Luma, &self.format, &self.path, self.next)?;
                 }
             }
             return Ok(true);

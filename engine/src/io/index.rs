@@ -97,6 +97,7 @@ impl FrameIndex {
         self.read_luma_at_unchecked(frame, dst)?;
         check_plane(
             &dst[..self.format.luma_bytes()],
+            crate::Component::Luma,
             &self.format,
             &self.path,
             frame,

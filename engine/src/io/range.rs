@@ -25,10 +25,12 @@ pub fn first_out_of_range(bytes: &[u8], bit_depth: u32) -> Option<(usize, u16)> 
         .find(|&(_, v)| v & high != 0)
 }
 
-/// Refuses a luma plane of `format` with a sample above its bit depth:
-/// [`crate::Error::SampleRange`] naming `path`, `frame` and the first such sample.
+/// Refuses plane `component` of a frame of `format` with a sample above its
+/// bit depth: [`crate::Error::SampleRange`] naming `path`, `frame`, the plane
+/// and the first such sample's position in it.
 pub(crate) fn check_plane(
     plane: &[u8],
+    component: crate::Component,
     format: &super::VideoFormat,
     path: &std::path::Path,
     frame: u64,
@@ -37,9 +39,14 @@ pub(crate) fn check_plane(
     match first_out_of_range(plane, bit_depth) {
         None => Ok(()),
         Some((i, value)) => {
-            let w = format.width as usize;
+            let w = match component {
+                crate::Component::Luma => format.width,
+                _ => format.chroma.plane_size(format.width, format.height).0,
+            }
+            .max(1) as usize;
             Err(crate::Error::SampleRange {
                 plane: None,
+                component,
                 at: crate::SampleAt::File(path.to_path_buf()),
                 frame,
                 x: (i % w) as u32,
@@ -64,15 +71,10 @@ pub(crate) fn check_planes(
     frame: u64,
 ) -> crate::Result<()> {
     let luma = format.luma_bytes().min(planes.len());
-    check_plane(&planes[..luma], format, path, frame)?;
-    let (cw, _) = format.chroma.plane_size(format.width, format.height);
-    let chroma = super::VideoFormat {
-        width: cw.max(1),
-        ..*format
-    };
+    check_plane(&planes[..luma], crate::Component::Luma, format, path, frame)?;
     let plane = format.chroma_plane_bytes().max(1);
-    for c in planes[luma..].chunks(plane) {
-        check_plane(c, &chroma, path, frame)?;
+    for (k, c) in planes[luma..].chunks(plane).enumerate() {
+        check_plane(c, crate::Component::at(1 + k), format, path, frame)?;
     }
     Ok(())
 }

@@ -63,7 +63,7 @@ use self::demux::Demuxer;
 use self::scale::Scaler;
 use crate::io::range::check_plane;
 use crate::io::{DecodeOptions, LumaReader, VideoFormat};
-use crate::{Error, Result};
+use crate::{Component, Error, Result};
 
 /// The FFmpeg libraries' version, as `FFmpeg 5.1.6 (libavcodec 59.37.100)`.
 pub fn version() -> String {
@@ -238,7 +238,7 @@ impl FfmpegReader {
         let n = copy::copy_plane(frame, &self.format, 0, dst)?;
         self.frames_read += 1;
         if checked {
-            check_plane(&dst[..n], &self.format, &self.path, index)?;
+            check_plane(&dst[..n], Component::Luma, &self.format, &self.path, index)?;
         }
         Ok(true)
     }
@@ -264,7 +264,8 @@ impl FfmpegReader {
         for plane in 0..planes {
             let n = copy::copy_plane(frame, &self.format, plane, &mut dst[at..needed])?;
             if checked {
-                check_plane(&dst[at..at + n], &self.format, &self.path, index)?;
+                let component = Component::at(plane);
+                check_plane(&dst[at..at + n], component, &self.format, &self.path, index)?;
             }
             at += n;
         }

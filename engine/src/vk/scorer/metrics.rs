@@ -660,6 +660,8 @@ fn psnr_sse(rows: &Buffer, p: &PsnrPlan) -> Result<[u64; 3]> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct PlaneRange {
     pub(super) picture: usize,
+    /// The plane of the picture: 0 luma, 1 Cb, 2 Cr.
+    pub(super) plane: usize,
     pub(super) x: u32,
     pub(super) y: u32,
     pub(super) value: u32,
@@ -685,6 +687,7 @@ fn psnr_range(rows: &Buffer, p: &PsnrPlan, bit_depth: u32) -> Result<[Option<Pla
                 if rec != u64::MAX {
                     *slot = Some(PlaneRange {
                         picture,
+                        plane,
                         x: rec as u32,
                         y: row as u32,
                         value: (rec >> 32) as u32,

@@ -15,7 +15,7 @@ use super::{not_mapped, VkScorer};
 use crate::vk::errors::vk_error;
 use crate::vk::pipeline::RangeRecord;
 use crate::vk::shared_plane::SharedPlane;
-use crate::{Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
+use crate::{Component, Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Result, SampleAt};
 
 impl FrameScorer for VkScorer {
     fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
@@ -310,15 +310,17 @@ impl VkScorer {
         let found = (0..2).find_map(|p| {
             if rec.first[p] != RangeRecord::NONE {
                 let at = rec.first[p];
-                return Some((p, at % g.width, at / g.width, rec.value[p]));
+                let luma = Component::Luma;
+                return Some((p, luma, at % g.width, at / g.width, rec.value[p]));
             }
-            metric[p].map(|r| (r.picture, r.x, r.y, r.value))
+            metric[p].map(|r| (r.picture, Component::at(r.plane), r.x, r.y, r.value))
         });
-        let Some((p, x, y, value)) = found else {
+        let Some((p, component, x, y, value)) = found else {
             return Ok(());
         };
         Err(Error::SampleRange {
             plane: Some([PlaneRole::Reference, PlaneRole::Distorted][p]),
+            component,
             at: SampleAt::Device,
             frame: slot.frame,
             x,

@@ -291,9 +291,10 @@ fn fill(
     // both frames once below (one pass over them, not one in each read and
     // another in the slot).
     let check_here = !slot.range_checked_on_device();
-    let dest = match (check_here, slot.is_host_cached() || !bounce) {
-        (true, _) | (false, true) => Dest::Unchecked,
-        (false, false) => Dest::WriteCombined,
+    let dest = if !check_here && bounce && !slot.is_host_cached() {
+        Dest::WriteCombined
+    } else {
+        Dest::Unchecked
     };
     let mut shared = None;
     // The whole frames when the scorer reads chroma (the inputs then read

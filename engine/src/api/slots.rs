@@ -409,19 +409,13 @@ impl FrameSlot<'_> {
     /// with its own row width).
     fn check_bytes(&self, bytes: &[u8], which: PlaneRole, frame: u64) -> Result<()> {
         let luma = self.len.min(bytes.len());
-        let at = (which, frame);
-        check_range(
-            &bytes[..luma],
-            self.width,
-            self.bit_depth,
-            Component::Luma,
-            at,
-        )?;
+        let (width, depth) = (self.width, self.bit_depth);
+        check_range(&bytes[..luma], width, depth, which, Component::Luma, frame)?;
         if self.reads_chroma() {
             let plane = (self.frame_len - self.len) / 2;
             for (k, c) in bytes[luma..].chunks(plane.max(1)).enumerate() {
-                let component = Component::at(1 + k);
-                check_range(c, self.chroma_width, self.bit_depth, component, at)?;
+                let (cw, component) = (self.chroma_width, Component::at(1 + k));
+                check_range(c, cw, depth, which, component, frame)?;
             }
         }
         Ok(())
@@ -447,8 +441,9 @@ fn check_range(
     plane: &[u8],
     width: u32,
     bit_depth: u32,
+    which: PlaneRole,
     component: Component,
-    (which, frame): (PlaneRole, u64),
+    frame: u64,
 ) -> Result<()> {
     match first_out_of_range(plane, bit_depth) {
         None => Ok(()),

@@ -45,6 +45,21 @@ fn raw_yuv_file() {
     assert_eq!(read_all(&mut r), lumas);
 }
 
+/// Raw YUV given with its format, named without `.yuv`, whose first bytes
+/// are a still image's magic number (JPEG XL's FF 0A: libavformat's
+/// `jpegxl_pipe` probe scores it 98): read as the raw YUV it was said to be,
+/// not refused as a JPEG XL that does not decode. (A proptest of
+/// `FrameIndex` found it: `proptest-regressions/io/proptests.txt`.)
+#[cfg(feature = "ffmpeg")]
+#[test]
+fn raw_yuv_starting_like_a_still_image_is_raw() {
+    let format = VideoFormat::new(2, 2, 8, Chroma::C420).unwrap();
+    let (_dir, path) = temp("frame", &[255, 10, 10, 8, 26, 14]);
+    let mut r = open_input(&path, Some(format.into())).unwrap();
+    assert_eq!(r.format(), format);
+    assert_eq!(read_all(&mut r), vec![vec![255, 10, 10, 8]]);
+}
+
 #[test]
 fn y4m_is_found_by_its_magic_whatever_the_name() {
     let (data, lumas) = y4m_clip("YUV4MPEG2 W6 H4 F25:1 C444p16", 2);

@@ -284,10 +284,15 @@ fn is_mp4(input: &Input) -> bool {
 /// or the name's extension is one of that format's. Raw elementary streams
 /// (H.263, MPEG video, ...) have no magic, and their probes can take raw YUV
 /// for one; a caller that was told the input is raw YUV accepts only these.
+/// A still-image demuxer (`jpegxl_pipe`, `png_pipe`, ...) counts only by the
+/// name: its magic number is a few bytes that raw samples can hold (JPEG
+/// XL's is FF 0A, two bright-then-dark 8-bit pixels), and probed from them
+/// it scores as high as a container.
 fn confident(input: &Input, path: &Path) -> bool {
     // SAFETY: the context is open; probe_score is a plain field.
     let score = unsafe { (*input.as_ptr()).probe_score };
-    if score > ffi::AVPROBE_SCORE_EXTENSION + 1 {
+    let still_image = input.format().name().ends_with("_pipe");
+    if score > ffi::AVPROBE_SCORE_EXTENSION + 1 && !still_image {
         return true;
     }
     let format = input.format();

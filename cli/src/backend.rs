@@ -64,13 +64,13 @@ pub fn start(
             stdio::note(line);
         }
     };
-    let mut desc = ScorerDesc::new(width, height, bit_depth)
+    // Luma-only frames (mono) too: psnr then scores luma alone, as libvmaf
+    // does for 4:0:0 pictures.
+    let desc = ScorerDesc::new(width, height, bit_depth)
         .with_metrics(metrics.configs().to_vec())
+        .with_chroma(metrics.chroma())
         .with_frames_in_flight(args.frames_in_flight)
         .with_reader_threads(readers);
-    if metrics.chroma() != vkssim::io::Chroma::Mono {
-        desc = desc.with_chroma(metrics.chroma());
-    }
     // Every backend scores the same geometry; this check says, before any
     // frame is read or any device opened, whether it can be scored at all.
     desc.metric_set()

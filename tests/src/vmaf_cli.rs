@@ -12,6 +12,68 @@ use std::sync::OnceLock;
 
 use crate::paths;
 
+/// The lines of an output file (XML, JSON, CSV, sub) that the two programs
+/// write alike: all but the program's version and its speed.
+pub fn comparable_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("\"version\"")
+                || t.starts_with("\"fps\"")
+                || t.starts_with("<VMAF version=")
+                || t.starts_with("<fyi fps="))
+        })
+        .collect()
+}
+
+/// Runs `program args -o out` with `env` set (vkssim with Vulkan
+/// validation on); the process's result and, when it succeeded, the output
+/// file's text. A panic, or a validation message, fails the test.
+pub fn run_writing(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, &Path)],
+    out: &Path,
+) -> (std::process::Output, Option<String>) {
+    let mut cmd = Command::new(program);
+    cmd.args(args).arg("-o").arg(out);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if program == paths::vkssim_bin() {
+        cmd.env("VKSSIM_VALIDATION", "1");
+    }
+    let o = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(101), "panic: {err}");
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
+    let text = o
+        .status
+        .success()
+        .then(|| std::fs::read_to_string(out).unwrap_or_else(|e| panic!("{}: {e}", out.display())));
+    (o, text)
+}
+
+/// [`run_writing`], which must succeed: the output file's text.
+pub fn run_writing_ok(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, &Path)],
+    out: &Path,
+) -> String {
+    let (o, text) = run_writing(program, args, env, out);
+    text.unwrap_or_else(|| {
+        panic!(
+            "{} {args:?} failed ({}): {}",
+            program.display(),
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
 /// The shim, compiled once per test process into the target directory.
 pub fn shim() -> &'static Path {
     static SHIM: OnceLock<PathBuf> = OnceLock::new();

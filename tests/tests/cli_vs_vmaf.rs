@@ -8,6 +8,7 @@ use std::process::Command;
 
 use vkssim_tests::corpus::{self, Clip, Container};
 use vkssim_tests::paths;
+use vkssim_tests::vmaf_cli::comparable_lines;
 
 /// Output format flag and file extension.
 #[derive(Debug, Clone, Copy)]
@@ -25,19 +26,6 @@ impl Format {
             Format::Csv => "--csv",
         }
     }
-}
-
-/// The lines that may differ: the program's version and its speed.
-fn comparable_lines(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with("\"version\"")
-                || t.starts_with("\"fps\"")
-                || t.starts_with("<VMAF version=")
-                || t.starts_with("<fyi fps="))
-        })
-        .collect()
 }
 
 /// Drops `version` and `fps` from a parsed JSON file.

@@ -19,20 +19,7 @@ use vkssim::metric::Summary;
 use vkssim::FrameScore;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::paths;
-use vkssim_tests::vmaf_cli::{run_vmaf, shim, VmafXml};
-
-/// The lines that may differ: the program's version and its speed.
-fn comparable_lines(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter(|l| {
-            let t = l.trim_start();
-            !(t.starts_with("\"version\"")
-                || t.starts_with("\"fps\"")
-                || t.starts_with("<VMAF version=")
-                || t.starts_with("<fyi fps="))
-        })
-        .collect()
-}
+use vkssim_tests::vmaf_cli::{comparable_lines, run_vmaf, run_writing_ok, shim, VmafXml};
 
 /// Runs `program args` writing `out`, and returns the file's text.
 fn run(program: &Path, args: &[String], env_preload: bool, out: &Path) -> String {
@@ -47,26 +34,7 @@ fn run(program: &Path, args: &[String], env_preload: bool, out: &Path) -> String
 /// [`run`] with `env` set; for vkssim with Vulkan validation on (any
 /// validation message fails).
 fn run_env(program: &Path, args: &[String], env: &[(&str, &Path)], out: &Path) -> String {
-    let mut cmd = Command::new(program);
-    cmd.args(args).arg("-o").arg(out);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    if program == paths::vkssim_bin() {
-        cmd.env("VKSSIM_VALIDATION", "1");
-    }
-    let o = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.success(),
-        "{} {args:?} failed ({}): {err}",
-        program.display(),
-        o.status,
-    );
-    assert!(!err.contains("vkssim::vk::validation"), "{err}");
-    std::fs::read_to_string(out).unwrap_or_else(|e| panic!("{}: {e}", out.display()))
+    run_writing_ok(program, args, env, out)
 }
 
 /// Both programs on `clip` with `features` in output format `format`

@@ -55,6 +55,21 @@ pub(crate) fn parse_bool(feature: &str, key: &str, value: &str) -> Result<bool> 
     }
 }
 
+/// A number option's value as the `vmaf` command line hands it to libvmaf:
+/// its option dictionary reads the text as a float (`strtof`) and keeps it
+/// written with 6 significant digits (`%g`), which the feature then reads as
+/// a double. So `1997.5679` arrives as 1997.57, `1e-50` as 0, `-1e-50` as
+/// -0, and a value beyond a float's range as infinity. `None` for text that
+/// is not a decimal number.
+pub(crate) fn parse_number(value: &str) -> Option<f64> {
+    let float: f32 = value.trim().parse().ok()?;
+    if float == 0.0 || !float.is_finite() {
+        return Some(float as f64);
+    }
+    // Six significant digits, rounded half to even as printf rounds.
+    format!("{:.5e}", float as f64).parse().ok()
+}
+
 /// Sets one `float_ssim` option from its text.
 fn set_ssim(opts: &mut SsimOptions, key: &str, value: &str) -> Result<()> {
     let f = ssim::FEATURE;

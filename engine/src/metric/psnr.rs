@@ -22,6 +22,11 @@ pub const MSE_NAMES: [&str; 3] = ["mse_y", "mse_cb", "mse_cr"];
 /// The end-of-run outputs (`enable_apsnr`).
 pub const APSNR_NAMES: [&str; 3] = ["apsnr_y", "apsnr_cb", "apsnr_cr"];
 
+/// The largest `min_sse` the `vmaf` command line can pass: its option
+/// dictionary keeps a number as a float (`FLT_MAX`) written with 6
+/// significant digits.
+pub const MAX_MIN_SSE: f64 = 3.40282e38;
+
 /// Options of libvmaf's `psnr` feature, with its names and defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PsnrOptions {
@@ -38,7 +43,7 @@ pub struct PsnrOptions {
     pub reduced_hbd_peak: bool,
     /// A floor for the sum of squared errors of a plane, which sets each
     /// plane's PSNR ceiling; 0 (the default) uses `6 * bpc + 12` instead.
-    /// Finite and at least 0.
+    /// From 0 to [`MAX_MIN_SSE`], not -0.
     pub min_sse: f64,
 }
 
@@ -65,7 +70,8 @@ impl PsnrOptions {
     ];
 
     /// Sets option `key` from its text `value` as libvmaf's option syntax
-    /// spells it (`true` / `false`; `min_sse` a decimal number >= 0).
+    /// spells it (`true` / `false`; `min_sse` a decimal number >= 0, read
+    /// as the `vmaf` command line reads it: see [`super::config::parse_number`]).
     /// [`Error::InvalidOption`] naming the feature, the option and the value
     /// otherwise.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
@@ -76,13 +82,17 @@ impl PsnrOptions {
             "enable_apsnr" => self.enable_apsnr = parse_bool(FEATURE, key, value)?,
             "reduced_hbd_peak" => self.reduced_hbd_peak = parse_bool(FEATURE, key, value)?,
             "min_sse" => {
-                let v: f64 = value.trim().parse().map_err(|_| {
+                self.min_sse = super::config::parse_number(value).ok_or_else(|| {
                     Error::InvalidOption(format!(
                         "{FEATURE}: min_sse must be a number, not `{value}`"
                     ))
                 })?;
-                self.min_sse = v;
-                self.validate()?;
+                self.validate().map_err(|_| {
+                    Error::InvalidOption(format!(
+                        "{FEATURE}: min_sse must be a number from 0 to {MAX_MIN_SSE:e} \
+                         (not negative, not -0), not `{value}`"
+                    ))
+                })?;
             }
             _ => {
                 return Err(Error::InvalidOption(format!(
@@ -94,12 +104,15 @@ impl PsnrOptions {
         Ok(())
     }
 
-    /// [`Error::InvalidOption`] unless `min_sse` is finite and at least 0.
+    /// [`Error::InvalidOption`] unless `min_sse` is from 0 to
+    /// [`MAX_MIN_SSE`], and not -0 (libvmaf's bounds, as its command line
+    /// reads the option).
     pub fn validate(&self) -> Result<()> {
-        if !(self.min_sse.is_finite() && self.min_sse >= 0.0) {
+        let m = self.min_sse;
+        if !(0.0..=MAX_MIN_SSE).contains(&m) || m.is_sign_negative() {
             return Err(Error::InvalidOption(format!(
-                "{FEATURE}: min_sse must be a finite number of at least 0, not {}",
-                self.min_sse
+                "{FEATURE}: min_sse must be a number from 0 to {MAX_MIN_SSE:e} \
+                 (not negative, not -0), not {m}"
             )));
         }
         Ok(())
@@ -381,6 +394,9 @@ mod tests {
             ("min_sse", "-1"),
             ("min_sse", "nan"),
             ("min_sse", "inf"),
+            ("min_sse", "-0"),
+            ("min_sse", "-1e-50"),
+            ("min_sse", "1e39"),
             ("min_sse", "x"),
             ("scale", "2"),
         ] {

@@ -131,7 +131,7 @@ fn default_is_cpu(devices: &[DeviceReport]) -> Option<String> {
 fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
     match e {
         Error::OnDevice { device, source } if matches!(*source, Error::NoSuchDevice { .. }) => {
-            vulkan_error(*source, None).context(format!("device {device}"))
+            vulkan_error(*source, None).context(device)
         }
         Error::NoSuchDevice { index, count } => {
             let there = match count {
@@ -168,7 +168,7 @@ impl std::error::Error for NoSuchDevice {}
 fn start_cpu(desc: &ScorerDesc, threads: usize) -> Result<Engine> {
     let scorer = Scorer::cpu(desc, threads).context("starting the CPU scorer")?;
     let n = scorer.cpu_threads().unwrap_or(1);
-    let scorer = MultiScorer::from_scorers(vec![scorer], vec!["cpu".into()])?;
+    let scorer = MultiScorer::from_scorers(vec![scorer], vec!["the CPU twin".into()])?;
     Ok(Engine {
         description: format!("cpu ({n} thread{})", if n == 1 { "" } else { "s" }),
         scorer,
@@ -249,7 +249,7 @@ fn start_vulkan(args: &BackendPlan, desc: &ScorerDesc) -> Result<Engine, Error> 
             }
             (Err(e), Some(i)) if several => {
                 return Err(Error::OnDevice {
-                    device: i.to_string(),
+                    device: format!("Vulkan device {i}"),
                     source: Box::new(e),
                 })
             }
@@ -273,11 +273,20 @@ fn start_vulkan(args: &BackendPlan, desc: &ScorerDesc) -> Result<Engine, Error> 
         format!("vulkan ({}, {arithmetic} arithmetic, {upload})", names[0])
     };
     Ok(Engine {
-        scorer: MultiScorer::from_scorers(scorers, names)?,
+        scorer: MultiScorer::from_scorers(scorers, engine_names(&names))?,
         _engines: devices,
         description,
         on_cpu: false,
     })
+}
+
+/// The names of `devices` (as the description lists them) for errors on
+/// them ([`Error::OnDevice`]: `on Vulkan device 0 (name): ...`).
+fn engine_names(devices: &[String]) -> Vec<String> {
+    devices
+        .iter()
+        .map(|d| format!("Vulkan device {d}"))
+        .collect()
 }
 
 /// One pool of shared reference planes per device of `engine`, dealt as its
@@ -330,6 +339,23 @@ mod tests {
             default_choice,
             path: String::new(),
         }
+    }
+
+    #[test]
+    fn an_error_on_the_cpu_twin_names_no_vulkan_device() {
+        use vkssim::api::{HostPlane, Pair};
+        let mut engine = start_cpu(&ScorerDesc::new(64, 48, 8), 1).unwrap();
+        let (short, whole) = (vec![0u8; 10], vec![0u8; 64 * 48]);
+        let e = engine
+            .scorer
+            .submit(Pair::new(
+                HostPlane::u8(&short, 64),
+                HostPlane::u8(&whole, 64),
+            ))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("on the CPU twin: "), "{e}");
+        assert!(!e.contains("Vulkan"), "{e}");
     }
 
     #[test]

@@ -212,10 +212,11 @@ pub enum Error {
         actual: usize,
     },
     /// An error on one engine of several ([`crate::api::MultiScorer`]): which
-    /// device, and what went wrong there.
-    #[error("on Vulkan device {device}: {source}")]
+    /// engine, and what went wrong there.
+    #[error("on {device}: {source}")]
     OnDevice {
-        /// The device, as `position (name)`.
+        /// The engine, as its scorer was named: `Vulkan device 1 (name)`
+        /// from [`crate::api::MultiScorer::new`], `the CPU twin`, ...
         device: String,
         /// What went wrong on it.
         source: Box<Error>,

@@ -128,7 +128,7 @@ fn a_refused_pair_names_its_engine_and_keeps_the_earlier_results() {
         .expect_err("a 10-byte plane must be refused");
     match &err {
         Error::OnDevice { device, source } => {
-            assert!(device.starts_with("1 ("), "{device}");
+            assert!(device.starts_with("Vulkan device 1 ("), "{device}");
             assert!(matches!(**source, Error::BufferSize { .. }), "{source}");
         }
         other => panic!("expected OnDevice, got {other}"),

@@ -50,7 +50,7 @@ impl MultiScorer {
         let devices: Vec<String> = engines
             .iter()
             .enumerate()
-            .map(|(i, e)| format!("{i} ({})", e.device_name()))
+            .map(|(i, e)| format!("Vulkan device {i} ({})", e.device_name()))
             .collect();
         let scorers = engines
             .iter()
@@ -61,7 +61,8 @@ impl MultiScorer {
     }
 
     /// Over scorers made elsewhere (one per device, or a single one), named
-    /// by `devices` in errors. They must share one geometry and one set of
+    /// by `devices` in errors (`on NAME: ...`, so a name says what the engine
+    /// is: `Vulkan device 0 (name)`, `the CPU twin`). They must share one geometry and one set of
     /// options ([`Error::InvalidOption`] otherwise, and for an empty list or a
     /// name count that differs).
     pub fn from_scorers(scorers: Vec<Scorer>, devices: Vec<String>) -> Result<Self> {

@@ -619,12 +619,14 @@ fn score_with_resize_distorted() {
     assert_eq!(without_fps(&out), without_fps(&raw_out));
 }
 
-/// A broken file named as an encoded one is an error even with a raw layout
-/// given (it is never scored as raw YUV).
+/// A broken MP4 (a truncated one, an MP4 by its content) is an error even
+/// with a raw layout given (it is never scored as raw YUV; raw YUV named
+/// `.mp4` is raw with its layout given: `messages3.rs`).
 #[test]
 fn a_broken_mp4_is_never_read_as_raw() {
     let dir = tempfile::tempdir().unwrap();
-    let broken = common::file(dir.path(), "broken.mp4", &[0u8; 192 * 108 * 3]);
+    let whole = std::fs::read(encoded("broken-src.mp4", "192x108", 4, "-c:v libx264")).unwrap();
+    let broken = common::file(dir.path(), "broken.mp4", &whole[..whole.len() / 2]);
     let raw = common::file(dir.path(), "ref.yuv", &[0u8; 192 * 108 * 3]);
     let o = run(
         &[

@@ -8,9 +8,11 @@
 //! starts with `YUV4MPEG` is Y4M (whatever its name); a name ending `.yuv` is raw
 //! YUV and needs the whole [`RawFormat`]. Any other regular file is, with the
 //! `ffmpeg` feature, opened by FFmpeg's libavformat and decoded by libavcodec
-//! (`ffmpeg::FfmpegReader`: MP4, MKV, WebM, IVF, MPEG-TS, ...), unless
-//! libavformat cannot read it and a whole [`RawFormat`] is given (then it is raw
-//! YUV); without the feature it is raw YUV. [`open_input_with`] also takes
+//! (`ffmpeg::FfmpegReader`: MP4, MKV, WebM, IVF, MPEG-TS, ...), except that
+//! with a whole [`RawFormat`] given it is raw YUV, whatever its name, unless
+//! its content says it is encoded (a container's magic number, or an
+//! elementary stream such as H.264 under its own extension); without the
+//! feature it is raw YUV. [`open_input_with`] also takes
 //! [`DecodeOptions`] (which stream, what a damaged frame does).
 //!
 //! Errors name the file and frame: a missing or unreadable file is [`Error::Io`]; a
@@ -307,11 +309,9 @@ pub fn open_input_with(
         (file, is_file)
     };
     #[cfg(feature = "ffmpeg")]
-    if is_file && path != Path::new("-") && encoded_candidate(&file, path, &name)? {
+    if is_file && path != Path::new("-") && encoded_candidate(&file, path, &name, &raw)? {
         let opened = ffmpeg::FfmpegReader::open_checked(path, decode, raw.complete().is_ok());
-        if let Some(reader) = encoded_or_raw(opened, &name, &raw)? {
-            return Ok(reader);
-        }
+        return encoded_or_error(opened, &name, &raw, true);
     }
     let plain = if is_file {
         Plain::File(file)
@@ -367,49 +367,50 @@ enum Plain {
     Stream(Box<dyn Read + Send>),
 }
 
-/// What opening an encoded input through FFmpeg (`opened`) means: its
-/// reader; `None` (read it as raw YUV) when libavformat does not know it (or
-/// it has no video) but a raw layout was given, as before, and its name does
-/// not say it is encoded (a broken MP4 read as raw would score noise); or
-/// the error, saying what raw YUV would need.
+/// An encoded input opened through FFmpeg (`opened`), or the error; where
+/// no raw layout was given, one that libavformat cannot read says what
+/// raw YUV would need (for a `named` file, also the name that says raw
+/// YUV). An input that may be raw YUV (its layout given) comes here only
+/// when its content says it is encoded ([`content_says_encoded`]): a broken
+/// container is never read as raw YUV (it would score noise).
 #[cfg(feature = "ffmpeg")]
-fn encoded_or_raw(
+fn encoded_or_error(
     opened: Result<ffmpeg::FfmpegReader>,
     name: &Path,
     raw: &RawFormat,
-) -> Result<Option<Box<dyn LumaReader>>> {
+    named: bool,
+) -> Result<Box<dyn LumaReader>> {
     match opened {
-        Ok(reader) => Ok(Some(Box::new(reader))),
-        Err(Error::Demux { .. } | Error::NoVideoStream { .. })
-            if raw.complete().is_ok() && !has_encoded_name(name) =>
-        {
-            Ok(None)
+        Ok(reader) => Ok(Box::new(reader)),
+        Err(Error::Demux { path, reason }) if path == name && raw.complete().is_err() => {
+            let by_name = if named { ", or a name ending .yuv" } else { "" };
+            Err(Error::Demux {
+                path,
+                reason: format!(
+                    "{reason}; as raw YUV it would need its width, height, pixel format \
+                     and bit depth{by_name}"
+                ),
+            })
         }
-        Err(Error::Demux { path, reason }) if path == name => Err(Error::Demux {
-            path,
-            reason: format!(
-                "{reason}; as raw YUV it would need its width, height, pixel format \
-                 and bit depth, or a name ending .yuv"
-            ),
-        }),
         Err(e) => Err(e),
     }
 }
 
-/// Names of encoded video files (containers and elementary streams), which
-/// are never read as raw YUV.
+/// Whether the regular file `file` (named `name` in messages, `path` on the
+/// command line), which may be raw YUV (its layout is given), is encoded by
+/// its first bytes ([`ffmpeg::Probe::says_encoded`]: a container's magic
+/// number, or an elementary stream under its own extension), whatever its
+/// name otherwise says. Reads them through a duplicate handle and leaves its
+/// position at the start.
 #[cfg(feature = "ffmpeg")]
-const ENCODED_EXTENSIONS: [&str; 26] = [
-    "mp4", "m4v", "mov", "mkv", "webm", "ivf", "ts", "m2ts", "mts", "avi", "flv", "h264", "264",
-    "h265", "265", "hevc", "obu", "mpg", "mpeg", "m2v", "vob", "3gp", "ogv", "wmv", "asf", "nut",
-];
-
-/// Whether `path`'s extension names an encoded video file.
-#[cfg(feature = "ffmpeg")]
-fn has_encoded_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| ENCODED_EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+fn content_says_encoded(file: &File, path: &Path, name: &Path) -> Result<bool> {
+    let io = |e| Error::io(name, e);
+    let mut f = file;
+    let mut prefix = vec![0u8; ffmpeg::PROBE_BYTES];
+    let n = read_up_to(&mut f, &mut prefix).map_err(io)?;
+    f.seek(SeekFrom::Start(0)).map_err(io)?;
+    prefix.truncate(n);
+    Ok(ffmpeg::probe(&prefix).is_some_and(|p| p.says_encoded(path)))
 }
 
 /// Whether `path`'s name ends `.yuv` (raw YUV, never given to libavformat).
@@ -420,11 +421,13 @@ fn has_yuv_name(path: &Path) -> bool {
 }
 
 /// Whether the regular file `file` (named `path`) goes to libavformat: it is
-/// not empty, does not start with the Y4M magic, and its name does not end
-/// `.yuv`. Reads its first bytes through a duplicate handle and leaves its
+/// not empty, does not start with the Y4M magic, its name does not end
+/// `.yuv`, and, where the raw layout is given, its content says it is
+/// encoded ([`content_says_encoded`]; otherwise it is raw YUV, whatever its
+/// name). Reads its first bytes through a duplicate handle and leaves its
 /// position at the start.
 #[cfg(feature = "ffmpeg")]
-fn encoded_candidate(file: &File, path: &Path, name: &Path) -> Result<bool> {
+fn encoded_candidate(file: &File, path: &Path, name: &Path, raw: &RawFormat) -> Result<bool> {
     if has_yuv_name(path) {
         return Ok(false);
     }
@@ -433,7 +436,10 @@ fn encoded_candidate(file: &File, path: &Path, name: &Path) -> Result<bool> {
     let mut magic = [0u8; Y4M_MAGIC.len()];
     let n = read_up_to(&mut f, &mut magic).map_err(io)?;
     f.seek(SeekFrom::Start(0)).map_err(io)?;
-    Ok(n > 0 && &magic[..n] != Y4M_MAGIC)
+    if n == 0 || &magic[..n] == Y4M_MAGIC {
+        return Ok(false);
+    }
+    Ok(raw.complete().is_err() || content_says_encoded(file, path, name)?)
 }
 
 /// Standard input as a `File` of its own (a duplicate of descriptor 0, so that a

@@ -19,7 +19,10 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::ffmpeg::{probe, FfmpegReader, Source, PROBE_BYTES};
-use super::{encoded_or_raw, read_up_to, DecodeOptions, LumaReader, Plain, RawFormat, Y4M_MAGIC};
+use super::{
+    content_says_encoded, encoded_or_error, read_up_to, DecodeOptions, LumaReader, Plain,
+    RawFormat, Y4M_MAGIC,
+};
 use crate::{Error, Result};
 
 /// What standard input turned out to be.
@@ -54,7 +57,7 @@ pub(super) fn open(
     prefix.resize(PROBE_BYTES, 0);
     let more = read_up_to(&mut pipe, &mut prefix[n..]).map_err(io)?;
     prefix.truncate(n + more);
-    let sure = probe(&prefix).is_some_and(|(_, sure)| sure);
+    let sure = probe(&prefix).is_some_and(|p| p.sure);
     let stream = Cursor::new(prefix).chain(pipe);
     if raw_given && !sure {
         return Ok(plain(stream));
@@ -76,8 +79,8 @@ pub(super) fn open(
 
 /// Standard input redirected from a regular file: through FFmpeg when it
 /// starts at the file's start and is neither empty nor Y4M, as a named file
-/// would be (raw YUV when libavformat does not know it and the raw layout is
-/// given); otherwise, or then, for the other readers at its first position.
+/// would be (with the raw layout given, only when its content says it is
+/// encoded); otherwise for the other readers at its first position.
 fn open_file(file: File, name: &Path, raw: &RawFormat, decode: &DecodeOptions) -> Result<Stdin> {
     let io = |e| Error::io(name, e);
     let mut magic = [0u8; Y4M_MAGIC.len()];
@@ -90,16 +93,13 @@ fn open_file(file: File, name: &Path, raw: &RawFormat, decode: &DecodeOptions) -
     if start != 0 || n == 0 || &magic[..n] == Y4M_MAGIC {
         return Ok(Stdin::Plain(Plain::File(file)));
     }
-    let own = file.try_clone().map_err(io)?;
     let raw_given = raw.complete().is_ok();
-    let opened = FfmpegReader::open_source(name, Source::File(own), decode, raw_given);
-    match encoded_or_raw(opened, name, raw)? {
-        Some(reader) => Ok(Stdin::Encoded(reader)),
-        None => {
-            (&file).seek(SeekFrom::Start(0)).map_err(io)?;
-            Ok(Stdin::Plain(Plain::File(file)))
-        }
+    if raw_given && !content_says_encoded(&file, name, name)? {
+        return Ok(Stdin::Plain(Plain::File(file)));
     }
+    let own = file.try_clone().map_err(io)?;
+    let opened = FfmpegReader::open_source(name, Source::File(own), decode, raw_given);
+    encoded_or_error(opened, name, raw, false).map(Stdin::Encoded)
 }
 
 /// A pipe for the other readers.

@@ -11,6 +11,7 @@
 use std::ffi::{c_int, c_void};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 
 use ffmpeg_next::ffi;
 use ffmpeg_next::util::error::{EINVAL, EIO, ESPIPE};
@@ -183,17 +184,53 @@ unsafe extern "C" fn seek_callback(opaque: *mut c_void, offset: i64, whence: c_i
     }
 }
 
-/// What libavformat makes of `prefix`, the first bytes of a pipe: the
-/// format's name and whether it is sure (a magic number: a probe score above
-/// what an extension gives), or `None` when no format matches at all.
-pub(crate) fn probe(prefix: &[u8]) -> Option<(String, bool)> {
+/// What libavformat makes of an input's first bytes ([`probe`]).
+pub(crate) struct Probe {
+    /// The format's name (`matroska,webm`, `h264`, ...).
+    pub name: String,
+    /// Whether it is sure: a magic number, a probe score above what an
+    /// extension alone gives.
+    pub sure: bool,
+    /// The format's usual file name extensions, comma-separated.
+    pub extensions: String,
+}
+
+impl Probe {
+    /// Whether this says the input named `path`, which may be raw YUV (its
+    /// layout is given), is encoded: a magic number, other than a still
+    /// image's few bytes (raw samples can hold them: JPEG XL's is FF 0A), or
+    /// a weaker guess of a format whose usual extensions include `path`'s
+    /// (an elementary stream such as `.h264` has no magic number).
+    pub(crate) fn says_encoded(&self, path: &Path) -> bool {
+        let still_image = self.name.ends_with("_pipe");
+        let ext = path.extension().and_then(|e| e.to_str());
+        (self.sure && !still_image)
+            || ext.is_some_and(|ext| {
+                self.extensions
+                    .split(',')
+                    .any(|e| e.eq_ignore_ascii_case(ext))
+            })
+    }
+}
+
+/// What libavformat makes of `prefix`, the first bytes of an input, by its
+/// content alone (no file name), or `None` when no format matches at all.
+pub(crate) fn probe(prefix: &[u8]) -> Option<Probe> {
     let mut buf = prefix.to_vec();
     buf.resize(prefix.len() + ffi::AVPROBE_PADDING_SIZE as usize, 0);
     let mut score: c_int = 0;
+    let text = |p: *const std::ffi::c_char| {
+        // SAFETY: a null pointer or a static C string of the format's.
+        (!p.is_null()).then(|| {
+            unsafe { std::ffi::CStr::from_ptr(p) }
+                .to_string_lossy()
+                .into_owned()
+        })
+    };
     // SAFETY: `pd` points at `buf`, which holds `buf_size` bytes and the
     // zeroed padding FFmpeg requires, for the call; the other fields are
     // null (no file name, no MIME type). The returned format is static.
-    let format = unsafe {
+    let (name, extensions) = unsafe {
         let mut pd: ffi::AVProbeData = std::mem::zeroed();
         pd.buf = buf.as_mut_ptr();
         pd.buf_size = prefix.len() as c_int;
@@ -202,9 +239,11 @@ pub(crate) fn probe(prefix: &[u8]) -> Option<(String, bool)> {
         if f.is_null() {
             return None;
         }
-        std::ffi::CStr::from_ptr((*f).name)
-            .to_string_lossy()
-            .into_owned()
+        (text((*f).name), text((*f).extensions))
     };
-    Some((format, score > ffi::AVPROBE_SCORE_EXTENSION + 1))
+    Some(Probe {
+        name: name.unwrap_or_default(),
+        sure: score > ffi::AVPROBE_SCORE_EXTENSION + 1,
+        extensions: extensions.unwrap_or_default(),
+    })
 }

@@ -187,11 +187,11 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
                 f.height,
                 f.bit_depth,
                 format!(
-                    "files {} ({} frames) and {} ({} frames), {}",
+                    "files {} ({}) and {} ({}), {}",
                     reference.path().display(),
-                    reference.len(),
+                    vkssim::words::count(reference.len(), "frame"),
                     distorted.path().display(),
-                    distorted.len(),
+                    vkssim::words::count(distorted.len(), "frame"),
                     f
                 ),
             )

@@ -59,7 +59,8 @@ fn hint(e: &anyhow::Error) -> Option<String> {
     e.chain()
         .find_map(|c| match c.downcast_ref::<vkssim::Error>()? {
             vkssim::Error::LengthMismatch { common, .. } => Some(format!(
-                "pass --allow-length-mismatch to score the {common} common frames"
+                "pass --allow-length-mismatch to score the {}",
+                vkssim::words::count(*common, "common frame")
             )),
             // The command line turns validation on only through the variable.
             vkssim::Error::ValidationLayerMissing => {

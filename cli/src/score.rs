@@ -11,6 +11,7 @@ mod ladder;
 pub(crate) mod open;
 pub(crate) mod pair;
 mod paths;
+mod raw_flags;
 pub(crate) mod report;
 mod video;
 

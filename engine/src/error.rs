@@ -95,7 +95,7 @@ pub enum Error {
     #[error("reference and distorted differ: {0}")]
     GeometryMismatch(String),
     /// Reference and distorted have a different number of frames.
-    #[error("reference has {reference} frames but distorted has {distorted} ({common} in common)")]
+    #[error("reference has {} but distorted has {distorted} ({common} in common)", crate::words::count(*.reference, "frame"))]
     LengthMismatch {
         /// Frames in the reference.
         reference: u64,
@@ -108,7 +108,7 @@ pub enum Error {
     #[error("{0}: no frames to score")]
     NoFrames(String),
     /// The plane, after decimation, is smaller than the 11x11 Gaussian window.
-    #[error("a {width}x{height} plane at scale {scale} decimates to {scaled_width}x{scaled_height}, smaller than the 11x11 SSIM window")]
+    #[error("{} {width}x{height} plane at scale {scale} decimates to {scaled_width}x{scaled_height}, smaller than the 11x11 SSIM window", crate::words::article(u64::from(*.width)))]
     PlaneTooSmall {
         /// Luma width.
         width: u32,
@@ -123,7 +123,7 @@ pub enum Error {
     },
     /// A metric cannot score frames of this size (`float_ms_ssim` needs an
     /// 11 x 11 plane at each of its five scales, so at least 176 x 176 luma).
-    #[error("{feature} cannot score a {width}x{height} frame: it needs at least {min_width}x{min_height} luma samples")]
+    #[error("{feature} cannot score {} {width}x{height} frame: it needs at least {min_width}x{min_height} luma samples", crate::words::article(u64::from(*.width)))]
     FrameTooSmall {
         /// libvmaf's name of the metric.
         feature: &'static str,

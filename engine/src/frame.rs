@@ -111,7 +111,10 @@ impl<'a> LumaView<'a> {
         };
         if bytes.len() < needed {
             return Err(Error::BufferSize {
-                what: format!("a {width}x{height} {bit_depth}-bit luma plane"),
+                what: format!(
+                    "{} {width}x{height} {bit_depth}-bit luma plane",
+                    crate::words::article(width.into())
+                ),
                 needed,
                 actual: bytes.len(),
             });

@@ -29,6 +29,7 @@ pub mod testing;
 #[cfg(feature = "vulkan-video")]
 pub mod video;
 pub mod vk;
+pub mod words;
 
 pub use error::{Component, Error, PlaneRole, Result, SampleAt};
 pub use frame::{FrameScore, LumaFrame, LumaView};

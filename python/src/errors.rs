@@ -76,7 +76,8 @@ pub fn to_py(e: &anyhow::Error, stage: Stage) -> PyErr {
     let typed = e.chain().find_map(|c| c.downcast_ref::<E>());
     if let Some(E::LengthMismatch { common, .. }) = typed {
         message.push_str(&format!(
-            "; pass allow_length_mismatch=True to score the {common} common frames"
+            "; pass allow_length_mismatch=True to score the {}",
+            vkssim::words::count(*common, "common frame")
         ));
     }
     let no_device = e

@@ -155,7 +155,8 @@ pub(super) fn try_generate_pair(
     let need = 2 * u128::from(width) * u128::from(height) * bps as u128;
     let too_large = |e: &dyn std::fmt::Display| {
         anyhow!(
-            "generating a {width}x{height} {bit_depth}-bit pair needs {need} bytes ({:.1} GB) of memory: {e}",
+            "generating {} {width}x{height} {bit_depth}-bit pair needs {need} bytes ({:.1} GB) of memory: {e}",
+            vkssim::words::article(width.into()),
             need as f64 / 1e9
         )
     };

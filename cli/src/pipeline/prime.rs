@@ -220,7 +220,11 @@ impl Ahead {
         }
         if dst.len() < n {
             return Err(Error::BufferSize {
-                what: format!("a {} luma plane", self.format()),
+                what: format!(
+                    "{} {} luma plane",
+                    vkssim::words::article(self.format().width.into()),
+                    self.format()
+                ),
                 needed: n,
                 actual: dst.len(),
             });
@@ -363,7 +367,7 @@ impl<'a> Tally<'a> {
 
 /// `1 frame`, `3 frames`.
 pub(super) fn frames(n: u64) -> String {
-    format!("{n} frame{}", if n == 1 { "" } else { "s" })
+    vkssim::words::count(n, "frame")
 }
 
 /// The error when one input has no frame to score (after its skip): says how

@@ -94,6 +94,11 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let mut ready = Vec::new();
     for lane in lanes {
         let checked = open::distorted(inputs, &lane.path, rf).and_then(|d| {
+            let opened = [
+                (inputs.reference.as_path(), rf),
+                (lane.path.as_path(), d.format()),
+            ];
+            super::raw_flags::check_used(inputs.raw(), &opened)?;
             check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
             open::check_chroma(
                 &plan.features,

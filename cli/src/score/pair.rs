@@ -63,6 +63,8 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let reference = open::reference(inputs)?;
     let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
     let (rf, df) = (reference.format(), distorted.format());
+    let opened = [(inputs.reference.as_path(), rf), (inputs.dist(), df)];
+    super::raw_flags::check_used(inputs.raw(), &opened)?;
     check_geometry(&inputs.reference, rf, inputs.dist(), df)?;
     open::check_chroma(&plan.features, &inputs.reference, rf, inputs.dist(), df)?;
     let y4m = reference.is_y4m() || distorted.is_y4m();

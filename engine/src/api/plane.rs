@@ -407,7 +407,8 @@ impl SharedPlanes {
         }
         if packed.bytes.len() != self.plane_len() {
             return Err(Error::Internal(format!(
-                "a {width}x{height} shared reference packed into {} bytes for planes of {}",
+                "{} {width}x{height} shared reference packed into {} bytes for planes of {}",
+                crate::words::article(width.into()),
                 packed.bytes.len(),
                 self.plane_len()
             )));

@@ -46,7 +46,8 @@ impl Plane {
         if self.data.len() != needed {
             return Err(Error::BufferSize {
                 what: format!(
-                    "a {}x{} fp32 plane (it holds {} values)",
+                    "{} {}x{} fp32 plane (it holds {} values)",
+                    crate::words::article(self.width as u64),
                     self.width,
                     self.height,
                     self.data.len()

@@ -218,7 +218,8 @@ fn frame_views<'a>(f: &'a LumaFrame, set: &MetricSet) -> Result<Vec<LumaView<'a>
     if f.bytes.len() < needed {
         return Err(Error::BufferSize {
             what: format!(
-                "a {}x{} {}-bit frame's luma, Cb and Cr planes ({})",
+                "{} {}x{} {}-bit frame's luma, Cb and Cr planes ({})",
+                crate::words::article(f.width.into()),
                 f.width,
                 f.height,
                 f.bit_depth,

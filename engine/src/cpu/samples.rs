@@ -40,8 +40,11 @@ pub fn check_view(view: &LumaView<'_>) -> Result<()> {
     if view.bytes.len() < needed {
         return Err(Error::BufferSize {
             what: format!(
-                "a {}x{} {}-bit luma plane",
-                view.width, view.height, view.bit_depth
+                "{} {}x{} {}-bit luma plane",
+                crate::words::article(view.width.into()),
+                view.width,
+                view.height,
+                view.bit_depth
             ),
             needed,
             actual: view.bytes.len(),

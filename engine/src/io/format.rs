@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::frame::bytes_per_sample;
+use crate::words::article;
 use crate::{Error, Result};
 
 /// Largest width or height the readers accept. Larger values are almost always a
@@ -174,7 +175,7 @@ impl VideoFormat {
         let luma = self.luma_bytes();
         if dst.len() < luma {
             return Err(Error::BufferSize {
-                what: format!("a {self} luma plane"),
+                what: format!("{} {self} luma plane", article(self.width.into())),
                 needed: luma,
                 actual: dst.len(),
             });
@@ -189,7 +190,10 @@ impl VideoFormat {
         let len = self.planes_bytes();
         if dst.len() < len {
             return Err(Error::BufferSize {
-                what: format!("a {self} frame's luma and chroma planes"),
+                what: format!(
+                    "{} {self} frame's luma and chroma planes",
+                    article(self.width.into())
+                ),
                 needed: len,
                 actual: dst.len(),
             });

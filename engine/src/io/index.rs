@@ -133,9 +133,9 @@ impl FrameIndex {
     fn frame_offset(&self, frame: u64) -> Result<u64> {
         self.luma_offset(frame).ok_or_else(|| {
             Error::InvalidOption(format!(
-                "{}: frame {frame} asked for, but the file has {} frames",
+                "{}: frame {frame} asked for, but the file has {}",
                 self.path.display(),
-                self.len()
+                crate::words::count(self.len(), "frame")
             ))
         })
     }

@@ -14,6 +14,7 @@ mod paths;
 mod raw_flags;
 pub(crate) mod report;
 mod video;
+mod y4m_mono;
 
 pub(crate) use files::preflight_outputs;
 

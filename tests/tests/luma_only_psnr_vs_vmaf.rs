@@ -121,6 +121,27 @@ fn raw_mono_psnr_is_scored_on_luma_as_libvmaf_scores_4_0_0() {
     }
 }
 
+/// An 8-bit Y4M `Cmono` pair with psnr: vmaf's own output, whose Y4M reader
+/// makes 4:2:0 pictures of flat chroma (psnr_cb and psnr_cr at their
+/// ceiling), on the CPU twin and on Vulkan.
+#[test]
+fn y4m_mono_psnr_equals_vmafs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pair = MonoPair::new(dir.path(), 67, 45, 3);
+    for feature in ["psnr", "psnr=enable_mse=true:enable_apsnr=true:min_sse=0.5"] {
+        let args = with_feature(&pair.y4m_args(), feature);
+        let vmaf = run_ok(&paths::vmaf_cli(), &args, &dir.path().join("vmaf.json"));
+        assert!(vmaf.contains("\"psnr_cb\""), "{vmaf}");
+        for backend in ["cpu", "vulkan"] {
+            let mut ours = strings(&["score"]);
+            ours.extend(args.iter().cloned());
+            ours.extend(strings(&["--backend", backend]));
+            let text = run_ok(paths::vkssim_bin(), &ours, &dir.path().join("ours.json"));
+            assert_same_file(&format!("Y4M mono {feature} on {backend}"), &text, &vmaf);
+        }
+    }
+}
+
 /// A gray (luma-only) encoded input with psnr: the scores of its luma, as
 /// libvmaf scores 4:0:0 (lossless FFV1, so the decoded frames are the
 /// Y4M's).

@@ -24,6 +24,7 @@ use vkssim::io::LumaReader;
 use super::files::shown;
 use super::open::{self, check_geometry, check_lengths, start_engine};
 use super::report::{report, write_scores};
+use super::y4m_mono::as_vmaf_reads;
 use crate::backend;
 use crate::pipeline::{self, prime_ladder, Input, Selection, Tee};
 use crate::plan::ScorePlan;
@@ -83,7 +84,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         })
         .collect();
     let inputs = &plan.inputs;
-    let reference = open::reference(inputs)?;
+    let reference = as_vmaf_reads(open::reference(inputs)?, &plan.features);
     let rf = reference.format();
     let metrics = open::metric_set(&plan.features, rf, reference.is_y4m())?;
     let sel = plan.selection;
@@ -93,27 +94,30 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let mut total = Some(0u64);
     let mut ready = Vec::new();
     for lane in lanes {
-        let checked = open::distorted(inputs, &lane.path, rf).and_then(|d| {
-            let opened = [
-                (inputs.reference.as_path(), rf),
-                (lane.path.as_path(), d.format()),
-            ];
-            super::raw_flags::check_used(inputs.raw(), &opened)?;
-            check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
-            open::check_chroma(
-                &plan.features,
-                &inputs.reference,
-                rf,
-                &lane.path,
-                d.format(),
-            )?;
-            if d.is_y4m() {
-                open::metric_set(&plan.features, d.format(), true)?;
-            }
-            let n = check_lengths(&*reference, &*d, &sel)?
-                .or_else(|| crate::progress::estimate(&*reference, &*d, &sel));
-            Ok((d, n))
-        });
+        let opened = open::distorted(inputs, &lane.path, rf);
+        let checked = opened
+            .map(|d| as_vmaf_reads(d, &plan.features))
+            .and_then(|d| {
+                let opened = [
+                    (inputs.reference.as_path(), rf),
+                    (lane.path.as_path(), d.format()),
+                ];
+                super::raw_flags::check_used(inputs.raw(), &opened)?;
+                check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
+                open::check_chroma(
+                    &plan.features,
+                    &inputs.reference,
+                    rf,
+                    &lane.path,
+                    d.format(),
+                )?;
+                if d.is_y4m() {
+                    open::metric_set(&plan.features, d.format(), true)?;
+                }
+                let n = check_lengths(&*reference, &*d, &sel)?
+                    .or_else(|| crate::progress::estimate(&*reference, &*d, &sel));
+                Ok((d, n))
+            });
         match checked {
             Ok((d, n)) => {
                 total = total.zip(n).map(|(a, b)| a + b);

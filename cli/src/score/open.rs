@@ -117,10 +117,10 @@ pub fn check_lengths(
 /// The metrics of `features` checked for `format`'s frames, before any work
 /// (a size a metric cannot take names the metric and the size). A Y4M input
 /// (`y4m`) of a chroma layout that the `vmaf` command line converts before
-/// scoring (4:2:2, 4:1:1, mono) is refused for a metric that reads chroma:
-/// vkssim does not reproduce that conversion.
+/// scoring (4:2:2, 4:1:1) is refused for a metric that reads chroma:
+/// vkssim does not reproduce that conversion (mono's it does: `y4m_mono`).
 pub fn metric_set(features: &Features, format: VideoFormat, y4m: bool) -> Result<MetricSet> {
-    let converted = matches!(format.chroma, Chroma::C422 | Chroma::C411 | Chroma::Mono);
+    let converted = matches!(format.chroma, Chroma::C422 | Chroma::C411);
     if y4m && converted && features.needs_chroma() {
         anyhow::bail!(
             "psnr on a Y4M input of {} chroma: the vmaf command line's Y4M reader converts \

@@ -13,6 +13,7 @@ use vkssim::metric::MetricSet;
 
 use super::open::{self, check_geometry, check_lengths, start_engine};
 use super::report::{report, write_scores};
+use super::y4m_mono::as_vmaf_reads;
 use crate::backend;
 use crate::output::Report;
 use crate::pipeline::{self, Input, Selection};
@@ -60,8 +61,9 @@ pub struct Scored {
 /// Opens and checks the pair of `plan` and starts its engine.
 pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let inputs = &plan.inputs;
-    let reference = open::reference(inputs)?;
+    let reference = as_vmaf_reads(open::reference(inputs)?, &plan.features);
     let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
+    let distorted = as_vmaf_reads(distorted, &plan.features);
     let (rf, df) = (reference.format(), distorted.format());
     let opened = [(inputs.reference.as_path(), rf), (inputs.dist(), df)];
     super::raw_flags::check_used(inputs.raw(), &opened)?;

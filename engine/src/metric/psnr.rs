@@ -71,7 +71,8 @@ impl PsnrOptions {
 
     /// Sets option `key` from its text `value` as libvmaf's option syntax
     /// spells it (`true` / `false`; `min_sse` a decimal number >= 0, read
-    /// as the `vmaf` command line reads it: see [`super::config::parse_number`]).
+    /// as the `vmaf` command line hands it to libvmaf: as a float, kept to 6
+    /// significant digits, so `1997.5679` is 1997.57).
     /// [`Error::InvalidOption`] naming the feature, the option and the value
     /// otherwise.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {

@@ -220,8 +220,8 @@ pub(crate) fn probe(prefix: &[u8]) -> Option<Probe> {
     buf.resize(prefix.len() + ffi::AVPROBE_PADDING_SIZE as usize, 0);
     let mut score: c_int = 0;
     let text = |p: *const std::ffi::c_char| {
-        // SAFETY: a null pointer or a static C string of the format's.
         (!p.is_null()).then(|| {
+            // SAFETY: `p` is not null: one of a format's static C strings.
             unsafe { std::ffi::CStr::from_ptr(p) }
                 .to_string_lossy()
                 .into_owned()

@@ -51,6 +51,20 @@ fn assert_same_file(what: &str, ours: &str, vmaf: &str) {
     eprintln!("{what}: {} lines identical", a.len());
 }
 
+/// The Y4M (`C{tag}`) in `dir` of `raw`, a file of `clip`.
+fn y4m_of(clip: &MetricClip, raw: &Path, tag: &str, dir: &Path) -> PathBuf {
+    let bytes = std::fs::read(raw).unwrap_or_else(|e| panic!("{}: {e}", raw.display()));
+    let (w, h) = (clip.width, clip.height);
+    let mut out = format!("YUV4MPEG2 W{w} H{h} F25:1 Ip A1:1 C{tag}\n").into_bytes();
+    for frame in bytes.chunks_exact(bytes.len() / clip.frames) {
+        out.extend_from_slice(b"FRAME\n");
+        out.extend_from_slice(frame);
+    }
+    let path = dir.join(raw.file_name().unwrap()).with_extension("y4m");
+    std::fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    path
+}
+
 /// A generated 8-bit luma-only pair as raw files, and the same frames as
 /// Y4M `Cmono` files in `dir`.
 struct MonoPair {
@@ -61,18 +75,7 @@ struct MonoPair {
 impl MonoPair {
     fn new(dir: &Path, width: u32, height: u32, frames: usize) -> Self {
         let clip = MetricClip::new(width, height, 8, Chroma::Mono, frames, Content::Noisy);
-        let y4m = [&clip.reference, &clip.distorted].map(|raw| {
-            let bytes = std::fs::read(raw).unwrap_or_else(|e| panic!("{}: {e}", raw.display()));
-            let mut out =
-                format!("YUV4MPEG2 W{width} H{height} F25:1 Ip A1:1 Cmono\n").into_bytes();
-            for frame in bytes.chunks_exact((width * height) as usize) {
-                out.extend_from_slice(b"FRAME\n");
-                out.extend_from_slice(frame);
-            }
-            let path = dir.join(raw.file_name().unwrap()).with_extension("y4m");
-            std::fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            path
-        });
+        let y4m = [&clip.reference, &clip.distorted].map(|raw| y4m_of(&clip, raw, "mono", dir));
         Self { clip, y4m }
     }
 
@@ -123,13 +126,23 @@ fn raw_mono_psnr_is_scored_on_luma_as_libvmaf_scores_4_0_0() {
 
 /// An 8-bit Y4M `Cmono` pair with psnr: vmaf's own output, whose Y4M reader
 /// makes 4:2:0 pictures of flat chroma (psnr_cb and psnr_cr at their
-/// ceiling), on the CPU twin and on Vulkan.
+/// ceiling), on the CPU twin and on Vulkan; and a mono reference against a
+/// 4:2:0 distorted Y4M, whose chroma vmaf compares with that flat chroma.
 #[test]
 fn y4m_mono_psnr_equals_vmafs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let pair = MonoPair::new(dir.path(), 67, 45, 3);
-    for feature in ["psnr", "psnr=enable_mse=true:enable_apsnr=true:min_sse=0.5"] {
-        let args = with_feature(&pair.y4m_args(), feature);
+    let c420 = MetricClip::new(67, 45, 8, Chroma::C420, 3, Content::Noisy);
+    let dist420 = y4m_of(&c420, &c420.distorted, "420jpeg", dir.path());
+    let mut mixed = pair.y4m_args();
+    mixed[3] = dist420.display().to_string();
+    let all = "psnr=enable_mse=true:enable_apsnr=true:min_sse=0.5";
+    for (inputs, feature) in [
+        (pair.y4m_args(), "psnr"),
+        (pair.y4m_args(), all),
+        (mixed, "psnr=enable_mse=true"),
+    ] {
+        let args = with_feature(&inputs, feature);
         let vmaf = run_ok(&paths::vmaf_cli(), &args, &dir.path().join("vmaf.json"));
         assert!(vmaf.contains("\"psnr_cb\""), "{vmaf}");
         for backend in ["cpu", "vulkan"] {
@@ -137,7 +150,8 @@ fn y4m_mono_psnr_equals_vmafs() {
             ours.extend(args.iter().cloned());
             ours.extend(strings(&["--backend", backend]));
             let text = run_ok(paths::vkssim_bin(), &ours, &dir.path().join("ours.json"));
-            assert_same_file(&format!("Y4M mono {feature} on {backend}"), &text, &vmaf);
+            let what = format!("Y4M mono against {} {feature} on {backend}", inputs[3]);
+            assert_same_file(&what, &text, &vmaf);
         }
     }
 }

@@ -164,8 +164,15 @@ impl Demuxer {
 
     /// Reads the stream's next packet into `packet`; false at the end of the
     /// input. A read error is [`Error::Demux`].
+    ///
+    /// `packet`'s previous contents are released first (and so is each
+    /// packet of another stream skipped here): `av_read_frame` overwrites
+    /// the packet without unreferencing its buffer, which would otherwise
+    /// leak every packet read.
     pub(super) fn read(&mut self, packet: &mut Packet, path: &Path) -> Result<bool> {
         loop {
+            // Dropping the old packet unreferences its buffer.
+            *packet = Packet::empty();
             match packet.read(&mut self.input) {
                 Ok(()) if packet.stream() == self.stream => return Ok(true),
                 Ok(()) => {}

@@ -98,3 +98,116 @@ fn item3_memory_flat_in_encoded_frames() {
         "peak RSS grew by {grown} KiB from 50 frames ({rss50} KiB) to 400 ({rss400} KiB)"
     );
 }
+
+/// A 50-frame 160x120 x264 clip with B-frames in `ext` (MP4 with its index
+/// in front, so that a cut copy still opens).
+fn x264_clip(ext: &str) -> PathBuf {
+    let encode = "-pix_fmt yuv420p -c:v libx264 -qp 12 -bf 2 -movflags +faststart";
+    encoded_clips::encoded(&format!("cut-source.{ext}"), "160x120", 50, encode)
+}
+
+/// The first `len` bytes of `clean`, saved as `dir/name`.
+fn cut(clean: &Path, len: usize, dir: &Path, name: &str) -> PathBuf {
+    let bytes = std::fs::read(clean).unwrap();
+    common::file(dir, name, &bytes[..len])
+}
+
+/// Byte position of the video packet at `index` in `path`, per ffprobe.
+fn packet_position(path: &Path, index: usize) -> usize {
+    let out = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "packet=pos",
+        ])
+        .args(["-of", "csv=p=0", s(path)])
+        .output()
+        .expect("running ffprobe");
+    assert!(out.status.success(), "ffprobe: {}", stderr_of(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines().nth(index).unwrap().trim().parse().unwrap()
+}
+
+fn stderr_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The frame numbers in a JSON output (or partial output).
+fn json_frames(path: &Path) -> Vec<u64> {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    v["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["frameNum"].as_u64().unwrap())
+        .collect()
+}
+
+/// Scores the full `clean` clip against `damaged`, with and without
+/// `--allow-length-mismatch`: both runs fail naming the cut file and its
+/// last decoded frame, never as a length mismatch, and keep the frames
+/// scored in `.partial`.
+fn assert_cut_is_an_error(clean: &Path, damaged: &Path, dir: &Path) {
+    for allow in [false, true] {
+        let out = dir.join(format!("s{allow}.json"));
+        let mut args = score_args(clean, damaged, &out);
+        if allow {
+            args.push("--allow-length-mismatch");
+        }
+        let o = run(&args, None);
+        let partial = PathBuf::from(format!("{}.partial", out.display()));
+        assert!(partial.exists(), "no .partial: {}", stderr(&o));
+        let frames = json_frames(&partial);
+        assert!(
+            (10..50).contains(&frames.len()),
+            "{} frames kept in .partial",
+            frames.len()
+        );
+        assert_eq!(frames, (0..frames.len() as u64).collect::<Vec<_>>());
+        let last = format!("the last frame decoded is frame {}", frames.len() - 1);
+        assert_fails(&o, &[s(damaged), "cut short", &last]);
+        let err = stderr(&o);
+        assert!(
+            !err.contains("length"),
+            "reported as a length mismatch: {err}"
+        );
+        assert!(!out.exists(), "a complete output was written: {err}");
+    }
+}
+
+/// Item 5: a Matroska file cut in half (libavformat: "File ended
+/// prematurely") is an error naming it and its last decoded frame.
+#[test]
+fn item5_truncated_mkv_is_an_error() {
+    let clean = x264_clip("mkv");
+    let dir = tempfile::tempdir().unwrap();
+    let len = std::fs::metadata(&clean).unwrap().len() as usize;
+    let damaged = cut(&clean, len / 2, dir.path(), "cut.mkv");
+    assert_cut_is_an_error(&clean, &damaged, dir.path());
+}
+
+/// Item 5: an MP4 (index in front) cut in the middle of a frame's data is an
+/// error naming it and its last decoded frame.
+#[test]
+fn item5_truncated_mp4_inside_a_frame_is_an_error() {
+    let clean = x264_clip("mp4");
+    let dir = tempfile::tempdir().unwrap();
+    let len = std::fs::metadata(&clean).unwrap().len() as usize;
+    let damaged = cut(&clean, len / 2, dir.path(), "cut.mp4");
+    assert_cut_is_an_error(&clean, &damaged, dir.path());
+}
+
+/// Item 5: an MP4 cut exactly between two frames' data (libavformat then
+/// ends the stream without an error) is an error too: its index places
+/// frames past the file's end.
+#[test]
+fn item5_truncated_mp4_between_frames_is_an_error() {
+    let clean = x264_clip("mp4");
+    let dir = tempfile::tempdir().unwrap();
+    let at = packet_position(&clean, 30);
+    let damaged = cut(&clean, at, dir.path(), "cut-between.mp4");
+    assert_cut_is_an_error(&clean, &damaged, dir.path());
+}

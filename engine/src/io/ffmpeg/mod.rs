@@ -36,7 +36,9 @@
 //! FFmpeg has no decoder for [`Error::UnsupportedCodec`]; a packet the
 //! decoder refuses, or a frame it reports as damaged (corrupt, concealed),
 //! [`Error::Decode`] naming the file, the frame and the decoder's message,
-//! unless [`DecodeErrors::Conceal`](crate::io::DecodeErrors::Conceal) is chosen.
+//! unless [`DecodeErrors::Conceal`](crate::io::DecodeErrors::Conceal) is chosen;
+//! a file cut short (its container ends before its data does) gives its
+//! frames up to the cut and then [`Error::CutShort`], whatever the options.
 
 mod ahead;
 mod annexb;

@@ -178,26 +178,27 @@ fn assert_cut_is_an_error(clean: &Path, damaged: &Path, dir: &Path) {
     }
 }
 
+/// The `ext` clip cut in half, scored against the whole one.
+fn assert_half_is_an_error(ext: &str) {
+    let clean = x264_clip(ext);
+    let dir = tempfile::tempdir().unwrap();
+    let len = std::fs::metadata(&clean).unwrap().len() as usize;
+    let damaged = cut(&clean, len / 2, dir.path(), &format!("cut.{ext}"));
+    assert_cut_is_an_error(&clean, &damaged, dir.path());
+}
+
 /// Item 5: a Matroska file cut in half (libavformat: "File ended
 /// prematurely") is an error naming it and its last decoded frame.
 #[test]
 fn item5_truncated_mkv_is_an_error() {
-    let clean = x264_clip("mkv");
-    let dir = tempfile::tempdir().unwrap();
-    let len = std::fs::metadata(&clean).unwrap().len() as usize;
-    let damaged = cut(&clean, len / 2, dir.path(), "cut.mkv");
-    assert_cut_is_an_error(&clean, &damaged, dir.path());
+    assert_half_is_an_error("mkv");
 }
 
 /// Item 5: an MP4 (index in front) cut in the middle of a frame's data is an
 /// error naming it and its last decoded frame.
 #[test]
 fn item5_truncated_mp4_inside_a_frame_is_an_error() {
-    let clean = x264_clip("mp4");
-    let dir = tempfile::tempdir().unwrap();
-    let len = std::fs::metadata(&clean).unwrap().len() as usize;
-    let damaged = cut(&clean, len / 2, dir.path(), "cut.mp4");
-    assert_cut_is_an_error(&clean, &damaged, dir.path());
+    assert_half_is_an_error("mp4");
 }
 
 /// Item 5: an MP4 cut exactly between two frames' data (libavformat then

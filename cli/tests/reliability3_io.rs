@@ -212,3 +212,116 @@ fn item5_truncated_mp4_between_frames_is_an_error() {
     let damaged = cut(&clean, at, dir.path(), "cut-between.mp4");
     assert_cut_is_an_error(&clean, &damaged, dir.path());
 }
+
+/// A 3-frame 32x24 Y4M clip whose header carries `tag` (say
+/// `XCOLORRANGE=FULL`; empty: none), `seed` choosing its pattern.
+fn y4m_with(dir: &Path, name: &str, tag: &str, seed: u32) -> PathBuf {
+    let mut bytes = common::y4m_clip(32, 24, 3, seed);
+    if !tag.is_empty() {
+        let end = bytes.iter().position(|&b| b == b'\n').unwrap();
+        bytes.splice(end..end, format!(" {tag}").into_bytes());
+    }
+    common::file(dir, name, &bytes)
+}
+
+/// `score -r R -d D ... --backend cpu`, psnr into `dir/s.json`, with `more`.
+fn run_pair(dir: &Path, r: &Path, d: &Path, more: &[&str]) -> std::process::Output {
+    let out = dir.join("s.json");
+    let mut args = vec!["score", "-r", s(r), "-d", s(d), "--backend", "cpu"];
+    args.extend(["--feature", "psnr", "--json", "-o", s(&out)]);
+    args.extend_from_slice(more);
+    run(&args, None)
+}
+
+/// Asserts success and a range note saying `reference` and `distorted`.
+fn assert_range_note(o: &std::process::Output, reference: &str, distorted: &str) {
+    assert_ok(o);
+    let err = stderr(o);
+    for needle in [reference, distorted, "scored as stored"] {
+        assert!(err.contains(needle), "stderr lacks {needle:?}: {err}");
+    }
+}
+
+/// Asserts success and that standard error holds no range note.
+fn assert_no_range_note(o: &std::process::Output) {
+    assert_ok(o);
+    let err = stderr(o);
+    assert!(!err.contains("range"), "unexpected note: {err}");
+}
+
+/// Item 6: a Y4M reference declared full range against a distorted declared
+/// limited: scored as stored, with a note naming both (silenced by `-q`).
+#[test]
+fn item6_y4m_full_against_limited_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = y4m_with(dir.path(), "full.y4m", "XCOLORRANGE=FULL", 1);
+    let d = y4m_with(dir.path(), "limited.y4m", "XCOLORRANGE=LIMITED", 40);
+    let o = run_pair(dir.path(), &r, &d, &[]);
+    assert_range_note(
+        &o,
+        &format!("the reference {} is full range (XCOLORRANGE=FULL)", s(&r)),
+        &format!(
+            "the distorted {} is limited range (XCOLORRANGE=LIMITED)",
+            s(&d)
+        ),
+    );
+    assert_no_range_note(&run_pair(dir.path(), &r, &d, &["-q"]));
+}
+
+/// Item 6: an inputs' declared range the same (or none declared at all)
+/// gives no note.
+#[test]
+fn item6_same_range_is_not_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let full_r = y4m_with(dir.path(), "r.y4m", "XCOLORRANGE=FULL", 1);
+    let full_d = y4m_with(dir.path(), "d.y4m", "XCOLORRANGE=FULL", 40);
+    assert_no_range_note(&run_pair(dir.path(), &full_r, &full_d, &[]));
+    let plain_r = y4m_with(dir.path(), "pr.y4m", "", 1);
+    let limited_d = y4m_with(dir.path(), "ld.y4m", "XCOLORRANGE=LIMITED", 40);
+    assert_no_range_note(&run_pair(dir.path(), &plain_r, &limited_d, &[]));
+}
+
+/// Item 6: an encoded full-range input (x264 with `-pix_fmt yuvj420p`,
+/// decoded as yuvj420p) against a Y4M that declares no range: noted, the
+/// distorted's range named by its pixel format; in a ladder, only the lane
+/// whose range differs is noted.
+#[test]
+fn item6_encoded_yuvj420p_against_limited_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = y4m_with(dir.path(), "plain.y4m", "", 1);
+    let encode = "-pix_fmt yuvj420p -c:v libx264 -qp 20";
+    let d = encoded_clips::encoded("full-range.mkv", "32x24", 3, encode);
+    let o = run_pair(dir.path(), &r, &d, &[]);
+    assert_range_note(
+        &o,
+        &format!("the reference {} declares no range", s(&r)),
+        &format!(
+            "the distorted {} is full range (pixel format yuvj420p)",
+            s(&d)
+        ),
+    );
+    let limited = y4m_with(dir.path(), "l.y4m", "XCOLORRANGE=LIMITED", 40);
+    let out = dir.path().join("out");
+    let ladder = [
+        "score",
+        "-r",
+        s(&r),
+        "-d",
+        s(&limited),
+        "-d",
+        s(&d),
+        "--backend",
+        "cpu",
+        "--json",
+        "--output-dir",
+        s(&out),
+    ];
+    let o = run(&ladder, None);
+    assert_ok(&o);
+    let err = stderr(&o);
+    assert_eq!(err.matches("scored as stored").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("the distorted {} is full range", s(&d))),
+        "{err}"
+    );
+}

@@ -105,6 +105,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
             if d.is_y4m() {
                 open::metric_set(&plan.features, d.format(), true)?;
             }
+            open::note_ranges(plan.quiet, &*reference, &*d);
             let n = check_lengths(&*reference, &*d, &sel)?
                 .or_else(|| crate::progress::estimate(&*reference, &*d, &sel));
             Ok((d, n))

@@ -65,6 +65,7 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let (rf, df) = (reference.format(), distorted.format());
     check_geometry(&inputs.reference, rf, inputs.dist(), df)?;
     open::check_chroma(&plan.features, &inputs.reference, rf, inputs.dist(), df)?;
+    open::note_ranges(plan.quiet, &*reference, &*distorted);
     let y4m = reference.is_y4m() || distorted.is_y4m();
     let metrics = open::metric_set(&plan.features, rf, y4m)?;
     let to_score = check_lengths(&*reference, &*distorted, &plan.selection)?

@@ -64,7 +64,7 @@ use self::decoded::Decoded;
 use self::demux::Demuxer;
 use self::scale::Scaler;
 use crate::io::range::check_plane;
-use crate::io::{DecodeOptions, LumaReader, VideoFormat};
+use crate::io::{DeclaredRange, DecodeOptions, LumaReader, VideoFormat};
 use crate::{Component, Error, Result};
 
 /// The FFmpeg libraries' version, as `FFmpeg 5.1.6 (libavcodec 59.37.100)`.
@@ -113,6 +113,8 @@ pub struct FfmpegReader {
     /// Frames consumed (read or skipped).
     frames_read: u64,
     estimate: Option<u64>,
+    /// The range the first frame declares.
+    range: Option<DeclaredRange>,
 }
 
 impl FfmpegReader {
@@ -162,6 +164,7 @@ impl FfmpegReader {
             |reason: String| Error::Unsupported(format!("{}: {reason}", path.display()));
         let mut decoded = Decoded::new(path.to_path_buf(), demuxer, decoder, options.errors);
         let first = decoded.next_frame()?;
+        let range = first.as_ref().and_then(pixfmt::declared_range);
         let (pixel, source) = match &first {
             Some(frame) => {
                 let p = frame.format();
@@ -199,6 +202,7 @@ impl FfmpegReader {
             frame: first.unwrap_or_else(frame::Video::empty),
             frames_read: 0,
             estimate,
+            range,
         })
     }
 
@@ -299,6 +303,10 @@ impl LumaReader for FfmpegReader {
 
     fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
         self.deliver_planes(dst, false)
+    }
+
+    fn color_range(&self) -> Option<DeclaredRange> {
+        self.range.clone()
     }
 
     fn skip(&mut self, frames: u64) -> Result<u64> {

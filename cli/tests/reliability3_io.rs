@@ -325,3 +325,72 @@ fn item6_encoded_yuvj420p_against_limited_is_noted() {
         "{err}"
     );
 }
+
+/// Item 9: a stream that changes size midway (two raw H.264 streams, 64x48
+/// then 96x64, one after the other) is refused at the change, in words that
+/// say so, not as a decoding failure.
+#[test]
+fn item9_size_change_is_named_as_such() {
+    let x264 = "-pix_fmt yuv420p -c:v libx264 -f h264";
+    let small = encoded_clips::encoded("small.h264", "64x48", 5, x264);
+    let large = encoded_clips::encoded("large.h264", "96x64", 5, x264);
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(&small).unwrap();
+    bytes.extend(std::fs::read(&large).unwrap());
+    let changing = common::file(dir.path(), "changing.h264", &bytes);
+    let r = common::file(dir.path(), "r.y4m", &common::y4m_clip(64, 48, 10, 1));
+    let o = run_pair(dir.path(), &r, &changing, &[]);
+    let said = format!(
+        "{}: the stream changes size at frame 5, from 64x48 to 96x64",
+        s(&changing)
+    );
+    assert_fails(&o, &[&said, "which vkssim does not score"]);
+    assert!(!stderr(&o).contains("decoding failed"), "{}", stderr(&o));
+}
+
+/// Item 9: what libavformat logs about an input that an error quotes is
+/// printed once, inside the error, not also as a log line before it.
+#[test]
+fn item9_ffmpeg_messages_are_printed_once() {
+    let clean = x264_clip("mkv");
+    let dir = tempfile::tempdir().unwrap();
+    let len = std::fs::metadata(&clean).unwrap().len() as usize;
+    let damaged = cut(&clean, len / 2, dir.path(), "cut.mkv");
+    let o = run_pair(dir.path(), &clean, &damaged, &["-q"]);
+    assert_fails(&o, &["File ended prematurely"]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("File ended prematurely").count(), 1, "{err}");
+}
+
+/// Item 9: probing a raw YUV file not named `.yuv` with libavformat (raw
+/// layout given) prints nothing: the probe's messages are not the user's.
+#[test]
+fn item9_raw_probe_is_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let y4m = common::y4m_clip(64, 48, 3, 1);
+    // The Y4M's frames without its header and FRAME lines: raw 4:2:0.
+    let frame = 64 * 48 * 3 / 2;
+    let body: Vec<u8> = y4m[y4m.iter().position(|&b| b == b'\n').unwrap() + 1..]
+        .chunks(6 + frame)
+        .flat_map(|c| c[6..].to_vec())
+        .collect();
+    let r = common::file(dir.path(), "r.raw", &body);
+    let d = common::file(dir.path(), "d.bin", &body);
+    let raw = ["-w", "64", "-h", "48", "-p", "420", "-b", "8", "-q"];
+    let o = run_pair(dir.path(), &r, &d, &raw);
+    assert_ok(&o);
+    assert_eq!(stderr(&o), "", "stderr is not empty");
+}
+
+/// Item 9: a resized input whose geometry is refused (10-bit against an
+/// 8-bit reference) is named by its own size, not the size it was resized
+/// to.
+#[test]
+fn item9_resized_input_error_shows_its_own_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = encoded_clips::encoded("deep.mkv", "96x64", 3, "-pix_fmt yuv420p10le -c:v ffv1");
+    let r = common::file(dir.path(), "r.y4m", &common::y4m_clip(64, 48, 3, 1));
+    let o = run_pair(dir.path(), &r, &deep, &["--resize-distorted", "bicubic"]);
+    let said = format!("distorted {} is 96x64 10-bit (resized to 64x48)", s(&deep));
+    assert_fails(&o, &[&said]);
+}

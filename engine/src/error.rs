@@ -254,6 +254,21 @@ pub enum Error {
         /// index pointing past the file's end.
         reason: String,
     },
+    /// An encoded stream whose frames change size or pixel format midway
+    /// (a new sequence header): the frames before the change were delivered.
+    #[error("{path}: the stream changes {what} at frame {frame}, from {from} to {to}, which vkssim does not score (it scores frames of one size and pixel format)")]
+    StreamChange {
+        /// The file.
+        path: PathBuf,
+        /// The first frame of the new size or format.
+        frame: u64,
+        /// `size`, `pixel format`, or `size and pixel format`.
+        what: String,
+        /// The stream's first frames' size or format (`64x48`, `yuv420p`).
+        from: String,
+        /// This frame's.
+        to: String,
+    },
     /// An encoded input holds no video stream.
     #[error("{path}: has no video stream (it holds {streams})")]
     NoVideoStream {

@@ -94,7 +94,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let mut ready = Vec::new();
     for lane in lanes {
         let checked = open::distorted(inputs, &lane.path, rf).and_then(|d| {
-            check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
+            check_geometry(&inputs.reference, rf, &*d)?;
             open::check_chroma(
                 &plan.features,
                 &inputs.reference,

@@ -77,20 +77,28 @@ pub fn note_ranges(quiet: bool, reference: &dyn LumaReader, distorted: &dyn Luma
     ));
 }
 
-/// Refuses a distorted input whose geometry differs from the reference's.
-pub fn check_geometry(
-    reference: &Path,
-    rf: VideoFormat,
-    distorted: &Path,
-    df: VideoFormat,
-) -> Result<()> {
+/// Refuses a distorted input whose geometry differs from the reference's;
+/// a resized one (`--resize-distorted`) is named by its own size, the size
+/// it was resized to beside it.
+pub fn check_geometry(reference: &Path, rf: VideoFormat, distorted: &dyn LumaReader) -> Result<()> {
     let g = |f: VideoFormat| PlaneGeometry::new(f.width, f.height, f.bit_depth);
-    g(rf).expect_same(
-        &format!("reference {}", reference.display()),
-        g(df),
-        &format!("distorted {}", distorted.display()),
-    )?;
-    Ok(())
+    let (df, stored) = (distorted.format(), distorted.stored_format());
+    if g(rf) == g(df) {
+        return Ok(());
+    }
+    let resized = if (df.width, df.height) != (stored.width, stored.height) {
+        format!(" (resized to {}x{})", df.width, df.height)
+    } else {
+        String::new()
+    };
+    Err(Error::GeometryMismatch(format!(
+        "reference {} is {} but distorted {} is {}{resized}",
+        reference.display(),
+        g(rf),
+        distorted.path().display(),
+        g(stored)
+    ))
+    .into())
 }
 
 /// When both inputs know their length up front (regular files), checks it now,

@@ -63,7 +63,7 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let reference = open::reference(inputs)?;
     let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
     let (rf, df) = (reference.format(), distorted.format());
-    check_geometry(&inputs.reference, rf, inputs.dist(), df)?;
+    check_geometry(&inputs.reference, rf, &*distorted)?;
     open::check_chroma(&plan.features, &inputs.reference, rf, inputs.dist(), df)?;
     open::note_ranges(plan.quiet, &*reference, &*distorted);
     let y4m = reference.is_y4m() || distorted.is_y4m();

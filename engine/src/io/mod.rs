@@ -121,6 +121,12 @@ pub trait LumaReader: Send {
         false
     }
 
+    /// The layout of the input's frames as stored, before any resizing
+    /// ([`DecodeOptions::resize`]); by default [`LumaReader::format`].
+    fn stored_format(&self) -> VideoFormat {
+        self.format()
+    }
+
     /// The colour range the input declares, if it declares one (a Y4M
     /// header's `XCOLORRANGE`, an encoded stream's range); `None` by default
     /// (raw YUV declares none). Frames are read as stored whatever it is.
@@ -193,6 +199,9 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn color_range(&self) -> Option<DeclaredRange> {
         (**self).color_range()
+    }
+    fn stored_format(&self) -> VideoFormat {
+        (**self).stored_format()
     }
     fn skip(&mut self, frames: u64) -> Result<u64> {
         (**self).skip(frames)

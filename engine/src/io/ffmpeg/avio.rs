@@ -190,10 +190,12 @@ pub(crate) fn probe(prefix: &[u8]) -> Option<(String, bool)> {
     let mut buf = prefix.to_vec();
     buf.resize(prefix.len() + ffi::AVPROBE_PADDING_SIZE as usize, 0);
     let mut score: c_int = 0;
+    // The probe's complaints about bytes that are not its format (raw YUV)
+    // are not printed.
     // SAFETY: `pd` points at `buf`, which holds `buf_size` bytes and the
     // zeroed padding FFmpeg requires, for the call; the other fields are
     // null (no file name, no MIME type). The returned format is static.
-    let format = unsafe {
+    let format = super::log::quietly(|| unsafe {
         let mut pd: ffi::AVProbeData = std::mem::zeroed();
         pd.buf = buf.as_mut_ptr();
         pd.buf_size = prefix.len() as c_int;
@@ -202,9 +204,11 @@ pub(crate) fn probe(prefix: &[u8]) -> Option<(String, bool)> {
         if f.is_null() {
             return None;
         }
-        std::ffi::CStr::from_ptr((*f).name)
-            .to_string_lossy()
-            .into_owned()
-    };
+        Some(
+            std::ffi::CStr::from_ptr((*f).name)
+                .to_string_lossy()
+                .into_owned(),
+        )
+    })?;
     Some((format, score > ffi::AVPROBE_SCORE_EXTENSION + 1))
 }

@@ -67,7 +67,8 @@ impl Decoded {
 
     /// The next decoded frame; `None` at the end of the stream. A packet the
     /// decoder refuses or a damaged frame is [`Error::Decode`] (unless
-    /// concealed), a frame of another size or format too; a read that fails
+    /// concealed), a frame of another size or format
+    /// [`Error::StreamChange`]; a read that fails
     /// is [`Error::Demux`]. After an error the next call goes on with the
     /// stream (as the decoder can).
     ///
@@ -188,15 +189,32 @@ impl Decoded {
             return Ok(());
         };
         if this != first {
-            let ((p, w, h), (p0, w0, h0)) = (this, first);
-            return Err(self.decode_error(format!(
-                "this frame is {w}x{h} {}, but the stream started as {w0}x{h0} {}; \
-                 vkssim scores frames of one size and format",
-                pixfmt::name(p),
-                pixfmt::name(p0)
-            )));
+            return Err(self.change(first, this));
         }
         Ok(())
+    }
+
+    /// [`Error::StreamChange`] at this frame, from `first` to `this`.
+    fn change(&self, first: (Pixel, u32, u32), this: (Pixel, u32, u32)) -> Error {
+        let ((p0, w0, h0), (p, w, h)) = (first, this);
+        let (size0, size) = (format!("{w0}x{h0}"), format!("{w}x{h}"));
+        let (name0, name) = (pixfmt::name(p0), pixfmt::name(p));
+        let (what, from, to) = match (size0 == size, p0 == p) {
+            (false, true) => ("size", size0, size),
+            (true, false) => ("pixel format", name0, name),
+            _ => (
+                "size and pixel format",
+                format!("{size0} {name0}"),
+                format!("{size} {name}"),
+            ),
+        };
+        Error::StreamChange {
+            path: self.path.clone(),
+            frame: self.decoded,
+            what: what.to_string(),
+            from,
+            to,
+        }
     }
 
     /// Refuses (or, concealing, warns about) damage that the frame's flags

@@ -65,7 +65,10 @@ impl Demuxer {
         sure: bool,
     ) -> Result<Self> {
         let id = log::new_id();
-        let input = open_context(path, io.as_mut(), id)?;
+        // With a raw layout given (`sure`), the input may be raw YUV: the
+        // probe's complaints are not printed.
+        let mut open = || open_context(path, io.as_mut(), id);
+        let input = if sure { log::quietly(open) } else { open() }?;
         if sure && !confident(&input, path) {
             log::forget(id);
             return Err(Error::Demux {
@@ -180,9 +183,11 @@ impl Demuxer {
             match packet.read(&mut self.input) {
                 Ok(()) if packet.stream() == self.stream => {
                     // Errors logged on the way to a packet were recovered
-                    // from (tracing has them): only those logged at the
-                    // end tell how the input ended.
-                    log::take(self.id);
+                    // from: warnings (no error quotes them); only those
+                    // logged at the end tell how the input ended.
+                    if let Some(logged) = log::take(self.id) {
+                        tracing::warn!("{}: {logged}", path.display());
+                    }
                     return Ok(Read::Packet);
                 }
                 Ok(()) => {}

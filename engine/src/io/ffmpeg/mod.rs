@@ -101,6 +101,8 @@ pub struct FfmpegReader {
     path: PathBuf,
     /// The frames delivered (after resizing).
     format: VideoFormat,
+    /// The decoded frames' (before resizing).
+    stored: VideoFormat,
     scaler: Option<Scaler>,
     /// The codec's name.
     codec: String,
@@ -195,6 +197,7 @@ impl FfmpegReader {
         Ok(Self {
             path: path.to_path_buf(),
             format,
+            stored: source,
             scaler,
             codec,
             frames: Frames::new(decoded, ahead, path),
@@ -307,6 +310,10 @@ impl LumaReader for FfmpegReader {
 
     fn color_range(&self) -> Option<DeclaredRange> {
         self.range.clone()
+    }
+
+    fn stored_format(&self) -> VideoFormat {
+        self.stored
     }
 
     fn skip(&mut self, frames: u64) -> Result<u64> {

@@ -36,6 +36,8 @@ fn score_args<'a>(r: &'a Path, d: &'a Path, out: &'a Path) -> Vec<&'a str> {
 /// Runs vkssim with `args` and returns its exit status and its peak resident
 /// set size in KiB (the kernel's `ru_maxrss` of that one child, through
 /// `wait4`).
+// The child is reaped by `wait4`, which std does not know of.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(args: &[&str]) -> (i32, i64) {
     let child = Command::new(env!("CARGO_BIN_EXE_vkssim"))
         .args(args)

@@ -2,7 +2,9 @@
 //! (issue 29): memory that stays flat in the number of encoded packets read
 //! (item 3), truncated containers (item 5), inputs that declare different
 //! colour ranges (item 6), and the decoder's and demuxer's messages (item 9).
-//! Each test is named after the item it covers.
+//! Each test is named after the item it covers. (All need FFmpeg's
+//! libraries: the encoded inputs, and the Y4M range notes' tests beside them.)
+#![cfg(feature = "ffmpeg")]
 
 mod common;
 mod encoded_clips;

@@ -240,6 +240,36 @@ pub enum Error {
         /// libavformat's message.
         reason: String,
     },
+    /// An encoded input's container ends before its data does: a file cut
+    /// short (a copy or download that stopped, a recording still being
+    /// written). The frames decoded before the cut were delivered; a
+    /// shorter input is not what this is, so no length option accepts it.
+    #[error("{path}: the file is cut short: it ends before its data does ({reason}); {}", last_decoded(*.frames))]
+    CutShort {
+        /// The file.
+        path: PathBuf,
+        /// Frames decoded (delivered) before the cut; for
+        /// [`crate::io::ffmpeg::AnnexB`], the packets (access units) read.
+        frames: u64,
+        /// How the cut shows: libavformat's message, or the container's
+        /// index pointing past the file's end.
+        reason: String,
+    },
+    /// An encoded stream whose frames change size or pixel format midway
+    /// (a new sequence header): the frames before the change were delivered.
+    #[error("{path}: the stream changes {what} at frame {frame}, from {from} to {to}, which vkssim does not score (it scores frames of one size and pixel format)")]
+    StreamChange {
+        /// The file.
+        path: PathBuf,
+        /// The first frame of the new size or format.
+        frame: u64,
+        /// `size`, `pixel format`, or `size and pixel format`.
+        what: String,
+        /// The stream's first frames' size or format (`64x48`, `yuv420p`).
+        from: String,
+        /// This frame's.
+        to: String,
+    },
     /// An encoded input holds no video stream.
     #[error("{path}: has no video stream (it holds {streams})")]
     NoVideoStream {
@@ -364,6 +394,14 @@ fn sample_place(plane: &Option<PlaneRole>, at: &SampleAt) -> String {
         SampleAt::Slot => format!("{} frame slot", role(plane)),
         SampleAt::HostPlane => format!("{} host plane", role(plane)),
         SampleAt::Device => format!("{} plane", role(plane)),
+    }
+}
+
+/// How [`Error::CutShort`] names the last frame decoded.
+fn last_decoded(frames: u64) -> String {
+    match frames.checked_sub(1) {
+        Some(last) => format!("the last frame decoded is frame {last}"),
+        None => "no frame could be decoded from it".to_string(),
     }
 }
 

@@ -112,6 +112,8 @@ fn from_kind(e: &E, message: String) -> PyErr {
         | E::NoVideoStream { .. }
         | E::NoSuchStream { .. }
         | E::UnsupportedCodec { .. }
+        | E::CutShort { .. }
+        | E::StreamChange { .. }
         | E::Decode { .. } => InputError::new_err(message),
         E::GeometryMismatch(_) | E::PlaneTooSmall { .. } | E::FrameTooSmall { .. } => {
             GeometryError::new_err(message)

@@ -103,7 +103,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
                     (lane.path.as_path(), d.format()),
                 ];
                 super::raw_flags::check_used(inputs.raw(), &opened)?;
-                check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
+                check_geometry(&inputs.reference, rf, &*d)?;
                 open::check_chroma(
                     &plan.features,
                     &inputs.reference,
@@ -114,6 +114,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
                 if d.is_y4m() {
                     open::metric_set(&plan.features, d.format(), true)?;
                 }
+                open::note_ranges(plan.quiet, &*reference, &*d);
                 let n = check_lengths(&*reference, &*d, &sel)?
                     .or_else(|| crate::progress::estimate(&*reference, &*d, &sel));
                 Ok((d, n))

@@ -1,12 +1,13 @@
 //! The steps every run of decoded frames takes before it scores: opening an
 //! input, checking a distorted input against the reference (geometry,
-//! lengths), and starting the engine for the reference's frames.
+//! lengths; a note when their colour ranges differ), and starting the engine
+//! for the reference's frames.
 
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 use vkssim::frame::PlaneGeometry;
-use vkssim::io::{open_input_with, Chroma, LumaReader, VideoFormat};
+use vkssim::io::{open_input_with, ranges_differ, Chroma, DeclaredRange, LumaReader, VideoFormat};
 use vkssim::metric::MetricSet;
 use vkssim::Error;
 
@@ -54,20 +55,50 @@ pub fn check_chroma(
     Ok(())
 }
 
-/// Refuses a distorted input whose geometry differs from the reference's.
-pub fn check_geometry(
-    reference: &Path,
-    rf: VideoFormat,
-    distorted: &Path,
-    df: VideoFormat,
-) -> Result<()> {
+/// Says on standard error (unless `quiet`) when the two inputs' declared
+/// colour ranges differ ([`ranges_differ`]): both are scored as stored, as
+/// libvmaf scores them.
+pub fn note_ranges(quiet: bool, reference: &dyn LumaReader, distorted: &dyn LumaReader) {
+    let (r, d) = (reference.color_range(), distorted.color_range());
+    if quiet || !ranges_differ(r.as_ref(), d.as_ref()) {
+        return;
+    }
+    let says = |range: Option<DeclaredRange>| match range {
+        Some(range) => format!("is {range}"),
+        None => "declares no range (limited, by convention)".to_string(),
+    };
+    crate::stdio::note(format!(
+        "vkssim: note: the reference {} {} and the distorted {} {}; both are scored as \
+         stored (no range conversion), as libvmaf does",
+        reference.path().display(),
+        says(r),
+        distorted.path().display(),
+        says(d)
+    ));
+}
+
+/// Refuses a distorted input whose geometry differs from the reference's;
+/// a resized one (`--resize-distorted`) is named by its own size, the size
+/// it was resized to beside it.
+pub fn check_geometry(reference: &Path, rf: VideoFormat, distorted: &dyn LumaReader) -> Result<()> {
     let g = |f: VideoFormat| PlaneGeometry::new(f.width, f.height, f.bit_depth);
-    g(rf).expect_same(
-        &format!("reference {}", reference.display()),
-        g(df),
-        &format!("distorted {}", distorted.display()),
-    )?;
-    Ok(())
+    let (df, stored) = (distorted.format(), distorted.stored_format());
+    if g(rf) == g(df) {
+        return Ok(());
+    }
+    let resized = if (df.width, df.height) != (stored.width, stored.height) {
+        format!(" (resized to {}x{})", df.width, df.height)
+    } else {
+        String::new()
+    };
+    Err(Error::GeometryMismatch(format!(
+        "reference {} is {} but distorted {} is {}{resized}",
+        reference.display(),
+        g(rf),
+        distorted.path().display(),
+        g(stored)
+    ))
+    .into())
 }
 
 /// When both inputs know their length up front (regular files), checks it now,

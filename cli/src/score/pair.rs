@@ -67,8 +67,9 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let (rf, df) = (reference.format(), distorted.format());
     let opened = [(inputs.reference.as_path(), rf), (inputs.dist(), df)];
     super::raw_flags::check_used(inputs.raw(), &opened)?;
-    check_geometry(&inputs.reference, rf, inputs.dist(), df)?;
+    check_geometry(&inputs.reference, rf, &*distorted)?;
     open::check_chroma(&plan.features, &inputs.reference, rf, inputs.dist(), df)?;
+    open::note_ranges(plan.quiet, &*reference, &*distorted);
     let y4m = reference.is_y4m() || distorted.is_y4m();
     let metrics = open::metric_set(&plan.features, rf, y4m)?;
     let to_score = check_lengths(&*reference, &*distorted, &plan.selection)?

@@ -109,4 +109,13 @@ impl LumaReader for FlatChroma {
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         self.inner.read_frame()
     }
+    fn color_range(&self) -> Option<vkssim::io::DeclaredRange> {
+        self.inner.color_range()
+    }
+    fn stored_format(&self) -> VideoFormat {
+        VideoFormat {
+            chroma: Chroma::C420,
+            ..self.inner.stored_format()
+        }
+    }
 }

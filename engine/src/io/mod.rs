@@ -32,6 +32,7 @@
 //! [`Error::EmptyInput`] when it is standard input (empty or closed) or has no
 //! complete raw format; an empty raw file of a known format has no frame.
 
+mod color_range;
 mod decode_options;
 #[cfg(feature = "ffmpeg")]
 pub mod ffmpeg;
@@ -55,6 +56,7 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use color_range::{ranges_differ, ColorRange, DeclaredRange};
 pub use decode_options::{DecodeErrors, DecodeOptions, Resize, ScaleAlgorithm};
 pub use format::{Chroma, VideoFormat, MAX_DIMENSION, PIXEL_FORMATS};
 pub use index::FrameIndex;
@@ -121,6 +123,19 @@ pub trait LumaReader: Send {
         false
     }
 
+    /// The layout of the input's frames as stored, before any resizing
+    /// ([`DecodeOptions::resize`]); by default [`LumaReader::format`].
+    fn stored_format(&self) -> VideoFormat {
+        self.format()
+    }
+
+    /// The colour range the input declares, if it declares one (a Y4M
+    /// header's `XCOLORRANGE`, an encoded stream's range); `None` by default
+    /// (raw YUV declares none). Frames are read as stored whatever it is.
+    fn color_range(&self) -> Option<DeclaredRange> {
+        None
+    }
+
     /// Skips up to `frames` frames; returns how many were skipped (fewer only at
     /// the end of the input).
     fn skip(&mut self, frames: u64) -> Result<u64>;
@@ -183,6 +198,12 @@ impl<T: LumaReader + ?Sized> LumaReader for Box<T> {
     }
     fn is_y4m(&self) -> bool {
         (**self).is_y4m()
+    }
+    fn color_range(&self) -> Option<DeclaredRange> {
+        (**self).color_range()
+    }
+    fn stored_format(&self) -> VideoFormat {
+        (**self).stored_format()
     }
     fn skip(&mut self, frames: u64) -> Result<u64> {
         (**self).skip(frames)

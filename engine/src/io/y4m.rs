@@ -30,7 +30,7 @@ use std::sync::Arc;
 use super::frames::{Frames, LumaDst};
 use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
-use super::{Chroma, LumaReader, VideoFormat};
+use super::{Chroma, ColorRange, DeclaredRange, LumaReader, VideoFormat};
 use crate::{Error, LumaFrame, Result};
 
 /// The longest stream header read, `\n` included.
@@ -50,6 +50,9 @@ pub struct Y4mHeader {
     pub pixel_aspect: Option<(u32, u32)>,
     /// `I`: `b'p'` or `b'?'`, if given.
     pub interlace: Option<u8>,
+    /// `XCOLORRANGE=FULL` or `XCOLORRANGE=LIMITED`, if given (the last one
+    /// given counts; other values are ignored, as FFmpeg ignores them).
+    pub color_range: Option<ColorRange>,
 }
 
 /// Chroma and bit depth of a Y4M `C` tag's value, if vkssim reads it.
@@ -141,6 +144,7 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
         frame_rate: None,
         pixel_aspect: None,
         interlace: None,
+        color_range: None,
     };
     // W, H, C, F, I and A say one thing each: a second one is refused (X may repeat).
     let mut seen: Vec<&[u8]> = Vec::new();
@@ -185,6 +189,11 @@ pub fn parse_header(line: &[u8], path: &Path) -> Result<Y4mHeader> {
                     ))
                 })?;
             }
+            b'X' => match value {
+                b"COLORRANGE=FULL" => header.color_range = Some(ColorRange::Full),
+                b"COLORRANGE=LIMITED" => header.color_range = Some(ColorRange::Limited),
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -415,6 +424,18 @@ impl LumaReader for Y4mReader {
         true
     }
 
+    fn color_range(&self) -> Option<DeclaredRange> {
+        let range = self.header.color_range?;
+        let word = match range {
+            ColorRange::Full => "FULL",
+            ColorRange::Limited => "LIMITED",
+        };
+        Some(DeclaredRange {
+            range,
+            declared_by: format!("XCOLORRANGE={word}"),
+        })
+    }
+
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
         let Some(prefix) = self.frame_line()? else {
             return Ok(None);
@@ -495,6 +516,15 @@ mod tests {
         assert_eq!(h.format, VideoFormat::new(3, 1, 8, Chroma::C420).unwrap());
         assert_eq!(h.frame_rate, None);
         assert_eq!(h.interlace, None);
+        assert_eq!(h.color_range, Some(ColorRange::Limited));
+    }
+
+    #[test]
+    fn colour_range_is_read_from_its_x_tag() {
+        let full = header("YUV4MPEG2 W4 H2 XCOLORRANGE=FULL").unwrap();
+        assert_eq!(full.color_range, Some(ColorRange::Full));
+        let other = header("YUV4MPEG2 W4 H2 XCOLORRANGE=pc").unwrap();
+        assert_eq!(other.color_range, None);
     }
 
     #[test]

@@ -55,6 +55,10 @@ def score(
     threads, 0 for libavcodec's count). ``progress``: a callable
     ``progress(done, total)``, or True for a tqdm bar.
 
+    Files that declare different colour ranges (a Y4M ``XCOLORRANGE``, an
+    encoded stream's range) are scored as stored, as libvmaf does, with the
+    command line's note on standard error naming both.
+
     Raises a subclass of :class:`vkssim.Error` (with the frames scored
     before a mid-run error in its ``result``), and
     :class:`vkssim.Interrupted` on Ctrl-C. In a ladder every input is

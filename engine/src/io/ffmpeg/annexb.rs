@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use ffmpeg_next::{codec, Packet};
 
 use super::avcc::Avcc;
-use super::demux::Demuxer;
+use super::demux::{Demuxer, Read};
 use crate::io::DecodeOptions;
 use crate::{Error, Result};
 
@@ -21,6 +21,8 @@ pub struct AnnexB {
     /// The conversion, `None` when the packets are Annex B already.
     avcc: Option<Avcc>,
     packet: Packet,
+    /// Packets read.
+    packets: u64,
     /// The last packet converted.
     out: Vec<u8>,
 }
@@ -59,16 +61,27 @@ impl AnnexB {
             demuxer,
             avcc,
             packet: Packet::empty(),
+            packets: 0,
             out: Vec::new(),
         })
     }
 
     /// The next packet's bytes in Annex B (a whole access unit, in decoding
     /// order); `None` at the end of the stream. A read error, or a packet
-    /// whose NAL unit lengths run past it, is [`Error::Demux`].
+    /// whose NAL unit lengths run past it, is [`Error::Demux`]; a file cut
+    /// short is [`Error::CutShort`] in place of the end (its `frames` the
+    /// packets read).
     pub fn next_packet(&mut self) -> Result<Option<&[u8]>> {
-        if !self.demuxer.read(&mut self.packet, &self.path)? {
-            return Ok(None);
+        match self.demuxer.read(&mut self.packet, &self.path)? {
+            Read::Packet => self.packets += 1,
+            Read::End => return Ok(None),
+            Read::Cut(reason) => {
+                return Err(Error::CutShort {
+                    path: self.path.clone(),
+                    frames: self.packets,
+                    reason,
+                })
+            }
         }
         let data = self.packet.data().unwrap_or(&[]);
         let Some(avcc) = &mut self.avcc else {

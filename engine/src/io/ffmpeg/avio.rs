@@ -227,10 +227,12 @@ pub(crate) fn probe(prefix: &[u8]) -> Option<Probe> {
                 .into_owned()
         })
     };
+    // The probe's complaints about bytes that are not its format (raw YUV)
+    // are not printed.
     // SAFETY: `pd` points at `buf`, which holds `buf_size` bytes and the
     // zeroed padding FFmpeg requires, for the call; the other fields are
     // null (no file name, no MIME type). The returned format is static.
-    let (name, extensions) = unsafe {
+    let (name, extensions) = super::log::quietly(|| unsafe {
         let mut pd: ffi::AVProbeData = std::mem::zeroed();
         pd.buf = buf.as_mut_ptr();
         pd.buf_size = prefix.len() as c_int;
@@ -239,8 +241,8 @@ pub(crate) fn probe(prefix: &[u8]) -> Option<Probe> {
         if f.is_null() {
             return None;
         }
-        (text((*f).name), text((*f).extensions))
-    };
+        Some((text((*f).name), text((*f).extensions)))
+    })?;
     Some(Probe {
         name: name.unwrap_or_default(),
         sure: score > ffi::AVPROBE_SCORE_EXTENSION + 1,

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use ffmpeg_next::{format::Pixel, frame, Packet};
 
 use super::decode::{self, Decoder};
-use super::demux::Demuxer;
+use super::demux::{Demuxer, Read};
 use super::{log, message, pixfmt};
 use crate::io::DecodeErrors;
 use crate::{Error, Result};
@@ -27,6 +27,9 @@ pub(super) struct Decoded {
     draining: bool,
     /// The decoder has given its last frame.
     ended: bool,
+    /// Why the input is cut short, once its reads have found that (the
+    /// decoder then drains what it holds before the error is given).
+    cut: Option<String>,
     /// Frames the decoder has output (and the checks passed).
     decoded: u64,
     errors: DecodeErrors,
@@ -50,6 +53,7 @@ impl Decoded {
             packet: Packet::empty(),
             draining: false,
             ended: false,
+            cut: None,
             decoded: 0,
             errors,
             first: None,
@@ -63,10 +67,20 @@ impl Decoded {
 
     /// The next decoded frame; `None` at the end of the stream. A packet the
     /// decoder refuses or a damaged frame is [`Error::Decode`] (unless
-    /// concealed), a frame of another size or format too; a read that fails
+    /// concealed), a frame of another size or format
+    /// [`Error::StreamChange`]; a read that fails
     /// is [`Error::Demux`]. After an error the next call goes on with the
     /// stream (as the decoder can).
+    ///
+    /// An input cut short ([`Read::Cut`]) gives its frames up to the cut and
+    /// then [`Error::CutShort`] instead of the end; any error once the reads
+    /// have reached the cut (the decoder failing on a packet cut in two) is
+    /// that error too, and the stream ends there.
     pub(super) fn next_frame(&mut self) -> Result<Option<frame::Video>> {
+        self.next_checked().map_err(|e| self.or_cut(e))
+    }
+
+    fn next_checked(&mut self) -> Result<Option<frame::Video>> {
         use ffmpeg_next::Error as E;
         const EAGAIN: i32 = ffmpeg_next::util::error::EAGAIN;
         let mut frame = frame::Video::empty();
@@ -83,11 +97,38 @@ impl Decoded {
                     // Errors logged after the last frame (while draining).
                     let logged = log::take(self.decoder.id);
                     self.damaged(None, logged)?;
+                    if let Some(reason) = self.cut.take() {
+                        return Err(self.cut_error(reason));
+                    }
                 }
                 Err(e) => self.decoder_failed(e)?,
             }
         }
         Ok(None)
+    }
+
+    /// `e`, or [`Error::CutShort`] (ending the stream) when the input is
+    /// known to be cut short where reading has got to.
+    fn or_cut(&mut self, e: Error) -> Error {
+        if matches!(e, Error::CutShort { .. }) {
+            return e;
+        }
+        match self.cut.take().or_else(|| self.demuxer.cut_short()) {
+            Some(reason) => {
+                tracing::debug!("{e} (at the cut)");
+                self.ended = true;
+                self.cut_error(reason)
+            }
+            None => e,
+        }
+    }
+
+    fn cut_error(&self, reason: String) -> Error {
+        Error::CutShort {
+            path: self.path.clone(),
+            frames: self.decoded,
+            reason,
+        }
     }
 
     fn decode_error(&self, reason: String) -> Error {
@@ -114,11 +155,15 @@ impl Decoded {
 
     /// Hands the decoder the stream's next packet, or the end of the stream.
     fn feed(&mut self) -> Result<()> {
-        if self.demuxer.read(&mut self.packet, &self.path)? {
+        let read = self.demuxer.read(&mut self.packet, &self.path)?;
+        if let Read::Packet = read {
             if let Err(e) = self.decoder.send(&self.packet) {
                 self.decoder_failed(e)?;
             }
         } else {
+            if let Read::Cut(reason) = read {
+                self.cut = Some(reason);
+            }
             self.draining = true;
             if let Err(e) = self.decoder.send_eof() {
                 self.decoder_failed(e)?;
@@ -144,15 +189,32 @@ impl Decoded {
             return Ok(());
         };
         if this != first {
-            let ((p, w, h), (p0, w0, h0)) = (this, first);
-            return Err(self.decode_error(format!(
-                "this frame is {w}x{h} {}, but the stream started as {w0}x{h0} {}; \
-                 vkssim scores frames of one size and format",
-                pixfmt::name(p),
-                pixfmt::name(p0)
-            )));
+            return Err(self.change(first, this));
         }
         Ok(())
+    }
+
+    /// [`Error::StreamChange`] at this frame, from `first` to `this`.
+    fn change(&self, first: (Pixel, u32, u32), this: (Pixel, u32, u32)) -> Error {
+        let ((p0, w0, h0), (p, w, h)) = (first, this);
+        let (size0, size) = (format!("{w0}x{h0}"), format!("{w}x{h}"));
+        let (name0, name) = (pixfmt::name(p0), pixfmt::name(p));
+        let (what, from, to) = match (size0 == size, p0 == p) {
+            (false, true) => ("size", size0, size),
+            (true, false) => ("pixel format", name0, name),
+            _ => (
+                "size and pixel format",
+                format!("{size0} {name0}"),
+                format!("{size} {name}"),
+            ),
+        };
+        Error::StreamChange {
+            path: self.path.clone(),
+            frame: self.decoded,
+            what: what.to_string(),
+            from,
+            to,
+        }
     }
 
     /// Refuses (or, concealing, warns about) damage that the frame's flags

@@ -2,7 +2,8 @@
 //! picks its video stream (the first, or the n-th with
 //! [`DecodeOptions::stream`]; cover art is not a video stream here), tells the
 //! demuxer to drop every other stream's packets, and reads that stream's
-//! packets in file order ([`Demuxer::read`]).
+//! packets in file order ([`Demuxer::read`]), telling a clean end from a
+//! file cut short ([`Read::Cut`]).
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -64,7 +65,10 @@ impl Demuxer {
         sure: bool,
     ) -> Result<Self> {
         let id = log::new_id();
-        let input = open_context(path, io.as_mut(), id)?;
+        // With a raw layout given (`sure`), the input may be raw YUV: the
+        // probe's complaints are not printed.
+        let mut open = || open_context(path, io.as_mut(), id);
+        let input = if sure { log::quietly(open) } else { open() }?;
         if sure && !confident(&input, path) {
             log::forget(id);
             return Err(Error::Demux {
@@ -162,16 +166,43 @@ impl Demuxer {
         Some((seconds * f64::from(rate)).round() as u64)
     }
 
-    /// Reads the stream's next packet into `packet`; false at the end of the
-    /// input. A read error is [`Error::Demux`].
-    pub(super) fn read(&mut self, packet: &mut Packet, path: &Path) -> Result<bool> {
+    /// Reads the stream's next packet into `packet`: [`Read::Packet`], or
+    /// [`Read::End`] at the end of the input, or [`Read::Cut`] when the
+    /// input ends before its data does (see [`Demuxer::cut_short`] and
+    /// [`Read::Cut`]). A read error is [`Error::Demux`], or [`Read::Cut`]
+    /// where the container's index shows the file to be cut short.
+    ///
+    /// `packet`'s previous contents are released first (and so is each
+    /// packet of another stream skipped here): `av_read_frame` overwrites
+    /// the packet without unreferencing its buffer, which would otherwise
+    /// leak every packet read.
+    pub(super) fn read(&mut self, packet: &mut Packet, path: &Path) -> Result<Read> {
         loop {
+            // Dropping the old packet unreferences its buffer.
+            *packet = Packet::empty();
             match packet.read(&mut self.input) {
-                Ok(()) if packet.stream() == self.stream => return Ok(true),
+                Ok(()) if packet.stream() == self.stream => {
+                    // Errors logged on the way to a packet were recovered
+                    // from: warnings (no error quotes them); only those
+                    // logged at the end tell how the input ended.
+                    if let Some(logged) = log::take(self.id) {
+                        tracing::warn!("{}: {logged}", path.display());
+                    }
+                    return Ok(Read::Packet);
+                }
                 Ok(()) => {}
-                Err(ffmpeg_next::Error::Eof) => return Ok(false),
+                Err(ffmpeg_next::Error::Eof) => {
+                    let logged = log::take(self.id).map(|l| format!("FFmpeg's libavformat: {l}"));
+                    return Ok(match self.index_past_end().or(logged) {
+                        Some(reason) => Read::Cut(reason),
+                        None => Read::End,
+                    });
+                }
                 Err(e) => {
                     let mut reason = message(self.id, &e);
+                    if let Some(cut) = self.index_past_end() {
+                        return Ok(Read::Cut(format!("{cut}; FFmpeg's libavformat: {reason}")));
+                    }
                     if let Some(io) = self.io.as_mut().and_then(CustomIo::take_error) {
                         reason = format!("{reason}: {io}");
                     }
@@ -183,6 +214,72 @@ impl Demuxer {
             }
         }
     }
+
+    /// Why the input is known to be cut short once reading has reached its
+    /// end (a packet cut in two: the decoder then fails on it); `None` while
+    /// reading is inside the file, or nothing shows a cut.
+    pub(super) fn cut_short(&self) -> Option<String> {
+        // SAFETY: the context is open; its `pb` is null or a valid I/O
+        // context.
+        let at_end = unsafe {
+            let pb = (*self.input.as_ptr()).pb;
+            !pb.is_null() && ffi::avio_feof(pb) != 0
+        };
+        if at_end {
+            self.index_past_end()
+        } else {
+            None
+        }
+    }
+
+    /// For an MP4/MOV, whose index (read with its header) gives every
+    /// sample's position and size: a reason when the stream's samples reach
+    /// past the file's end. `None` for other containers, for an input of
+    /// unknown size (a pipe) and for an index inside the file.
+    fn index_past_end(&self) -> Option<String> {
+        if !is_mp4(&self.input) {
+            return None;
+        }
+        // SAFETY: the context is open: `pb` is null or valid, `streams`
+        // holds the stream read; each index entry's pointer is read before
+        // the next call into libavformat.
+        let (end, size) = unsafe {
+            let ctx = self.input.as_ptr();
+            if (*ctx).pb.is_null() {
+                return None;
+            }
+            let size = ffi::avio_size((*ctx).pb);
+            let st = *(*ctx).streams.add(self.stream);
+            let count = ffi::avformat_index_get_entries_count(st);
+            let mut end = 0i64;
+            for i in 0..count {
+                let entry = ffi::avformat_index_get_entry(st, i);
+                if let Some(entry) = entry.as_ref() {
+                    if entry.pos >= 0 {
+                        end = end.max(entry.pos.saturating_add(i64::from(entry.size())));
+                    }
+                }
+            }
+            (end, size)
+        };
+        (size > 0 && end > size).then(|| {
+            format!("its index places video data up to byte {end}, but the file has {size} bytes")
+        })
+    }
+}
+
+/// What [`Demuxer::read`] found.
+pub(super) enum Read {
+    /// The stream's next packet.
+    Packet,
+    /// The end of the input, where its container says it is.
+    End,
+    /// The end of the input, before its data's end: a file cut short. Why,
+    /// in words: the index pointing past the file's end (MP4/MOV), or the
+    /// error libavformat logged as the input ended (Matroska/WebM's "File
+    /// ended prematurely", and any other demuxer that reports its end as an
+    /// error).
+    Cut(String),
 }
 
 impl Drop for Demuxer {

@@ -4,13 +4,19 @@
 //! the last error messages of each of its demuxers and decoders, keyed by the
 //! id stored in their context's `opaque` field (frame-threaded decoders copy
 //! it to their worker contexts), for the errors that name them. Every message
-//! also goes to `tracing` (errors at `warn`, the rest at `debug`); nothing is printed on standard error by FFmpeg itself.
+//! also goes to `tracing`: an error of one of those contexts at `debug` (it
+//! is shown where it is used: inside vkssim's error, or by its reader as a
+//! warning when no error takes it, so it is printed once), another context's
+//! error at `warn` (at `debug` on a thread inside [`quietly`]: probing what
+//! may be raw YUV), the rest at `debug`; nothing is printed on standard error
+//! by FFmpeg itself.
 //!
 //! The callback needs the C `va_list` type of the platform, which the
 //! bindings give only as the x86-64 form; on other targets nothing is
 //! installed, FFmpeg prints its own messages, and errors carry FFmpeg's error
 //! code text alone.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -23,6 +29,21 @@ static MESSAGES: Mutex<Option<HashMap<usize, Vec<String>>>> = Mutex::new(None);
 
 /// The next id (0 is no id).
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+thread_local! {
+    /// Whether this thread is inside [`quietly`].
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the errors that contexts other than vkssim's log on this
+/// thread kept at `debug` (a probe's complaints about bytes that are not its
+/// format, when the input may be raw YUV, are not the user's concern).
+pub(super) fn quietly<T>(f: impl FnOnce() -> T) -> T {
+    let before = QUIET.with(|q| q.replace(true));
+    let out = f();
+    QUIET.with(|q| q.set(before));
+    out
+}
 
 /// A new id for a context's `opaque` field, with the callback installed
 /// (and ffmpeg-next's error texts, which `ffmpeg_next::init` fills, ready).
@@ -140,16 +161,18 @@ unsafe extern "C" fn callback(
     // SAFETY: the buffer is NUL terminated (see above).
     let text = unsafe { std::ffi::CStr::from_ptr(line.as_ptr()) };
     let text = text.to_string_lossy().trim_end().to_string();
-    if level <= ffi::AV_LOG_ERROR as std::ffi::c_int {
-        tracing::warn!(target: "ffmpeg", "{text}");
-    } else {
+    if level > ffi::AV_LOG_ERROR as std::ffi::c_int {
         tracing::debug!(target: "ffmpeg", "{text}");
+        return;
     }
-    if level <= ffi::AV_LOG_ERROR as std::ffi::c_int {
-        // SAFETY: `avcl` is an av_log context (see context_id).
-        let id = unsafe { context_id(avcl) };
-        if id != 0 {
-            keep(id, text);
-        }
+    // SAFETY: `avcl` is an av_log context (see context_id).
+    let id = unsafe { context_id(avcl) };
+    if id != 0 {
+        tracing::debug!(target: "ffmpeg", "{text}");
+        keep(id, text);
+    } else if QUIET.with(Cell::get) {
+        tracing::debug!(target: "ffmpeg", "{text} (while probing)");
+    } else {
+        tracing::warn!(target: "ffmpeg", "{text}");
     }
 }

@@ -36,7 +36,9 @@
 //! FFmpeg has no decoder for [`Error::UnsupportedCodec`]; a packet the
 //! decoder refuses, or a frame it reports as damaged (corrupt, concealed),
 //! [`Error::Decode`] naming the file, the frame and the decoder's message,
-//! unless [`DecodeErrors::Conceal`](crate::io::DecodeErrors::Conceal) is chosen.
+//! unless [`DecodeErrors::Conceal`](crate::io::DecodeErrors::Conceal) is chosen;
+//! a file cut short (its container ends before its data does) gives its
+//! frames up to the cut and then [`Error::CutShort`], whatever the options.
 
 mod ahead;
 mod annexb;
@@ -62,7 +64,7 @@ use self::decoded::Decoded;
 use self::demux::Demuxer;
 use self::scale::Scaler;
 use crate::io::range::check_plane;
-use crate::io::{DecodeOptions, LumaReader, VideoFormat};
+use crate::io::{DeclaredRange, DecodeOptions, LumaReader, VideoFormat};
 use crate::{Component, Error, Result};
 
 /// The FFmpeg libraries' version, as `FFmpeg 5.1.6 (libavcodec 59.37.100)`.
@@ -99,6 +101,8 @@ pub struct FfmpegReader {
     path: PathBuf,
     /// The frames delivered (after resizing).
     format: VideoFormat,
+    /// The decoded frames' (before resizing).
+    stored: VideoFormat,
     scaler: Option<Scaler>,
     /// The codec's name.
     codec: String,
@@ -111,6 +115,8 @@ pub struct FfmpegReader {
     /// Frames consumed (read or skipped).
     frames_read: u64,
     estimate: Option<u64>,
+    /// The range the first frame declares.
+    range: Option<DeclaredRange>,
 }
 
 impl FfmpegReader {
@@ -160,6 +166,7 @@ impl FfmpegReader {
             |reason: String| Error::Unsupported(format!("{}: {reason}", path.display()));
         let mut decoded = Decoded::new(path.to_path_buf(), demuxer, decoder, options.errors);
         let first = decoded.next_frame()?;
+        let range = first.as_ref().and_then(pixfmt::declared_range);
         let (pixel, source) = match &first {
             Some(frame) => {
                 let p = frame.format();
@@ -190,6 +197,7 @@ impl FfmpegReader {
         Ok(Self {
             path: path.to_path_buf(),
             format,
+            stored: source,
             scaler,
             codec,
             frames: Frames::new(decoded, ahead, path),
@@ -197,6 +205,7 @@ impl FfmpegReader {
             frame: first.unwrap_or_else(frame::Video::empty),
             frames_read: 0,
             estimate,
+            range,
         })
     }
 
@@ -297,6 +306,14 @@ impl LumaReader for FfmpegReader {
 
     fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
         self.deliver_planes(dst, false)
+    }
+
+    fn color_range(&self) -> Option<DeclaredRange> {
+        self.range.clone()
+    }
+
+    fn stored_format(&self) -> VideoFormat {
+        self.stored
     }
 
     fn skip(&mut self, frames: u64) -> Result<u64> {

@@ -3,11 +3,14 @@
 //! the chroma planes, samples in the low bits of little-endian words above 8
 //! bits). Everything else (RGB, packed YUV, semi-planar NV12 and P010, 9 and
 //! 14-bit, big-endian, 4:4:0, 4:2:0 with alpha) is refused: converting it
-//! would score something other than the decoded samples.
+//! would score something other than the decoded samples. A frame's declared
+//! colour range: [`declared_range`].
 
 use ffmpeg_next::format::Pixel;
+use ffmpeg_next::frame;
+use ffmpeg_next::util::color::Range;
 
-use crate::io::{Chroma, VideoFormat};
+use crate::io::{Chroma, ColorRange, DeclaredRange, VideoFormat};
 
 /// The chroma layout and bit depth of `pixel`, or `None` when vkssim does not
 /// read it.
@@ -43,6 +46,23 @@ pub(super) fn name(pixel: Pixel) -> String {
     pixel
         .descriptor()
         .map_or_else(|| format!("{pixel:?}"), |d| d.name().to_string())
+}
+
+/// The range `frame` declares: full for a `yuvj` pixel format (FFmpeg's
+/// full-range formats, as MJPEG decodes to), else its `color_range` (`pc`
+/// full, `tv` limited); `None` when unspecified.
+pub(super) fn declared_range(frame: &frame::Video) -> Option<DeclaredRange> {
+    use Pixel as P;
+    let pixel = frame.format();
+    let (range, declared_by) = match (pixel, frame.color_range()) {
+        (P::YUVJ420P | P::YUVJ422P | P::YUVJ444P | P::YUVJ411P | P::YUVJ440P, _) => {
+            (ColorRange::Full, format!("pixel format {}", name(pixel)))
+        }
+        (_, Range::JPEG) => (ColorRange::Full, "color_range pc".to_string()),
+        (_, Range::MPEG) => (ColorRange::Limited, "color_range tv".to_string()),
+        _ => return None,
+    };
+    Some(DeclaredRange { range, declared_by })
 }
 
 /// The [`VideoFormat`] of `width x height` frames of `pixel`; the message

@@ -92,8 +92,8 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let failures = Failures::default();
     let mut total = Some(0u64);
     let mut ready = Vec::new();
-    for lane in lanes {
-        let checked = open::distorted(inputs, &lane.path, rf).and_then(|d| {
+    for (k, lane) in lanes.into_iter().enumerate() {
+        let checked = open::distorted(inputs, k, rf).and_then(|d| {
             check_geometry(&inputs.reference, rf, &lane.path, d.format())?;
             open::check_chroma(
                 &plan.features,

@@ -61,7 +61,7 @@ pub struct Scored {
 pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let inputs = &plan.inputs;
     let reference = open::reference(inputs)?;
-    let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
+    let distorted = open::distorted(inputs, 0, reference.format())?;
     let (rf, df) = (reference.format(), distorted.format());
     check_geometry(&inputs.reference, rf, inputs.dist(), df)?;
     open::check_chroma(&plan.features, &inputs.reference, rf, inputs.dist(), df)?;

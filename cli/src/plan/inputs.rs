@@ -230,13 +230,14 @@ fn streams(args: &ScoreArgs) -> Result<Vec<Option<usize>>> {
         [one] => Ok(vec![Some(*one); n]),
         list if list.len() == n => Ok(list.iter().copied().map(Some).collect()),
         list => bail!(
-            "--stream {}: {} streams for {n} distorted inputs; give one stream for every -d, \
+            "--stream {}: {} streams for {n} distorted input{}; give one stream for every -d, \
              or one per -d in order",
             list.iter()
                 .map(usize::to_string)
                 .collect::<Vec<_>>()
                 .join(","),
-            list.len()
+            list.len(),
+            if n == 1 { "" } else { "s" }
         ),
     }
 }

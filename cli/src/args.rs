@@ -244,10 +244,15 @@ pub struct ScoreArgs {
         visible_alias = "allow_length_mismatch"
     )]
     pub allow_length_mismatch: bool,
-    /// Encoded inputs: the video stream to score, counting video streams from 0
-    /// (default: the first).
-    #[arg(long = "stream", value_name = "N")]
-    pub stream: Option<usize>,
+    /// Encoded distorted inputs: the video stream to score, counting video
+    /// streams from 0 (default: the first); one for every -d, or a comma list
+    /// with one per -d, in order.
+    #[arg(long = "stream", value_name = "N[,M...]", value_delimiter = ',')]
+    pub stream: Vec<usize>,
+    /// An encoded reference: the video stream to score, counting video streams
+    /// from 0 (default: the first).
+    #[arg(long = "reference-stream", value_name = "N")]
+    pub reference_stream: Option<usize>,
     /// Encoded inputs: a frame the decoder reports as damaged fails the run
     /// (`error`), or is scored as the decoder concealed it, with a warning (`conceal`).
     #[arg(long = "decode-errors", value_name = "MODE", default_value = "error", value_parser = ["error", "conceal"])]
@@ -275,11 +280,11 @@ pub struct ScoreArgs {
 }
 
 impl ScoreArgs {
-    /// How encoded inputs are decoded (`--stream`, `--decode-errors`,
-    /// `--decode-threads`).
+    /// How encoded inputs are decoded (`--decode-errors`, `--decode-threads`;
+    /// the streams are each input's, [`crate::plan::Inputs`]).
     pub fn decode(&self) -> vkssim::io::DecodeOptions {
         vkssim::io::DecodeOptions {
-            stream: self.stream,
+            stream: None,
             errors: match self.decode_errors.as_str() {
                 "conceal" => vkssim::io::DecodeErrors::Conceal,
                 _ => vkssim::io::DecodeErrors::Error,

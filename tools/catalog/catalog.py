@@ -14,11 +14,17 @@ one row per pair. Columns (each at most once):
     distorted      required; path to the distorted video
     width, height, pixel_format, bitdepth
                    optional; raw YUV geometry, passed as -w -h -p -b when set
+    stream         optional; the distorted input's video stream (from 0),
+                   passed as --stream (in a ladder, one per row: --stream
+                   N,M,..., an empty cell counting as 0)
+    reference_stream
+                   optional; the reference's video stream, --reference-stream
     extra_args     optional; more `vkssim score` flags, split like a shell
                    line (e.g. "--frame_cnt 10 --precision max")
 
 A ladder (one reference, several encodes) is several rows with the same
-reference, geometry columns and extra_args: they run as one task, one
+reference, geometry columns, reference_stream and extra_args: they run as one
+task, one
 `vkssim score -r REF -d A -d B ...` that reads each reference frame once and,
 on a GPU, uploads it once (a row of its own is a task of its own). An input
 of a ladder that vkssim refuses is that row's error (vkssim's
@@ -70,7 +76,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "extra_args"]
+COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "stream",
+           "reference_stream", "extra_args"]
 RAW_FLAGS = [("width", "-w"), ("height", "-h"), ("pixel_format", "-p"), ("bitdepth", "-b")]
 TABLE_COLUMNS = [
     "row", "reference", "distorted", "status", "frames", "mean", "harmonic_mean", "min",
@@ -129,13 +136,31 @@ def flag_name(arg: str) -> str:
     return arg.split("=", 1)[0]
 
 
+def stream_flags(row: dict[str, str], streams: list[str], extra: list[str]) -> list[str]:
+    """--stream (one per distorted input: `streams`, an empty one counting
+    as 0) and --reference-stream from the row's columns, when set; a column
+    that extra_args sets too is refused."""
+    out = []
+    for flag, values in (("--stream", streams), ("--reference-stream", [row.get("reference_stream", "")])):
+        if not any(values):
+            continue
+        if flag in {flag_name(a) for a in extra}:
+            raise CatalogError(f"{flag} is set by both a column and extra_args")
+        bad = [v for v in values if v and not v.isdigit()]
+        if bad:
+            raise CatalogError(f"{flag.lstrip('-')} {bad[0]!r} is not a stream number (0, 1, ...)")
+        out += [flag, ",".join(v or "0" for v in values)]
+    return out
+
+
 def vkssim_command(vkssim: str, row: dict[str, str], out: str,
                    defaults: list[tuple[str, str]],
-                   distorted: list[str] | None = None) -> list[str]:
-    """The `vkssim score` command line for one row (or, with `distorted`, for
-    the ladder of those inputs against the row's reference, `out` then being
-    an -o pattern); `defaults` are (flag, value) pairs that the row's
-    extra_args override."""
+                   distorted: list[str] | None = None,
+                   streams: list[str] | None = None) -> list[str]:
+    """The `vkssim score` command line for one row (or, with `distorted` and
+    their `streams`, for the ladder of those inputs against the row's
+    reference, `out` then being an -o pattern); `defaults` are (flag, value)
+    pairs that the row's extra_args override."""
     extra = shlex.split(row.get("extra_args", ""))
     owned = [a for a in extra if flag_name(a) in OWNED_FLAGS]
     if owned:
@@ -146,6 +171,7 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
     for column, flag in RAW_FLAGS:
         if row.get(column):
             cmd += [flag, row[column]]
+    cmd += stream_flags(row, streams or [row.get("stream", "")], extra)
     set_by_row = {flag_name(a) for a in extra}
     for flag, value in defaults:
         if flag not in set_by_row:
@@ -156,7 +182,7 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
 def ladder_key(row: dict[str, str]) -> tuple[str, ...]:
     """Rows with the same key run as one ladder task."""
     return (row["reference_path"], *(row.get(c, "") for c, _ in RAW_FLAGS),
-            row.get("extra_args", ""))
+            row.get("reference_stream", ""), row.get("extra_args", ""))
 
 
 def pooled(json_path: str) -> dict[str, Any]:
@@ -404,7 +430,8 @@ def main(argv: list[str]) -> int:
         else:
             pattern = str(out_dir / f"ladder-{members[0]:05d}-{{index}}.json")
             distorted = [rows[n]["distorted_path"] for n in members]
-            cmd = vkssim_command(args.vkssim, first, pattern, defaults, distorted)
+            streams = [rows[n].get("stream", "") for n in members]
+            cmd = vkssim_command(args.vkssim, first, pattern, defaults, distorted, streams)
             outputs = [(pattern.replace("{index}", str(k)), final, d)
                        for k, (final, d) in enumerate(zip(finals, distorted))]
         pending[task.remote(cmd, outputs, use_gpu, args.timeout or None)] = members

@@ -84,6 +84,9 @@ def make_clips(d: Path) -> None:
     refb = planes(4, 3, 255)
     (d / "b_ref.y4m").write_bytes(y4m(refb))
     (d / "b_dist.y4m").write_bytes(y4m(distort(refb, 5, 12, 255)))
+    # A ladder with a stream column per row (j_*).
+    shutil.copy(d / "b_ref.y4m", d / "j_ref.y4m")
+    shutil.copy(d / "b_dist.y4m", d / "j_dist.y4m")
     ref10 = planes(6, 3, 1023)
     (d / "c_ref10.yuv").write_bytes(raw(ref10, 10))
     (d / "c_dist10.yuv").write_bytes(raw(distort(ref10, 7, 40, 1023), 10))
@@ -123,6 +126,11 @@ ROWS = [
     ("e_ref.yuv", "x.yuv", RAW8, "", "error"),
     ("e_ref.yuv", "x.yuv2", RAW8, "", "error"),
     ("b_ref.y4m", "b_dist.y4m", {}, "--bogus", "error"),
+    # Stream columns: a ladder (12, 13) with a stream per row, the second one
+    # that a Y4M lacks; the reference's stream 1, which a Y4M lacks.
+    ("j_ref.y4m", "b_dist.y4m", {"stream": "0"}, "", "ok"),
+    ("j_ref.y4m", "j_dist.y4m", {"stream": "1"}, "", "error"),
+    ("b_ref.y4m", "b_dist.y4m", {"reference_stream": "1"}, "", "error"),
 ]
 # The timeout run's rows: a pair that stalls, a ladder whose first input is
 # done before the (simulated) stall, and a ladder (rows 3 to 5, the real
@@ -139,7 +147,8 @@ TIMEOUT_ROWS = [
 TIMEOUT_CPUS = 3
 # The stalled ladder's stand-in for what it starts (found by its command line).
 STALL_SLEEP = "987.654"
-COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "extra_args"]
+COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "stream",
+           "reference_stream", "extra_args"]
 
 # Logs each call, kills itself the first time it is given flaky.yuv, always
 # exits 3 on crash.yuv, on h_stall.yuv writes the ladder's first output (what
@@ -168,7 +177,8 @@ def single_run(d: Path, row: tuple, out: Path) -> dict:
     cmd = [str(VKSSIM), "score", "-q", "-r", str(d / ref), "-d", str(d / dist),
            "--backend", "cpu", "--json", "-o", str(out)]
     for column, flag in (("width", "-w"), ("height", "-h"), ("pixel_format", "-p"),
-                         ("bitdepth", "-b")):
+                         ("bitdepth", "-b"), ("stream", "--stream"),
+                         ("reference_stream", "--reference-stream")):
         if column in geometry:
             cmd += [flag, geometry[column]]
     subprocess.run(cmd + extra.split(), check=True)
@@ -181,7 +191,7 @@ def write_catalog(path: Path, rows: list[tuple], encoding: str = "utf-8") -> Non
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for ref, dist, geometry, extra, _ in rows:
-            w.writerow([ref, dist] + [geometry.get(c, "") for c in COLUMNS[2:6]] + [extra])
+            w.writerow([ref, dist] + [geometry.get(c, "") for c in COLUMNS[2:-1]] + [extra])
 
 
 def drive(catalog: Path, out: Path, *flags: str, limit: float = 600,
@@ -407,6 +417,16 @@ def run(d: Path) -> int:
     @check("a flag vkssim refuses (exit 2): clap's error: line, not its last line")
     def _() -> None:
         assert table[11]["error"] == "error: unexpected argument '--bogus' found", table[11]
+
+    @check("stream columns: a ladder's per row (--stream 0,1), the reference's (--reference-stream)")
+    def _() -> None:
+        ladder = [c for c in calls if "/j_dist.y4m " in c]
+        assert len(ladder) == 1 and "/b_dist.y4m " in ladder[0], calls
+        assert " --stream 0,1 " in ladder[0], ladder
+        assert table[13]["error"].startswith(f"vkssim: error: scoring {clips / 'j_dist.y4m'}: "), table[13]
+        assert "stream 1" in table[13]["error"], table[13]
+        assert "b_ref.y4m" in table[14]["error"] and "stream 1" in table[14]["error"], table[14]
+        assert any(" --reference-stream 1 " in c for c in calls), calls
 
     @check("a catalog saved with a UTF-8 byte order mark is read")
     def _() -> None:

@@ -178,6 +178,12 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// Whether any position can be read at any time, from any thread (a
+    /// regular file, or memory), not only in turn.
+    pub fn reads_by_position(&self) -> bool {
+        matches!(self.kind, Kind::Indexed { .. } | Kind::Memory(_))
+    }
+
     /// Whether the input's length is known without reading it to its end.
     pub fn length_known(&self) -> bool {
         self.length_known
@@ -254,7 +260,7 @@ impl<'a> Input<'a> {
                 dst[..n].copy_from_slice(&plane[..n]);
                 Ok(Got::Frame)
             }
-            Kind::Tee { tee, lane } => tee.read(*lane, i, dst, stop),
+            Kind::Tee { tee, lane } => tee.read(*lane, i, dst, dest, stop),
             Kind::Stream {
                 state,
                 turn_changed,
@@ -293,7 +299,7 @@ impl<'a> Input<'a> {
         stop: &AtomicBool,
     ) -> Result<Got> {
         match &self.kind {
-            Kind::Tee { tee, lane } => tee.read_or_share(*lane, i, dst, shared, stop),
+            Kind::Tee { tee, lane } => tee.read_or_share(*lane, i, dst, dest, shared, stop),
             _ => self.read(job, i, dst, dest, stop),
         }
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::thread;
 
 use anyhow::anyhow;
-use vkssim::io::{LumaReader, VideoFormat};
+use vkssim::io::{FrameIndex, LumaReader, VideoFormat};
 use vkssim::{Error, LumaFrame, Result};
 
 use super::{read_error, Selection};
@@ -187,17 +187,23 @@ pub fn prime_ladder(
             }
         })
         .collect();
+    // A regular file stays readable by position (each lane can read it
+    // alone: a stalled lane then holds back none, see [`super::Tee`]).
     let r = match hr {
+        Head::Frame(a) if r.frame_index().is_some() => Ahead::positional(r, a),
         Head::Frame(a) => Ahead::boxed(r, a),
         _ => r,
     };
     Ok((r, lanes))
 }
 
-/// A reader whose first frame was read ahead: hands it out first.
+/// A reader whose first frame was read ahead: hands it out first. A
+/// positional one (a regular file) also keeps its [`FrameIndex`], through
+/// which that frame is read again where it lies.
 struct Ahead {
     inner: Box<dyn LumaReader>,
     head: Option<LumaFrame>,
+    index: Option<FrameIndex>,
 }
 
 impl Ahead {
@@ -205,6 +211,19 @@ impl Ahead {
         Box::new(Self {
             inner,
             head: Some(head),
+            index: None,
+        })
+    }
+
+    /// [`Ahead::boxed`] for a regular file, which also stays readable by
+    /// position ([`LumaReader::frame_index`]: from its
+    /// [`LumaReader::frames_read`], `head` is read again where it lies).
+    fn positional(inner: Box<dyn LumaReader>, head: LumaFrame) -> Box<dyn LumaReader> {
+        let index = inner.frame_index();
+        Box::new(Self {
+            inner,
+            head: Some(head),
+            index,
         })
     }
 
@@ -303,6 +322,10 @@ impl LumaReader for Ahead {
 
     fn frame_count(&self) -> Option<u64> {
         self.inner.frame_count()
+    }
+
+    fn frame_index(&self) -> Option<FrameIndex> {
+        self.index.clone()
     }
 }
 

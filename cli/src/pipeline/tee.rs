@@ -19,11 +19,19 @@
 //! the reference would on its own: the same positions, the same ends, the same
 //! errors. A lane leaves ([`Tee::leave`]) when its run ends, so that planes it
 //! will never ask for are not kept for it.
+//!
+//! A reference read by position (a regular file) holds no lane back: a lane
+//! that has waited [`PATIENCE`] for a full window (planes kept for a lane far
+//! behind, say one whose distorted input stalls) detaches, and from then on
+//! reads each position it has not found kept straight from the reference
+//! into its own slot; no plane is kept for it any more. A stream (a pipe,
+//! standard input, an encoded file) is read once, front to back, so every
+//! lane waits for the slowest one, at most `window` planes ahead of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vkssim::api::{DealtPlanes, PlaneWriter, SharedPlane};
 use vkssim::{Error, Result};
@@ -85,7 +93,14 @@ struct State {
     failed: Option<(u64, Error)>,
     /// The lanes still running.
     live: Vec<bool>,
+    /// The lanes that read the reference themselves (see the module
+    /// documentation): no plane read from now on is kept for them.
+    detached: Vec<bool>,
 }
+
+/// How long a lane waits for a full window before it reads a reference read
+/// by position itself.
+pub const PATIENCE: Duration = Duration::from_millis(250);
 
 /// What a lane waits for.
 #[derive(Clone, Copy)]
@@ -105,6 +120,9 @@ pub struct Tee<'a> {
     /// Reads of the reference at once: 1 for a stream, more for a file read
     /// by position.
     readers: usize,
+    /// Whether the reference is read by position, so that a lane can read
+    /// it alone.
+    positional: bool,
     /// The devices' shared planes, dealt as the lanes' scorers deal their
     /// pairs (`None`: host memory).
     planes: Option<DealtPlanes>,
@@ -134,6 +152,7 @@ impl<'a> Tee<'a> {
             } else {
                 lanes.clamp(2, 8)
             },
+            positional: reference.reads_by_position(),
             inner: reference,
             planes: None,
             fell_back: AtomicBool::new(false),
@@ -147,6 +166,7 @@ impl<'a> Tee<'a> {
                 end: None,
                 failed: None,
                 live: vec![true; lanes],
+                detached: vec![false; lanes],
             }),
             changed: Condvar::new(),
         }
@@ -175,9 +195,17 @@ impl<'a> Tee<'a> {
         &self.inner
     }
 
-    /// Lane `lane`'s read of position `i` into `dst`.
-    pub fn read(&self, lane: usize, i: u64, dst: &mut [u8], stop: &AtomicBool) -> Result<Got> {
-        self.serve(lane, Want::Read(i), Some((dst, None)), stop)
+    /// Lane `lane`'s read of position `i` into `dst` (`dest`: how the lane
+    /// reads into it, when it reads the reference itself).
+    pub fn read(
+        &self,
+        lane: usize,
+        i: u64,
+        dst: &mut [u8],
+        dest: Dest,
+        stop: &AtomicBool,
+    ) -> Result<Got> {
+        self.serve(lane, Want::Read(i), Some((dst, None)), dest, stop)
     }
 
     /// Lane `lane`'s read of position `i`: the device plane into `shared`
@@ -187,15 +215,16 @@ impl<'a> Tee<'a> {
         lane: usize,
         i: u64,
         dst: &mut [u8],
+        dest: Dest,
         shared: &mut Option<SharedPlane>,
         stop: &AtomicBool,
     ) -> Result<Got> {
-        self.serve(lane, Want::Read(i), Some((dst, Some(shared))), stop)
+        self.serve(lane, Want::Read(i), Some((dst, Some(shared))), dest, stop)
     }
 
     /// Lane `lane`'s check that the positions before `end` exist.
     pub fn reach(&self, lane: usize, end: u64, stop: &AtomicBool) -> Result<Got> {
-        self.serve(lane, Want::Reach(end), None, stop)
+        self.serve(lane, Want::Reach(end), None, Dest::Checked, stop)
     }
 
     /// After lane `lane`'s run: the positions from `from` up to `limit` the
@@ -206,7 +235,7 @@ impl<'a> Tee<'a> {
             return self.inner.count_from(from, limit);
         }
         let never = AtomicBool::new(false);
-        let have = match self.serve(lane, Want::Reach(limit), None, &never)? {
+        let have = match self.serve(lane, Want::Reach(limit), None, Dest::Checked, &never)? {
             Got::End(n) => n,
             _ => limit,
         };
@@ -239,10 +268,19 @@ impl<'a> Tee<'a> {
         lane: usize,
         want: Want,
         mut dst: Option<Destination<'_>>,
+        dest: Dest,
         stop: &AtomicBool,
     ) -> Result<Got> {
         let mut s = self.lock();
+        // Since when this read has waited for a full window.
+        let mut full_since: Option<Instant> = None;
         loop {
+            if let (Want::Read(i), Some((to, _))) = (want, dst.as_mut()) {
+                if s.detached[lane] && !s.cache.contains_key(&i) {
+                    drop(s);
+                    return self.inner.read(0, i, to, dest, stop);
+                }
+            }
             let to = dst.as_mut().map(|(d, sh)| (&mut **d, sh.as_deref_mut()));
             if let Some(got) = answer(&mut s, lane, want, to)? {
                 return Ok(got);
@@ -260,6 +298,16 @@ impl<'a> Tee<'a> {
                 s.busy == 0
             };
             if !can {
+                let window_full = read_next && s.cache.len() + s.busy >= self.window;
+                if self.positional && window_full {
+                    if full_since.get_or_insert_with(Instant::now).elapsed() >= PATIENCE {
+                        s.detached[lane] = true;
+                        tracing::debug!(lane, "reads the reference by position itself");
+                        continue;
+                    }
+                } else {
+                    full_since = None;
+                }
                 s = self
                     .changed
                     .wait_timeout(s, Duration::from_millis(10))
@@ -291,7 +339,12 @@ impl<'a> Tee<'a> {
                 s.pending.remove(&p);
                 match got {
                     Ok(Got::Frame) => {
-                        let owed = s.live.clone();
+                        let owed: Vec<bool> = s
+                            .live
+                            .iter()
+                            .zip(&s.detached)
+                            .map(|(&l, &d)| l && !d)
+                            .collect();
                         if owed.iter().any(|&o| o) {
                             let plane = plane.into_plane();
                             s.cache.insert(p, Entry { plane, owed });
@@ -548,7 +601,7 @@ mod tests {
         for p in 0..4u64 {
             let mut shared = None;
             let mut dst = vec![0u8; 64 * 48];
-            let got = tee.read_or_share(0, p, &mut dst, &mut shared, &stop);
+            let got = tee.read_or_share(0, p, &mut dst, Dest::Checked, &mut shared, &stop);
             assert_eq!(got.expect("read"), Got::Frame);
             let plane = shared.expect("a device plane");
             let own = ((1 + p) % 2) as usize;
@@ -618,7 +671,7 @@ mod tests {
             let got = {
                 let (a, b) = slot.planes_mut();
                 b.fill(7);
-                tee.read_or_share(0, p, a, &mut shared, &stop)
+                tee.read_or_share(0, p, a, Dest::Checked, &mut shared, &stop)
             };
             assert_eq!(got.expect("read"), Got::Frame);
             assert_eq!(shared.is_some(), p == 0, "position {p}");
@@ -666,7 +719,10 @@ mod tests {
                         for pair in positions.chunks(2) {
                             for &i in pair.iter().rev() {
                                 let mut dst = [0u8];
-                                assert_eq!(tee.read(lane, i, &mut dst, stop).unwrap(), Got::Frame);
+                                assert_eq!(
+                                    tee.read(lane, i, &mut dst, Dest::Checked, stop).unwrap(),
+                                    Got::Frame
+                                );
                                 assert_eq!(u64::from(dst[0]), i, "lane {lane} position {i}");
                             }
                         }
@@ -676,7 +732,10 @@ mod tests {
                         }
                         let end = positions.last().unwrap() + step;
                         let mut dst = [0u8];
-                        assert_eq!(tee.read(lane, end, &mut dst, stop).unwrap(), Got::End(40));
+                        assert_eq!(
+                            tee.read(lane, end, &mut dst, Dest::Checked, stop).unwrap(),
+                            Got::End(40)
+                        );
                         tee.leave(lane);
                     });
                 }

@@ -19,8 +19,13 @@ pub struct Inputs {
     pub distorted: Vec<PathBuf>,
     /// How both are read.
     pub kind: InputKind,
-    /// How encoded inputs are decoded (`--stream`, `--decode-errors`).
+    /// How encoded inputs are decoded (`--decode-errors`,
+    /// `--decode-threads`; no stream: each input has its own).
     pub decode: vkssim::io::DecodeOptions,
+    /// `--reference-stream`: the reference's video stream (`None`: the first).
+    pub reference_stream: Option<usize>,
+    /// `--stream`: each distorted input's video stream, in `-d` order.
+    pub streams: Vec<Option<usize>>,
     /// `--resize-distorted`: distorted inputs scaled to the reference's size.
     pub resize: Option<vkssim::io::ScaleAlgorithm>,
 }
@@ -43,13 +48,23 @@ impl Inputs {
         &self.distorted[0]
     }
 
-    /// How the distorted inputs are decoded: [`Inputs::decode`], resized to
-    /// `reference`'s size with `--resize-distorted`.
+    /// How the reference is decoded: [`Inputs::decode`], its own stream.
+    pub fn decode_reference(&self) -> vkssim::io::DecodeOptions {
+        vkssim::io::DecodeOptions {
+            stream: self.reference_stream,
+            ..self.decode
+        }
+    }
+
+    /// How distorted input `k` is decoded: [`Inputs::decode`], its own
+    /// stream, resized to `reference`'s size with `--resize-distorted`.
     pub fn decode_distorted(
         &self,
+        k: usize,
         reference: vkssim::io::VideoFormat,
     ) -> vkssim::io::DecodeOptions {
         vkssim::io::DecodeOptions {
+            stream: self.streams.get(k).copied().flatten(),
             resize: self.resize.map(|algorithm| vkssim::io::Resize {
                 width: reference.width,
                 height: reference.height,
@@ -126,6 +141,8 @@ pub fn resolve(args: &ScoreArgs, ladder: bool) -> Result<Inputs> {
         distorted: args.distorted.clone(),
         kind: InputKind::Frames { raw: None },
         decode: args.decode(),
+        reference_stream: args.reference_stream,
+        streams: streams(args)?,
         resize: args
             .resize_distorted
             .as_deref()
@@ -189,7 +206,8 @@ fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
         (args.subsample > 1, "--subsample"),
         (args.engine.backend == Backend::Cpu, "--backend cpu"),
         (args.engine.device.is_some(), "--device"),
-        (args.stream.is_some(), "--stream"),
+        (!args.stream.is_empty(), "--stream"),
+        (args.reference_stream.is_some(), "--reference-stream"),
         (args.resize_distorted.is_some(), "--resize-distorted"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
@@ -200,6 +218,28 @@ fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Each distorted input's stream from `--stream`: none given, every input's
+/// first; one, every input's; else one per `-d`, in order (another count is
+/// an error saying so).
+fn streams(args: &ScoreArgs) -> Result<Vec<Option<usize>>> {
+    let n = args.distorted.len();
+    match args.stream.as_slice() {
+        [] => Ok(vec![None; n]),
+        [one] => Ok(vec![Some(*one); n]),
+        list if list.len() == n => Ok(list.iter().copied().map(Some).collect()),
+        list => bail!(
+            "--stream {}: {} streams for {n} distorted input{}; give one stream for every -d, \
+             or one per -d in order",
+            list.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            list.len(),
+            if n == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// The raw YUV layout from `-w -h -p -b`, `None` when none is given (Y4M input).

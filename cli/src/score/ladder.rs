@@ -93,8 +93,8 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let failures = Failures::default();
     let mut total = Some(0u64);
     let mut ready = Vec::new();
-    for lane in lanes {
-        let opened = open::distorted(inputs, &lane.path, rf);
+    for (k, lane) in lanes.into_iter().enumerate() {
+        let opened = open::distorted(inputs, k, rf);
         let checked = opened
             .map(|d| as_vmaf_reads(d, &plan.features))
             .and_then(|d| {

@@ -19,18 +19,15 @@ use crate::plan::{BackendPlan, Inputs};
 /// Opens the reference of `inputs`; the reader's errors name the file (and
 /// frame), the context says which input.
 pub fn reference(inputs: &Inputs) -> Result<Box<dyn LumaReader>> {
-    open_input_with(&inputs.reference, inputs.raw(), &inputs.decode)
+    open_input_with(&inputs.reference, inputs.raw(), &inputs.decode_reference())
         .context("cannot read the reference")
 }
 
-/// Opens `path`, a distorted input of `inputs` (resized to the `reference`
-/// format's size with `--resize-distorted`).
-pub fn distorted(
-    inputs: &Inputs,
-    path: &Path,
-    reference: VideoFormat,
-) -> Result<Box<dyn LumaReader>> {
-    open_input_with(path, inputs.raw(), &inputs.decode_distorted(reference))
+/// Opens distorted input `k` of `inputs` (its own stream; resized to the
+/// `reference` format's size with `--resize-distorted`).
+pub fn distorted(inputs: &Inputs, k: usize, reference: VideoFormat) -> Result<Box<dyn LumaReader>> {
+    let path = &inputs.distorted[k];
+    open_input_with(path, inputs.raw(), &inputs.decode_distorted(k, reference))
         .context("cannot read the distorted input")
 }
 

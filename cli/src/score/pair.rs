@@ -62,7 +62,7 @@ pub struct Scored {
 pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let inputs = &plan.inputs;
     let reference = as_vmaf_reads(open::reference(inputs)?, &plan.features);
-    let distorted = open::distorted(inputs, inputs.dist(), reference.format())?;
+    let distorted = open::distorted(inputs, 0, reference.format())?;
     let distorted = as_vmaf_reads(distorted, &plan.features);
     let (rf, df) = (reference.format(), distorted.format());
     let opened = [(inputs.reference.as_path(), rf), (inputs.dist(), df)];

@@ -1,7 +1,7 @@
 """Type stubs of the vkssim package (see the module's docstring)."""
 
 import os
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union, overload
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -73,6 +73,7 @@ def score(
     allow_length_mismatch: bool = ...,
     precision: Optional[Union[int, str]] = ...,
     stream: Optional[int] = ...,
+    reference_stream: Optional[int] = ...,
     decode_errors: Optional[str] = ...,
     resize_distorted: Optional[str] = ...,
     decode: Optional[str] = ...,
@@ -101,7 +102,8 @@ def score(
     subsample: Optional[int] = ...,
     allow_length_mismatch: bool = ...,
     precision: Optional[Union[int, str]] = ...,
-    stream: Optional[int] = ...,
+    stream: Optional[Union[int, Sequence[int]]] = ...,
+    reference_stream: Optional[int] = ...,
     decode_errors: Optional[str] = ...,
     resize_distorted: Optional[str] = ...,
     decode: Optional[str] = ...,

@@ -37,6 +37,7 @@ FILE_FLAGS = {
     "pix_fmt": "--pixel_format",
     "bitdepth": "--bitdepth",
     "stream": "--stream",
+    "reference_stream": "--reference-stream",
     "decode_errors": "--decode-errors",
     "resize_distorted": "--resize-distorted",
     "decode": "--decode",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Sequence, Union
 
 from . import _native, _options, _progress
 from ._native import OptionError
@@ -27,7 +27,8 @@ def score(
     subsample: Optional[int] = None,
     allow_length_mismatch: bool = False,
     precision: Optional[Union[int, str]] = None,
-    stream: Optional[int] = None,
+    stream: Optional[Union[int, Sequence[int]]] = None,
+    reference_stream: Optional[int] = None,
     decode_errors: Optional[str] = None,
     resize_distorted: Optional[str] = None,
     decode: Optional[str] = None,
@@ -52,7 +53,10 @@ def score(
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
     index, a list of them or ``"all"``; ``decode`` is ``"auto"``, ``"cpu"``
     or ``"gpu"``, and ``decode_threads`` each encoded input's decoder
-    threads, 0 for libavcodec's count). ``progress``: a callable
+    threads, 0 for libavcodec's count). ``stream`` is the distorted input's
+    video stream (from 0; in a ladder one for every input, or a list with
+    one per input), ``reference_stream`` the reference's; a Y4M or raw
+    file has only stream 0. ``progress``: a callable
     ``progress(done, total)``, or True for a tqdm bar.
 
     Files that declare different colour ranges (a Y4M ``XCOLORRANGE``, an
@@ -82,6 +86,7 @@ def score(
         pix_fmt=pix_fmt,
         bitdepth=bitdepth,
         stream=stream,
+        reference_stream=reference_stream,
         decode_errors=decode_errors,
         resize_distorted=resize_distorted,
         decode=decode,
@@ -95,16 +100,30 @@ def score(
     )
     if isinstance(distorted, list):
         return _ladder(reference, distorted, common, options, progress)
-    return _one(reference, distorted, common, options, progress)
+    return _one(reference, distorted, common, dict(options, stream=_streams(stream, 1)[0]), progress)
+
+
+def _streams(stream: Any, inputs: int) -> List[Optional[int]]:
+    """Each distorted input's stream: ``stream`` for all, or one of a list
+    per input (a list of another length is refused)."""
+    if not isinstance(stream, (list, tuple)):
+        return [stream] * inputs
+    if len(stream) != inputs:
+        raise OptionError(
+            f"stream: {len(stream)} streams for {inputs} distorted input{'s' if inputs != 1 else ''}; "
+            "give one stream for every input, or a list with one per input"
+        )
+    return list(stream)
 
 
 def _ladder(reference: Any, distorted: list, common: list, options: dict, progress: Any) -> List[Result]:
     if not distorted:
         raise OptionError("distorted: an empty list (a ladder needs at least one input)")
+    streams = _streams(options.get("stream"), len(distorted))
     results: List[Any] = []
-    for d in distorted:
+    for d, stream in zip(distorted, streams):
         try:
-            results.append(_one(reference, d, common, options, progress))
+            results.append(_one(reference, d, common, dict(options, stream=stream), progress))
         except _native.Error as e:
             results.append(e)
     failed = [r for r in results if isinstance(r, BaseException)]

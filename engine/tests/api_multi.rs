@@ -199,3 +199,86 @@ fn scorers_of_different_geometry_are_refused() {
         .expect_err("different geometry");
     assert!(matches!(err, Error::InvalidOption(_)), "{err}");
 }
+
+#[test]
+fn results_carry_their_pairs_index_from_submit_and_from_slots() {
+    // On the CPU twin (no device needed): two scorers dealt over, pairs
+    // submitted whole, refused (no index taken) and filled in place, results
+    // taken as they come back and at the end; each result carries its pair's
+    // index, the same as one scorer alone gives.
+    let desc = ScorerDesc::new(12, 12, 8).with_frames_in_flight(3);
+    let scorers = vec![
+        vkssim::api::Scorer::cpu(&desc, 2).expect("a"),
+        vkssim::api::Scorer::cpu(&desc, 1).expect("b"),
+    ];
+    let mut multi =
+        MultiScorer::from_scorers(scorers, vec!["a".into(), "b".into()]).expect("multi");
+    let mut single = vkssim::api::Scorer::cpu(&desc, 2).expect("single");
+    let pairs: Vec<(LumaFrame, LumaFrame)> = (0..600)
+        .map(|i| (frame(12, 12, 8, 5 + i), frame(12, 12, 8, 1000 + i)))
+        .collect();
+    let (mut got, mut alone) = (Vec::new(), Vec::new());
+    let short = vec![0u8; 10];
+    for (i, (r, d)) in pairs.iter().enumerate() {
+        if i % 97 == 13 {
+            let refused = Pair::new(HostPlane::u8(&short, 12), HostPlane::u8(&d.bytes, 12));
+            assert!(multi.submit(refused.clone()).is_err());
+            assert!(single.submit(refused).is_err());
+        }
+        assert_eq!(
+            (multi.submitted(), single.submitted()),
+            (i as u64, i as u64)
+        );
+        if i % 5 == 4 {
+            // The pair filled in place (MultiSlots, then FrameSlots: the
+            // same calls on two types), then the results back so far.
+            macro_rules! in_place {
+                ($slots:expr, $out:expr) => {{
+                    let mut slots = $slots;
+                    let mut slot = slots.acquire().expect("slot");
+                    slot.copy_from(&r.bytes, &d.bytes).expect("fill");
+                    slots.submit(slot).expect("submit a slot");
+                    while let Some((k, s)) = slots.poll_indexed() {
+                        $out.push((k, s.expect("result")));
+                    }
+                }};
+            }
+            in_place!(multi.slots(), got);
+            in_place!(single.slots(), alone);
+        } else {
+            let pair = Pair::new(HostPlane::u8(&r.bytes, 12), HostPlane::u8(&d.bytes, 12));
+            multi.submit(pair.clone()).expect("submit");
+            single.submit(pair).expect("submit");
+        }
+        // Mixed with the unindexed calls: each result still has its index.
+        if i % 3 == 0 {
+            if let Some(s) = multi.poll() {
+                let k = got.len() as u64;
+                got.push((k, s.expect("result")));
+            }
+        }
+        while let Some((k, s)) = multi.poll_indexed() {
+            got.push((k, s.expect("result")));
+        }
+        while let Some((k, s)) = single.poll_indexed() {
+            alone.push((k, s.expect("result")));
+        }
+    }
+    while let Some((k, s)) = multi.wait_indexed() {
+        got.push((k, s.expect("result")));
+    }
+    while let Some((k, s)) = single.wait_indexed() {
+        alone.push((k, s.expect("result")));
+    }
+    let want: Vec<(u64, vkssim::FrameScore)> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (r, d))| {
+            let s = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+            (i as u64, s)
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(alone, want);
+    assert_eq!(multi.in_flight(), 0);
+}

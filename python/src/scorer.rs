@@ -1,10 +1,14 @@
 //! `_native.Scorer`: the streaming scorer, one pair of planes at a time
 //! from Python (wrapped by `vkssim.Scorer`), on the engine the command
-//! line's flags pick; results in submission order. Submitting and waiting
-//! release the GIL; a wait checks for Ctrl-C between results.
+//! line's flags pick; results in submission order, each with the frame
+//! number the library gives it. Submitting and waiting release the GIL; a
+//! wait checks for Ctrl-C between results, and a result is handed out only
+//! once no Ctrl-C is pending (else it stays first in line). A scorer is for
+//! one thread at a time: a call while another thread's is under way raises
+//! `vkssim.Error` rather than wait.
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 
 use numpy::PyUntypedArrayMethods;
@@ -21,21 +25,30 @@ use crate::result::PyReport;
 use crate::run::plan;
 
 /// A streaming scorer for frames of one geometry.
-#[pyclass(module = "vkssim._native", name = "Scorer")]
+#[pyclass(module = "vkssim._native", name = "Scorer", frozen)]
 pub struct PyScorer {
-    /// The engine (None once closed); in a mutex, as a Python class is
-    /// shared between threads and the engine's queues are not.
-    engine: Mutex<Option<Engine>>,
     plan: ScorePlan,
     metrics: MetricSet,
     format: VideoFormat,
     chroma: bool,
-    /// Frame numbers submitted whose result has not come back.
-    in_flight: VecDeque<u64>,
-    /// Results come back, not yet handed out by `next`.
+    /// What changes, for one caller at a time ([`PyScorer::state`]).
+    state: Mutex<State>,
+}
+
+/// A scorer's engine and its results.
+struct State {
+    /// The engine (None once closed).
+    engine: Option<Engine>,
+    /// Results come back (frame number from the library), not yet handed
+    /// out by `next`.
     ready: VecDeque<(u64, FrameScore)>,
+    /// The results `next` or `take_ready` handed out last, until the next
+    /// such call: `restore` puts them back first in line (Ctrl-C landed
+    /// before Python had them).
+    lent: Vec<(u64, FrameScore)>,
     /// Every frame scored.
     scored: Vec<(u64, FrameScore)>,
+    /// Pairs submitted (the library's count, kept once the engine is gone).
     submitted: u64,
     started: Option<Instant>,
     /// The scorer failed: the message of its error (later calls raise it).
@@ -77,17 +90,19 @@ impl PyScorer {
             .detach(|| embed::start_engine(&plan, &metrics, format))
             .map_err(|e| to_py(&e, Stage::Run))?;
         Ok(Self {
-            engine: Mutex::new(Some(engine)),
             chroma: layout.is_some(),
             plan,
             metrics,
             format,
-            in_flight: VecDeque::new(),
-            ready: VecDeque::new(),
-            scored: Vec::new(),
-            submitted: 0,
-            started: None,
-            broken: None,
+            state: Mutex::new(State {
+                engine: Some(engine),
+                ready: VecDeque::new(),
+                lent: Vec::new(),
+                scored: Vec::new(),
+                submitted: 0,
+                started: None,
+                broken: None,
+            }),
         })
     }
 
@@ -95,12 +110,11 @@ impl PyScorer {
     /// tuple of luma, Cb and Cr); returns its frame number. Blocks while the
     /// engine's queue is full.
     fn submit(
-        &mut self,
+        &self,
         py: Python<'_>,
         reference: Bound<'_, PyAny>,
         distorted: Bound<'_, PyAny>,
     ) -> PyResult<u64> {
-        self.check()?;
         if self.format.bit_depth == 8 {
             self.submit_typed::<u8>(py, &reference, &distorted)
         } else {
@@ -110,70 +124,110 @@ impl PyScorer {
 
     /// The next result in order as a dict (`frameNum` and each output), or
     /// None when none is left; `block`: wait for one in flight (else only
-    /// what has come back).
+    /// what has come back). A pending Ctrl-C raises before a result is
+    /// handed out (it stays first in line).
     #[pyo3(signature = (block=true))]
-    fn next<'py>(&mut self, py: Python<'py>, block: bool) -> PyResult<Option<Bound<'py, PyDict>>> {
-        if self.ready.is_empty() {
-            self.collect(py, block)?;
+    fn next<'py>(&self, py: Python<'py>, block: bool) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let mut st = self.state()?;
+        st.lent.clear();
+        if st.ready.is_empty() {
+            st.collect(py, block)?;
         }
-        match self.ready.pop_front() {
-            Some((i, s)) => Ok(Some(frame_dict(py, &self.metrics, i, &s)?)),
+        py.check_signals()?;
+        match st.ready.pop_front() {
+            Some((i, s)) => {
+                st.lent.push((i, s));
+                Ok(Some(frame_dict(py, &self.metrics, i, &s)?))
+            }
             None => {
-                self.check()?;
+                st.check()?;
                 Ok(None)
             }
         }
     }
 
-    /// Waits for every pair in flight (checking for Ctrl-C between results).
-    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
-        while !self.in_flight.is_empty() {
-            self.collect(py, true)?;
-            py.check_signals()?;
+    /// Every result back so far and not yet handed out, in order, as
+    /// `next`'s dicts (no waiting). A pending Ctrl-C raises before they are
+    /// handed out (they stay in line).
+    fn take_ready<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let mut st = self.state()?;
+        st.lent.clear();
+        st.collect(py, false)?;
+        py.check_signals()?;
+        let taken: Vec<_> = st.ready.drain(..).collect();
+        let dicts = taken
+            .iter()
+            .map(|(i, s)| frame_dict(py, &self.metrics, *i, s))
+            .collect::<PyResult<Vec<_>>>()?;
+        st.lent = taken;
+        Ok(dicts)
+    }
+
+    /// Puts the results `next` or `take_ready` handed out last back first in
+    /// line: for a caller whose Ctrl-C landed after the call returned and
+    /// before it had them. Nothing to do when neither has been called
+    /// since, or they handed out nothing.
+    fn restore(&self) -> PyResult<()> {
+        let mut st = self.state()?;
+        let lent = std::mem::take(&mut st.lent);
+        for frame in lent.into_iter().rev() {
+            st.ready.push_front(frame);
         }
-        self.check()
+        Ok(())
+    }
+
+    /// Waits for every pair in flight (checking for Ctrl-C between results).
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        self.state()?.flush(py)
     }
 
     /// Pairs submitted whose results have not come back.
     #[getter]
-    fn in_flight(&self) -> usize {
-        self.in_flight.len()
+    fn in_flight(&self) -> PyResult<usize> {
+        Ok(self
+            .state()?
+            .engine
+            .as_ref()
+            .map_or(0, |e| e.scorer.in_flight()))
     }
 
     /// Pairs submitted.
     #[getter]
-    fn submitted(&self) -> u64 {
-        self.submitted
+    fn submitted(&self) -> PyResult<u64> {
+        Ok(self.state()?.submitted)
     }
 
     /// The engine: e.g. `cpu (2 threads)` or the Vulkan device.
     #[getter]
-    fn backend(&self) -> String {
-        self.engine()
+    fn backend(&self) -> PyResult<String> {
+        Ok(self
+            .state()?
+            .engine
             .as_ref()
-            .map_or_else(|| "closed".into(), |e| e.description.clone())
+            .map_or_else(|| "closed".into(), |e| e.description.clone()))
     }
 
     /// The report of every frame scored so far (the pairs still in flight
     /// are not waited for).
-    fn report(&self) -> PyReport {
-        let secs = self.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
-        let fps = self.scored.len() as f64 / secs.max(1e-9);
+    fn report(&self) -> PyResult<PyReport> {
+        let st = self.state()?;
+        let secs = st.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let fps = st.scored.len() as f64 / secs.max(1e-9);
         let size = (self.format.width, self.format.height);
-        PyReport::new(embed::report(
+        Ok(PyReport::new(embed::report(
             &self.plan,
             &self.metrics,
             size,
             fps,
-            &self.scored,
-        ))
+            &st.scored,
+        )))
     }
 
     /// Waits for the pairs in flight and releases the engine.
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        let flushed = self.flush(py);
-        let engine = self.engine().take();
-        if let Some(engine) = engine {
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut st = self.state()?;
+        let flushed = st.flush(py);
+        if let Some(engine) = st.engine.take() {
             py.detach(|| drop(engine));
         }
         flushed
@@ -181,23 +235,21 @@ impl PyScorer {
 }
 
 impl PyScorer {
-    /// The engine, locked.
-    fn engine(&self) -> MutexGuard<'_, Option<Engine>> {
-        self.engine.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Raises the error that broke the scorer.
-    fn check(&self) -> PyResult<()> {
-        match &self.broken {
-            Some(m) => Err(Error::new_err(format!(
-                "the scorer stopped at an earlier error: {m}"
-            ))),
-            None => Ok(()),
+    /// The scorer's state, or the error for a call while another thread's
+    /// is under way (a scorer is for one thread at a time).
+    fn state(&self) -> PyResult<MutexGuard<'_, State>> {
+        match self.state.try_lock() {
+            Ok(st) => Ok(st),
+            Err(TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(TryLockError::WouldBlock) => Err(Error::new_err(
+                "this vkssim.Scorer is in use by another thread: a Scorer is for one thread \
+                 at a time (give each thread its own, or hand the pairs to one thread)",
+            )),
         }
     }
 
     fn submit_typed<T: Sample>(
-        &mut self,
+        &self,
         py: Python<'_>,
         reference: &Bound<'_, PyAny>,
         distorted: &Bound<'_, PyAny>,
@@ -205,29 +257,26 @@ impl PyScorer {
         let r = self.planes::<T>(reference, "reference")?;
         let d = self.planes::<T>(distorted, "distorted")?;
         let (rv, dv) = (arrays::planes2(&r), arrays::planes2(&d));
-        let index = self.submitted;
-        self.started.get_or_insert_with(Instant::now);
-        let mut guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(engine) = guard.as_mut() else {
+        let mut st = self.state()?;
+        st.check()?;
+        st.started.get_or_insert_with(Instant::now);
+        let Some(engine) = st.engine.as_mut() else {
             return Err(Error::new_err("the scorer is closed"));
         };
         let scorer = &mut engine.scorer;
         let (submitted, results) = py.detach(|| {
-            let submitted = scorer.submit(arrays::pair(&rv, &dv));
+            let index = scorer.submitted();
+            let submitted = scorer.submit(arrays::pair(&rv, &dv)).map(|()| index);
             let mut results = Vec::new();
-            while let Some(res) = scorer.poll() {
+            while let Some(res) = scorer.poll_indexed() {
                 results.push(res);
             }
             (submitted, results)
         });
-        drop(guard);
-        let taken = self.take(results);
-        if let Err(e) = submitted {
-            let err = from_lib(&e);
-            return Err(err);
-        }
-        self.in_flight.push_back(index);
-        self.submitted += 1;
+        let count = scorer.submitted();
+        st.submitted = count;
+        let taken = st.take(results);
+        let index = submitted.map_err(|e| from_lib(&e))?;
         taken.map(|()| index)
     }
 
@@ -286,13 +335,24 @@ impl PyScorer {
         }
         Ok(out)
     }
+}
 
-    /// Takes results (in order) into the ready queue; a failed one breaks
-    /// the scorer and is raised.
-    fn take(&mut self, results: Vec<vkssim::Result<FrameScore>>) -> PyResult<()> {
+impl State {
+    /// Raises the error that broke the scorer.
+    fn check(&self) -> PyResult<()> {
+        match &self.broken {
+            Some(m) => Err(Error::new_err(format!(
+                "the scorer stopped at an earlier error: {m}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes results (in order, each with its frame number) into the ready
+    /// queue; a failed one breaks the scorer and is raised.
+    fn take(&mut self, results: Vec<(u64, vkssim::Result<FrameScore>)>) -> PyResult<()> {
         let mut first = None;
-        for res in results {
-            let index = self.in_flight.pop_front().unwrap_or(u64::MAX);
+        for (index, res) in results {
             match res {
                 Ok(s) if self.broken.is_none() => {
                     self.ready.push_back((index, s));
@@ -313,26 +373,34 @@ impl PyScorer {
 
     /// Takes the results that are back; `block`: waits for one if none is.
     fn collect(&mut self, py: Python<'_>, block: bool) -> PyResult<()> {
-        if self.in_flight.is_empty() {
-            return Ok(());
-        }
-        let mut guard = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(engine) = guard.as_mut() else {
+        let Some(engine) = self.engine.as_mut() else {
             return Ok(());
         };
         let scorer = &mut engine.scorer;
         let results = py.detach(|| {
             let mut results = Vec::new();
-            while let Some(res) = scorer.poll() {
+            while let Some(res) = scorer.poll_indexed() {
                 results.push(res);
             }
             if results.is_empty() && block {
-                results.extend(scorer.wait());
+                results.extend(scorer.wait_indexed());
             }
             results
         });
-        drop(guard);
         self.take(results)
+    }
+
+    /// Waits for every pair in flight (checking for Ctrl-C between results).
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        while self
+            .engine
+            .as_ref()
+            .is_some_and(|e| e.scorer.in_flight() > 0)
+        {
+            self.collect(py, true)?;
+            py.check_signals()?;
+        }
+        self.check()
     }
 }
 

@@ -37,8 +37,10 @@ use crate::{Error, FrameScore, Result};
 pub struct MultiScorer {
     scorers: Vec<Scorer>,
     devices: Vec<String>,
-    /// The engine of each pair submitted and not yet given back, oldest first.
-    order: VecDeque<usize>,
+    /// The engine and index of each pair submitted and not yet given back,
+    /// oldest first.
+    order: VecDeque<(usize, u64)>,
+    /// Pairs submitted: the index the next pair gets.
     submitted: u64,
 }
 
@@ -171,21 +173,41 @@ impl MultiScorer {
         self.scorers[k]
             .submit(pair)
             .map_err(|e| on_device(&self.devices[k], e))?;
-        self.order.push_back(k);
+        self.order.push_back((k, self.submitted));
         self.submitted += 1;
         Ok(())
     }
 
     /// The oldest result if it is ready, without blocking.
+    /// [`MultiScorer::poll_indexed`] gives its pair's index with it.
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
+        self.poll_indexed().map(|(_, r)| r)
+    }
+
+    /// The oldest result, waiting for it; `None` when nothing is queued.
+    /// [`MultiScorer::wait_indexed`] gives its pair's index with it.
+    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+        self.wait_indexed().map(|(_, r)| r)
+    }
+
+    /// As [`MultiScorer::poll`], with the index of the result's pair: the
+    /// [`MultiScorer::submitted`] count when it was submitted (0 for the
+    /// first pair, counting pairs through [`MultiSlots`] too).
+    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let scorers = &mut self.scorers;
         next_in_order(&mut self.order, &self.devices, false, |k| scorers[k].poll())
     }
 
-    /// The oldest result, waiting for it; `None` when nothing is queued.
-    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+    /// As [`MultiScorer::wait`], with the index of the result's pair (see
+    /// [`MultiScorer::poll_indexed`]).
+    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let scorers = &mut self.scorers;
         next_in_order(&mut self.order, &self.devices, true, |k| scorers[k].wait())
+    }
+
+    /// Pairs submitted so far: the index the next pair gets.
+    pub fn submitted(&self) -> u64 {
+        self.submitted
     }
 
     /// Pairs submitted whose result has not been taken yet.
@@ -215,7 +237,7 @@ impl std::fmt::Debug for MultiScorer {
 pub struct MultiSlots<'s> {
     slots: Vec<FrameSlots<'s>>,
     devices: &'s [String],
-    order: &'s mut VecDeque<usize>,
+    order: &'s mut VecDeque<(usize, u64)>,
     submitted: &'s mut u64,
     /// Slots handed out so far (the next one comes from `acquired % n`).
     acquired: u64,
@@ -243,19 +265,31 @@ impl<'s> MultiSlots<'s> {
         self.slots[k]
             .submit(slot)
             .map_err(|e| on_device(&self.devices[k], e))?;
-        self.order.push_back(k);
+        self.order.push_back((k, *self.submitted));
         *self.submitted += 1;
         Ok(())
     }
 
     /// The oldest result if it is ready, without blocking.
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        let slots = &mut self.slots;
-        next_in_order(self.order, self.devices, false, |k| slots[k].poll())
+        self.poll_indexed().map(|(_, r)| r)
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
+        self.wait_indexed().map(|(_, r)| r)
+    }
+
+    /// As [`MultiSlots::poll`], with the index of the result's pair (see
+    /// [`MultiScorer::poll_indexed`]).
+    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        let slots = &mut self.slots;
+        next_in_order(self.order, self.devices, false, |k| slots[k].poll())
+    }
+
+    /// As [`MultiSlots::wait`], with the index of the result's pair (see
+    /// [`MultiScorer::poll_indexed`]).
+    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let slots = &mut self.slots;
         next_in_order(self.order, self.devices, true, |k| slots[k].wait())
     }
@@ -273,18 +307,18 @@ impl<'s> MultiSlots<'s> {
 }
 
 /// The oldest result of pairs dealt over several engines, in submission
-/// order: `order` holds each pair's engine, oldest first, and `take(k)` gives
-/// engine `k`'s oldest result (waiting for it when `blocking`). `None` when
-/// nothing is queued or, without `blocking`, the oldest is not ready; an
-/// engine with no result for a pair it was given is an internal error. Errors
-/// name the engine's device.
+/// order, with its pair's index: `order` holds each pair's engine and index,
+/// oldest first, and `take(k)` gives engine `k`'s oldest result (waiting for
+/// it when `blocking`). `None` when nothing is queued or, without
+/// `blocking`, the oldest is not ready; an engine with no result for a pair
+/// it was given is an internal error. Errors name the engine's device.
 fn next_in_order(
-    order: &mut VecDeque<usize>,
+    order: &mut VecDeque<(usize, u64)>,
     devices: &[String],
     blocking: bool,
     mut take: impl FnMut(usize) -> Option<Result<FrameScore>>,
-) -> Option<Result<FrameScore>> {
-    let &k = order.front()?;
+) -> Option<(u64, Result<FrameScore>)> {
+    let &(k, index) = order.front()?;
     let result = match take(k) {
         Some(result) => result,
         None if blocking => Err(Error::Internal(format!(
@@ -294,7 +328,7 @@ fn next_in_order(
         None => return None,
     };
     order.pop_front();
-    Some(result.map_err(|e| on_device(&devices[k], e)))
+    Some((index, result.map_err(|e| on_device(&devices[k], e))))
 }
 
 /// Shared reference planes, one pool per engine of a [`MultiScorer`], with

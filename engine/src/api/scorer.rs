@@ -236,7 +236,11 @@ pub struct Scorer {
     /// The metrics it computes, checked.
     pub(super) metrics: MetricSet,
     pub(super) timeline: bool,
+    /// Pairs submitted: the index the next pair gets.
     pub(super) submitted: u64,
+    /// Results handed out: the index of the next one (results come back in
+    /// submission order, one per pair submitted).
+    returned: u64,
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
     pub(super) returns: (Sender<Returned>, Receiver<Returned>),
     /// Host-memory slots handed out (the CPU twin's).
@@ -283,6 +287,7 @@ impl Scorer {
             metrics,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
+            returned: 0,
             returns: channel(),
             host_slots: 0,
             id: crate::identity::next(),
@@ -315,6 +320,7 @@ impl Scorer {
             metrics,
             timeline: false,
             submitted: 0,
+            returned: 0,
             returns: channel(),
             host_slots: 0,
             id: crate::identity::next(),
@@ -416,14 +422,60 @@ impl Scorer {
     }
 
     /// The oldest result if it is ready, without blocking; `None` when it is
-    /// not ready or nothing is queued.
+    /// not ready or nothing is queued. [`Scorer::poll_indexed`] gives its
+    /// pair's index with it.
     pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        self.inner.scorer().poll_next()
+        self.poll_indexed().map(|(_, r)| r)
     }
 
     /// The oldest result, waiting for it; `None` when nothing is queued.
+    /// [`Scorer::wait_indexed`] gives its pair's index with it.
     pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        self.inner.scorer().wait_next()
+        self.wait_indexed().map(|(_, r)| r)
+    }
+
+    /// As [`Scorer::poll`], with the index of the result's pair: the
+    /// [`Scorer::submitted`] count when it was submitted (0 for the first
+    /// pair, counting pairs through [`super::FrameSlots`] too).
+    ///
+    /// ```
+    /// use vkssim::api::{HostPlane, Pair, Scorer, ScorerDesc};
+    /// let mut scorer = Scorer::cpu(&ScorerDesc::new(16, 16, 8), 1)?;
+    /// let (r, d) = (vec![16u8; 16 * 16], vec![17u8; 16 * 16]);
+    /// for _ in 0..3 {
+    ///     scorer.submit(Pair::new(HostPlane::u8(&r, 16), HostPlane::u8(&d, 16)))?;
+    /// }
+    /// let mut indices = Vec::new();
+    /// while let Some((index, score)) = scorer.wait_indexed() {
+    ///     score?;
+    ///     indices.push(index);
+    /// }
+    /// assert_eq!(indices, [0, 1, 2]);
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        let result = self.inner.scorer().poll_next();
+        self.number(result)
+    }
+
+    /// As [`Scorer::wait`], with the index of the result's pair (see
+    /// [`Scorer::poll_indexed`]).
+    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        let result = self.inner.scorer().wait_next();
+        self.number(result)
+    }
+
+    /// `result` (the next in submission order) with its pair's index.
+    fn number(&mut self, result: Option<Result<FrameScore>>) -> Option<(u64, Result<FrameScore>)> {
+        let result = result?;
+        let index = self.returned;
+        self.returned += 1;
+        Some((index, result))
+    }
+
+    /// Pairs submitted so far: the index the next pair gets.
+    pub fn submitted(&self) -> u64 {
+        self.submitted
     }
 
     /// Pairs submitted whose result has not been taken yet.

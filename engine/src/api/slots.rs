@@ -226,6 +226,18 @@ impl<'s> FrameSlots<'s> {
         self.scorer.wait()
     }
 
+    /// As [`FrameSlots::poll`], with the index of the result's pair (see
+    /// [`Scorer::poll_indexed`]).
+    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        self.scorer.poll_indexed()
+    }
+
+    /// As [`FrameSlots::wait`], with the index of the result's pair (see
+    /// [`Scorer::poll_indexed`]).
+    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        self.scorer.wait_indexed()
+    }
+
     /// Slots that may be handed out at once.
     pub fn queue_depth(&self) -> usize {
         self.scorer.queue_depth()

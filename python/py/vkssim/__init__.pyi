@@ -115,6 +115,11 @@ def score(
 ) -> List[Result]: ...
 
 class Scorer:
+    """A streaming scorer, for one thread at a time (a call while another
+    thread's is under way raises :class:`Error`). Results carry their frame
+    number (``frameNum``) from the library; Ctrl-C while iterating raises
+    :class:`Interrupted` and skips no result (iterating again goes on from
+    the frame finished as it came)."""
     def __init__(
         self,
         width: int,

@@ -4,6 +4,7 @@ refused with its messages, exactly as ``vkssim score`` checks them)."""
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -47,15 +48,16 @@ FILE_FLAGS = {
 
 def flags(options: dict, table: dict) -> List[str]:
     """``--flag=value`` for each option of ``table`` that is set (None is
-    unset; True is a bare switch)."""
+    unset). Every one takes a value: True or False is refused (as ``0``,
+    ``False`` would be taken for a number, or for unset)."""
     out = []
     for key, flag in table.items():
         value = options.get(key)
-        if value is None or value is False:
+        if value is None:
             continue
-        if value is True:
-            out.append(flag)
-        elif isinstance(value, (list, tuple)):
+        if isinstance(value, (bool, np.bool_)):
+            raise OptionError(f"{key}={value!r}: this option takes a value, not True or False")
+        if isinstance(value, (list, tuple)):
             out.append(f"{flag}={','.join(str(v) for v in value)}")
         else:
             out.append(f"{flag}={value}")
@@ -80,8 +82,27 @@ def is_path(x: Any) -> bool:
     return isinstance(x, (str, bytes, os.PathLike))
 
 
-def path_text(x: Any) -> str:
-    return os.fsdecode(os.fspath(x))
+def path_text(x: Any, role: str) -> str:
+    """The path ``x`` (the ``role`` input's) as text; a NUL byte, which no
+    file name holds, is refused with the path shown escaped (``\\x00``)."""
+    text = os.fsdecode(os.fspath(x))
+    if "\0" in text:
+        raise InputError(f"the {role} path {text!r} contains a NUL byte, which no file name can")
+    return text
+
+
+def integer(value: Any, name: str) -> int:
+    """``value`` (the argument ``name``) as an int that fits 32 unsigned
+    bits; a bool, a float, a string or a value out of range is refused,
+    naming the argument."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise OptionError(f"{name}={value!r}: expected an integer, got {type(value).__name__}")
+    if not 0 <= int(value) <= _U32_MAX:
+        raise OptionError(f"{name}={value!r}: out of range (0 to {_U32_MAX})")
+    return int(value)
+
+
+_U32_MAX = 2**32 - 1
 
 
 _SAMPLE_TYPES = (np.dtype(np.uint8), np.dtype(np.uint16))

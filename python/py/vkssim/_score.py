@@ -139,8 +139,8 @@ def _one(reference: Any, distorted: Any, common: list, options: dict, progress: 
     try:
         if _options.is_path(reference) and _options.is_path(distorted):
             args = [
-                f"--reference={_options.path_text(reference)}",
-                f"--distorted={_options.path_text(distorted)}",
+                f"--reference={_options.path_text(reference, 'reference')}",
+                f"--distorted={_options.path_text(distorted, 'distorted')}",
                 *common,
                 *_options.flags(options, _options.FILE_FLAGS),
             ]
@@ -155,7 +155,10 @@ def _one(reference: Any, distorted: Any, common: list, options: dict, progress: 
             ref = _options.frames_planes(reference, "reference")
             dist = _options.frames_planes(distorted, "distorted")
             args = ["--reference=<arrays>", "--distorted=<arrays>", *common]
-            report = _native.score_arrays(list(ref), list(dist), args, options.get("bitdepth"), callback)
+            bitdepth = options.get("bitdepth")
+            if bitdepth is not None:
+                bitdepth = _options.integer(bitdepth, "bitdepth")
+            report = _native.score_arrays(list(ref), list(dist), args, bitdepth, callback)
         return Result(report)
     except BaseException as e:
         partial = getattr(e, "result", None)

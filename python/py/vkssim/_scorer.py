@@ -28,7 +28,13 @@ class Scorer:
     when ``chroma`` is ``"420"``, ``"422"`` or ``"444"``) into the engine
     and returns the pair's frame number; it blocks, with the GIL released,
     while the engine's queue is full. Results come back in submission
-    order, as dicts keyed by ``frameNum`` and libvmaf's output names.
+    order, as dicts keyed by ``frameNum`` (the frame number the library
+    gives each result) and libvmaf's output names.
+
+    A Scorer is for one thread at a time: a call while another thread's is
+    under way raises :class:`vkssim.Error` (give each thread its own, or
+    hand the pairs to one thread). Ctrl-C skips no result: see
+    :meth:`__iter__`.
 
     Options as :func:`vkssim.score`'s: ``features``, ``backend``,
     ``device``, ``threads``, ``precision``, ``upload``,
@@ -65,7 +71,13 @@ class Scorer:
             *_options.flags(options, _options.ENGINE_FLAGS),
         ]
         self._chroma = chroma is not None
-        self._native = _native.Scorer(int(width), int(height), int(bitdepth), args, chroma)
+        self._native = _native.Scorer(
+            _options.integer(width, "width"),
+            _options.integer(height, "height"),
+            _options.integer(bitdepth, "bitdepth"),
+            args,
+            chroma,
+        )
 
     def submit(self, reference: Any, distorted: Any) -> int:
         """Queues one pair; returns its frame number (0, 1, ...)."""
@@ -76,21 +88,31 @@ class Scorer:
 
     def ready(self) -> List[Dict[str, float]]:
         """The results back so far and not yet handed out, in order (no
-        waiting)."""
-        out = []
-        while True:
-            frame = self._native.next(False)
-            if frame is None:
-                return out
-            out.append(frame)
+        waiting). Ctrl-C raises :class:`vkssim.Interrupted` and hands out
+        nothing: the next call gives these results."""
+        try:
+            return self._native.take_ready()
+        except KeyboardInterrupt:
+            # Landed in the call or as it returned: the results are put
+            # back first in line.
+            self._native.restore()
+            raise self._interrupted() from None
 
     def __iter__(self) -> Iterator[Dict[str, float]]:
         """The results not yet handed out, in order, waiting for the pairs
-        in flight; ends when every pair submitted has been handed out."""
+        in flight; ends when every pair submitted has been handed out.
+
+        Ctrl-C while it waits raises :class:`vkssim.Interrupted` (its
+        ``result`` holds every frame scored so far, in order) and skips
+        nothing: the frame finished as it came is not handed out, and
+        iterating again goes on from it."""
         while True:
             try:
                 frame = self._native.next(True)
             except KeyboardInterrupt:
+                # Landed in the wait (the frame stays first in line) or as
+                # next returned (it is put back).
+                self._native.restore()
                 raise self._interrupted() from None
             if frame is None:
                 return

@@ -189,9 +189,9 @@ pub struct VkssimOutput {
     pub value: f64,
 }
 
-/// Most values a frame reports (the engine's `MAX_OUTPUTS`, checked below).
+/// Most values a frame's C result holds; a scorer whose metrics report more
+/// is refused when it is created.
 pub const VKSSIM_MAX_OUTPUTS: usize = 40;
-const _: () = assert!(VKSSIM_MAX_OUTPUTS == vkssim::metric::outputs::MAX_OUTPUTS);
 
 /// One frame's result: float_ssim's values (libvmaf's fp32 values, held
 /// exactly in doubles), then every value of every metric by name, in the

@@ -33,9 +33,25 @@ pub(crate) unsafe fn with_features(
                 .map_err(|_| Error::InvalidOption(format!("features[{i}] is not UTF-8")))?;
             specs.push(text.to_string());
         }
-        sd = sd.with_metrics(parse_list(&specs)?);
+        let metrics = parse_list(&specs)?;
+        let layout = chroma_of(d.chroma)?.unwrap_or(Chroma::C444);
+        let n: usize = metrics.iter().map(|m| m.output_names(layout).len()).sum();
+        if n > VKSSIM_MAX_OUTPUTS {
+            return Err(Error::Unsupported(format!(
+                "{n} values per frame: a C result holds at most {VKSSIM_MAX_OUTPUTS}"
+            )));
+        }
+        sd = sd.with_metrics(metrics);
     }
-    let chroma = match d.chroma {
+    if let Some(c) = chroma_of(d.chroma)? {
+        sd = sd.with_chroma(c);
+    }
+    Ok(sd)
+}
+
+/// The chroma layout a description's `chroma` field gives (0: not given).
+fn chroma_of(chroma: u32) -> Result<Option<Chroma>, Error> {
+    Ok(match chroma {
         0 => None,
         420 => Some(Chroma::C420),
         422 => Some(Chroma::C422),
@@ -46,23 +62,19 @@ pub(crate) unsafe fn with_features(
                 "chroma {other}: give 420, 422, 444, 400 or 0 (not given)"
             )))
         }
-    };
-    if let Some(c) = chroma {
-        sd = sd.with_chroma(c);
-    }
-    Ok(sd)
+    })
 }
 
 /// A static C string for an output name (each made once, kept for the life
 /// of the process).
-fn c_name(name: &'static str) -> *const c_char {
-    static NAMES: OnceLock<Mutex<HashMap<&'static str, &'static CStr>>> = OnceLock::new();
+fn c_name(name: &str) -> *const c_char {
+    static NAMES: OnceLock<Mutex<HashMap<String, &'static CStr>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner());
     names
-        .entry(name)
+        .entry(name.to_string())
         .or_insert_with(|| Box::leak(CString::new(name).unwrap_or_default().into_boxed_c_str()))
         .as_ptr()
 }

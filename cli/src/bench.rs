@@ -113,8 +113,10 @@ fn feature_list(metrics: &MetricSet) -> String {
 
 /// Whether two runs reported the same values, bit for bit (NaN included).
 fn same_scores(a: &[FrameScore], b: &[FrameScore]) -> bool {
-    let bits = |s: &FrameScore| -> Vec<(&'static str, u64)> {
-        s.iter().map(|(n, v)| (n, v.to_bits())).collect()
+    let bits = |s: &FrameScore| -> Vec<(String, u64)> {
+        s.iter()
+            .map(|(n, v)| (n.to_string(), v.to_bits()))
+            .collect()
     };
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| bits(x) == bits(y))
 }

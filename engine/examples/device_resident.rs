@@ -240,14 +240,14 @@ fn score_on_device(
             };
             check(
                 &format!("{width}x{height} {bit_depth}-bit device pair {k} ({what})"),
-                scores[k],
+                scores[k].clone(),
                 cpu_score(&r, &dd, &opts),
                 &opts,
             );
         }
         check(
             &format!("{width}x{height} {bit_depth}-bit host pair on the same scorer"),
-            scores[2],
+            scores[2].clone(),
             cpu_score(&hr, &hd, &opts),
             &opts,
         );

@@ -204,7 +204,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let (tn, scores) = score_k(&mut scorer, &planes, a.frames)?;
         // Every repetition gives every buffer pair the same score.
         for (i, s) in scores.iter().enumerate() {
-            let same = warm_scores[i % planes.len()];
+            let same = &warm_scores[i % planes.len()];
             if s.ssim.to_bits() != same.ssim.to_bits() {
                 return Err(format!("pair {i}: {s:?} differs from {same:?} earlier").into());
             }

@@ -188,7 +188,7 @@ impl LumaFrame {
 /// [`FrameScore::value`], [`FrameScore::iter`]), and `float_ssim`'s values in
 /// the fields of their own (kept from the scorers of `float_ssim` alone).
 /// Each `float_ssim` mean is libvmaf's fp32 value, held exactly in an f64.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FrameScore {
     /// The SSIM mean (`float_ssim` without `enable_db`); NaN when the scorer
     /// does not compute `float_ssim`.
@@ -250,7 +250,7 @@ impl FrameScore {
     }
 
     /// `(name, value)` of every output, in the `vmaf` command line's order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
         self.outputs.iter()
     }
 

@@ -427,7 +427,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
             scorer
                 .submit(Pair::new(&shared, host_d))
                 .expect("shared pair");
-            want
+            want.clone()
         } else {
             scorer
                 .submit(Pair::new(&imports[k][0], &imports[k][1]))
@@ -634,7 +634,7 @@ fn queued_device_pairs_go_in_batches_in_order() {
     assert_eq!(got.len(), order.len());
     for (n, (&k, g)) in order.iter().zip(&got).enumerate() {
         let want = if k == 9 {
-            host_want
+            host_want.clone()
         } else {
             want_for(w, h, layouts[k].2, &desc.ssim)
         };

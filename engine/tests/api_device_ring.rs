@@ -64,7 +64,7 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
     got.extend(submit_in_order(&mut scorer, &imports, &order[1..], host));
     for (n, (&k, g)) in order.iter().zip(&got).enumerate() {
         let want = if k == 9 {
-            host_want
+            host_want.clone()
         } else {
             want_for(w, h, layouts[k].2, &desc.ssim)
         };

@@ -81,7 +81,7 @@ impl PyReport {
     fn aggregate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
         for (name, x) in &self.report.aggregate {
-            out.set_item(*name, *x)?;
+            out.set_item(name.as_str(), *x)?;
         }
         Ok(out)
     }

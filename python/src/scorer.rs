@@ -136,7 +136,7 @@ impl PyScorer {
         py.check_signals()?;
         match st.ready.pop_front() {
             Some((i, s)) => {
-                st.lent.push((i, s));
+                st.lent.push((i, s.clone()));
                 Ok(Some(frame_dict(py, &self.metrics, i, &s)?))
             }
             None => {
@@ -355,7 +355,7 @@ impl State {
         for (index, res) in results {
             match res {
                 Ok(s) if self.broken.is_none() => {
-                    self.ready.push_back((index, s));
+                    self.ready.push_back((index, s.clone()));
                     self.scored.push((index, s));
                 }
                 Ok(_) => {}

@@ -279,7 +279,8 @@ fn compare_api(what: &str, vmaf: &VmafXml, scores: &[FrameScore], summary: &Summ
             n += 1;
         }
     }
-    let aggregate: Vec<_> = summary.aggregate().iter().collect();
+    let aggregate = summary.aggregate();
+    let aggregate: Vec<_> = aggregate.iter().collect();
     assert_eq!(vmaf.aggregate.len(), aggregate.len(), "{what}: aggregate");
     for ((name, x), (our_name, y)) in vmaf.aggregate.iter().zip(aggregate) {
         assert_eq!(name, our_name);

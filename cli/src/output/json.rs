@@ -109,7 +109,10 @@ mod tests {
     #[test]
     fn aggregate_values_as_libvmaf_writes_them() {
         let mut r = sample(0, 1, false);
-        r.aggregate = vec![("apsnr_y", 33.5), ("apsnr_cb", f64::NEG_INFINITY)];
+        r.aggregate = vec![
+            ("apsnr_y".into(), 33.5),
+            ("apsnr_cb".into(), f64::NEG_INFINITY),
+        ];
         assert!(render(&r).ends_with(
             "  \"aggregate_metrics\": {\n    \"apsnr_y\": 33.500000,\n    \"apsnr_cb\": null\n  }\n}\n"
         ));

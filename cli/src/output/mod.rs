@@ -58,7 +58,7 @@ pub struct Report {
     pub frames: Vec<ScoredFrame>,
     /// The values reported once for the run (`aggregate_metrics`:
     /// `apsnr_*`), in order.
-    pub aggregate: Vec<(&'static str, f64)>,
+    pub aggregate: Vec<(String, f64)>,
     /// Digits of the metric values.
     pub precision: Precision,
 }

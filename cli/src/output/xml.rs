@@ -70,7 +70,10 @@ mod tests {
     #[test]
     fn aggregate_values_as_libvmaf_writes_them() {
         let mut r = sample(0, 1, false);
-        r.aggregate = vec![("apsnr_y", 33.5), ("apsnr_cb", f64::NEG_INFINITY)];
+        r.aggregate = vec![
+            ("apsnr_y".into(), 33.5),
+            ("apsnr_cb".into(), f64::NEG_INFINITY),
+        ];
         assert!(render(&r)
             .contains("  <aggregate_metrics apsnr_y=\"33.500000\" apsnr_cb=\"-inf\" />\n"));
     }

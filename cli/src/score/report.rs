@@ -47,7 +47,11 @@ pub fn report(
             })
             .collect(),
         metrics: names,
-        aggregate: summary.aggregate().iter().collect(),
+        aggregate: summary
+            .aggregate()
+            .iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect(),
         precision: plan.outputs.precision,
     }
 }

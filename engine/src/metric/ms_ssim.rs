@@ -202,7 +202,7 @@ pub fn frame_outputs(
             .iter()
             .flat_map(|f| means.iter().map(move |m| f(m) as f64));
         for (name, v) in LCS_NAMES.iter().zip(values) {
-            out.push(name, v);
+            out.push(*name, v);
         }
     }
     Ok(out)

@@ -2,14 +2,12 @@
 //! or at the end of a run, each under its libvmaf name and in the order the
 //! `vmaf` CLI writes them.
 
-/// Most values one frame reports (every metric together); a metric set that
-/// would report more is refused when it is checked
-/// ([`super::MetricSet::new`]).
-pub const MAX_OUTPUTS: usize = 40;
+use std::borrow::Cow;
 
 /// Named fp64 values in libvmaf's output order (`psnr_y`, `mse_y`, `psnr_cb`,
-/// ...). A name appears at most once. Held inline (at most [`MAX_OUTPUTS`]),
-/// so that a [`crate::FrameScore`] stays `Copy`.
+/// ...). A name appears at most once; there may be any number of them (VMAF's
+/// extractors and a bootstrap model report dozens), and a name is either
+/// static (a metric's own) or owned (a model named at run time).
 ///
 /// ```
 /// use vkssim::metric::outputs::MetricOutputs;
@@ -19,27 +17,10 @@ pub const MAX_OUTPUTS: usize = 40;
 /// assert_eq!(o.get("psnr_cb"), Some(45.0));
 /// assert_eq!(o.names().collect::<Vec<_>>(), ["psnr_y", "psnr_cb"]);
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Clone, Default, PartialEq)]
 pub struct MetricOutputs {
-    values: [(&'static str, f64); MAX_OUTPUTS],
-    len: usize,
-}
-
-impl Default for MetricOutputs {
-    fn default() -> Self {
-        Self {
-            values: [("", 0.0); MAX_OUTPUTS],
-            len: 0,
-        }
-    }
-}
-
-impl PartialEq for MetricOutputs {
-    /// The same names in the same order with the same values (`==` on each
-    /// value, so a NaN differs from itself as an `f64` does).
-    fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
-    }
+    /// `==` on each value, so a NaN differs from itself as an `f64` does.
+    values: Vec<(Cow<'static, str>, f64)>,
 }
 
 impl std::fmt::Debug for MetricOutputs {
@@ -54,72 +35,64 @@ impl MetricOutputs {
         Self::default()
     }
 
-    fn as_slice(&self) -> &[(&'static str, f64)] {
-        &self.values[..self.len]
-    }
-
     /// Appends `name = value` after the values already there.
     ///
-    /// Panics if `name` is already there or [`MAX_OUTPUTS`] values are (a
-    /// metric naming one output twice, or a set of metrics that was not
-    /// checked, is a bug in vkssim, never bad input).
-    pub fn push(&mut self, name: &'static str, value: f64) {
+    /// Panics if `name` is already there (a metric naming one output twice,
+    /// or a set of metrics that was not checked, is a bug in vkssim, never
+    /// bad input).
+    pub fn push(&mut self, name: impl Into<Cow<'static, str>>, value: f64) {
+        let name = name.into();
         assert!(
-            self.get(name).is_none(),
+            self.get(&name).is_none(),
             "metric output {name} reported twice"
         );
-        assert!(
-            self.len < MAX_OUTPUTS,
-            "more than {MAX_OUTPUTS} metric outputs in one frame"
-        );
-        self.values[self.len] = (name, value);
-        self.len += 1;
+        self.values.push((name, value));
     }
 
     /// Appends every value of `other`, in its order.
     ///
     /// Panics if a name is in both (see [`MetricOutputs::push`]).
     pub fn extend(&mut self, other: &MetricOutputs) {
-        for (name, value) in other.iter() {
-            self.push(name, value);
+        for (name, value) in &other.values {
+            self.push(name.clone(), *value);
         }
     }
 
     /// The value reported as `name`, if any.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.as_slice()
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, v)| v)
+        self.values.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+
+    /// Sets the value already reported as `name` (a value that arrives late:
+    /// one that needs the next frame); `false` when there is no such name.
+    pub fn set(&mut self, name: &str, value: f64) -> bool {
+        match self.values.iter_mut().find(|(n, _)| n == name) {
+            Some((_, v)) => {
+                *v = value;
+                true
+            }
+            None => false,
+        }
     }
 
     /// `(name, value)` pairs in output order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
-        self.as_slice().iter().copied()
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
+        self.values.iter().map(|(n, v)| (n.as_ref(), *v))
     }
 
     /// The names in output order.
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.as_slice().iter().map(|&(n, _)| n)
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.values.iter().map(|(n, _)| n.as_ref())
     }
 
     /// How many values there are.
     pub fn len(&self) -> usize {
-        self.len
+        self.values.len()
     }
 
     /// Whether there is no value.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-}
-
-impl<'a> IntoIterator for &'a MetricOutputs {
-    type Item = (&'static str, f64);
-    type IntoIter = std::iter::Copied<std::slice::Iter<'a, (&'static str, f64)>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter().copied()
+        self.values.is_empty()
     }
 }
 
@@ -140,8 +113,13 @@ mod tests {
         assert_eq!(a.names().collect::<Vec<_>>(), ["x", "z", "y"]);
         assert!(a.get("z").unwrap().is_nan());
         assert_eq!(a.get("w"), None);
-        let pairs: Vec<_> = (&a).into_iter().map(|(n, _)| n).collect();
-        assert_eq!(pairs, ["x", "z", "y"]);
+        assert!(a.set("z", 3.0) && !a.set("w", 1.0));
+        assert_eq!(a.get("z"), Some(3.0));
+        let mut many = MetricOutputs::new();
+        for k in 0..100 {
+            many.push(format!("v{k}"), k as f64);
+        }
+        assert_eq!(many.get("v99"), Some(99.0));
     }
 
     #[test]

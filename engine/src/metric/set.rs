@@ -6,7 +6,6 @@
 //! order).
 
 use super::config::MetricConfig;
-use super::outputs::MAX_OUTPUTS;
 use super::psnr::{self, PsnrGeometry};
 use crate::io::Chroma;
 use crate::{Error, Result, SsimOptions};
@@ -75,21 +74,14 @@ impl MetricSet {
                 psnr_geometry = Some(psnr::check_geometry(width, height, bit_depth, chroma, o)?);
             }
         }
-        let set = Self {
+        Ok(Self {
             configs: configs.to_vec(),
             width,
             height,
             bit_depth,
             chroma,
             psnr: psnr_geometry,
-        };
-        let n = set.output_names().len();
-        if n > MAX_OUTPUTS {
-            return Err(Error::Unsupported(format!(
-                "{n} values per frame (at most {MAX_OUTPUTS} at once)"
-            )));
-        }
-        Ok(set)
+        })
     }
 
     /// `float_ssim` alone with `opts` (what a scorer computes by default).

@@ -282,9 +282,9 @@ impl VkScorer {
                 .iter()
                 .any(|m| matches!(m, crate::metric::MetricConfig::FloatSsim(_)));
             let mut full = if has_ssim { score } else { FrameScore::empty() };
+            plan.done.push_back(outputs.clone());
             full.outputs = outputs;
             full.psnr_sse = psnr_sse;
-            plan.done.push_back(outputs);
             return Ok(full);
         }
         Ok(score)

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use vkssim::testing::vif::{check_size, vif_scores, VifOptions, MIN_SIZE};
+use vkssim::testing::vif::{check_size, parse_enhn_gain_limit, vif_scores, VifOptions, MIN_SIZE};
 use vkssim::{Error, LumaFrame};
 use vkssim_tests::synth::{self, peak};
 use vkssim_tests::vmaf_cli::run_vmaf;
@@ -134,6 +134,38 @@ fn varied(w: u32, h: u32, depth: u32, seed: u64) -> Vec<Pair> {
     ]
 }
 
+/// The vmaf CLI's run on `pairs` with `vif_enhn_gain_limit=text`: whether it
+/// loads the extractor.
+fn vmaf_takes_gain_limit(pairs: &[Pair], text: &str) -> bool {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (r, d) = (dir.path().join("ref.yuv"), dir.path().join("dis.yuv"));
+    write_yuv(&r, &pairs.iter().map(|p| &p.0).collect::<Vec<_>>());
+    write_yuv(&d, &pairs.iter().map(|p| &p.1).collect::<Vec<_>>());
+    let (w, h) = (pairs[0].0.width, pairs[0].0.height);
+    let args: Vec<String> = [
+        "-r",
+        r.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "-w",
+        &w.to_string(),
+        "-h",
+        &h.to_string(),
+        "-p",
+        "420",
+        "-b",
+        "8",
+        "--cpumask",
+        "255",
+        "--feature",
+        &format!("vif=vif_enhn_gain_limit={text}"),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    run_vmaf(&args, false).is_ok()
+}
+
 fn default_opts() -> VifOptions {
     VifOptions::default()
 }
@@ -173,7 +205,7 @@ fn gain_limits_match_vmaf() {
     // 1.0 is what vmaf_v0.6.1neg sets (outputs named `..._egl_1`).
     for (text, debug) in [("1.0", true), ("1", false), ("1.5", false), ("2.25", true)] {
         let opts = VifOptions {
-            enhn_gain_limit: vkssim::testing::vif::parse_enhn_gain_limit(text).unwrap(),
+            enhn_gain_limit: parse_enhn_gain_limit(text).unwrap(),
             debug,
         };
         for depth in [8, 12] {
@@ -242,4 +274,53 @@ fn too_small_frames_are_refused_before_any_work() {
         vif_scores(&f.view(), &f.view(), &bad),
         Err(Error::InvalidOption(_))
     ));
+}
+
+#[test]
+fn gain_limit_text_reads_as_vmaf_reads_it() {
+    // The CLI rounds the number to binary32 and then to six significant
+    // digits before checking 1..=100 and computing with it. (It also takes
+    // trailing characters, C hexadecimal floats and `nan`, which vkssim
+    // refuses; those are left out here.)
+    let tex = synth::textured(40, 33, 8, 41);
+    let pairs = vec![
+        (tex.clone(), enhanced(&tex, 2.5)),
+        (tex.clone(), enhanced(&tex, 1.3)),
+    ];
+    for text in [
+        "1",
+        "1.0000001",
+        "1.000001",
+        "1.00001",
+        "0.9999995",
+        "0.9999994",
+        "0.9999994999999",
+        "0.999999",
+        "0.5",
+        "1.2345678",
+        "100.00049",
+        "100.0004999",
+        "100.001",
+        "101",
+        "50.123456789",
+        "inf",
+        "-1",
+        "",
+        "abc",
+    ] {
+        let ours = parse_enhn_gain_limit(text);
+        assert_eq!(
+            ours.is_ok(),
+            vmaf_takes_gain_limit(&pairs, text),
+            "{text:?}: {ours:?}"
+        );
+        if let Ok(egl) = ours {
+            let opts = VifOptions {
+                enhn_gain_limit: egl,
+                debug: true,
+            };
+            let vmaf_options = format!("vif_enhn_gain_limit={text}:debug=true");
+            assert_matches_vmaf(&vmaf_options, &pairs, &vmaf_options, &opts);
+        }
+    }
 }

@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(names(100.0001), "integer_vif_scale0");
         assert_eq!(names(1.0), "integer_vif_scale0_egl_1");
         assert_eq!(names(1.5), "integer_vif_scale0_egl_1.5");
-        assert_eq!(names(3.14159265), "integer_vif_scale0_egl_3.14159");
+        assert_eq!(names(4.123456789), "integer_vif_scale0_egl_4.12346");
         assert_eq!(names(10.0), "integer_vif_scale0_egl_10");
         let debug = VifOptions {
             enhn_gain_limit: 1.0,

@@ -265,6 +265,16 @@ fn too_small_frames_are_refused_before_any_work() {
     }
     assert!(check_size(MIN_SIZE, MIN_SIZE, 8).is_ok());
     assert!(matches!(check_size(64, 64, 9), Err(Error::Unsupported(_))));
+    let f = synth::flat(32, 32, 10, 1);
+    let short = vkssim::LumaView {
+        bytes: &f.bytes[..100],
+        ..f.view()
+    };
+    let e = vif_scores(&short, &f.view(), &VifOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::BufferSize { .. }), "{e}");
+    let other = synth::flat(32, 30, 10, 1);
+    let e = vif_scores(&f.view(), &other.view(), &VifOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::GeometryMismatch(_)), "{e}");
     let bad = VifOptions {
         enhn_gain_limit: 0.5,
         debug: false,

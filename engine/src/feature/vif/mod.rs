@@ -23,6 +23,7 @@ pub(crate) mod stats;
 
 pub use options::{parse_enhn_gain_limit, VifOptions};
 
+use crate::cpu::samples::check_view;
 use crate::frame::PlaneGeometry;
 use crate::{Error, LumaView, Result};
 use plane::Plane;
@@ -109,7 +110,9 @@ pub fn check_size(width: u32, height: u32, bit_depth: u32) -> Result<()> {
 /// same size and bit depth.
 ///
 /// Errors: [`Error::GeometryMismatch`] when the planes differ, what
-/// [`check_size`] and [`VifOptions::validate`] refuse.
+/// [`check_size`] and [`VifOptions::validate`] refuse, [`Error::BufferSize`]
+/// or [`Error::InvalidOption`] for a view whose bytes or stride cannot hold
+/// its rows.
 pub fn vif_scores(
     reference: &LumaView<'_>,
     distorted: &LumaView<'_>,
@@ -122,6 +125,8 @@ pub fn vif_scores(
         "the distorted",
     )?;
     check_size(reference.width, reference.height, reference.bit_depth)?;
+    check_view(reference)?;
+    check_view(distorted)?;
     opts.validate()?;
     let bit_depth = reference.bit_depth;
     let mut reference = Plane::from_view(reference);

@@ -105,23 +105,21 @@ impl ScaleSums {
 }
 
 /// The vertical pass of one output row: per column, the two means and the
-/// three second moments, filtered down the column with reflect-101 rows.
+/// three second moments (`[μ1, μ2, xx, yy, xy]`), filtered down the column
+/// with reflect-101 rows, then padded left and right by the filter's radius
+/// with reflect-101 columns (libvmaf's `PADDING_SQ_DATA`).
 struct Columns {
-    mu1: Vec<u64>,
-    mu2: Vec<u64>,
-    xx: Vec<u64>,
-    yy: Vec<u64>,
-    xy: Vec<u64>,
+    /// `width + 2 * radius` entries; column `x` is at `x + radius`.
+    padded: Vec<[u64; 5]>,
+    radius: usize,
 }
 
 impl Columns {
-    fn new(width: usize) -> Self {
+    fn new(width: usize, scale: usize) -> Self {
+        let radius = radius(scale);
         Self {
-            mu1: vec![0; width],
-            mu2: vec![0; width],
-            xx: vec![0; width],
-            yy: vec![0; width],
-            xy: vec![0; width],
+            padded: vec![[0; 5]; width + 2 * radius],
+            radius,
         }
     }
 
@@ -134,43 +132,35 @@ impl Columns {
         scale: usize,
         input: Input,
     ) {
-        let taps = TAPS[scale];
-        let r = radius(scale) as isize;
-        for v in [
-            &mut self.mu1,
-            &mut self.mu2,
-            &mut self.xx,
-            &mut self.yy,
-            &mut self.xy,
-        ] {
-            v.fill(0);
-        }
-        for (k, &tap) in taps.iter().enumerate() {
-            let row_at = reflect_101(y as isize + k as isize - r, reference.height);
+        let (r, width) = (self.radius, reference.width);
+        let columns = &mut self.padded[r..r + width];
+        columns.fill([0; 5]);
+        for (k, &tap) in TAPS[scale].iter().enumerate() {
+            let row_at = reflect_101(y as isize + k as isize - r as isize, reference.height);
             let tap = u64::from(tap);
-            for (x, (&p, &q)) in reference
-                .row(row_at)
-                .iter()
-                .zip(distorted.row(row_at))
-                .enumerate()
-            {
+            let rows = reference.row(row_at).iter().zip(distorted.row(row_at));
+            for (c, (&p, &q)) in columns.iter_mut().zip(rows) {
                 let (p, q) = (u64::from(p), u64::from(q));
-                self.mu1[x] += tap * p;
-                self.mu2[x] += tap * q;
-                self.xx[x] += tap * p * p;
-                self.yy[x] += tap * q * q;
-                self.xy[x] += tap * p * q;
+                let (tp, tq) = (tap * p, tap * q);
+                c[0] += tp;
+                c[1] += tq;
+                c[2] += tp * p;
+                c[3] += tq * q;
+                c[4] += tp * q;
             }
         }
         let (mean_round, mean_shift) = input.mean_rounding();
         let (moment_round, moment_shift) = input.moment_rounding();
-        for v in [&mut self.mu1, &mut self.mu2] {
-            v.iter_mut()
-                .for_each(|s| *s = (*s + mean_round) >> mean_shift);
+        for c in columns.iter_mut() {
+            c[0] = (c[0] + mean_round) >> mean_shift;
+            c[1] = (c[1] + mean_round) >> mean_shift;
+            for m in &mut c[2..] {
+                *m = (*m + moment_round) >> moment_shift;
+            }
         }
-        for v in [&mut self.xx, &mut self.yy, &mut self.xy] {
-            v.iter_mut()
-                .for_each(|s| *s = (*s + moment_round) >> moment_shift);
+        for i in 1..=r {
+            self.padded[r - i] = self.padded[r + i];
+            self.padded[r + width - 1 + i] = self.padded[r + width - 1 - i];
         }
     }
 }
@@ -186,22 +176,19 @@ pub(crate) fn scale_sums(
 ) -> ScaleSums {
     let (width, height) = (reference.width, reference.height);
     let taps = TAPS[scale];
-    let r = radius(scale) as isize;
-    let mut columns = Columns::new(width);
+    let mut columns = Columns::new(width, scale);
     let mut sums = ScaleSums::default();
     for y in 0..height {
         columns.filter_rows(reference, distorted, y, scale, input);
-        for x in 0..width {
-            let (mut mu1, mut mu2, mut xx, mut yy, mut xy) = (0u64, 0u64, 0u64, 0u64, 0u64);
-            for (k, &tap) in taps.iter().enumerate() {
-                let at = reflect_101(x as isize + k as isize - r, width);
+        for window in columns.padded.windows(taps.len()) {
+            let mut f = [0u64; 5];
+            for (&tap, c) in taps.iter().zip(window) {
                 let tap = u64::from(tap);
-                mu1 += tap * columns.mu1[at];
-                mu2 += tap * columns.mu2[at];
-                xx += tap * columns.xx[at];
-                yy += tap * columns.yy[at];
-                xy += tap * columns.xy[at];
+                for (acc, &v) in f.iter_mut().zip(c) {
+                    *acc += tap * v;
+                }
             }
+            let [mu1, mu2, xx, yy, xy] = f;
             let mu1_sq = (mu1 * mu1 + (1 << 31)) >> 32;
             let mu2_sq = (mu2 * mu2 + (1 << 31)) >> 32;
             let mu1_mu2 = (mu1 * mu2 + (1 << 31)) >> 32;

@@ -5,6 +5,7 @@
 //! Applications use [`crate::api`].
 
 pub use crate::cpu::pool::CpuScorer;
+pub use crate::feature::vif;
 pub use crate::scorer::FrameScorer;
 pub use crate::vk::pipeline::PASSES;
 pub use crate::vk::scorer::MetricDebug;

@@ -14,8 +14,10 @@ fn reciprocal(i: i32) -> i64 {
     }
 }
 
-/// cos²(1°) as libvmaf's binary32 constant.
-const COS_1DEG_SQ: f32 = f32::from_bits(0x3f7f_ec0a);
+/// cos²(1°) as libvmaf's binary32 constant (bits 0x3f7fec0a).
+fn cos_1deg_sq() -> f32 {
+    f32::from_bits(0x3f7f_ec0a)
+}
 
 /// The restored and additive detail bands `[h, v, d]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,12 +32,18 @@ pub(super) struct Decoupled {
 /// the squared magnitudes (int64) each rounded to binary32, then compared in
 /// binary64: `dp ≥ 0` and `dp² ≥ cos²(1°) · |o|² · |t|²`.
 pub(super) fn angle_flag(o: [i64; 2], t: [i64; 2]) -> bool {
-    let dot = o[0].wrapping_mul(t[0]).wrapping_add(o[1].wrapping_mul(t[1]));
-    let o_mag = o[0].wrapping_mul(o[0]).wrapping_add(o[1].wrapping_mul(o[1]));
-    let t_mag = t[0].wrapping_mul(t[0]).wrapping_add(t[1].wrapping_mul(t[1]));
+    let dot = o[0]
+        .wrapping_mul(t[0])
+        .wrapping_add(o[1].wrapping_mul(t[1]));
+    let o_mag = o[0]
+        .wrapping_mul(o[0])
+        .wrapping_add(o[1].wrapping_mul(o[1]));
+    let t_mag = t[0]
+        .wrapping_mul(t[0])
+        .wrapping_add(t[1].wrapping_mul(t[1]));
     let as_double = |v: i64| f64::from(v as f32) / 4096.0;
     let (dp, om, tm) = (as_double(dot), as_double(o_mag), as_double(t_mag));
-    dp >= 0.0 && dp * dp >= f64::from(COS_1DEG_SQ) * om * tm
+    dp >= 0.0 && dp * dp >= f64::from(cos_1deg_sq()) * om * tm
 }
 
 /// The ratio `k = t / o` in Q15, clamped to `[0, 32768]`. Scale 0 (int16
@@ -49,7 +57,11 @@ pub(super) fn ratio_q15(o: i32, t: i32, scale0: bool) -> i64 {
         (reciprocal(o) * i64::from(t) + 16384) >> 15
     } else {
         let abs = o.unsigned_abs();
-        let shift = if abs >= 32768 { 17 - abs.leading_zeros() } else { 0 };
+        let shift = if abs >= 32768 {
+            17 - abs.leading_zeros()
+        } else {
+            0
+        };
         let mantissa = if shift > 0 {
             (abs + (1 << (shift - 1))) >> shift
         } else {

@@ -54,7 +54,9 @@ pub(super) struct ScaleFactors {
 }
 
 /// libvmaf's hard-coded scale-0 fixed-point factors (h, v, d) for the default
-/// viewing conditions; recomputing them would give 36451 and 49414.
+/// viewing conditions (any distance times height of 3 x 1080, e.g. 4 x 810);
+/// recomputing them would give 36451 and 49414. Other conditions use `1/Q`
+/// truncated to Q21 (h, v) and Q23 (d).
 const SCALE0_DEFAULT_FIXED: [u32; 3] = [36453, 36453, 49417];
 
 /// The factors of the four scales for a viewing distance and display height.
@@ -64,7 +66,12 @@ pub(super) fn scale_factors(view_dist: f64, display_height: i32) -> [ScaleFactor
         let d = rfactor(scale, THETA_D, view_dist, display_height);
         let float = [hv, hv, d];
         let fixed = if scale == 0 {
-            SCALE0_DEFAULT_FIXED
+            if view_dist * f64::from(display_height) == 3240.0 {
+                SCALE0_DEFAULT_FIXED
+            } else {
+                let q21 = (f64::from(hv) * 2097152.0) as u32;
+                [q21, q21, (f64::from(d) * 8388608.0) as u32]
+            }
         } else {
             float.map(|f| (f64::from(f) * 4294967296.0) as u32)
         };
@@ -89,7 +96,11 @@ mod tests {
             (3, THETA_D, 0x3d0041c9),
         ];
         for (level, theta, bits) in expected {
-            assert_eq!(rfactor(level, theta, 3.0, 1080).to_bits(), bits, "{level} {theta}");
+            assert_eq!(
+                rfactor(level, theta, 3.0, 1080).to_bits(),
+                bits,
+                "{level} {theta}"
+            );
         }
     }
 }

@@ -12,8 +12,16 @@ use super::window::{ceil_log2, round_shift_i64, Window};
 /// plus the centre's `|csf| / 15` (scale 0: `(8738·|c| + 2048) >> 12` held
 /// in int16; scales 1 to 3: `(286331153·|c| - 2^31) >> 32`).
 fn threshold(w: &Weighted, width: usize, height: usize, i: usize, j: usize, scale0: bool) -> i64 {
-    let rows = [mirror(i as isize - 1, height), i, mirror(i as isize + 1, height)];
-    let cols = [mirror(j as isize - 1, width), j, mirror(j as isize + 1, width)];
+    let rows = [
+        mirror(i as isize - 1, height),
+        i,
+        mirror(i as isize + 1, height),
+    ];
+    let cols = [
+        mirror(j as isize - 1, width),
+        j,
+        mirror(j as isize + 1, width),
+    ];
     let mut sum = 0i64;
     for b in 0..3 {
         for (ri, &r) in rows.iter().enumerate() {
@@ -34,8 +42,9 @@ fn threshold(w: &Weighted, width: usize, height: usize, i: usize, j: usize, scal
 }
 
 /// The cube of one masked coefficient at scale 0 (band `b`): `x = rst·i_rf`
-/// less `thr << 10` (d: `<< 12`) in int32, clamped at 0; `x² = (x·x + 2^28)
-/// >> 29` (d: `2^29, 30`); `(x²·x + 2^(c-1)) >> c`.
+/// less `thr << 10` (d: `thr << 12`) in int32, clamped at 0; then
+/// `x2 = (x·x + 2^28) >> 29` (d: `+ 2^29`, `>> 30`) and the cube
+/// `(x2·x + 2^(c-1)) >> c`.
 fn cube_scale0(rst: i32, fixed: u32, thr: i64, b: usize, c: u32) -> i64 {
     let x = rst.wrapping_mul(fixed as i32);
     let thr_shift = if b == 2 { 12 } else { 10 };
@@ -44,14 +53,18 @@ fn cube_scale0(rst: i32, fixed: u32, thr: i64, b: usize, c: u32) -> i64 {
             .wrapping_sub((thr as i32).wrapping_shl(thr_shift))
             .max(0),
     );
-    let (add, shift) = if b == 2 { (1i64 << 29, 30) } else { (1i64 << 28, 29) };
+    let (add, shift) = if b == 2 {
+        (1i64 << 29, 30)
+    } else {
+        (1i64 << 28, 29)
+    };
     let x2 = (x * x + add) >> shift;
     round_shift_i64(x2.wrapping_mul(x), c)
 }
 
-/// The cube of one masked coefficient at scales 1 to 3: `x = (rst·rf + 2^27)
-/// >> 28` less `thr`, clamped at 0; `x² = (x·x + 2^29) >> 30`; `(x²·x +
-/// 2^(c-1)) >> c`.
+/// The cube of one masked coefficient at scales 1 to 3: `x = (rst·rf +
+/// 2^27) >> 28` less `thr`, clamped at 0; then `x2 = (x·x + 2^29) >> 30` and
+/// the cube `(x2·x + 2^(c-1)) >> c`.
 fn cube_s123(rst: i32, fixed: u32, thr: i64, c: u32) -> i64 {
     let x = (i64::from(rst) * i64::from(fixed) + (1 << 27)) >> 28;
     let x = (x.abs() - thr).max(0);

@@ -22,10 +22,13 @@ mod window;
 
 use crate::{Error, LumaView, Result};
 
-/// The smallest width and height libvmaf's `adm` scores: below 17 samples
-/// its scale-3 band is one sample wide and libvmaf reads past its buffers
-/// (2.3.1 crashes).
-pub const ADM_MIN_SIDE: u32 = 17;
+/// The smallest width and height the twin scores. libvmaf 2.3.1 crashes
+/// below 17 samples (its scale-3 band is then one sample across); from 17 to
+/// 32 (a scale-3 band two samples across) it runs, but its scale 3 reads
+/// outside the band (a flat reference gets nonzero scale-3 energy), so its
+/// `integer_adm_scale3` and `integer_adm2` there are not its stated
+/// arithmetic and are not reproduced: such frames are refused.
+pub const ADM_MIN_SIDE: u32 = 33;
 
 /// The smallest `adm_norm_view_dist · adm_ref_display_height` libvmaf takes
 /// (3 heights at 1080 lines): 2.3.1 fails its first frame below it.
@@ -198,7 +201,12 @@ pub fn adm_scores(
             masking::numerator(&parts.restored, &weighted, &factors[scale], size, scale);
         den_scale[scale] = denominator::denominator(&bands_ref, &factors[scale], scale);
     }
-    Ok(finish(num_scale, den_scale, reference.width, reference.height))
+    Ok(finish(
+        num_scale,
+        den_scale,
+        reference.width,
+        reference.height,
+    ))
 }
 
 /// The per-frame finish: double sums of the binary32 scale values, zeroed
@@ -247,10 +255,10 @@ mod tests {
 
     #[test]
     fn too_small_frames_are_refused() {
-        assert!(check_size(17, 17, 8).is_ok());
-        let e = check_size(16, 40, 10).unwrap_err();
-        assert!(e.to_string().contains("at least 17x17"), "{e}");
-        assert!(check_size(40, 16, 8).is_err());
+        assert!(check_size(33, 33, 8).is_ok());
+        let e = check_size(32, 40, 10).unwrap_err();
+        assert!(e.to_string().contains("at least 33x33"), "{e}");
+        assert!(check_size(40, 32, 8).is_err());
         assert!(check_size(40, 40, 9).is_err());
     }
 

@@ -35,4 +35,8 @@ pub fn vk_metric_outputs(
     let format = (luma.width, luma.height, luma.bit_depth);
     VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
 }
+pub use crate::feature::adm::{
+    adm_scores, check_size as adm_check_size, AdmOptions, AdmScores, ADM_MIN_SIDE,
+    ADM_MIN_VIEW_PRODUCT,
+};
 pub use crate::vk::scorer::METRIC_STAGES;

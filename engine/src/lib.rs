@@ -15,6 +15,7 @@
 pub mod api;
 pub mod cpu;
 pub mod error;
+pub(crate) mod feature;
 pub mod frame;
 mod identity;
 pub mod io;

@@ -34,4 +34,5 @@ pub fn vk_metric_outputs(
     let format = (luma.width, luma.height, luma.bit_depth);
     VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
 }
+pub use crate::feature::motion;
 pub use crate::vk::scorer::METRIC_STAGES;

@@ -55,9 +55,15 @@
 //! [`MotionOptions`] holds the options libvmaf 2.3.1's command line accepts
 //! for `--feature motion=...` (`motion_force_zero`, `debug`), with its
 //! defaults; [`MotionOptions::output_names`] gives the names it prints.
+//!
+//! # libvmaf 3.2.0
+//!
+//! [`v32`] holds 3.2.0's motion, a second target whose values differ (it
+//! blurs the frame difference and adds `integer_motion3`).
 
 mod blur;
 mod score;
+pub mod v32;
 
 pub use blur::{blur, BlurredPlane, FILTER};
 pub use score::{motion2, motion2_at, motion_score};

@@ -39,4 +39,5 @@ pub use crate::feature::adm::{
     adm_scores, check_size as adm_check_size, AdmOptions, AdmScores, ADM_MIN_SIDE,
     ADM_MIN_VIEW_PRODUCT,
 };
+pub use crate::feature::motion;
 pub use crate::vk::scorer::METRIC_STAGES;

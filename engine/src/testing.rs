@@ -34,4 +34,10 @@ pub fn vk_metric_outputs(
     let format = (luma.width, luma.height, luma.bit_depth);
     VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
 }
+pub use crate::model::builtin::{built_in, BUILT_IN, DEFAULT_VERSION};
+pub use crate::model::pool::pool_outputs;
+pub use crate::model::{
+    check_unique_names, predict_run, run_output_names, FeatureInput, Model, ModelFlags, ModelSpec,
+    OptionValue,
+};
 pub use crate::vk::scorer::METRIC_STAGES;

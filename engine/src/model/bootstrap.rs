@@ -9,14 +9,17 @@ use super::predict::{ModelFlags, SvmModel};
 /// Suffixes of the collection outputs after the members' own scores.
 pub(crate) const SUMMARY: [&str; 4] = ["bagging", "stddev", "ci_p95_lo", "ci_p95_hi"];
 
-/// The linear interpolation at percentile `p` of the ascending `sorted`.
+/// The linear interpolation at percentile `p` of the ascending `sorted`:
+/// at `pos = p·(n−1)/100`, `sorted[i]·(1 − f) + sorted[i+1]·f` with `i` its
+/// whole and `f` its fractional part (this form, not `a + f·(b − a)`, gives
+/// libvmaf's bits).
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let n = sorted.len();
     let pos = p * (n - 1) as f64 / 100.0;
     let lo = pos.floor() as usize;
     let hi = (lo + 1).min(n - 1);
     let frac = pos - lo as f64;
-    sorted[lo] + frac * (sorted[hi] - sorted[lo])
+    sorted[lo] * (1.0 - frac) + sorted[hi] * frac
 }
 
 /// The collection outputs for one frame: each member's score (with `flags`),

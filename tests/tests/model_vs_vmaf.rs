@@ -13,15 +13,84 @@ use vkssim::testing::{
 };
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::paths;
+use vkssim_tests::synth;
 use vkssim_tests::vmaf_cli::{shim, VmafXml};
+
+/// A reference-distorted pair as the vmaf CLI reads it.
+struct Pair {
+    /// For messages.
+    name: String,
+    /// Frames in each file.
+    frames: usize,
+    /// vmaf's input flags.
+    args: Vec<String>,
+    /// Where generated files live (kept until the pair is dropped).
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl From<MetricClip> for Pair {
+    fn from(clip: MetricClip) -> Self {
+        Pair {
+            name: clip.name.clone(),
+            frames: clip.frames,
+            args: clip.vmaf_args(),
+            _dir: None,
+        }
+    }
+}
+
+/// A 4:2:0 pair with flat chroma whose luma is textured content and, in the
+/// distorted file, that content with noise of `amplitude · (f + 1)` in
+/// frame `f`: scores spread from good to poor.
+fn textured_pair(width: u32, height: u32, bit_depth: u32, frames: usize, amplitude: u32) -> Pair {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
+    let chroma = synth::flat(cw, ch, bit_depth, synth::peak(bit_depth) / 2);
+    let (mut r, mut d) = (Vec::new(), Vec::new());
+    for f in 0..frames as u64 {
+        let luma = synth::textured(width, height, bit_depth, 7 + f);
+        let dis = synth::perturb(&luma, amplitude * (f as u32 + 1), 99 + f);
+        for (out, y) in [(&mut r, &luma), (&mut d, &dis)] {
+            out.extend_from_slice(&y.bytes);
+            out.extend_from_slice(&chroma.bytes);
+            out.extend_from_slice(&chroma.bytes);
+        }
+    }
+    let name = format!("textured_{width}x{height}_{bit_depth}bit_{frames}f");
+    let (rp, dp) = (dir.path().join("ref.yuv"), dir.path().join("dis.yuv"));
+    std::fs::write(&rp, r).unwrap();
+    std::fs::write(&dp, d).unwrap();
+    let args = [
+        "-r",
+        &rp.display().to_string(),
+        "-d",
+        &dp.display().to_string(),
+        "-w",
+        &width.to_string(),
+        "-h",
+        &height.to_string(),
+        "-p",
+        "420",
+        "-b",
+        &bit_depth.to_string(),
+    ]
+    .map(String::from)
+    .to_vec();
+    Pair {
+        name,
+        frames,
+        args,
+        _dir: Some(dir),
+    }
+}
 
 /// The vmaf CLI on `clip` with a `--model` per entry of `models`: its XML,
 /// or its messages when it fails.
-fn vmaf_with_models(clip: &MetricClip, models: &[String]) -> Result<VmafXml, String> {
+fn vmaf_with_models(clip: &Pair, models: &[String]) -> Result<VmafXml, String> {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("vmaf.xml");
     let mut cmd = Command::new(paths::vmaf_cli());
-    cmd.args(clip.vmaf_args())
+    cmd.args(&clip.args)
         .args(["--cpumask", "255", "-q", "--xml", "-o"])
         .arg(&out)
         .env("LD_PRELOAD", shim());
@@ -46,21 +115,23 @@ fn committed(version: &str) -> PathBuf {
 }
 
 /// The clips: sizes, bit depths and distortions that spread the scores
-/// (the identical pair scores above 100 before the clip).
-fn clips() -> Vec<MetricClip> {
+/// (the identical pair scores above 100 before the clip, the unrelated one
+/// near 0, the textured ones from about 90 down to about 30).
+fn clips() -> Vec<Pair> {
     vec![
-        MetricClip::new(64, 48, 8, Chroma::C420, 3, Content::Noisy),
-        MetricClip::new(97, 61, 8, Chroma::C420, 2, Content::Noisy),
-        MetricClip::new(176, 144, 10, Chroma::C420, 4, Content::Noisy),
-        MetricClip::new(80, 64, 10, Chroma::C420, 2, Content::Identical),
-        MetricClip::new(72, 56, 8, Chroma::C420, 2, Content::Unrelated),
+        MetricClip::new(64, 48, 8, Chroma::C420, 3, Content::Noisy).into(),
+        textured_pair(97, 61, 8, 4, 12),
+        textured_pair(176, 144, 10, 3, 60),
+        MetricClip::new(80, 64, 10, Chroma::C420, 2, Content::Identical).into(),
+        MetricClip::new(72, 56, 8, Chroma::C420, 2, Content::Unrelated).into(),
+        MetricClip::new(99, 77, 10, Chroma::C420, 3, Content::Noisy).into(),
     ]
 }
 
 /// Runs vmaf with `specs` on `clip` and checks vkssim's outputs of every
 /// frame, and their pooled values, against it bit for bit. Returns how many
 /// values were compared.
-fn check(clip: &MetricClip, specs: &[String]) -> usize {
+fn check(clip: &Pair, specs: &[String]) -> usize {
     let what = format!("{} {specs:?}", clip.name);
     let xml = vmaf_with_models(clip, specs).unwrap_or_else(|e| panic!("{what}: vmaf failed: {e}"));
     let parsed: Vec<ModelSpec> = specs.iter().map(|s| ModelSpec::parse(s).unwrap()).collect();
@@ -164,7 +235,8 @@ fn transform_and_clip_flags_match_vmaf() {
         "enable_transform=true:disable_clip=false",
         "enable_transform=false:disable_clip=true",
     ];
-    for clip in [&clips()[3], &clips()[4], &clips()[0]] {
+    let clips = clips();
+    for clip in [&clips[3], &clips[4], &clips[1]] {
         for version in ["vmaf_v0.6.1", "vmaf_4k_v0.6.1", "vmaf_b_v0.6.3"] {
             for flags in specs {
                 check(clip, &[format!("version={version}:{flags}")]);
@@ -175,7 +247,8 @@ fn transform_and_clip_flags_match_vmaf() {
 
 #[test]
 fn several_models_in_one_run_match_vmaf() {
-    let clip = &clips()[2];
+    let clips = clips();
+    let clip = &clips[2];
     check(
         clip,
         &[
@@ -205,7 +278,8 @@ fn several_models_in_one_run_match_vmaf() {
 
 #[test]
 fn feature_options_in_the_spec_match_vmaf() {
-    let clip = &clips()[0];
+    let clips = clips();
+    let clip = &clips[1];
     for spec in [
         "version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.2:vif.vif_enhn_gain_limit=1.5",
         "version=vmaf_v0.6.1neg:adm.adm_enhn_gain_limit=100",
@@ -268,7 +342,8 @@ fn malformed_models_and_unknown_features_are_refused() {
         eprintln!("{name}: {e}");
     }
     // vmaf refuses the malformed ones, and cannot compute an unknown feature.
-    let clip = &clips()[0];
+    let clips = clips();
+    let clip = &clips[0];
     for name in ["truncated.json", "empty.json", "bogus.json"] {
         let spec = format!("path={}", dir.path().join(name).display());
         assert!(vmaf_with_models(clip, &[spec]).is_err(), "vmaf took {name}");
@@ -283,7 +358,8 @@ fn malformed_models_and_unknown_features_are_refused() {
 
 #[test]
 fn model_specs_vmaf_refuses_are_refused() {
-    let clip = &clips()[0];
+    let clips = clips();
+    let clip = &clips[0];
     for (spec, says) in [
         ("version=vmaf_v0.6.1:bogus=1", "unknown key \"bogus\""),
         (

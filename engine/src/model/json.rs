@@ -271,3 +271,42 @@ fn flag(v: &Value, what: &str) -> Result<bool> {
         other => Err(bad(format_args!("{what} is not true or false: {other}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::builtin::BUILT_IN;
+    use super::*;
+
+    /// Every number token of the built-in files reads as Rust's (correctly
+    /// rounded, like glibc's `strtod`) parser reads it.
+    #[test]
+    fn numbers_are_correctly_rounded() {
+        let mut seen = 0;
+        for (version, text) in BUILT_IN {
+            let is_num = |c: char| c.is_ascii_digit() || "+-.eE".contains(c);
+            for token in text.split(|c: char| !is_num(c)) {
+                if !token.contains(|c: char| c.is_ascii_digit()) || token.contains("-e") {
+                    continue;
+                }
+                let Ok(want) = token.parse::<f64>() else {
+                    continue;
+                };
+                let got: f64 = serde_json::from_str(token)
+                    .unwrap_or_else(|e| panic!("{version}: {token}: {e}"));
+                assert_eq!(got.to_bits(), want.to_bits(), "{version}: {token}");
+                seen += 1;
+            }
+        }
+        assert!(seen > 10_000, "{seen}");
+    }
+
+    #[test]
+    fn reads_the_built_in_files() {
+        for (version, text) in BUILT_IN {
+            match parse_model_file(text, version, &[]).unwrap() {
+                ModelFile::Single(m) => assert_eq!(m.features.len(), 6, "{version}"),
+                ModelFile::Collection(all) => assert_eq!(all.len(), 21, "{version}"),
+            }
+        }
+    }
+}

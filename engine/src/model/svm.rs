@@ -156,7 +156,7 @@ mod tests {
         let x = [0.5, 0.25, 2.0];
         let k0 = (-0.5f64 * (0.25 * 0.25 + 0.25 * 0.25 + 1.0)).exp();
         let k1 = (-0.5f64 * (0.25 + 0.0625 + 4.0)).exp();
-        assert_eq!(svm.predict(&x), 2.0 * k0 + -1.0 * k1 - -1.5);
+        assert_eq!(svm.predict(&x), 2.0 * k0 - k1 + 1.5);
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod frame;
 mod identity;
 pub mod io;
 pub mod metric;
+pub(crate) mod model;
 pub mod options;
 pub mod pool;
 pub mod reorder;

@@ -40,4 +40,9 @@ pub use crate::feature::adm::{
     ADM_MIN_VIEW_PRODUCT,
 };
 pub use crate::feature::motion;
+pub use crate::model::builtin::{built_in, BUILT_IN, DEFAULT_VERSION};
+pub use crate::model::pool::pool_outputs;
+pub use crate::model::{
+    check_unique_names, predict_run, run_output_names, FeatureInput, Model, ModelFlags, ModelSpec,
+    OptionValue,
 pub use crate::vk::scorer::METRIC_STAGES;

@@ -45,4 +45,5 @@ pub use crate::model::pool::pool_outputs;
 pub use crate::model::{
     check_unique_names, predict_run, run_output_names, FeatureInput, Model, ModelFlags, ModelSpec,
     OptionValue,
+};
 pub use crate::vk::scorer::METRIC_STAGES;

@@ -1,12 +1,12 @@
-//! libvmaf's feature extractors (the pieces a VMAF model reads), each an
-//! exact CPU twin of libvmaf's reference C path in its own folder.
+//! libvmaf's VMAF feature extractors as exact CPU twins of libvmaf's
+//! reference C path (`vmaf --cpumask 255`), one folder each: [`vif`]
+//! (`integer_vif_scale0..3`), [`adm`] (`integer_adm2`, `integer_adm_scale0..3`)
+//! and [`motion`] (`integer_motion`, `integer_motion2`; libvmaf 3.2's motion
+//! as a second target). Each is stateless per frame (motion takes the
+//! previous reference's blurred plane with the job). The pipeline (command
+//! line, GPU) plugs them in through the extractor layer; `docs/vmaf.md` says
+//! what each matches and what it refuses.
 
-pub mod vif;
-//! libvmaf's VMAF feature extractors (integer VIF, ADM and motion), each an
-//! exact CPU twin of libvmaf's reference C path, one folder per extractor.
 pub mod adm;
-//! libvmaf's VMAF feature extractors as exact CPU twins (integer VIF, ADM and
-//! motion), one folder each; the pipeline (command line, GPU) plugs them in
-//! later. Each twin reproduces libvmaf's reference C path (`vmaf --cpumask
-//! 255`) bit for bit; `/work/shared/design/vmaf.md` lists the arithmetic.
 pub mod motion;
+pub mod vif;

@@ -249,7 +249,7 @@ pub enum Error {
         /// The file.
         path: PathBuf,
         /// Frames decoded (delivered) before the cut; for
-        /// [`crate::io::ffmpeg::AnnexB`], the packets (access units) read.
+        /// `AnnexB` (feature `ffmpeg`), the packets (access units) read.
         frames: u64,
         /// How the cut shows: libavformat's message, or the container's
         /// index pointing past the file's end.

@@ -15,10 +15,12 @@
 pub mod api;
 pub mod cpu;
 pub mod error;
+pub(crate) mod feature;
 pub mod frame;
 mod identity;
 pub mod io;
 pub mod metric;
+pub(crate) mod model;
 pub mod options;
 pub mod pool;
 pub mod reorder;

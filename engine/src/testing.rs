@@ -5,6 +5,7 @@
 //! Applications use [`crate::api`].
 
 pub use crate::cpu::pool::CpuScorer;
+pub use crate::feature::vif;
 pub use crate::scorer::FrameScorer;
 pub use crate::vk::pipeline::PASSES;
 pub use crate::vk::scorer::MetricDebug;
@@ -34,4 +35,15 @@ pub fn vk_metric_outputs(
     let format = (luma.width, luma.height, luma.bit_depth);
     VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
 }
+pub use crate::feature::adm::{
+    adm_scores, check_size as adm_check_size, AdmOptions, AdmScores, ADM_MIN_SIDE,
+    ADM_MIN_VIEW_PRODUCT,
+};
+pub use crate::feature::motion;
+pub use crate::model::builtin::{built_in, BUILT_IN, DEFAULT_VERSION};
+pub use crate::model::pool::pool_outputs;
+pub use crate::model::{
+    check_unique_names, predict_run, run_output_names, FeatureInput, Model, ModelFlags, ModelSpec,
+    OptionValue,
+};
 pub use crate::vk::scorer::METRIC_STAGES;

@@ -84,10 +84,15 @@ def test_option_errors(clips):
         vkssim.score(clip.ref_y4m, clip.dist, backend="cpu")
     with pytest.raises(vkssim.OptionError, match="for files only"):
         vkssim.score(clip.ref, clip.dist, width=176, backend="cpu")
-    with pytest.raises(vkssim.OptionError, match="psnr"):
-        # psnr reads chroma: luma alone is refused, not scored wrongly.
-        vkssim.score(clip.ref[0], clip.dist[0], "psnr", backend="cpu")
-    assert len(vkssim.score(clip.ref[0], clip.dist[0], "psnr=enable_chroma=false", backend="cpu")) == clip.frames
+    # Luma alone is a 4:0:0 picture: psnr scores luma only, as libvmaf
+    # scores 4:0:0 (psnr_y, no psnr_cb or psnr_cr), the same values as with
+    # enable_chroma off.
+    luma = vkssim.score(clip.ref[0], clip.dist[0], "psnr", backend="cpu")
+    off = vkssim.score(clip.ref[0], clip.dist[0], "psnr=enable_chroma=false", backend="cpu")
+    assert len(luma.frames) == len(off.frames) == clip.frames
+    assert luma.metrics == off.metrics == ["psnr_y"]
+    for a, b in zip(luma.frames, off.frames):
+        assert a["psnr_y"] == b["psnr_y"]
 
 
 def test_unsupported_formats(clips, tmp_path):

@@ -218,11 +218,14 @@ pub struct ScoreArgs {
     /// No progress display.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
-    /// Accepted for `vmaf` compatibility: vkssim never runs a VMAF model.
+    /// Runs no VMAF model (`-m/--model` is ignored), as in `vmaf`.
     #[arg(short = 'n', long = "no_prediction", visible_alias = "no-prediction")]
     pub no_prediction: bool,
-    /// Refused: vkssim computes float_ssim, not VMAF models.
-    #[arg(short = 'm', long = "model", value_name = "PARAMS", hide = true)]
+    /// A VMAF model, in `vmaf`'s syntax: `version=vmaf_v0.6.1` (built in:
+    /// vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_b_v0.6.3) or
+    /// `path=FILE.json`, with `name=`, `enable_transform`, `disable_clip`;
+    /// repeatable. Its extractors (vif, adm, motion) run on the CPU twin.
+    #[arg(short = 'm', long = "model", value_name = "PARAMS")]
     pub model: Vec<String>,
     /// Accepted for `vmaf` compatibility and ignored (results do not depend on it).
     #[arg(long = "cpumask", hide = true)]

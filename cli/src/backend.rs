@@ -84,6 +84,15 @@ pub fn start(
         Backend::Vulkan => {
             start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
         }
+        Backend::Auto if !metrics.not_on_vulkan().is_empty() => {
+            let names = metrics.not_on_vulkan();
+            let verb = if names.len() == 1 { "has" } else { "have" };
+            note(format!(
+                "vkssim: {} {verb} no Vulkan passes yet; scoring on the CPU twin",
+                names.join(", ")
+            ));
+            start_cpu(args.threads)
+        }
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(

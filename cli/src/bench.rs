@@ -265,11 +265,11 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     let per_frame = measured(main.median);
     let fps = per_frame.map(|t| 1.0 / t);
     // The mean of the first value each frame reports (float_ssim by default).
-    let first_name = metrics.output_names()[0];
+    let first_name = metrics.output_names().swap_remove(0);
     let mean_first = main
         .scores
         .iter()
-        .map(|s| s.value(first_name).unwrap_or(f64::NAN))
+        .map(|s| s.value(&first_name).unwrap_or(f64::NAN))
         .sum::<f64>()
         / main.scores.len() as f64;
 

@@ -73,7 +73,7 @@ pub fn report(
     size: (u32, u32),
     fps: f64,
     frames: &[(u64, FrameScore)],
-) -> Report {
+) -> anyhow::Result<Report> {
     crate::score::report::report(plan, metrics, size, fps, frames)
 }
 

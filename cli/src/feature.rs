@@ -1,11 +1,14 @@
 //! The `--feature` option, in libvmaf's syntax: `name[=key=value[:key=value...]]`,
 //! read into [`Features`]: the metrics a run computes, in the order given,
 //! each once, with its options (the engine's [`MetricConfig`]: `float_ssim`,
-//! `psnr`, `float_ms_ssim`). Without any `--feature`, `float_ssim` with its
-//! defaults.
+//! `psnr`, `float_ms_ssim`, `vif`, `adm`, `motion`), and the VMAF models of
+//! `-m/--model` (`vmaf`'s syntax) with the extractors they read, first, as
+//! `vmaf` writes them. Without any `--feature` or `--model`, `float_ssim`
+//! with its defaults.
 
 use anyhow::{anyhow, bail, Result};
-use vkssim::metric::MetricConfig;
+use vkssim::io::Chroma;
+use vkssim::metric::{MetricConfig, Models};
 use vkssim::SsimOptions;
 
 /// `float_ssim`, the metric of a run without `--feature`.
@@ -17,12 +20,15 @@ pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Features {
     metrics: Vec<MetricConfig>,
+    /// The `--model` specifications (checked), in order.
+    models: Vec<String>,
 }
 
 impl Default for Features {
     fn default() -> Self {
         Self {
             metrics: vec![MetricConfig::FloatSsim(SsimOptions::default())],
+            models: Vec::new(),
         }
     }
 }
@@ -30,10 +36,23 @@ impl Default for Features {
 impl Features {
     /// The metrics every `--feature` given asks for (none: the default).
     pub fn parse(specs: &[String]) -> Result<Self> {
-        let mut metrics: Vec<MetricConfig> = Vec::new();
+        Self::parse_with_models(specs, &[])
+    }
+
+    /// The models `model_specs` name (`vmaf`'s `-m/--model` syntax) and the
+    /// extractors they read, then the metrics every `--feature` asks for; a
+    /// `--feature` that a model already runs with the same options counts
+    /// once, as in `vmaf`. Neither: the default.
+    pub fn parse_with_models(specs: &[String], model_specs: &[String]) -> Result<Self> {
+        let models = Models::parse(model_specs).map_err(|e| anyhow!("-m/--model: {e}"))?;
+        let mut metrics: Vec<MetricConfig> = models.metrics()?;
         for spec in specs {
             let metric = parse_one(spec)?;
-            match metrics.iter().find(|m| m.feature() == metric.feature()) {
+            let overlaps = |m: &MetricConfig| {
+                let names = metric.output_names(Chroma::C444);
+                m.output_names(Chroma::C444).iter().any(|n| names.contains(n))
+            };
+            match metrics.iter().find(|m| m.feature() == metric.feature() && overlaps(m)) {
                 Some(m) if *m != metric => bail!(
                     "--feature {spec}: {} is already requested with other options; give it once",
                     metric.feature()
@@ -45,7 +64,15 @@ impl Features {
         if metrics.is_empty() {
             return Ok(Self::default());
         }
-        Ok(Self { metrics })
+        Ok(Self {
+            metrics,
+            models: model_specs.to_vec(),
+        })
+    }
+
+    /// The run's VMAF models (none without `--model`).
+    pub fn models(&self) -> Result<Models> {
+        Ok(Models::parse(&self.models)?)
     }
 
     /// The metrics, in output order.
@@ -71,7 +98,8 @@ impl Features {
         matches!(self.metrics[..], [MetricConfig::FloatSsim(_)])
     }
 
-    /// The metrics the Vulkan engine does not compute yet.
+    /// The metrics the Vulkan video path does not compute (it computes
+    /// float_ssim alone).
     pub fn not_on_vulkan(&self) -> Vec<&'static str> {
         self.metrics
             .iter()

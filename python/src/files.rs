@@ -41,7 +41,8 @@ pub fn score_files(
         }
     };
     let raised = watch.finish();
-    finish(py, scored.report, raised, scored.error)
+    let report = scored.report.map_err(|e| to_py(&e, Stage::Run))?;
+    finish(py, report, raised, scored.error)
 }
 
 /// A Python exception carried through an `anyhow` error.

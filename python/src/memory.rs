@@ -171,7 +171,8 @@ fn score_typed<T: Sample>(
         (format.width, format.height),
         fps,
         &run.frames,
-    );
+    )
+    .map_err(|e| to_py(&e, Stage::Run))?;
     let raised = watch.finish();
     finish(py, report, raised, run.error)
 }

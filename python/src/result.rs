@@ -25,7 +25,7 @@ impl PyReport {
 impl PyReport {
     /// The output names, in the files' order (libvmaf's names).
     #[getter]
-    fn metrics(&self) -> Vec<&'static str> {
+    fn metrics(&self) -> Vec<String> {
         self.report.metrics.clone()
     }
 
@@ -54,7 +54,7 @@ impl PyReport {
             let d = PyDict::new(py);
             d.set_item("frameNum", f.index)?;
             for (name, x) in self.report.metrics.iter().zip(&f.values) {
-                d.set_item(*name, *x)?;
+                d.set_item(name.as_str(), *x)?;
             }
             list.append(d)?;
         }
@@ -71,7 +71,7 @@ impl PyReport {
                 for (method, x) in p.named() {
                     d.set_item(method, x)?;
                 }
-                out.set_item(*name, d)?;
+                out.set_item(name.as_str(), d)?;
             }
         }
         Ok(out)

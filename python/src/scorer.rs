@@ -214,13 +214,9 @@ impl PyScorer {
         let secs = st.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
         let fps = st.scored.len() as f64 / secs.max(1e-9);
         let size = (self.format.width, self.format.height);
-        Ok(PyReport::new(embed::report(
-            &self.plan,
-            &self.metrics,
-            size,
-            fps,
-            &st.scored,
-        )))
+        let report = embed::report(&self.plan, &self.metrics, size, fps, &st.scored)
+            .map_err(|e| crate::errors::to_py(&e, crate::errors::Stage::Run))?;
+        Ok(PyReport::new(report))
     }
 
     /// Waits for the pairs in flight and releases the engine.
@@ -414,7 +410,7 @@ pub fn frame_dict<'py>(
     let d = PyDict::new(py);
     d.set_item("frameNum", index)?;
     for name in metrics.output_names() {
-        d.set_item(name, score.value(name).unwrap_or(f64::NAN))?;
+        d.set_item(name.as_ref(), score.value(&name).unwrap_or(f64::NAN))?;
     }
     Ok(d)
 }

@@ -190,6 +190,7 @@ fn adm_viewing_conditions_match_vmaf() {
             enhn_gain_limit: egl,
             norm_view_dist: nvd,
             ref_display_height: rdh,
+            debug: false,
         };
         assert_clip_matches(&noisy(98, 60, 8, 2), &opts);
         assert_clip_matches(&noisy(67, 45, 12, 2), &opts);

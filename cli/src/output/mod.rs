@@ -53,7 +53,7 @@ pub struct Report {
     pub subsample: u64,
     /// Metric names in output order (the `vmaf` CLI's: each feature in the
     /// order given, its values in libvmaf's order).
-    pub metrics: Vec<&'static str>,
+    pub metrics: Vec<String>,
     /// Scored frames in increasing index order.
     pub frames: Vec<ScoredFrame>,
     /// The values reported once for the run (`aggregate_metrics`:

@@ -63,13 +63,12 @@ pub struct ScorePlan {
 impl ScorePlan {
     /// Resolves and checks `args` (and `--trace-chrome`'s `trace`).
     pub fn resolve(args: &ScoreArgs, trace: Option<&Path>) -> Result<Self> {
-        if !args.model.is_empty() {
-            bail!("-m/--model: vkssim runs no VMAF model (it computes float_ssim, psnr and float_ms_ssim); drop the model (or pass --no_prediction to vmaf-style scripts)");
-        }
         if let Some(ctc) = &args.aom_ctc {
             bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute (VMAF, CIEDE2000, ...); use --feature float_ssim=scale=1:enable_db=true:clip_db=true --feature psnr --feature float_ms_ssim=enable_db=true:clip_db=true for the parts it does");
         }
-        let features = Features::parse(&args.feature)?;
+        // As in vmaf, -n/--no_prediction runs no model.
+        let models: &[String] = if args.no_prediction { &[] } else { &args.model };
+        let features = Features::parse_with_models(&args.feature, models)?;
         let ladder = outputs::per_input(args);
         let mut inputs = inputs::resolve(args, ladder)?;
         let mode = match (ladder, inputs.kind) {

@@ -160,7 +160,14 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     let finish = |k: usize, outcome: pipeline::Outcome| {
         let lane = &lanes[k];
         let fps = outcome.pairs_read as f64 / outcome.elapsed.as_secs_f64().max(1e-9);
-        let report = report(plan, &metrics, size, fps, &outcome.frames);
+        let report = match report(plan, &metrics, size, fps, &outcome.frames) {
+            Ok(report) => report,
+            Err(e) => {
+                failures.report(&lane.path, e);
+                summaries.done(k, None, &failures);
+                return;
+            }
+        };
         if lane.output.is_some() {
             let written = write_scores(lane.output.as_deref(), format, report, outcome.error);
             if let Err(e) = written {

@@ -30,7 +30,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     });
     progress.finish();
     let output = plan.outputs.targets[0].as_deref();
-    write_scores(output, plan.outputs.format, scored.report, scored.error)
+    write_scores(output, plan.outputs.format, scored.report?, scored.error)
 }
 
 /// A pair opened, checked and primed, with its engine started: ready to score.
@@ -52,8 +52,9 @@ pub struct Prepared<'p> {
 /// What a run scored: its report, and the error that stopped it early (the
 /// report then holds the frames scored before it).
 pub struct Scored {
-    /// The report of the frames scored.
-    pub report: Report,
+    /// The report of the frames scored (an error only if a model cannot
+    /// read a frame's features).
+    pub report: Result<Report>,
     /// The error that stopped the run, if any.
     pub error: Option<anyhow::Error>,
 }

@@ -22,14 +22,16 @@ pub fn report(
     (width, height): (u32, u32),
     fps: f64,
     frames: &[(u64, FrameScore)],
-) -> Report {
-    let names = metrics.output_names();
-    let mut summary = Summary::new(metrics);
+) -> Result<Report> {
+    let mut summary = Summary::with_models(metrics, &plan.features.models()?);
     for (_, score) in frames {
         summary.add(score);
     }
+    // The collector's columns: values that need later frames filled, the
+    // models run on every frame.
+    let columns = summary.columns()?;
     let step = plan.selection.subsample.max(1);
-    Report {
+    Ok(Report {
         version: super::VERSION.to_string(),
         width,
         height,
@@ -37,23 +39,21 @@ pub fn report(
         subsample: plan.selection.subsample,
         frames: frames
             .iter()
-            .filter(|(index, _)| index % step == 0)
-            .map(|(index, score)| ScoredFrame {
+            .enumerate()
+            .filter(|(_, (index, _))| index % step == 0)
+            .map(|(row, (index, _))| ScoredFrame {
                 index: *index,
-                values: names
-                    .iter()
-                    .map(|n| score.value(n).unwrap_or(f64::NAN))
-                    .collect(),
+                values: columns.iter().map(|(_, c)| c[row]).collect(),
             })
             .collect(),
-        metrics: names,
+        metrics: columns.iter().map(|(n, _)| n.to_string()).collect(),
         aggregate: summary
             .aggregate()
             .iter()
             .map(|(n, v)| (n.to_string(), v))
             .collect(),
         precision: plan.outputs.precision,
-    }
+    })
 }
 
 /// Writes `report` (to `output` in `format`, or as a summary) and gives the

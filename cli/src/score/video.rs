@@ -66,7 +66,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     };
     let metrics = vkssim::metric::MetricSet::float_ssim(options, size.0.max(1), size.1.max(1), 8)
         .or_else(|_| vkssim::metric::MetricSet::float_ssim(options, 64, 64, 8))?;
-    let report = super::report::report(plan, &metrics, size, fps, &frames);
+    let report = super::report::report(plan, &metrics, size, fps, &frames)?;
     let output = plan.outputs.targets[0].as_deref();
     super::report::write_scores(output, plan.outputs.format, report, error)
 }

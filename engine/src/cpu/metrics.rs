@@ -3,6 +3,9 @@
 
 use super::ms_ssim::{self, MsSsimWork};
 use super::{psnr, score_frame};
+use crate::feature::adm::extractor as adm;
+use crate::feature::motion::extractor as motion;
+use crate::feature::vif::extractor as vif;
 use crate::metric::config::MetricConfig;
 use crate::metric::MetricSet;
 use crate::{Error, FrameScore, LumaView, Result};
@@ -20,13 +23,16 @@ pub fn score_metrics(
     distorted: &[LumaView<'_>],
     set: &MetricSet,
 ) -> Result<FrameScore> {
-    score_metrics_in(reference, distorted, set, &mut MsSsimWork::default())
+    score_metrics_in(reference, distorted, None, set, &mut MsSsimWork::default())
 }
 
-/// [`score_metrics`] in a CPU worker's buffers, reused from frame to frame.
+/// [`score_metrics`] in a CPU worker's buffers, reused from frame to frame,
+/// with the previous frame's reference luma for a temporal metric (`None`:
+/// the first frame).
 pub(crate) fn score_metrics_in(
     reference: &[LumaView<'_>],
     distorted: &[LumaView<'_>],
+    previous: Option<&LumaView<'_>>,
     set: &MetricSet,
     work: &mut MsSsimWork,
 ) -> Result<FrameScore> {
@@ -59,6 +65,11 @@ pub(crate) fn score_metrics_in(
                     .outputs
                     .extend(&ms_ssim::score_ms_ssim_in(r, d, o, work)?);
             }
+            MetricConfig::Vif(o) => score.outputs.extend(&vif::frame_outputs(r, d, o)?),
+            MetricConfig::Adm(o) => score.outputs.extend(&adm::frame_outputs(r, d, o)?),
+            MetricConfig::Motion(o) => score
+                .outputs
+                .extend(&motion::frame_outputs(previous, r, o)?),
         }
     }
     Ok(score)

@@ -21,6 +21,9 @@ struct Job {
     index: u64,
     reference: LumaFrame,
     distorted: LumaFrame,
+    /// The previous frame's reference luma, for a temporal metric
+    /// ([`MetricSet::needs_previous_reference`]; `None` for the first frame).
+    previous: Option<Arc<LumaFrame>>,
 }
 
 /// A result on its way back, tagged with its submission index.
@@ -66,6 +69,10 @@ pub struct CpuScorer {
     next_submit: u64,
     /// Results received from the workers so far (taken or not).
     received: u64,
+    /// Whether a job carries the previous frame's reference.
+    needs_previous: bool,
+    /// The last submitted reference's luma, when jobs carry it.
+    last_reference: Option<Arc<LumaFrame>>,
 }
 
 impl CpuScorer {
@@ -106,6 +113,8 @@ impl CpuScorer {
             ready: Reorder::new(),
             next_submit: 0,
             received: 0,
+            needs_previous: set.needs_previous_reference(),
+            last_reference: None,
         })
     }
 
@@ -182,7 +191,8 @@ fn worker(
         let result = catch_unwind(AssertUnwindSafe(|| {
             let r = frame_views(&job.reference, set)?;
             let d = frame_views(&job.distorted, set)?;
-            score_metrics_in(&r, &d, set, &mut work)
+            let previous = job.previous.as_ref().map(|p| p.view());
+            score_metrics_in(&r, &d, previous.as_ref(), set, &mut work)
         }))
         .unwrap_or_else(|panic| {
             let what = panic
@@ -249,10 +259,23 @@ impl FrameScorer for CpuScorer {
             }
         }
         let index = self.next_submit;
+        let previous = if self.needs_previous {
+            let luma = reference.width as usize
+                * reference.height as usize
+                * bytes_per_sample(reference.bit_depth);
+            let current = Arc::new(LumaFrame {
+                bytes: reference.bytes[..luma.min(reference.bytes.len())].to_vec(),
+                ..reference
+            });
+            self.last_reference.replace(current)
+        } else {
+            None
+        };
         let job = Job {
             index,
             reference,
             distorted,
+            previous,
         };
         let sent = self.jobs.as_ref().map(|tx| tx.send(job).is_ok());
         if sent != Some(true) {

@@ -4,45 +4,80 @@
 //! output names, whether it reads chroma, whether it keeps state from frame to
 //! frame, the sizes it takes).
 //!
-//! A new metric (VMAF's `integer_vif`, `integer_adm`, `integer_motion`,
-//! `cambi`) is one more variant with its options struct, its module beside
-//! [`super::psnr`], and one arm in each method here; `docs/metrics.md` says
-//! how each would plug in.
+//! The metrics themselves are listed once, in the registry below: a new
+//! metric is its options type implementing [`Extractor`] in its own module
+//! and one line here.
 
 use std::fmt;
 use std::str::FromStr;
 
-use super::ms_ssim::{self, MsSsimOptions};
-use super::psnr::{self, PsnrOptions};
-use super::ssim;
+use super::extractor::{Extractor, Needs, OutputName};
+use super::ms_ssim::MsSsimOptions;
+use super::psnr::PsnrOptions;
+use crate::feature::adm::AdmOptions;
+use crate::feature::motion::MotionOptions;
+use crate::feature::vif::VifOptions;
 use crate::io::Chroma;
 use crate::{Error, Result, SsimOptions};
 
-/// One metric to compute, with its options.
-///
-/// ```
-/// use vkssim::metric::config::MetricConfig;
-/// let m: MetricConfig = "psnr=enable_mse=true:min_sse=0.5".parse().unwrap();
-/// assert_eq!(m.feature(), "psnr");
-/// assert_eq!(m.to_string(), "psnr=enable_mse=true:min_sse=0.5");
-/// assert!(m.needs_chroma());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub enum MetricConfig {
+/// The registry: every metric vkssim computes, one line each (its variant and
+/// its options type, which implements [`Extractor`]). It makes
+/// [`MetricConfig`], its list ([`MetricConfig::all`]) and the one place that turns a
+/// configuration into its [`Extractor`].
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident($options:ty),)*) => {
+        /// One metric to compute, with its options.
+        ///
+        /// ```
+        /// use vkssim::metric::config::MetricConfig;
+        /// let m: MetricConfig = "psnr=enable_mse=true:min_sse=0.5".parse().unwrap();
+        /// assert_eq!(m.feature(), "psnr");
+        /// assert_eq!(m.to_string(), "psnr=enable_mse=true:min_sse=0.5");
+        /// assert!(m.needs_chroma());
+        /// ```
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        #[non_exhaustive]
+        pub enum MetricConfig {
+            $($(#[$doc])* $variant($options),)*
+        }
+
+        impl MetricConfig {
+            /// Every metric with its default options, in the registry's order.
+            pub fn all() -> Vec<MetricConfig> {
+                vec![$(MetricConfig::$variant(<$options>::default())),*]
+            }
+
+            /// The metric's [`Extractor`]: everything shared code learns
+            /// about it.
+            pub fn extractor(&self) -> &dyn Extractor {
+                match self {
+                    $(MetricConfig::$variant(o) => o,)*
+                }
+            }
+
+            fn extractor_mut(&mut self) -> &mut dyn Extractor {
+                match self {
+                    $(MetricConfig::$variant(o) => o,)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
     /// libvmaf's `float_ssim`.
     FloatSsim(SsimOptions),
     /// libvmaf's `psnr` (integer, luma and chroma).
     Psnr(PsnrOptions),
     /// libvmaf's `float_ms_ssim`.
     FloatMsSsim(MsSsimOptions),
+    /// libvmaf's `vif` (integer VIF, VMAF's `integer_vif_scale0..3`).
+    Vif(VifOptions),
+    /// libvmaf's `adm` (integer ADM, VMAF's `integer_adm2`).
+    Adm(AdmOptions),
+    /// libvmaf's `motion` (integer motion, VMAF's `integer_motion2`).
+    Motion(MotionOptions),
 }
-
-/// The metric names [`MetricConfig::parse`] takes, as libvmaf spells them.
-pub const FEATURES: [&str; 3] = [ssim::FEATURE, psnr::FEATURE, ms_ssim::FEATURE];
-
-/// The options `float_ssim` takes (`scale` is libvmaf 3.1's).
-const SSIM_KEYS: [&str; 4] = ["enable_lcs", "enable_db", "clip_db", "scale"];
 
 /// libvmaf's boolean option values: exactly `true` or `false`.
 pub(crate) fn parse_bool(feature: &str, key: &str, value: &str) -> Result<bool> {
@@ -70,31 +105,19 @@ pub(crate) fn parse_number(value: &str) -> Option<f64> {
     format!("{:.5e}", float as f64).parse().ok()
 }
 
-/// Sets one `float_ssim` option from its text.
-fn set_ssim(opts: &mut SsimOptions, key: &str, value: &str) -> Result<()> {
-    let f = ssim::FEATURE;
-    match key {
-        "enable_lcs" => opts.enable_lcs = parse_bool(f, key, value)?,
-        "enable_db" => opts.enable_db = parse_bool(f, key, value)?,
-        "clip_db" => opts.clip_db = parse_bool(f, key, value)?,
-        "scale" => {
-            opts.scale = value.parse().map_err(|_| {
-                Error::InvalidOption(format!(
-                    "{f}: scale must be a whole number (0 = automatic), not `{value}`"
-                ))
-            })?
-        }
-        _ => {
-            return Err(Error::InvalidOption(format!(
-                "{f} has no option `{key}` (it has {})",
-                SSIM_KEYS.join(", ")
-            )))
-        }
-    }
-    Ok(())
-}
-
 impl MetricConfig {
+    /// The metric names [`MetricConfig::parse`] takes, as libvmaf spells
+    /// them, in the registry's order.
+    pub fn names() -> Vec<&'static str> {
+        MetricConfig::all().iter().map(|m| m.feature()).collect()
+    }
+
+    /// The metric named `name` with its default options, as libvmaf spells
+    /// the name.
+    pub fn by_name(name: &str) -> Option<MetricConfig> {
+        MetricConfig::all().into_iter().find(|m| m.feature() == name)
+    }
+
     /// Parses `name[=key=value[:key=value...]]`. An empty field (`psnr=`, a
     /// trailing `:`) is skipped; an option without a value, an unknown
     /// metric or option, a value libvmaf would refuse, or one option given
@@ -104,16 +127,11 @@ impl MetricConfig {
             Some((name, rest)) => (name, Some(rest)),
             None => (spec, None),
         };
-        let mut config = match name {
-            n if n == ssim::FEATURE => MetricConfig::FloatSsim(SsimOptions::default()),
-            n if n == psnr::FEATURE => MetricConfig::Psnr(PsnrOptions::default()),
-            n if n == ms_ssim::FEATURE => MetricConfig::FloatMsSsim(MsSsimOptions::default()),
-            _ => {
-                return Err(Error::Unsupported(format!(
-                    "the metric `{name}` (vkssim computes {})",
-                    FEATURES.join(", ")
-                )))
-            }
+        let Some(mut config) = MetricConfig::by_name(name) else {
+            return Err(Error::Unsupported(format!(
+                "the metric `{name}` (vkssim computes {})",
+                MetricConfig::names().join(", ")
+            )));
         };
         let mut seen: Vec<&str> = Vec::new();
         for key_val in rest.into_iter().flat_map(|r| r.split(':')) {
@@ -138,69 +156,46 @@ impl MetricConfig {
 
     /// Sets one option from its text.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match self {
-            MetricConfig::FloatSsim(o) => set_ssim(o, key, value),
-            MetricConfig::Psnr(o) => o.set(key, value),
-            MetricConfig::FloatMsSsim(o) => o.set(key, value),
-        }
+        self.extractor_mut().set(key, value)
     }
 
     /// libvmaf's name of the metric.
     pub fn feature(&self) -> &'static str {
-        match self {
-            MetricConfig::FloatSsim(_) => ssim::FEATURE,
-            MetricConfig::Psnr(_) => psnr::FEATURE,
-            MetricConfig::FloatMsSsim(_) => ms_ssim::FEATURE,
-        }
+        self.extractor().name()
     }
 
-    /// Whether the metric reads the chroma planes (only `psnr`, with
+    /// What the metric needs of the pipeline.
+    pub fn needs(&self) -> Needs {
+        self.extractor().needs()
+    }
+
+    /// Whether the metric reads the chroma planes (`psnr` with
     /// `enable_chroma`, on pictures that have them).
     pub fn needs_chroma(&self) -> bool {
-        matches!(self, MetricConfig::Psnr(o) if o.enable_chroma)
+        self.needs().chroma
     }
 
-    /// Whether a frame's values depend on earlier frames (none of these;
-    /// `integer_motion` will).
+    /// Whether a frame's values depend on the previous frame (`motion`).
     pub fn is_temporal(&self) -> bool {
-        false
+        self.needs().previous_reference
     }
 
     /// The per-frame output names for pictures of `chroma`, in libvmaf's order.
-    pub fn output_names(&self, chroma: Chroma) -> Vec<&'static str> {
-        match self {
-            MetricConfig::FloatSsim(o) => ssim::feature_names(o),
-            MetricConfig::Psnr(o) => {
-                let planes = if chroma == Chroma::Mono || !o.enable_chroma {
-                    1
-                } else {
-                    3
-                };
-                (0..planes)
-                    .flat_map(|p| {
-                        std::iter::once(psnr::PSNR_NAMES[p])
-                            .chain(o.enable_mse.then_some(psnr::MSE_NAMES[p]))
-                    })
-                    .collect()
-            }
-            MetricConfig::FloatMsSsim(o) => ms_ssim::output_names(o),
-        }
+    pub fn output_names(&self, chroma: Chroma) -> Vec<OutputName> {
+        self.extractor().output_names(chroma)
     }
 
     /// The names of the values reported once, at the end of a run
     /// (`apsnr_*` with `psnr=enable_apsnr=true`).
     pub fn aggregate_names(&self) -> Vec<&'static str> {
-        match self {
-            MetricConfig::Psnr(o) => psnr::aggregate_names(o),
-            _ => Vec::new(),
-        }
+        self.extractor().aggregate_names()
     }
 
     /// Checks, before any work, that this metric can score frames of this
     /// format: [`Error::PlaneTooSmall`] (`float_ssim`) or
-    /// [`Error::FrameTooSmall`] (`float_ms_ssim` below 176 x 176) naming the
-    /// size, [`Error::Unsupported`] for a bit depth or chroma layout it does
-    /// not take, [`Error::InvalidOption`] for options out of range.
+    /// [`Error::FrameTooSmall`] naming the metric and the size,
+    /// [`Error::Unsupported`] for a bit depth or chroma layout it does not
+    /// take, [`Error::InvalidOption`] for options out of range.
     pub fn check_frame(
         &self,
         width: u32,
@@ -208,39 +203,12 @@ impl MetricConfig {
         bit_depth: u32,
         chroma: Chroma,
     ) -> Result<()> {
-        match self {
-            MetricConfig::FloatSsim(o) => {
-                ssim::check_geometry(width, height, bit_depth, o).map(drop)
-            }
-            MetricConfig::Psnr(o) => {
-                psnr::check_geometry(width, height, bit_depth, chroma, o).map(drop)
-            }
-            MetricConfig::FloatMsSsim(_) => ms_ssim::check_size(width, height, bit_depth),
-        }
+        self.extractor().check_frame(width, height, bit_depth, chroma)
     }
 
     /// The options that differ from the defaults, as `key=value`.
     fn non_default(&self) -> Vec<String> {
-        match self {
-            MetricConfig::FloatSsim(o) => {
-                let mut v = Vec::new();
-                for (k, on) in [
-                    ("enable_lcs", o.enable_lcs),
-                    ("enable_db", o.enable_db),
-                    ("clip_db", o.clip_db),
-                ] {
-                    if on {
-                        v.push(format!("{k}=true"));
-                    }
-                }
-                if o.scale != 0 {
-                    v.push(format!("scale={}", o.scale));
-                }
-                v
-            }
-            MetricConfig::Psnr(o) => o.non_default(),
-            MetricConfig::FloatMsSsim(o) => o.non_default(),
-        }
+        self.extractor().non_default()
     }
 }
 

@@ -10,6 +10,8 @@
 //! (VMAF's `integer_vif`, `integer_adm`, `integer_motion`, and `cambi`) plug in.
 
 pub mod config;
+pub mod extractor;
+pub mod models;
 pub mod ms_ssim;
 pub mod outputs;
 pub mod psnr;
@@ -19,6 +21,11 @@ pub mod ssim;
 pub mod summary;
 
 pub use config::MetricConfig;
+pub use extractor::{Extractor, Needs, OutputName};
+pub use models::Models;
+pub use crate::feature::adm::AdmOptions;
+pub use crate::feature::motion::MotionOptions;
+pub use crate::feature::vif::VifOptions;
 pub use outputs::MetricOutputs;
 pub use set::MetricSet;
 pub use summary::Summary;

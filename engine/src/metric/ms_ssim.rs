@@ -208,6 +208,45 @@ pub fn frame_outputs(
     Ok(out)
 }
 
+impl super::extractor::Extractor for MsSsimOptions {
+    fn name(&self) -> &'static str {
+        FEATURE
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &Self::KEYS
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        MsSsimOptions::set(self, key, value)
+    }
+
+    fn non_default(&self) -> Vec<String> {
+        MsSsimOptions::non_default(self)
+    }
+
+    fn output_names(&self, _chroma: crate::io::Chroma) -> Vec<super::extractor::OutputName> {
+        output_names(self).into_iter().map(Into::into).collect()
+    }
+
+    fn check_frame(
+        &self,
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        _chroma: crate::io::Chroma,
+    ) -> Result<()> {
+        check_size(width, height, bit_depth)
+    }
+
+    fn needs(&self) -> super::extractor::Needs {
+        super::extractor::Needs {
+            vulkan: true,
+            ..Default::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -366,6 +366,54 @@ impl Apsnr {
     }
 }
 
+impl super::extractor::Extractor for PsnrOptions {
+    fn name(&self) -> &'static str {
+        FEATURE
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &Self::KEYS
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        PsnrOptions::set(self, key, value)
+    }
+
+    fn non_default(&self) -> Vec<String> {
+        PsnrOptions::non_default(self)
+    }
+
+    fn output_names(&self, chroma: Chroma) -> Vec<super::extractor::OutputName> {
+        let planes = if chroma == Chroma::Mono || !self.enable_chroma {
+            1
+        } else {
+            3
+        };
+        (0..planes)
+            .flat_map(|p| {
+                std::iter::once(PSNR_NAMES[p]).chain(self.enable_mse.then_some(MSE_NAMES[p]))
+            })
+            .map(Into::into)
+            .collect()
+    }
+
+    fn aggregate_names(&self) -> Vec<&'static str> {
+        aggregate_names(self)
+    }
+
+    fn check_frame(&self, width: u32, height: u32, bit_depth: u32, chroma: Chroma) -> Result<()> {
+        check_geometry(width, height, bit_depth, chroma, self).map(drop)
+    }
+
+    fn needs(&self) -> super::extractor::Needs {
+        super::extractor::Needs {
+            chroma: self.enable_chroma,
+            vulkan: true,
+            ..Default::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! order).
 
 use super::config::MetricConfig;
+use super::extractor::OutputName;
 use super::psnr::{self, PsnrGeometry};
 use crate::io::Chroma;
 use crate::{Error, Result, SsimOptions};
@@ -52,7 +53,14 @@ impl MetricSet {
             ));
         }
         for (i, c) in configs.iter().enumerate() {
-            if configs[..i].iter().any(|o| o.feature() == c.feature()) {
+            // The same metric twice is refused when their outputs would share
+            // a name (libvmaf runs `vif` and `vif=vif_enhn_gain_limit=1.0`
+            // side by side: their names differ).
+            let names = c.output_names(Chroma::C444);
+            if configs[..i].iter().any(|o| {
+                o.feature() == c.feature()
+                    && o.output_names(Chroma::C444).iter().any(|n| names.contains(n))
+            }) {
                 return Err(Error::InvalidOption(format!(
                     "{}: the metric is asked for more than once; ask once",
                     c.feature()
@@ -154,8 +162,23 @@ impl MetricSet {
         self.psnr.as_ref()
     }
 
+    /// Whether a frame job needs the previous frame's reference (a temporal
+    /// metric such as `motion`).
+    pub fn needs_previous_reference(&self) -> bool {
+        self.configs.iter().any(MetricConfig::is_temporal)
+    }
+
+    /// The metrics that have no Vulkan passes (the CPU twin computes them).
+    pub fn not_on_vulkan(&self) -> Vec<&'static str> {
+        self.configs
+            .iter()
+            .filter(|c| !c.needs().vulkan)
+            .map(MetricConfig::feature)
+            .collect()
+    }
+
     /// The per-frame output names, in the `vmaf` command line's order.
-    pub fn output_names(&self) -> Vec<&'static str> {
+    pub fn output_names(&self) -> Vec<OutputName> {
         self.configs
             .iter()
             .flat_map(|c| c.output_names(self.chroma))

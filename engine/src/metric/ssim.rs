@@ -162,3 +162,76 @@ pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOpti
     }
     score
 }
+
+/// The options `float_ssim` takes (`scale` is libvmaf 3.1's).
+const KEYS: [&str; 4] = ["enable_lcs", "enable_db", "clip_db", "scale"];
+
+impl super::extractor::Extractor for SsimOptions {
+    fn name(&self) -> &'static str {
+        FEATURE
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        &KEYS
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        use super::config::parse_bool;
+        match key {
+            "enable_lcs" => self.enable_lcs = parse_bool(FEATURE, key, value)?,
+            "enable_db" => self.enable_db = parse_bool(FEATURE, key, value)?,
+            "clip_db" => self.clip_db = parse_bool(FEATURE, key, value)?,
+            "scale" => {
+                self.scale = value.parse().map_err(|_| {
+                    crate::Error::InvalidOption(format!(
+                        "{FEATURE}: scale must be a whole number (0 = automatic), not `{value}`"
+                    ))
+                })?
+            }
+            _ => {
+                return Err(crate::Error::InvalidOption(format!(
+                    "{FEATURE} has no option `{key}` (it has {})",
+                    KEYS.join(", ")
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn non_default(&self) -> Vec<String> {
+        let mut v: Vec<String> = [
+            ("enable_lcs", self.enable_lcs),
+            ("enable_db", self.enable_db),
+            ("clip_db", self.clip_db),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(k, _)| format!("{k}=true"))
+        .collect();
+        if self.scale != 0 {
+            v.push(format!("scale={}", self.scale));
+        }
+        v
+    }
+
+    fn output_names(&self, _chroma: crate::io::Chroma) -> Vec<super::extractor::OutputName> {
+        feature_names(self).into_iter().map(Into::into).collect()
+    }
+
+    fn check_frame(
+        &self,
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        _chroma: crate::io::Chroma,
+    ) -> Result<()> {
+        check_geometry(width, height, bit_depth, self).map(drop)
+    }
+
+    fn needs(&self) -> super::extractor::Needs {
+        super::extractor::Needs {
+            vulkan: true,
+            ..Default::default()
+        }
+    }
+}

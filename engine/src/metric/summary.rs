@@ -1,50 +1,68 @@
-//! [`Summary`]: a run's frames pooled per output, as libvmaf pools them
-//! (`min`, `max`, `mean`, `harmonic_mean` in frame order: [`crate::pool`]),
-//! and its aggregate values (`psnr`'s `apsnr_*` with `enable_apsnr`).
+//! [`Summary`]: a run's collector. It keeps every frame's values by name, in
+//! frame order; fills the values that need later frames (motion's
+//! `integer_motion2`) through each metric's [`Extractor::finish_run`]; runs
+//! the run's VMAF models on each completed row ([`Models`]); pools each
+//! output as libvmaf pools it (`min`, `max`, `mean`, `harmonic_mean` in frame
+//! order: [`crate::pool`]); and gives the aggregate values (`psnr`'s
+//! `apsnr_*` with `enable_apsnr`).
 
 use super::config::MetricConfig;
+use super::extractor::{Columns, OutputName};
+use super::models::Models;
 use super::outputs::MetricOutputs;
 use super::psnr::Apsnr;
 use super::set::MetricSet;
 use crate::pool::{pool, Pooled};
-use crate::FrameScore;
+use crate::{FrameScore, Result};
 
-/// Collects the frames of a run, in frame order, for their pooled and
-/// aggregate values.
+/// Collects the frames of a run, in frame order, for their finished,
+/// predicted, pooled and aggregate values.
 ///
 /// ```
 /// use vkssim::metric::{MetricSet, Summary};
 /// let set = MetricSet::float_ssim(Default::default(), 64, 48, 8).unwrap();
-/// let mut summary = Summary::new(&set);
-/// assert!(summary.pooled().is_empty());
-/// # let _ = &mut summary;
+/// let summary = Summary::new(&set);
+/// assert!(summary.pooled().unwrap().is_empty());
 /// ```
 #[derive(Debug, Clone)]
 pub struct Summary {
     set: MetricSet,
-    names: Vec<&'static str>,
-    /// One column of values per output name, in frame order.
-    columns: Vec<Vec<f64>>,
+    models: Models,
+    /// Every value kept per frame, by name (the outputs and what the
+    /// metrics' finishes read).
+    columns: Columns,
     apsnr: Apsnr,
 }
 
 impl Summary {
-    /// No frame yet, for the metrics of `set`.
+    /// No frame yet, for the metrics of `set` (no model).
     pub fn new(set: &MetricSet) -> Self {
-        let names = set.output_names();
+        Self::with_models(set, &Models::default())
+    }
+
+    /// No frame yet, for the metrics of `set` and the `models` read from
+    /// them (`set` holds every extractor the models need:
+    /// [`Models::metrics`]).
+    pub fn with_models(set: &MetricSet, models: &Models) -> Self {
+        let mut names: Vec<OutputName> = Vec::new();
+        for c in set.configs() {
+            for n in c.extractor().collected_names(set.chroma()) {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
         Self {
             set: set.clone(),
-            columns: vec![Vec::new(); names.len()],
-            names,
+            models: models.clone(),
+            columns: Columns::new(names),
             apsnr: Apsnr::default(),
         }
     }
 
-    /// Adds the next frame's score (an output the score lacks counts as NaN).
+    /// Adds the next frame's score (a value the score lacks counts as NaN).
     pub fn add(&mut self, score: &FrameScore) {
-        for (name, column) in self.names.iter().zip(&mut self.columns) {
-            column.push(score.value(name).unwrap_or(f64::NAN));
-        }
+        self.columns.push_row(|name| score.value(name));
         if let (Some(sse), Some(g)) = (score.psnr_sse, self.set.psnr_geometry()) {
             self.apsnr.add(&sse, g);
         }
@@ -52,16 +70,52 @@ impl Summary {
 
     /// Frames added.
     pub fn frames(&self) -> usize {
-        self.columns.first().map_or(0, Vec::len)
+        self.columns.rows()
+    }
+
+    /// The run's per-frame outputs, each a column in frame order, in the
+    /// `vmaf` command line's order (the metrics' outputs, then the models'):
+    /// the values that need later frames filled, the models run on every
+    /// row. Errors: a model's (a feature it reads is missing).
+    pub fn columns(&self) -> Result<Vec<(OutputName, Vec<f64>)>> {
+        let mut columns = self.columns.clone();
+        for c in self.set.configs() {
+            c.extractor().finish_run(&mut columns);
+        }
+        let mut out: Vec<(OutputName, Vec<f64>)> = self
+            .set
+            .output_names()
+            .into_iter()
+            .map(|n| {
+                let values = columns.get(&n).map(<[f64]>::to_vec).unwrap_or_default();
+                (n, values)
+            })
+            .collect();
+        if !self.models.is_empty() {
+            let names = self.models.output_names();
+            let mut predicted = vec![Vec::with_capacity(columns.rows()); names.len()];
+            for row in 0..columns.rows() {
+                let values: Vec<(String, f64)> = columns
+                    .names()
+                    .iter()
+                    .filter_map(|n| Some((n.to_string(), columns.get(n)?[row])))
+                    .collect();
+                for (column, v) in predicted.iter_mut().zip(self.models.predict(&values)?) {
+                    column.push(v);
+                }
+            }
+            out.extend(names.into_iter().map(OutputName::from).zip(predicted));
+        }
+        Ok(out)
     }
 
     /// Each output's pooled values, in output order; empty before any frame.
-    pub fn pooled(&self) -> Vec<(&'static str, Pooled)> {
-        self.names
-            .iter()
-            .zip(&self.columns)
-            .filter_map(|(name, values)| Some((*name, pool(values)?)))
-            .collect()
+    pub fn pooled(&self) -> Result<Vec<(OutputName, Pooled)>> {
+        Ok(self
+            .columns()?
+            .into_iter()
+            .filter_map(|(name, values)| Some((name, pool(&values)?)))
+            .collect())
     }
 
     /// The aggregate values (`apsnr_y`, `apsnr_cb`, `apsnr_cr` with

@@ -12,6 +12,7 @@
 //! integer arithmetic except the angle test in the decoupling and the
 //! per-scale binary32/binary64 finishes, which follow libvmaf's types.
 
+pub(crate) mod extractor;
 mod csf;
 mod decouple;
 mod denominator;
@@ -46,6 +47,9 @@ pub struct AdmOptions {
     /// `adm_ref_display_height`: the display's height in lines, 1 to 4320
     /// (default 1080).
     pub ref_display_height: i32,
+    /// `debug`: also report `integer_adm`, `integer_adm_num`,
+    /// `integer_adm_den` and the per-scale numerators and denominators.
+    pub debug: bool,
 }
 
 impl Default for AdmOptions {
@@ -54,6 +58,7 @@ impl Default for AdmOptions {
             enhn_gain_limit: 100.0,
             norm_view_dist: 3.0,
             ref_display_height: 1080,
+            debug: false,
         }
     }
 }
@@ -244,6 +249,7 @@ mod tests {
             enhn_gain_limit: 1.0,
             norm_view_dist: 4.25,
             ref_display_height: 2160,
+            debug: false,
         };
         assert_eq!(o.name_suffix(), "_egl_1_nvd_4.25_rdh_2160");
         let o = AdmOptions {

@@ -23,6 +23,7 @@ pub(crate) mod stats;
 
 pub use options::{parse_enhn_gain_limit, VifOptions};
 
+pub(crate) mod extractor;
 use crate::cpu::samples::check_view;
 use crate::frame::PlaneGeometry;
 use crate::{Error, LumaView, Result};

@@ -150,6 +150,12 @@ impl MetricPlan {
             done: VecDeque::new(),
         };
         for m in list {
+            if !m.needs().vulkan {
+                return Err(Error::Unsupported(format!(
+                    "{} on Vulkan (it has no Vulkan passes yet: the CPU twin computes it)",
+                    m.feature()
+                )));
+            }
             match m {
                 MetricConfig::FloatSsim(_) => {}
                 MetricConfig::Psnr(opts) => {
@@ -199,6 +205,8 @@ impl MetricPlan {
                         params,
                     });
                 }
+                // Refused above: no Vulkan passes.
+                _ => {}
             }
         }
         Ok((plan, layout))
@@ -537,6 +545,12 @@ impl VkScorer {
                         g.bit_depth,
                         &ms.opts,
                     )?);
+                }
+                other => {
+                    return Err(Error::Internal(format!(
+                        "{} has no Vulkan passes",
+                        other.feature()
+                    )))
                 }
             }
         }

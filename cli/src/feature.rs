@@ -50,9 +50,14 @@ impl Features {
             let metric = parse_one(spec)?;
             let overlaps = |m: &MetricConfig| {
                 let names = metric.output_names(Chroma::C444);
-                m.output_names(Chroma::C444).iter().any(|n| names.contains(n))
+                m.output_names(Chroma::C444)
+                    .iter()
+                    .any(|n| names.contains(n))
             };
-            match metrics.iter().find(|m| m.feature() == metric.feature() && overlaps(m)) {
+            match metrics
+                .iter()
+                .find(|m| m.feature() == metric.feature() && overlaps(m))
+            {
                 Some(m) if *m != metric => bail!(
                     "--feature {spec}: {} is already requested with other options; give it once",
                     metric.feature()

@@ -266,7 +266,7 @@ fn compare_api(what: &str, vmaf: &VmafXml, scores: &[FrameScore], summary: &Summ
             n += 1;
         }
     }
-    let pooled = summary.pooled();
+    let pooled = summary.pooled().expect("pooled values");
     assert_eq!(vmaf.pooled.len(), pooled.len(), "{what}: pooled");
     for ((name, methods), (our_name, p)) in vmaf.pooled.iter().zip(&pooled) {
         assert_eq!(name, our_name, "{what}: pooled order");

@@ -126,7 +126,7 @@ mod tests {
             height: 48,
             fps: 12.345,
             subsample,
-            metrics,
+            metrics: metrics.iter().map(|m| m.to_string()).collect(),
             frames,
             aggregate: Vec::new(),
             precision: Precision::default(),

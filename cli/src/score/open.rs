@@ -178,9 +178,11 @@ pub fn metric_set(features: &Features, format: VideoFormat, y4m: bool) -> Result
 /// `--subsample` and an aggregate value (`psnr=enable_apsnr=true`), every
 /// frame, since the `vmaf` command line's `apsnr` sums every frame read
 /// while it writes only the subsampled ones (the report keeps those:
-/// [`super::report::report`]).
+/// [`super::report::report`]); likewise with a temporal metric (`motion`),
+/// whose values libvmaf computes from every frame read.
 pub fn run_selection(sel: Selection, metrics: &MetricSet) -> Selection {
-    if sel.subsample > 1 && !metrics.aggregate_names().is_empty() {
+    let every_frame = !metrics.aggregate_names().is_empty() || metrics.needs_previous_reference();
+    if sel.subsample > 1 && every_frame {
         Selection {
             subsample: 1,
             ..sel

@@ -299,7 +299,7 @@ impl Scorer {
     /// pairs only ([`Scorer::submit`] with host planes, [`Scorer::slots`]); its
     /// results are bit-identical to the Vulkan engine's.
     ///
-    /// It computes every metric vkssim has ([`crate::metric::config::FEATURES`]).
+    /// It computes every metric vkssim has ([`crate::metric::MetricConfig::names`]; the VMAF extractors on the CPU twin only, so far).
     ///
     /// Errors: what [`ScorerDesc::metric_set`] refuses ([`Error::PlaneTooSmall`],
     /// [`Error::FrameTooSmall`], [`Error::Unsupported`] for a bit depth it

@@ -115,7 +115,9 @@ impl MetricConfig {
     /// The metric named `name` with its default options, as libvmaf spells
     /// the name.
     pub fn by_name(name: &str) -> Option<MetricConfig> {
-        MetricConfig::all().into_iter().find(|m| m.feature() == name)
+        MetricConfig::all()
+            .into_iter()
+            .find(|m| m.feature() == name)
     }
 
     /// Parses `name[=key=value[:key=value...]]`. An empty field (`psnr=`, a
@@ -203,7 +205,8 @@ impl MetricConfig {
         bit_depth: u32,
         chroma: Chroma,
     ) -> Result<()> {
-        self.extractor().check_frame(width, height, bit_depth, chroma)
+        self.extractor()
+            .check_frame(width, height, bit_depth, chroma)
     }
 
     /// The options that differ from the defaults, as `key=value`.

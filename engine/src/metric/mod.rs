@@ -20,12 +20,12 @@ pub mod set;
 pub mod ssim;
 pub mod summary;
 
-pub use config::MetricConfig;
-pub use extractor::{Extractor, Needs, OutputName};
-pub use models::Models;
 pub use crate::feature::adm::AdmOptions;
 pub use crate::feature::motion::MotionOptions;
 pub use crate::feature::vif::VifOptions;
+pub use config::MetricConfig;
+pub use extractor::{Extractor, Needs, OutputName};
+pub use models::Models;
 pub use outputs::MetricOutputs;
 pub use set::MetricSet;
 pub use summary::Summary;

@@ -5,7 +5,9 @@
 //! is in (motion's `integer_motion2` needs the next frame).
 
 use super::config::MetricConfig;
-use crate::model::{check_unique_names, predict_run, run_output_names, Model, ModelSpec, OptionValue};
+use crate::model::{
+    check_unique_names, predict_run, run_output_names, Model, ModelSpec, OptionValue,
+};
 use crate::Result;
 
 /// The models of a run (none: no prediction).

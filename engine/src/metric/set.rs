@@ -59,7 +59,9 @@ impl MetricSet {
             let names = c.output_names(Chroma::C444);
             if configs[..i].iter().any(|o| {
                 o.feature() == c.feature()
-                    && o.output_names(Chroma::C444).iter().any(|n| names.contains(n))
+                    && o.output_names(Chroma::C444)
+                        .iter()
+                        .any(|n| names.contains(n))
             }) {
                 return Err(Error::InvalidOption(format!(
                     "{}: the metric is asked for more than once; ask once",

@@ -1,6 +1,6 @@
 //! [`Summary`]: a run's collector. It keeps every frame's values by name, in
 //! frame order; fills the values that need later frames (motion's
-//! `integer_motion2`) through each metric's [`Extractor::finish_run`]; runs
+//! `integer_motion2`) through each metric's [`super::Extractor::finish_run`]; runs
 //! the run's VMAF models on each completed row ([`Models`]); pools each
 //! output as libvmaf pools it (`min`, `max`, `mean`, `harmonic_mean` in frame
 //! order: [`crate::pool`]); and gives the aggregate values (`psnr`'s

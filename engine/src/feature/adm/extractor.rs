@@ -86,7 +86,10 @@ impl Extractor for AdmOptions {
             v.push(format!("adm_norm_view_dist={}", self.norm_view_dist));
         }
         if self.ref_display_height != d.ref_display_height {
-            v.push(format!("adm_ref_display_height={}", self.ref_display_height));
+            v.push(format!(
+                "adm_ref_display_height={}",
+                self.ref_display_height
+            ));
         }
         if self.debug != d.debug {
             v.push(format!("debug={}", bool_text(self.debug)));

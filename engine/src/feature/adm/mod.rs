@@ -12,11 +12,11 @@
 //! integer arithmetic except the angle test in the decoupling and the
 //! per-scale binary32/binary64 finishes, which follow libvmaf's types.
 
-pub(crate) mod extractor;
 mod csf;
 mod decouple;
 mod denominator;
 mod dwt;
+pub(crate) mod extractor;
 mod factors;
 mod masking;
 mod window;

@@ -61,8 +61,8 @@
 //! [`v32`] holds 3.2.0's motion, a second target whose values differ (it
 //! blurs the frame difference and adds `integer_motion3`).
 
-pub(crate) mod extractor;
 mod blur;
+pub(crate) mod extractor;
 mod score;
 pub mod v32;
 

@@ -1,0 +1,164 @@
+//! VMAF end to end: `vkssim score` with `-m/--model` and the VMAF extractors
+//! (`--feature vif|adm|motion`) against the `vmaf` CLI that libvmaf-sys
+//! builds (libvmaf 2.3.1, reference C path: `--cpumask 255`), whole output
+//! files compared line by line (all but the version and the fps figure), at
+//! vmaf's default precision and at full precision (vmaf under the
+//! `%.17g` shim, vkssim with `--precision max`).
+
+use std::path::Path;
+
+use vkssim::io::Chroma;
+use vkssim_tests::metric_clips::{Content, MetricClip};
+use vkssim_tests::paths;
+use vkssim_tests::vmaf_cli::{comparable_lines, run_writing_ok, shim};
+
+/// Both programs on `clip` with `args` (models, features, flags) writing
+/// `format`; `max`: full precision. vkssim runs with `--backend backend`.
+/// Returns the number of identical lines.
+fn compare(clip: &MetricClip, args: &[&str], format: &str, max: bool, backend: &str) -> usize {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut common = clip.vmaf_args();
+    common.extend(args.iter().map(|s| s.to_string()));
+    common.extend(["-q".to_string(), format!("--{format}")]);
+    let mut vmaf_args = common.clone();
+    vmaf_args.extend(["--cpumask".to_string(), "255".to_string()]);
+    let env: Vec<(&str, &Path)> = if max {
+        vec![("LD_PRELOAD", shim())]
+    } else {
+        Vec::new()
+    };
+    let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &env, &dir.path().join("v"));
+    let mut ours_args = vec!["score".to_string()];
+    ours_args.extend(common);
+    ours_args.extend(["--backend".to_string(), backend.to_string()]);
+    if max {
+        ours_args.extend(["--precision".to_string(), "max".to_string()]);
+    }
+    let ours = run_writing_ok(paths::vkssim_bin(), &ours_args, &[], &dir.path().join("o"));
+    let what = format!("{} {args:?} --{format} max={max} on {backend}", clip.name);
+    let (a, b) = (comparable_lines(&ours), comparable_lines(&vmaf));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "{what}: line {} differs (vkssim vs vmaf)", i + 1);
+    }
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{what}: line counts\nvkssim:\n{ours}\nvmaf:\n{vmaf}"
+    );
+    assert!(a.len() > 1, "{what}: nothing compared");
+    a.len()
+}
+
+#[test]
+fn the_default_model_matches_vmaf_in_every_format() {
+    let clip = MetricClip::new(177, 181, 8, Chroma::C420, 4, Content::Noisy);
+    for format in ["xml", "json", "csv", "sub"] {
+        compare(&clip, &["-m", "version=vmaf_v0.6.1"], format, false, "cpu");
+    }
+    compare(&clip, &["-m", "version=vmaf_v0.6.1"], "xml", true, "cpu");
+    // `auto` scores VMAF on the CPU twin (its extractors have no Vulkan
+    // passes yet), with the same numbers.
+    compare(&clip, &["-m", "version=vmaf_v0.6.1"], "json", true, "auto");
+}
+
+#[test]
+fn every_built_in_model_matches_vmaf_at_full_precision() {
+    let clip = MetricClip::new(96, 72, 10, Chroma::C422, 3, Content::Noisy);
+    for version in ["vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_b_v0.6.3"] {
+        let model = format!("version={version}");
+        compare(&clip, &["-m", &model], "xml", true, "cpu");
+    }
+}
+
+#[test]
+fn extractors_alone_and_beside_other_metrics_match_vmaf() {
+    let clip = MetricClip::new(67, 45, 12, Chroma::C444, 3, Content::Noisy);
+    compare(
+        &clip,
+        &[
+            "-n",
+            "--feature",
+            "vif",
+            "--feature",
+            "adm=debug=true",
+            "--feature",
+            "motion",
+        ],
+        "xml",
+        true,
+        "cpu",
+    );
+    let clip = MetricClip::new(176, 176, 8, Chroma::C420, 3, Content::Noisy);
+    compare(
+        &clip,
+        &[
+            "-m",
+            "version=vmaf_v0.6.1",
+            "--feature",
+            "psnr",
+            "--feature",
+            "vif=vif_enhn_gain_limit=1.0:debug=true",
+            "--feature",
+            "float_ssim",
+            "--feature",
+            "motion=motion_force_zero=true",
+        ],
+        "json",
+        true,
+        "cpu",
+    );
+}
+
+#[test]
+fn several_models_subsampling_and_identical_frames_match_vmaf() {
+    let clip = MetricClip::new(80, 64, 8, Chroma::C420, 5, Content::Noisy);
+    compare(
+        &clip,
+        &[
+            "-m",
+            "version=vmaf_v0.6.1:name=a",
+            "-m",
+            "version=vmaf_4k_v0.6.1:name=b:disable_clip",
+        ],
+        "xml",
+        true,
+        "cpu",
+    );
+    compare(
+        &clip,
+        &["-m", "version=vmaf_v0.6.1", "--subsample", "2"],
+        "json",
+        true,
+        "cpu",
+    );
+    let same = MetricClip::new(80, 64, 10, Chroma::C420, 2, Content::Identical);
+    compare(&same, &["-m", "version=vmaf_v0.6.1"], "xml", true, "cpu");
+}
+
+#[test]
+fn a_bad_model_or_a_vulkan_only_run_is_a_clear_error() {
+    let clip = MetricClip::new(64, 48, 8, Chroma::C420, 2, Content::Noisy);
+    let run = |args: &[&str]| {
+        let mut a = vec!["score".to_string()];
+        a.extend(clip.vmaf_args());
+        a.extend(args.iter().map(|s| s.to_string()));
+        std::process::Command::new(paths::vkssim_bin())
+            .args(&a)
+            .output()
+            .expect("run vkssim")
+    };
+    let o = run(&["-m", "version=vmaf_v9"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("-m/--model") && err.contains("vmaf_v9"),
+        "{err}"
+    );
+    let o = run(&["-m", "version=vmaf_v0.6.1", "--backend", "vulkan"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("no Vulkan passes"),
+        "{err}"
+    );
+    let o = run(&["--feature", "vif", "-w", "64", "-h", "15"]);
+    assert!(!o.status.success());
+}

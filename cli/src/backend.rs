@@ -27,11 +27,8 @@ use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::Error;
 
 use crate::args::{Backend, DeviceChoice, Upload};
-use crate::plan::BackendPlan;
+use crate::plan::{BackendPlan, Opt, Spelling};
 use crate::stdio;
-
-/// What a failed start of the Vulkan engine adds to its error.
-const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores without a GPU)";
 
 /// A started scorer (one per device with `--device N,M` or `all`) and a
 /// one-line description of it for messages.
@@ -82,13 +79,14 @@ pub fn start(
         // A device with the CPU backend is refused by BackendPlan::resolve.
         Backend::Cpu => start_cpu(args.threads),
         Backend::Vulkan => {
-            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
+            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref(), args.spelling))
         }
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(
                     "vkssim: the only Vulkan device is a CPU implementation ({name}); scoring \
-                     on the CPU twin, which is faster (--backend vulkan uses the device)"
+                     on the CPU twin, which is faster ({} uses the device)",
+                    args.spelling.word(Opt::Backend, "vulkan")
                 ));
                 return start_cpu(args.threads);
             }
@@ -100,7 +98,7 @@ pub fn start(
                     ));
                     start_cpu(args.threads)
                 }
-                Err(e) => Err(vulkan_error(e, args.device.as_ref())),
+                Err(e) => Err(vulkan_error(e, args.device.as_ref(), args.spelling)),
             }
         }
     }
@@ -127,11 +125,13 @@ fn default_is_cpu(devices: &[DeviceReport]) -> Option<String> {
 }
 
 /// The CLI's error for a failed start of the Vulkan engine: the flags that
-/// would help, and for a `--device` that does not exist, how many there are.
-fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
+/// would help (named as `spelling` names them), and for a `--device` that
+/// does not exist, how many there are.
+fn vulkan_error(e: Error, device: Option<&DeviceChoice>, spelling: Spelling) -> anyhow::Error {
+    let cpu = spelling.word(Opt::Backend, "cpu");
     match e {
         Error::OnDevice { device, source } if matches!(*source, Error::NoSuchDevice { .. }) => {
-            vulkan_error(*source, None).context(device)
+            vulkan_error(*source, None, spelling).context(device)
         }
         Error::NoSuchDevice { index, count } => {
             let there = match count {
@@ -140,14 +140,19 @@ fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
                 n => format!("there are {n} Vulkan devices (0 to {})", n - 1),
             };
             anyhow::Error::new(NoSuchDevice(format!(
-                "--device {index}: {there}; see `vkssim devices`"
+                "{}: {there}; see `vkssim devices`",
+                spelling.number(Opt::Device, index)
             )))
         }
-        e @ Error::MissingFeature { .. } if device.is_none() => anyhow::Error::new(e).context(
-            "starting the Vulkan backend (--device N picks another device; --backend cpu \
-             scores without a GPU)",
-        ),
-        e => anyhow::Error::new(e).context(VULKAN_CONTEXT),
+        e @ Error::MissingFeature { .. } if device.is_none() => {
+            anyhow::Error::new(e).context(format!(
+                "starting the Vulkan backend ({} picks another device; {cpu} scores without a GPU)",
+                spelling.number(Opt::Device, "N")
+            ))
+        }
+        e => anyhow::Error::new(e).context(format!(
+            "starting the Vulkan backend ({cpu} scores without a GPU)"
+        )),
     }
 }
 
@@ -371,7 +376,10 @@ mod tests {
 
     #[test]
     fn a_missing_device_index_names_the_count() {
-        let e = |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, None).to_string();
+        let e = |count| {
+            let e = Error::NoSuchDevice { index: 99, count };
+            vulkan_error(e, None, Spelling::Flags).to_string()
+        };
         assert_eq!(
             e(1),
             "--device 99: there is 1 Vulkan device (index 0); see `vkssim devices`"
@@ -383,6 +391,11 @@ mod tests {
         assert_eq!(
             e(0),
             "--device 99: there is no Vulkan device; see `vkssim devices`"
+        );
+        let e = Error::NoSuchDevice { index: 99, count: 0 };
+        assert_eq!(
+            vulkan_error(e, None, Spelling::Keywords).to_string(),
+            "device=99: there is no Vulkan device; see `vkssim devices`"
         );
     }
 }

@@ -8,6 +8,8 @@ use anyhow::{anyhow, bail, Result};
 use vkssim::metric::MetricConfig;
 use vkssim::SsimOptions;
 
+use crate::plan::{Opt, Spelling};
+
 /// `float_ssim`, the metric of a run without `--feature`.
 pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
 
@@ -30,12 +32,22 @@ impl Default for Features {
 impl Features {
     /// The metrics every `--feature` given asks for (none: the default).
     pub fn parse(specs: &[String]) -> Result<Self> {
+        Self::parse_spelled(specs, Spelling::Flags)
+    }
+
+    /// [`Features::parse`], its errors naming the option as `spelling` does
+    /// (`--feature psnr=x`, `features: 'psnr=x'`).
+    pub fn parse_spelled(specs: &[String], spelling: Spelling) -> Result<Self> {
         let mut metrics: Vec<MetricConfig> = Vec::new();
         for spec in specs {
-            let metric = parse_one(spec)?;
+            let given = match spelling {
+                Spelling::Flags => spelling.number(Opt::Feature, spec),
+                Spelling::Keywords => format!("{}: '{spec}'", Opt::Feature.keyword()),
+            };
+            let metric = MetricConfig::parse(spec).map_err(|e| anyhow!("{given}: {e}"))?;
             match metrics.iter().find(|m| m.feature() == metric.feature()) {
                 Some(m) if *m != metric => bail!(
-                    "--feature {spec}: {} is already requested with other options; give it once",
+                    "{given}: {} is already requested with other options; give it once",
                     metric.feature()
                 ),
                 Some(_) => {}
@@ -89,11 +101,6 @@ impl Features {
 /// The `float_ssim` options from every `--feature` given (none: the defaults).
 pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
     Ok(Features::parse(specs)?.ssim())
-}
-
-/// One `--feature` value, in the engine's parser; its error names the value.
-fn parse_one(spec: &str) -> Result<MetricConfig> {
-    MetricConfig::parse(spec).map_err(|e| anyhow!("--feature {spec}: {e}"))
 }
 
 #[cfg(test)]
@@ -228,7 +235,7 @@ mod tests {
             match Features::parse(&specs) {
                 Ok(f) => {
                     for spec in &specs {
-                        let m = parse_one(spec).unwrap();
+                        let m = MetricConfig::parse(spec).unwrap();
                         prop_assert!(f.configs().contains(&m), "{spec:?}");
                     }
                 }

@@ -247,13 +247,14 @@ impl Keyword<'_, '_> {
         Ok(DeviceChoice::List(list))
     }
 
-    /// `precision`: digits after the point or `"max"`, as the command line
-    /// takes them.
+    /// `precision`: digits after the point (0 to 40) or `"max"`.
     fn precision(&self) -> PyResult<Precision> {
-        let text = match self.obj.cast::<PyString>() {
-            Ok(s) => s.to_cow()?.into_owned(),
-            Err(_) => self.count(u64::MAX)?.to_string(),
-        };
-        text.parse::<Precision>().map_err(|e| self.refuse(e))
+        let max = Precision::MAX_DIGITS;
+        if let Ok(text) = self.obj.cast::<PyString>() {
+            return text.to_cow()?.parse::<Precision>().map_err(|_| {
+                self.refuse(format!("expected a number of digits (0 to {max}) or 'max'"))
+            });
+        }
+        Ok(Precision::Fixed(self.count(max as u64)? as usize))
     }
 }

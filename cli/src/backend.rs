@@ -78,9 +78,8 @@ pub fn start(
     match args.backend {
         // A device with the CPU backend is refused by BackendPlan::resolve.
         Backend::Cpu => start_cpu(args.threads),
-        Backend::Vulkan => {
-            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref(), args.spelling))
-        }
+        Backend::Vulkan => start_vulkan(args, &desc)
+            .map_err(|e| vulkan_error(e, args.device.as_ref(), args.spelling)),
         Backend::Auto => {
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(
@@ -392,7 +391,10 @@ mod tests {
             e(0),
             "--device 99: there is no Vulkan device; see `vkssim devices`"
         );
-        let e = Error::NoSuchDevice { index: 99, count: 0 };
+        let e = Error::NoSuchDevice {
+            index: 99,
+            count: 0,
+        };
         assert_eq!(
             vulkan_error(e, None, Spelling::Keywords).to_string(),
             "device=99: there is no Vulkan device; see `vkssim devices`"

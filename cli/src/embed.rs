@@ -82,7 +82,10 @@ mod tests {
         args.engine.device = Some(DeviceChoice::List(vec![1]));
         args.spelling = Spelling::Keywords;
         let e = plan(args.clone()).unwrap_err().to_string();
-        assert!(e.starts_with("device=1 picks a Vulkan device, and backend='cpu'"), "{e}");
+        assert!(
+            e.starts_with("device=1 picks a Vulkan device, and backend='cpu'"),
+            "{e}"
+        );
         args.engine.device = None;
         args.feature = vec!["vmaf".into()];
         let e = plan(args).unwrap_err().to_string();

@@ -170,7 +170,7 @@ impl<'a, T: Sample> Strided<'a, T> {
         };
         let (height, width) = (shape[n - 2], shape[n - 1]);
         let row_stride = stride(n - 2)?.max(width);
-        if stride(n - 1)? > 1 || (height > 1 && stride(n - 2)? < width) {
+        if (width > 1 && stride(n - 1)? != 1) || (height > 1 && stride(n - 2)? < width) {
             return None;
         }
         let data = array.data();

@@ -9,8 +9,8 @@ use pyo3::types::PyDict;
 use vkssim_cli::embed::{self, Mode};
 
 use crate::errors::{to_py, OptionError, Stage};
-use crate::result::PyReport;
 use crate::options;
+use crate::result::PyReport;
 use crate::run::finish;
 use crate::watch::Watch;
 

@@ -17,8 +17,8 @@ use vkssim_cli::embed::{self, ScorePlan};
 
 use crate::arrays::{self, Sample};
 use crate::errors::{from_lib, to_py, InputError, Stage};
-use crate::result::PyReport;
 use crate::options::{self, Keyword};
+use crate::result::PyReport;
 use crate::run::finish;
 use crate::watch::Watch;
 
@@ -39,7 +39,10 @@ pub fn score_arrays(
     let plan = options::plan("<arrays>".into(), "<arrays>".into(), options)?;
     let bit_depth = bitdepth
         .map(|obj| {
-            let key = Keyword { key: "bitdepth", obj: &obj };
+            let key = Keyword {
+                key: "bitdepth",
+                obj: &obj,
+            };
             key.count(u32::MAX.into()).map(|b| b as u32)
         })
         .transpose()?;

@@ -19,13 +19,21 @@ use crate::errors::{to_py, OptionError, Stage};
 
 /// The plan of a run of `reference` against `distorted` with `options`
 /// (keyword to value; a value of None is unset).
-pub fn plan(reference: PathBuf, distorted: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<ScorePlan> {
+pub fn plan(
+    reference: PathBuf,
+    distorted: PathBuf,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<ScorePlan> {
     let args = score_args(reference, distorted, options)?;
     embed::plan(args).map_err(|e| to_py(&e, Stage::Options))
 }
 
 /// [`ScoreArgs`] of `options`, each keyword checked.
-fn score_args(reference: PathBuf, distorted: PathBuf, options: &Bound<'_, PyDict>) -> PyResult<ScoreArgs> {
+fn score_args(
+    reference: PathBuf,
+    distorted: PathBuf,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<ScoreArgs> {
     let mut a = ScoreArgs::pair(reference, distorted);
     a.spelling = Spelling::Keywords;
     for (key, obj) in options.iter() {
@@ -33,7 +41,10 @@ fn score_args(reference: PathBuf, distorted: PathBuf, options: &Bound<'_, PyDict
             continue;
         }
         let key: String = key.extract()?;
-        let v = Keyword { key: &key, obj: &obj };
+        let v = Keyword {
+            key: &key,
+            obj: &obj,
+        };
         match key.as_str() {
             "features" => a.feature = v.features()?,
             "backend" => {
@@ -227,7 +238,9 @@ impl Keyword<'_, '_> {
             return Err(self.refuse("expected a device index, a list of them, or 'all'"));
         }
         let index = |obj: &Bound<'_, PyAny>| {
-            Keyword { key: self.key, obj }.count(u32::MAX.into()).map(|n| n as usize)
+            Keyword { key: self.key, obj }
+                .count(u32::MAX.into())
+                .map(|n| n as usize)
         };
         let Ok(items) = self.obj.try_iter() else {
             return Ok(DeviceChoice::List(vec![index(self.obj)?]));

@@ -21,8 +21,8 @@ use vkssim_cli::embed::{self, Engine, ScorePlan};
 
 use crate::arrays::{self, Sample};
 use crate::errors::{from_lib, to_py, Error, InputError, OptionError, Stage};
-use crate::result::PyReport;
 use crate::options;
+use crate::result::PyReport;
 
 /// A streaming scorer for frames of one geometry.
 #[pyclass(module = "vkssim._native", name = "Scorer", frozen)]

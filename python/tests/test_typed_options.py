@@ -196,6 +196,22 @@ def test_strided_arrays_score_as_their_contiguous_copies(clips, name, bitdepth):
         assert s.result().frames == base.frames
 
 
+def test_broadcast_arrays_score_as_their_copies(clips):
+    # One frame repeated (a frame stride of 0) is read in place; a row of one
+    # sample repeated (a column stride of 0) is copied first: both score as
+    # their contiguous copies.
+    clip = clips["444p8_odd"]
+    frame, dist = clip.ref[0][0], clip.dist[0]
+    n, h, w = dist.shape
+    repeated = np.broadcast_to(frame, (n, h, w))
+    assert repeated.strides[0] == 0
+    columns = np.broadcast_to(frame[:, :1], (n, h, w))
+    assert columns.strides[2] == 0
+    for a in (repeated, columns):
+        got = vkssim.score(a, dist, backend="cpu")
+        assert got.frames == vkssim.score(np.ascontiguousarray(a), dist, backend="cpu").frames
+
+
 def _traced_peak(run):
     """The most memory Python's allocator and numpy's (both traced by
     tracemalloc; the native engine's own allocations are not) held while

@@ -444,8 +444,8 @@ mod tests {
             tally(3, true, 2).describe(Opt::FrameSkipDist, Spelling::Flags),
             "x.y4m has at least 1 frame (after --frame_skip_dist 2; a stream, not read further)"
         );
-        let e = nothing_to_score(&tally(0, false, 0), &tally(1, true, 0), Spelling::Flags)
-            .to_string();
+        let e =
+            nothing_to_score(&tally(0, false, 0), &tally(1, true, 0), Spelling::Flags).to_string();
         assert_eq!(
             e,
             "no frames to score: the reference x.y4m has 0 frames and the distorted input \

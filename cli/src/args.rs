@@ -9,6 +9,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use crate::env_vars::EnvOptions;
 use crate::output::{Format, Precision};
+use crate::plan::Spelling;
 
 /// The most `--threads` may ask for.
 pub const MAX_THREADS: u64 = 1024;
@@ -16,6 +17,8 @@ pub const MAX_THREADS: u64 = 1024;
 pub const MAX_READ_THREADS: u64 = 256;
 /// The most `--frames-in-flight` may ask for (the engine's limit).
 pub const MAX_FRAMES_IN_FLIGHT: u64 = vkssim::vk::MAX_FRAMES_IN_FLIGHT as u64;
+/// The most `--decode-threads` may ask for.
+pub const MAX_DECODE_THREADS: u16 = 64;
 /// The most `bench --frames` may ask for.
 pub const MAX_BENCH_FRAMES: u64 = 1_000_000;
 
@@ -147,6 +150,22 @@ pub struct EngineArgs {
     pub env: EnvOptions,
 }
 
+impl Default for EngineArgs {
+    /// No engine flag given.
+    fn default() -> Self {
+        Self {
+            backend: Backend::Auto,
+            threads: 0,
+            device: None,
+            upload: Upload::Auto,
+            no_fp64: false,
+            frames_in_flight: 0,
+            read_threads: 0,
+            env: EnvOptions::default(),
+        }
+    }
+}
+
 /// `vkssim score`. `-h` is the height, as in `vmaf`; help is `--help` only.
 #[derive(Debug, Clone, Args)]
 #[command(disable_help_flag = true)]
@@ -264,7 +283,7 @@ pub struct ScoreArgs {
     /// threads; 1 to 64), or 0: as many as the host has cores
     /// (libavcodec's own count).
     #[arg(long = "decode-threads", value_name = "N", default_value_t = 0,
-          value_parser = clap::value_parser!(u16).range(0..=64))]
+          value_parser = clap::value_parser!(u16).range(0..=i64::from(MAX_DECODE_THREADS)))]
     pub decode_threads: u16,
     /// Where H.264 is decoded: `gpu` (Vulkan Video, any container; needs the
     /// `vulkan-video` build and a GPU that decodes H.264; frames stay on the
@@ -280,9 +299,54 @@ pub struct ScoreArgs {
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+    /// How messages name the options: the flags (a front end that builds
+    /// these arguments from its own options says its own names).
+    #[arg(skip)]
+    pub spelling: Spelling,
 }
 
 impl ScoreArgs {
+    /// The arguments of `vkssim score -r REFERENCE -d DISTORTED` and no
+    /// other flag: every option at its default, for a front end that sets
+    /// its options as typed values rather than flags.
+    pub fn pair(reference: PathBuf, distorted: PathBuf) -> Self {
+        Self {
+            reference,
+            distorted: vec![distorted],
+            width: None,
+            height: None,
+            pixel_format: None,
+            bitdepth: None,
+            feature: Vec::new(),
+            output: None,
+            output_dir: None,
+            xml: false,
+            json: false,
+            csv: false,
+            sub: false,
+            frame_cnt: 0,
+            frame_skip_ref: 0,
+            frame_skip_dist: 0,
+            subsample: 0,
+            quiet: false,
+            no_prediction: false,
+            model: Vec::new(),
+            cpumask: None,
+            aom_ctc: None,
+            engine: EngineArgs::default(),
+            precision: Precision::default(),
+            allow_length_mismatch: false,
+            stream: Vec::new(),
+            reference_stream: None,
+            decode_errors: "error".into(),
+            decode_threads: 0,
+            decode_on: "auto".into(),
+            resize_distorted: None,
+            help: None,
+            spelling: Spelling::Flags,
+        }
+    }
+
     /// How encoded inputs are decoded (`--decode-errors`, `--decode-threads`;
     /// the streams are each input's, [`crate::plan::Inputs`]).
     pub fn decode(&self) -> vkssim::io::DecodeOptions {
@@ -431,6 +495,13 @@ mod tests {
         assert_eq!(s.format(), Format::Json);
         assert_eq!(s.engine.threads, 2);
         assert_eq!(s.engine.backend, Backend::Auto);
+    }
+
+    #[test]
+    fn a_pair_is_the_flags_defaults() {
+        let parsed = score("vkssim score -r a.y4m -d b.y4m");
+        let built = ScoreArgs::pair("a.y4m".into(), "b.y4m".into());
+        assert_eq!(format!("{parsed:?}"), format!("{built:?}"));
     }
 
     #[test]

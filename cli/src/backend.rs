@@ -27,11 +27,8 @@ use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::Error;
 
 use crate::args::{Backend, DeviceChoice, Upload};
-use crate::plan::BackendPlan;
+use crate::plan::{BackendPlan, Opt, Spelling};
 use crate::stdio;
-
-/// What a failed start of the Vulkan engine adds to its error.
-const VULKAN_CONTEXT: &str = "starting the Vulkan backend (--backend cpu scores without a GPU)";
 
 /// A started scorer (one per device with `--device N,M` or `all`) and a
 /// one-line description of it for messages.
@@ -81,9 +78,8 @@ pub fn start(
     match args.backend {
         // A device with the CPU backend is refused by BackendPlan::resolve.
         Backend::Cpu => start_cpu(args.threads),
-        Backend::Vulkan => {
-            start_vulkan(args, &desc).map_err(|e| vulkan_error(e, args.device.as_ref()))
-        }
+        Backend::Vulkan => start_vulkan(args, &desc)
+            .map_err(|e| vulkan_error(e, args.device.as_ref(), args.spelling)),
         Backend::Auto if !metrics.not_on_vulkan().is_empty() => {
             let names = metrics.not_on_vulkan();
             let verb = if names.len() == 1 { "has" } else { "have" };
@@ -97,7 +93,8 @@ pub fn start(
             if let Some(name) = cpu_implementation_chosen(args) {
                 note(format!(
                     "vkssim: the only Vulkan device is a CPU implementation ({name}); scoring \
-                     on the CPU twin, which is faster (--backend vulkan uses the device)"
+                     on the CPU twin, which is faster ({} uses the device)",
+                    args.spelling.word(Opt::Backend, "vulkan")
                 ));
                 return start_cpu(args.threads);
             }
@@ -109,7 +106,7 @@ pub fn start(
                     ));
                     start_cpu(args.threads)
                 }
-                Err(e) => Err(vulkan_error(e, args.device.as_ref())),
+                Err(e) => Err(vulkan_error(e, args.device.as_ref(), args.spelling)),
             }
         }
     }
@@ -136,11 +133,13 @@ fn default_is_cpu(devices: &[DeviceReport]) -> Option<String> {
 }
 
 /// The CLI's error for a failed start of the Vulkan engine: the flags that
-/// would help, and for a `--device` that does not exist, how many there are.
-fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
+/// would help (named as `spelling` names them), and for a `--device` that
+/// does not exist, how many there are.
+fn vulkan_error(e: Error, device: Option<&DeviceChoice>, spelling: Spelling) -> anyhow::Error {
+    let cpu = spelling.word(Opt::Backend, "cpu");
     match e {
         Error::OnDevice { device, source } if matches!(*source, Error::NoSuchDevice { .. }) => {
-            vulkan_error(*source, None).context(device)
+            vulkan_error(*source, None, spelling).context(device)
         }
         Error::NoSuchDevice { index, count } => {
             let there = match count {
@@ -149,14 +148,19 @@ fn vulkan_error(e: Error, device: Option<&DeviceChoice>) -> anyhow::Error {
                 n => format!("there are {n} Vulkan devices (0 to {})", n - 1),
             };
             anyhow::Error::new(NoSuchDevice(format!(
-                "--device {index}: {there}; see `vkssim devices`"
+                "{}: {there}; see `vkssim devices`",
+                spelling.number(Opt::Device, index)
             )))
         }
-        e @ Error::MissingFeature { .. } if device.is_none() => anyhow::Error::new(e).context(
-            "starting the Vulkan backend (--device N picks another device; --backend cpu \
-             scores without a GPU)",
-        ),
-        e => anyhow::Error::new(e).context(VULKAN_CONTEXT),
+        e @ Error::MissingFeature { .. } if device.is_none() => {
+            anyhow::Error::new(e).context(format!(
+                "starting the Vulkan backend ({} picks another device; {cpu} scores without a GPU)",
+                spelling.number(Opt::Device, "N")
+            ))
+        }
+        e => anyhow::Error::new(e).context(format!(
+            "starting the Vulkan backend ({cpu} scores without a GPU)"
+        )),
     }
 }
 
@@ -380,7 +384,10 @@ mod tests {
 
     #[test]
     fn a_missing_device_index_names_the_count() {
-        let e = |count| vulkan_error(Error::NoSuchDevice { index: 99, count }, None).to_string();
+        let e = |count| {
+            let e = Error::NoSuchDevice { index: 99, count };
+            vulkan_error(e, None, Spelling::Flags).to_string()
+        };
         assert_eq!(
             e(1),
             "--device 99: there is 1 Vulkan device (index 0); see `vkssim devices`"
@@ -392,6 +399,14 @@ mod tests {
         assert_eq!(
             e(0),
             "--device 99: there is no Vulkan device; see `vkssim devices`"
+        );
+        let e = Error::NoSuchDevice {
+            index: 99,
+            count: 0,
+        };
+        assert_eq!(
+            vulkan_error(e, None, Spelling::Keywords).to_string(),
+            "device=99: there is no Vulkan device; see `vkssim devices`"
         );
     }
 }

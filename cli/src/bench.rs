@@ -26,7 +26,7 @@ use crate::backend::{self, Engine};
 use crate::chrome_trace::TraceGuard;
 use crate::feature::Features;
 use crate::pipeline::{self, Input as PipelineInput, MainTimes, Selection};
-use crate::plan::BackendPlan;
+use crate::plan::{BackendPlan, Spelling};
 use crate::stdio;
 
 mod generate;
@@ -205,7 +205,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
         .transpose()?;
     let feature_list = feature_list(&metrics);
     // Threads and frames in flight are sized per device (--device N,M / all).
-    let engine = BackendPlan::resolve(&args.engine)?;
+    let engine = BackendPlan::resolve(&args.engine, Spelling::Flags)?;
     let (devices, read_threads) = backend::read_threads(&engine);
     let size = (width, height, bit_depth);
     let readers = read_threads.div_ceil(devices);
@@ -555,6 +555,7 @@ fn time(
                 frame_cnt: k,
                 subsample: 1,
                 allow_length_mismatch: false,
+                spelling: Spelling::Flags,
             };
             let t0 = Instant::now();
             let out = pipeline::run(reference, distorted, sel, scorer, threads, &|_| Ok(()));

@@ -1,50 +1,35 @@
 //! `vkssim score` for a front end other than the command line (the Python
-//! package, `python/`): the flags after `score` parsed by the same parser
-//! into the same [`ScorePlan`], the same checks, engine choice and pipeline,
-//! and the same [`Report`], returned instead of written; its
-//! [`Report::render`] is the text of the command line's file.
+//! package, `python/`): the front end's options set as typed values on
+//! [`ScoreArgs`] (no argument list, no parser; its own range and type checks
+//! made before), resolved into the same [`ScorePlan`] by the same checks,
+//! each error naming the option as [`ScoreArgs::spelling`] says (the Python
+//! keyword, never a flag); the same engine choice and pipeline, and the same
+//! [`Report`], returned instead of written; its [`Report::render`] is the
+//! text of the command line's file.
 //!
 //! Frames the front end holds in memory are scored on the engine the plan
 //! starts ([`start_engine`]) and reported by the same [`report`].
 
-use std::ffi::OsString;
-
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use vkssim::io::VideoFormat;
 use vkssim::metric::MetricSet;
 use vkssim::FrameScore;
 
+pub use crate::args::{
+    Backend, DeviceChoice, ScoreArgs, Upload, MAX_DECODE_THREADS, MAX_DEVICES,
+    MAX_FRAMES_IN_FLIGHT, MAX_READ_THREADS, MAX_THREADS,
+};
 pub use crate::backend::Engine;
-pub use crate::output::{Format, Report, ScoredFrame};
+pub use crate::output::{Format, Precision, Report, ScoredFrame};
 pub use crate::pipeline::Selection;
-pub use crate::plan::{Mode, ScorePlan};
+pub use crate::plan::{Mode, Opt, ScorePlan, Spelling};
 pub use crate::score::pair::{prepare, Prepared, Scored};
 
-/// The plan of `vkssim score ARGS` (`args`: the flags after `score`), as
-/// the command line resolves it, with the `VKSSIM_*` variables it reads. A
-/// flag clap refuses is an error with clap's message (without its usage
-/// lines).
-pub fn plan(args: &[OsString]) -> Result<ScorePlan> {
-    let mut argv = vec![OsString::from("vkssim"), OsString::from("score")];
-    argv.extend(args.iter().cloned());
-    let cli = <crate::args::Cli as clap::Parser>::try_parse_from(argv)
-        .map_err(|e| anyhow!(clap_message(&e)))?;
-    let crate::args::Command::Score(mut score) = cli.command else {
-        return Err(anyhow!("not a score command"));
-    };
-    score.engine.env = crate::env_vars::read()?;
-    ScorePlan::resolve(&score, None)
-}
-
-/// clap's message for `e`: its lines up to the first blank one, without the
-/// leading `error: `.
-fn clap_message(e: &clap::Error) -> String {
-    let text = e.to_string();
-    let head: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).collect();
-    head.join("\n")
-        .trim_start_matches("error: ")
-        .trim()
-        .to_string()
+/// The plan of `args` (a front end's options, set as typed values), as the
+/// command line resolves its flags, with the `VKSSIM_*` variables it reads.
+pub fn plan(mut args: ScoreArgs) -> Result<ScorePlan> {
+    args.engine.env = crate::env_vars::read()?;
+    ScorePlan::resolve(&args, None)
 }
 
 /// The metrics of `plan` checked for frames of `format` (not from a Y4M
@@ -83,23 +68,27 @@ mod tests {
 
     #[test]
     fn a_plan_is_the_command_lines() {
-        let args: Vec<OsString> = ["-r", "a.y4m", "-d", "b.y4m", "--feature", "psnr"]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        let plan = plan(&args).unwrap();
+        let mut args = ScoreArgs::pair("a.y4m".into(), "b.y4m".into());
+        args.feature = vec!["psnr".into()];
+        let plan = plan(args).unwrap();
         assert_eq!(plan.mode, Mode::Pair);
         assert_eq!(plan.features.configs().len(), 1);
     }
 
     #[test]
-    fn a_refused_flag_keeps_clap_message_only() {
-        let args: Vec<OsString> = ["-r", "a", "-d", "b", "--backend", "gpu"]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        let e = plan(&args).unwrap_err().to_string();
-        assert!(e.starts_with("invalid value 'gpu' for '--backend"), "{e}");
-        assert!(!e.contains("For more information"), "{e}");
+    fn errors_name_the_options_as_the_front_end_does() {
+        let mut args = ScoreArgs::pair("a".into(), "b".into());
+        args.engine.backend = Backend::Cpu;
+        args.engine.device = Some(DeviceChoice::List(vec![1]));
+        args.spelling = Spelling::Keywords;
+        let e = plan(args.clone()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("device=1 picks a Vulkan device, and backend='cpu'"),
+            "{e}"
+        );
+        args.engine.device = None;
+        args.feature = vec!["vmaf".into()];
+        let e = plan(args).unwrap_err().to_string();
+        assert!(e.starts_with("features: 'vmaf': "), "{e}");
     }
 }

@@ -11,6 +11,8 @@ use vkssim::io::Chroma;
 use vkssim::metric::{MetricConfig, Models};
 use vkssim::SsimOptions;
 
+use crate::plan::{Opt, Spelling};
+
 /// `float_ssim`, the metric of a run without `--feature`.
 pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
 
@@ -36,18 +38,37 @@ impl Default for Features {
 impl Features {
     /// The metrics every `--feature` given asks for (none: the default).
     pub fn parse(specs: &[String]) -> Result<Self> {
-        Self::parse_with_models(specs, &[])
+        Self::parse_with_models(specs, &[], Spelling::Flags)
+    }
+
+    /// [`Features::parse`], its errors naming the option as `spelling` does
+    /// (`--feature psnr=x`, `features: 'psnr=x'`).
+    pub fn parse_spelled(specs: &[String], spelling: Spelling) -> Result<Self> {
+        Self::parse_with_models(specs, &[], spelling)
     }
 
     /// The models `model_specs` name (`vmaf`'s `-m/--model` syntax) and the
     /// extractors they read, then the metrics every `--feature` asks for; a
     /// `--feature` that a model already runs with the same options counts
-    /// once, as in `vmaf`. Neither: the default.
-    pub fn parse_with_models(specs: &[String], model_specs: &[String]) -> Result<Self> {
-        let models = Models::parse(model_specs).map_err(|e| anyhow!("-m/--model: {e}"))?;
+    /// once, as in `vmaf`. Neither: the default. Errors name the option as
+    /// `spelling` does.
+    pub fn parse_with_models(
+        specs: &[String],
+        model_specs: &[String],
+        spelling: Spelling,
+    ) -> Result<Self> {
+        let model_option = match spelling {
+            Spelling::Flags => "-m/--model",
+            Spelling::Keywords => "model",
+        };
+        let models = Models::parse(model_specs).map_err(|e| anyhow!("{model_option}: {e}"))?;
         let mut metrics: Vec<MetricConfig> = models.metrics()?;
         for spec in specs {
-            let metric = parse_one(spec)?;
+            let given = match spelling {
+                Spelling::Flags => spelling.number(Opt::Feature, spec),
+                Spelling::Keywords => format!("{}: '{spec}'", Opt::Feature.keyword()),
+            };
+            let metric = MetricConfig::parse(spec).map_err(|e| anyhow!("{given}: {e}"))?;
             let overlaps = |m: &MetricConfig| {
                 let names = metric.output_names(Chroma::C444);
                 m.output_names(Chroma::C444)
@@ -59,7 +80,7 @@ impl Features {
                 .find(|m| m.feature() == metric.feature() && overlaps(m))
             {
                 Some(m) if *m != metric => bail!(
-                    "--feature {spec}: {} is already requested with other options; give it once",
+                    "{given}: {} is already requested with other options; give it once",
                     metric.feature()
                 ),
                 Some(_) => {}
@@ -122,11 +143,6 @@ impl Features {
 /// The `float_ssim` options from every `--feature` given (none: the defaults).
 pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
     Ok(Features::parse(specs)?.ssim())
-}
-
-/// One `--feature` value, in the engine's parser; its error names the value.
-fn parse_one(spec: &str) -> Result<MetricConfig> {
-    MetricConfig::parse(spec).map_err(|e| anyhow!("--feature {spec}: {e}"))
 }
 
 #[cfg(test)]
@@ -261,7 +277,7 @@ mod tests {
             match Features::parse(&specs) {
                 Ok(f) => {
                     for spec in &specs {
-                        let m = parse_one(spec).unwrap();
+                        let m = MetricConfig::parse(spec).unwrap();
                         prop_assert!(f.configs().contains(&m), "{spec:?}");
                     }
                 }

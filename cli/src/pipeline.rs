@@ -47,6 +47,8 @@ pub struct Selection {
     pub subsample: u64,
     /// Score the common frames when the inputs differ in length.
     pub allow_length_mismatch: bool,
+    /// How messages name the skips (`--frame_skip_ref`, `frame_skip_ref`).
+    pub spelling: crate::plan::Spelling,
 }
 
 impl Selection {

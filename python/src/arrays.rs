@@ -1,12 +1,18 @@
-//! numpy planes in: the arrays a caller hands over, checked (dtype, shape,
-//! layout) and seen as sample slices without a copy, and a frame's planes
-//! made into the library's [`Pair`]. The Python side makes an array
-//! C-contiguous and native-endian before it comes here; an array that is
-//! not, or of another dtype or shape, is refused with an [`InputError`]
-//! naming it, never read wrongly.
+//! numpy planes in: the arrays a caller hands over, checked (dtype, shape)
+//! and seen through their strides without a copy (rows a row stride apart,
+//! as the library's [`HostPlane`] takes them: a view such as `big[:, :,
+//! :100]` or `clip[::2]` is read in place), and a frame's planes made into
+//! the library's [`Pair`]. Only an array whose samples within a row are not
+//! adjacent (`a[:, :, ::2]`, Fortran order), whose strides are negative or
+//! overlap rows, or which is misaligned, is copied first (C-contiguous). The
+//! Python side makes an array native-endian before it comes here; one of
+//! another dtype or shape is refused with an [`InputError`] naming it,
+//! never read wrongly.
 
 use numpy::ndarray::Dimension;
-use numpy::{PyReadonlyArray, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayMethods, PyReadonlyArray, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use vkssim::api::{HostPlane, Pair};
 use vkssim::io::Chroma;
@@ -31,18 +37,18 @@ impl Sample for u16 {
     }
 }
 
-/// One packed plane: rows of `width` samples.
+/// One plane: rows of samples, `stride` samples apart.
 #[derive(Clone, Copy)]
 pub struct PlaneRef<'a, T> {
-    /// The samples, row after row.
+    /// The samples, from the first of the first row to the last of the last.
     pub samples: &'a [T],
-    /// Samples per row.
-    pub width: usize,
+    /// Samples from the start of one row to the start of the next.
+    pub stride: usize,
 }
 
 impl<T: Sample> PlaneRef<'_, T> {
     fn host(&self) -> HostPlane<'_> {
-        T::plane(self.samples, self.width)
+        T::plane(self.samples, self.stride)
     }
 }
 
@@ -69,44 +75,47 @@ fn dtype_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| obj.get_type().to_string())
 }
 
-/// `obj`, which must be a C-contiguous 3-d (frames, rows, columns) array of
-/// `T` (`what` names it in errors).
+/// `obj`, which must be a 3-d (frames, rows, columns) array of `T` (`what`
+/// names it in errors); a copy when its strides cannot be read in place.
 pub fn video<'py, T: Sample>(
     obj: &Bound<'py, PyAny>,
     what: &str,
 ) -> PyResult<PyReadonlyArray3<'py, T>> {
-    contiguous(obj, what, "3-d numpy array (frames, height, width)")
+    readable(obj, what, "3-d numpy array (frames, height, width)")
 }
 
-/// `obj`, which must be a C-contiguous 2-d (rows, columns) array of `T`.
+/// `obj`, which must be a 2-d (rows, columns) array of `T`; a copy when
+/// its strides cannot be read in place.
 pub fn plane<'py, T: Sample>(
     obj: &Bound<'py, PyAny>,
     what: &str,
 ) -> PyResult<PyReadonlyArray2<'py, T>> {
-    contiguous(obj, what, "2-d numpy array (height, width)")
+    readable(obj, what, "2-d numpy array (height, width)")
 }
 
-/// `obj` as a C-contiguous array of `T` and `D`'s dimensions (`shape`
-/// describes them in errors, `what` names the array).
-fn contiguous<'py, T: Sample, D: Dimension>(
+/// `obj` as an array of `T` and `D`'s dimensions that [`Strided::of`]
+/// reads in place: `obj` itself, or a C-contiguous copy of it (`shape`
+/// describes the dimensions in errors, `what` names the array).
+fn readable<'py, T: Sample, D: Dimension>(
     obj: &Bound<'py, PyAny>,
     what: &str,
     shape: &str,
 ) -> PyResult<PyReadonlyArray<'py, T, D>> {
-    let a: PyReadonlyArray<'py, T, D> = obj.extract().map_err(|_| {
+    let refused = || {
         InputError::new_err(format!(
             "{what}: expected a {shape} of {}, got {} of {}",
             std::any::type_name::<T>().replace("u", "uint"),
             shape_text(obj),
             dtype_name(obj)
         ))
-    })?;
-    if a.as_slice().is_err() {
-        return Err(InputError::new_err(format!(
-            "{what}: the array is not C-contiguous"
-        )));
+    };
+    let a: PyReadonlyArray<'py, T, D> = obj.extract().map_err(|_| refused())?;
+    if Strided::of(&a).is_some() {
+        return Ok(a);
     }
-    Ok(a)
+    let numpy = obj.py().import("numpy")?;
+    let copy = numpy.call_method1("ascontiguousarray", (obj,))?;
+    copy.extract().map_err(|_| refused())
 }
 
 /// The shape of `obj` for messages (`shape (2, 3)`, or its type).
@@ -120,48 +129,135 @@ fn shape_text(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
-/// The samples of a `(frames, rows, columns)` array, seen without the GIL.
+/// An array's samples as strides in samples, seen without the GIL: `count`
+/// planes of `height` rows of `width` adjacent samples, rows `row_stride`
+/// apart, planes `plane_stride` apart; `samples` runs from the first sample
+/// to the last (padding between rows included, never read).
 #[derive(Clone, Copy)]
-pub struct VideoRef<'a, T> {
+pub struct Strided<'a, T> {
     samples: &'a [T],
-    width: usize,
+    count: usize,
     height: usize,
+    width: usize,
+    row_stride: usize,
+    plane_stride: usize,
 }
 
-impl<'a, T: Sample> VideoRef<'a, T> {
-    /// The samples of `array` (checked C-contiguous by [`video`]).
-    pub fn of(array: &'a PyReadonlyArray3<'_, T>) -> Self {
-        Self {
-            samples: array.as_slice().unwrap_or(&[]),
-            width: array.shape()[2],
-            height: array.shape()[1],
+impl<'a, T: Sample> Strided<'a, T> {
+    /// The samples of `array` (2-d: one plane; 3-d: planes along the first
+    /// axis) in place, or None when they cannot be read so: samples of a
+    /// row not adjacent, a negative stride or one not a whole number of
+    /// samples, rows that overlap, or a misaligned start.
+    pub fn of<D: Dimension>(array: &'a PyReadonlyArray<'_, T, D>) -> Option<Self> {
+        let size = std::mem::size_of::<T>();
+        let (shape, bytes) = (array.shape(), array.strides());
+        let n = shape.len();
+        if !(2..=3).contains(&n) {
+            return None;
         }
+        // A stride along an axis of one sample or less is never stepped.
+        let stride = |k: usize| -> Option<usize> {
+            if shape[k] <= 1 {
+                return Some(0);
+            }
+            let b = usize::try_from(bytes[k]).ok()?;
+            (b % size == 0).then_some(b / size)
+        };
+        let (count, plane_stride) = if n == 3 {
+            (shape[0], stride(0)?)
+        } else {
+            (1, 0)
+        };
+        let (height, width) = (shape[n - 2], shape[n - 1]);
+        let row_stride = stride(n - 2)?.max(width);
+        if (width > 1 && stride(n - 1)? != 1) || (height > 1 && stride(n - 2)? < width) {
+            return None;
+        }
+        let data = array.data();
+        if data.align_offset(std::mem::align_of::<T>()) != 0 {
+            return None;
+        }
+        let len = if count == 0 || height == 0 || width == 0 {
+            0
+        } else {
+            (count - 1) * plane_stride + (height - 1) * row_stride + width
+        };
+        let samples = if len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: `data` is the array's first sample, aligned for `T`
+            // (checked); every stride is a non-negative whole number of
+            // samples (checked), so the array's samples lie from `data` to
+            // `data + len - 1`, the last one, and everything between the
+            // first and the last lies in the one block of memory the array
+            // views (numpy's allocation, or the block an exporter's buffer
+            // describes), which `array`'s read-only borrow keeps alive and
+            // unresized for `'a`. The samples between rows (a wider base
+            // array's) are in that block too; nothing reads them.
+            unsafe { std::slice::from_raw_parts(data.cast_const(), len) }
+        };
+        Some(Self {
+            samples,
+            count,
+            height,
+            width,
+            row_stride,
+            plane_stride,
+        })
+    }
+
+    /// Plane `i` (None past the last).
+    pub fn plane(&self, i: usize) -> Option<PlaneRef<'a, T>> {
+        if i >= self.count {
+            return None;
+        }
+        if self.samples.is_empty() {
+            return Some(PlaneRef {
+                samples: &[],
+                stride: self.width,
+            });
+        }
+        let start = i * self.plane_stride;
+        let end = start + (self.height - 1) * self.row_stride + self.width;
+        Some(PlaneRef {
+            samples: self.samples.get(start..end)?,
+            stride: self.row_stride,
+        })
     }
 }
 
+/// The samples of an array [`video`] or [`plane`] gave (readable in place:
+/// they checked it).
+pub fn strided<'a, T: Sample, D: Dimension>(
+    array: &'a PyReadonlyArray<'_, T, D>,
+) -> Strided<'a, T> {
+    Strided::of(array).unwrap_or(Strided {
+        samples: &[],
+        count: 0,
+        height: 0,
+        width: 0,
+        row_stride: 0,
+        plane_stride: 0,
+    })
+}
+
 /// Frame `i` of each of `planes`.
-pub fn frame<'a, T: Sample>(planes: &[VideoRef<'a, T>], i: usize) -> Vec<PlaneRef<'a, T>> {
+pub fn frame<'a, T: Sample>(planes: &[Strided<'a, T>], i: usize) -> Vec<PlaneRef<'a, T>> {
     planes
         .iter()
         .map(|p| {
-            let n = p.width * p.height;
-            PlaneRef {
-                samples: p.samples.get(i * n..(i + 1) * n).unwrap_or(&[]),
-                width: p.width,
-            }
+            p.plane(i).unwrap_or(PlaneRef {
+                samples: &[],
+                stride: p.width,
+            })
         })
         .collect()
 }
 
 /// The planes of one frame (each `(rows, columns)`).
 pub fn planes2<'a, T: Sample>(planes: &'a [PyReadonlyArray2<'_, T>]) -> Vec<PlaneRef<'a, T>> {
-    planes
-        .iter()
-        .map(|p| PlaneRef {
-            samples: p.as_slice().unwrap_or(&[]),
-            width: p.shape()[1],
-        })
-        .collect()
+    let one: Vec<Strided<'a, T>> = planes.iter().map(strided).collect();
+    frame(&one, 0)
 }
 
 /// The chroma layout of planes of `chroma` (width, height) beside luma of

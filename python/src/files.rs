@@ -1,24 +1,31 @@
 //! `_native.score_files`: one pair of inputs read as the command line reads
-//! them (`vkssim score`'s flags, plan and pipeline), with the GIL released.
+//! them (`vkssim score`'s plan, from keyword options, and its pipeline),
+//! with the GIL released.
+
+use std::path::PathBuf;
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use vkssim_cli::embed::{self, Mode};
 
 use crate::errors::{to_py, OptionError, Stage};
+use crate::options;
 use crate::result::PyReport;
-use crate::run::{finish, plan};
+use crate::run::finish;
 use crate::watch::Watch;
 
-/// Scores the pair that `args` (`vkssim score`'s flags: one `-r`, one `-d`,
-/// no output) names; `progress(done, total)` after frames.
+/// Scores `distorted` against `reference` with `options` (`vkssim.score`'s
+/// keywords; None is unset); `progress(done, total)` after frames.
 #[pyfunction]
-#[pyo3(signature = (args, progress=None))]
+#[pyo3(signature = (reference, distorted, options, progress=None))]
 pub fn score_files(
     py: Python<'_>,
-    args: Vec<String>,
+    reference: PathBuf,
+    distorted: PathBuf,
+    options: &Bound<'_, PyDict>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<PyReport> {
-    let plan = plan(args)?;
+    let plan = options::plan(reference, distorted, options)?;
     if plan.mode != Mode::Pair {
         return Err(OptionError::new_err(
             "one distorted input per run here (a list of inputs is scored one by one)",

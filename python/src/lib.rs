@@ -1,14 +1,15 @@
 //! `vkssim._native`, the Python package's native module: files scored as
 //! the command line scores them ([`files`]), numpy arrays ([`memory`]), a
 //! streaming scorer ([`scorer`]), their reports ([`result`]) and the
-//! exceptions ([`errors`]). The Python side (`py/vkssim/`) makes the API of
-//! these: keyword options into the command line's flags, `Result`, ladders,
-//! progress bars.
+//! exceptions ([`errors`]), with keyword options read as typed values
+//! ([`options`]). The Python side (`py/vkssim/`) makes the API of these:
+//! `Result`, ladders, array layouts, progress bars.
 
 mod arrays;
 mod errors;
 mod files;
 mod memory;
+mod options;
 mod result;
 mod run;
 mod scorer;

@@ -1,6 +1,7 @@
 //! `_native.score_arrays`: frames in numpy arrays, `(frames, rows, columns)`
-//! per plane, scored on the engine the command line's flags pick, with the
-//! command line's frame selection, checks and report; the GIL released.
+//! per plane (read through their strides), scored on the engine the keyword
+//! options pick, with the command line's frame selection, checks and report;
+//! the GIL released.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -8,6 +9,7 @@ use std::time::Instant;
 use anyhow::anyhow;
 use numpy::{PyReadonlyArray3, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use vkssim::frame::PlaneGeometry;
 use vkssim::io::{Chroma, VideoFormat};
 use vkssim::{Error, FrameScore};
@@ -15,25 +17,35 @@ use vkssim_cli::embed::{self, ScorePlan};
 
 use crate::arrays::{self, Sample};
 use crate::errors::{from_lib, to_py, InputError, Stage};
+use crate::options::{self, Keyword};
 use crate::result::PyReport;
-use crate::run::{finish, plan};
+use crate::run::finish;
 use crate::watch::Watch;
 
 /// Scores `reference` against `distorted` (each a list of planes: luma, or
-/// luma, Cb and Cr; uint8, or uint16 with `bit_depth`) with `args`'s
-/// options (the command line's flags); `progress(done, total)` after
-/// frames.
+/// luma, Cb and Cr; uint8, or uint16 with `bitdepth`) with `options`
+/// (`vkssim.score`'s keywords that arrays take; None is unset);
+/// `progress(done, total)` after frames.
 #[pyfunction]
-#[pyo3(signature = (reference, distorted, args, bit_depth=None, progress=None))]
+#[pyo3(signature = (reference, distorted, options, bitdepth=None, progress=None))]
 pub fn score_arrays(
     py: Python<'_>,
     reference: Vec<Bound<'_, PyAny>>,
     distorted: Vec<Bound<'_, PyAny>>,
-    args: Vec<String>,
-    bit_depth: Option<u32>,
+    options: &Bound<'_, PyDict>,
+    bitdepth: Option<Bound<'_, PyAny>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<PyReport> {
-    let plan = plan(args)?;
+    let plan = options::plan("<arrays>".into(), "<arrays>".into(), options)?;
+    let bit_depth = bitdepth
+        .map(|obj| {
+            let key = Keyword {
+                key: "bitdepth",
+                obj: &obj,
+            };
+            key.count(u32::MAX.into()).map(|b| b as u32)
+        })
+        .transpose()?;
     let is_u8 = reference
         .first()
         .is_some_and(|a| a.extract::<PyReadonlyArray3<'_, u8>>().is_ok());
@@ -121,8 +133,8 @@ fn score_typed<T: Sample>(
     let sel = embed::run_selection(plan, &metrics);
     let positions = positions(nr, nd, &sel).map_err(|e| from_lib(&e))?;
     let (r, d): (Vec<_>, Vec<_>) = (
-        r.iter().map(arrays::VideoRef::of).collect(),
-        d.iter().map(arrays::VideoRef::of).collect(),
+        r.iter().map(arrays::strided).collect(),
+        d.iter().map(arrays::strided).collect(),
     );
     let watch = Watch::new(progress, Some(positions.div_ceil(sel.subsample.max(1))));
     watch.start(py)?;

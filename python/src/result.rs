@@ -3,6 +3,7 @@
 //! values), and its files as the command line writes them
 //! ([`Report::render`]).
 
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use vkssim_cli::embed::{Format, Report};
@@ -59,6 +60,23 @@ impl PyReport {
             list.append(d)?;
         }
         Ok(list)
+    }
+
+    /// `{output: numpy float64 array}`: each output's value per frame kept,
+    /// in frame order (the same fp64 values as `frames`), outputs in the
+    /// files' order.
+    fn scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (m, name) in self.report.metrics.iter().enumerate() {
+            let column: Vec<f64> = self
+                .report
+                .frames
+                .iter()
+                .map(|f| f.values.get(m).copied().unwrap_or(f64::NAN))
+                .collect();
+            out.set_item(name.as_str(), PyArray1::from_vec(py, column))?;
+        }
+        Ok(out)
     }
 
     /// `{output: {"min", "max", "mean", "harmonic_mean"}}`, pooled as

@@ -2,20 +2,12 @@
 //! that stopped it with the report of the frames scored before it as the
 //! exception's `result` (Ctrl-C: [`Interrupted`], a KeyboardInterrupt).
 
-use std::ffi::OsString;
-
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use vkssim_cli::embed::{self, Report, ScorePlan};
+use vkssim_cli::embed::Report;
 
 use crate::errors::{to_py, Interrupted, Stage};
 use crate::result::PyReport;
-
-/// The plan of the command line's flags `args`.
-pub fn plan(args: Vec<String>) -> PyResult<ScorePlan> {
-    let args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
-    embed::plan(&args).map_err(|e| to_py(&e, Stage::Options))
-}
 
 /// The run's report, or its exception: `raised` (a Python exception a frame
 /// raised: Ctrl-C or the progress callback's) before `error` (the run's).

@@ -1,6 +1,6 @@
 //! `_native.Scorer`: the streaming scorer, one pair of planes at a time
-//! from Python (wrapped by `vkssim.Scorer`), on the engine the command
-//! line's flags pick; results in submission order, each with the frame
+//! from Python (wrapped by `vkssim.Scorer`), on the engine the keyword
+//! options pick; results in submission order, each with the frame
 //! number the library gives it. Submitting and waiting release the GIL; a
 //! wait checks for Ctrl-C between results, and a result is handed out only
 //! once no Ctrl-C is pending (else it stays first in line). A scorer is for
@@ -21,8 +21,8 @@ use vkssim_cli::embed::{self, Engine, ScorePlan};
 
 use crate::arrays::{self, Sample};
 use crate::errors::{from_lib, to_py, Error, InputError, OptionError, Stage};
+use crate::options;
 use crate::result::PyReport;
-use crate::run::plan;
 
 /// A streaming scorer for frames of one geometry.
 #[pyclass(module = "vkssim._native", name = "Scorer", frozen)]
@@ -57,21 +57,21 @@ struct State {
 
 #[pymethods]
 impl PyScorer {
-    /// A scorer of `width` x `height` frames at `bit_depth` with the
-    /// command line's flags `args` (features, backend, device, threads,
-    /// precision); `chroma` ("420", "422", "444") when the pairs carry Cb
-    /// and Cr planes.
+    /// A scorer of `width` x `height` frames at `bit_depth` with `options`
+    /// (`vkssim.Scorer`'s keywords: features, backend, device, threads,
+    /// precision, ...; None is unset); `chroma` ("420", "422", "444") when
+    /// the pairs carry Cb and Cr planes.
     #[new]
-    #[pyo3(signature = (width, height, bit_depth, args, chroma=None))]
+    #[pyo3(signature = (width, height, bit_depth, options, chroma=None))]
     fn new(
         py: Python<'_>,
         width: u32,
         height: u32,
         bit_depth: u32,
-        args: Vec<String>,
+        options: &Bound<'_, PyDict>,
         chroma: Option<&str>,
     ) -> PyResult<Self> {
-        let plan = plan(args)?;
+        let plan = options::plan("<frames>".into(), "<frames>".into(), options)?;
         let layout = match chroma {
             None => None,
             Some(c @ ("420" | "422" | "444")) => {

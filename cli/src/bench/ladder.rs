@@ -21,7 +21,7 @@ use super::Input;
 use crate::args::BenchArgs;
 use crate::backend::{self, Engine};
 use crate::pipeline::{self, Input as PipelineInput, Selection, Tee};
-use crate::plan::BackendPlan;
+use crate::plan::{BackendPlan, Spelling};
 use crate::stdio;
 use vkssim::metric::MetricSet;
 
@@ -31,7 +31,7 @@ use vkssim::metric::MetricSet;
 pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Result<()> {
     let (width, height, bit_depth) = metrics.geometry();
     let chroma = metrics.needs_chroma();
-    let engine = BackendPlan::resolve(&args.engine)?;
+    let engine = BackendPlan::resolve(&args.engine, Spelling::Flags)?;
     let threads = backend::read_threads(&engine).1.div_ceil(k).max(1);
     let mut engines = Vec::with_capacity(k);
     for i in 0..k {
@@ -223,6 +223,7 @@ fn run_all(
         frame_cnt: frames,
         subsample: 1,
         allow_length_mismatch: false,
+        spelling: Spelling::Flags,
     };
     let window = 2 * vkssim::api::in_flight::for_readers(threads) + 8;
     // Every lane has scored as many pairs as the others: their next pairs go

@@ -14,6 +14,11 @@ pub enum Precision {
     Max,
 }
 
+impl Precision {
+    /// The most digits after the point [`Precision::Fixed`] takes.
+    pub const MAX_DIGITS: usize = 40;
+}
+
 impl Default for Precision {
     fn default() -> Self {
         Precision::Fixed(6)
@@ -28,7 +33,7 @@ impl FromStr for Precision {
             return Ok(Precision::Max);
         }
         match s.parse::<usize>() {
-            Ok(n) if n <= 40 => Ok(Precision::Fixed(n)),
+            Ok(n) if n <= Self::MAX_DIGITS => Ok(Precision::Fixed(n)),
             _ => Err(format!(
                 "`{s}` is not a precision: give a number of digits after the point (0 to 40) or `max`"
             )),

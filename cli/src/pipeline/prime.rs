@@ -14,6 +14,7 @@ use vkssim::io::{FrameIndex, LumaReader, VideoFormat};
 use vkssim::{Error, LumaFrame, Result};
 
 use super::{read_error, Selection};
+use crate::plan::{Opt, Spelling};
 
 /// What reading ahead found in one input.
 enum Head {
@@ -102,6 +103,7 @@ pub fn prime(
         (a, b) => Err(nothing_to_score(
             &Tally::of_head(&*r, &a, sel.skip_ref),
             &Tally::of_head(&*d, &b, sel.skip_dist),
+            sel.spelling,
         )),
     }
 }
@@ -183,6 +185,7 @@ pub fn prime_ladder(
                 Err(nothing_to_score(
                     &Tally::of_head(&*r, hr, sel.skip_ref),
                     &Tally::of_head(&*d, &hd, sel.skip_dist),
+                    sel.spelling,
                 ))
             }
         })
@@ -370,8 +373,10 @@ impl<'a> Tally<'a> {
         }
     }
 
-    /// `x.y4m has 0 frames (3 less --frame_skip_ref 5)`.
-    fn describe(&self, skip_flag: &str) -> String {
+    /// `x.y4m has 0 frames (3 less --frame_skip_ref 5)`, the skip `skip`
+    /// named as `spelling` names it.
+    fn describe(&self, skip: Opt, spelling: Spelling) -> String {
+        let skipped = spelling.number(skip, self.skip);
         let left = self.frames.saturating_sub(self.skip);
         let count = if self.more {
             format!("at least {}", frames(left))
@@ -380,9 +385,9 @@ impl<'a> Tally<'a> {
         };
         let why = match (self.more, self.skip) {
             (false, 0) => String::new(),
-            (false, skip) => format!(" ({} less {skip_flag} {skip})", self.frames),
+            (false, _) => format!(" ({} less {skipped})", self.frames),
             (true, 0) => " (a stream, not read further)".into(),
-            (true, skip) => format!(" (after {skip_flag} {skip}; a stream, not read further)"),
+            (true, _) => format!(" (after {skipped}; a stream, not read further)"),
         };
         format!("{} has {count}{why}", self.path.display())
     }
@@ -395,7 +400,7 @@ pub(super) fn frames(n: u64) -> String {
 
 /// The error when one input has no frame to score (after its skip): says how
 /// many each has.
-pub fn nothing_to_score(reference: &Tally, distorted: &Tally) -> anyhow::Error {
+pub fn nothing_to_score(reference: &Tally, distorted: &Tally, spelling: Spelling) -> anyhow::Error {
     let after = if reference.skip > 0 || distorted.skip > 0 {
         "after skipping, "
     } else {
@@ -403,8 +408,8 @@ pub fn nothing_to_score(reference: &Tally, distorted: &Tally) -> anyhow::Error {
     };
     anyhow!(
         "no frames to score: {after}the reference {} and the distorted input {}",
-        reference.describe("--frame_skip_ref"),
-        distorted.describe("--frame_skip_dist")
+        reference.describe(Opt::FrameSkipRef, spelling),
+        distorted.describe(Opt::FrameSkipDist, spelling)
     )
 }
 
@@ -424,15 +429,23 @@ mod tests {
     #[test]
     fn tallies_say_what_is_left() {
         assert_eq!(
-            tally(3, false, 5).describe("--frame_skip_ref"),
+            tally(3, false, 5).describe(Opt::FrameSkipRef, Spelling::Flags),
             "x.y4m has 0 frames (3 less --frame_skip_ref 5)"
         );
-        assert_eq!(tally(1, false, 0).describe("-"), "x.y4m has 1 frame");
         assert_eq!(
-            tally(3, true, 2).describe("--frame_skip_dist"),
+            tally(3, false, 5).describe(Opt::FrameSkipRef, Spelling::Keywords),
+            "x.y4m has 0 frames (3 less frame_skip_ref=5)"
+        );
+        assert_eq!(
+            tally(1, false, 0).describe(Opt::FrameSkipRef, Spelling::Flags),
+            "x.y4m has 1 frame"
+        );
+        assert_eq!(
+            tally(3, true, 2).describe(Opt::FrameSkipDist, Spelling::Flags),
             "x.y4m has at least 1 frame (after --frame_skip_dist 2; a stream, not read further)"
         );
-        let e = nothing_to_score(&tally(0, false, 0), &tally(1, true, 0)).to_string();
+        let e =
+            nothing_to_score(&tally(0, false, 0), &tally(1, true, 0), Spelling::Flags).to_string();
         assert_eq!(
             e,
             "no frames to score: the reference x.y4m has 0 frames and the distorted input \

@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 
 use crate::args::{Backend, DeviceChoice, EngineArgs, Upload};
 use crate::env_vars::EnvOptions;
+use crate::plan::{Opt, Spelling};
 
 /// The scoring engine a run asks for. A device is never named with the CPU
 /// backend.
@@ -28,11 +29,14 @@ pub struct BackendPlan {
     pub read_threads: usize,
     /// What the `VKSSIM_*` environment variables ask.
     pub env: EnvOptions,
+    /// How its messages name the options.
+    pub spelling: Spelling,
 }
 
 impl BackendPlan {
-    /// The engine `args` ask for; refuses `--device` with `--backend cpu`.
-    pub fn resolve(args: &EngineArgs) -> Result<Self> {
+    /// The engine `args` ask for; refuses `--device` with `--backend cpu`
+    /// (naming them as `spelling` does).
+    pub fn resolve(args: &EngineArgs, spelling: Spelling) -> Result<Self> {
         Self {
             backend: args.backend,
             threads: args.threads,
@@ -42,6 +46,7 @@ impl BackendPlan {
             frames_in_flight: args.frames_in_flight,
             read_threads: args.read_threads,
             env: args.env,
+            spelling,
         }
         .checked()
     }
@@ -59,7 +64,12 @@ impl BackendPlan {
     fn checked(self) -> Result<Self> {
         if self.backend == Backend::Cpu {
             if let Some(device) = &self.device {
-                bail!("--device {device} picks a Vulkan device, and --backend cpu scores on the CPU twin, which uses none: drop one of them");
+                let s = self.spelling;
+                bail!(
+                    "{} picks a Vulkan device, and {} scores on the CPU twin, which uses none: drop one of them",
+                    s.device(device),
+                    s.word(Opt::Backend, "cpu")
+                );
             }
         }
         Ok(self)

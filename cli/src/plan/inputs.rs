@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use vkssim::io::{Chroma, RawFormat};
 
+use super::{Opt, Spelling};
 use crate::args::{Backend, ScoreArgs};
 
 /// The inputs of a run.
@@ -113,17 +114,20 @@ pub fn is_h264(path: &Path) -> bool {
 /// `vulkan-video` and `cpu` on `.h264` in a build without FFmpeg are errors.
 fn decodes_on_gpu(args: &ScoreArgs, named: &[(&'static str, &Path)]) -> Result<bool> {
     let h264 = named.iter().any(|(_, p)| is_h264(p));
+    let decode = |on: &str| args.spelling.word(Opt::Decode, on);
     match args.decode_on.as_str() {
         "gpu" if !cfg!(feature = "vulkan-video") => bail!(
-            "--decode gpu needs vkssim built with the vulkan-video feature (cargo build \
+            "{} needs vkssim built with the vulkan-video feature (cargo build \
              --release -p vkssim-cli --features vulkan-video) and a GPU with Vulkan Video \
-             H.264 decode (see `vkssim devices`)"
+             H.264 decode (see `vkssim devices`)",
+            decode("gpu")
         ),
         "gpu" => Ok(true),
         "cpu" if h264 && !cfg!(feature = "ffmpeg") => bail!(
-            "--decode cpu: .h264 inputs are decoded on the CPU by FFmpeg, and this vkssim is \
+            "{}: .h264 inputs are decoded on the CPU by FFmpeg, and this vkssim is \
              built without it (the ffmpeg feature); decode them first \
-             (ffmpeg -i IN.h264 -f yuv4mpegpipe - | vkssim score -d - ...)"
+             (ffmpeg -i IN.h264 -f yuv4mpegpipe - | vkssim score -d - ...)",
+            decode("cpu")
         ),
         "cpu" => Ok(false),
         _ => Ok(h264 && !cfg!(feature = "ffmpeg")),
@@ -148,7 +152,7 @@ pub fn resolve(args: &ScoreArgs, ladder: bool) -> Result<Inputs> {
             .as_deref()
             .map(str::parse)
             .transpose()
-            .context("--resize-distorted")?,
+            .context(args.spelling.name(Opt::ResizeDistorted))?,
     };
     let named = inputs.named();
     let stdin = named.iter().filter(|(_, p)| *p == Path::new("-")).count();
@@ -176,6 +180,7 @@ pub fn resolve(args: &ScoreArgs, ladder: bool) -> Result<Inputs> {
 /// sense for decoded frames (raw geometry, skips, subsampling, the CPU
 /// backend, a device).
 fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
+    let s: Spelling = args.spelling;
     for (which, path) in [
         ("reference", inputs.reference.as_path()),
         ("distorted", inputs.dist()),
@@ -183,7 +188,8 @@ fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
         if path == Path::new("-") {
             bail!(
                 "the {which} input is standard input, which the GPU's decoder does not read; \
-                 give it as a file, or decode it on the CPU (--decode cpu)"
+                 give it as a file, or decode it on the CPU ({})",
+                s.word(Opt::Decode, "cpu")
             );
         }
         // With FFmpeg, libavformat demuxes any container (the codec is
@@ -196,19 +202,28 @@ fn check_h264(args: &ScoreArgs, inputs: &Inputs) -> Result<()> {
             );
         }
     }
-    let refused = [
-        (args.width.is_some(), "-w/--width"),
-        (args.height.is_some(), "-h/--height"),
-        (args.pixel_format.is_some(), "-p/--pixel_format"),
-        (args.bitdepth.is_some(), "-b/--bitdepth"),
-        (args.frame_skip_ref != 0, "--frame_skip_ref"),
-        (args.frame_skip_dist != 0, "--frame_skip_dist"),
-        (args.subsample > 1, "--subsample"),
-        (args.engine.backend == Backend::Cpu, "--backend cpu"),
-        (args.engine.device.is_some(), "--device"),
-        (!args.stream.is_empty(), "--stream"),
-        (args.reference_stream.is_some(), "--reference-stream"),
-        (args.resize_distorted.is_some(), "--resize-distorted"),
+    let refused: [(bool, String); 12] = [
+        (args.width.is_some(), s.name(Opt::Width).into()),
+        (args.height.is_some(), s.name(Opt::Height).into()),
+        (args.pixel_format.is_some(), s.name(Opt::PixelFormat).into()),
+        (args.bitdepth.is_some(), s.name(Opt::Bitdepth).into()),
+        (args.frame_skip_ref != 0, s.name(Opt::FrameSkipRef).into()),
+        (args.frame_skip_dist != 0, s.name(Opt::FrameSkipDist).into()),
+        (args.subsample > 1, s.name(Opt::Subsample).into()),
+        (
+            args.engine.backend == Backend::Cpu,
+            s.word(Opt::Backend, "cpu"),
+        ),
+        (args.engine.device.is_some(), s.name(Opt::Device).into()),
+        (!args.stream.is_empty(), s.name(Opt::Stream).into()),
+        (
+            args.reference_stream.is_some(),
+            s.name(Opt::ReferenceStream).into(),
+        ),
+        (
+            args.resize_distorted.is_some(),
+            s.name(Opt::ResizeDistorted).into(),
+        ),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         bail!(
@@ -256,7 +271,7 @@ pub fn raw_format(args: &ScoreArgs) -> Result<Option<RawFormat>> {
         .as_deref()
         .map(|p| p.parse::<Chroma>())
         .transpose()
-        .context("-p/--pixel_format")?;
+        .context(args.spelling.name(Opt::PixelFormat))?;
     Ok(Some(RawFormat {
         width: args.width,
         height: args.height,

@@ -12,6 +12,7 @@
 mod backend;
 mod inputs;
 mod outputs;
+mod spelling;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -20,6 +21,7 @@ pub use backend::BackendPlan;
 pub use inputs::is_h264;
 pub use inputs::{InputKind, Inputs};
 pub use outputs::Outputs;
+pub use spelling::{Opt, Spelling};
 
 use std::path::Path;
 
@@ -58,17 +60,21 @@ pub struct ScorePlan {
     pub backend: BackendPlan,
     /// No progress display and no notes.
     pub quiet: bool,
+    /// How its messages name the options.
+    pub spelling: Spelling,
 }
 
 impl ScorePlan {
-    /// Resolves and checks `args` (and `--trace-chrome`'s `trace`).
+    /// Resolves and checks `args` (and `--trace-chrome`'s `trace`); its
+    /// messages name the options as `args.spelling` says.
     pub fn resolve(args: &ScoreArgs, trace: Option<&Path>) -> Result<Self> {
         if let Some(ctc) = &args.aom_ctc {
             bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute (VMAF, CIEDE2000, ...); use --feature float_ssim=scale=1:enable_db=true:clip_db=true --feature psnr --feature float_ms_ssim=enable_db=true:clip_db=true for the parts it does");
         }
+        let spelling = args.spelling;
         // As in vmaf, -n/--no_prediction runs no model.
         let models: &[String] = if args.no_prediction { &[] } else { &args.model };
-        let features = Features::parse_with_models(&args.feature, models)?;
+        let features = Features::parse_with_models(&args.feature, models, spelling)?;
         let ladder = outputs::per_input(args);
         let mut inputs = inputs::resolve(args, ladder)?;
         let mode = match (ladder, inputs.kind) {
@@ -80,7 +86,7 @@ impl ScorePlan {
         if let InputKind::Frames { raw } = &mut inputs.kind {
             *raw = inputs::raw_format(args)?;
         }
-        let backend = BackendPlan::resolve(&args.engine)?;
+        let backend = BackendPlan::resolve(&args.engine, spelling)?;
         Ok(Self {
             mode,
             inputs,
@@ -90,11 +96,13 @@ impl ScorePlan {
                 frame_cnt: args.frame_cnt,
                 subsample: args.subsample,
                 allow_length_mismatch: args.allow_length_mismatch,
+                spelling,
             },
             features,
             outputs,
             backend,
             quiet: args.quiet,
+            spelling,
         })
     }
 }

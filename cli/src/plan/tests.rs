@@ -60,7 +60,8 @@ fn a_plain_pair() {
             skip_dist: 0,
             frame_cnt: 0,
             subsample: 0,
-            allow_length_mismatch: false
+            allow_length_mismatch: false,
+            spelling: Spelling::Flags,
         }
     );
     assert!(!p.quiet);
@@ -96,7 +97,8 @@ fn every_part_takes_its_flags() {
             skip_dist: 2,
             frame_cnt: 5,
             subsample: 3,
-            allow_length_mismatch: true
+            allow_length_mismatch: true,
+            spelling: Spelling::Flags,
         }
     );
     let lcs = SsimOptions {

@@ -102,7 +102,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
                     (inputs.reference.as_path(), rf),
                     (lane.path.as_path(), d.format()),
                 ];
-                super::raw_flags::check_used(inputs.raw(), &opened)?;
+                super::raw_flags::check_used(inputs.raw(), &opened, plan.spelling)?;
                 check_geometry(&inputs.reference, rf, &*d)?;
                 open::check_chroma(
                     &plan.features,

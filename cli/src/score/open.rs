@@ -129,6 +129,7 @@ pub fn check_lengths(
         return Err(nothing_to_score(
             &Tally::known(reference, sel.skip_ref),
             &Tally::known(distorted, sel.skip_dist),
+            sel.spelling,
         ));
     }
     if pr != pd && !sel.allow_length_mismatch {

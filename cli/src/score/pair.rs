@@ -67,7 +67,7 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let distorted = as_vmaf_reads(distorted, &plan.features);
     let (rf, df) = (reference.format(), distorted.format());
     let opened = [(inputs.reference.as_path(), rf), (inputs.dist(), df)];
-    super::raw_flags::check_used(inputs.raw(), &opened)?;
+    super::raw_flags::check_used(inputs.raw(), &opened, plan.spelling)?;
     check_geometry(&inputs.reference, rf, &*distorted)?;
     open::check_chroma(&plan.features, &inputs.reference, rf, inputs.dist(), df)?;
     open::note_ranges(plan.quiet, &*reference, &*distorted);

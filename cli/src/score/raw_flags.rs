@@ -11,11 +11,17 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use vkssim::io::{RawFormat, VideoFormat};
 
+use crate::plan::{Opt, Spelling};
+
 /// Refuses `raw` (the flags given, `None`: none) when every one of
 /// `inputs` (each input's path and format as opened, resized where asked)
-/// contradicts at least one flag; the message names those flags and what
-/// each input is.
-pub fn check_used(raw: Option<RawFormat>, inputs: &[(&Path, VideoFormat)]) -> Result<()> {
+/// contradicts at least one flag; the message names those flags (as
+/// `spelling` does) and what each input is.
+pub fn check_used(
+    raw: Option<RawFormat>,
+    inputs: &[(&Path, VideoFormat)],
+    spelling: Spelling,
+) -> Result<()> {
     let Some(raw) = raw else {
         return Ok(());
     };
@@ -23,16 +29,16 @@ pub fn check_used(raw: Option<RawFormat>, inputs: &[(&Path, VideoFormat)]) -> Re
         [
             raw.width
                 .filter(|&w| w != f.width)
-                .map(|w| format!("-w/--width {w}")),
+                .map(|w| spelling.number(Opt::Width, w)),
             raw.height
                 .filter(|&h| h != f.height)
-                .map(|h| format!("-h/--height {h}")),
+                .map(|h| spelling.number(Opt::Height, h)),
             raw.chroma
                 .filter(|&c| c != f.chroma)
-                .map(|c| format!("-p/--pixel_format {c}")),
+                .map(|c| spelling.word(Opt::PixelFormat, &c.to_string())),
             raw.bit_depth
                 .filter(|&b| b != f.bit_depth)
-                .map(|b| format!("-b/--bitdepth {b}")),
+                .map(|b| spelling.number(Opt::Bitdepth, b)),
         ]
     };
     let contradicted: Vec<_> = inputs.iter().map(|(_, f)| flags(f)).collect();
@@ -65,15 +71,19 @@ mod tests {
         let (a, b) = (Path::new("a.mkv"), Path::new("b.mkv"));
         let raw = Some(RawFormat::new(32, 24, Chroma::C444, 8));
         let both = [(a, f(32, Chroma::C420)), (b, f(32, Chroma::C444))];
-        assert!(check_used(raw, &both).is_ok());
-        assert!(check_used(None, &both[..1]).is_ok());
-        let e = check_used(raw, &[(a, f(32, Chroma::C420)), (b, f(40, Chroma::C444))])
-            .unwrap_err()
-            .to_string();
+        let flags = Spelling::Flags;
+        assert!(check_used(raw, &both, flags).is_ok());
+        assert!(check_used(None, &both[..1], flags).is_ok());
+        let apart = [(a, f(32, Chroma::C420)), (b, f(40, Chroma::C444))];
+        let e = check_used(raw, &apart, flags).unwrap_err().to_string();
         assert!(
             e.starts_with("-w/--width 32, -p/--pixel_format 444 describe"),
             "{e}"
         );
+        let e = check_used(raw, &apart, Spelling::Keywords)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("width=32, pix_fmt='444' describe"), "{e}");
         assert!(
             e.contains("a.mkv is 32x24 420 8-bit, b.mkv is 40x24 444 8-bit"),
             "{e}"

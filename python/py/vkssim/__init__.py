@@ -9,10 +9,16 @@ names, and the command line's XML, JSON and CSV files::
     import vkssim
     r = vkssim.score("ref.y4m", "dist.y4m", features=("float_ssim", "psnr"))
     r.pooled["float_ssim"]["mean"]
+    r.scores["float_ssim"]              # a float64 numpy array, one value a frame
     open("scores.json", "w").write(r.to_json())
 
-Frames made in Python go through a streaming :class:`Scorer`. Errors are
-subclasses of :class:`Error`; Ctrl-C during a run raises
+Frames made in Python go through a streaming :class:`Scorer`. Options are
+typed values; a refused one raises :class:`OptionError` naming its keyword.
+Errors are subclasses of :class:`Error` and of the builtin of their kind:
+:class:`InputError` is an ``OSError``; :class:`OptionError`,
+:class:`GeometryError`, :class:`LengthError` and :class:`UnsupportedError`
+are ``ValueError``; :class:`DeviceError` is a ``RuntimeError``. Ctrl-C
+during a run raises
 :class:`Interrupted` (a ``KeyboardInterrupt``) whose ``result`` holds the
 frames scored before it.
 """

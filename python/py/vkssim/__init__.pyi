@@ -20,12 +20,20 @@ class Error(Exception):
     """Every error vkssim raises."""
     result: Optional["Result"]
 
-class InputError(Error): ...
-class GeometryError(Error): ...
-class LengthError(Error): ...
-class OptionError(Error): ...
-class UnsupportedError(Error): ...
-class DeviceError(Error): ...
+class InputError(Error, OSError):
+    """An input cannot be read or is not what it claims (also an OSError)."""
+class GeometryError(Error, ValueError):
+    """Frames that cannot be scored together or at all (also a ValueError)."""
+class LengthError(Error, ValueError):
+    """Inputs of different lengths (also a ValueError)."""
+class OptionError(Error, ValueError):
+    """A refused option, naming its keyword: a value of the wrong type, out
+    of range or not one of its values, options that cannot go together
+    (also a ValueError)."""
+class UnsupportedError(Error, ValueError):
+    """A format or combination vkssim does not score (also a ValueError)."""
+class DeviceError(Error, RuntimeError):
+    """The Vulkan device cannot score (also a RuntimeError)."""
 
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C while scoring; ``result`` holds the frames scored before it."""
@@ -34,6 +42,11 @@ class Interrupted(KeyboardInterrupt):
 class Result:
     @property
     def frames(self) -> List[Frame]: ...
+    @property
+    def scores(self) -> Dict[str, npt.NDArray[np.float64]]:
+        """``{output: values}``: one float64 array per output, in the order
+        of :attr:`metrics`, values in frame order (the same fp64 values as
+        :attr:`frames`)."""
     @property
     def pooled(self) -> Dict[str, Dict[str, float]]: ...
     @property

@@ -1,80 +1,53 @@
-"""Keyword options into the command line's flags (the native side parses
-them with the command line's own parser, so values are checked, and
-refused with its messages, exactly as ``vkssim score`` checks them)."""
+"""Keyword options and inputs, checked before the native side takes them.
+
+The options go to the native side as they are, keyword to value: it reads
+each one as a typed value (type, range and choices checked there, each
+error an :class:`OptionError` naming the keyword, as
+``decode_threads=65: out of range (0 to 64)``) and resolves them with the
+command line's own checks, whose messages name keywords, never flags."""
 
 from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ._native import InputError, OptionError
 
-#: Engine options, shared by score() and Scorer: keyword -> flag.
-ENGINE_FLAGS = {
-    "backend": "--backend",
-    "device": "--device",
-    "threads": "--threads",
-    "upload": "--upload",
-    "frames_in_flight": "--frames-in-flight",
-    "read_threads": "--read-threads",
-    "precision": "--precision",
-}
+#: Engine options, shared by score() and Scorer.
+ENGINE = ("backend", "device", "threads", "upload", "frames_in_flight", "read_threads", "precision")
 
 #: Frame selection (files and arrays).
-SELECTION_FLAGS = {
-    "frame_skip_ref": "--frame_skip_ref",
-    "frame_skip_dist": "--frame_skip_dist",
-    "frame_cnt": "--frame_cnt",
-    "subsample": "--subsample",
-}
+SELECTION = ("frame_skip_ref", "frame_skip_dist", "frame_cnt", "subsample", "allow_length_mismatch")
 
 #: What only files have: raw geometry and decoding.
-FILE_FLAGS = {
-    "width": "--width",
-    "height": "--height",
-    "pix_fmt": "--pixel_format",
-    "bitdepth": "--bitdepth",
-    "stream": "--stream",
-    "reference_stream": "--reference-stream",
-    "decode_errors": "--decode-errors",
-    "resize_distorted": "--resize-distorted",
-    "decode": "--decode",
-    "decode_threads": "--decode-threads",
-}
+FILE = (
+    "width",
+    "height",
+    "pix_fmt",
+    "bitdepth",
+    "stream",
+    "reference_stream",
+    "decode_errors",
+    "resize_distorted",
+    "decode",
+    "decode_threads",
+)
 
 
-def flags(options: dict, table: dict) -> List[str]:
-    """``--flag=value`` for each option of ``table`` that is set (None is
-    unset). Every one takes a value: True or False is refused (as ``0``,
-    ``False`` would be taken for a number, or for unset)."""
-    out = []
-    for key, flag in table.items():
-        value = options.get(key)
-        if value is None:
-            continue
-        if isinstance(value, (bool, np.bool_)):
-            raise OptionError(f"{key}={value!r}: this option takes a value, not True or False")
-        if isinstance(value, (list, tuple)):
-            out.append(f"{flag}={','.join(str(v) for v in value)}")
-        else:
-            out.append(f"{flag}={value}")
-    return out
+def once(value: Any) -> Any:
+    """``value``, an iterator read into a list (a ladder reads the options
+    once per input); anything else as it is (the native side checks it)."""
+    if isinstance(value, (str, bytes, np.ndarray)) or not hasattr(value, "__next__"):
+        return value
+    return list(value)
 
 
-def feature_flags(features: Union[str, Iterable[str]]) -> List[str]:
-    """``--feature=SPEC`` per feature (vmaf's ``name=opt=val:opt=val``)."""
-    if isinstance(features, str):
-        features = (features,)
-    features = list(features)
-    if not features:
-        raise OptionError("features: name at least one (float_ssim, psnr, float_ms_ssim)")
-    for f in features:
-        if not isinstance(f, str):
-            raise OptionError(f"features: {f!r} is not a string such as 'psnr=enable_chroma=false'")
-    return [f"--feature={f}" for f in features]
+def pick(options: dict, keys: Sequence[str]) -> dict:
+    """The options of ``keys`` in ``options``."""
+    return {k: options[k] for k in keys if k in options}
 
 
 def is_path(x: Any) -> bool:
@@ -110,9 +83,12 @@ _PLANE_NAMES = ("luma", "Cb", "Cr")
 
 
 def plane(a: Any, what: str, ndim: int) -> np.ndarray:
-    """``a`` as a C-contiguous, native-endian uint8 or uint16 array of
-    ``ndim`` dimensions (a copy only when it is not one already); a list is
-    refused, as is any other dtype (no silent conversion of values)."""
+    """``a`` as a native-endian uint8 or uint16 array of ``ndim``
+    dimensions (a copy only when it is byte-swapped); a list is refused, as
+    is any other dtype (no silent conversion of values). Its strides are
+    the native side's: it reads rows through their row stride in place,
+    and copies only what it cannot read so (samples of a row not
+    adjacent)."""
     if not isinstance(a, np.ndarray):
         raise InputError(f"{what}: expected a numpy array, got {type(a).__name__}")
     if a.dtype.newbyteorder("=") not in _SAMPLE_TYPES:
@@ -125,8 +101,6 @@ def plane(a: Any, what: str, ndim: int) -> np.ndarray:
         raise InputError(f"{what}: expected {ndim} dimensions {shape}, got shape {a.shape}")
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
-    if not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a)
     return a
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+import numpy as np
+
 
 class Result:
     """The scores of one run (one distorted input).
 
     ``frames``: one dict per frame, ``{"frameNum": n, "float_ssim": ...}``,
-    keyed by libvmaf's output names; ``pooled``: ``{output: {"min", "max",
+    keyed by libvmaf's output names; ``scores``: the same values as numpy
+    columns, ``{output: float64 array}`` in frame order; ``pooled``: ``{output: {"min", "max",
     "mean", "harmonic_mean"}}`` as libvmaf pools them; ``aggregate``: the
     values reported once per run (``apsnr_y``, ...). ``to_json()``,
     ``to_xml()`` and ``to_csv()`` give the text of the file that ``vkssim
@@ -20,6 +23,7 @@ class Result:
     def __init__(self, report: Any) -> None:
         self._report = report
         self._frames: List[Dict[str, float]] | None = None
+        self._scores: Dict[str, np.ndarray] | None = None
 
     @property
     def frames(self) -> List[Dict[str, float]]:
@@ -27,6 +31,15 @@ class Result:
         if self._frames is None:
             self._frames = self._report.frames()
         return self._frames
+
+    @property
+    def scores(self) -> Dict[str, np.ndarray]:
+        """``{output: values}``: one float64 array per output, in the files'
+        order (:attr:`metrics`), its values in frame order, the same fp64
+        values as :attr:`frames` bit for bit."""
+        if self._scores is None:
+            self._scores = self._report.scores()
+        return self._scores
 
     @property
     def pooled(self) -> Dict[str, Dict[str, float]]:

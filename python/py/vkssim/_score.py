@@ -49,7 +49,8 @@ def score(
 
     ``features``: vmaf's feature specs (``"float_ssim"``,
     ``"psnr=enable_chroma=false"``, ``"float_ms_ssim=enable_lcs=true"``).
-    The other options are the command line's flags of the same names
+    The other options are typed values with the meaning of the command
+    line's flags of the same names
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
     index, a list of them or ``"all"``; ``decode`` is ``"auto"``, ``"cpu"``
     or ``"gpu"``, and ``decode_threads`` each encoded input's decoder
@@ -63,6 +64,10 @@ def score(
     encoded stream's range) are scored as stored, as libvmaf does, with the
     command line's note on standard error naming both.
 
+    An option of the wrong type, out of range or not one of its values
+    raises :class:`vkssim.OptionError` (a ``ValueError``) naming the
+    keyword: ``decode_threads=65: out of range (0 to 64)``.
+
     Raises a subclass of :class:`vkssim.Error` (with the frames scored
     before a mid-run error in its ``result``), and
     :class:`vkssim.Interrupted` on Ctrl-C. In a ladder every input is
@@ -70,8 +75,9 @@ def score(
     a Result or the exception, per input.
     """
     options = dict(
+        features=_options.once(features),
         backend=backend,
-        device=device,
+        device=_options.once(device),
         threads=threads,
         upload=upload,
         frames_in_flight=frames_in_flight,
@@ -81,6 +87,7 @@ def score(
         frame_skip_dist=frame_skip_dist,
         frame_cnt=frame_cnt,
         subsample=subsample,
+        allow_length_mismatch=allow_length_mismatch,
         width=width,
         height=height,
         pix_fmt=pix_fmt,
@@ -92,15 +99,9 @@ def score(
         decode=decode,
         decode_threads=decode_threads,
     )
-    common = (
-        _options.feature_flags(features)
-        + _options.flags(options, _options.ENGINE_FLAGS)
-        + _options.flags(options, _options.SELECTION_FLAGS)
-        + (["--allow-length-mismatch"] if allow_length_mismatch else [])
-    )
     if isinstance(distorted, list):
-        return _ladder(reference, distorted, common, options, progress)
-    return _one(reference, distorted, common, dict(options, stream=_streams(stream, 1)[0]), progress)
+        return _ladder(reference, distorted, options, progress)
+    return _one(reference, distorted, dict(options, stream=_streams(stream, 1)[0]), progress)
 
 
 def _streams(stream: Any, inputs: int) -> List[Optional[int]]:
@@ -116,14 +117,14 @@ def _streams(stream: Any, inputs: int) -> List[Optional[int]]:
     return list(stream)
 
 
-def _ladder(reference: Any, distorted: list, common: list, options: dict, progress: Any) -> List[Result]:
+def _ladder(reference: Any, distorted: list, options: dict, progress: Any) -> List[Result]:
     if not distorted:
         raise OptionError("distorted: an empty list (a ladder needs at least one input)")
     streams = _streams(options.get("stream"), len(distorted))
     results: List[Any] = []
     for d, stream in zip(distorted, streams):
         try:
-            results.append(_one(reference, d, common, dict(options, stream=stream), progress))
+            results.append(_one(reference, d, dict(options, stream=stream), progress))
         except _native.Error as e:
             results.append(e)
     failed = [r for r in results if isinstance(r, BaseException)]
@@ -134,31 +135,27 @@ def _ladder(reference: Any, distorted: list, common: list, options: dict, progre
     return results
 
 
-def _one(reference: Any, distorted: Any, common: list, options: dict, progress: Any) -> Result:
+def _one(reference: Any, distorted: Any, options: dict, progress: Any) -> Result:
     callback, bar = _progress.make(progress, "vkssim")
     try:
         if _options.is_path(reference) and _options.is_path(distorted):
-            args = [
-                f"--reference={_options.path_text(reference, 'reference')}",
-                f"--distorted={_options.path_text(distorted, 'distorted')}",
-                *common,
-                *_options.flags(options, _options.FILE_FLAGS),
-            ]
-            report = _native.score_files(args, callback)
+            report = _native.score_files(
+                _options.path_text(reference, "reference"),
+                _options.path_text(distorted, "distorted"),
+                options,
+                callback,
+            )
         elif _options.is_path(reference) or _options.is_path(distorted):
             raise OptionError("reference and distorted: both paths or both numpy arrays")
         else:
             # Every file option but bitdepth (arrays of uint16 need it).
-            given = [k for k in _options.FILE_FLAGS if k != "bitdepth" and options.get(k) is not None]
+            given = [k for k in _options.FILE if k != "bitdepth" and options.get(k) is not None]
             if given:
                 raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
             ref = _options.frames_planes(reference, "reference")
             dist = _options.frames_planes(distorted, "distorted")
-            args = ["--reference=<arrays>", "--distorted=<arrays>", *common]
-            bitdepth = options.get("bitdepth")
-            if bitdepth is not None:
-                bitdepth = _options.integer(bitdepth, "bitdepth")
-            report = _native.score_arrays(list(ref), list(dist), args, bitdepth, callback)
+            common = _options.pick(options, ("features", *_options.ENGINE, *_options.SELECTION))
+            report = _native.score_arrays(list(ref), list(dist), common, options.get("bitdepth"), callback)
         return Result(report)
     except BaseException as e:
         partial = getattr(e, "result", None)

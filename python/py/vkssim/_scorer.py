@@ -57,6 +57,7 @@ class Scorer:
         frames_in_flight: Optional[int] = None,
     ) -> None:
         options = dict(
+            features=features,
             backend=backend,
             device=device,
             threads=threads,
@@ -64,18 +65,12 @@ class Scorer:
             upload=upload,
             frames_in_flight=frames_in_flight,
         )
-        args = [
-            "--reference=<frames>",
-            "--distorted=<frames>",
-            *_options.feature_flags(features),
-            *_options.flags(options, _options.ENGINE_FLAGS),
-        ]
         self._chroma = chroma is not None
         self._native = _native.Scorer(
             _options.integer(width, "width"),
             _options.integer(height, "height"),
             _options.integer(bitdepth, "bitdepth"),
-            args,
+            options,
             chroma,
         )
 

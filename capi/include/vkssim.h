@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Most values a frame reports (the engine's `MAX_OUTPUTS`, checked below).
+// Most values a frame's C result holds; a scorer whose metrics report more
+// is refused when it is created.
 #define VKSSIM_MAX_OUTPUTS 40
 
 // `VkssimDeviceSource.kind`: a plane in a `VkBuffer`.

@@ -332,7 +332,13 @@ fn unsupported_feature_and_model_are_refused() {
         ],
         None,
     );
-    assert_fails(&o, &["model"]);
+    // The model's adm takes frames of at least 33x33.
+    assert_fails(&o, &["adm", "32x32"]);
+    let o = run(
+        &["score", "-r", s(&rp), "-d", s(&dp), "-m", "version=nope"],
+        None,
+    );
+    assert_fails(&o, &["-m/--model", "nope"]);
 }
 
 #[test]

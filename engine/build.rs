@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use spirv::{
-    binding_access, spirv_buffer_block, BindingUse, spirv_local_size, spirv_push_constants,
-    spirv_spec_constants, Block,
+    binding_access, spirv_buffer_block, spirv_local_size, spirv_push_constants,
+    spirv_spec_constants, BindingUse, Block,
 };
 
 fn main() {
@@ -521,7 +521,8 @@ fn shader_table(compiled: &[Compiled]) -> Result<String, String> {
     let push_bytes = |c: &Compiled| c.push_constants.as_ref().map_or(0, |p| p.bytes);
     for c in compiled {
         let f = fp64(&c.name)?;
-        if (c.local_size, &c.bindings, push_bytes(c)) != (f.local_size, &f.bindings, push_bytes(f)) {
+        if (c.local_size, &c.bindings, push_bytes(c)) != (f.local_size, &f.bindings, push_bytes(f))
+        {
             return Err(format!(
                 "{}: the {} variant's workgroup size, bindings or push constants differ from FP64's",
                 c.name, c.variant
@@ -556,8 +557,15 @@ fn shader_table(compiled: &[Compiled]) -> Result<String, String> {
         all.len(),
         all.join(", ")
     );
-    let method = |out: &mut String, doc: &str, sig: &str, arm: &dyn Fn(&str) -> Result<String, String>| -> Result<(), String> {
-        let _ = writeln!(out, "    /// {doc}\n    pub const fn {sig} {{\n        match self {{");
+    let method = |out: &mut String,
+                  doc: &str,
+                  sig: &str,
+                  arm: &dyn Fn(&str) -> Result<String, String>|
+     -> Result<(), String> {
+        let _ = writeln!(
+            out,
+            "    /// {doc}\n    pub const fn {sig} {{\n        match self {{"
+        );
         for n in &names {
             let _ = writeln!(out, "            ShaderName::{} => {},", camel(n), arm(n)?);
         }
@@ -621,7 +629,11 @@ fn shader_table(compiled: &[Compiled]) -> Result<String, String> {
          pub mod binding {\n",
     );
     for n in &names {
-        let _ = writeln!(out, "    /// `glsl/{}.comp`'s bindings.\n    pub mod {n} {{", source_of(n));
+        let _ = writeln!(
+            out,
+            "    /// `glsl/{}.comp`'s bindings.\n    pub mod {n} {{",
+            source_of(n)
+        );
         for (b, u) in &fp64(n)?.bindings {
             let _ = writeln!(
                 out,

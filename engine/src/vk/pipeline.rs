@@ -519,7 +519,11 @@ pub(crate) fn allocate_set(
 
 /// Points bindings of `set` at buffers ((binding, buffer, offset, range)).
 /// The set must not be in use by pending work.
-pub(crate) fn write_set(gpu: &Gpu, set: vk::DescriptorSet, buffers: &[(u32, vk::Buffer, u64, u64)]) {
+pub(crate) fn write_set(
+    gpu: &Gpu,
+    set: vk::DescriptorSet,
+    buffers: &[(u32, vk::Buffer, u64, u64)],
+) {
     let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
         .iter()
         .map(|&(_, b, offset, range)| {

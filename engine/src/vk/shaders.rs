@@ -114,7 +114,10 @@ mod tests {
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
         let want: [(ShaderName, &[(u32, Access)]); 8] = [
-            (ShaderName::Decimate, &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)]),
+            (
+                ShaderName::Decimate,
+                &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],
+            ),
             (
                 ShaderName::Hfilter,
                 &[(0, Read), (1, Read), (2, Read), (3, Write), (7, ReadWrite)],
@@ -123,7 +126,10 @@ mod tests {
             (ShaderName::MsbShift, &[(0, ReadWrite), (1, ReadWrite)]),
             (ShaderName::Psnr, &[(0, Read), (1, Read), (2, Write)]),
             (ShaderName::Selftest, &[(0, Read), (5, Write)]),
-            (ShaderName::Terms, &[(3, Read), (4, Write), (5, Write), (6, Write)]),
+            (
+                ShaderName::Terms,
+                &[(3, Read), (4, Write), (5, Write), (6, Write)],
+            ),
             (
                 ShaderName::TermsSubgroup,
                 &[(3, Read), (4, Write), (5, Write), (6, Write)],
@@ -136,7 +142,11 @@ mod tests {
         assert_eq!(ShaderName::TermsSubgroup.layout_source(), ShaderName::Terms);
         assert_eq!(ShaderName::Psnr.layout_source(), ShaderName::Psnr);
         assert_eq!(
-            [binding::psnr::RAW_REF, binding::psnr::RAW_DIST, binding::psnr::ROW_SSE],
+            [
+                binding::psnr::RAW_REF,
+                binding::psnr::RAW_DIST,
+                binding::psnr::ROW_SSE
+            ],
             [0, 1, 2]
         );
         assert_eq!([binding::lowpass::SRC, binding::lowpass::DST], [2, 3]);

@@ -103,7 +103,9 @@ impl VkScorer {
     pub(super) fn ssim_buffers(&self, i: usize) -> Result<&[Buffer]> {
         match self.slots[i].bufs.first() {
             Some(b) if self.ssim_passes => Ok(b),
-            _ => Err(Error::Internal("float_ssim's buffers of a scorer without it".into())),
+            _ => Err(Error::Internal(
+                "float_ssim's buffers of a scorer without it".into(),
+            )),
         }
     }
 

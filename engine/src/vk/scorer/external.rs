@@ -318,7 +318,9 @@ impl VkScorer {
             !shifted && self.zero_copy(&planes[1]),
         ];
         if shifted && ring.shift.is_none() {
-            let kernel = self.pipelines.kernel(&self.gpu, ShaderName::MsbShift, None)?;
+            let kernel = self
+                .pipelines
+                .kernel(&self.gpu, ShaderName::MsbShift, None)?;
             ring.shift = Some(kernel);
         }
         if zero_copy.contains(&false) && ring.packed[i].is_none() {

@@ -291,7 +291,6 @@ pub(super) fn build_program(metrics: &[Box<dyn GpuMetric>], debug: bool) -> Resu
 }
 
 impl VkScorer {
-
     /// Slot `i`'s buffers of every metric, in the metrics' order.
     pub(super) fn create_metric_buffers(
         &self,
@@ -426,9 +425,7 @@ impl VkScorer {
                 } => {
                     // SAFETY: as above; the pipelines and layouts outlive the
                     // command buffer.
-                    unsafe {
-                        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, kernel.raw)
-                    };
+                    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, kernel.raw) };
                     for &i in slots {
                         // SAFETY: as above; each slot's set is of the kernel's
                         // layout and bound to the slot's buffers; the push
@@ -508,7 +505,15 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["d0[3, 1, 2]", "b", "d1[1, 1, 2]", "s0", "b", "d0[1, 1, 2]", "s1"]
+            [
+                "d0[3, 1, 2]",
+                "b",
+                "d1[1, 1, 2]",
+                "s0",
+                "b",
+                "d0[1, 1, 2]",
+                "s1"
+            ]
         );
         assert_eq!(p.stages, ["a", "b"]);
         assert_eq!(p.sets.len(), 2);

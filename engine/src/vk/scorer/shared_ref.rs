@@ -73,5 +73,4 @@ impl VkScorer {
         self.slots[i].holding = reference.cloned();
         Ok(())
     }
-
 }

@@ -95,8 +95,14 @@ impl GpuMetric for FloatSsimGpu {
         let push = bytemuck::bytes_of(&p);
         let [decimate, hfilter, terms] = self.kernels;
         let (raw_ref, raw_dist) = (Buf::Raw(0), Buf::Raw(1));
-        let [dec, hfilt, vfilt, terms_buf, partials] =
-            [Self::DEC, Self::HFILT, Self::VFILT, Self::TERMS, Self::PARTIALS].map(|k| r.own(k));
+        let [dec, hfilt, vfilt, terms_buf, partials] = [
+            Self::DEC,
+            Self::HFILT,
+            Self::VFILT,
+            Self::TERMS,
+            Self::PARTIALS,
+        ]
+        .map(|k| r.own(k));
         {
             use binding::decimate as b;
             let bufs = [
@@ -105,7 +111,12 @@ impl GpuMetric for FloatSsimGpu {
                 (b::DEC, dec),
                 (b::RANGE, Buf::Range),
             ];
-            r.dispatch(decimate, FramePass::Decimate.invocations(&self.extents), &bufs, push);
+            r.dispatch(
+                decimate,
+                FramePass::Decimate.invocations(&self.extents),
+                &bufs,
+                push,
+            );
         }
         r.end_stage();
         {
@@ -117,7 +128,12 @@ impl GpuMetric for FloatSsimGpu {
                 (b::HFILT, hfilt),
                 (b::RANGE, Buf::Range),
             ];
-            r.dispatch(hfilter, FramePass::HFilter.invocations(&self.extents), &bufs, push);
+            r.dispatch(
+                hfilter,
+                FramePass::HFilter.invocations(&self.extents),
+                &bufs,
+                push,
+            );
         }
         r.end_stage();
         {
@@ -128,7 +144,12 @@ impl GpuMetric for FloatSsimGpu {
                 (b::TERMS, terms_buf),
                 (b::PARTIALS, partials),
             ];
-            r.dispatch(terms, FramePass::Terms.invocations(&self.extents), &bufs, push);
+            r.dispatch(
+                terms,
+                FramePass::Terms.invocations(&self.extents),
+                &bufs,
+                push,
+            );
         }
         r.end_stage();
     }
@@ -142,7 +163,8 @@ impl GpuMetric for FloatSsimGpu {
     ) -> Result<()> {
         let values = [Some(score.float_ssim()), score.l, score.c, score.s];
         for (name, v) in ssim::feature_names(&self.opts).into_iter().zip(values) {
-            let v = v.ok_or_else(|| Error::Internal(format!("float_ssim: {name} was not computed")))?;
+            let v =
+                v.ok_or_else(|| Error::Internal(format!("float_ssim: {name} was not computed")))?;
             out.outputs.push(name, v);
         }
         Ok(())

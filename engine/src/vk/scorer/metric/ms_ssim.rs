@@ -16,7 +16,9 @@ use crate::cpu::{FrameMeans, Plane, TermSums};
 use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
-use crate::vk::pipeline::{FrameExtents, FramePass, Kernel, LowpassParams, Params, Pipelines, Spec};
+use crate::vk::pipeline::{
+    FrameExtents, FramePass, Kernel, LowpassParams, Params, Pipelines, Spec,
+};
 use crate::vk::reduce;
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{FrameScore, Result};
@@ -172,15 +174,24 @@ impl GpuMetric for MsSsimGpu {
         for k in 0..SCALES {
             let (w, h) = self.sizes[k];
             let planes = 2 * w as u64 * h as u64 * 4;
-            out.push(BufferDecl::device(format!("ms_ssim scale {k} planes"), planes));
+            out.push(BufferDecl::device(
+                format!("ms_ssim scale {k} planes"),
+                planes,
+            ));
         }
         for k in 0..SCALES {
             let bytes = 4 * self.valid_len(k) * 8;
-            out.push(BufferDecl::device(format!("ms_ssim scale {k} terms"), bytes));
+            out.push(BufferDecl::device(
+                format!("ms_ssim scale {k} terms"),
+                bytes,
+            ));
         }
         for k in 0..SCALES {
             let bytes = self.groups(k) * reduce::WORDS_PER_GROUP as u64 * 8;
-            out.push(BufferDecl::host(format!("ms_ssim scale {k} partial sums"), bytes));
+            out.push(BufferDecl::host(
+                format!("ms_ssim scale {k} partial sums"),
+                bytes,
+            ));
         }
         out
     }

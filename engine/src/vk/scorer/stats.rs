@@ -232,3 +232,20 @@ impl VkScorer {
         path + &terms
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::metric::{ms_ssim, psnr};
+
+    /// [`super::METRIC_STAGES`] is psnr's stages, then float_ms_ssim's, as
+    /// the metrics declare them.
+    #[test]
+    fn metric_stages_are_the_metrics_own() {
+        let declared: Vec<&str> = psnr::STAGES
+            .iter()
+            .chain(&ms_ssim::STAGES)
+            .copied()
+            .collect();
+        assert_eq!(super::METRIC_STAGES.to_vec(), declared);
+    }
+}

@@ -23,6 +23,10 @@ use crate::vk::reduce;
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{FrameScore, Result};
 
+/// The stages float_ms_ssim times: the pyramid (the scale-0 samples and the
+/// four low-pass levels), then the SSIM stage on the five scales.
+pub(in crate::vk::scorer) const STAGES: [&str; 2] = ["ms_ssim_pyramid", "ms_ssim_scales"];
+
 /// float_ms_ssim's plan (see the module docs).
 pub(in crate::vk::scorer) struct MsSsimGpu {
     opts: MsSsimOptions,
@@ -159,7 +163,7 @@ impl GpuMetric for MsSsimGpu {
     }
 
     fn stage_names(&self) -> &'static [&'static str] {
-        &["ms_ssim_pyramid", "ms_ssim_scales"]
+        &STAGES
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {

@@ -17,6 +17,9 @@ use crate::vk::pipeline::{Kernel, Pipelines, PsnrParams, Spec};
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
+/// The stage psnr times: its sums.
+pub(in crate::vk::scorer) const STAGES: [&str; 1] = ["psnr"];
+
 /// psnr's plan (see the module docs).
 pub(in crate::vk::scorer) struct PsnrGpu {
     opts: PsnrOptions,
@@ -80,7 +83,7 @@ impl GpuMetric for PsnrGpu {
     }
 
     fn stage_names(&self) -> &'static [&'static str] {
-        &["psnr"]
+        &STAGES
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {

@@ -12,9 +12,9 @@
 // outside the plane mirror once (-1 - i, 2n - 1 - i). The CPU twin is
 // engine/src/cpu/ms_ssim.rs (`lowpass_decimate`).
 //
-// Uses the frame passes' descriptor set layout (its bindings 2 and 3 here point
-// at two pyramid levels: engine/src/vk/scorer/metrics.rs) and the first 16
-// bytes of the shared push-constant range (`LowpassParams` there).
+// Its pipeline layout is its own (bindings 2 and 3, two pyramid levels:
+// engine/src/vk/scorer/metric/ms_ssim.rs), its push-constant range this block
+// (`LowpassParams` in engine/src/vk/pipeline.rs, checked at compile time).
 
 #include "arith.glsl"
 
@@ -32,7 +32,7 @@ layout(std430, set = 0, binding = 3) writeonly buffer Dst { float dst[]; };
 
 // libvmaf's 2-D low-pass table as fp32 bits, rows outer (the fp32 literals of
 // LOWPASS in engine/src/metric/ms_ssim.rs; a unit test in
-// engine/src/vk/scorer/metrics.rs checks these against it).
+// engine/src/vk/scorer/metric/ms_ssim.rs checks these against it).
 const uint LOWPASS_BITS[81] = uint[81](
     0x3A3B2BBBu, 0xB9EBEDFAu, 0xBB08F862u, 0x3BE9B38Du, 0x3C840182u, 0x3BE9B38Du, 0xBB08F862u, 0xB9EBEDFAu, 0x3A3B2BBBu,
     0xB9EBEDFAu, 0x39945F9Eu, 0x3AAC7DA2u, 0xBB9320DAu, 0xBC263B69u, 0xBB9320DAu, 0x3AAC7DA2u, 0x39945F9Eu, 0xB9EBEDFAu,

@@ -6,9 +6,9 @@
 // half's top bits only. z = 0: reference (binding 0), z = 1: distorted
 // (binding 1); a shift of 0 leaves that plane alone.
 //
-// Uses the slot's descriptor set (the layout of glsl/include/common.glsl,
-// bindings 0 and 1) and the first 12 bytes of the shared push constant range;
-// see engine/src/vk/image_input.rs.
+// Its pipeline layout is its own (bindings 0 and 1: a slot's packed planes),
+// its push-constant range this block (`ShiftParams` in
+// engine/src/vk/image_input.rs, checked at compile time).
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 

@@ -11,22 +11,22 @@
 // on the order); e = ref - dis, e * e <= 65025. 10 to 16-bit: e = |ref - dis|
 // as uint32, e * e in uint32 (at most 65535^2, no overflow), summed in uint64
 // (libvmaf 3.x; 2.3.1 overflows at 16 bits). The host adds the rows in uint64
-// (engine/src/vk/scorer/metrics.rs); the CPU twin is engine/src/cpu/psnr.rs.
+// (engine/src/vk/scorer/metric/psnr.rs); the CPU twin is engine/src/cpu/psnr.rs.
 //
 // Range check (10 and 12-bit): the same workgroup scans its whole stored row
 // of both pictures (the columns and rows outside the scored region too) and
 // writes the first sample above the bit depth, per picture, after the sums:
 // row_sse[3 * rows[0] + (picture * 3 + plane) * rows[0] + row] holds
 // (value << 32) | column, or all ones when the row has none. The host takes
-// the first in luma, Cb, Cr raster order (engine/src/vk/scorer/metrics.rs),
+// the first in luma, Cb, Cr raster order (engine/src/vk/scorer/metric/psnr.rs),
 // so that a chroma plane is checked on the device as the decimate pass
 // checks luma, and readers need not read the upload memory back.
 //
 // The raw pictures are the slot's upload buffers: luma, then (when psnr reads
-// chroma) the Cb and Cr planes as stored, one after the other. Uses the
-// frame passes' descriptor set layout (bindings 0, 1 and 2: the metric set of
-// engine/src/vk/scorer/metrics.rs) and the shared push-constant range
-// (`PsnrParams` there).
+// chroma) the Cb and Cr planes as stored, one after the other. Its pipeline
+// layout is its own (bindings 0, 1 and 2, read from this shader's SPIR-V by
+// engine/build.rs), its push-constant range this block (`PsnrParams` in
+// engine/src/vk/pipeline.rs, checked at compile time).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 

@@ -17,8 +17,9 @@
 # - bench: `vkssim bench --feature ...` at 4K 8-bit on the default backend
 #   (`auto`, which picks the GPU), on generated frames and on the files:
 #   the time per frame and each pass's mean GPU time (`gpu_pass_us_mean`:
-#   float_ssim's passes, then the stages psnr, ms_ssim_pyramid and
-#   ms_ssim_scales), for float_ms_ssim, psnr and all three.
+#   the stages of the metrics computed, each metric's own: float_ssim's
+#   passes, psnr, ms_ssim_pyramid and ms_ssim_scales), for float_ms_ssim,
+#   psnr and all three.
 #
 # Prepare here: `bash tools/metrics-bundle.sh` (makes .gl-metrics/ and .gl/).
 # There: carry [".gl", ".gl-metrics"] and run

@@ -16,70 +16,131 @@ pub(crate) struct Block {
     pub(crate) members: Vec<(String, u32)>,
 }
 
+/// How a shader uses one descriptor binding (set 0), read from its SPIR-V.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BindingUse {
+    /// The block's name (`RawRef`, `RowSse`, ...): its struct type's `OpName`.
+    pub(crate) block: String,
+    /// Whether the shader reads it (loads, atomics).
+    pub(crate) read: bool,
+    /// Whether the shader writes it (stores, atomics).
+    pub(crate) write: bool,
+}
+
 /// The descriptor bindings (set 0) that SPIR-V module `words` accesses, with
-/// (read, written): every storage-buffer variable with a `Binding`
-/// decoration, followed through access chains to the loads, stores and
-/// atomics of the functions the module contains (glslang emits only the
-/// functions `main` reaches).
+/// how: every storage-buffer variable with a `Binding` decoration, followed
+/// through access chains to the loads, stores and atomics of the functions
+/// the module contains (glslang emits only the functions `main` reaches).
+/// A binding declared but never accessed is not listed (the pipeline's
+/// layout then leaves it out).
+///
+/// Fails when a binding's use contradicts its declaration: written though
+/// `readonly` (`NonWritable`, on the variable or its block's members), read
+/// though `writeonly` (`NonReadable`), or in a set other than 0.
 pub(crate) fn binding_access(
     words: &[u32],
-) -> Result<std::collections::BTreeMap<u32, (bool, bool)>, String> {
-    use std::collections::{BTreeMap, HashMap};
+) -> Result<std::collections::BTreeMap<u32, BindingUse>, String> {
+    use std::collections::{BTreeMap, HashMap, HashSet};
+    const OP_NAME: u32 = 5;
+    const OP_TYPE_POINTER: u32 = 32;
+    const OP_VARIABLE: u32 = 59;
     const OP_DECORATE: u32 = 71;
+    const OP_MEMBER_DECORATE: u32 = 72;
+    const DECORATION_NON_WRITABLE: u32 = 24;
+    const DECORATION_NON_READABLE: u32 = 25;
     const DECORATION_BINDING: u32 = 33;
+    const DECORATION_DESCRIPTOR_SET: u32 = 34;
     const OP_LOAD: u32 = 61;
     const OP_STORE: u32 = 62;
     const OP_COPY_MEMORY: u32 = 63;
     const OP_ACCESS_CHAIN: u32 = 65;
     const OP_IN_BOUNDS_ACCESS_CHAIN: u32 = 66;
     const OP_PTR_ACCESS_CHAIN: u32 = 67;
+    const OP_ARRAY_LENGTH: u32 = 68;
     const OP_ATOMIC_LOAD: u32 = 227;
     const OP_ATOMIC_STORE: u32 = 228;
     const OP_ATOMIC_LAST: u32 = 242;
-    if words.len() < 5 || words[0] != 0x0723_0203 {
-        return Err("not SPIR-V".into());
-    }
     let mut binding_of: HashMap<u32, u32> = HashMap::new();
+    let mut set_of: HashMap<u32, u32> = HashMap::new();
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut pointee: HashMap<u32, u32> = HashMap::new();
+    let mut var_type: HashMap<u32, u32> = HashMap::new();
+    // (id, decoration) on variables, and on any member of struct types.
+    let mut decorated: HashSet<(u32, u32)> = HashSet::new();
     let mut base: HashMap<u32, u32> = HashMap::new();
     let mut uses: Vec<(u32, bool, bool)> = Vec::new();
-    let mut at = 5;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        let op = words[at] & 0xFFFF;
-        if count == 0 || at + count > words.len() {
-            return Err(format!("malformed instruction at word {at}"));
-        }
-        let w = &words[at..at + count];
-        match op {
-            OP_DECORATE if count >= 4 && w[2] == DECORATION_BINDING => {
-                binding_of.insert(w[1], w[3]);
+    for (op, w) in instructions(words)? {
+        match (op, w) {
+            (OP_NAME, [id, name @ ..]) => {
+                names.insert(*id, words_text(name));
             }
-            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN | OP_PTR_ACCESS_CHAIN if count >= 4 => {
-                let root = base.get(&w[3]).copied().unwrap_or(w[3]);
-                base.insert(w[2], root);
+            (OP_TYPE_POINTER, [id, _, ty]) => {
+                pointee.insert(*id, *ty);
             }
-            OP_LOAD if count >= 4 => uses.push((w[3], true, false)),
-            OP_STORE if count >= 3 => uses.push((w[1], false, true)),
-            OP_COPY_MEMORY if count >= 3 => {
-                uses.push((w[1], false, true));
-                uses.push((w[2], true, false));
+            (OP_VARIABLE, [ty, id, ..]) => {
+                var_type.insert(*id, *ty);
             }
-            OP_ATOMIC_STORE if count >= 2 => uses.push((w[1], false, true)),
-            OP_ATOMIC_LOAD if count >= 4 => uses.push((w[3], true, false)),
-            o if (OP_ATOMIC_LOAD + 2..=OP_ATOMIC_LAST).contains(&o) && count >= 4 => {
-                uses.push((w[3], true, true))
+            (OP_DECORATE, [target, DECORATION_BINDING, b, ..]) => {
+                binding_of.insert(*target, *b);
+            }
+            (OP_DECORATE, [target, DECORATION_DESCRIPTOR_SET, s, ..]) => {
+                set_of.insert(*target, *s);
+            }
+            (OP_DECORATE, [target, d, ..]) => {
+                decorated.insert((*target, *d));
+            }
+            (OP_MEMBER_DECORATE, [ty, _, d, ..]) => {
+                decorated.insert((*ty, *d));
+            }
+            (OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN | OP_PTR_ACCESS_CHAIN, [_, id, b, ..]) => {
+                let root = base.get(b).copied().unwrap_or(*b);
+                base.insert(*id, root);
+            }
+            // `.length()` reads the buffer's size, not its contents: a use
+            // that the layout must cover, read-only.
+            (OP_ARRAY_LENGTH, [_, _, b, ..]) => uses.push((*b, false, false)),
+            (OP_LOAD, [_, _, p, ..]) => uses.push((*p, true, false)),
+            (OP_STORE, [p, ..]) => uses.push((*p, false, true)),
+            (OP_COPY_MEMORY, [to, from, ..]) => {
+                uses.push((*to, false, true));
+                uses.push((*from, true, false));
+            }
+            (OP_ATOMIC_STORE, [p, ..]) => uses.push((*p, false, true)),
+            (OP_ATOMIC_LOAD, [_, _, p, ..]) => uses.push((*p, true, false)),
+            (o, [_, _, p, ..]) if (OP_ATOMIC_LOAD + 2..=OP_ATOMIC_LAST).contains(&o) => {
+                uses.push((*p, true, true))
             }
             _ => {}
         }
-        at += count;
     }
-    let mut out: BTreeMap<u32, (bool, bool)> = BTreeMap::new();
+    let mut out: BTreeMap<u32, BindingUse> = BTreeMap::new();
     for (pointer, read, write) in uses {
         let root = base.get(&pointer).copied().unwrap_or(pointer);
-        if let Some(&b) = binding_of.get(&root) {
-            let e = out.entry(b).or_default();
-            e.0 |= read;
-            e.1 |= write;
+        let Some(&b) = binding_of.get(&root) else {
+            continue;
+        };
+        let set = set_of.get(&root).copied().unwrap_or(0);
+        if set != 0 {
+            return Err(format!("binding {b} is in descriptor set {set}, not 0"));
+        }
+        let block = var_type
+            .get(&root)
+            .and_then(|t| pointee.get(t))
+            .copied()
+            .unwrap_or(0);
+        let e = out.entry(b).or_insert_with(|| BindingUse {
+            block: names.get(&block).cloned().unwrap_or_default(),
+            read: false,
+            write: false,
+        });
+        e.read |= read;
+        e.write |= write;
+        let has = |d: u32| decorated.contains(&(root, d)) || decorated.contains(&(block, d));
+        if e.write && has(DECORATION_NON_WRITABLE) {
+            return Err(format!("binding {b} ({}) is readonly but written", e.block));
+        }
+        if e.read && has(DECORATION_NON_READABLE) {
+            return Err(format!("binding {b} ({}) is writeonly but read", e.block));
         }
     }
     Ok(out)

@@ -3,8 +3,9 @@
 //
 // The push constant block below is `Params` in engine/src/vk/pipeline.rs,
 // field for field (std430, all 32-bit): build.rs checks the Rust struct's size
-// and offsets against this block's SPIR-V at compile time. The binding numbers
-// mirror `Binding` there, which the pipeline tests check against the SPIR-V.
+// and offsets against this block's SPIR-V at compile time. Each pass's layout
+// has only the bindings below that it accesses (build.rs reads them from its
+// SPIR-V: `ShaderName::bindings`, `binding::<pass>::<BLOCK>`).
 
 #ifndef VKSSIM_COMMON_GLSL
 #define VKSSIM_COMMON_GLSL

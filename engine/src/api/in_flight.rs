@@ -41,7 +41,7 @@ pub const MIN_FRAMES_IN_FLIGHT: usize = 4;
 
 /// Device bytes of one slot's float_ms_ssim planes (the scale-0 horizontal
 /// Gaussian, each scale's two fp32 planes and its four fp64 terms per valid
-/// position; `engine/src/vk/scorer/metrics.rs`), 0 without float_ms_ssim.
+/// position; `engine/src/vk/scorer/metric/ms_ssim.rs`), 0 without float_ms_ssim.
 fn ms_ssim_slot_bytes(desc: &ScorerDesc) -> u64 {
     if !desc
         .metrics

@@ -22,9 +22,9 @@ use ash::vk;
 
 use super::commands;
 use super::context::Gpu;
-use super::pipeline::{create_pipeline, groups, Pass, Pipelines};
+use super::pipeline::{self, groups, Kernel, Pipelines};
 use super::scorer::ExternalPlane;
-use super::shaders::{shader, ShaderName};
+use super::shaders::{binding, ShaderName};
 use crate::Result;
 
 /// Plane 0 of a host image (see the module docs).
@@ -294,46 +294,70 @@ unsafe fn image_barrier(
     unsafe { commands::pipeline_barrier(gpu, cmd, (src, dst), &[], &[], &[b]) };
 }
 
-/// The `msb_shift` pipeline on the scorer's pipeline layout.
-pub(crate) fn create_shift_pass(gpu: &Gpu, pipelines: &Pipelines) -> Result<Pass> {
-    create_pipeline(
+/// The `msb_shift` set of a slot's packed planes (`packed`: reference,
+/// distorted), from `pool`.
+pub(crate) fn shift_set(
+    gpu: &Gpu,
+    pipelines: &Pipelines,
+    pool: vk::DescriptorPool,
+    packed: [vk::Buffer; 2],
+    name: &str,
+) -> Result<vk::DescriptorSet> {
+    let layout = pipelines.layout(ShaderName::MsbShift).set_layout;
+    let whole = vk::WHOLE_SIZE;
+    pipeline::allocate_set(
         gpu,
-        pipelines.layout,
-        shader(ShaderName::MsbShift, pipelines.variant),
-        None,
+        pool,
+        (ShaderName::MsbShift, layout),
+        &[
+            (binding::msb_shift::RAW_REF, packed[0], 0, whole),
+            (binding::msb_shift::RAW_DIST, packed[1], 0, whole),
+        ],
+        name,
     )
 }
 
-/// Destroys a pass made by [`create_shift_pass`].
-///
-/// # Safety
-/// No pending command buffer may use the pipeline.
-pub(crate) unsafe fn destroy_shift_pass(gpu: &Gpu, pass: Pass) {
-    // SAFETY: per the contract.
-    unsafe { gpu.device.raw.destroy_pipeline(pass.raw, None) };
-}
-
-/// Records the shift of the packed planes bound to `set` (bindings 0 and 1,
-/// `words` 32-bit words each) by `shifts` (reference, distorted). The packed
-/// copies must be visible to compute reads and writes before, and the caller
-/// makes the shifted values visible to the passes after.
+/// Records the shift of the packed planes bound to `set` (made by
+/// [`shift_set`], `words` 32-bit words each) by `shifts` (reference,
+/// distorted) with `pass` (the `msb_shift` kernel). The packed copies must
+/// be visible to compute reads and writes before, and the caller makes the
+/// shifted values visible to the passes after.
 pub(crate) fn record_shift(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
-    (pass, pipelines): (&Pass, &Pipelines),
+    pass: &Kernel,
     set: vk::DescriptorSet,
     words: u32,
     shifts: [u32; 2],
 ) {
     let d = &gpu.device.raw;
-    let constants = [words, shifts[0], shifts[1]];
+    let constants = ShiftParams {
+        words,
+        shift_ref: shifts[0],
+        shift_dist: shifts[1],
+    };
+    let local = pass.shader.local_size();
     // SAFETY: `cmd` is recording on the compute family; the pipeline was made
-    // on `pipelines.layout`, whose push range covers the 12 bytes pushed; the
-    // set's bindings 0 and 1 point at buffers of at least `words` words.
+    // on `pass.layout`, whose push range is the 12 bytes pushed (checked at
+    // compile time); the set's bindings point at buffers of at least `words`
+    // words.
     unsafe {
         d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
-        let constants = bytemuck::cast_slice(&constants);
-        commands::bind_set_and_constants(gpu, cmd, pipelines.layout, set, constants);
-        d.cmd_dispatch(cmd, groups(words, pass.local_size[0]), 1, 2);
+        let constants = bytemuck::bytes_of(&constants);
+        commands::bind_set_and_constants(gpu, cmd, pass.layout, set, constants);
+        d.cmd_dispatch(cmd, groups(words, local[0]), 1, 2);
     }
+}
+
+/// The push constants of `glsl/msb_shift.comp` (its `Shift` block; size and
+/// offsets checked against its SPIR-V at compile time by build.rs).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct ShiftParams {
+    /// 32-bit words per plane.
+    pub(crate) words: u32,
+    /// The reference plane's shift: 0, 4 or 6.
+    pub(crate) shift_ref: u32,
+    /// The distorted plane's.
+    pub(crate) shift_dist: u32,
 }

@@ -11,6 +11,7 @@ use gpu_allocator::MemoryLocation;
 use super::commands;
 use super::context::Gpu;
 use super::pipeline::{self, groups, Params, Pipelines};
+use super::shaders::{binding, ShaderName};
 use crate::{Error, Result};
 
 /// Words of input per case. KEEP IN SYNC with `glsl/selftest.comp`.
@@ -188,13 +189,23 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
             Error::SelfTestFailed("the self-test input buffer is not host-visible".into())
         })?;
         mapped[..input.len() * 4].copy_from_slice(bytemuck::cast_slice(&input));
-        pool = pipeline::create_descriptor_pool(gpu, 1, "vkssim self-test descriptors")?;
-        let i = in_buf.raw;
+        let pass = *pipelines.selftest();
+        let bindings = [
+            (binding::selftest::RAW_REF, in_buf.raw, 0, vk::WHOLE_SIZE),
+            (binding::selftest::TERMS, out_buf.raw, 0, vk::WHOLE_SIZE),
+        ];
+        pool = pipeline::create_descriptor_pool(
+            gpu,
+            1,
+            bindings.len() as u32,
+            "vkssim self-test descriptors",
+        )?;
+        let set_layout = pipelines.layout(ShaderName::Selftest).set_layout;
         let set = pipeline::allocate_set(
             gpu,
             pool,
-            pipelines.set_layout,
-            [i, i, i, i, i, out_buf.raw, out_buf.raw, out_buf.raw],
+            (ShaderName::Selftest, set_layout),
+            &bindings,
             "vkssim self-test set",
         )?;
         cmd_pool = commands::create_pool(
@@ -203,7 +214,6 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
             "vkssim self-test command pool",
         )?;
         let cmd = commands::allocate_command_buffer(gpu, cmd_pool, "vkssim self-test commands")?;
-        let pass = pipelines.selftest();
         let params = Params {
             width: n as u32,
             ..Params::default()
@@ -215,8 +225,9 @@ pub(crate) fn run(gpu: &Gpu, pipelines: &Pipelines) -> Result<()> {
         unsafe {
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.raw);
             let constants = bytemuck::bytes_of(&params);
-            commands::bind_set_and_constants(gpu, cmd, pipelines.layout, set, constants);
-            d.cmd_dispatch(cmd, groups(n as u32, pass.local_size[0]), 1, 1);
+            commands::bind_set_and_constants(gpu, cmd, pass.layout, set, constants);
+            let local = pass.shader.local_size();
+            d.cmd_dispatch(cmd, groups(n as u32, local[0]), 1, 1);
         }
         // SAFETY: `cmd` is recording (begun above) on the compute family; for the submission, it was ended above and is not pending.
         unsafe { commands::compute_to_host(gpu, cmd) };

@@ -1,7 +1,10 @@
 //! The SPIR-V that `engine/build.rs` compiled from `glsl/*.comp`, embedded in
-//! the library: one [`ShaderName`] per shader built (asking for one that was
-//! not built does not compile), each with the workgroup size and push-constant
-//! size its SPIR-V declares.
+//! the library, and the shader table: one [`ShaderName`] per shader built
+//! (asking for one that was not built does not compile), each with the
+//! workgroup size, push-constant size and bindings (number, read or written)
+//! its SPIR-V declares ([`ShaderName::bindings`]), and [`binding`]: each
+//! shader's binding numbers by block name. Every pipeline's layout is made
+//! from its shader's entry ([`super::pipeline`]).
 
 /// Which implementation of the shaders' fp64 arithmetic (`glsl/include/arith.glsl`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -22,6 +25,25 @@ impl ArithVariant {
     }
 }
 
+/// How a shader uses a binding ([`ShaderName::bindings`], read from its
+/// SPIR-V by build.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Only read.
+    Read,
+    /// Only written.
+    Write,
+    /// Read and written (or atomics).
+    ReadWrite,
+}
+
+impl Access {
+    /// Whether the shader may write the binding.
+    pub const fn writes(self) -> bool {
+        matches!(self, Access::Write | Access::ReadWrite)
+    }
+}
+
 /// One compiled compute shader.
 #[derive(Debug)]
 pub struct ShaderSpirv {
@@ -29,10 +51,10 @@ pub struct ShaderSpirv {
     pub name: &'static str,
     /// Arithmetic variant it was compiled for.
     pub variant: ArithVariant,
-    /// Workgroup size (`local_size_x/y/z`, from the SPIR-V).
+    /// Workgroup size (`local_size_x/y/z`, from the SPIR-V; the tests check
+    /// it against the shader table's, [`ShaderName::local_size`]).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub local_size: [u32; 3],
-    /// Bytes of its push-constant block (0 when it has none), from the SPIR-V.
-    pub push_constant_bytes: u32,
     /// The SPIR-V words.
     pub words: &'static [u32],
 }
@@ -79,6 +101,64 @@ mod tests {
             assert_eq!((found.name, found.variant), (s.name, s.variant));
             assert_eq!(name.as_str(), s.name);
             assert!(s.local_size.iter().all(|&n| n >= 1), "{}", s.name);
+            assert_eq!(s.local_size, name.local_size(), "{}", s.name);
         }
+        for (k, name) in ShaderName::ALL.into_iter().enumerate() {
+            assert_eq!(name.ordinal(), k);
+        }
+    }
+
+    /// The table's bindings are what the shaders' comments say each reads
+    /// and writes, and the named constants agree with them.
+    #[test]
+    fn the_table_has_each_shaders_own_bindings() {
+        use Access::*;
+        let want: [(ShaderName, &[(u32, Access)]); 8] = [
+            (
+                ShaderName::Decimate,
+                &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],
+            ),
+            (
+                ShaderName::Hfilter,
+                &[(0, Read), (1, Read), (2, Read), (3, Write), (7, ReadWrite)],
+            ),
+            (ShaderName::Lowpass, &[(2, Read), (3, Write)]),
+            (ShaderName::MsbShift, &[(0, ReadWrite), (1, ReadWrite)]),
+            (ShaderName::Psnr, &[(0, Read), (1, Read), (2, Write)]),
+            (ShaderName::Selftest, &[(0, Read), (5, Write)]),
+            (
+                ShaderName::Terms,
+                &[(3, Read), (4, Write), (5, Write), (6, Write)],
+            ),
+            (
+                ShaderName::TermsSubgroup,
+                &[(3, Read), (4, Write), (5, Write), (6, Write)],
+            ),
+        ];
+        assert_eq!(want.len(), ShaderName::ALL.len());
+        for (name, bindings) in want {
+            assert_eq!(name.bindings(), bindings, "{name:?}");
+        }
+        assert_eq!(ShaderName::TermsSubgroup.layout_source(), ShaderName::Terms);
+        assert_eq!(ShaderName::Psnr.layout_source(), ShaderName::Psnr);
+        assert_eq!(
+            [
+                binding::psnr::RAW_REF,
+                binding::psnr::RAW_DIST,
+                binding::psnr::ROW_SSE
+            ],
+            [0, 1, 2]
+        );
+        assert_eq!([binding::lowpass::SRC, binding::lowpass::DST], [2, 3]);
+        assert_eq!(
+            [
+                binding::terms::HFILT,
+                binding::terms::VFILT,
+                binding::terms::TERMS,
+                binding::terms::PARTIALS
+            ],
+            [3, 4, 5, 6]
+        );
+        assert_eq!([binding::decimate::DEC, binding::decimate::RANGE], [2, 7]);
     }
 }

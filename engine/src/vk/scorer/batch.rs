@@ -26,9 +26,9 @@ impl VkScorer {
         slots.len() >= 2 && self.metrics.is_none()
     }
 
-    /// Records `cmd` with float_ssim's passes for every slot of `slots`,
-    /// pass by pass (see the module docs); the slots' prologues run before
-    /// it in the same submission.
+    /// Records `cmd` with the scorer's program (float_ssim's passes) for
+    /// every slot of `slots`, step by step (see the module docs); the slots'
+    /// prologues run before it in the same submission.
     pub(super) fn record_batch(&self, cmd: vk::CommandBuffer, slots: &[usize]) -> Result<()> {
         let Some(&last) = slots.last() else {
             return Ok(());
@@ -37,7 +37,7 @@ impl VkScorer {
         commands::begin(gpu, cmd)?;
         // SAFETY: `cmd` is recording on the compute family (begun above); the
         // query pool belongs to the last slot, whose earlier work is done.
-        unsafe { self.record_ssim_passes(cmd, slots, &self.params, self.slots[last].queries) };
+        unsafe { self.emit(cmd, &self.program, slots, self.slots[last].queries) };
         // SAFETY: the command buffer is recording (begun above) on the family whose stages the barrier names.
         unsafe { commands::compute_to_host(gpu, cmd) };
         commands::end(gpu, cmd)

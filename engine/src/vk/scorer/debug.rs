@@ -5,9 +5,11 @@
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
+use super::metric::float_ssim::FloatSsimGpu;
+use super::recorder::build_program;
 use super::{not_mapped, VkScorer};
 use crate::vk::commands;
-use crate::vk::pipeline::Params;
+use crate::vk::memory::Buffer;
 use crate::{Error, FrameScore, LumaFrame, Result};
 
 /// What every pass reads and writes for one frame, copied back for tests
@@ -47,13 +49,15 @@ impl VkScorer {
         while self.state.pending() > 0 {
             self.finish_oldest();
         }
+        if !self.ssim_passes {
+            return Err(Error::InvalidOption(
+                "debug_frame on a scorer without float_ssim".into(),
+            ));
+        }
         let i = self.free_host_slot()?;
         // The slot's commands with the debug planes written, for this frame
         // only.
-        let debug = Params {
-            debug_writes: 1,
-            ..self.params
-        };
+        let debug = build_program(&self.gpu_metrics, true)?;
         self.record_with(i, &debug)?;
         let run = self
             .start(i, reference, distorted)
@@ -63,11 +67,12 @@ impl VkScorer {
         let score = run?;
         restored?;
         let s = self.sizes;
-        let slot = &self.slots[i];
-        let dec = self.read_back_with(&slot.dec, false, <[u8]>::to_vec)?;
-        let hf = self.read_back_with(&slot.hfilt, false, <[u8]>::to_vec)?;
-        let vf = self.read_back_with(&slot.vfilt, false, <[u8]>::to_vec)?;
-        let terms = self.read_back_with(&slot.terms, false, <[u8]>::to_vec)?;
+        let bufs = self.ssim_buffers(i)?;
+        let read = |k: usize| self.read_back_with(&bufs[k], false, <[u8]>::to_vec);
+        let dec = read(FloatSsimGpu::DEC)?;
+        let hf = read(FloatSsimGpu::HFILT)?;
+        let vf = read(FloatSsimGpu::VFILT)?;
+        let terms = read(FloatSsimGpu::TERMS)?;
         let f32s = |b: &[u8], k: usize, len: u64| -> Vec<f32> {
             let len = len as usize;
             b[k * len * 4..(k + 1) * len * 4]
@@ -91,6 +96,17 @@ impl VkScorer {
             lcs_terms: self.opts.enable_lcs.then(|| [f64s(1), f64s(2), f64s(3)]),
             score,
         })
+    }
+
+    /// Slot `i`'s float_ssim buffers (see [`FloatSsimGpu`]); an error
+    /// when its passes do not run.
+    pub(super) fn ssim_buffers(&self, i: usize) -> Result<&[Buffer]> {
+        match self.slots[i].bufs.first() {
+            Some(b) if self.ssim_passes => Ok(b),
+            _ => Err(Error::Internal(
+                "float_ssim's buffers of a scorer without it".into(),
+            )),
+        }
     }
 
     /// Copies a slot's device buffer into host-visible memory (waits for the

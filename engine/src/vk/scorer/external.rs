@@ -40,7 +40,8 @@ use crate::vk::errors::vk_error;
 use crate::vk::image_input::{self, ExternalSource, PlaneSize};
 use crate::vk::import_hold::ImportHold;
 use crate::vk::memory::Buffer;
-use crate::vk::pipeline::Pass;
+use crate::vk::pipeline::{self, Kernel};
+use crate::vk::shaders::ShaderName;
 use crate::{Error, Result};
 
 /// One luma plane in a host buffer: `height` rows of `width` samples, rows
@@ -79,8 +80,13 @@ pub(crate) struct ExternalRing {
     batch_cmd: Vec<vk::CommandBuffer>,
     packed: Vec<Option<[Buffer; 2]>>,
     bound: Vec<Bound>,
-    /// The `msb_shift` pipeline, made on first use.
-    shift: Option<Pass>,
+    /// The `msb_shift` pipeline, taken on first use (owned by the
+    /// scorer's pipelines).
+    shift: Option<Kernel>,
+    /// The shift's descriptor sets (one per slot, made with its packed
+    /// buffers, which they bind) and their pool.
+    shift_pool: vk::DescriptorPool,
+    shift_sets: Vec<vk::DescriptorSet>,
 }
 
 impl VkScorer {
@@ -100,7 +106,22 @@ impl VkScorer {
             packed: Vec::new(),
             bound: Vec::new(),
             shift: None,
+            shift_pool: vk::DescriptorPool::null(),
+            shift_sets: Vec::new(),
         };
+        let slots = self.slots.len() as u32;
+        match pipeline::create_descriptor_pool(
+            &self.gpu,
+            slots,
+            slots * ShaderName::MsbShift.bindings().len() as u32,
+            "vkssim msb_shift sets",
+        ) {
+            Ok(pool) => ring.shift_pool = pool,
+            Err(e) => {
+                self.destroy_ring(ring);
+                return Err(e);
+            }
+        }
         for i in 0..self.slots.len() {
             match commands::allocate_command_buffer(
                 &self.gpu,
@@ -125,6 +146,7 @@ impl VkScorer {
                 }
             }
             ring.packed.push(None);
+            ring.shift_sets.push(vk::DescriptorSet::null());
             ring.bound.push(Bound::Own);
         }
         self.external = Some(ring);
@@ -150,9 +172,10 @@ impl VkScorer {
             // SAFETY: as above.
             unsafe { d.free_command_buffers(self.compute_pool, &ring.batch_cmd) };
         }
-        if let Some(pass) = ring.shift.take() {
-            // SAFETY: no submission using it is pending (fences waited on).
-            unsafe { image_input::destroy_shift_pass(&self.gpu, pass) };
+        if ring.shift_pool != vk::DescriptorPool::null() {
+            // SAFETY: no submission using its sets is pending (fences waited
+            // on); the sets go with it.
+            unsafe { d.destroy_descriptor_pool(ring.shift_pool, None) };
         }
         for bufs in ring.packed.iter_mut().flatten() {
             for b in bufs.iter_mut() {
@@ -189,7 +212,7 @@ impl VkScorer {
     }
 
     /// Points slot `i`'s raw bindings at `sources` (buffer, offset, range).
-    fn bind_raw(&self, i: usize, [r, d]: [(vk::Buffer, u64, u64); 2]) {
+    fn bind_raw(&mut self, i: usize, [r, d]: [(vk::Buffer, u64, u64); 2]) {
         self.bind_planes(i, &[(0, r), (1, d)]);
     }
 
@@ -295,10 +318,30 @@ impl VkScorer {
             !shifted && self.zero_copy(&planes[1]),
         ];
         if shifted && ring.shift.is_none() {
-            ring.shift = Some(image_input::create_shift_pass(&self.gpu, &self.pipelines)?);
+            let kernel = self
+                .pipelines
+                .kernel(&self.gpu, ShaderName::MsbShift, None)?;
+            ring.shift = Some(kernel);
         }
         if zero_copy.contains(&false) && ring.packed[i].is_none() {
-            ring.packed[i] = Some(self.packed_buffers(i, n.next_multiple_of(4))?);
+            let packed = self.packed_buffers(i, n.next_multiple_of(4))?;
+            let set = image_input::shift_set(
+                &self.gpu,
+                &self.pipelines,
+                ring.shift_pool,
+                [packed[0].raw, packed[1].raw],
+                &format!("vkssim slot {i} msb_shift set"),
+            );
+            match set {
+                Ok(set) => ring.shift_sets[i] = set,
+                Err(e) => {
+                    for mut b in packed {
+                        self.gpu.destroy_buffer(&mut b);
+                    }
+                    return Err(e);
+                }
+            }
+            ring.packed[i] = Some(packed);
         }
         let key = Bound::External([holds[0].id, holds[1].id]);
         if ring.bound[i] != key {
@@ -585,8 +628,7 @@ impl VkScorer {
                         )
                     };
                     let words = self.plane_bytes().div_ceil(4) as u32;
-                    let set = self.slots[i].set;
-                    let pass = (pass, &*self.pipelines);
+                    let set = ring.shift_sets[i];
                     image_input::record_shift(gpu, cmd, pass, set, words, shifts);
                     // SAFETY: the ring's command buffer is recording (begun above) on the compute family.
                     unsafe { commands::compute_to_compute(gpu, cmd) };

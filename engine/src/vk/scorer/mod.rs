@@ -5,9 +5,11 @@
 //! them (one at creation; the first device-resident pair creates them all,
 //! deepening a float_ssim-only ring to `device_resident_frames_in_flight`,
 //! whose extra slots get upload buffers only when a host pair takes one),
-//! each with its upload buffers, the intermediate planes, the per-pixel
-//! term buffer (device memory), the partial sums (host-visible), a descriptor set, a pre-recorded command buffer (the three passes
-//! and their barriers), a fence and timestamp queries. A frame is: copy the raw
+//! each with its upload buffers, the range record, every metric's buffers
+//! (float_ssim's: the intermediate planes, the per-pixel term buffer in
+//! device memory, the partial sums host-visible), its descriptor sets, a
+//! pre-recorded command buffer (the metrics' passes and their barriers), a
+//! fence and timestamp queries. A frame is: copy the raw
 //! samples into the slot (mapped device memory on the direct path, the staging
 //! buffer otherwise), submit, and later wait on the fence, take the fp32 means
 //! from the device's fixed-point partial sums where they provably settle them
@@ -19,7 +21,9 @@
 //! # Layout
 //! One job per module: this one holds [`VkScorer`] itself (creation, the
 //! accessors and teardown); `slots` the per-frame resources and their sizes;
-//! `record` the command buffers of the passes and barriers; `upload` the
+//! `metric` each metric's buffers and dispatches (one module per metric);
+//! `recorder` what turns them into a program, and a slot's sets and command
+//! buffers; `record` a slot's command buffers (upload copy, then the program); `upload` the
 //! host's samples into a slot ([`UploadSlot`], the copy threads); `ring` the
 //! order of frames (hand out, submit, wait, score, in submission order);
 //! `host_sum` a frame's means from the device's partial sums or the host's
@@ -48,9 +52,10 @@ mod batch;
 mod debug;
 mod external;
 mod host_sum;
-mod metrics;
+mod metric;
 mod picture;
 mod record;
+mod recorder;
 mod ring;
 mod ring_state;
 mod shared_ref;
@@ -61,8 +66,9 @@ mod upload;
 pub use debug::DebugFrame;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
-pub use metrics::MetricDebug;
-use metrics::{MetricPlan, PictureLayout};
+pub use metric::MetricDebug;
+use metric::{GpuMetric, MetricContext, MetricPlan, PictureLayout};
+use recorder::Program;
 use ring_state::RingState;
 use slots::{Sizes, Slot};
 pub use stats::{HostStats, METRIC_STAGES};
@@ -100,16 +106,16 @@ pub struct VkScorer {
     sizes: Sizes,
     opts: SsimOptions,
     upload: UploadPath,
-    params: Params,
     descriptor_pool: vk::DescriptorPool,
     compute_pool: vk::CommandPool,
     transfer_pool: Option<vk::CommandPool>,
     /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
     pipelines: Arc<Pipelines>,
-    /// The frame passes specialized for this scorer's bit depth, scale and
-    /// `enable_lcs`, in [`pipeline::FramePass::ALL`] order (owned by
-    /// `pipelines`, shared with other scorers of the same specialization).
-    frame_pipelines: Vec<vk::Pipeline>,
+    /// The metrics computed on the device, in recording order (float_ssim's
+    /// first when its passes run; see `metric`).
+    gpu_metrics: Vec<Box<dyn GpuMetric>>,
+    /// What each frame records (see `recorder`).
+    program: Program,
     /// Whether the terms pass reduces with subgroup operations.
     subgroup_reduce: bool,
     /// GPU time per pass (see [`stats::PassClock`]).
@@ -130,12 +136,12 @@ pub struct VkScorer {
     /// Device-resident pairs recorded and not yet submitted, oldest first
     /// (see `external`).
     batch: Vec<usize>,
-    /// The metrics beside float_ssim ([`VkScorer::with_metrics`]; `None`:
-    /// float_ssim only).
+    /// The metric list ([`VkScorer::with_metrics`]; `None`: float_ssim
+    /// only).
     metrics: Option<MetricPlan>,
     /// Whether float_ssim's own passes run (it is asked for, or there is no
-    /// metric list); without them its buffers are placeholders of an 11 x 11
-    /// plane and a frame's [`FrameScore`] has no float_ssim.
+    /// metric list); without them no slot holds its buffers and a frame's
+    /// [`FrameScore`] has no float_ssim.
     ssim_passes: bool,
     /// The slot of the frame scored last.
     last_slot: Option<usize>,
@@ -242,8 +248,8 @@ impl VkScorer {
         let geometry = if ssim_passes {
             crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?
         } else {
-            // Its buffers then stand in for the bindings the other passes
-            // do not use: the smallest plane the SSIM stage takes.
+            // A geometry for the sizes only (no buffer is made for it): the
+            // smallest plane the SSIM stage takes.
             cpu::samples::sample_divisor(bit_depth)?;
             crate::metric::ssim::FrameGeometry {
                 width,
@@ -289,11 +295,7 @@ impl VkScorer {
             hw,
             hh,
             raw_bytes,
-            picture: PictureLayout {
-                luma_bytes: raw_bytes,
-                chroma: None,
-                bps: bytes_per_sample(bit_depth) as u64,
-            },
+            picture: PictureLayout::luma(width, height, bit_depth),
         };
         let k = crate::metric::ssim::SsimConstants::libvmaf();
         let params = Params {
@@ -311,23 +313,24 @@ impl VkScorer {
             debug_writes: 0,
         };
         let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.debug.no_subgroups;
-        let metrics = match metrics {
-            None => None,
-            Some((chroma, list)) => {
-                let (plan, layout) = MetricPlan::new(
-                    &gpu,
-                    &pipelines,
-                    (width, height, bit_depth),
-                    chroma,
-                    list,
-                    subgroup_reduce,
-                    &params,
-                )?;
-                sizes.picture = layout;
-                Some(plan)
-            }
+        let ctx = MetricContext {
+            format: (width, height, bit_depth),
+            chroma: metrics.map_or(crate::io::Chroma::C420, |(c, _)| c),
+            sizes,
+            params,
+            subgroups: subgroup_reduce,
         };
-        let sets_per_slot = 1 + metrics.as_ref().map_or(0, MetricPlan::sets_per_slot);
+        let list = metrics.map_or(&[][..], |(_, list)| list);
+        let gpu_metrics =
+            metric::gpu_metrics(&gpu, &pipelines, &ctx, ssim_passes.then_some(opts), list)?;
+        if let Some((stored, _)) = gpu_metrics.iter().find_map(|m| m.chroma()) {
+            sizes.picture.chroma = Some(stored);
+        }
+        let program = recorder::build_program(&gpu_metrics, false)?;
+        let metrics = metrics.map(|(_, list)| MetricPlan {
+            list: list.to_vec(),
+            done: VecDeque::new(),
+        });
         let in_flight = if vk_opts.engine.frames_in_flight == 0 {
             crate::api::DEFAULT_FRAMES_IN_FLIGHT
         } else {
@@ -356,15 +359,11 @@ impl VkScorer {
             sizes,
             opts: *opts,
             upload,
-            params,
             descriptor_pool: vk::DescriptorPool::null(),
             compute_pool: vk::CommandPool::null(),
             transfer_pool: None,
-            frame_pipelines: pipelines.frame_passes(
-                &gpu,
-                pipeline::Spec::new(bit_depth, geometry.scale, opts.enable_lcs),
-                subgroup_reduce,
-            )?,
+            gpu_metrics,
+            program,
             subgroup_reduce,
             pipelines,
             pass_clock: stats::PassClock::default(),
@@ -379,9 +378,11 @@ impl VkScorer {
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
+        let slots = device_capacity as u32;
         this.descriptor_pool = pipeline::create_descriptor_pool(
             &this.gpu,
-            device_capacity as u32 * sets_per_slot,
+            slots * this.program.sets.len() as u32,
+            slots * this.program.descriptors(),
             "vkssim frame sets",
         )?;
         this.compute_pool = commands::create_pool(
@@ -405,9 +406,11 @@ impl VkScorer {
             let _span = tracing::debug_span!("start: frame slots", in_flight).entered();
             this.grow()?;
         }
+        // Read-back memory is the partial sums' kind (host-visible, as the
+        // range record).
         this.copy_terms = vk_opts.debug.copy_terms.unwrap_or_else(|| {
             !this.slots[0]
-                .partials
+                .range
                 .memory_properties()
                 .contains(vk::MemoryPropertyFlags::HOST_CACHED)
         });

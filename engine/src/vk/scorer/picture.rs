@@ -3,7 +3,7 @@
 //! copied into an upload slot), and the synchronous [`VkScorer::score_picture`]
 //! and [`VkScorer::debug_metrics`] the tests use.
 
-use super::metrics::MetricDebug;
+use super::metric::MetricDebug;
 use super::VkScorer;
 use crate::frame::bytes_per_sample;
 use crate::metric::MetricOutputs;
@@ -63,7 +63,7 @@ impl VkScorer {
         let g = self.sizes.geometry;
         let layout = self.sizes.picture;
         let planes = if layout.chroma.is_some() { 3 } else { 1 };
-        let chroma_sizes = self.metrics.as_ref().and_then(|p| p.scored_chroma());
+        let chroma_sizes = self.metric_chroma().map(|(_, scored)| scored);
         for (views, which) in [(reference, "reference"), (distorted, "distorted")] {
             if views.len() < planes {
                 return Err(Error::InvalidOption(format!(

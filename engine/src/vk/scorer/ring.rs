@@ -9,6 +9,7 @@ use std::time::Instant;
 use ash::vk;
 
 use super::host_sum::{score_partials, score_terms, SendConst};
+use super::metric::float_ssim::FloatSsimGpu;
 use super::slots::clear_range;
 use super::upload::UploadSlot;
 use super::{not_mapped, VkScorer};
@@ -224,7 +225,6 @@ impl VkScorer {
     pub(super) fn score(&mut self, i: usize) -> Result<FrameScore> {
         self.read_timestamps(i);
         let slot = &self.slots[i];
-        let bytes = slot.partials.mapped().ok_or_else(not_mapped)?;
         if let Some(t) = slot.submitted {
             tracing::debug!(
                 frame = slot.frame,
@@ -233,6 +233,8 @@ impl VkScorer {
             );
         }
         let fast = if self.ssim_passes {
+            let partials = &self.ssim_buffers(i)?[FloatSsimGpu::PARTIALS];
+            let bytes = partials.mapped().ok_or_else(not_mapped)?;
             score_partials(bytes, &self.sizes, &self.opts, self.force_host_sum)
         } else {
             Some(FrameScore::empty())
@@ -260,16 +262,17 @@ impl VkScorer {
             None => {
                 fell_back = true;
                 let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
-                self.read_back_with(&self.slots[i].terms, copy, |terms| {
-                    score_terms(terms, &sizes, &opts)
-                })?
+                let terms = &self.ssim_buffers(i)?[FloatSsimGpu::TERMS];
+                self.read_back_with(terms, copy, |terms| score_terms(terms, &sizes, &opts))?
             }
         };
         self.last_slot = Some(i);
         if self.metrics.is_none() {
             self.stats.host_sum_fallbacks += fell_back as u64;
         } else {
-            let (outputs, psnr_sse, metric_fell_back) = self.finish_metrics(i, &score)?;
+            let finished = self.finish_metrics(i, &score)?;
+            let (outputs, psnr_sse) = (finished.outputs, finished.psnr_sse);
+            let metric_fell_back = finished.host_sums > 0;
             self.stats.host_sum_fallbacks += (fell_back || metric_fell_back) as u64;
             let Some(plan) = self.metrics.as_mut() else {
                 return Ok(score);
@@ -339,17 +342,19 @@ impl VkScorer {
     pub(super) fn dispatch(&mut self, i: usize) -> Result<()> {
         self.read_timestamps(i);
         let (sizes, opts, force) = (self.sizes, self.opts, self.force_host_sum);
-        let slot = &mut self.slots[i];
-        let bytes = slot.partials.mapped().ok_or_else(not_mapped)?;
-        let partials = SendConst(bytes.as_ptr(), bytes.len());
         let (tx, rx) = sync_channel(1);
         if !self.ssim_passes {
             // Nothing of float_ssim's to decide: the metrics' outputs are
             // taken when the result is received.
             let _ = tx.send(Ok(Some(FrameScore::empty())));
-            slot.reduction = Some(rx);
+            self.slots[i].reduction = Some(rx);
             return Ok(());
         }
+        let bytes = self.ssim_buffers(i)?[FloatSsimGpu::PARTIALS]
+            .mapped()
+            .ok_or_else(not_mapped)?;
+        let partials = SendConst(bytes.as_ptr(), bytes.len());
+        let slot = &mut self.slots[i];
         self.workers.run(move || {
             let partials = partials;
             // SAFETY: the slot's partials buffer stays mapped and unwritten

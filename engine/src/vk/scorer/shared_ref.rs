@@ -73,38 +73,4 @@ impl VkScorer {
         self.slots[i].holding = reference.cloned();
         Ok(())
     }
-
-    /// Points slot `i`'s bindings at the given buffers: (binding, (buffer,
-    /// offset, range)).
-    pub(super) fn bind_planes(&self, i: usize, sources: &[(u32, (vk::Buffer, u64, u64))]) {
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = sources
-            .iter()
-            .map(|&(_, (b, offset, range))| {
-                [vk::DescriptorBufferInfo::default()
-                    .buffer(b)
-                    .offset(offset)
-                    .range(range)]
-            })
-            .collect();
-        // The slot's own set and its metrics' sets all read the raw planes.
-        let slot = &self.slots[i];
-        let sets: Vec<vk::DescriptorSet> = std::iter::once(slot.set)
-            .chain(slot.metrics.iter().flat_map(|m| m.sets()))
-            .collect();
-        let writes: Vec<_> = sets
-            .iter()
-            .flat_map(|&set| {
-                infos.iter().zip(sources).map(move |(info, &(binding, _))| {
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(set)
-                        .dst_binding(binding)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(info)
-                })
-            })
-            .collect();
-        // SAFETY: the set and buffers are valid; the slot is not pending (its
-        // fence was waited on), so no submitted work uses the set.
-        unsafe { self.gpu.device.raw.update_descriptor_sets(&writes, &[]) };
-    }
 }

@@ -1,6 +1,6 @@
-//! The resources of one frame in flight ([`Slot`]: upload buffers, the
-//! intermediate planes, the terms buffer, descriptor set, command buffers,
-//! fence, semaphore and timestamp queries), the buffer sizes a geometry needs
+//! The resources of one frame in flight ([`Slot`]: upload buffers, the range
+//! record, every metric's buffers, descriptor sets, command buffers, fence,
+//! semaphore and timestamp queries), the sizes float_ssim's geometry gives
 //! ([`Sizes`]), and their creation and destruction.
 
 use std::sync::mpsc::Receiver;
@@ -10,15 +10,13 @@ use std::time::Instant;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::stats::TIMESTAMPS;
 use super::VkScorer;
 use crate::metric::ssim::FrameGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::import_hold::ImportHold;
 use crate::vk::memory::Buffer;
-use crate::vk::pipeline::{self, FrameExtents, FramePass, RangeRecord};
-use crate::vk::reduce;
+use crate::vk::pipeline::{FrameExtents, FramePass, RangeRecord};
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadPath;
 use crate::{Error, FrameScore, Result};
@@ -34,7 +32,7 @@ pub(super) struct Sizes {
     pub(super) raw_bytes: u64,
     /// Where a picture's planes lie in the upload memory (the luma plane,
     /// then chroma when a metric reads it): `raw_bytes` or more.
-    pub(super) picture: super::metrics::PictureLayout,
+    pub(super) picture: super::metric::PictureLayout,
 }
 
 impl Sizes {
@@ -73,18 +71,17 @@ pub(super) struct Slot {
     /// placeholders (see [`VkScorer::make_upload_buffers`]).
     pub(super) uploads: bool,
     pub(super) staging: Option<crate::vk::memory::Buffer>,
-    pub(super) dec: crate::vk::memory::Buffer,
-    pub(super) hfilt: crate::vk::memory::Buffer,
-    pub(super) vfilt: crate::vk::memory::Buffer,
-    /// Per-pixel terms, in device memory (copied back only when a frame's
-    /// partial sums do not settle it).
-    pub(super) terms: crate::vk::memory::Buffer,
-    /// The terms pass's per-workgroup partial sums, host-visible.
-    pub(super) partials: crate::vk::memory::Buffer,
-    /// The decimate pass's record of samples above the bit depth
-    /// ([`crate::vk::pipeline::RangeRecord`]), host-visible.
+    /// What the raw picture bindings read now (buffer, offset, range): the
+    /// upload buffers, a shared reference plane or a host's planes.
+    pub(super) raw_binding: [(vk::Buffer, u64, u64); 2],
+    /// The decimate and hfilter passes' record of samples above the bit
+    /// depth ([`crate::vk::pipeline::RangeRecord`]), host-visible.
     pub(super) range: crate::vk::memory::Buffer,
-    pub(super) set: vk::DescriptorSet,
+    /// Each metric's buffers (in the scorer's metric order, each in its
+    /// declaration order: see `super::recorder`).
+    pub(super) bufs: Vec<Vec<crate::vk::memory::Buffer>>,
+    /// The descriptor sets of the scorer's program, in its order.
+    pub(super) sets: Vec<vk::DescriptorSet>,
     pub(super) cmd: vk::CommandBuffer,
     pub(super) transfer_cmd: Option<vk::CommandBuffer>,
     pub(super) fence: vk::Fence,
@@ -122,8 +119,6 @@ pub(super) struct Slot {
     /// command buffer), n (the last slot of an interleaved batch of n), or 0
     /// (a slot of such a batch whose pool was not written).
     pub(super) timed_pairs: u32,
-    /// The buffers and sets of the metrics beside float_ssim.
-    pub(super) metrics: Option<super::metrics::MetricSlot>,
 }
 
 /// What a slot's reference binding reads.
@@ -166,19 +161,10 @@ fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
     if let Some(mut b) = slot.staging.take() {
         gpu.destroy_buffer(&mut b);
     }
-    if let Some(mut m) = slot.metrics.take() {
-        m.destroy(gpu);
+    for mut b in slot.bufs.drain(..).flatten() {
+        gpu.destroy_buffer(&mut b);
     }
-    for b in [
-        &mut slot.range,
-        &mut slot.partials,
-        &mut slot.terms,
-        &mut slot.vfilt,
-        &mut slot.hfilt,
-        &mut slot.dec,
-    ] {
-        gpu.destroy_buffer(b);
-    }
+    gpu.destroy_buffer(&mut slot.range);
     for b in slot.raw.iter_mut().rev() {
         gpu.destroy_buffer(b);
     }
@@ -269,88 +255,31 @@ impl VkScorer {
     /// pair first takes the slot).
     pub(super) fn create_slot(&mut self, i: usize, uploads: bool) -> Result<Slot> {
         let gpu = &self.gpu;
-        let s = &self.sizes;
-        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        let work = storage | vk::BufferUsageFlags::TRANSFER_SRC;
         let (raw, staging_buf) = self.upload_buffers(i, uploads)?;
-        // Buffers are created one by one; on an error the ones made so far are
-        // destroyed.
-        let mut made: Vec<crate::vk::memory::Buffer> = raw.into();
-        made.extend(staging_buf);
-        let has_staging = made.len() == 3;
-        let mut make = |name: String, size: u64, usage, loc| -> Result<()> {
-            made.push(gpu.create_buffer(&name, size, usage, loc)?);
-            Ok(())
-        };
-        let result = (|| -> Result<()> {
-            make(
-                format!("vkssim slot {i} decimated planes"),
-                2 * s.dec_len() * 4,
-                work,
-                MemoryLocation::GpuOnly,
-            )?;
-            make(
-                format!("vkssim slot {i} horizontal Gaussian"),
-                5 * s.hfilt_len() * 4,
-                work,
-                MemoryLocation::GpuOnly,
-            )?;
-            make(
-                format!("vkssim slot {i} vertical Gaussian"),
-                5 * s.valid_len() * 4,
-                work,
-                MemoryLocation::GpuOnly,
-            )?;
-            let planes = if self.opts.enable_lcs { 4 } else { 1 };
-            make(
-                format!("vkssim slot {i} per-pixel terms"),
-                planes * s.valid_len() * 8,
-                work,
-                MemoryLocation::GpuOnly,
-            )?;
-            make(
-                format!("vkssim slot {i} partial sums"),
-                s.term_groups() * reduce::WORDS_PER_GROUP as u64 * 8,
-                storage,
-                MemoryLocation::GpuToCpu,
-            )?;
-            make(
-                format!("vkssim slot {i} sample range"),
-                std::mem::size_of::<RangeRecord>() as u64,
-                storage,
-                MemoryLocation::GpuToCpu,
-            )?;
-            Ok(())
-        })();
-        if let Err(e) = result {
-            for mut b in made {
-                gpu.destroy_buffer(&mut b);
+        let range = match gpu.create_buffer(
+            &format!("vkssim slot {i} sample range"),
+            std::mem::size_of::<RangeRecord>() as u64,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::GpuToCpu,
+        ) {
+            Ok(b) => b,
+            Err(e) => {
+                for mut b in raw.into_iter().chain(staging_buf) {
+                    gpu.destroy_buffer(&mut b);
+                }
+                return Err(e);
             }
-            return Err(e);
-        }
-        let staging_buf = if has_staging {
-            Some(made.remove(2))
-        } else {
-            None
         };
-        let Ok::<[crate::vk::memory::Buffer; 8], _>(
-            [r0, r1, dec, hfilt, vfilt, terms, partials, range],
-        ) = made.try_into()
-        else {
-            return Err(Error::Internal("a frame slot's buffers are missing".into()));
-        };
+        let whole = vk::WHOLE_SIZE;
         let mut slot = Slot {
             gpu: Arc::clone(gpu),
-            raw: [r0, r1],
+            raw_binding: [(raw[0].raw, 0, whole), (raw[1].raw, 0, whole)],
+            raw,
             uploads,
             staging: staging_buf,
-            dec,
-            hfilt,
-            vfilt,
-            terms,
-            partials,
             range,
-            set: vk::DescriptorSet::null(),
+            bufs: Vec::new(),
+            sets: Vec::new(),
             cmd: vk::CommandBuffer::null(),
             transfer_cmd: None,
             fence: vk::Fence::null(),
@@ -367,26 +296,11 @@ impl VkScorer {
             queued: false,
             failed: None,
             timed_pairs: 1,
-            metrics: None,
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;
-            slot.set = pipeline::allocate_set(
-                gpu,
-                self.descriptor_pool,
-                self.pipelines.set_layout,
-                [
-                    slot.raw[0].raw,
-                    slot.raw[1].raw,
-                    slot.dec.raw,
-                    slot.hfilt.raw,
-                    slot.vfilt.raw,
-                    slot.terms.raw,
-                    slot.partials.raw,
-                    slot.range.raw,
-                ],
-                &format!("vkssim slot {i} set"),
-            )?;
+            slot.bufs = self.create_metric_buffers(i)?;
+            self.create_sets(i, &mut slot)?;
             slot.cmd = commands::allocate_command_buffer(
                 gpu,
                 self.compute_pool,
@@ -403,12 +317,11 @@ impl VkScorer {
                     &format!("vkssim slot {i} upload done"),
                 )?);
             }
-            slot.metrics = self.create_metric_slot(i, &slot)?;
             slot.fence = commands::create_fence(gpu, true, &format!("vkssim slot {i} done"))?;
             if gpu.device.has_timestamps() {
                 slot.queries = Some(commands::create_timestamps(
                     gpu,
-                    TIMESTAMPS,
+                    self.program.timestamps(),
                     &format!("vkssim slot {i} timestamps"),
                 )?);
             }

@@ -5,20 +5,16 @@
 
 use ash::vk;
 
+use super::metric::float_ssim::FloatSsimGpu;
 use super::VkScorer;
-use crate::vk::pipeline::PASSES;
 
-/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), timed
-/// after float_ssim's passes when a scorer computes them (a stage of a metric
-/// not asked for takes no time): psnr's sums, float_ms_ssim's pyramid (the
-/// scale-0 samples and the four low-pass levels) and its SSIM stage on the
-/// five scales.
+/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), in
+/// the order a scorer of all three times them after float_ssim's passes:
+/// psnr's sums, float_ms_ssim's pyramid (the scale-0 samples and the four
+/// low-pass levels) and its SSIM stage on the five scales. Each metric
+/// declares its own (`super::metric`; a scorer times only the stages of the
+/// metrics it computes); a test checks this list against them.
 pub const METRIC_STAGES: [&str; 3] = ["psnr", "ms_ssim_pyramid", "ms_ssim_scales"];
-
-/// Timestamps per slot: before the first pass, after each of float_ssim's
-/// passes, and after each of [`METRIC_STAGES`] (written only by a scorer
-/// with metrics).
-pub(super) const TIMESTAMPS: u32 = (PASSES.len() + 1 + METRIC_STAGES.len()) as u32;
 
 /// Where time went, for `vkssim bench`: the submitting thread's blocking waits
 /// and submissions, and the GPU's busy time and span from the timestamps.
@@ -91,9 +87,10 @@ impl PassClock {
 
 impl VkScorer {
     /// GPU time of each pass of the last frame scored, by pass name (in
-    /// dispatch order), in nanoseconds, when the queue has timestamps.
-    /// float_ssim's passes ([`PASSES`]), then with metrics
-    /// ([`VkScorer::with_metrics`]) the [`METRIC_STAGES`].
+    /// dispatch order), in nanoseconds, when the queue has timestamps: the
+    /// stages each metric computed declares, float_ssim's passes
+    /// ([`crate::vk::pipeline::PASSES`]) first, then psnr's and
+    /// float_ms_ssim's ([`METRIC_STAGES`]).
     pub fn last_pass_ns(&self) -> Option<Vec<(&'static str, f64)>> {
         let ns = self.pass_clock.last.as_ref()?;
         Some(
@@ -106,12 +103,7 @@ impl VkScorer {
 
     /// The names of the passes and stages this scorer times, in order.
     pub fn pass_names(&self) -> Vec<&'static str> {
-        let metrics = self.metrics.is_some().then_some(METRIC_STAGES);
-        PASSES
-            .iter()
-            .copied()
-            .chain(metrics.into_iter().flatten())
-            .collect()
+        self.program.stages.clone()
     }
 
     /// The mean GPU time of each pass per frame (name, nanoseconds) over the
@@ -137,7 +129,7 @@ impl VkScorer {
         let stamps = self.pass_names().len() + 1;
         let mut ticks = vec![0u64; stamps];
         // SAFETY: the slot's fence signalled, so every query read was
-        // written (the metric stages' only by a scorer with metrics).
+        // written.
         let ok = unsafe {
             self.gpu.device.raw.get_query_pool_results(
                 q,
@@ -196,6 +188,7 @@ impl VkScorer {
     /// writes (device-local through the BAR, host memory) and the copy after it.
     pub fn memory_path(&self) -> String {
         let slot = &self.slots[0];
+        let ssim = self.ssim_buffers(0).ok();
         let describe = |f: vk::MemoryPropertyFlags| {
             let mut parts = Vec::new();
             if f.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL) {
@@ -209,16 +202,18 @@ impl VkScorer {
             }
             parts.join(" ")
         };
-        let terms = format!(
-            "; terms stay in {} memory, partial sums read back from {} memory (terms copied back only for a frame they do not settle{})",
-            describe(slot.terms.memory_properties()),
-            describe(slot.partials.memory_properties()),
-            if self.copy_terms {
-                ", then copied out before summing"
-            } else {
-                ""
-            }
-        );
+        let terms = ssim.map_or(String::new(), |b| {
+            format!(
+                "; terms stay in {} memory, partial sums read back from {} memory (terms copied back only for a frame they do not settle{})",
+                describe(b[FloatSsimGpu::TERMS].memory_properties()),
+                describe(b[FloatSsimGpu::PARTIALS].memory_properties()),
+                if self.copy_terms {
+                    ", then copied out before summing"
+                } else {
+                    ""
+                }
+            )
+        });
         let path = match &slot.staging {
             Some(st) => format!(
                 "staging: host writes {} memory, then a copy to device-local memory on the {} queue",
@@ -235,5 +230,22 @@ impl VkScorer {
             ),
         };
         path + &terms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::metric::{ms_ssim, psnr};
+
+    /// [`super::METRIC_STAGES`] is psnr's stages, then float_ms_ssim's, as
+    /// the metrics declare them.
+    #[test]
+    fn metric_stages_are_the_metrics_own() {
+        let declared: Vec<&str> = psnr::STAGES
+            .iter()
+            .chain(&ms_ssim::STAGES)
+            .copied()
+            .collect();
+        assert_eq!(super::METRIC_STAGES.to_vec(), declared);
     }
 }

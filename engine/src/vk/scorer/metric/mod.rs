@@ -1,0 +1,264 @@
+//! The metrics a [`VkScorer`] computes on the device, one module each
+//! (`float_ssim`, `psnr`, `ms_ssim`), every one a [`GpuMetric`]: it declares
+//! the buffers each slot holds for it and records its dispatches through the
+//! recorder ([`super::recorder`]), which allocates, binds, places the barriers
+//! and times the stages it names; after a frame it reads its buffers into
+//! the frame's outputs. Shared code asks a metric, never matches on which
+//! metric it is; [`gpu_metrics`] is the one place that lists them (the
+//! engine's metric registry will take its place).
+//!
+//! A scorer made with [`VkScorer::with_metrics`] queues one [`MetricOutputs`]
+//! per frame scored without error, in the order the frames' [`FrameScore`]s
+//! come out ([`VkScorer::take_metric_outputs`]).
+
+pub(super) mod float_ssim;
+pub(super) mod ms_ssim;
+pub(super) mod psnr;
+
+use std::collections::VecDeque;
+
+use super::recorder::{BufferDecl, Recorder};
+use super::VkScorer;
+use crate::cpu::Plane;
+use crate::frame::bytes_per_sample;
+use crate::io::Chroma;
+use crate::metric::{MetricConfig, MetricOutputs};
+use crate::vk::context::Gpu;
+use crate::vk::memory::Buffer;
+use crate::vk::pipeline::{Params, Pipelines};
+use crate::{Error, FrameScore, Result, SsimOptions};
+
+/// A metric on the device (see the module docs).
+pub(super) trait GpuMetric: Send + Sync {
+    /// The feature it computes (its name in the metric registry).
+    fn feature(&self) -> &'static str;
+
+    /// The names of the stages it times, in recording order: each
+    /// [`Recorder::end_stage`] ends the next. (The hook the metric
+    /// registry's stage names will feed.)
+    fn stage_names(&self) -> &'static [&'static str];
+
+    /// The buffers each slot holds for it; the recorder names the `k`-th as
+    /// [`Recorder::own`]`(k)`, and [`GpuMetric::finish`] gets them in this
+    /// order.
+    fn buffers(&self) -> Vec<BufferDecl>;
+
+    /// Records one frame's dispatches.
+    fn record(&self, r: &mut Recorder);
+
+    /// Adds its outputs of a frame (the slot's fence signalled) to `out`,
+    /// from `bufs` (its buffers) and `score` (float_ssim's score of the
+    /// frame).
+    fn finish(
+        &self,
+        s: &VkScorer,
+        bufs: &[Buffer],
+        score: &FrameScore,
+        out: &mut FrameFinish,
+    ) -> Result<()>;
+
+    /// The first sample above the bit depth its passes found in each
+    /// picture (beyond luma, which the slot's range record covers).
+    fn sample_range(&self, _bufs: &[Buffer], _bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
+        Ok([None; 2])
+    }
+
+    /// The chroma planes it reads: their stored and scored sizes.
+    fn chroma(&self) -> Option<((u32, u32), (u32, u32))> {
+        None
+    }
+
+    /// Copies back what its passes wrote, for the pass-by-pass tests.
+    fn debug(&self, _s: &VkScorer, _bufs: &[Buffer], _out: &mut MetricDebug) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// What the metrics give of one frame.
+#[derive(Debug, Default)]
+pub(super) struct FrameFinish {
+    /// Every metric's outputs.
+    pub(super) outputs: MetricOutputs,
+    /// psnr's sums of squared errors (for the run's apsnr).
+    pub(super) psnr_sse: Option<[u64; 3]>,
+    /// Scales whose means the host summed.
+    pub(super) host_sums: u64,
+}
+
+/// The device metrics of a scorer (the one place that names them all).
+/// float_ssim's when `ssim` (its options, then the scorer's own
+/// passes), then each of `list` but float_ssim, in the registry's order.
+pub(super) fn gpu_metrics(
+    gpu: &Gpu,
+    pipelines: &Pipelines,
+    ctx: &MetricContext,
+    ssim: Option<&SsimOptions>,
+    list: &[MetricConfig],
+) -> Result<Vec<Box<dyn GpuMetric>>> {
+    if let Some(m) = list.iter().find(|m| !m.needs().vulkan) {
+        return Err(crate::Error::Unsupported(format!(
+            "{} on Vulkan (it has no Vulkan passes yet: the CPU twin computes it)",
+            m.feature()
+        )));
+    }
+    let mut out: Vec<Box<dyn GpuMetric>> = Vec::new();
+    if let Some(opts) = ssim {
+        out.push(Box::new(float_ssim::FloatSsimGpu::new(
+            gpu, pipelines, ctx, opts,
+        )?));
+    }
+    for m in list {
+        if let MetricConfig::Psnr(o) = m {
+            out.push(Box::new(psnr::PsnrGpu::new(gpu, pipelines, ctx, o)?));
+        }
+    }
+    for m in list {
+        if let MetricConfig::FloatMsSsim(o) = m {
+            out.push(Box::new(ms_ssim::MsSsimGpu::new(gpu, pipelines, ctx, o)?));
+        }
+    }
+    Ok(out)
+}
+
+/// What a metric's plan is made for.
+pub(super) struct MetricContext {
+    /// Luma width, height and bit depth.
+    pub(super) format: (u32, u32, u32),
+    pub(super) chroma: Chroma,
+    /// float_ssim's geometry and push constants (its decimated sizes).
+    pub(super) sizes: super::slots::Sizes,
+    pub(super) params: Params,
+    /// Whether the terms pass reduces with subgroup operations.
+    pub(super) subgroups: bool,
+}
+
+/// Where the planes of one raw picture lie in a slot's upload memory (and
+/// its raw buffers): the luma plane, then the Cb and Cr planes as stored
+/// (sides rounded up, packed rows) when a metric reads chroma.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PictureLayout {
+    /// Bytes of the luma plane.
+    pub(super) luma_bytes: u64,
+    /// The chroma planes' stored size, when they are uploaded.
+    pub(super) chroma: Option<(u32, u32)>,
+    /// Bytes per sample.
+    pub(super) bps: u64,
+}
+
+impl PictureLayout {
+    /// A picture of luma only, `width` x `height` at `bit_depth`.
+    pub(super) fn luma(width: u32, height: u32, bit_depth: u32) -> Self {
+        let bps = bytes_per_sample(bit_depth) as u64;
+        Self {
+            luma_bytes: width as u64 * height as u64 * bps,
+            chroma: None,
+            bps,
+        }
+    }
+
+    /// Bytes of one stored chroma plane (0 without chroma).
+    pub(super) fn chroma_bytes(&self) -> u64 {
+        self.chroma
+            .map_or(0, |(w, h)| w as u64 * h as u64 * self.bps)
+    }
+
+    /// Bytes of the whole picture.
+    pub(super) fn bytes(&self) -> u64 {
+        self.luma_bytes + 2 * self.chroma_bytes()
+    }
+}
+
+/// The metric list of a scorer made with [`VkScorer::with_metrics`].
+pub(super) struct MetricPlan {
+    /// The metrics asked for, in order (their outputs come in this order).
+    pub(super) list: Vec<MetricConfig>,
+    /// Outputs of frames scored and not yet taken, oldest first.
+    pub(super) done: VecDeque<MetricOutputs>,
+}
+
+/// A sample above the bit depth that a metric's pass found (10 and 12-bit):
+/// the picture (0 reference, 1 distorted), the column and row within its
+/// plane (luma, Cb or Cr), and the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct PlaneRange {
+    pub(super) picture: usize,
+    /// The plane of the picture: 0 luma, 1 Cb, 2 Cr.
+    pub(super) plane: usize,
+    pub(super) x: u32,
+    pub(super) y: u32,
+    pub(super) value: u32,
+}
+
+/// The metric passes' results of one frame, copied back for tests
+/// ([`VkScorer::debug_metrics`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MetricDebug {
+    /// psnr's sum of squared errors per plane (0 for planes not scored).
+    pub psnr_sse: Option<[u64; 3]>,
+    /// float_ms_ssim's pyramid: each scale's reference and distorted fp32
+    /// planes, scale 0 first (empty without float_ms_ssim).
+    pub pyramid: Vec<(Plane, Plane)>,
+    /// The frame's outputs (see [`VkScorer::take_metric_outputs`]).
+    pub outputs: MetricOutputs,
+}
+
+impl VkScorer {
+    /// The chroma planes a metric reads: stored and scored sizes.
+    pub(super) fn metric_chroma(&self) -> Option<((u32, u32), (u32, u32))> {
+        self.gpu_metrics.iter().find_map(|m| m.chroma())
+    }
+
+    /// The metric outputs of slot `i`'s frame (its fence signalled), in the
+    /// list's order, float_ssim's from `score`.
+    pub(super) fn finish_metrics(&self, i: usize, score: &FrameScore) -> Result<FrameFinish> {
+        let Some(plan) = &self.metrics else {
+            return Err(Error::Internal("a metric frame without its metrics".into()));
+        };
+        let mut out = FrameFinish::default();
+        for config in &plan.list {
+            let k = self
+                .gpu_metrics
+                .iter()
+                .position(|m| m.feature() == config.feature())
+                .ok_or_else(|| {
+                    Error::Internal(format!("{} without its device plan", config.feature()))
+                })?;
+            self.gpu_metrics[k].finish(self, &self.slots[i].bufs[k], score, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The first sample above the bit depth that slot `i`'s metric passes
+    /// found in each picture (its fence signalled).
+    pub(super) fn metric_range(&self, i: usize) -> Result<[Option<PlaneRange>; 2]> {
+        let mut found = [None; 2];
+        let depth = self.sizes.geometry.bit_depth;
+        for (m, bufs) in self.gpu_metrics.iter().zip(&self.slots[i].bufs) {
+            let r = m.sample_range(bufs, depth)?;
+            for (f, r) in found.iter_mut().zip(r) {
+                *f = f.or(r);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The oldest queued [`MetricOutputs`] of a scorer made with
+    /// [`VkScorer::with_metrics`]: one per frame whose [`FrameScore`] came out
+    /// without error, in the same order.
+    pub fn take_metric_outputs(&mut self) -> Option<MetricOutputs> {
+        self.metrics.as_mut()?.done.pop_front()
+    }
+
+    /// What the metric passes of slot `i` hold after its frame, for the
+    /// pass-by-pass tests.
+    pub(super) fn read_metric_debug(&self, i: usize) -> Result<MetricDebug> {
+        let mut out = MetricDebug::default();
+        if self.metrics.is_none() {
+            return Ok(out);
+        }
+        for (m, bufs) in self.gpu_metrics.iter().zip(&self.slots[i].bufs) {
+            m.debug(self, bufs, &mut out)?;
+        }
+        Ok(out)
+    }
+}

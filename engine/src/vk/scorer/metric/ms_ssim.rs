@@ -1,0 +1,310 @@
+//! libvmaf's `float_ms_ssim` on the device (docs/metrics.md): scale 0 is
+//! float_ssim's decimate pass specialized to scale 1 (the samples converted,
+//! no decimation); scales 1 to 4 are `glsl/lowpass.comp`, each from the one
+//! before; on every scale float_ssim's own hfilter and terms passes run
+//! (with `enable_lcs`) on that scale's planes, its sizes in the push
+//! constants. Each scale's l, c and s means come from the terms pass's
+//! fixed-point partial sums where they settle them ([`crate::vk::reduce`]),
+//! else from that scale's terms copied back and summed on the host in raster
+//! order; [`crate::metric::ms_ssim::frame_outputs`] combines them.
+
+use super::super::host_sum::{fixed_sums, plane_sum};
+use super::super::recorder::{Buf, BufferDecl, Recorder};
+use super::super::{not_mapped, VkScorer};
+use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug};
+use crate::cpu::{FrameMeans, Plane, TermSums};
+use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
+use crate::vk::context::Gpu;
+use crate::vk::memory::Buffer;
+use crate::vk::pipeline::{
+    FrameExtents, FramePass, Kernel, LowpassParams, Params, Pipelines, Spec,
+};
+use crate::vk::reduce;
+use crate::vk::shaders::{binding, ShaderName};
+use crate::{FrameScore, Result};
+
+/// The stages float_ms_ssim times: the pyramid (the scale-0 samples and the
+/// four low-pass levels), then the SSIM stage on the five scales.
+pub(in crate::vk::scorer) const STAGES: [&str; 2] = ["ms_ssim_pyramid", "ms_ssim_scales"];
+
+/// float_ms_ssim's plan (see the module docs).
+pub(in crate::vk::scorer) struct MsSsimGpu {
+    opts: MsSsimOptions,
+    /// Luma width, height and bit depth.
+    format: (u32, u32, u32),
+    /// Each scale's plane size.
+    sizes: [(u32, u32); SCALES],
+    /// float_ssim's passes specialized to scale 1 with `enable_lcs`, in
+    /// [`FramePass::ALL`] order.
+    passes: [Kernel; 3],
+    lowpass: Kernel,
+    /// Each scale's push constants for those passes.
+    params: [Params; SCALES],
+}
+
+/// Its buffers, in declaration order: the horizontal Gaussian planes
+/// (shared by the scales in turn), the terms pass's vertical Gaussian
+/// (written only by debug frames, never by float_ms_ssim's: a word), then
+/// per scale its two fp32 planes, its per-pixel terms (ssim, l, c, s) and
+/// its partial sums (host-visible).
+const HFILT: usize = 0;
+const VFILT: usize = 1;
+const fn level(k: usize) -> usize {
+    2 + k
+}
+const fn terms(k: usize) -> usize {
+    2 + SCALES + k
+}
+const fn partials(k: usize) -> usize {
+    2 + 2 * SCALES + k
+}
+
+impl MsSsimGpu {
+    /// The plan for frames of `ctx`'s format (float_ms_ssim's checks first).
+    pub(super) fn new(
+        gpu: &Gpu,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+        opts: &MsSsimOptions,
+    ) -> Result<Self> {
+        let (width, height, bit_depth) = ctx.format;
+        ms_ssim::check_size(width, height, bit_depth)?;
+        let sizes = ms_ssim::scale_sizes(width, height);
+        let params = std::array::from_fn(|k| Params {
+            scale: 1,
+            sw: sizes[k].0,
+            sh: sizes[k].1,
+            tap_bits: 1.0f32.to_bits(),
+            enable_lcs: 1,
+            debug_writes: 0,
+            ..ctx.params
+        });
+        let spec = Spec::new(bit_depth, 1, true);
+        Ok(Self {
+            opts: *opts,
+            format: ctx.format,
+            sizes,
+            passes: pipelines.frame_passes(gpu, spec, ctx.subgroups)?,
+            lowpass: pipelines.kernel(gpu, ShaderName::Lowpass, None)?,
+            params,
+        })
+    }
+
+    fn extents(&self, k: usize) -> FrameExtents {
+        let (w, h) = self.sizes[k];
+        FrameExtents {
+            sw: w,
+            sh: h,
+            hw: w - 10,
+            hh: h - 10,
+        }
+    }
+
+    fn valid_len(&self, k: usize) -> u64 {
+        let e = self.extents(k);
+        e.hw as u64 * e.hh as u64
+    }
+
+    fn groups(&self, k: usize) -> u64 {
+        let [x, y, z] = FramePass::Terms.groups(&self.extents(k));
+        x as u64 * y as u64 * z as u64
+    }
+
+    /// Each scale's l, c and s means (`ssim` is not used by float_ms_ssim and
+    /// left NaN): from the partial sums where they settle all three, else from
+    /// the scale's terms summed on the host in raster order.
+    ///
+    /// Also says how many scales were summed on the host.
+    fn means(&self, s: &VkScorer, bufs: &[Buffer]) -> Result<([FrameMeans; SCALES], u64)> {
+        let mut fallbacks = 0;
+        let mut means = [FrameMeans {
+            ssim: f32::NAN,
+            l: 0.0,
+            c: 0.0,
+            s: 0.0,
+        }; SCALES];
+        for (k, mean) in means.iter_mut().enumerate() {
+            let bytes = bufs[partials(k)].mapped().ok_or_else(not_mapped)?;
+            let n = self.valid_len(k);
+            let decided = (!s.force_host_sum)
+                .then(|| fixed_sums(bytes, self.groups(k), n))
+                .flatten()
+                .and_then(|f| {
+                    Some([
+                        reduce::decide(&f[1])?,
+                        reduce::decide(&f[2])?,
+                        reduce::decide(&f[3])?,
+                    ])
+                });
+            let [l, c, sv] = match decided {
+                Some(v) => v,
+                None => {
+                    fallbacks += 1;
+                    let e = self.extents(k);
+                    let sums = s.read_back_with(&bufs[terms(k)], s.copy_terms, |t| TermSums {
+                        ssim: 0.0,
+                        l: plane_sum(t, 1, n as usize),
+                        c: plane_sum(t, 2, n as usize),
+                        s: plane_sum(t, 3, n as usize),
+                    })?;
+                    let f = sums.means(e.hw, e.hh);
+                    [f.l, f.c, f.s]
+                }
+            };
+            (mean.l, mean.c, mean.s) = (l, c, sv);
+        }
+        Ok((means, fallbacks))
+    }
+}
+
+impl GpuMetric for MsSsimGpu {
+    fn feature(&self) -> &'static str {
+        ms_ssim::FEATURE
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        &STAGES
+    }
+
+    fn buffers(&self) -> Vec<BufferDecl> {
+        let (w0, h0) = self.sizes[0];
+        let mut out = vec![
+            BufferDecl::device(
+                "ms_ssim horizontal Gaussian",
+                5 * (w0 as u64 - 10) * h0 as u64 * 4,
+            ),
+            BufferDecl::device("ms_ssim vertical Gaussian (debug frames only)", 4),
+        ];
+        for k in 0..SCALES {
+            let (w, h) = self.sizes[k];
+            let planes = 2 * w as u64 * h as u64 * 4;
+            out.push(BufferDecl::device(
+                format!("ms_ssim scale {k} planes"),
+                planes,
+            ));
+        }
+        for k in 0..SCALES {
+            let bytes = 4 * self.valid_len(k) * 8;
+            out.push(BufferDecl::device(
+                format!("ms_ssim scale {k} terms"),
+                bytes,
+            ));
+        }
+        for k in 0..SCALES {
+            let bytes = self.groups(k) * reduce::WORDS_PER_GROUP as u64 * 8;
+            out.push(BufferDecl::host(
+                format!("ms_ssim scale {k} partial sums"),
+                bytes,
+            ));
+        }
+        out
+    }
+
+    fn record(&self, r: &mut Recorder) {
+        let [decimate, hfilter, terms_pass] = self.passes;
+        let (raw_ref, raw_dist) = (Buf::Raw(0), Buf::Raw(1));
+        let (hfilt, vfilt) = (r.own(HFILT), r.own(VFILT));
+        {
+            use binding::decimate as b;
+            let bufs = [
+                (b::RAW_REF, raw_ref),
+                (b::RAW_DIST, raw_dist),
+                (b::DEC, r.own(level(0))),
+                (b::RANGE, Buf::Range),
+            ];
+            let extent = FramePass::Decimate.invocations(&self.extents(0));
+            r.dispatch(decimate, extent, &bufs, bytemuck::bytes_of(&self.params[0]));
+        }
+        for k in 1..SCALES {
+            use binding::lowpass as b;
+            let (sw, sh) = self.sizes[k - 1];
+            let (dw, dh) = self.sizes[k];
+            let lp = LowpassParams { sw, sh, dw, dh };
+            let bufs = [(b::SRC, r.own(level(k - 1))), (b::DST, r.own(level(k)))];
+            // z: the reference and the distorted plane.
+            r.dispatch(self.lowpass, [dw, dh, 2], &bufs, bytemuck::bytes_of(&lp));
+        }
+        r.end_stage();
+        for k in 0..SCALES {
+            let e = self.extents(k);
+            let push = bytemuck::bytes_of(&self.params[k]);
+            {
+                use binding::hfilter as b;
+                let bufs = [
+                    (b::RAW_REF, raw_ref),
+                    (b::RAW_DIST, raw_dist),
+                    (b::DEC, r.own(level(k))),
+                    (b::HFILT, hfilt),
+                    (b::RANGE, Buf::Range),
+                ];
+                r.dispatch(hfilter, FramePass::HFilter.invocations(&e), &bufs, push);
+            }
+            {
+                use binding::terms as b;
+                let bufs = [
+                    (b::HFILT, hfilt),
+                    (b::VFILT, vfilt),
+                    (b::TERMS, r.own(terms(k))),
+                    (b::PARTIALS, r.own(partials(k))),
+                ];
+                r.dispatch(terms_pass, FramePass::Terms.invocations(&e), &bufs, push);
+            }
+        }
+        r.end_stage();
+    }
+
+    fn finish(
+        &self,
+        s: &VkScorer,
+        bufs: &[Buffer],
+        _score: &FrameScore,
+        out: &mut FrameFinish,
+    ) -> Result<()> {
+        let (means, fallbacks) = self.means(s, bufs)?;
+        out.host_sums += fallbacks;
+        let (w, h, depth) = self.format;
+        out.outputs
+            .extend(&ms_ssim::frame_outputs(&means, w, h, depth, &self.opts)?);
+        Ok(())
+    }
+
+    fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
+        for k in 0..SCALES {
+            let (w, h) = self.sizes[k];
+            let n = w as usize * h as usize;
+            let floats = s.read_back_with(&bufs[level(k)], false, |b| {
+                b[..2 * n * 4]
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect::<Vec<f32>>()
+            })?;
+            let r = Plane::new(w, h, floats[..n].to_vec())?;
+            let d = Plane::new(w, h, floats[n..].to_vec())?;
+            out.pyramid.push((r, d));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The low-pass table in glsl/lowpass.comp is the metric's, bit for bit.
+    #[test]
+    fn shader_lowpass_table_is_the_metrics() {
+        let src = include_str!("../../../../../glsl/lowpass.comp");
+        let start = src.find("LOWPASS_BITS[81] = uint[81](").expect("the table");
+        let body = &src[start..];
+        let body = &body[body.find('(').unwrap() + 1..body.find(");").unwrap()];
+        let bits: Vec<u32> = body
+            .split(',')
+            .map(|t| t.trim().trim_end_matches('u'))
+            .map(|t| u32::from_str_radix(t.trim_start_matches("0x"), 16).unwrap())
+            .collect();
+        let want: Vec<u32> = crate::metric::ms_ssim::LOWPASS
+            .iter()
+            .flatten()
+            .map(|t| t.to_bits())
+            .collect();
+        assert_eq!(bits, want);
+    }
+}

@@ -1,0 +1,550 @@
+//! The recorder (vello's render graph, in small): a metric declares the
+//! buffers each slot holds for it ([`BufferDecl`]) and records
+//! `dispatch(kernel, extent, buffers, push)` calls into a [`Recorder`]; the
+//! scorer turns them into a [`Program`] once per scorer, then allocates each
+//! slot's buffers and descriptor sets and writes the program into the slot's
+//! command buffers. The recorder, not the metric:
+//!
+//! - computes each dispatch's workgroup counts from the shader table's
+//!   workgroup size and the extent ([`ShaderName::local_size`]);
+//! - checks the buffers given against the shader's own bindings (every binding
+//!   the shader accesses, no other) and its push-constant bytes;
+//! - places a barrier before a dispatch that reads or writes a buffer written
+//!   since the last barrier, or writes one read since (the table says which
+//!   bindings a shader writes), and none elsewhere;
+//! - writes a timestamp at the end of each stage the metric declared
+//!   ([`super::metric::GpuMetric::stage_names`]).
+//!
+//! A program names buffers by role ([`Buf`]), not by handle, so one program
+//! serves every slot, and a batch of slots can run it step by step, each
+//! dispatch for every slot between the same barriers (`super::batch`).
+
+use std::collections::HashSet;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::metric::GpuMetric;
+use super::slots::Slot;
+use super::VkScorer;
+use crate::vk::commands;
+use crate::vk::pipeline::{groups, Kernel};
+use crate::vk::shaders::ShaderName;
+use crate::{Error, Result};
+
+/// A buffer a dispatch binds, by role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Buf {
+    /// The raw reference (0) or distorted (1) picture: the slot's upload
+    /// buffer, a shared reference plane or a host's buffer.
+    Raw(u8),
+    /// The slot's record of samples above the bit depth
+    /// ([`crate::vk::pipeline::RangeRecord`]), which the ring checks after
+    /// every frame.
+    Range,
+    /// Buffer `.1` of those metric `.0` (its position in the scorer's list)
+    /// declared.
+    Own(u16, u16),
+}
+
+/// A buffer a metric declares: one per slot.
+#[derive(Debug, Clone)]
+pub(super) struct BufferDecl {
+    /// What it holds (the debug-utils name adds the slot).
+    pub(super) name: String,
+    /// Its size in bytes.
+    pub(super) bytes: u64,
+    /// Host-visible (read back by the host after the frame) or device memory
+    /// (copied back only on request).
+    pub(super) host: bool,
+}
+
+impl BufferDecl {
+    /// Device memory of `bytes`, named `name`.
+    pub(super) fn device(name: impl Into<String>, bytes: u64) -> Self {
+        Self {
+            name: name.into(),
+            bytes,
+            host: false,
+        }
+    }
+
+    /// Host-visible memory of `bytes`, named `name`.
+    pub(super) fn host(name: impl Into<String>, bytes: u64) -> Self {
+        Self {
+            name: name.into(),
+            bytes,
+            host: true,
+        }
+    }
+}
+
+/// The descriptor set of a dispatch: its shader's layout and what each
+/// binding reads (ascending binding numbers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SetKey {
+    pub(super) shader: ShaderName,
+    pub(super) bindings: Vec<(u32, Buf)>,
+}
+
+/// One step of a program.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A dispatch of `kernel` with set `set` of the program's sets.
+    Dispatch {
+        kernel: Kernel,
+        groups: [u32; 3],
+        set: usize,
+        push: Vec<u8>,
+    },
+    /// A compute-to-compute barrier.
+    Barrier,
+    /// The timestamp at the end of stage `.0` (query `.0 + 1`).
+    Stamp(u32),
+}
+
+/// What a scorer records per frame: the steps, the descriptor sets they
+/// bind and the stages they time.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Program {
+    steps: Vec<Step>,
+    /// Every set a dispatch binds, each once.
+    pub(super) sets: Vec<SetKey>,
+    /// The timed stages' names, in order.
+    pub(super) stages: Vec<&'static str>,
+}
+
+impl Program {
+    /// Timestamps per frame: one before the first step, one per stage.
+    pub(super) fn timestamps(&self) -> u32 {
+        self.stages.len() as u32 + 1
+    }
+
+    /// Descriptors in all of one slot's sets.
+    pub(super) fn descriptors(&self) -> u32 {
+        self.sets.iter().map(|k| k.bindings.len() as u32).sum()
+    }
+}
+
+/// Collects one metric list's dispatches into a [`Program`] (see the
+/// module docs).
+pub(super) struct Recorder {
+    program: Program,
+    /// The metric recording now (its position in the scorer's list).
+    metric: u16,
+    /// Stages it declared, and how many it has ended.
+    declared: &'static [&'static str],
+    ended: usize,
+    /// Buffers written and read since the last barrier.
+    written: HashSet<Buf>,
+    read: HashSet<Buf>,
+    /// Whether the program writes the planes only tests read.
+    debug: bool,
+    /// The first misuse found (reported by [`Recorder::finish`]).
+    error: Option<Error>,
+}
+
+impl Recorder {
+    /// An empty program; `debug`: the one of a debug frame.
+    pub(super) fn new(debug: bool) -> Self {
+        Self {
+            program: Program::default(),
+            metric: 0,
+            declared: &[],
+            ended: 0,
+            written: HashSet::new(),
+            read: HashSet::new(),
+            debug,
+            error: None,
+        }
+    }
+
+    /// Whether this is a debug frame's program (float_ssim then also writes
+    /// the planes only tests read).
+    pub(super) fn debug_writes(&self) -> bool {
+        self.debug
+    }
+
+    /// Buffer `k` of the metric recording now (its `k`-th [`BufferDecl`]).
+    pub(super) fn own(&self, k: usize) -> Buf {
+        Buf::Own(self.metric, k as u16)
+    }
+
+    /// Starts metric `metric`, which declared `stages`.
+    pub(super) fn begin_metric(&mut self, metric: usize, stages: &'static [&'static str]) {
+        self.metric = metric as u16;
+        self.declared = stages;
+        self.ended = 0;
+    }
+
+    /// Ends metric `name`'s recording: it must have ended each stage it
+    /// declared.
+    pub(super) fn end_metric(&mut self, name: &str) {
+        if self.ended != self.declared.len() && self.error.is_none() {
+            self.error = Some(Error::Internal(format!(
+                "{name} ended {} of its {} stages",
+                self.ended,
+                self.declared.len()
+            )));
+        }
+    }
+
+    /// Dispatches `kernel` over `extent` invocations (workgroups: the extent
+    /// divided by the shader's workgroup size, rounded up) with `buffers` at
+    /// its bindings ((binding, buffer): every binding the shader accesses)
+    /// and push constants `push` (its block, whole).
+    pub(super) fn dispatch(
+        &mut self,
+        kernel: Kernel,
+        extent: [u32; 3],
+        buffers: &[(u32, Buf)],
+        push: &[u8],
+    ) {
+        let shader = kernel.shader;
+        let table = shader.bindings();
+        let mut bindings = buffers.to_vec();
+        bindings.sort_by_key(|b| b.0);
+        let numbers: Vec<u32> = bindings.iter().map(|b| b.0).collect();
+        let want: Vec<u32> = table.iter().map(|b| b.0).collect();
+        if numbers != want || push.len() != shader.push_constant_bytes() as usize {
+            self.error.get_or_insert(Error::Internal(format!(
+                "a dispatch of {} with bindings {numbers:?} and {} push-constant bytes; \
+                 the shader has bindings {want:?} and {} bytes",
+                shader.as_str(),
+                push.len(),
+                shader.push_constant_bytes()
+            )));
+            return;
+        }
+        let hazard = bindings.iter().zip(table).any(|(&(_, buf), &(_, access))| {
+            self.written.contains(&buf) || (access.writes() && self.read.contains(&buf))
+        });
+        if hazard {
+            self.barrier();
+        }
+        for (&(_, buf), &(_, access)) in bindings.iter().zip(table) {
+            if access.writes() {
+                self.written.insert(buf);
+            }
+            self.read.insert(buf);
+        }
+        let key = SetKey {
+            shader: shader.layout_source(),
+            bindings,
+        };
+        let set = match self.program.sets.iter().position(|k| *k == key) {
+            Some(k) => k,
+            None => {
+                self.program.sets.push(key);
+                self.program.sets.len() - 1
+            }
+        };
+        let local = shader.local_size();
+        let groups = [0, 1, 2].map(|k| groups(extent[k], local[k]));
+        self.program.steps.push(Step::Dispatch {
+            kernel,
+            groups,
+            set,
+            push: push.to_vec(),
+        });
+    }
+
+    /// Ends the metric's next declared stage: a timestamp after the
+    /// dispatches so far.
+    pub(super) fn end_stage(&mut self) {
+        let Some(&name) = self.declared.get(self.ended) else {
+            self.error.get_or_insert(Error::Internal(
+                "a metric ended more stages than it declared".into(),
+            ));
+            return;
+        };
+        self.ended += 1;
+        self.program.stages.push(name);
+        let k = self.program.stages.len() as u32 - 1;
+        self.program.steps.push(Step::Stamp(k));
+    }
+
+    fn barrier(&mut self) {
+        self.program.steps.push(Step::Barrier);
+        self.written.clear();
+        self.read.clear();
+    }
+
+    /// The program, or the first misuse.
+    pub(super) fn finish(self) -> Result<Program> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.program),
+        }
+    }
+}
+
+/// The program of `metrics`, in their order (`debug`: a debug frame's).
+pub(super) fn build_program(metrics: &[Box<dyn GpuMetric>], debug: bool) -> Result<Program> {
+    let mut r = Recorder::new(debug);
+    for (k, m) in metrics.iter().enumerate() {
+        r.begin_metric(k, m.stage_names());
+        m.record(&mut r);
+        r.end_metric(m.feature());
+    }
+    r.finish()
+}
+
+impl VkScorer {
+    /// Slot `i`'s buffers of every metric, in the metrics' order.
+    pub(super) fn create_metric_buffers(
+        &self,
+        i: usize,
+    ) -> Result<Vec<Vec<crate::vk::memory::Buffer>>> {
+        let gpu = &self.gpu;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let mut out: Vec<Vec<crate::vk::memory::Buffer>> = Vec::new();
+        let made = (|| -> Result<()> {
+            for m in &self.gpu_metrics {
+                out.push(Vec::new());
+                for d in m.buffers() {
+                    let (usage, location) = if d.host {
+                        (storage, MemoryLocation::GpuToCpu)
+                    } else {
+                        (
+                            storage | vk::BufferUsageFlags::TRANSFER_SRC,
+                            MemoryLocation::GpuOnly,
+                        )
+                    };
+                    let name = format!("vkssim slot {i} {}", d.name);
+                    let b = gpu.create_buffer(&name, d.bytes.max(4), usage, location)?;
+                    if let Some(list) = out.last_mut() {
+                        list.push(b);
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = made {
+            for mut b in out.into_iter().flatten() {
+                gpu.destroy_buffer(&mut b);
+            }
+            return Err(e);
+        }
+        Ok(out)
+    }
+
+    /// What buffer `b` of `slot` is bound as: (buffer, offset, range).
+    fn resolve(slot: &Slot, b: Buf) -> (vk::Buffer, u64, u64) {
+        let whole = vk::WHOLE_SIZE;
+        match b {
+            Buf::Raw(p) => slot.raw_binding[p as usize],
+            Buf::Range => (slot.range.raw, 0, whole),
+            Buf::Own(m, k) => (slot.bufs[m as usize][k as usize].raw, 0, whole),
+        }
+    }
+
+    /// Allocates the descriptor sets of `slot` (slot `i`): one per set of
+    /// the program, bound to the slot's buffers.
+    pub(super) fn create_sets(&self, i: usize, slot: &mut Slot) -> Result<()> {
+        let mut sets = Vec::new();
+        for (k, key) in self.program.sets.iter().enumerate() {
+            let buffers: Vec<(u32, vk::Buffer, u64, u64)> = key
+                .bindings
+                .iter()
+                .map(|&(binding, b)| {
+                    let (buffer, offset, range) = Self::resolve(slot, b);
+                    (binding, buffer, offset, range)
+                })
+                .collect();
+            let layout = self.pipelines.layout(key.shader).set_layout;
+            sets.push(crate::vk::pipeline::allocate_set(
+                &self.gpu,
+                self.descriptor_pool,
+                (key.shader, layout),
+                &buffers,
+                &format!("vkssim slot {i} {} set {k}", key.shader.as_str()),
+            )?);
+        }
+        slot.sets = sets;
+        Ok(())
+    }
+
+    /// Points slot `i`'s raw picture bindings at `sources` ((picture,
+    /// (buffer, offset, range))) in every set that binds them. The slot must
+    /// not be in flight; its command buffers must be re-recorded after.
+    pub(super) fn bind_planes(&mut self, i: usize, sources: &[(u8, (vk::Buffer, u64, u64))]) {
+        for &(p, source) in sources {
+            self.slots[i].raw_binding[p as usize] = source;
+        }
+        let slot = &self.slots[i];
+        for (key, &set) in self.program.sets.iter().zip(&slot.sets) {
+            let writes: Vec<(u32, vk::Buffer, u64, u64)> = key
+                .bindings
+                .iter()
+                .filter_map(|&(binding, b)| {
+                    let (_, (buffer, offset, range)) =
+                        sources.iter().find(|(p, _)| b == Buf::Raw(*p))?;
+                    Some((binding, *buffer, *offset, *range))
+                })
+                .collect();
+            if !writes.is_empty() {
+                crate::vk::pipeline::write_set(&self.gpu, set, &writes);
+            }
+        }
+    }
+
+    /// Writes `program` into `cmd` for every slot of `slots`, step by step
+    /// (each dispatch for every slot, then the next step), with the
+    /// timestamps in `queries` (reset first; one before the first step).
+    ///
+    /// # Safety
+    /// `cmd` must be recording on the compute family; the slots' sets must
+    /// have been made for this scorer's program (the same sets as
+    /// `program`'s) and, with `queries`, outlive the command buffer.
+    pub(super) unsafe fn emit(
+        &self,
+        cmd: vk::CommandBuffer,
+        program: &Program,
+        slots: &[usize],
+        queries: Option<vk::QueryPool>,
+    ) {
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        if let Some(q) = queries {
+            // SAFETY: `cmd` is recording (this function's contract); the pool
+            // is this scorer's, sized for the program, and its earlier work is
+            // done.
+            unsafe {
+                d.cmd_reset_query_pool(cmd, q, 0, program.timestamps());
+                d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+            }
+        }
+        for step in &program.steps {
+            match step {
+                Step::Dispatch {
+                    kernel,
+                    groups: [x, y, z],
+                    set,
+                    push,
+                } => {
+                    // SAFETY: as above; the pipelines and layouts outlive the
+                    // command buffer.
+                    unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, kernel.raw) };
+                    for &i in slots {
+                        // SAFETY: as above; each slot's set is of the kernel's
+                        // layout and bound to the slot's buffers; the push
+                        // constants are the layout's range, whole (checked by
+                        // the recorder).
+                        unsafe {
+                            let set = self.slots[i].sets[*set];
+                            commands::bind_set_and_constants(gpu, cmd, kernel.layout, set, push);
+                            d.cmd_dispatch(cmd, *x, *y, *z);
+                        }
+                    }
+                }
+                // SAFETY: `cmd` is recording on the compute family, whose
+                // stages the barrier names.
+                Step::Barrier => unsafe { commands::compute_to_compute(gpu, cmd) },
+                Step::Stamp(k) => {
+                    if let Some(q) = queries {
+                        // SAFETY: as above; the query lies in the pool, reset
+                        // above.
+                        unsafe {
+                            d.cmd_write_timestamp(
+                                cmd,
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                                q,
+                                k + 1,
+                            )
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vk::shaders::binding;
+
+    fn kernel(shader: ShaderName) -> Kernel {
+        Kernel {
+            shader,
+            raw: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+        }
+    }
+
+    /// Barriers only where a buffer written since the last one is read or
+    /// written, or one read is written; group counts from the table.
+    #[test]
+    fn barriers_follow_the_hazards_and_groups_the_table() {
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &["a", "b"]);
+        let (a, b, c) = (r.own(0), r.own(1), r.own(2));
+        let push = [0u8; 16];
+        let lowpass = kernel(ShaderName::Lowpass);
+        let src = binding::lowpass::SRC;
+        let dst = binding::lowpass::DST;
+        r.dispatch(lowpass, [33, 16, 2], &[(src, a), (dst, b)], &push);
+        // Reads b, written above: a barrier.
+        r.dispatch(lowpass, [8, 8, 2], &[(src, b), (dst, c)], &push);
+        r.end_stage();
+        // Reads a (only read so far) and writes b (read since the barrier:
+        // write after read): a barrier.
+        r.dispatch(lowpass, [8, 8, 2], &[(dst, b), (src, a)], &push);
+        r.end_stage();
+        r.end_metric("test");
+        let p = r.finish().unwrap();
+        let kinds: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Dispatch { groups, set, .. } => format!("d{set}{groups:?}"),
+                Step::Barrier => "b".into(),
+                Step::Stamp(k) => format!("s{k}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "d0[3, 1, 2]",
+                "b",
+                "d1[1, 1, 2]",
+                "s0",
+                "b",
+                "d0[1, 1, 2]",
+                "s1"
+            ]
+        );
+        assert_eq!(p.stages, ["a", "b"]);
+        assert_eq!(p.sets.len(), 2);
+        assert_eq!(p.timestamps(), 3);
+        assert_eq!(p.descriptors(), 4);
+    }
+
+    /// A dispatch whose buffers are not its shader's bindings, a stage not
+    /// declared or one left out is refused.
+    #[test]
+    fn misuse_is_refused() {
+        let push = [0u8; 16];
+        let lowpass = kernel(ShaderName::Lowpass);
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &[]);
+        let a = r.own(0);
+        r.dispatch(lowpass, [1, 1, 1], &[(binding::lowpass::SRC, a)], &push);
+        assert!(r.finish().is_err());
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &[]);
+        let (a, b) = (r.own(0), r.own(1));
+        let bufs = [(binding::lowpass::SRC, a), (binding::lowpass::DST, b)];
+        r.dispatch(lowpass, [1, 1, 1], &bufs, &[0u8; 12]);
+        assert!(r.finish().is_err());
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &[]);
+        r.end_stage();
+        assert!(r.finish().is_err());
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &["x"]);
+        r.end_metric("test");
+        assert!(r.finish().is_err());
+    }
+}

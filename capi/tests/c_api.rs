@@ -121,7 +121,8 @@ fn c_program_scores_like_the_rust_api() {
             HostPlane::u8(&d.bytes, WIDTH as usize),
         )
         .expect("Rust API score");
-    let cpu = vkssim::cpu::score_frame(&r.view(), &d.view(), &desc.ssim).expect("CPU twin");
+    let cpu =
+        vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &desc.ssim).expect("CPU twin");
     assert_eq!(want, cpu, "Rust API against the CPU twin");
     assert!(
         engine.validation_messages().is_empty(),
@@ -423,7 +424,8 @@ fn shared_reference_ladder(bit_depth: u32) {
             // SAFETY: a live scorer and a valid out pointer.
             ok(unsafe { vkssim_scorer_wait(scorer, &mut got) }, "wait");
             let (r, d) = (frame(r, bit_depth), frame(&encode(k, j), bit_depth));
-            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &ssim[j]).expect("CPU twin");
+            let want = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &ssim[j])
+                .expect("CPU twin");
             assert_eq!(want.lcs().is_some(), ssim[j].enable_lcs);
             assert_same(
                 &got,

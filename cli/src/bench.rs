@@ -201,7 +201,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     };
     let geometry = metrics
         .ssim()
-        .map(|o| vkssim::cpu::check_geometry(width, height, bit_depth, &o))
+        .map(|o| vkssim::testing::cpu::check_geometry(width, height, bit_depth, &o))
         .transpose()?;
     let feature_list = feature_list(&metrics);
     // Threads and frames in flight are sized per device (--device N,M / all).

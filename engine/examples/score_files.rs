@@ -96,7 +96,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     if check {
         for (i, ((r, d), got)) in frames.iter().zip(&scores).enumerate() {
-            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &desc.ssim)?;
+            let want = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &desc.ssim)?;
             if got.ssim.to_bits() != want.ssim.to_bits() {
                 return Err(format!("frame {i}: GPU {got:?}, CPU twin {want:?}").into());
             }

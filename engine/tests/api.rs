@@ -13,7 +13,7 @@ use vkssim::api::{
     SemaphoreRef,
 };
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, Error, LumaFrame, SsimOptions};
 
 fn engine() -> Engine {
     Engine::new(&VkOptions::default().with_validation(true)).expect("engine")

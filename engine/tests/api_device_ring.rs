@@ -21,7 +21,7 @@ use vkssim::api::{
     DevicePlane, Engine, Pair, SampleFormat, ScorerDesc, DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
     DEFAULT_FRAMES_IN_FLIGHT,
 };
-use vkssim::cpu;
+use vkssim::testing::cpu;
 use vkssim::vk::VkOptions;
 
 fn engine() -> Engine {

@@ -10,7 +10,7 @@ mod vk_support;
 use vk_support::{frame, gpu_present};
 use vkssim::api::{usable_devices, Engine, HostPlane, MultiScorer, Pair, ScorerDesc};
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, Error, LumaFrame, SsimOptions};
 
 fn engines(count: usize) -> Vec<Engine> {
     let devices = usable_devices(true).expect("devices");

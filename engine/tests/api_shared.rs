@@ -20,7 +20,7 @@ use vkssim::api::{Engine, HostPlane, Pair, Scorer, ScorerDesc, SharedPlane, Shar
 use vkssim::io::Chroma;
 use vkssim::metric::config::parse_list;
 use vkssim::vk::{UploadPath, VkOptions};
-use vkssim::{cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{testing::cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Decimated by 2 (scale 2: min(520, 400) / 256 rounds to 2).
 const W: u32 = 520;

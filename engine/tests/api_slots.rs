@@ -11,7 +11,7 @@ mod vk_support;
 use vk_support::{frame, gpu_present};
 use vkssim::api::{Engine, Scorer, ScorerDesc};
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{testing::cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 const W: u32 = 67;
 const H: u32 = 45;

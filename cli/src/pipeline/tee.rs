@@ -616,7 +616,7 @@ mod tests {
                     let score = slots.wait().expect("a result").expect("score");
                     let mut frame = vkssim::LumaFrame::zeroed(64, 48, 8);
                     frame.bytes.fill(p as u8);
-                    let want = vkssim::cpu::score_frame(
+                    let want = vkssim::testing::cpu::score_frame(
                         &frame.view(),
                         &frame.view(),
                         &vkssim::SsimOptions::default(),
@@ -685,7 +685,7 @@ mod tests {
             let mut d = vkssim::LumaFrame::zeroed(64, 48, 8);
             d.bytes.fill(7);
             let opts = vkssim::SsimOptions::default();
-            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &opts).expect("cpu");
+            let want = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &opts).expect("cpu");
             assert_eq!(score, want, "position {p}");
             // The lane still holds position 0's plane: the pool is full.
             kept.push(shared);

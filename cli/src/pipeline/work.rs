@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
 use vkssim::metric::MetricConfig;
-use vkssim::reorder::Reorder;
+use vkssim::testing::Reorder;
 
 use super::collect::Collector;
 use super::input::{device_range_error, read_error, Dest, Got, Input};

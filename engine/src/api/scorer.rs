@@ -222,7 +222,7 @@ pub struct Diagnostics {
 /// Scores pairs of one geometry and one set of options on an [`Engine`]'s
 /// device, several in flight; results come back in submission order through
 /// [`Scorer::poll`] (non-blocking) and [`Scorer::wait`] (blocking). Each result
-/// is bit-identical to libvmaf's `float_ssim` (and to [`crate::cpu`]).
+/// is bit-identical to libvmaf's `float_ssim` (and to the exact CPU twin).
 ///
 /// `Send` (a scorer can move to another thread): it owns its Vulkan objects,
 /// which Vulkan lets any thread use as long as one at a time, and `&mut self`
@@ -294,8 +294,8 @@ impl Scorer {
         })
     }
 
-    /// A scorer on the exact CPU twin ([`crate::cpu`]) instead of a Vulkan
-    /// device, with `threads` worker threads (0: one per core). It takes host
+    /// A scorer on the exact CPU twin (libvmaf's code, bit for bit) instead of
+    /// a Vulkan device, with `threads` worker threads (0: one per core). It takes host
     /// pairs only ([`Scorer::submit`] with host planes, [`Scorer::slots`]); its
     /// results are bit-identical to the Vulkan engine's.
     ///

@@ -34,10 +34,10 @@ use super::{Chroma, ColorRange, DeclaredRange, LumaReader, VideoFormat};
 use crate::{Error, LumaFrame, Result};
 
 /// The longest stream header read, `\n` included.
-pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// The longest `FRAME` line read, `\n` included.
-pub const MAX_FRAME_LINE_BYTES: usize = 4096;
+pub(crate) const MAX_FRAME_LINE_BYTES: usize = 4096;
 
 /// A parsed stream header.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! [`Summary`]: a run's frames pooled per output, as libvmaf pools them
-//! (`min`, `max`, `mean`, `harmonic_mean` in frame order: [`crate::pool`]),
+//! (`min`, `max`, `mean`, `harmonic_mean` in frame order: `crate::pool`),
 //! and its aggregate values (`psnr`'s `apsnr_*` with `enable_apsnr`).
 
 use super::config::MetricConfig;

@@ -7,7 +7,7 @@
 
 use super::common;
 use vkssim::api::{DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer};
-use vkssim::{cpu, FrameScore, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, FrameScore, LumaFrame, SsimOptions};
 
 /// Buffers of the engine's device holding GPU-written planes.
 pub struct DevicePair {

@@ -6,6 +6,7 @@
 
 use ash::vk;
 use ash::vk::Handle;
+use vkssim::api::ScoreQueue;
 use vkssim::api::SemaphoreRef;
 use vkssim::api::{DevicePlane, ImagePlane, Pair, SampleFormat};
 use vkssim::Error;

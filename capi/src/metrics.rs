@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::{Mutex, OnceLock};
+use vkssim::api::ScoreQueue;
 
 use super::*;
 use vkssim::io::Chroma;

@@ -4,6 +4,7 @@
 //! into a [`HostPlane`] (also for `shared`'s uploads).
 
 use super::*;
+use vkssim::api::ScoreQueue;
 
 /// Creates a scorer for one geometry and set of options.
 ///

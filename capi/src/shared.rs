@@ -10,6 +10,7 @@
 //! ([`vkssim_scorer_submit_host_shared_planes`]).
 
 use super::*;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{Pair, SharedPlane, SharedPlanes};
 
 use crate::metrics::{chroma_size, picture};

@@ -5,6 +5,7 @@
 //! planes) with the semaphores a device-resident pair waits on and signals.
 
 use super::*;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{ImportedPlane, Pair, Source};
 
 use crate::image::{device_plane, semaphores, VkssimDeviceSource};

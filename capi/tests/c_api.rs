@@ -12,6 +12,8 @@ use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::ptr;
+use vkssim::api::ScoreQueue;
+use vkssim::metric::MetricConfig;
 
 use vkssim::api::{Engine, HostPlane, ScorerDesc};
 use vkssim::vk::VkOptions;
@@ -111,9 +113,12 @@ fn c_program_scores_like_the_rust_api() {
 
     // The Rust API's score (validation on), checked against the CPU twin.
     let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
-    let mut desc = ScorerDesc::new(WIDTH, HEIGHT, 8);
-    desc.ssim.enable_lcs = true;
-    desc.ssim.enable_db = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        enable_db: true,
+        ..SsimOptions::default()
+    };
+    let desc = ScorerDesc::new(WIDTH, HEIGHT, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     let want = engine
         .score_pair(
             &desc,
@@ -121,8 +126,7 @@ fn c_program_scores_like_the_rust_api() {
             HostPlane::u8(&d.bytes, WIDTH as usize),
         )
         .expect("Rust API score");
-    let cpu =
-        vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &desc.ssim).expect("CPU twin");
+    let cpu = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &ssim).expect("CPU twin");
     assert_eq!(want, cpu, "Rust API against the CPU twin");
     assert!(
         engine.validation_messages().is_empty(),

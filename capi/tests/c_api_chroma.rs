@@ -10,6 +10,7 @@
 
 use std::ffi::{c_char, c_void, CString};
 use std::ptr;
+use vkssim::api::ScoreQueue;
 
 use vkssim::api::{HostPlane, Pair, Scorer, ScorerDesc};
 use vkssim::io::Chroma;

@@ -476,6 +476,7 @@ fn answer(
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
+    use vkssim::api::ScoreQueue;
 
     use vkssim::io::{Chroma, LumaReader, VideoFormat};
 

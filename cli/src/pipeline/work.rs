@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Instant;
+use vkssim::api::ScoreQueue;
 
 use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};

@@ -6,6 +6,7 @@
 //! examples' Vulkan helpers).
 
 use super::common;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer};
 use vkssim::{testing::cpu, FrameScore, LumaFrame, SsimOptions};
 

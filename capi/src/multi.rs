@@ -125,8 +125,10 @@ pub unsafe extern "C" fn vkssim_multi_scorer_submit(
         // SAFETY: per the contract.
         let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
         let d = m.multi.desc().clone();
+        let metrics = d.metric_set()?;
+        let chroma = metrics.needs_chroma().then(|| metrics.chroma_plane_size());
         // SAFETY: forwarded from the caller's contract.
-        let pair = unsafe { rust_pair(pair, (d.width, d.height, d.bit_depth)) }?;
+        let pair = unsafe { rust_pair(pair, (d.width, d.height, d.bit_depth), chroma) }?;
         m.multi.submit(pair)?;
         Ok(VkssimStatus::VkssimOk)
     })

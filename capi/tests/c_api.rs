@@ -340,6 +340,7 @@ fn c_api_shared_reference_ladder() {
 /// validation on: three reference frames, each uploaded once from strided
 /// rows and its handle released right after both scorers took it; the pool's
 /// handle destroyed before the results are taken; then the refusals.
+#[allow(deprecated)] // exercises vkssim_scorer_submit_host_shared on purpose
 fn shared_reference_ladder(bit_depth: u32) {
     const FRAMES: u32 = 3;
     let engine = engine_with_validation();
@@ -457,6 +458,7 @@ fn shared_reference_ladder(bit_depth: u32) {
 /// The shared planes' refusals (none may queue a pair): NULL arguments, bad
 /// strides and samples, and planes of another geometry, including ones of as
 /// many bytes (transposed; half as wide at twice the sample size).
+#[allow(deprecated)] // exercises vkssim_scorer_submit_host_shared on purpose
 fn shared_plane_refusals(
     engine: *mut VkssimEngine,
     planes: *mut VkssimSharedPlanes,
@@ -570,6 +572,7 @@ fn shared_plane_refusals(
 /// chroma layout in the description, a pair with its chroma planes, every
 /// value by name equal to the library's, bit for bit.
 #[test]
+#[allow(deprecated)] // exercises vkssim_scorer_submit_host_planes on purpose
 fn several_metrics_by_name_on_the_cpu_twin() {
     use std::ffi::CString;
     let (w, h) = (180u32, 178u32);

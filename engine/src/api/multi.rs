@@ -22,7 +22,7 @@ use crate::{Error, FrameScore, Result};
 /// engine's device ([`Error::OnDevice`]); the results before it are not lost.
 ///
 /// ```no_run
-/// use vkssim::api::{Engine, HostPlane, MultiScorer, Pair, ScorerDesc};
+/// use vkssim::api::{Engine, HostPlane, MultiScorer, Pair, ScoreQueue, ScorerDesc};
 /// use vkssim::vk::VkOptions;
 /// let engines = (0..2)
 ///     .map(|i| Engine::new(&VkOptions::default().with_device_index(Some(i))))

@@ -351,7 +351,7 @@ impl SharedPlanes {
     /// [`Scorer::submit`](crate::api::ScoreQueue::submit)).
     ///
     /// ```no_run
-    /// use vkssim::api::{Engine, HostPlane, Pair, ScorerDesc};
+    /// use vkssim::api::{Engine, HostPlane, Pair, ScoreQueue, ScorerDesc};
     /// use vkssim::io::Chroma;
     /// use vkssim::metric::config::parse_list;
     /// # fn main() -> vkssim::Result<()> {

@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use vkssim::cpu;
+use vkssim::testing::cpu;
 use vkssim::testing::CpuScorer;
 use vkssim::testing::FrameScorer;
 use vkssim::{LumaFrame, SsimOptions};

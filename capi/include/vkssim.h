@@ -21,6 +21,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(VKSSIM_NO_DEPRECATED)
+#define VKSSIM_DEPRECATED(replacement)
+#elif defined(__GNUC__) || defined(__clang__)
+#define VKSSIM_DEPRECATED(replacement) __attribute__((deprecated(replacement)))
+#elif defined(_MSC_VER)
+#define VKSSIM_DEPRECATED(replacement) __declspec(deprecated(replacement))
+#else
+#define VKSSIM_DEPRECATED(replacement)
+#endif
+
 // Most values a frame's C result holds; a scorer whose metrics report more
 // is refused when it is created.
 #define VKSSIM_MAX_OUTPUTS 40
@@ -345,9 +355,11 @@ typedef struct VkssimFrameSource {
 
 // A pair for [`vkssim_scorer_submit`]: both planes on the host, a shared
 // reference with a host distorted plane, or both imported (only then may it
-// have semaphores). Versioned: set `struct_size` to `sizeof(VkssimPair)` (or
-// start from `vkssim_pair_host`/`vkssim_pair_imported`, which do); later
-// versions only append fields.
+// have semaphores), with the host Cb and Cr planes metrics that read chroma
+// need. Versioned: set `struct_size` to `sizeof(VkssimPair)` (or start from
+// `vkssim_pair_host`/`vkssim_pair_shared`/`vkssim_pair_imported`, which
+// do); later versions only append fields (a `struct_size` that ends before
+// `reference_chroma`, the first version's, is read without chroma).
 typedef struct VkssimPair {
   // `sizeof(VkssimPair)`.
   size_t struct_size;
@@ -364,6 +376,19 @@ typedef struct VkssimPair {
   const struct VkssimSemaphore *signals;
   // How many.
   size_t n_signals;
+  // The reference's Cb and Cr planes in host memory (2 pointers; samples
+  // as `host`'s, sides as the scorer's chroma layout stores them, rounded
+  // up), with a host reference plane; NULL: none. Read only when the
+  // scorer's metrics read chroma (psnr), which then needs them.
+  const void *const *reference_chroma;
+  // Their strides in bytes (2 values; NULL when `reference_chroma` is).
+  const size_t *reference_chroma_strides;
+  // The distorted frame's Cb and Cr planes in host memory, as
+  // `reference_chroma` (with a host or shared reference: a shared one
+  // holds its own chroma, `vkssim_shared_planes_upload_picture`).
+  const void *const *distorted_chroma;
+  // Their strides in bytes (2 values; NULL when `distorted_chroma` is).
+  const size_t *distorted_chroma_strides;
 } VkssimPair;
 
 // A luma plane in one of the host's VkBuffers on the engine's device. Samples
@@ -472,6 +497,8 @@ struct VkssimDeviceSource vkssim_device_source_image(uint64_t image,
                                                      int32_t format,
                                                      int32_t layout);
 
+// Deprecated: use vkssim_scorer_submit with vkssim_pair_imported (the one submission call).
+//
 // Queues a pair whose planes are in the host's buffers or images (see
 // `VkssimDeviceSource`): a shorthand for [`crate::vkssim_scorer_submit`]
 // with planes the scorer imports on first use and keeps imported while it
@@ -487,6 +514,8 @@ struct VkssimDeviceSource vkssim_device_source_image(uint64_t image,
 // until the pair is done, and alive until the scorer is destroyed;
 // `waits`/`signals` must point to `n_waits`/`n_signals` structs (or be NULL
 // with a count of 0).
+//
+VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_imported")
 enum VkssimStatus vkssim_scorer_submit_sources(struct VkssimScorer *scorer,
                                                const struct VkssimDeviceSource *reference,
                                                const struct VkssimDeviceSource *distorted,
@@ -520,6 +549,8 @@ enum VkssimStatus vkssim_score_value(const struct VkssimScore *score,
                                      const char *name,
                                      double *out);
 
+// Deprecated: use vkssim_scorer_submit with vkssim_pair_host and its chroma fields (the one submission call).
+//
 // [`crate::vkssim_scorer_submit_host`] with each frame's three planes (luma,
 // Cb, Cr; strides in bytes), for metrics that read chroma (psnr): the chroma
 // planes of the scorer's layout as a file stores them (sides rounded up).
@@ -529,6 +560,8 @@ enum VkssimStatus vkssim_score_value(const struct VkssimScore *score,
 // `scorer` must be a live scorer; `reference` and `distorted` must each
 // point to 3 plane pointers and the strides to 3 values, each plane holding
 // its rows as [`crate::vkssim_scorer_submit_host`] says.
+//
+VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_host and its chroma fields")
 enum VkssimStatus vkssim_scorer_submit_host_planes(struct VkssimScorer *scorer,
                                                    const void *const *reference,
                                                    const size_t *reference_strides,
@@ -605,6 +638,8 @@ enum VkssimStatus vkssim_scorer_create(const struct VkssimEngine *engine,
                                        const struct VkssimScorerDesc *desc,
                                        struct VkssimScorer **out);
 
+// Deprecated: use vkssim_scorer_submit with vkssim_pair_host (the one submission call).
+//
 // Queues a pair from host memory, copied before the call returns. Samples are
 // `uint8_t` at 8 bits, `uint16_t` (native values, not shifted) above; strides
 // are in bytes and must be multiples of the sample size. Blocks while the
@@ -614,12 +649,16 @@ enum VkssimStatus vkssim_scorer_create(const struct VkssimEngine *engine,
 // `scorer` must be a live scorer; each plane must hold `height` rows of
 // `stride` bytes (the last one at least a row), suitably aligned for its
 // sample type.
+//
+VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_host")
 enum VkssimStatus vkssim_scorer_submit_host(struct VkssimScorer *scorer,
                                             const void *reference,
                                             size_t reference_stride,
                                             const void *distorted,
                                             size_t distorted_stride);
 
+// Deprecated: use vkssim_scorer_submit with vkssim_pair_imported (the one submission call).
+//
 // Queues a pair already on the device in the host's VkBuffers (zero-copy
 // when rows are packed and the offset aligned; otherwise copied on the
 // device). The pair's work waits for `waits` and signals `signals`. Needs a
@@ -630,6 +669,8 @@ enum VkssimStatus vkssim_scorer_submit_host(struct VkssimScorer *scorer,
 // the engine's device, holding the planes, not written until the pair is
 // done, and alive until the scorer is destroyed; `waits`/`signals` must point
 // to `n_waits`/`n_signals` structs (or be NULL with a count of 0).
+//
+VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_imported")
 enum VkssimStatus vkssim_scorer_submit_buffers(struct VkssimScorer *scorer,
                                                const struct VkssimDevicePlane *reference,
                                                const struct VkssimDevicePlane *distorted,
@@ -783,6 +824,8 @@ void vkssim_shared_plane_release(struct VkssimSharedPlane *plane);
 // `planes` must be NULL or a live pool, not used afterwards.
 void vkssim_shared_planes_destroy(struct VkssimSharedPlanes *planes);
 
+// Deprecated: use vkssim_scorer_submit with vkssim_pair_shared (the one submission call).
+//
 // Queues a pair whose reference is a shared plane ([`vkssim_shared_planes_upload`],
 // of the scorer's engine's device and the scorer's width, height and bit
 // depth) and whose distorted plane comes from host memory, copied before the
@@ -797,11 +840,15 @@ void vkssim_shared_planes_destroy(struct VkssimSharedPlanes *planes);
 // `scorer` must be a live scorer and `reference` a live plane; `distorted`
 // must hold `height` rows of `distorted_stride` bytes (the last one at least
 // a row), suitably aligned for its sample type.
+//
+VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_shared")
 enum VkssimStatus vkssim_scorer_submit_host_shared(struct VkssimScorer *scorer,
                                                    const struct VkssimSharedPlane *reference,
                                                    const void *distorted,
                                                    size_t distorted_stride);
 
+// Deprecated: use vkssim_scorer_submit with vkssim_pair_shared and distorted_chroma (the one submission call).
+//
 // [`vkssim_scorer_submit_host_shared`] with the distorted frame's three
 // planes (`distorted` and `distorted_strides` point to 3 values each: luma,
 // Cb, Cr; samples and strides as [`vkssim_scorer_submit_host_planes`] takes
@@ -815,6 +862,8 @@ enum VkssimStatus vkssim_scorer_submit_host_shared(struct VkssimScorer *scorer,
 // and `distorted_strides` must point to 3 values each, every plane read
 // holding its height in rows of its stride (the last one at least a row),
 // suitably aligned for its sample type.
+//
+VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_shared and distorted_chroma")
 enum VkssimStatus vkssim_scorer_submit_host_shared_planes(struct VkssimScorer *scorer,
                                                           const struct VkssimSharedPlane *reference,
                                                           const void *const *distorted,

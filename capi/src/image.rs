@@ -6,6 +6,7 @@
 
 use ash::vk;
 use ash::vk::Handle;
+use vkssim::api::ScoreQueue;
 use vkssim::api::SemaphoreRef;
 use vkssim::api::{DevicePlane, ImagePlane, Pair, SampleFormat};
 use vkssim::Error;
@@ -199,6 +200,8 @@ pub(crate) unsafe fn semaphores(
         .collect())
 }
 
+/// Deprecated: use vkssim_scorer_submit with vkssim_pair_imported (the one submission call).
+///
 /// Queues a pair whose planes are in the host's buffers or images (see
 /// `VkssimDeviceSource`): a shorthand for [`crate::vkssim_scorer_submit`]
 /// with planes the scorer imports on first use and keeps imported while it
@@ -214,6 +217,9 @@ pub(crate) unsafe fn semaphores(
 /// until the pair is done, and alive until the scorer is destroyed;
 /// `waits`/`signals` must point to `n_waits`/`n_signals` structs (or be NULL
 /// with a count of 0).
+///
+/// cbindgen:prefix=VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_imported")
+#[deprecated(note = "use vkssim_scorer_submit with vkssim_pair_imported")]
 #[no_mangle]
 pub unsafe extern "C" fn vkssim_scorer_submit_sources(
     scorer: *mut VkssimScorer,

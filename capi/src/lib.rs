@@ -35,11 +35,14 @@ mod scorer;
 mod shared;
 mod submit;
 pub use engine::*;
+// The deprecated submit shorthands stay exported for C callers.
+#[allow(deprecated)]
 pub use image::{
     vkssim_device_source_buffer, vkssim_device_source_image, vkssim_scorer_submit_sources,
     VkssimDeviceSource, VKSSIM_QUEUE_FAMILY_IGNORED, VKSSIM_SOURCE_BUFFER, VKSSIM_SOURCE_IMAGE,
 };
 pub use import::{vkssim_engine_import2, VkssimImportDesc2};
+#[allow(deprecated)]
 pub use metrics::{vkssim_score_value, vkssim_scorer_submit_host_planes};
 pub use multi::*;
 pub use scorer::*;

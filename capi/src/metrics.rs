@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::{Mutex, OnceLock};
+use vkssim::api::ScoreQueue;
 
 use super::*;
 use vkssim::io::Chroma;
@@ -134,6 +135,8 @@ pub unsafe extern "C" fn vkssim_score_value(
     })
 }
 
+/// Deprecated: use vkssim_scorer_submit with vkssim_pair_host and its chroma fields (the one submission call).
+///
 /// [`crate::vkssim_scorer_submit_host`] with each frame's three planes (luma,
 /// Cb, Cr; strides in bytes), for metrics that read chroma (psnr): the chroma
 /// planes of the scorer's layout as a file stores them (sides rounded up).
@@ -143,6 +146,9 @@ pub unsafe extern "C" fn vkssim_score_value(
 /// `scorer` must be a live scorer; `reference` and `distorted` must each
 /// point to 3 plane pointers and the strides to 3 values, each plane holding
 /// its rows as [`crate::vkssim_scorer_submit_host`] says.
+///
+/// cbindgen:prefix=VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_host and its chroma fields")
+#[deprecated(note = "use vkssim_scorer_submit with vkssim_pair_host and its chroma fields")]
 #[no_mangle]
 pub unsafe extern "C" fn vkssim_scorer_submit_host_planes(
     scorer: *mut VkssimScorer,

@@ -5,6 +5,8 @@
 
 use super::*;
 use vkssim::api::MultiScorer;
+use vkssim::api::ScoreQueue;
+use vkssim::metric::MetricConfig;
 
 use crate::submit::{rust_pair, VkssimPair};
 
@@ -13,13 +15,16 @@ use crate::submit::{rust_pair, VkssimPair};
 /// # Safety
 /// `d.features` must be NULL or hold `d.n_features` valid C strings.
 pub(crate) unsafe fn scorer_desc(d: &VkssimScorerDesc) -> Result<ScorerDesc, Error> {
-    let mut sd = ScorerDesc::new(d.width, d.height, d.bit_depth);
-    sd.ssim = SsimOptions {
+    // float_ssim with the description's options, unless `features` lists
+    // the metrics (then `with_features` puts those in its place).
+    let ssim = SsimOptions {
         scale: d.scale,
         enable_lcs: d.enable_lcs,
         enable_db: d.enable_db,
         clip_db: d.clip_db,
     };
+    let mut sd = ScorerDesc::new(d.width, d.height, d.bit_depth)
+        .with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     sd.frames_in_flight = std::num::NonZeroUsize::new(d.frames_in_flight as usize);
     // SAFETY: forwarded from the caller's contract.
     unsafe { crate::metrics::with_features(sd, d) }
@@ -120,8 +125,10 @@ pub unsafe extern "C" fn vkssim_multi_scorer_submit(
         // SAFETY: per the contract.
         let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
         let d = m.multi.desc().clone();
+        let metrics = d.metric_set()?;
+        let chroma = metrics.needs_chroma().then(|| metrics.chroma_plane_size());
         // SAFETY: forwarded from the caller's contract.
-        let pair = unsafe { rust_pair(pair, (d.width, d.height, d.bit_depth)) }?;
+        let pair = unsafe { rust_pair(pair, (d.width, d.height, d.bit_depth), chroma) }?;
         m.multi.submit(pair)?;
         Ok(VkssimStatus::VkssimOk)
     })

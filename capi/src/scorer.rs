@@ -4,6 +4,7 @@
 //! into a [`HostPlane`] (also for `shared`'s uploads).
 
 use super::*;
+use vkssim::api::ScoreQueue;
 
 /// Creates a scorer for one geometry and set of options.
 ///
@@ -33,6 +34,8 @@ pub unsafe extern "C" fn vkssim_scorer_create(
     })
 }
 
+/// Deprecated: use vkssim_scorer_submit with vkssim_pair_host (the one submission call).
+///
 /// Queues a pair from host memory, copied before the call returns. Samples are
 /// `uint8_t` at 8 bits, `uint16_t` (native values, not shifted) above; strides
 /// are in bytes and must be multiples of the sample size. Blocks while the
@@ -42,6 +45,9 @@ pub unsafe extern "C" fn vkssim_scorer_create(
 /// `scorer` must be a live scorer; each plane must hold `height` rows of
 /// `stride` bytes (the last one at least a row), suitably aligned for its
 /// sample type.
+///
+/// cbindgen:prefix=VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_host")
+#[deprecated(note = "use vkssim_scorer_submit with vkssim_pair_host")]
 #[no_mangle]
 pub unsafe extern "C" fn vkssim_scorer_submit_host(
     scorer: *mut VkssimScorer,
@@ -111,6 +117,8 @@ pub(crate) unsafe fn host_plane<'a>(
     })
 }
 
+/// Deprecated: use vkssim_scorer_submit with vkssim_pair_imported (the one submission call).
+///
 /// Queues a pair already on the device in the host's VkBuffers (zero-copy
 /// when rows are packed and the offset aligned; otherwise copied on the
 /// device). The pair's work waits for `waits` and signals `signals`. Needs a
@@ -121,6 +129,9 @@ pub(crate) unsafe fn host_plane<'a>(
 /// the engine's device, holding the planes, not written until the pair is
 /// done, and alive until the scorer is destroyed; `waits`/`signals` must point
 /// to `n_waits`/`n_signals` structs (or be NULL with a count of 0).
+///
+/// cbindgen:prefix=VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_imported")
+#[deprecated(note = "use vkssim_scorer_submit with vkssim_pair_imported")]
 #[no_mangle]
 pub unsafe extern "C" fn vkssim_scorer_submit_buffers(
     scorer: *mut VkssimScorer,

@@ -10,6 +10,7 @@
 //! ([`vkssim_scorer_submit_host_shared_planes`]).
 
 use super::*;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{Pair, SharedPlane, SharedPlanes};
 
 use crate::metrics::{chroma_size, picture};
@@ -297,6 +298,8 @@ pub unsafe extern "C" fn vkssim_shared_planes_destroy(planes: *mut VkssimSharedP
     }
 }
 
+/// Deprecated: use vkssim_scorer_submit with vkssim_pair_shared (the one submission call).
+///
 /// Queues a pair whose reference is a shared plane ([`vkssim_shared_planes_upload`],
 /// of the scorer's engine's device and the scorer's width, height and bit
 /// depth) and whose distorted plane comes from host memory, copied before the
@@ -311,6 +314,9 @@ pub unsafe extern "C" fn vkssim_shared_planes_destroy(planes: *mut VkssimSharedP
 /// `scorer` must be a live scorer and `reference` a live plane; `distorted`
 /// must hold `height` rows of `distorted_stride` bytes (the last one at least
 /// a row), suitably aligned for its sample type.
+///
+/// cbindgen:prefix=VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_shared")
+#[deprecated(note = "use vkssim_scorer_submit with vkssim_pair_shared")]
 #[no_mangle]
 pub unsafe extern "C" fn vkssim_scorer_submit_host_shared(
     scorer: *mut VkssimScorer,
@@ -335,6 +341,8 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host_shared(
     })
 }
 
+/// Deprecated: use vkssim_scorer_submit with vkssim_pair_shared and distorted_chroma (the one submission call).
+///
 /// [`vkssim_scorer_submit_host_shared`] with the distorted frame's three
 /// planes (`distorted` and `distorted_strides` point to 3 values each: luma,
 /// Cb, Cr; samples and strides as [`vkssim_scorer_submit_host_planes`] takes
@@ -348,6 +356,9 @@ pub unsafe extern "C" fn vkssim_scorer_submit_host_shared(
 /// and `distorted_strides` must point to 3 values each, every plane read
 /// holding its height in rows of its stride (the last one at least a row),
 /// suitably aligned for its sample type.
+///
+/// cbindgen:prefix=VKSSIM_DEPRECATED("use vkssim_scorer_submit with vkssim_pair_shared and distorted_chroma")
+#[deprecated(note = "use vkssim_scorer_submit with vkssim_pair_shared and distorted_chroma")]
 #[no_mangle]
 pub unsafe extern "C" fn vkssim_scorer_submit_host_shared_planes(
     scorer: *mut VkssimScorer,

@@ -5,6 +5,7 @@
 //! planes) with the semaphores a device-resident pair waits on and signals.
 
 use super::*;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{ImportedPlane, Pair, Source};
 
 use crate::image::{device_plane, semaphores, VkssimDeviceSource};
@@ -45,9 +46,11 @@ pub struct VkssimFrameSource {
 
 /// A pair for [`vkssim_scorer_submit`]: both planes on the host, a shared
 /// reference with a host distorted plane, or both imported (only then may it
-/// have semaphores). Versioned: set `struct_size` to `sizeof(VkssimPair)` (or
-/// start from `vkssim_pair_host`/`vkssim_pair_imported`, which do); later
-/// versions only append fields.
+/// have semaphores), with the host Cb and Cr planes metrics that read chroma
+/// need. Versioned: set `struct_size` to `sizeof(VkssimPair)` (or start from
+/// `vkssim_pair_host`/`vkssim_pair_shared`/`vkssim_pair_imported`, which
+/// do); later versions only append fields (a `struct_size` that ends before
+/// `reference_chroma`, the first version's, is read without chroma).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct VkssimPair {
@@ -66,6 +69,19 @@ pub struct VkssimPair {
     pub signals: *const VkssimSemaphore,
     /// How many.
     pub n_signals: usize,
+    /// The reference's Cb and Cr planes in host memory (2 pointers; samples
+    /// as `host`'s, sides as the scorer's chroma layout stores them, rounded
+    /// up), with a host reference plane; NULL: none. Read only when the
+    /// scorer's metrics read chroma (psnr), which then needs them.
+    pub reference_chroma: *const *const c_void,
+    /// Their strides in bytes (2 values; NULL when `reference_chroma` is).
+    pub reference_chroma_strides: *const usize,
+    /// The distorted frame's Cb and Cr planes in host memory, as
+    /// `reference_chroma` (with a host or shared reference: a shared one
+    /// holds its own chroma, `vkssim_shared_planes_upload_picture`).
+    pub distorted_chroma: *const *const c_void,
+    /// Their strides in bytes (2 values; NULL when `distorted_chroma` is).
+    pub distorted_chroma_strides: *const usize,
 }
 
 fn no_source(kind: u32) -> VkssimFrameSource {
@@ -87,6 +103,10 @@ fn pair_of(reference: VkssimFrameSource, distorted: VkssimFrameSource) -> Vkssim
         n_waits: 0,
         signals: std::ptr::null(),
         n_signals: 0,
+        reference_chroma: std::ptr::null(),
+        reference_chroma_strides: std::ptr::null(),
+        distorted_chroma: std::ptr::null(),
+        distorted_chroma_strides: std::ptr::null(),
     }
 }
 
@@ -266,24 +286,28 @@ pub unsafe extern "C" fn vkssim_scorer_submit(
         // SAFETY: per the contract.
         let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
         let desc = s.scorer.desc().clone();
+        let chroma = crate::metrics::chroma_size(&s.scorer);
+        let geometry = (desc.width, desc.height, desc.bit_depth);
         // SAFETY: per the contract.
-        let pair = unsafe { rust_pair(pair, (desc.width, desc.height, desc.bit_depth)) }?;
+        let pair = unsafe { rust_pair(pair, geometry, chroma) }?;
         s.scorer.submit(pair)?;
         Ok(VkssimStatus::VkssimOk)
     })
 }
 
-/// The Rust pair `p` describes for a scorer of `geometry`.
+/// The Rust pair `p` describes for a scorer of `geometry` whose metrics read
+/// chroma planes of size `chroma` (`None`: no chroma read).
 ///
 /// # Safety
 /// As [`vkssim_scorer_submit`] for `p`.
 pub(crate) unsafe fn rust_pair<'a>(
     p: *const VkssimPair,
     geometry: (u32, u32, u32),
+    chroma: Option<(u32, u32)>,
 ) -> Result<Pair<'a>, Error> {
     // SAFETY: per the contract.
     let p = unsafe { p.as_ref() }.ok_or_else(|| null_arg("pair"))?;
-    let v1 = std::mem::size_of::<VkssimPair>();
+    let v1 = std::mem::offset_of!(VkssimPair, reference_chroma);
     if p.struct_size < v1 {
         return Err(Error::InvalidOption(format!(
             "the VkssimPair has struct_size {} (this vkssim needs at least {v1}: set it to \
@@ -296,6 +320,39 @@ pub(crate) unsafe fn rust_pair<'a>(
     // SAFETY: per the contract.
     let d = unsafe { source(&p.distorted, geometry, "distorted") }?;
     let mut pair = Pair::new(r, d);
+    if let Some(size) = chroma.filter(|_| p.struct_size >= std::mem::size_of::<VkssimPair>()) {
+        let size = (size.0, size.1, geometry.2);
+        // SAFETY: per the contract (2 planes and strides where non-NULL).
+        let rc = unsafe {
+            cbcr(
+                p.reference_chroma,
+                p.reference_chroma_strides,
+                size,
+                "reference",
+            )
+        }?;
+        // SAFETY: as above.
+        let dc = unsafe {
+            cbcr(
+                p.distorted_chroma,
+                p.distorted_chroma_strides,
+                size,
+                "distorted",
+            )
+        }?;
+        pair = match (rc, dc) {
+            (Some(rc), Some(dc)) => pair.with_chroma(rc, dc),
+            (None, Some(dc)) => pair.with_distorted_chroma(dc),
+            (Some(_), None) => {
+                return Err(Error::InvalidOption(
+                    "the pair has the reference's Cb and Cr planes but not the distorted \
+                     frame's"
+                        .into(),
+                ))
+            }
+            (None, None) => pair,
+        };
+    }
     // SAFETY: per the contract.
     for w in unsafe { semaphores(p.waits, p.n_waits, "waits") }? {
         // SAFETY: a valid semaphore of the device with its signal pending
@@ -308,6 +365,39 @@ pub(crate) unsafe fn rust_pair<'a>(
         pair = unsafe { pair.signal(s) };
     }
     Ok(pair)
+}
+
+/// The Cb and Cr host planes of size `size` at `planes` (2 pointers) and
+/// `strides` (2 values); `None` when `planes` is NULL. `which` names the
+/// frame in errors.
+///
+/// # Safety
+/// `planes` must be NULL or point to 2 plane pointers and `strides` to 2
+/// values, each plane holding its rows as `vkssim_scorer_submit` says.
+unsafe fn cbcr<'a>(
+    planes: *const *const c_void,
+    strides: *const usize,
+    size: (u32, u32, u32),
+    which: &str,
+) -> Result<Option<[vkssim::api::HostPlane<'a>; 2]>, Error> {
+    if planes.is_null() {
+        return Ok(None);
+    }
+    if strides.is_null() {
+        return Err(null_arg(&format!("{which}_chroma_strides")));
+    }
+    // SAFETY: 2 pointers and 2 strides per the contract.
+    let (p, s) = unsafe {
+        (
+            std::slice::from_raw_parts(planes, 2),
+            std::slice::from_raw_parts(strides, 2),
+        )
+    };
+    // SAFETY: forwarded from the caller's contract.
+    let cb = unsafe { host_plane(p[0], s[0], size, &format!("{which} Cb")) }?;
+    // SAFETY: as above.
+    let cr = unsafe { host_plane(p[1], s[1], size, &format!("{which} Cr")) }?;
+    Ok(Some([cb, cr]))
 }
 
 /// The Rust source `s` describes.

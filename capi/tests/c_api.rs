@@ -12,6 +12,8 @@ use std::ffi::{c_void, CStr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::ptr;
+use vkssim::api::ScoreQueue;
+use vkssim::metric::MetricConfig;
 
 use vkssim::api::{Engine, HostPlane, ScorerDesc};
 use vkssim::vk::VkOptions;
@@ -111,9 +113,12 @@ fn c_program_scores_like_the_rust_api() {
 
     // The Rust API's score (validation on), checked against the CPU twin.
     let engine = Engine::new(&VkOptions::default().with_validation(true)).expect("engine");
-    let mut desc = ScorerDesc::new(WIDTH, HEIGHT, 8);
-    desc.ssim.enable_lcs = true;
-    desc.ssim.enable_db = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        enable_db: true,
+        ..SsimOptions::default()
+    };
+    let desc = ScorerDesc::new(WIDTH, HEIGHT, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     let want = engine
         .score_pair(
             &desc,
@@ -121,7 +126,7 @@ fn c_program_scores_like_the_rust_api() {
             HostPlane::u8(&d.bytes, WIDTH as usize),
         )
         .expect("Rust API score");
-    let cpu = vkssim::cpu::score_frame(&r.view(), &d.view(), &desc.ssim).expect("CPU twin");
+    let cpu = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &ssim).expect("CPU twin");
     assert_eq!(want, cpu, "Rust API against the CPU twin");
     assert!(
         engine.validation_messages().is_empty(),
@@ -335,6 +340,7 @@ fn c_api_shared_reference_ladder() {
 /// validation on: three reference frames, each uploaded once from strided
 /// rows and its handle released right after both scorers took it; the pool's
 /// handle destroyed before the results are taken; then the refusals.
+#[allow(deprecated)] // exercises vkssim_scorer_submit_host_shared on purpose
 fn shared_reference_ladder(bit_depth: u32) {
     const FRAMES: u32 = 3;
     let engine = engine_with_validation();
@@ -423,7 +429,8 @@ fn shared_reference_ladder(bit_depth: u32) {
             // SAFETY: a live scorer and a valid out pointer.
             ok(unsafe { vkssim_scorer_wait(scorer, &mut got) }, "wait");
             let (r, d) = (frame(r, bit_depth), frame(&encode(k, j), bit_depth));
-            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &ssim[j]).expect("CPU twin");
+            let want = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &ssim[j])
+                .expect("CPU twin");
             assert_eq!(want.lcs().is_some(), ssim[j].enable_lcs);
             assert_same(
                 &got,
@@ -451,6 +458,7 @@ fn shared_reference_ladder(bit_depth: u32) {
 /// The shared planes' refusals (none may queue a pair): NULL arguments, bad
 /// strides and samples, and planes of another geometry, including ones of as
 /// many bytes (transposed; half as wide at twice the sample size).
+#[allow(deprecated)] // exercises vkssim_scorer_submit_host_shared on purpose
 fn shared_plane_refusals(
     engine: *mut VkssimEngine,
     planes: *mut VkssimSharedPlanes,
@@ -564,6 +572,7 @@ fn shared_plane_refusals(
 /// chroma layout in the description, a pair with its chroma planes, every
 /// value by name equal to the library's, bit for bit.
 #[test]
+#[allow(deprecated)] // exercises vkssim_scorer_submit_host_planes on purpose
 fn several_metrics_by_name_on_the_cpu_twin() {
     use std::ffi::CString;
     let (w, h) = (180u32, 178u32);

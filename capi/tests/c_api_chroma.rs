@@ -10,6 +10,7 @@
 
 use std::ffi::{c_char, c_void, CString};
 use std::ptr;
+use vkssim::api::ScoreQueue;
 
 use vkssim::api::{HostPlane, Pair, Scorer, ScorerDesc};
 use vkssim::io::Chroma;
@@ -174,6 +175,7 @@ fn wait(scorer: *mut VkssimScorer, what: &str) -> VkssimScore {
 /// `vkssim_scorer_shared_planes`, else `vkssim_shared_planes_create_desc`),
 /// its handle released after both took it; each scorer's outputs equal to
 /// the same pairs scored without sharing and to the CPU twin's.
+#[allow(deprecated)] // exercises the deprecated *_planes shorthands on purpose
 fn chroma_ladder(engine: *mut VkssimEngine, g: (u32, u32, u32), chroma: Chroma, by_scorer: bool) {
     const FRAMES: u32 = 3;
     let what = format!("{}x{} {}-bit {chroma:?}", g.0, g.1, g.2);
@@ -302,6 +304,7 @@ fn psnr_with_chroma_through_a_shared_reference_matches_unshared_pairs_and_the_tw
 /// for a scorer that reads chroma, NULL arguments, a short chroma stride, a
 /// pool from the CPU twin; then a good pair still scores.
 #[test]
+#[allow(deprecated)] // exercises the deprecated shorthands on purpose
 fn whole_picture_refusals_name_the_c_functions() {
     let engine = engine_with_validation();
     let g = (67, 45, 8);

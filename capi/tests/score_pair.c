@@ -47,6 +47,14 @@
 
 #include "vkssim.h"
 
+/* The submit shorthands are deprecated (vkssim_scorer_submit replaces
+ * them); this program still tests them, so their deprecation warning is
+ * silenced around those calls only. */
+#define ALLOW_DEPRECATED_BEGIN                                                 \
+  _Pragma("GCC diagnostic push")                                               \
+      _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
+#define ALLOW_DEPRECATED_END _Pragma("GCC diagnostic pop")
+
 #define FAIL(...)                                                              \
   do {                                                                         \
     fprintf(stderr, "score_pair.c:%d: ", __LINE__);                            \
@@ -122,14 +130,18 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
   if (vkssim_scorer_poll(scorer, &score) != VKSSIM_EMPTY)
     FAIL("poll on an empty scorer did not say VKSSIM_EMPTY");
 
+  ALLOW_DEPRECATED_BEGIN
   CHECK(vkssim_scorer_submit_host(scorer, ref, w, dist, w));
+  ALLOW_DEPRECATED_END
   size_t stride = w + 37;
   uint8_t *pref = calloc(stride * h, 1), *pdist = calloc(stride * h, 1);
   for (uint32_t y = 0; y < h; y++) {
     memcpy(pref + y * stride, ref + (size_t)y * w, w);
     memcpy(pdist + y * stride, dist + (size_t)y * w, w);
   }
+  ALLOW_DEPRECATED_BEGIN
   CHECK(vkssim_scorer_submit_host(scorer, pref, stride, pdist, stride));
+  ALLOW_DEPRECATED_END
   if (vkssim_scorer_in_flight(scorer) != 2)
     FAIL("in_flight is %zu, not 2", vkssim_scorer_in_flight(scorer));
 
@@ -151,8 +163,10 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
   CHECK(vkssim_shared_planes_create(engine, w, h, 8, &planes));
   VkssimSharedPlane *shared = NULL;
   CHECK(vkssim_shared_planes_upload(planes, pref, stride, &shared));
+  ALLOW_DEPRECATED_BEGIN
   CHECK(vkssim_scorer_submit_host_shared(scorer, shared, dist, w));
   CHECK(vkssim_scorer_submit_host_shared(second, shared, pdist, stride));
+  ALLOW_DEPRECATED_END
   /* The scorers keep the plane until their pairs are done. */
   vkssim_shared_plane_release(shared);
   vkssim_shared_planes_destroy(planes);
@@ -160,10 +174,12 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
   print_score("shared_ladder_packed", &score);
   CHECK(vkssim_scorer_wait(second, &score));
   print_score("shared_ladder_strided", &score);
+  ALLOW_DEPRECATED_BEGIN
   if (vkssim_scorer_submit_host_shared(second, NULL, dist, w) !=
           VKSSIM_ERROR_INVALID_ARGUMENT ||
       strlen(vkssim_last_error()) == 0)
     FAIL("a NULL shared plane was not refused with a message");
+  ALLOW_DEPRECATED_END
   vkssim_scorer_destroy(second);
 
   /* One submit for every source, on a Vulkan scorer, the CPU twin and a
@@ -196,6 +212,7 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
          vkssim_last_error());
 
   /* Error paths. */
+  ALLOW_DEPRECATED_BEGIN
   if (vkssim_scorer_submit_host(scorer, NULL, w, dist, w) !=
           VKSSIM_ERROR_INVALID_ARGUMENT ||
       strlen(vkssim_last_error()) == 0)
@@ -203,6 +220,7 @@ static void own_device(const uint8_t *ref, const uint8_t *dist, uint32_t w,
   if (vkssim_scorer_submit_host(scorer, ref, w - 1, dist, w) !=
       VKSSIM_ERROR_INVALID_ARGUMENT)
     FAIL("a stride shorter than a row was not refused");
+  ALLOW_DEPRECATED_END
   VkssimScorerDesc tiny = desc;
   tiny.width = 8;
   tiny.height = 8;
@@ -547,13 +565,17 @@ static void own_device_images(const uint8_t *ref, const uint8_t *dist,
          sr.struct_size, sr.queue_family);
   VkssimDeviceSource old = sr;
   old.struct_size = 8;
+  ALLOW_DEPRECATED_BEGIN
   if (vkssim_scorer_submit_sources(scorer, &old, &sd, NULL, 0, NULL, 0) !=
           VKSSIM_ERROR_INVALID_ARGUMENT ||
       strstr(vkssim_last_error(), "struct_size") == NULL)
     FAIL("a short struct_size was not refused: %s", vkssim_last_error());
+  ALLOW_DEPRECATED_END
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
   VkssimSemaphore signal = {(uint64_t)scored, false, 0};
+  ALLOW_DEPRECATED_BEGIN
   CHECK(vkssim_scorer_submit_sources(scorer, &sr, &sd, &wait, 1, &signal, 1));
+  ALLOW_DEPRECATED_END
   VkssimScore score;
   CHECK(vkssim_scorer_wait(scorer, &score));
   print_score("device_images", &score);
@@ -684,7 +706,9 @@ static void imported_device(const uint8_t *ref, const uint8_t *dist,
   VkssimDevicePlane pdst = {(uint64_t)bufs[1], offset, w};
   VkssimSemaphore wait = {(uint64_t)decoded, false, 0};
   VkssimSemaphore signal = {(uint64_t)scored, false, 0};
+  ALLOW_DEPRECATED_BEGIN
   CHECK(vkssim_scorer_submit_buffers(scorer, &pr, &pdst, &wait, 1, &signal, 1));
+  ALLOW_DEPRECATED_END
   VkssimScore score;
   CHECK(vkssim_scorer_wait(scorer, &score));
   print_score("device_buffers", &score);

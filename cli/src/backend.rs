@@ -336,6 +336,7 @@ pub fn list_devices(validation: bool) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vkssim::api::ScoreQueue;
 
     fn device(index: usize, device_type: &str, default_choice: bool) -> DeviceReport {
         DeviceReport {

@@ -10,7 +10,6 @@
 //! into the scorer's frame slots); the CPU backend is timed on the same pairs
 //! unless `--no-cpu`.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -31,6 +30,7 @@ use crate::stdio;
 
 mod generate;
 mod ladder;
+mod report;
 
 use generate::{try_generate_pair, write_yuv};
 
@@ -154,29 +154,49 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     if let Some(prefix) = &args.write_yuv {
         return write_yuv(args, chroma, prefix, trace);
     }
+    let (input, metrics) = open_for(args, &features, chroma)?;
+    if let Some(k) = args.ladder {
+        return ladder::run(args, k as usize, &input, &metrics);
+    }
+    let report = measure(args, &input, &metrics)?;
+    let text = if args.json {
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report::json(&report))?
+        )
+    } else {
+        report::text(&report)?
+    };
+    stdio::print(&text)?;
+    Ok(())
+}
+
+/// The input (with the chroma planes its metrics read, for a generated
+/// pair) and the metrics checked against its frames.
+fn open_for(args: &BenchArgs, features: &Features, chroma: Chroma) -> Result<(Input, MetricSet)> {
     let mut input = open(args)?;
+    let f = input.format(chroma);
     let metrics = MetricSet::new(
         features.configs(),
-        input.format(chroma).width,
-        input.format(chroma).height,
-        input.format(chroma).bit_depth,
-        Some(input.format(chroma).chroma),
+        f.width,
+        f.height,
+        f.bit_depth,
+        Some(f.chroma),
     )
     .context("cannot bench these frames")?;
-    let with_chroma = metrics.needs_chroma();
-    if let (Input::Generated(r, d), true) = (&mut input, with_chroma) {
+    if let (Input::Generated(r, d), true) = (&mut input, metrics.needs_chroma()) {
         let take = |f: &mut LumaFrame| std::mem::replace(f, LumaFrame::zeroed(0, 0, 8));
         *r = with_chroma_planes(take(r), chroma);
         *d = with_chroma_planes(take(d), chroma);
     }
-    if let Some(k) = args.ladder {
-        return ladder::run(args, k as usize, &input, &metrics);
-    }
-    let (width, height, bit_depth, input_name) = match &input {
+    Ok((input, metrics))
+}
+
+/// The input's width, height and bit depth, and its description.
+fn describe(input: &Input) -> ((u32, u32, u32), String) {
+    match input {
         Input::Generated(r, _) => (
-            r.width,
-            r.height,
-            r.bit_depth,
+            (r.width, r.height, r.bit_depth),
             "generated in memory".to_string(),
         ),
         Input::Files {
@@ -184,58 +204,53 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             distorted,
         } => {
             let f = reference.format();
-            (
-                f.width,
-                f.height,
-                f.bit_depth,
-                format!(
-                    "files {} ({}) and {} ({}), {}",
-                    reference.path().display(),
-                    vkssim::words::count(reference.len(), "frame"),
-                    distorted.path().display(),
-                    vkssim::words::count(distorted.len(), "frame"),
-                    f
-                ),
-            )
+            let name = format!(
+                "files {} ({}) and {} ({}), {}",
+                reference.path().display(),
+                vkssim::words::count(reference.len(), "frame"),
+                distorted.path().display(),
+                vkssim::words::count(distorted.len(), "frame"),
+                f
+            );
+            ((f.width, f.height, f.bit_depth), name)
         }
-    };
+    }
+}
+
+/// Times the backend `args` asks for, then (unless it is the CPU twin or
+/// `--no-cpu`) the CPU twin on the same frames, which must give the same
+/// scores.
+fn measure(args: &BenchArgs, input: &Input, metrics: &MetricSet) -> Result<report::Report> {
+    let (size, input_name) = describe(input);
     let geometry = metrics
         .ssim()
-        .map(|o| vkssim::cpu::check_geometry(width, height, bit_depth, &o))
+        .map(|o| vkssim::testing::cpu::check_geometry(size.0, size.1, size.2, &o))
         .transpose()?;
-    let feature_list = feature_list(&metrics);
     // Threads and frames in flight are sized per device (--device N,M / all).
     let engine = BackendPlan::resolve(&args.engine, Spelling::Flags)?;
     let (devices, read_threads) = backend::read_threads(&engine);
-    let size = (width, height, bit_depth);
     let readers = read_threads.div_ceil(devices);
+    let with_chroma = metrics.needs_chroma();
+    let timed = |scorer: &mut MultiScorer| {
+        time(
+            scorer,
+            input,
+            with_chroma,
+            args.frames,
+            args.repeat,
+            read_threads,
+        )
+    };
     let Engine {
         mut scorer,
         description,
         on_cpu,
         ..
-    } = backend::start(&engine, &metrics, size, readers, false)?;
-    let n = args.frames;
-    let main = time(
-        &mut scorer,
-        &input,
-        with_chroma,
-        n,
-        args.repeat,
-        read_threads,
-    )?;
+    } = backend::start(&engine, metrics, size, readers, false)?;
+    let main = timed(&mut scorer)?;
     let devices_used = scorer.devices().to_vec();
-    let vk_info = scorer.scorers()[0].diagnostics().map(|d| VkInfo {
-        device: d.device,
-        driver: d.driver,
-        memory_path: d.memory_path,
-        frames_in_flight: d.frames_in_flight,
-        sum_threads: d.sum_threads,
-        bytes_per_frame: d.bytes_per_frame,
-        pass_ns: d.pass_ns,
-    });
+    let vk_info = scorer.scorers()[0].diagnostics().map(report::VkInfo::from);
     drop(scorer);
-
     // Timed against the CPU twin unless that is what was just timed.
     let cpu = if args.no_cpu || on_cpu {
         None
@@ -244,16 +259,8 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
             mut scorer,
             description,
             ..
-        } = backend::start(&engine.on_cpu()?, &metrics, size, readers, true)?;
-        let t = time(
-            &mut scorer,
-            &input,
-            with_chroma,
-            n,
-            args.repeat,
-            read_threads,
-        )?;
-        Some((description, t))
+        } = backend::start(&engine.on_cpu()?, metrics, size, readers, true)?;
+        Some((description, timed(&mut scorer)?))
     };
     let identical = cpu
         .as_ref()
@@ -261,229 +268,29 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     if identical == Some(false) {
         bail!("the CPU backend and {description} gave different scores for the same frames");
     }
-    // None when the run was too short to time (see `measured`).
-    let per_frame = measured(main.median);
-    let fps = per_frame.map(|t| 1.0 / t);
-    // The mean of the first value each frame reports (float_ssim by default).
-    let first_name = metrics.output_names().swap_remove(0);
-    let mean_first = main
-        .scores
-        .iter()
-        .map(|s| s.value(&first_name).unwrap_or(f64::NAN))
-        .sum::<f64>()
-        / main.scores.len() as f64;
-
-    if args.json {
-        let mut json = serde_json::json!({
-            "backend": description,
-            "input": input_name,
-            "width": width,
-            "height": height,
-            "bit_depth": bit_depth,
-            "features": feature_list,
-            "scale": geometry.map(|g| g.scale),
-            "frames": n,
-            "repetitions": args.repeat,
-            "read_threads": read_threads,
-            "devices": devices_used,
-            "ms_per_frame": per_frame.map(|t| t * 1e3),
-            "frames_per_second": fps,
-            "too_short_to_time": per_frame.is_none(),
-            "float_ssim": main.scores.first().and_then(|s| s.value("float_ssim")),
-            "first_frame": main.scores.first().map(|s| {
-                s.iter()
-                    .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
-                    .collect::<serde_json::Map<_, _>>()
-            }),
-            "runs": reps_json(&main.reps),
-        });
-        json[format!("mean_{first_name}")] = mean_first.into();
-        if let Some(b) = &main.breakdown {
-            json["time_per_frame_breakdown"] = breakdown_json(b, n);
-        }
-        if let Some(v) = &vk_info {
-            json["device"] = v.device.clone().into();
-            json["driver"] = v.driver.clone().into();
-            json["memory_path"] = v.memory_path.clone().into();
-            json["frames_in_flight"] = v.frames_in_flight.into();
-            json["sum_threads"] = v.sum_threads.into();
-            json["bytes_uploaded_per_frame"] = v.bytes_per_frame.into();
-            json["bytes_uploaded"] = (v.bytes_per_frame * n).into();
-            json["upload_gb_per_s"] = fps.map(|f| v.bytes_per_frame as f64 * f / 1e9).into();
-            if let Some(p) = &v.pass_ns {
-                json["gpu_pass_us_last_frame"] = pass_json(p);
-            }
-        }
-        if let Some(p) = &main.pass_means {
-            json["gpu_pass_us_mean"] = pass_json(p);
-        }
-        if let Some((desc, t)) = &cpu {
-            json["cpu"] = serde_json::json!({
-                "backend": desc,
-                "ms_per_frame": measured(t.median).map(|t| t * 1e3),
-                "frames_per_second": measured(t.median).map(|t| 1.0 / t),
-                "runs": reps_json(&t.reps),
-                "identical_scores": identical,
-            });
-            json["speedup_over_cpu"] = speedup(t.median, main.median).into();
-        }
-        stdio::print(&format!("{}\n", serde_json::to_string_pretty(&json)?))?;
-        return Ok(());
-    }
-    let mut out = String::new();
-    write!(
-        out,
-        "vkssim bench: {width}x{height} {bit_depth}-bit, {input_name}; {feature_list}"
-    )?;
-    match geometry {
-        Some(g) => writeln!(
-            out,
-            " (float_ssim at scale {}, {}x{})",
-            g.scale, g.scaled_width, g.scaled_height
-        )?,
-        None => writeln!(out)?,
-    }
-    writeln!(out, "backend: {description}")?;
-    if let Some(v) = &vk_info {
-        writeln!(out, "device: {}, driver {}", v.device, v.driver)?;
-        writeln!(out, "memory path: {}", v.memory_path)?;
-        writeln!(
-            out,
-            "frames in flight: {}; reader threads: {read_threads}; summing threads: {}",
-            v.frames_in_flight, v.sum_threads
-        )?;
-    }
-    print_reps(&mut out, &main.reps, n)?;
-    match per_frame {
-        Some(t) => writeln!(
-            out,
-            "time per frame: {:.4} ms (median of {}), {:.1} frames/s; mean {first_name} {:.6}",
-            t * 1e3,
-            main.reps.len(),
-            1.0 / t,
-            mean_first
-        )?,
-        None => writeln!(out, "{TOO_SHORT}; mean {first_name} {mean_first:.6}")?,
-    }
-    if let Some(v) = &vk_info {
-        write!(
-            out,
-            "uploaded: {} bytes per frame, {} bytes per t({n}) run",
-            v.bytes_per_frame,
-            v.bytes_per_frame * n,
-        )?;
-        match fps {
-            Some(f) => writeln!(out, ", {:.2} GB/s", v.bytes_per_frame as f64 * f / 1e9)?,
-            None => writeln!(out)?,
-        }
-        match &v.pass_ns {
-            Some(p) => writeln!(
-                out,
-                "GPU time per pass (last frame): {}, total {:.1} us",
-                p.iter()
-                    .map(|(name, ns)| format!("{name} {:.1} us", ns / 1e3))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                p.iter().map(|(_, ns)| ns).sum::<f64>() / 1e3
-            ),
-            None => writeln!(out, "GPU time per pass: the queue has no timestamps"),
-        }?;
-    }
-    if let Some(p) = &main.pass_means {
-        writeln!(
-            out,
-            "GPU time per pass (mean per frame of the first t({n}) run, first device): {}",
-            pass_json(p)
-        )?;
-    }
-    if let Some(b) = &main.breakdown {
-        writeln!(
-            out,
-            "where the time went (first t({n}) run, us per frame): {}",
-            breakdown_json(b, n)
-        )?;
-    }
-    if let Some((desc, t)) = &cpu {
-        writeln!(out, "CPU backend: {desc}")?;
-        print_reps(&mut out, &t.reps, n)?;
-        let cpu_time = match measured(t.median) {
-            Some(m) => format!("{:.3} ms", m * 1e3),
-            None => "too short to time".to_string(),
-        };
-        writeln!(
-            out,
-            "CPU time per frame: {cpu_time} (median of {}); {}; scores identical: {}",
-            t.reps.len(),
-            comparison(&description, speedup(t.median, main.median)),
-            identical == Some(true)
-        )?;
-    }
-    stdio::print(&out)?;
-    Ok(())
+    Ok(report::Report {
+        frames: args.frames,
+        repeat: args.repeat,
+        description,
+        input_name,
+        size,
+        feature_list: feature_list(metrics),
+        first_name: metrics.output_names()[0].to_string(),
+        geometry,
+        read_threads,
+        devices: devices_used,
+        main,
+        vk_info,
+        cpu,
+        identical,
+    })
 }
-
-/// What the report says instead of a time per frame when the run was too
-/// short to time.
-const TOO_SHORT: &str = "time per frame: the run was too short to time (t(N) - t(2) was not above zero in the median repetition); pass a larger --frames";
 
 /// A median time per frame, in seconds, when it was measured: `None` when
 /// t(N) - t(2) was not above zero (a run too short for the clock), so that no
 /// rate is divided out of a zero.
 pub(crate) fn measured(per_frame: f64) -> Option<f64> {
     (per_frame.is_finite() && per_frame > 0.0).then_some(per_frame)
-}
-
-/// How many times faster the backend timed at `main` was than the CPU twin at
-/// `cpu` (seconds per frame), when both were measured.
-fn speedup(cpu: f64, main: f64) -> Option<f64> {
-    Some(measured(cpu)? / measured(main)?)
-}
-
-/// `<backend> is N.Nx faster` (or `slower`) than the CPU twin, for a `speedup`
-/// of CPU time over the backend's time (`None`: a run too short to compare).
-fn comparison(backend: &str, speedup: Option<f64>) -> String {
-    match speedup {
-        None => format!("{backend} and the CPU twin: the run was too short to compare them"),
-        Some(x) if x >= 1.0 => format!("{backend} is {x:.1}x faster"),
-        Some(x) => format!("{backend} is {:.1}x slower", 1.0 / x),
-    }
-}
-
-/// The engine's facts for the report.
-struct VkInfo {
-    device: String,
-    driver: String,
-    memory_path: String,
-    frames_in_flight: usize,
-    sum_threads: usize,
-    bytes_per_frame: u64,
-    pass_ns: Option<Vec<(&'static str, f64)>>,
-}
-
-fn reps_json(reps: &[Rep]) -> Vec<serde_json::Value> {
-    reps.iter()
-        .map(|r| {
-            serde_json::json!({
-                "t_n_s": r.t_n.as_secs_f64(),
-                "t_2_s": r.t_2.as_secs_f64(),
-                "ms_per_frame": r.per_frame * 1e3,
-            })
-        })
-        .collect()
-}
-
-fn print_reps(out: &mut String, reps: &[Rep], n: u64) -> std::fmt::Result {
-    for (i, r) in reps.iter().enumerate() {
-        writeln!(
-            out,
-            "  run {}: t({n}) = {:.4} s, t(2) = {:.4} s, {:.4} ms per frame",
-            i + 1,
-            r.t_n.as_secs_f64(),
-            r.t_2.as_secs_f64(),
-            r.per_frame * 1e3
-        )?;
-    }
-    Ok(())
 }
 
 /// The input: the generated pair, or the two files through the readers.
@@ -599,38 +406,6 @@ fn time(
     Ok(t)
 }
 
-/// Each pass's or metric stage's time in microseconds, and their total.
-fn pass_json(p: &[(&'static str, f64)]) -> serde_json::Value {
-    let mut passes = serde_json::Map::new();
-    for (name, ns) in p {
-        passes.insert(name.to_string(), (ns / 1e3).into());
-    }
-    passes.insert(
-        "total".into(),
-        (p.iter().map(|(_, ns)| ns).sum::<f64>() / 1e3).into(),
-    );
-    passes.into()
-}
-
-fn breakdown_json(b: &(MainTimes, vkssim::vk::HostStats, Duration), n: u64) -> serde_json::Value {
-    let (m, st, wall) = b;
-    let us = |ns: u64| ns as f64 / 1e3 / n as f64;
-    let frames = st.gpu_frames.max(1) as f64;
-    serde_json::json!({
-        "wall_us": wall.as_secs_f64() * 1e6 / n as f64,
-        "main_thread_acquire_us": us(m.acquire_ns),
-        "main_thread_read_wait_us": us(m.read_wait_ns),
-        "main_thread_submit_us": us(m.submit_ns),
-        "main_thread_collect_us": us(m.collect_ns),
-        "engine_fence_wait_us": us(st.fence_wait_ns),
-        "engine_sum_wait_us": us(st.sum_wait_ns),
-        "engine_submit_us": us(st.submit_ns),
-        "host_sum_fallbacks": st.host_sum_fallbacks,
-        "gpu_busy_us": st.gpu_busy_ns / 1e3 / frames,
-        "gpu_span_us": st.gpu_span_ns().map(|s| s / 1e3 / frames),
-    })
-}
-
 /// Times any backend through [`FrameScorer::submit`], with frames in memory
 /// (read from the files as they are submitted, for file inputs).
 fn rep(t_n: Duration, t_2: Duration, n: u64) -> Rep {
@@ -655,6 +430,7 @@ fn timing(reps: Vec<Rep>, scores: Vec<FrameScore>) -> Timing {
 
 #[cfg(test)]
 mod tests {
+    use super::report::{comparison, speedup, TOO_SHORT};
     use super::*;
 
     #[test]

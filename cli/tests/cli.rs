@@ -387,7 +387,7 @@ fn mid_stream_error_keeps_the_frames_scored_before_it() {
 fn expected(r: &[LumaFrame], d: &[LumaFrame], opts: &SsimOptions) -> Vec<vkssim::FrameScore> {
     r.iter()
         .zip(d)
-        .map(|(a, b)| vkssim::cpu::score_frame(&a.view(), &b.view(), opts).unwrap())
+        .map(|(a, b)| vkssim::testing::cpu::score_frame(&a.view(), &b.view(), opts).unwrap())
         .collect()
 }
 

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use encoded_clips::{damaged, encoded};
 use vkssim::io::ffmpeg::FfmpegReader;
-use vkssim::io::{open_input_with, DecodeErrors, DecodeOptions, LumaReader};
+use vkssim::io::{open_input_with, Check, DecodeErrors, DecodeOptions, LumaReader, Planes};
 
 /// Held by each test: the thread counts are the process's.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -67,7 +67,7 @@ fn reads(r: &mut dyn LumaReader, limit: usize) -> Vec<Read> {
     let mut luma = vec![0u8; r.format().luma_bytes()];
     let mut all = Vec::new();
     while all.len() < limit {
-        let read = match r.read_luma(&mut luma) {
+        let read = match r.read(&mut luma, Planes::Luma, Check::Range) {
             Ok(true) => Read::Frame(luma.clone()),
             Ok(false) => Read::End,
             Err(e) => Read::Error(e.to_string().replace(&name, "INPUT")),
@@ -127,7 +127,7 @@ fn dropping_a_reader_mid_stream_stops_and_joins_its_thread() {
         let mut r = open_input_with(&clip, None, &options).unwrap();
         let mut luma = vec![0u8; r.format().luma_bytes()];
         for _ in 0..read {
-            assert!(r.read_luma(&mut luma).unwrap());
+            assert!(r.read(&mut luma, Planes::Luma, Check::Range).unwrap());
         }
         wait_for_threads(1, "reading");
         // Time for the queue to fill: the thread then waits to hand over.
@@ -219,14 +219,14 @@ fn skipping_reads_the_same_frames_as_reading() {
     let mut r = open_input_with(&clip, None, &options).unwrap();
     let mut luma = vec![0u8; r.format().luma_bytes()];
     assert_eq!(r.skip(5).unwrap(), 5);
-    assert!(r.read_luma(&mut luma).unwrap());
+    assert!(r.read(&mut luma, Planes::Luma, Check::Range).unwrap());
     assert_eq!(Read::Frame(luma.clone()), all[5]);
     assert_eq!(r.skip(10).unwrap(), 10);
-    assert!(r.read_luma(&mut luma).unwrap());
+    assert!(r.read(&mut luma, Planes::Luma, Check::Range).unwrap());
     assert_eq!(Read::Frame(luma.clone()), all[16]);
     assert_eq!(r.frames_read(), 17);
     assert_eq!(r.skip(100).unwrap(), 13, "past the end");
-    assert!(!r.read_luma(&mut luma).unwrap());
+    assert!(!r.read(&mut luma, Planes::Luma, Check::Range).unwrap());
     drop(r);
     wait_for_threads(0, "after skipping");
 }

@@ -19,7 +19,9 @@ use common::{assert_fails, assert_ok, run, s};
 use encoded_clips::{
     clip, clips_dir, damaged, encoded, ffmpeg, ffmpeg_decode, ffmpeg_raw, score_args, without_fps,
 };
-use vkssim::io::{open_input_with, Chroma, DecodeErrors, DecodeOptions, VideoFormat};
+use vkssim::io::{
+    open_input_with, Check, Chroma, DecodeErrors, DecodeOptions, LumaReader, Planes, VideoFormat,
+};
 
 /// The width, height and pixel format `ffprobe` gives video stream `stream`.
 fn ffprobe(input: &Path, stream: usize) -> (u32, u32, String) {
@@ -93,7 +95,7 @@ fn assert_decodes_as_ffmpeg(input: &Path, stream: usize, frames: usize) -> Video
     );
     let mut luma = vec![0u8; f.luma_bytes()];
     let mut read = 0;
-    while reader.read_luma(&mut luma).unwrap() {
+    while reader.read(&mut luma, Planes::Luma, Check::Range).unwrap() {
         assert!(
             read < frames,
             "{}: more frames than ffmpeg's",
@@ -361,7 +363,7 @@ fn a_damaged_frame_is_an_error_naming_file_and_frame() {
     let mut r = open_input_with(&bad, None, &DecodeOptions::default()).unwrap();
     let mut luma = vec![0u8; r.format().luma_bytes()];
     let e = loop {
-        match r.read_luma(&mut luma) {
+        match r.read(&mut luma, Planes::Luma, Check::Range) {
             Ok(true) => {}
             Ok(false) => panic!("the damaged clip decoded without an error"),
             Err(e) => break e,
@@ -449,7 +451,7 @@ fn concealed_frames_are_ffmpegs() {
     let fb = f.frame_bytes() as usize;
     let mut luma = vec![0u8; f.luma_bytes()];
     let mut i = 0;
-    while r.read_luma(&mut luma).unwrap() {
+    while r.read(&mut luma, Planes::Luma, Check::Range).unwrap() {
         assert!(luma == raw[i * fb..][..luma.len()], "frame {i} differs");
         i += 1;
     }
@@ -581,7 +583,7 @@ fn resized_frames_equal_ffmpegs_scale_filter() {
                 assert_eq!(raw.len(), 4 * fb);
                 let mut luma = vec![0u8; f.luma_bytes()];
                 let mut i = 0;
-                while r.read_luma(&mut luma).unwrap() {
+                while r.read(&mut luma, Planes::Luma, Check::Range).unwrap() {
                     let what = format!("{}: {algorithm} to {size:?}, frame {i}", clip.display());
                     assert!(luma == raw[i * fb..][..luma.len()], "{what} differs");
                     i += 1;

@@ -9,10 +9,10 @@
 
 use std::time::Instant;
 
-use vkssim::cpu::{luma_to_plane, ms_ssim, score_metrics, ssim_means};
 use vkssim::io::Chroma;
 use vkssim::metric::config::MetricConfig;
 use vkssim::metric::MetricSet;
+use vkssim::testing::cpu::{luma_to_plane, ms_ssim, score_metrics, ssim_means};
 use vkssim::{LumaFrame, LumaView};
 
 fn main() {
@@ -52,7 +52,7 @@ fn main() {
     if std::env::var_os("SHAPES").is_some() {
         for (sw, sh) in [(w / 4, h * 4), (w / 2, h * 2), (w, h), (w * 2, h / 2)] {
             let p = |seed: usize| {
-                vkssim::cpu::Plane::new(
+                vkssim::testing::cpu::Plane::new(
                     sw,
                     sh,
                     (0..(sw * sh) as usize)

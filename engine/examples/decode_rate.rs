@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use vkssim::io::{open_input_with, DecodeOptions};
+use vkssim::io::{open_input_with, Check, DecodeOptions, LumaReader, Planes};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut paths: Vec<String> = std::env::args().skip(1).collect();
@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let mut reader = open_input_with(Path::new(p), None, options)?;
                     let mut luma = vec![0u8; reader.format().luma_bytes()];
                     let mut n = 0;
-                    while reader.read_luma(&mut luma)? {
+                    while reader.read(&mut luma, Planes::Luma, Check::Range)? {
                         n += 1;
                     }
                     Ok(n)

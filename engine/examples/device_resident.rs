@@ -14,7 +14,10 @@ mod common;
 
 use ash::vk;
 use common::*;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{DevicePlane, Engine, HostPlane, Pair, SampleFormat, ScorerDesc, SemaphoreRef};
+use vkssim::metric::MetricConfig;
+use vkssim::SsimOptions;
 
 fn main() {
     if let Err(e) = run() {
@@ -62,8 +65,12 @@ fn score_on_device(
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER
         | vk::BufferUsageFlags::TRANSFER_SRC
         | vk::BufferUsageFlags::TRANSFER_DST;
-    let mut desc = ScorerDesc::new(width, height, bit_depth);
-    desc.ssim.enable_lcs = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let desc =
+        ScorerDesc::new(width, height, bit_depth).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     let mut scorer = engine.scorer(&desc)?;
     let format = if bit_depth > 8 {
         SampleFormat::U16
@@ -227,7 +234,7 @@ fn score_on_device(
             }
         }
 
-        let opts = desc.ssim;
+        let opts = ssim;
         for (k, (rs, ds)) in seeds.iter().enumerate() {
             let r = host_plane(width, height, bit_depth, |y| row_word(y, *rs, bit_depth));
             let dd = host_plane(width, height, bit_depth, |y| {

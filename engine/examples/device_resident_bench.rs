@@ -23,6 +23,7 @@
 mod common;
 
 use std::time::{Duration, Instant};
+use vkssim::api::ScoreQueue;
 
 use ash::vk;
 use common::*;
@@ -187,7 +188,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let want = cpu_score(
         &host_plane(a.width, a.height, bd, |y| row_word(y, 100, bd)),
         &host_plane(a.width, a.height, bd, |y| distorted_word(y, 100, bd)),
-        &desc.ssim,
+        &vkssim::SsimOptions::default(),
     );
     if first[0].ssim.to_bits() != want.ssim.to_bits() {
         return Err(format!("GPU {:?} differs from the CPU twin {want:?}", first[0]).into());

@@ -27,11 +27,13 @@ mod common;
 use ash::vk;
 use common::frames::Images;
 use common::host::Host;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{
     DevicePlane, Engine, HostPlane, ImagePlane, ImportDesc, Pair, SampleFormat, Scorer, ScorerDesc,
 };
 use vkssim::io::Chroma;
 use vkssim::metric::config::parse_list;
+use vkssim::metric::MetricConfig;
 use vkssim::{FrameScore, LumaFrame, SsimOptions};
 
 /// Scored region; the images are one sample wider and taller (4:2:0 formats
@@ -177,8 +179,9 @@ unsafe fn score_all(host: &Host) -> Result<Counts, Box<dyn std::error::Error>> {
         };
         let mut exclusive_done = false;
         for bit_depth in [8, 10, 12, 16] {
-            let mut desc = ScorerDesc::new(WIDTH, HEIGHT, bit_depth);
-            desc.ssim = opts;
+            let ssim = opts;
+            let desc = ScorerDesc::new(WIDTH, HEIGHT, bit_depth)
+                .with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
             let mut scorer = engine.scorer(&desc)?;
             let mut pending = Vec::new();
             for (c, case) in CASES.iter().enumerate() {

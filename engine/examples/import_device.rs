@@ -14,6 +14,9 @@ mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use vkssim::api::ScoreQueue;
+use vkssim::metric::MetricConfig;
+use vkssim::SsimOptions;
 
 use ash::vk;
 use common::*;
@@ -122,8 +125,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
 
         let (width, height, bit_depth) = (320u32, 240u32, 8u32);
-        let mut desc = ScorerDesc::new(width, height, bit_depth);
-        desc.ssim.enable_db = true;
+        let ssim = SsimOptions {
+            enable_db: true,
+            ..SsimOptions::default()
+        };
+        let desc = ScorerDesc::new(width, height, bit_depth)
+            .with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
         let r = host_plane(width, height, bit_depth, |y| row_word(y, 3, bit_depth));
         let d = host_plane(width, height, bit_depth, |y| {
             distorted_word(y, 3, bit_depth)
@@ -136,8 +143,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         check(
             "imported device, host pair (score_pair)",
             got,
-            cpu_score(&r, &d, &desc.ssim),
-            &desc.ssim,
+            cpu_score(&r, &d, &ssim),
+            &ssim,
         );
 
         // A pair the host writes on the GPU, chained by a semaphore.
@@ -235,7 +242,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let want = cpu_score(
             &host_plane(width, height, 8, |y| row_word(y, 5, 8)),
             &host_plane(width, height, 8, |y| distorted_word(y, 5, 8)),
-            &desc.ssim,
+            &ssim,
         );
         check(
             &format!(
@@ -244,7 +251,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             ),
             got,
             want,
-            &desc.ssim,
+            &ssim,
         );
         drop(scorer);
         drop(engine);

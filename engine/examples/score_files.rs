@@ -9,6 +9,7 @@
 //! Run: `cargo run -p vkssim --example score_files -- REF DIST WIDTH HEIGHT [BITDEPTH [420|422|444]] [--check]`
 
 use std::path::Path;
+use vkssim::api::ScoreQueue;
 
 use vkssim::api::{Engine, HostPlane, Pair, ScorerDesc};
 use vkssim::io::{open_input, Chroma, RawFormat};
@@ -96,7 +97,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     if check {
         for (i, ((r, d), got)) in frames.iter().zip(&scores).enumerate() {
-            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &desc.ssim)?;
+            let want = vkssim::testing::cpu::score_frame(
+                &r.view(),
+                &d.view(),
+                &vkssim::SsimOptions::default(),
+            )?;
             if got.ssim.to_bits() != want.ssim.to_bits() {
                 return Err(format!("frame {i}: GPU {got:?}, CPU twin {want:?}").into());
             }

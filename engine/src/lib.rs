@@ -1,11 +1,12 @@
 //! vkssim: libvmaf's `float_ssim`, `psnr` and `float_ms_ssim` video quality
-//! metrics, alone or together in one pass, bit for bit, on the CPU (the exact
-//! twin in [`cpu`]) and on any Vulkan GPU with `shaderInt64`.
+//! metrics, alone or together in one pass, bit for bit, on the CPU (an exact
+//! twin of libvmaf's code) and on any Vulkan GPU with `shaderInt64`.
 //!
 //! The crate owns everything below the command line: the frame types
 //! ([`frame`]), the metrics ([`metric`]) and their options ([`options`]), the
 //! video readers ([`io`]; encoded files with the `ffmpeg` feature), the CPU
-//! twin of every pass ([`cpu`]) and the one error enum ([`Error`]).
+//! twin of every pass (crate-private; its stages reach vkssim's own tests
+//! through the hidden `testing` module) and the one error enum ([`Error`]).
 //!
 //! Video tools start at [`api`]: an engine on vkssim's own Vulkan device or on
 //! theirs, and scorers fed from host memory or from their own `VkBuffer`s.
@@ -13,7 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod api;
-pub mod cpu;
+mod cpu;
 pub mod error;
 pub(crate) mod feature;
 pub mod frame;
@@ -22,10 +23,10 @@ pub mod io;
 pub mod metric;
 pub(crate) mod model;
 pub mod options;
-pub mod pool;
-pub mod reorder;
+mod pool;
+mod reorder;
 mod scorer;
-pub mod softfloat;
+mod softfloat;
 #[doc(hidden)]
 pub mod testing;
 #[cfg(feature = "vulkan-video")]

@@ -27,7 +27,7 @@ impl Pooled {
     /// The values with libvmaf's names, in libvmaf's order.
     ///
     /// ```
-    /// let p = vkssim::pool::pool(&[0.5, 1.0]).unwrap();
+    /// let p = vkssim::testing::pool(&[0.5, 1.0]).unwrap();
     /// assert_eq!(p.named()[2], ("mean", 0.75));
     /// ```
     pub fn named(&self) -> [(&'static str, f64); 4] {
@@ -43,7 +43,7 @@ impl Pooled {
 /// Pools `values` (one per frame, in frame order); `None` when there is none.
 ///
 /// ```
-/// let p = vkssim::pool::pool(&[0.5, 0.25, 1.0]).unwrap();
+/// let p = vkssim::testing::pool(&[0.5, 0.25, 1.0]).unwrap();
 /// assert_eq!((p.min, p.max), (0.25, 1.0));
 /// ```
 pub fn pool(values: &[f64]) -> Option<Pooled> {
@@ -59,7 +59,7 @@ pub fn pool(values: &[f64]) -> Option<Pooled> {
 /// // 10 frames at subsample 2: frames 0, 2, 4, 6, 8 written (n = 5);
 /// // libvmaf pools indices 0, 2 and 4 only.
 /// let values = [0.1, 0.0, 0.2, 0.0, 0.3, 0.0, 0.4, 0.0, 0.5, 0.0];
-/// let p = vkssim::pool::pool_indexed(5, 2, |i| Some(values[i as usize])).unwrap();
+/// let p = vkssim::testing::pool_indexed(5, 2, |i| Some(values[i as usize])).unwrap();
 /// assert_eq!(p.max, 0.3);
 /// ```
 pub fn pool_indexed(

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// module note).
 ///
 /// ```
-/// let mut r = vkssim::reorder::Reorder::new();
+/// let mut r = vkssim::testing::Reorder::new();
 /// r.insert(1, "b");
 /// assert_eq!(r.pop_ready(), None); // 0 has not come
 /// r.insert(0, "a");

@@ -158,11 +158,13 @@ fn sf_round_pack32(sign: u32, mut e: i32, mut m: u32) -> u32 {
 // ---- The interface. ----
 
 /// The IEEE-754 bits of `a` (identity in the soft variant).
+#[cfg(test)]
 pub fn f64_to_bits(a: F64) -> u64 {
     a
 }
 
 /// The value whose IEEE-754 bits are `a` (identity in the soft variant).
+#[cfg(test)]
 pub fn f64_from_bits(a: u64) -> F64 {
     a
 }

@@ -5,6 +5,26 @@
 //! Applications use [`crate::api`].
 
 pub use crate::cpu::pool::CpuScorer;
+pub use crate::pool::{pool, pool_indexed, Pooled};
+pub use crate::reorder::Reorder;
+
+/// The CPU twin's stages, each pass on its own, for the pass-by-pass tests,
+/// the parity tests and the stage benchmarks (crate-private otherwise).
+pub mod cpu {
+    pub use crate::cpu::{
+        check_geometry, decimate, frame_means, gaussian, gaussian_filter_all, lcs_terms,
+        luma_to_plane, ms_ssim, psnr, score_frame, score_metrics, ssim_means, Plane,
+    };
+}
+
+/// The software binary64 and binary32 arithmetic the soft-f64 shaders model,
+/// for the test that runs them on the device against it.
+pub mod softfloat {
+    pub use crate::softfloat::{
+        f32_add, f32_div, f32_from_f64, f32_from_u64_scaled, f32_mul, f32_sqrt, f32_sub, f64_add,
+        f64_div, f64_from_f32, f64_from_u32, f64_mul, f64_neg, f64_sub, F64,
+    };
+}
 pub use crate::feature::vif;
 pub use crate::scorer::FrameScorer;
 pub use crate::vk::pipeline::PASSES;

@@ -8,12 +8,14 @@
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
+use vkssim::api::ScoreQueue;
 use vkssim::api::{
     DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer, ScorerDesc,
     SemaphoreRef,
 };
+use vkssim::metric::MetricConfig;
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, Error, LumaFrame, SsimOptions};
 
 fn engine() -> Engine {
     Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
@@ -74,8 +76,9 @@ fn host_planes_match_the_cpu_twin() {
     ];
     for (w, h, bit_depth) in [(97u32, 61u32, 8u32), (64, 48, 10), (50, 40, 16)] {
         for opts in option_sets {
-            let mut desc = ScorerDesc::new(w, h, bit_depth);
-            desc.ssim = opts;
+            let ssim = opts;
+            let mut desc =
+                ScorerDesc::new(w, h, bit_depth).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
             desc.frames_in_flight = std::num::NonZeroUsize::new(2);
             let mut scorer = engine.scorer(&desc).expect("scorer");
             let stride = w as usize + 5;
@@ -126,8 +129,11 @@ fn score_pair_matches_the_cpu_twin() {
     }
     let engine = engine();
     let (r, d) = (frame(80, 60, 8, 1), frame(80, 60, 8, 2));
-    let mut desc = ScorerDesc::new(80, 60, 8);
-    desc.ssim.enable_lcs = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let desc = ScorerDesc::new(80, 60, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     let got = engine
         .score_pair(
             &desc,
@@ -135,7 +141,7 @@ fn score_pair_matches_the_cpu_twin() {
             HostPlane::u8(&d.bytes, 80),
         )
         .expect("score_pair");
-    let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+    let want = cpu::score_frame(&r.view(), &d.view(), &ssim).unwrap();
     assert_eq!(got, want);
     // Identical planes score exactly 1.
     let one = engine
@@ -164,8 +170,11 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
     let engine = engine();
     let (w, h) = (72u32, 40u32);
     let (r, d) = (frame(w, h, 8, 31), frame(w, h, 8, 32));
-    let mut desc = ScorerDesc::new(w, h, 8);
-    desc.ssim.enable_lcs = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let desc = ScorerDesc::new(w, h, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     let first = engine.scorer(&desc).expect("first scorer");
     let variant = first.arithmetic();
     let once = ContextCounts {
@@ -181,7 +190,7 @@ fn later_scorers_reuse_the_devices_pipelines_and_self_test() {
             HostPlane::u8(&d.bytes, w as usize),
         ))
         .expect("submit");
-    let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+    let want = cpu::score_frame(&r.view(), &d.view(), &ssim).unwrap();
     assert_eq!(second.wait().expect("a result").expect("score"), want);
     for _ in 0..3 {
         let got = engine
@@ -379,8 +388,11 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     }
     let engine = engine();
     let (w, h) = (128u32, 72u32);
-    let mut desc = ScorerDesc::new(w, h, 8);
-    desc.ssim.enable_lcs = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let mut desc = ScorerDesc::new(w, h, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     desc.frames_in_flight = std::num::NonZeroUsize::new(2);
     let mut scorer = engine.scorer(&desc).expect("scorer");
     // Packed at 0 (zero-copy), padded rows at 256 (device copy), packed at an
@@ -401,16 +413,16 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
     let got = submit_in_order(&mut scorer, &imports, &order, [&host_r, &host_d]);
     for (i, (&k, g)) in order.iter().zip(&got).enumerate() {
         let want = if k == 9 {
-            cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap()
+            cpu::score_frame(&host_r.view(), &host_d.view(), &ssim).unwrap()
         } else {
-            want_for(w, h, layouts[k].2, &desc.ssim)
+            want_for(w, h, layouts[k].2, &ssim)
         };
         assert_eq!(*g, want, "submission {i} (pair {k})");
     }
 
     // Host pairs through frame slots after device pairs: every slot (both
     // were bound to the host's buffers) reads its own upload buffers again.
-    let want = cpu::score_frame(&host_r.view(), &host_d.view(), &desc.ssim).unwrap();
+    let want = cpu::score_frame(&host_r.view(), &host_d.view(), &ssim).unwrap();
     for k in 0..3 {
         let g = score_in_slot(&mut scorer, [&host_r, &host_d]);
         assert_eq!(g, want, "slot pair {k} after device pairs");
@@ -432,7 +444,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
             scorer
                 .submit(Pair::new(&imports[k][0], &imports[k][1]))
                 .expect("device pair");
-            want_for(w, h, layouts[k].2, &desc.ssim)
+            want_for(w, h, layouts[k].2, &ssim)
         };
         let g = scorer.wait().expect("a result").expect("score");
         assert_eq!(g, want, "pair {k} after a shared reference");
@@ -461,7 +473,7 @@ fn device_pairs_rebind_and_match_the_cpu_twin() {
         // Dropped while the pair is in flight: the pair still holds them.
         drop((r, d));
         let g = scorer.wait().expect("a result").expect("score");
-        assert_eq!(g, want_for(w, h, seed, &desc.ssim), "fresh pair {seed}");
+        assert_eq!(g, want_for(w, h, seed, &ssim), "fresh pair {seed}");
     }
     drop(scorer);
     destroy_pairs(&engine, &fresh);
@@ -482,9 +494,12 @@ fn engine_options_soft_f64_and_staging() {
     use vkssim::vk::{ArithVariant, UploadPath};
     let (w, h) = (96u32, 64u32);
     let (r, d) = (frame(w, h, 8, 5), frame(w, h, 8, 6));
-    let mut desc = ScorerDesc::new(w, h, 8);
-    desc.ssim.enable_lcs = true;
-    let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let desc = ScorerDesc::new(w, h, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
+    let want = cpu::score_frame(&r.view(), &d.view(), &ssim).unwrap();
     for (no_fp64, upload) in [(true, UploadPath::Direct), (false, UploadPath::Staging)] {
         let engine = Engine::new(
             &VkOptions::default()
@@ -520,7 +535,7 @@ fn engine_options_soft_f64_and_staging() {
             let got = scorer.wait().expect("a result").expect("score");
             assert_eq!(
                 got,
-                want_for(w, h, seed, &desc.ssim),
+                want_for(w, h, seed, &ssim),
                 "device pair {seed}, no_fp64 {no_fp64}, {upload:?}"
             );
         }
@@ -612,7 +627,7 @@ fn queued_device_pairs_go_in_batches_in_order() {
     // SAFETY: the buffers hold their planes and outlive the scorers.
     let imports = unsafe { import_pairs(&engine, &pairs) };
     let (hr, hd) = (frame(w, h, 8, 90), frame(w, h, 8, 91));
-    let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
+    let host_want = cpu::score_frame(&hr.view(), &hd.view(), &SsimOptions::default()).unwrap();
     let order = [0usize, 1, 2, 0, 1, 9, 2, 0, 1, 2, 0, 1];
     for &k in &order {
         if k == 9 {
@@ -636,7 +651,7 @@ fn queued_device_pairs_go_in_batches_in_order() {
         let want = if k == 9 {
             host_want.clone()
         } else {
-            want_for(w, h, layouts[k].2, &desc.ssim)
+            want_for(w, h, layouts[k].2, &SsimOptions::default())
         };
         assert_eq!(*g, want, "submission {n} (pair {k})");
     }
@@ -654,7 +669,7 @@ fn queued_device_pairs_go_in_batches_in_order() {
     for (k, g) in polled.iter().enumerate() {
         assert_eq!(
             *g,
-            want_for(w, h, layouts[k].2, &desc.ssim),
+            want_for(w, h, layouts[k].2, &SsimOptions::default()),
             "flushed pair {k}"
         );
     }

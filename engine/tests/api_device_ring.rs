@@ -17,12 +17,14 @@ use device_pairs::{
     destroy_pairs, device_pairs, import_pairs, score_in_slot, submit_in_order, want_for,
 };
 use vk_support::{frame, gpu_present};
+use vkssim::api::ScoreQueue;
 use vkssim::api::{
     DevicePlane, Engine, Pair, SampleFormat, ScorerDesc, DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT,
     DEFAULT_FRAMES_IN_FLIGHT,
 };
-use vkssim::cpu;
+use vkssim::testing::cpu;
 use vkssim::vk::VkOptions;
+use vkssim::SsimOptions;
 
 fn engine() -> Engine {
     Engine::new(&VkOptions::default().with_validation(true)).expect("engine")
@@ -47,7 +49,7 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
     // SAFETY: the buffers hold their planes and outlive the scorer.
     let imports = unsafe { import_pairs(&engine, &pairs) };
     let (hr, hd) = (frame(w, h, 8, 50), frame(w, h, 8, 51));
-    let host_want = cpu::score_frame(&hr.view(), &hd.view(), &desc.ssim).unwrap();
+    let host_want = cpu::score_frame(&hr.view(), &hd.view(), &SsimOptions::default()).unwrap();
     // 9 marks a host pair. Twelve device pairs take slots 0 to 11 (past the
     // host ring of 8), so the host pairs after them land on slots made
     // without upload buffers; device pairs then take slots host pairs used.
@@ -66,7 +68,7 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
         let want = if k == 9 {
             host_want.clone()
         } else {
-            want_for(w, h, layouts[k].2, &desc.ssim)
+            want_for(w, h, layouts[k].2, &SsimOptions::default())
         };
         assert_eq!(*g, want, "submission {n} (pair {k})");
     }
@@ -92,7 +94,7 @@ fn device_pairs_deepen_the_ring_and_host_pairs_still_fit_it() {
     scorer.submit(Pair::new(&r, &d)).expect("device pair");
     assert_eq!(scorer.queue_depth(), 4);
     let g = scorer.wait().expect("a result").expect("score");
-    assert_eq!(g, want_for(w, h, layouts[0].2, &set.ssim));
+    assert_eq!(g, want_for(w, h, layouts[0].2, &SsimOptions::default()));
     drop(scorer);
     drop((r, d));
     destroy_pairs(&engine, &pairs);

@@ -9,6 +9,7 @@ mod vk_support;
 use ash::vk;
 use ash::vk::Handle;
 use vk_support::gpu_present;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{
     image_format_supported, DevicePlane, Engine, ImagePlane, Pair, SampleFormat, Scorer, ScorerDesc,
 };

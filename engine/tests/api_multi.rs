@@ -8,9 +8,11 @@
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
+use vkssim::api::ScoreQueue;
 use vkssim::api::{usable_devices, Engine, HostPlane, MultiScorer, Pair, ScorerDesc};
+use vkssim::metric::MetricConfig;
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, Error, LumaFrame, SsimOptions};
 
 fn engines(count: usize) -> Vec<Engine> {
     let devices = usable_devices(true).expect("devices");
@@ -45,8 +47,9 @@ fn pairs_over_several_engines_come_back_in_order_and_identical() {
         ..SsimOptions::default()
     };
     for (w, h, bit_depth) in [(97u32, 61u32, 8u32), (64, 48, 10)] {
-        let mut desc = ScorerDesc::new(w, h, bit_depth);
-        desc.ssim = opts;
+        let ssim = opts;
+        let mut desc =
+            ScorerDesc::new(w, h, bit_depth).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
         desc.frames_in_flight = std::num::NonZeroUsize::new(2);
         let mut multi = MultiScorer::new(&engines, &desc).expect("multi scorer");
         assert_eq!(multi.devices().len(), 3);
@@ -109,8 +112,11 @@ fn a_refused_pair_names_its_engine_and_keeps_the_earlier_results() {
         return;
     }
     let engines = engines(2);
-    let mut desc = ScorerDesc::new(64, 48, 8);
-    desc.ssim.enable_lcs = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let desc = ScorerDesc::new(64, 48, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     let mut multi = MultiScorer::new(&engines, &desc).expect("multi");
     let (r, d) = (frame(64, 48, 8, 1), frame(64, 48, 8, 2));
     multi
@@ -136,7 +142,7 @@ fn a_refused_pair_names_its_engine_and_keeps_the_earlier_results() {
     let first = multi.wait().expect("first result").expect("scored");
     assert_eq!(
         first,
-        cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap()
+        cpu::score_frame(&r.view(), &d.view(), &ssim).unwrap()
     );
     assert!(multi.wait().is_none());
 }
@@ -153,8 +159,11 @@ fn slots_filled_in_place_over_a_device_and_the_cpu_twin_come_back_in_order_acros
         return;
     }
     let engines = engines(1);
-    let mut desc = ScorerDesc::new(80, 52, 8);
-    desc.ssim.enable_lcs = true;
+    let ssim = SsimOptions {
+        enable_lcs: true,
+        ..SsimOptions::default()
+    };
+    let mut desc = ScorerDesc::new(80, 52, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
     desc.frames_in_flight = std::num::NonZeroUsize::new(2);
     let scorers = vec![
         engines[0].scorer(&desc).expect("vulkan scorer"),
@@ -185,7 +194,7 @@ fn slots_filled_in_place_over_a_device_and_the_cpu_twin_come_back_in_order_acros
     }
     assert_eq!(got.len(), pairs.len());
     for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
-        let want = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+        let want = cpu::score_frame(&r.view(), &d.view(), &ssim).unwrap();
         assert_eq!(*g, want, "pair {i}: slots over vk + cpu vs CPU twin");
     }
     assert!(engines[0].validation_messages().is_empty());
@@ -274,7 +283,7 @@ fn results_carry_their_pairs_index_from_submit_and_from_slots() {
         .iter()
         .enumerate()
         .map(|(i, (r, d))| {
-            let s = cpu::score_frame(&r.view(), &d.view(), &desc.ssim).unwrap();
+            let s = cpu::score_frame(&r.view(), &d.view(), &SsimOptions::default()).unwrap();
             (i as u64, s)
         })
         .collect();

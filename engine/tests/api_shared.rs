@@ -16,11 +16,13 @@
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
+use vkssim::api::ScoreQueue;
 use vkssim::api::{Engine, HostPlane, Pair, Scorer, ScorerDesc, SharedPlane, SharedPlanes};
 use vkssim::io::Chroma;
 use vkssim::metric::config::parse_list;
+use vkssim::metric::MetricConfig;
 use vkssim::vk::{UploadPath, VkOptions};
-use vkssim::{cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{testing::cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Decimated by 2 (scale 2: min(520, 400) / 256 rounds to 2).
 const W: u32 = 520;
@@ -88,7 +90,7 @@ fn submit(scorer: &mut Scorer, shared: Option<&SharedPlane>, reference: &LumaFra
 fn check_ladder(engine: &Engine, bit_depth: u32, lanes: usize, frames: u32, what: &str) {
     let opts = lcs();
     let desc = ScorerDesc::new(W, H, bit_depth)
-        .with_ssim(opts)
+        .with_metrics(vec![MetricConfig::FloatSsim(opts)])
         .with_frames_in_flight(2);
     let planes = engine.shared_planes(&desc).expect("pool");
     assert_eq!(planes.plane_len(), desc_len(&desc));
@@ -248,7 +250,7 @@ fn host_planes_uploaded_as_a_shared_reference_score_like_score_frame() {
     }
     let engine = engine(UploadPath::Auto);
     let desc = ScorerDesc::new(W, H, 10)
-        .with_ssim(lcs())
+        .with_metrics(vec![MetricConfig::FloatSsim(lcs())])
         .with_frames_in_flight(2);
     let planes = engine.shared_planes(&desc).expect("pool");
     assert_eq!(planes.geometry(), (W, H, 10));

@@ -9,9 +9,11 @@
 mod vk_support;
 
 use vk_support::{frame, gpu_present};
+use vkssim::api::ScoreQueue;
 use vkssim::api::{Engine, Scorer, ScorerDesc};
+use vkssim::metric::MetricConfig;
 use vkssim::vk::VkOptions;
-use vkssim::{cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{testing::cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 const W: u32 = 67;
 const H: u32 = 45;
@@ -99,7 +101,8 @@ fn check_against_cpu(scorer: &mut Scorer, bit_depth: u32, opts: &SsimOptions, wh
 #[test]
 fn slots_on_the_cpu_twin_score_like_score_frame() {
     for bit_depth in [8, 10] {
-        let desc = ScorerDesc::new(W, H, bit_depth).with_ssim(lcs());
+        let desc =
+            ScorerDesc::new(W, H, bit_depth).with_metrics(vec![MetricConfig::FloatSsim(lcs())]);
         let mut scorer = Scorer::cpu(&desc, 2).expect("cpu scorer");
         assert!(scorer.is_cpu());
         assert_eq!(scorer.upload_path(), None);
@@ -116,7 +119,7 @@ fn slots_on_vulkan_score_like_score_frame() {
     let engine = engine();
     for bit_depth in [8, 10] {
         let desc = ScorerDesc::new(W, H, bit_depth)
-            .with_ssim(lcs())
+            .with_metrics(vec![MetricConfig::FloatSsim(lcs())])
             .with_frames_in_flight(4);
         let mut scorer = engine.scorer(&desc).expect("scorer");
         check_against_cpu(&mut scorer, bit_depth, &lcs(), "vulkan");

@@ -1,5 +1,5 @@
 //! `glsl/include/soft_f64.glsl` on a real Vulkan device, against its Rust twin
-//! `vkssim::softfloat` (itself tested bit for bit against the CPU's IEEE arithmetic).
+//! `vkssim::testing::softfloat` (itself tested bit for bit against the CPU's IEEE arithmetic).
 //!
 //! 1. The GLSL compiles with `glslc` (`-DSOFT_F64`, warnings as errors, with and
 //!    without optimisation), and the SPIR-V is integer-only: no fp64 type or
@@ -25,7 +25,7 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use ash::vk;
-use vkssim::softfloat as sf;
+use vkssim::testing::softfloat as sf;
 
 /// Operations of `soft_f64_check.comp`. KEEP IN SYNC with its `switch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use vk_support::*;
 use vkssim::testing::FrameScorer;
 use vkssim::testing::VkScorer;
 use vkssim::vk::UploadPath;
-use vkssim::{cpu, Error, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, Error, LumaFrame, SsimOptions};
 
 /// Scores `n` frame pairs on the GPU and the CPU and compares every result,
 /// once with the device's fixed-point sums deciding where they can and once

@@ -8,9 +8,9 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::cpu::{self, ms_ssim, psnr as cpu_psnr};
 use vkssim::io::Chroma;
 use vkssim::metric::{MetricConfig, MetricOutputs};
+use vkssim::testing::cpu::{self, ms_ssim, psnr as cpu_psnr};
 use vkssim::testing::VkScorer;
 use vkssim::vk::{ArithVariant, UploadPath};
 use vkssim::{Component, LumaFrame, LumaView};

@@ -5,7 +5,7 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::cpu::{self, gaussian, Plane};
+use vkssim::testing::cpu::{self, gaussian, Plane};
 use vkssim::vk::{ArithVariant, UploadPath};
 use vkssim::SsimOptions;
 

@@ -11,7 +11,7 @@ mod vk_support;
 use vk_support::*;
 use vkssim::testing::FrameScorer;
 use vkssim::vk::UploadPath;
-use vkssim::{cpu, io, Component, Error, LumaFrame, PlaneRole, SampleAt, SsimOptions};
+use vkssim::{io, testing::cpu, Component, Error, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Positions (x, y) of bad samples in one plane.
 type Spots<'a> = &'a [(u32, u32)];

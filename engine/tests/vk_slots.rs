@@ -12,7 +12,7 @@ use vk_support::*;
 use vkssim::testing::FrameScorer;
 use vkssim::testing::{UploadSlot, VkScorer};
 use vkssim::vk::UploadPath;
-use vkssim::{cpu, FrameScore, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, FrameScore, LumaFrame, SsimOptions};
 
 const W: u32 = 67;
 const H: u32 = 45;

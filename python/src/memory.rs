@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::time::Instant;
+use vkssim::api::ScoreQueue;
 
 use anyhow::anyhow;
 use numpy::{PyReadonlyArray3, PyUntypedArrayMethods};

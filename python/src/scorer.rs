@@ -10,6 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
+use vkssim::api::ScoreQueue;
 
 use numpy::PyUntypedArrayMethods;
 use pyo3::prelude::*;

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use vkssim::io::{open_input, Chroma, RawFormat};
-use vkssim::{cpu, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, LumaFrame, SsimOptions};
 use vkssim_tests::corpus::{self, Clip};
 use vkssim_tests::parity::{assert_frame, assert_same, check_scorer, libvmaf_frames, option_sets};
 use vkssim_tests::{auto_scale, libvmaf_at_scale, libvmaf_decimate, libvmaf_float_ssim};

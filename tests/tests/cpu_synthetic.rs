@@ -2,7 +2,7 @@
 //! (exactly 1, and the clip_db ceiling), flat planes, black against white, at
 //! every bit depth and at several auto scales. Every expected value is libvmaf's.
 
-use vkssim::{cpu, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, LumaFrame, SsimOptions};
 use vkssim_tests::{libvmaf_float_ssim_one, synth, LibvmafFrame};
 
 /// Option sets that together cover every output: `_l/_c/_s` and the linear

@@ -11,6 +11,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use vkssim::api::ScoreQueue;
 
 use vkssim::api::{HostPlane, Pair, Scorer, ScorerDesc};
 use vkssim::io::Chroma;

@@ -9,12 +9,12 @@
 //! int32 square overflows), is checked in `psnr_16_bit_overflow` against an
 //! independent 128-bit sum, as libvmaf 3.x computes it.
 
-use vkssim::cpu::{ms_ssim, psnr as cpu_psnr, score_frame};
 use vkssim::io::Chroma;
 use vkssim::metric::config::{parse_list, MetricConfig};
 use vkssim::metric::psnr::{self, Apsnr};
 use vkssim::metric::MetricOutputs;
-use vkssim::pool::pool;
+use vkssim::testing::cpu::{ms_ssim, psnr as cpu_psnr, score_frame};
+use vkssim::testing::pool;
 use vkssim_tests::metric_clips::{views, Content, MetricClip};
 use vkssim_tests::vmaf_cli::{run_vmaf, VmafXml};
 

@@ -3,7 +3,7 @@
 //! random explicit scales equals libvmaf's stages run at that scale.
 
 use proptest::prelude::*;
-use vkssim::{cpu, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, LumaFrame, SsimOptions};
 use vkssim_tests::{decimated_size, libvmaf_at_scale, libvmaf_float_ssim_one, synth};
 
 /// How the distorted plane relates to the reference.

@@ -220,7 +220,8 @@ mod tests {
     #[test]
     fn generated_pair_scores_below_one() {
         let (a, b) = generate_pair(96, 64, 8);
-        let s = vkssim::cpu::score_frame(&a.view(), &b.view(), &SsimOptions::default()).unwrap();
+        let s = vkssim::testing::cpu::score_frame(&a.view(), &b.view(), &SsimOptions::default())
+            .unwrap();
         assert!(s.ssim < 1.0 && s.ssim > 0.5, "{s:?}");
     }
 

@@ -1,15 +1,15 @@
 //! The pooled values of a report's metric, as libvmaf's writers pool them:
-//! [`vkssim::pool::pool_indexed`] over the frames written, at the report's
+//! [`vkssim::testing::pool_indexed`] over the frames written, at the report's
 //! subsample.
 
-pub use vkssim::pool::Pooled;
+pub use vkssim::testing::Pooled;
 
 use super::Report;
 
 /// Pools metric number `metric` of `report` the way libvmaf does; `None` when no
 /// frame was scored (libvmaf then writes no pooled values).
 pub fn pool(report: &Report, metric: usize) -> Option<Pooled> {
-    vkssim::pool::pool_indexed(report.frames.len() as u64, report.subsample, |i| {
+    vkssim::testing::pool_indexed(report.frames.len() as u64, report.subsample, |i| {
         report.value_at(metric, i)
     })
 }

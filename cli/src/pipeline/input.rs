@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use vkssim::api::SharedPlane;
-use vkssim::io::{FrameIndex, LumaReader};
+use vkssim::io::{Check, FrameIndex, LumaReader, Planes};
 use vkssim::{Error, PlaneRole, Result, SampleAt};
 
 use super::tee::Tee;
@@ -268,15 +268,13 @@ impl<'a> Input<'a> {
                 if let Some(got) = s.advance_to(self.base, i)? {
                     return Ok(got);
                 }
-                let read = if self.chroma && checked {
-                    s.reader.read_planes(dst)?
-                } else if self.chroma {
-                    s.reader.read_planes_unchecked(dst)?
-                } else if checked {
-                    s.reader.read_luma(dst)?
+                let planes = if self.chroma {
+                    Planes::All
                 } else {
-                    s.reader.read_luma_unchecked(dst)?
+                    Planes::Luma
                 };
+                let check = if checked { Check::Range } else { Check::Skip };
+                let read = s.reader.read(dst, planes, check)?;
                 if read {
                     Ok(Got::Frame)
                 } else {

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::thread;
 
 use anyhow::anyhow;
-use vkssim::io::{FrameIndex, LumaReader, VideoFormat};
+use vkssim::io::{Check, FrameIndex, LumaReader, Planes, VideoFormat};
 use vkssim::{Error, LumaFrame, Result};
 
 use super::{read_error, Selection};
@@ -39,7 +39,7 @@ fn read_head(reader: &mut dyn LumaReader, skip: u64, chroma: bool) -> Head {
         let f = reader.format();
         let mut frame = LumaFrame::zeroed(f.width, f.height, f.bit_depth);
         frame.bytes.resize(f.planes_bytes(), 0);
-        return match reader.read_planes(&mut frame.bytes) {
+        return match reader.read(&mut frame.bytes, Planes::All, Check::Range) {
             Ok(true) => Head::Frame(frame),
             Ok(false) => Head::Ended(reader.frames_read()),
             Err(e) => Head::Failed(e),
@@ -265,35 +265,14 @@ impl LumaReader for Ahead {
         self.inner.path()
     }
 
-    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let n = self.format().luma_bytes();
+    fn read(&mut self, dst: &mut [u8], planes: Planes, check: Check) -> Result<bool> {
+        let n = match planes {
+            Planes::Luma => self.format().luma_bytes(),
+            Planes::All => self.format().planes_bytes(),
+        };
         match self.head.take() {
             Some(head) => self.hand_out(head, dst, n),
-            None => self.inner.read_luma(dst),
-        }
-    }
-
-    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let n = self.format().luma_bytes();
-        match self.head.take() {
-            Some(head) => self.hand_out(head, dst, n),
-            None => self.inner.read_luma_unchecked(dst),
-        }
-    }
-
-    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let n = self.format().planes_bytes();
-        match self.head.take() {
-            Some(head) => self.hand_out(head, dst, n),
-            None => self.inner.read_planes(dst),
-        }
-    }
-
-    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        let n = self.format().planes_bytes();
-        match self.head.take() {
-            Some(head) => self.hand_out(head, dst, n),
-            None => self.inner.read_planes_unchecked(dst),
+            None => self.inner.read(dst, planes, check),
         }
     }
 

@@ -476,10 +476,21 @@ fn answer(
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
+    use vkssim::api::ScoreQueue;
 
-    use vkssim::io::{Chroma, LumaReader, VideoFormat};
+    use vkssim::io::{Check, Chroma, LumaReader, Planes, VideoFormat};
 
     use super::*;
+
+    /// What a reader of luma only says when asked for chroma planes.
+    fn luma_only(planes: Planes) -> Result<()> {
+        match planes {
+            Planes::Luma => Ok(()),
+            Planes::All => Err(vkssim::Error::Unsupported(
+                "this reader reads the luma plane only, not chroma".into(),
+            )),
+        }
+    }
 
     /// A stream of `len` one-byte frames, frame `k` holding `k`.
     struct Counter {
@@ -500,7 +511,8 @@ mod tests {
         fn path(&self) -> &Path {
             &self.path
         }
-        fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+        fn read(&mut self, dst: &mut [u8], planes: Planes, _: Check) -> Result<bool> {
+            luma_only(planes)?;
             if self.at >= self.len {
                 return Ok(false);
             }
@@ -519,12 +531,12 @@ mod tests {
     }
 
     /// Frames of `64 x 48` 8-bit samples, frame `k` filled with `k`.
-    struct Planes {
+    struct Filled {
         at: u64,
         path: PathBuf,
     }
 
-    impl LumaReader for Planes {
+    impl LumaReader for Filled {
         fn format(&self) -> VideoFormat {
             VideoFormat {
                 width: 64,
@@ -536,7 +548,8 @@ mod tests {
         fn path(&self) -> &Path {
             &self.path
         }
-        fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
+        fn read(&mut self, dst: &mut [u8], planes: Planes, _: Check) -> Result<bool> {
+            luma_only(planes)?;
             dst.fill(self.at as u8);
             self.at += 1;
             Ok(true)
@@ -587,7 +600,7 @@ mod tests {
         multi.wait().expect("a result").expect("a score");
         assert_eq!(multi.next_engine(), 1);
         let planes = multi.shared_planes().expect("pools");
-        let reader = Planes {
+        let reader = Filled {
             at: 0,
             path: PathBuf::from("planes"),
         };
@@ -616,7 +629,7 @@ mod tests {
                     let score = slots.wait().expect("a result").expect("score");
                     let mut frame = vkssim::LumaFrame::zeroed(64, 48, 8);
                     frame.bytes.fill(p as u8);
-                    let want = vkssim::cpu::score_frame(
+                    let want = vkssim::testing::cpu::score_frame(
                         &frame.view(),
                         &frame.view(),
                         &vkssim::SsimOptions::default(),
@@ -655,7 +668,7 @@ mod tests {
             .shared_planes()
             .expect("pool")
             .with_max_planes(1);
-        let reader = Planes {
+        let reader = Filled {
             at: 0,
             path: PathBuf::from("planes"),
         };
@@ -685,7 +698,7 @@ mod tests {
             let mut d = vkssim::LumaFrame::zeroed(64, 48, 8);
             d.bytes.fill(7);
             let opts = vkssim::SsimOptions::default();
-            let want = vkssim::cpu::score_frame(&r.view(), &d.view(), &opts).expect("cpu");
+            let want = vkssim::testing::cpu::score_frame(&r.view(), &d.view(), &opts).expect("cpu");
             assert_eq!(score, want, "position {p}");
             // The lane still holds position 0's plane: the pool is full.
             kept.push(shared);

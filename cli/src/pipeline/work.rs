@@ -6,11 +6,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::time::Instant;
+use vkssim::api::ScoreQueue;
 
 use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
 use vkssim::metric::MetricConfig;
-use vkssim::reorder::Reorder;
+use vkssim::testing::Reorder;
 
 use super::collect::Collector;
 use super::input::{device_range_error, read_error, Dest, Got, Input};

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use vkssim::io::{Chroma, FrameIndex, LumaReader, VideoFormat};
+use vkssim::io::{Check, Chroma, FrameIndex, LumaReader, Planes, VideoFormat};
 use vkssim::{Error, LumaFrame, Result};
 
 use crate::feature::Features;
@@ -31,13 +31,9 @@ struct FlatChroma {
 }
 
 impl FlatChroma {
-    /// Reads the luma into `dst` (with `read`: checked or not) and fills
-    /// the two chroma planes after it.
-    fn planes(
-        &mut self,
-        dst: &mut [u8],
-        read: fn(&mut dyn LumaReader, &mut [u8]) -> Result<bool>,
-    ) -> Result<bool> {
+    /// Reads the luma into `dst` (its range checked as `check` says) and
+    /// fills the two chroma planes after it.
+    fn planes(&mut self, dst: &mut [u8], check: Check) -> Result<bool> {
         let f = self.format();
         let (luma, len) = (f.luma_bytes(), f.planes_bytes());
         if dst.len() < len {
@@ -50,7 +46,7 @@ impl FlatChroma {
                 actual: dst.len(),
             });
         }
-        if !read(&mut *self.inner, &mut dst[..luma])? {
+        if !self.inner.read(&mut dst[..luma], Planes::Luma, check)? {
             return Ok(false);
         }
         let grey = 128u16 << (f.bit_depth - 8);
@@ -75,17 +71,11 @@ impl LumaReader for FlatChroma {
     fn path(&self) -> &Path {
         self.inner.path()
     }
-    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.inner.read_luma(dst)
-    }
-    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.inner.read_luma_unchecked(dst)
-    }
-    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.planes(dst, |r, d| r.read_luma(d))
-    }
-    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.planes(dst, |r, d| r.read_luma_unchecked(d))
+    fn read(&mut self, dst: &mut [u8], planes: Planes, check: Check) -> Result<bool> {
+        match planes {
+            Planes::Luma => self.inner.read(dst, Planes::Luma, check),
+            Planes::All => self.planes(dst, check),
+        }
     }
     fn is_y4m(&self) -> bool {
         true

@@ -207,7 +207,7 @@ pub unsafe fn transfer_to_all(device: &ash::Device, cmd: vk::CommandBuffer) {
 
 /// The CPU twin's score of a pair (itself bit-identical to libvmaf).
 pub fn cpu_score(r: &LumaFrame, d: &LumaFrame, opts: &SsimOptions) -> FrameScore {
-    vkssim::cpu::score_frame(&r.view(), &d.view(), opts).expect("CPU twin")
+    vkssim::testing::cpu::score_frame(&r.view(), &d.view(), opts).expect("CPU twin")
 }
 
 /// Exits with an error unless `got` equals `want` bit for bit (l, c and s are

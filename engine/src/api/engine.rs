@@ -9,6 +9,7 @@ use ash::vk;
 
 use super::import::{self, EnabledFeatures};
 use super::plane::HostPlane;
+use super::queue::ScoreQueue;
 use super::scorer::{Scorer, ScorerDesc};
 use crate::vk::context::{Gpu, QueueLock};
 use crate::vk::device;

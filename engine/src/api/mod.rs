@@ -1,7 +1,7 @@
 //! The library API for video tools: an [`Engine`] on vkssim's own Vulkan device
 //! ([`Engine::new`]) or on the host application's ([`Engine::import`]), and
 //! [`Scorer`]s that score frame pairs of one geometry, each given as a
-//! [`Pair`] to [`Scorer::submit`]: planes in host memory ([`HostPlane`]), or
+//! [`Pair`] to [`Scorer::submit`](crate::api::ScoreQueue::submit): planes in host memory ([`HostPlane`]), or
 //! the host's own `vk::Buffer`s ([`DevicePlane`], no host round trip) and
 //! images ([`ImagePlane`]: NV12, P010 and single-plane luma, with queue-family
 //! ownership transfers), each imported once ([`Engine::import_buffer`],
@@ -42,6 +42,7 @@ mod imported;
 pub mod in_flight;
 mod multi;
 mod plane;
+mod queue;
 mod scorer;
 mod slots;
 mod submit;
@@ -60,6 +61,7 @@ pub use imported::ImportedPlane;
 pub use in_flight::{DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT};
 pub use multi::{usable_devices, DealtPlanes, MultiScorer, MultiSlots};
 pub use plane::{DevicePlane, HostPlane, HostSamples, SampleFormat, SemaphoreRef};
+pub use queue::ScoreQueue;
 pub use scorer::{Diagnostics, Scorer, ScorerDesc};
 pub use slots::{FrameSlot, FrameSlots};
 pub use submit::{Pair, Source};

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use super::engine::Engine;
+use super::queue::ScoreQueue;
 use super::scorer::{Scorer, ScorerDesc};
 use super::slots::{FrameSlot, FrameSlots};
 use super::submit::Pair;
@@ -16,12 +17,12 @@ use crate::{Error, FrameScore, Result};
 
 /// Scores pairs of one geometry on several engines at once. Pair `k` goes to
 /// engine `k % n`; results come back in the order the pairs were submitted,
-/// through [`MultiScorer::poll`] and [`MultiScorer::wait`]. An error from one
+/// through [`MultiScorer::poll`](crate::api::ScoreQueue::poll) and [`MultiScorer::wait`](crate::api::ScoreQueue::wait). An error from one
 /// engine (a lost device, say) is given back in that pair's place, naming the
 /// engine's device ([`Error::OnDevice`]); the results before it are not lost.
 ///
 /// ```no_run
-/// use vkssim::api::{Engine, HostPlane, MultiScorer, Pair, ScorerDesc};
+/// use vkssim::api::{Engine, HostPlane, MultiScorer, Pair, ScoreQueue, ScorerDesc};
 /// use vkssim::vk::VkOptions;
 /// let engines = (0..2)
 ///     .map(|i| Engine::new(&VkOptions::default().with_device_index(Some(i))))
@@ -164,11 +165,17 @@ impl MultiScorer {
             first: self.submitted,
         })
     }
+}
 
-    /// Queues a pair on the next engine (see [`Scorer::submit`]: host planes,
+/// Pairs dealt round robin over the engines, results in submission order;
+/// an engine's error names its device ([`Error::OnDevice`]).
+impl ScoreQueue for MultiScorer {
+    type Input<'p> = Pair<'p>;
+
+    /// Queues a pair on the next engine (see [`Scorer::submit`](crate::api::ScoreQueue::submit): host planes,
     /// or a shared reference from that engine's pool, [`MultiScorer::shared_planes`]);
     /// blocks while that engine's queue is full.
-    pub fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
+    fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
         let k = self.next_engine();
         self.scorers[k]
             .submit(pair)
@@ -178,45 +185,26 @@ impl MultiScorer {
         Ok(())
     }
 
-    /// The oldest result if it is ready, without blocking.
-    /// [`MultiScorer::poll_indexed`] gives its pair's index with it.
-    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        self.poll_indexed().map(|(_, r)| r)
-    }
-
-    /// The oldest result, waiting for it; `None` when nothing is queued.
-    /// [`MultiScorer::wait_indexed`] gives its pair's index with it.
-    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        self.wait_indexed().map(|(_, r)| r)
-    }
-
-    /// As [`MultiScorer::poll`], with the index of the result's pair: the
-    /// [`MultiScorer::submitted`] count when it was submitted (0 for the
-    /// first pair, counting pairs through [`MultiSlots`] too).
-    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+    fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let scorers = &mut self.scorers;
         next_in_order(&mut self.order, &self.devices, false, |k| scorers[k].poll())
     }
 
-    /// As [`MultiScorer::wait`], with the index of the result's pair (see
-    /// [`MultiScorer::poll_indexed`]).
-    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+    fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let scorers = &mut self.scorers;
         next_in_order(&mut self.order, &self.devices, true, |k| scorers[k].wait())
     }
 
-    /// Pairs submitted so far: the index the next pair gets.
-    pub fn submitted(&self) -> u64 {
+    fn submitted(&self) -> u64 {
         self.submitted
     }
 
-    /// Pairs submitted whose result has not been taken yet.
-    pub fn in_flight(&self) -> usize {
+    fn in_flight(&self) -> usize {
         self.order.len()
     }
 
     /// Pairs all engines work on at once.
-    pub fn queue_depth(&self) -> usize {
+    fn queue_depth(&self) -> usize {
         self.scorers.iter().map(Scorer::queue_depth).sum()
     }
 }
@@ -255,12 +243,24 @@ impl<'s> MultiSlots<'s> {
         Ok(slot)
     }
 
+    /// The first scorer, for the read-only accessors every scorer shares
+    /// (geometry, options).
+    pub fn scorer(&self) -> &Scorer {
+        self.slots[0].scorer()
+    }
+}
+
+/// Frame slots of every engine, submitted in the order they were handed
+/// out; results and indices are the [`MultiScorer`]'s.
+impl<'s> ScoreQueue for MultiSlots<'s> {
+    type Input<'p> = FrameSlot<'s>;
+
     /// Scores `slot` as the next pair: it must be the oldest slot handed out
     /// and not yet submitted (a slot from another engine is refused, see
-    /// [`FrameSlots::submit`]). A slot dropped unsubmitted returns to its
+    /// [`FrameSlots::submit`](crate::api::ScoreQueue::submit)). A slot dropped unsubmitted returns to its
     /// ring, but the slots after it then come from the engines in a shifted
     /// turn: submit every slot you take, in order.
-    pub fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
+    fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
         let k = (*self.submitted % self.slots.len() as u64) as usize;
         self.slots[k]
             .submit(slot)
@@ -270,39 +270,27 @@ impl<'s> MultiSlots<'s> {
         Ok(())
     }
 
-    /// The oldest result if it is ready, without blocking.
-    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        self.poll_indexed().map(|(_, r)| r)
-    }
-
-    /// The oldest result, waiting for it; `None` when nothing is queued.
-    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        self.wait_indexed().map(|(_, r)| r)
-    }
-
-    /// As [`MultiSlots::poll`], with the index of the result's pair (see
-    /// [`MultiScorer::poll_indexed`]).
-    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+    fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let slots = &mut self.slots;
         next_in_order(self.order, self.devices, false, |k| slots[k].poll())
     }
 
-    /// As [`MultiSlots::wait`], with the index of the result's pair (see
-    /// [`MultiScorer::poll_indexed`]).
-    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+    fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         let slots = &mut self.slots;
         next_in_order(self.order, self.devices, true, |k| slots[k].wait())
     }
 
-    /// Slots that may be handed out at once, over all engines.
-    pub fn queue_depth(&self) -> usize {
-        self.slots.iter().map(FrameSlots::queue_depth).sum()
+    fn submitted(&self) -> u64 {
+        *self.submitted
     }
 
-    /// The first scorer, for the read-only accessors every scorer shares
-    /// (geometry, options).
-    pub fn scorer(&self) -> &Scorer {
-        self.slots[0].scorer()
+    fn in_flight(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Slots that may be handed out at once, over all engines.
+    fn queue_depth(&self) -> usize {
+        self.slots.iter().map(FrameSlots::queue_depth).sum()
     }
 }
 

@@ -29,7 +29,7 @@ pub enum HostSamples<'a> {
 
 /// A luma plane in host memory: rows of the scorer's width, `row_stride`
 /// samples (not bytes) apart. The scorer copies it into its upload memory
-/// during [`super::Scorer::submit`]; the slice can be reused right after.
+/// during [`Scorer::submit`](crate::api::ScoreQueue::submit); the slice can be reused right after.
 ///
 /// ```no_run
 /// use vkssim::api::HostPlane;
@@ -324,7 +324,7 @@ impl SemaphoreRef {
 impl SharedPlanes {
     /// A plane of this pool holding `plane` (packed, range-checked): a
     /// reference uploaded once for every scorer that takes it
-    /// (`Pair::new(&shared, host_plane)` with [`super::Scorer::submit`]).
+    /// (`Pair::new(&shared, host_plane)` with [`Scorer::submit`](crate::api::ScoreQueue::submit)).
     /// For a pool of luma planes; a pool whose planes hold a whole picture
     /// (its scorer's psnr reads chroma) takes [`SharedPlanes::upload_picture`].
     ///
@@ -348,10 +348,10 @@ impl SharedPlanes {
     /// `chroma` (`[cb, cr]`, each of [`SharedPlanes::chroma_plane_size`]),
     /// packed and range-checked, for scorers whose psnr reads chroma
     /// (`Pair::new(&shared, luma).with_distorted_chroma([cb, cr])` with
-    /// [`super::Scorer::submit`]).
+    /// [`Scorer::submit`](crate::api::ScoreQueue::submit)).
     ///
     /// ```no_run
-    /// use vkssim::api::{Engine, HostPlane, Pair, ScorerDesc};
+    /// use vkssim::api::{Engine, HostPlane, Pair, ScoreQueue, ScorerDesc};
     /// use vkssim::io::Chroma;
     /// use vkssim::metric::config::parse_list;
     /// # fn main() -> vkssim::Result<()> {

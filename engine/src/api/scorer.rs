@@ -8,7 +8,9 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
 use super::engine::Engine;
+use super::queue::ScoreQueue;
 use super::slots::Returned;
+use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 
 use crate::cpu::CpuScorer;
@@ -24,8 +26,10 @@ use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
 ///
 /// ```no_run
 /// use vkssim::api::ScorerDesc;
-/// let mut desc = ScorerDesc::new(3840, 2160, 8);
-/// desc.ssim.enable_lcs = true;
+/// use vkssim::metric::MetricConfig;
+/// use vkssim::SsimOptions;
+/// let ssim = SsimOptions { enable_lcs: true, ..SsimOptions::default() };
+/// let desc = ScorerDesc::new(3840, 2160, 8).with_metrics(vec![MetricConfig::FloatSsim(ssim)]);
 /// # let _ = desc;
 /// ```
 ///
@@ -51,11 +55,9 @@ pub struct ScorerDesc {
     pub height: u32,
     /// 8, 10, 12 or 16.
     pub bit_depth: u32,
-    /// libvmaf's `float_ssim` options, when [`ScorerDesc::metrics`] is empty
-    /// (`float_ssim` alone, the default).
-    pub ssim: SsimOptions,
-    /// The metrics, in the order their values are reported; empty:
-    /// `float_ssim` alone with [`ScorerDesc::ssim`]. Each at most once.
+    /// The metrics and their options, in the order their values are
+    /// reported; empty: `float_ssim` alone with its default options. Each at
+    /// most once.
     pub metrics: Vec<MetricConfig>,
     /// The chroma layout of the frames, for metrics that read chroma
     /// (`psnr` with `enable_chroma`); `None`: not given (luma only).
@@ -83,7 +85,6 @@ impl ScorerDesc {
             width,
             height,
             bit_depth,
-            ssim: SsimOptions::default(),
             metrics: Vec::new(),
             chroma: None,
             frames_in_flight: None,
@@ -91,29 +92,10 @@ impl ScorerDesc {
         }
     }
 
-    /// The same description with `ssim` as the metric options.
-    ///
-    /// ```no_run
-    /// let mut ssim = vkssim::SsimOptions::default();
-    /// ssim.enable_lcs = true;
-    /// let desc = vkssim::api::ScorerDesc::new(1920, 1080, 8).with_ssim(ssim);
-    /// # let _ = desc;
-    /// ```
-    pub fn with_ssim(mut self, ssim: SsimOptions) -> Self {
-        self.ssim = ssim;
-        self
-    }
-
     /// The same description computing `metrics` (in this order; see
-    /// [`ScorerDesc::metrics`]); `float_ssim`'s options among them also
-    /// become [`ScorerDesc::ssim`].
+    /// [`ScorerDesc::metrics`]): the one way to choose the metrics and their
+    /// options.
     pub fn with_metrics(mut self, metrics: Vec<MetricConfig>) -> Self {
-        if let Some(o) = metrics.iter().find_map(|m| match m {
-            MetricConfig::FloatSsim(o) => Some(*o),
-            _ => None,
-        }) {
-            self.ssim = o;
-        }
         self.metrics = metrics;
         self
     }
@@ -127,11 +109,11 @@ impl ScorerDesc {
     }
 
     /// The metrics checked against the geometry (see [`MetricSet::new`]):
-    /// [`ScorerDesc::metrics`], or `float_ssim` with [`ScorerDesc::ssim`]
-    /// when it is empty.
+    /// [`ScorerDesc::metrics`], or `float_ssim` with its default options when
+    /// it is empty.
     pub fn metric_set(&self) -> Result<MetricSet> {
         let configs = if self.metrics.is_empty() {
-            vec![MetricConfig::FloatSsim(self.ssim)]
+            vec![MetricConfig::FloatSsim(SsimOptions::default())]
         } else {
             self.metrics.clone()
         };
@@ -221,8 +203,8 @@ pub struct Diagnostics {
 
 /// Scores pairs of one geometry and one set of options on an [`Engine`]'s
 /// device, several in flight; results come back in submission order through
-/// [`Scorer::poll`] (non-blocking) and [`Scorer::wait`] (blocking). Each result
-/// is bit-identical to libvmaf's `float_ssim` (and to [`crate::cpu`]).
+/// [`Scorer::poll`](crate::api::ScoreQueue::poll) (non-blocking) and [`Scorer::wait`](crate::api::ScoreQueue::wait) (blocking). Each result
+/// is bit-identical to libvmaf's `float_ssim` (and to the exact CPU twin).
 ///
 /// `Send` (a scorer can move to another thread): it owns its Vulkan objects,
 /// which Vulkan lets any thread use as long as one at a time, and `&mut self`
@@ -245,7 +227,7 @@ pub struct Scorer {
     pub(super) returns: (Sender<Returned>, Receiver<Returned>),
     /// Host-memory slots handed out (the CPU twin's).
     pub(super) host_slots: usize,
-    /// This scorer's identity, for [`super::FrameSlots::submit`]'s check.
+    /// This scorer's identity, for [`FrameSlots::submit`](crate::api::ScoreQueue::submit)'s check.
     pub(super) id: u64,
 }
 
@@ -294,9 +276,9 @@ impl Scorer {
         })
     }
 
-    /// A scorer on the exact CPU twin ([`crate::cpu`]) instead of a Vulkan
-    /// device, with `threads` worker threads (0: one per core). It takes host
-    /// pairs only ([`Scorer::submit`] with host planes, [`Scorer::slots`]); its
+    /// A scorer on the exact CPU twin (libvmaf's code, bit for bit) instead of
+    /// a Vulkan device, with `threads` worker threads (0: one per core). It takes host
+    /// pairs only ([`Scorer::submit`](crate::api::ScoreQueue::submit) with host planes, [`Scorer::slots`]); its
     /// results are bit-identical to the Vulkan engine's.
     ///
     /// It computes every metric vkssim has ([`crate::metric::MetricConfig::names`]; the VMAF extractors on the CPU twin only, so far).
@@ -403,7 +385,7 @@ impl Scorer {
     /// Submits the device-resident pairs queued so far. Pairs of imported
     /// planes without semaphores are queued and go to the device together,
     /// in one submission (half the ring's slots at a time), which saves the
-    /// device's time between pairs; [`Scorer::poll`], [`Scorer::wait`], a
+    /// device's time between pairs; [`Scorer::poll`](crate::api::ScoreQueue::poll), [`Scorer::wait`](crate::api::ScoreQueue::wait), a
     /// pair with semaphores and a host pair submit them too. Call this when
     /// no result will be asked for a while. Nothing to do on the CPU twin.
     ///
@@ -421,71 +403,12 @@ impl Scorer {
         &self.metrics
     }
 
-    /// The oldest result if it is ready, without blocking; `None` when it is
-    /// not ready or nothing is queued. [`Scorer::poll_indexed`] gives its
-    /// pair's index with it.
-    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        self.poll_indexed().map(|(_, r)| r)
-    }
-
-    /// The oldest result, waiting for it; `None` when nothing is queued.
-    /// [`Scorer::wait_indexed`] gives its pair's index with it.
-    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        self.wait_indexed().map(|(_, r)| r)
-    }
-
-    /// As [`Scorer::poll`], with the index of the result's pair: the
-    /// [`Scorer::submitted`] count when it was submitted (0 for the first
-    /// pair, counting pairs through [`super::FrameSlots`] too).
-    ///
-    /// ```
-    /// use vkssim::api::{HostPlane, Pair, Scorer, ScorerDesc};
-    /// let mut scorer = Scorer::cpu(&ScorerDesc::new(16, 16, 8), 1)?;
-    /// let (r, d) = (vec![16u8; 16 * 16], vec![17u8; 16 * 16]);
-    /// for _ in 0..3 {
-    ///     scorer.submit(Pair::new(HostPlane::u8(&r, 16), HostPlane::u8(&d, 16)))?;
-    /// }
-    /// let mut indices = Vec::new();
-    /// while let Some((index, score)) = scorer.wait_indexed() {
-    ///     score?;
-    ///     indices.push(index);
-    /// }
-    /// assert_eq!(indices, [0, 1, 2]);
-    /// # Ok::<(), vkssim::Error>(())
-    /// ```
-    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let result = self.inner.scorer().poll_next();
-        self.number(result)
-    }
-
-    /// As [`Scorer::wait`], with the index of the result's pair (see
-    /// [`Scorer::poll_indexed`]).
-    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let result = self.inner.scorer().wait_next();
-        self.number(result)
-    }
-
     /// `result` (the next in submission order) with its pair's index.
     fn number(&mut self, result: Option<Result<FrameScore>>) -> Option<(u64, Result<FrameScore>)> {
         let result = result?;
         let index = self.returned;
         self.returned += 1;
         Some((index, result))
-    }
-
-    /// Pairs submitted so far: the index the next pair gets.
-    pub fn submitted(&self) -> u64 {
-        self.submitted
-    }
-
-    /// Pairs submitted whose result has not been taken yet.
-    pub fn in_flight(&self) -> usize {
-        self.inner.scorer_ref().in_flight()
-    }
-
-    /// Pairs the scorer works on at once (its ring of frame slots).
-    pub fn queue_depth(&self) -> usize {
-        self.inner.scorer_ref().queue_depth()
     }
 
     /// The arithmetic path the device's self-test chose; on the CPU twin,
@@ -518,6 +441,59 @@ impl Scorer {
             Inner::Vk(v) => v.take_mean_pass_ns(),
             Inner::Cpu(_) => None,
         }
+    }
+}
+
+/// Pairs from host memory, shared planes or imported device planes
+/// ([`Pair`]); [`Scorer::flush`] sends queued device-resident pairs early.
+impl ScoreQueue for Scorer {
+    type Input<'p> = Pair<'p>;
+
+    /// Queues a pair (see [`Pair`] for the planes a pair may have). Host
+    /// planes are copied before this returns; blocks while
+    /// [`ScoreQueue::queue_depth`] pairs are already on the device (their results
+    /// then wait in the queue for [`ScoreQueue::poll`]).
+    ///
+    /// Errors: a host plane of the wrong sample type, too short for the
+    /// geometry, with a stride shorter than a row, or with a sample above the
+    /// bit depth ([`Error::InvalidOption`], [`Error::BufferSize`],
+    /// [`Error::SampleRange`]); a plane of another geometry
+    /// ([`Error::GeometryMismatch`]), of another device, one that does not fit
+    /// the scorer's bit depth or width, the same image layer as both planes,
+    /// a combination of sources listed as not taken in [`Pair`], device
+    /// planes or semaphores on the CPU twin, for metrics that read chroma a
+    /// pair without its Cb and Cr planes, with the reference's beside a
+    /// shared reference (which holds them), or of imported planes, a shared
+    /// reference of luma only or of another chroma layout
+    /// ([`Error::InvalidOption`]);
+    /// timeline values without timeline semaphores ([`Error::Unsupported`]);
+    /// device errors. A device-resident pair's samples above the bit depth
+    /// come back as its result ([`Error::SampleRange`]).
+    fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
+        self.submit_pair(pair)
+    }
+
+    fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        let result = self.inner.scorer().poll_next();
+        self.number(result)
+    }
+
+    fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+        let result = self.inner.scorer().wait_next();
+        self.number(result)
+    }
+
+    fn submitted(&self) -> u64 {
+        self.submitted
+    }
+
+    fn in_flight(&self) -> usize {
+        self.inner.scorer_ref().in_flight()
+    }
+
+    /// The scorer's ring of frame slots.
+    fn queue_depth(&self) -> usize {
+        self.inner.scorer_ref().queue_depth()
     }
 }
 

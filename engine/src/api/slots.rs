@@ -13,6 +13,7 @@
 use std::marker::PhantomData;
 use std::sync::mpsc::Sender;
 
+use super::queue::ScoreQueue;
 use super::scorer::{Inner, Scorer};
 use crate::frame::{bytes_per_sample, PlaneGeometry};
 use crate::io::range::first_out_of_range;
@@ -38,15 +39,15 @@ enum Memory {
 }
 
 /// A scorer lent out to fill frame slots (see the module documentation):
-/// [`FrameSlots::acquire`] hands out slots, [`FrameSlots::submit`] scores them
-/// in the order submitted, and [`FrameSlots::poll`] / [`FrameSlots::wait`]
+/// [`FrameSlots::acquire`] hands out slots, [`FrameSlots::submit`](crate::api::ScoreQueue::submit) scores them
+/// in the order submitted, and [`FrameSlots::poll`](crate::api::ScoreQueue::poll) / [`FrameSlots::wait`](crate::api::ScoreQueue::wait)
 /// return the results.
 pub struct FrameSlots<'s> {
     scorer: &'s mut Scorer,
 }
 
 /// One pair's planes in a scorer's upload memory, to be filled (from any
-/// thread: it is `Send`) and given back with [`FrameSlots::submit`]. Dropped
+/// thread: it is `Send`) and given back with [`FrameSlots::submit`](crate::api::ScoreQueue::submit). Dropped
 /// unsubmitted, it returns to the ring unused.
 pub struct FrameSlot<'s> {
     memory: Option<Memory>,
@@ -108,8 +109,8 @@ impl Scorer {
 
 impl<'s> FrameSlots<'s> {
     /// A free slot. When every slot is busy this waits for the oldest pair in
-    /// flight (its result is queued for [`FrameSlots::poll`]); when every slot
-    /// is handed out ([`FrameSlots::queue_depth`] of them) it is an error.
+    /// flight (its result is queued for [`FrameSlots::poll`](crate::api::ScoreQueue::poll)); when every slot
+    /// is handed out ([`FrameSlots::queue_depth`](crate::api::ScoreQueue::queue_depth) of them) it is an error.
     pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
         let s = &mut *self.scorer;
         s.take_returns();
@@ -169,9 +170,21 @@ impl<'s> FrameSlots<'s> {
         })
     }
 
+    /// The scorer, for its read-only accessors.
+    pub fn scorer(&self) -> &Scorer {
+        self.scorer
+    }
+}
+
+/// Frame slots filled in place ([`FrameSlot`], from [`FrameSlots::acquire`]);
+/// results and indices are the scorer's (a pair submitted here and one
+/// submitted on the scorer share one count).
+impl<'s> ScoreQueue for FrameSlots<'s> {
+    type Input<'p> = FrameSlot<'s>;
+
     /// Scores `slot`'s pair as the next one (results come back in the order
     /// pairs are submitted, whatever the order slots were handed out in).
-    /// Blocks while [`FrameSlots::queue_depth`] pairs are being scored.
+    /// Blocks while [`ScoreQueue::queue_depth`] pairs are being scored.
     ///
     /// Errors: a slot of another scorer; on the CPU twin, a 10 or 12-bit
     /// sample above the bit depth in a plane written through
@@ -179,7 +192,7 @@ impl<'s> FrameSlots<'s> {
     /// to the ring); device errors. A Vulkan scorer checks the samples on the
     /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
     /// result is then [`Error::SampleRange`].
-    pub fn submit(&mut self, mut slot: FrameSlot<'s>) -> Result<()> {
+    fn submit(&mut self, mut slot: FrameSlot<'s>) -> Result<()> {
         let s = &mut *self.scorer;
         s.take_returns();
         if slot.scorer != s.id {
@@ -214,38 +227,25 @@ impl<'s> FrameSlots<'s> {
         Ok(())
     }
 
-    /// The oldest result if it is ready, without blocking (see
-    /// [`Scorer::poll`]).
-    pub fn poll(&mut self) -> Option<Result<FrameScore>> {
-        self.scorer.poll()
-    }
-
-    /// The oldest result, waiting for it; `None` when nothing is queued (see
-    /// [`Scorer::wait`]).
-    pub fn wait(&mut self) -> Option<Result<FrameScore>> {
-        self.scorer.wait()
-    }
-
-    /// As [`FrameSlots::poll`], with the index of the result's pair (see
-    /// [`Scorer::poll_indexed`]).
-    pub fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+    fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         self.scorer.poll_indexed()
     }
 
-    /// As [`FrameSlots::wait`], with the index of the result's pair (see
-    /// [`Scorer::poll_indexed`]).
-    pub fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
+    fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         self.scorer.wait_indexed()
     }
 
-    /// Slots that may be handed out at once.
-    pub fn queue_depth(&self) -> usize {
-        self.scorer.queue_depth()
+    fn submitted(&self) -> u64 {
+        self.scorer.submitted()
     }
 
-    /// The scorer, for its read-only accessors.
-    pub fn scorer(&self) -> &Scorer {
-        self.scorer
+    fn in_flight(&self) -> usize {
+        self.scorer.in_flight()
+    }
+
+    /// Slots that may be handed out at once.
+    fn queue_depth(&self) -> usize {
+        self.scorer.queue_depth()
     }
 }
 

@@ -1,12 +1,13 @@
 //! One way in: a [`Pair`] of frame [`Source`]s (host planes, shared reference
 //! planes, imported device planes), with the semaphores a device-resident
-//! pair waits on and signals, given to [`Scorer::submit`]. Frame slots filled
+//! pair waits on and signals, given to [`Scorer::submit`](crate::api::ScoreQueue::submit). Frame slots filled
 //! in place go back through the [`super::FrameSlots`] they came from.
 
 use std::sync::{Arc, Weak};
 
 use super::imported::ImportedPlane;
 use super::plane::{HostPlane, SemaphoreRef};
+use super::queue::ScoreQueue;
 use super::scorer::{Inner, Scorer};
 use crate::vk::scorer::ExternalSemaphore;
 use crate::vk::shared_plane::SharedPlane;
@@ -23,7 +24,7 @@ use crate::{Component, Error, FrameScorer, LumaFrame, PlaneRole, Result};
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
-    /// In host memory (copied before [`Scorer::submit`] returns).
+    /// In host memory (copied before [`Scorer::submit`](crate::api::ScoreQueue::submit) returns).
     Host(HostPlane<'a>),
     /// A reference plane already on the device, shared by the scorers of a
     /// ladder ([`super::SharedPlanes::upload`], or
@@ -160,27 +161,8 @@ impl<'a> Pair<'a> {
 }
 
 impl Scorer {
-    /// Queues a pair (see [`Pair`] for the planes a pair may have). Host
-    /// planes are copied before this returns; blocks while
-    /// [`Scorer::queue_depth`] pairs are already on the device (their results
-    /// then wait in the queue for [`Scorer::poll`]).
-    ///
-    /// Errors: a host plane of the wrong sample type, too short for the
-    /// geometry, with a stride shorter than a row, or with a sample above the
-    /// bit depth ([`Error::InvalidOption`], [`Error::BufferSize`],
-    /// [`Error::SampleRange`]); a plane of another geometry
-    /// ([`Error::GeometryMismatch`]), of another device, one that does not fit
-    /// the scorer's bit depth or width, the same image layer as both planes,
-    /// a combination of sources listed as not taken in [`Pair`], device
-    /// planes or semaphores on the CPU twin, for metrics that read chroma a
-    /// pair without its Cb and Cr planes, with the reference's beside a
-    /// shared reference (which holds them), or of imported planes, a shared
-    /// reference of luma only or of another chroma layout
-    /// ([`Error::InvalidOption`]);
-    /// timeline values without timeline semaphores ([`Error::Unsupported`]);
-    /// device errors. A device-resident pair's samples above the bit depth
-    /// come back as its result ([`Error::SampleRange`]).
-    pub fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
+    /// Queues a pair: [`ScoreQueue::submit`] for a [`Scorer`].
+    pub(super) fn submit_pair(&mut self, pair: Pair<'_>) -> Result<()> {
         let frame = self.submitted;
         let device_pair = |what: &str| {
             Error::InvalidOption(format!(

@@ -12,7 +12,7 @@ use super::Plane;
 use crate::metric::scale::WINDOW;
 use crate::{Error, Result};
 
-pub use crate::metric::ssim::GAUSSIAN_TAPS;
+pub(crate) use crate::metric::ssim::GAUSSIAN_TAPS;
 
 /// The five filtered planes SSIM needs, each `(w - 10)` x `(h - 10)`.
 #[derive(Debug, Clone, PartialEq)]

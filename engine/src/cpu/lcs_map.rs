@@ -15,7 +15,6 @@
 //! expressions below round exactly where libvmaf's do.
 
 use super::gaussian::FilteredPlanes;
-use super::Plane;
 
 pub use crate::metric::ssim::SsimConstants;
 
@@ -113,36 +112,12 @@ pub struct LcsTerms {
     pub s: Vec<f64>,
 }
 
-/// The fp32 variance planes `(sr, sc, sb)`, for pass-by-pass comparisons.
-///
-/// Panics if the five planes differ in size (never for planes from
-/// [`super::gaussian_filter_all`]).
-pub fn sigma_planes(f: &FilteredPlanes) -> (Plane, Plane, Plane) {
-    f.assert_consistent();
-    let (w, h) = (f.mu_r.width, f.mu_r.height);
-    let mut sr = Plane::zeroed(w, h);
-    let mut sc = sr.clone();
-    let mut sb = sr.clone();
-    for i in 0..f.mu_r.data.len() {
-        let s = sigmas(
-            f.mu_r.data[i],
-            f.mu_c.data[i],
-            f.s_rr.data[i],
-            f.s_cc.data[i],
-            f.s_rc.data[i],
-        );
-        sr.data[i] = s.sr;
-        sc.data[i] = s.sc;
-        sb.data[i] = s.sb;
-    }
-    (sr, sc, sb)
-}
-
 /// Calls `each` with every pixel's terms in raster order (row by row, left to
 /// right), the order libvmaf sums them in.
 ///
 /// Panics if the five planes differ in size (never for planes from
 /// [`super::gaussian_filter_all`]).
+#[cfg(test)]
 #[inline]
 pub fn for_each_term(f: &FilteredPlanes, mut each: impl FnMut(PixelTerms)) {
     f.assert_consistent();

@@ -2,8 +2,11 @@
 //! starts at 0.0, in raster order (row by row, left to right); each mean is
 //! `f32(sum / f64(width * height))` over the valid region, as libvmaf returns it.
 
+#[cfg(test)]
 use super::gaussian::FilteredPlanes;
-use super::lcs_map::{terms_run, LcsTerms, PixelTerms};
+#[cfg(test)]
+use super::lcs_map::terms_run;
+use super::lcs_map::{LcsTerms, PixelTerms};
 
 /// Running fp64 sums of the per-pixel terms, added in raster order.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -80,6 +83,7 @@ pub fn frame_means(terms: &LcsTerms) -> FrameMeans {
 }
 
 /// Pixels whose terms are computed together before being summed in order.
+#[cfg(test)]
 const RUN: usize = 256;
 
 /// The raster-order sums of every pixel's terms, straight from the filtered
@@ -89,6 +93,7 @@ const RUN: usize = 256;
 ///
 /// Panics if the five planes differ in size (never for planes from
 /// [`super::gaussian_filter_all`]).
+#[cfg(test)]
 pub fn sum_terms(f: &FilteredPlanes) -> TermSums {
     f.assert_consistent();
     let n = f.mu_r.data.len();

@@ -3,7 +3,7 @@
 //!
 //! 1. [`samples`]: raw luma to fp32 ([`luma_to_plane`]);
 //! 2. [`scale`]: the decimation factor and the decimated size;
-//! 3. [`decimate`]: the box decimation ([`decimate_plane`]);
+//! 3. [`decimate`]: the box decimation ([`decimate::decimate`]);
 //! 4. [`gaussian`]: the separable 11-tap Gaussian of r, c, r², c², r·c
 //!    ([`gaussian_filter_all`]);
 //! 5. [`lcs_map`]: per-pixel variances and l, c, s terms ([`lcs_terms`]);
@@ -37,9 +37,8 @@ pub mod samples;
 mod simd;
 pub mod stream;
 
-pub use decimate::decimate as decimate_plane;
-pub use gaussian::{gaussian_filter_all, FilteredPlanes};
-pub use lcs_map::{lcs_terms, LcsTerms, PixelTerms};
+pub use gaussian::gaussian_filter_all;
+pub use lcs_map::{lcs_terms, PixelTerms};
 pub use means::{frame_means, FrameMeans, TermSums};
 pub use metrics::score_metrics;
 pub use plane::Plane;
@@ -47,13 +46,13 @@ pub(crate) use pool::CpuScorer;
 pub use samples::luma_to_plane;
 // The metric's parameters and per-frame finish, kept reachable here.
 pub use crate::metric::scale;
-pub use crate::metric::ssim::{check_geometry, check_pair, frame_score, FrameGeometry};
+pub use crate::metric::ssim::{check_geometry, check_pair, frame_score};
 
 use crate::{FrameScore, LumaView, Result, SsimOptions};
 
 /// The SSIM stage on two (decimated) planes of the same size: filter, per-pixel
 /// terms summed in raster order, fp32 means, streamed row by row
-/// ([`stream::ssim_sums`]). Gives exactly
+/// (`stream::ssim_sums`). Gives exactly
 /// `frame_means(&lcs_terms(&gaussian_filter_all(r, c)?))`.
 pub fn ssim_means(r: &Plane, c: &Plane) -> Result<FrameMeans> {
     let sums = stream::ssim_sums(r, c)?;
@@ -117,8 +116,8 @@ mod tests {
             };
             let got = score_frame(&a.view(), &b.view(), &opts).unwrap();
             let g = check_geometry(w, h, depth, &opts).unwrap();
-            let r = decimate_plane(&luma_to_plane(&a.view()).unwrap(), g.scale).unwrap();
-            let c = decimate_plane(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
+            let r = decimate::decimate(&luma_to_plane(&a.view()).unwrap(), g.scale).unwrap();
+            let c = decimate::decimate(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
             let means = frame_means(&lcs_terms(&gaussian_filter_all(&r, &c).unwrap()));
             assert_eq!(got, frame_score(&means, &g, &opts));
             assert!(got.ssim > -1.0 && got.ssim < 1.0, "{got:?}");
@@ -149,8 +148,8 @@ mod tests {
                     proptest::prop_assert!(too_small, "expected PlaneTooSmall, got {:?}", got)
                 }
                 Ok(g) => {
-                    let r = decimate_plane(&luma_to_plane(&a.view()).unwrap(), g.scale).unwrap();
-                    let c = decimate_plane(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
+                    let r = decimate::decimate(&luma_to_plane(&a.view()).unwrap(), g.scale).unwrap();
+                    let c = decimate::decimate(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
                     let means = frame_means(&lcs_terms(&gaussian_filter_all(&r, &c).unwrap()));
                     proptest::prop_assert_eq!(got.unwrap(), frame_score(&means, &g, &opts));
                 }

@@ -123,7 +123,7 @@ mod tests {
             data: vec![0.0; 399],
         };
         let good = Plane::zeroed(20, 20);
-        assert!(crate::cpu::decimate_plane(&bad, 1).is_err());
+        assert!(crate::cpu::decimate::decimate(&bad, 1).is_err());
         assert!(crate::cpu::gaussian::filter(&bad).is_err());
         assert!(crate::cpu::gaussian_filter_all(&good, &bad).is_err());
         assert!(crate::cpu::gaussian_filter_all(&bad, &good).is_err());

@@ -162,7 +162,8 @@ impl VideoFormat {
         bytes_per_sample(self.bit_depth)
     }
 
-    /// Bytes of the luma plane (what [`crate::io::LumaReader::read_luma`] fills).
+    /// Bytes of the luma plane (what [`crate::io::LumaReader::read`] with
+    /// [`crate::io::Planes::Luma`] fills).
     pub fn luma_bytes(&self) -> usize {
         (self.width as usize)
             .saturating_mul(self.height as usize)
@@ -219,8 +220,9 @@ impl VideoFormat {
     }
 
     /// Bytes of a frame's luma, Cb and Cr planes, packed (what
-    /// [`crate::io::LumaReader::read_planes`] fills): the frame without an
-    /// alpha plane; the luma plane alone without chroma.
+    /// [`crate::io::LumaReader::read`] with [`crate::io::Planes::All`]
+    /// fills): the frame without an alpha plane; the luma plane alone
+    /// without chroma.
     pub fn planes_bytes(&self) -> usize {
         let planes = if self.chroma == Chroma::Mono { 0 } else { 2 };
         self.luma_bytes()

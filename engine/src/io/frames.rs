@@ -15,7 +15,7 @@ use std::sync::Arc;
 use super::index::{FrameIndex, Offsets};
 use super::range::{check_plane, check_planes};
 use super::source::ByteSource;
-use super::VideoFormat;
+use super::{Check, Planes, VideoFormat};
 use crate::{Component, Error, LumaFrame, Result};
 
 /// The first chunk of a stream's first plane; each next chunk doubles.
@@ -38,6 +38,19 @@ pub(crate) enum LumaDst<'a> {
     Unchecked(&'a mut [u8]),
     /// An empty vector, grown as the bytes arrive (it holds what came).
     Grow(&'a mut Vec<u8>),
+}
+
+impl<'a> LumaDst<'a> {
+    /// Where [`super::LumaReader::read`] with `planes` and `check` puts the
+    /// frame: the caller's buffer `dst`.
+    pub(crate) fn of(dst: &'a mut [u8], planes: Planes, check: Check) -> Self {
+        match (planes, check) {
+            (Planes::Luma, Check::Range) => LumaDst::Into(dst),
+            (Planes::Luma, Check::Skip) => LumaDst::Unchecked(dst),
+            (Planes::All, Check::Range) => LumaDst::Planes(dst),
+            (Planes::All, Check::Skip) => LumaDst::PlanesUnchecked(dst),
+        }
+    }
 }
 
 /// A reader's state, whatever the container.

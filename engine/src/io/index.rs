@@ -90,7 +90,7 @@ impl FrameIndex {
     }
 
     /// Reads frame `frame`'s luma into the first [`VideoFormat::luma_bytes`] bytes
-    /// of `dst`, with the checks of [`super::LumaReader::read_luma`]. A frame past
+    /// of `dst`, with the checks of [`super::LumaReader::read`]. A frame past
     /// the end is [`Error::InvalidOption`]; a file that shrank since it was indexed
     /// is [`Error::TruncatedFrame`].
     pub fn read_luma_at(&self, frame: u64, dst: &mut [u8]) -> Result<()> {

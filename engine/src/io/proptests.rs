@@ -8,8 +8,11 @@ use std::io::Cursor;
 
 use proptest::prelude::*;
 
+use super::probe::{open_seekable, open_stream};
 use super::testutil::Trickle;
 use super::*;
+use crate::Error;
+use std::path::PathBuf;
 
 /// Every `C` tag the Y4M reader accepts.
 const TAGS: [&str; 21] = [
@@ -274,7 +277,7 @@ proptest! {
             if luma <= 1 << 20 {
                 let mut buf = vec![0u8; luma];
                 for _ in 0..10 {
-                    match r.read_luma(&mut buf) {
+                    match r.read(&mut buf, Planes::Luma, Check::Range) {
                         Ok(true) => {}
                         _ => break,
                     }

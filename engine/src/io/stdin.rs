@@ -19,10 +19,8 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use super::ffmpeg::{probe, FfmpegReader, Source, PROBE_BYTES};
-use super::{
-    content_says_encoded, encoded_or_error, read_up_to, DecodeOptions, LumaReader, Plain,
-    RawFormat, Y4M_MAGIC,
-};
+use super::probe::{content_says_encoded, encoded_or_error, read_up_to, Plain, Y4M_MAGIC};
+use super::{DecodeOptions, LumaReader, RawFormat};
 use crate::{Error, Result};
 
 /// What standard input turned out to be.

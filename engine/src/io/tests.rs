@@ -4,8 +4,11 @@
 use std::io::Write;
 use std::path::Path;
 
+use super::probe::{open_seekable, open_stream};
 use super::testutil::pattern_video;
 use super::*;
+use crate::Error;
+use std::path::PathBuf;
 
 /// A temporary file named `name` holding `data`.
 fn temp(name: &str, data: &[u8]) -> (tempfile::TempDir, PathBuf) {

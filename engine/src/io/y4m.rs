@@ -30,14 +30,14 @@ use std::sync::Arc;
 use super::frames::{Frames, LumaDst};
 use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
-use super::{Chroma, ColorRange, DeclaredRange, LumaReader, VideoFormat};
+use super::{Check, Chroma, ColorRange, DeclaredRange, LumaReader, Planes, VideoFormat};
 use crate::{Error, LumaFrame, Result};
 
 /// The longest stream header read, `\n` included.
-pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// The longest `FRAME` line read, `\n` included.
-pub const MAX_FRAME_LINE_BYTES: usize = 4096;
+pub(crate) const MAX_FRAME_LINE_BYTES: usize = 4096;
 
 /// A parsed stream header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,7 +224,7 @@ pub struct Y4mReader {
 }
 
 impl Y4mReader {
-    /// Reads the next frame's luma into `dst` (see [`LumaReader::read_luma`]).
+    /// Reads the next frame's luma into `dst` (see [`LumaReader::read`]).
     fn read_into(&mut self, dst: LumaDst<'_>) -> Result<bool> {
         if let LumaDst::Into(d) | LumaDst::Unchecked(d) = &dst {
             self.frames.check_dst(d)?;
@@ -402,22 +402,11 @@ impl LumaReader for Y4mReader {
         &self.frames.path
     }
 
-    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.read_into(LumaDst::Into(dst))
-    }
-
-    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.read_into(LumaDst::Unchecked(dst))
-    }
-
-    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.frames.check_planes_dst(dst)?;
-        self.read_into(LumaDst::Planes(dst))
-    }
-
-    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.frames.check_planes_dst(dst)?;
-        self.read_into(LumaDst::PlanesUnchecked(dst))
+    fn read(&mut self, dst: &mut [u8], planes: Planes, check: Check) -> Result<bool> {
+        if planes == Planes::All {
+            self.frames.check_planes_dst(dst)?;
+        }
+        self.read_into(LumaDst::of(dst, planes, check))
     }
 
     fn is_y4m(&self) -> bool {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use super::frames::{Frames, LumaDst};
 use super::index::{FrameIndex, Offsets};
 use super::source::{ByteSource, Seekable, Stream};
-use super::{LumaReader, VideoFormat};
+use super::{Check, LumaReader, Planes, VideoFormat};
 use crate::{Error, LumaFrame, Result};
 
 /// Reads the luma of raw planar YUV frames.
@@ -26,7 +26,7 @@ pub struct YuvReader {
 }
 
 impl YuvReader {
-    /// Reads the next frame's luma into `dst` (see [`LumaReader::read_luma`]).
+    /// Reads the next frame's luma into `dst` (see [`LumaReader::read`]).
     fn read_into(&mut self, dst: LumaDst<'_>) -> Result<bool> {
         if let LumaDst::Into(d) | LumaDst::Unchecked(d) = &dst {
             self.frames.check_dst(d)?;
@@ -114,22 +114,11 @@ impl LumaReader for YuvReader {
         &self.frames.path
     }
 
-    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.read_into(LumaDst::Into(dst))
-    }
-
-    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.read_into(LumaDst::Unchecked(dst))
-    }
-
-    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.frames.check_planes_dst(dst)?;
-        self.read_into(LumaDst::Planes(dst))
-    }
-
-    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.frames.check_planes_dst(dst)?;
-        self.read_into(LumaDst::PlanesUnchecked(dst))
+    fn read(&mut self, dst: &mut [u8], planes: Planes, check: Check) -> Result<bool> {
+        if planes == Planes::All {
+            self.frames.check_planes_dst(dst)?;
+        }
+        self.read_into(LumaDst::of(dst, planes, check))
     }
 
     fn read_frame(&mut self) -> Result<Option<LumaFrame>> {
@@ -308,7 +297,7 @@ mod tests {
         let mut r = both(&data, format).remove(0).unwrap();
         let mut small = vec![0u8; 29];
         assert!(matches!(
-            r.read_luma(&mut small),
+            r.read(&mut small, Planes::Luma, Check::Range),
             Err(Error::BufferSize {
                 needed: 30,
                 actual: 29,
@@ -317,7 +306,7 @@ mod tests {
         ));
         // A larger buffer is fine: only the first luma_bytes are written.
         let mut big = vec![0xAAu8; 40];
-        assert!(r.read_luma(&mut big).unwrap());
+        assert!(r.read(&mut big, Planes::Luma, Check::Range).unwrap());
         assert_eq!(&big[..30], &lumas[0][..]);
         assert!(big[30..].iter().all(|&b| b == 0xAA));
     }

@@ -17,18 +17,18 @@ use crate::{Error, Result};
 pub const FEATURE: &str = "float_ms_ssim";
 
 /// Scales of the pyramid (scale 0 is the full-size plane).
-pub const SCALES: usize = 5;
+pub(crate) const SCALES: usize = 5;
 
 /// The smallest luma side: 11 at the last scale, doubled four times.
-pub const MIN_SIDE: u32 = WINDOW << (SCALES - 1);
+pub(crate) const MIN_SIDE: u32 = WINDOW << (SCALES - 1);
 
 /// Side of the low-pass decimation kernel.
-pub const LOWPASS_LEN: usize = 9;
+pub(crate) const LOWPASS_LEN: usize = 9;
 
 /// The 2-D low-pass table libvmaf decimates with (fp32 literals, rows outer).
 /// It is not the outer product of libvmaf's 1-D vectors, which it never uses.
 #[rustfmt::skip]
-pub const LOWPASS: [[f32; LOWPASS_LEN]; LOWPASS_LEN] = [
+pub(crate) const LOWPASS: [[f32; LOWPASS_LEN]; LOWPASS_LEN] = [
     [ 0.000714, -0.000450, -0.002090,  0.007132,  0.016114,  0.007132, -0.002090, -0.000450,  0.000714],
     [-0.000450,  0.000283,  0.001316, -0.004490, -0.010146, -0.004490,  0.001316,  0.000283, -0.000450],
     [-0.002090,  0.001316,  0.006115, -0.020867, -0.047149, -0.020867,  0.006115,  0.001316, -0.002090],
@@ -41,14 +41,14 @@ pub const LOWPASS: [[f32; LOWPASS_LEN]; LOWPASS_LEN] = [
 ];
 
 /// Luminance exponent per scale (fp32, widened to fp64 for `pow`).
-pub const ALPHAS: [f32; SCALES] = [0.0, 0.0, 0.0, 0.0, 0.1333];
+pub(crate) const ALPHAS: [f32; SCALES] = [0.0, 0.0, 0.0, 0.0, 0.1333];
 /// Contrast exponent per scale.
-pub const BETAS: [f32; SCALES] = [0.0448, 0.2856, 0.3001, 0.2363, 0.1333];
+pub(crate) const BETAS: [f32; SCALES] = [0.0448, 0.2856, 0.3001, 0.2363, 0.1333];
 /// Structure exponent per scale.
-pub const GAMMAS: [f32; SCALES] = [0.0448, 0.2856, 0.3001, 0.2363, 0.1333];
+pub(crate) const GAMMAS: [f32; SCALES] = [0.0448, 0.2856, 0.3001, 0.2363, 0.1333];
 
 /// The `enable_lcs` outputs: l of scales 0..4, then c, then s.
-pub const LCS_NAMES: [&str; 3 * SCALES] = [
+pub(crate) const LCS_NAMES: [&str; 3 * SCALES] = [
     "float_ms_ssim_l_scale0",
     "float_ms_ssim_l_scale1",
     "float_ms_ssim_l_scale2",
@@ -69,7 +69,8 @@ pub const LCS_NAMES: [&str; 3 * SCALES] = [
 /// Options of libvmaf's `float_ms_ssim` feature (all off by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MsSsimOptions {
-    /// Also report each scale's l, c and s means ([`LCS_NAMES`]).
+    /// Also report each scale's l, c and s means (`float_ms_ssim_l_scale0` to
+    /// `float_ms_ssim_s_scale4`).
     pub enable_lcs: bool,
     /// Report `float_ms_ssim` in dB: `-10 * log10(1 - score)`.
     pub enable_db: bool,

@@ -16,16 +16,16 @@ use crate::{Error, Result};
 pub const FEATURE: &str = "psnr";
 
 /// The per-frame PSNR outputs, luma then the two chroma planes.
-pub const PSNR_NAMES: [&str; 3] = ["psnr_y", "psnr_cb", "psnr_cr"];
+pub(crate) const PSNR_NAMES: [&str; 3] = ["psnr_y", "psnr_cb", "psnr_cr"];
 /// The per-frame MSE outputs (`enable_mse`).
-pub const MSE_NAMES: [&str; 3] = ["mse_y", "mse_cb", "mse_cr"];
+pub(crate) const MSE_NAMES: [&str; 3] = ["mse_y", "mse_cb", "mse_cr"];
 /// The end-of-run outputs (`enable_apsnr`).
-pub const APSNR_NAMES: [&str; 3] = ["apsnr_y", "apsnr_cb", "apsnr_cr"];
+pub(crate) const APSNR_NAMES: [&str; 3] = ["apsnr_y", "apsnr_cb", "apsnr_cr"];
 
 /// The largest `min_sse` the `vmaf` command line can pass: its option
 /// dictionary keeps a number as a float (`FLT_MAX`) written with 6
 /// significant digits.
-pub const MAX_MIN_SSE: f64 = 3.40282e38;
+pub(crate) const MAX_MIN_SSE: f64 = 3.40282e38;
 
 /// Options of libvmaf's `psnr` feature, with its names and defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,7 +43,7 @@ pub struct PsnrOptions {
     pub reduced_hbd_peak: bool,
     /// A floor for the sum of squared errors of a plane, which sets each
     /// plane's PSNR ceiling; 0 (the default) uses `6 * bpc + 12` instead.
-    /// From 0 to [`MAX_MIN_SSE`], not -0.
+    /// From 0 to 3.40282e38 (`FLT_MAX` to 6 digits), not -0.
     pub min_sse: f64,
 }
 
@@ -106,7 +106,7 @@ impl PsnrOptions {
     }
 
     /// [`Error::InvalidOption`] unless `min_sse` is from 0 to
-    /// [`MAX_MIN_SSE`], and not -0 (libvmaf's bounds, as its command line
+    /// 3.40282e38, and not -0 (libvmaf's bounds, as its command line
     /// reads the option).
     pub fn validate(&self) -> Result<()> {
         let m = self.min_sse;

@@ -9,7 +9,7 @@
 use crate::{Error, Result, SsimOptions};
 
 /// Side of the Gaussian window; the smallest plane SSIM can score.
-pub const WINDOW: u32 = 11;
+pub(crate) const WINDOW: u32 = 11;
 
 /// libvmaf's automatic decimation factor for a `width` x `height` plane.
 pub fn auto_scale(width: u32, height: u32) -> u32 {

@@ -3,10 +3,10 @@
 //! what a frame size leads to ([`FrameGeometry`], [`check_geometry`],
 //! [`check_pair`]), the per-frame finish from the fp32 means
 //! ([`frame_score`]) and the feature names a run reports ([`feature_names`]).
-//! Both engines use it: the CPU twin ([`crate::cpu`]) and the Vulkan engine
+//! Both engines use it: the CPU twin (crate-private) and the Vulkan engine
 //! ([`crate::vk`]) run the passes, this module says what they compute and
 //! turns their sums into a [`FrameScore`]; pooling over frames is
-//! [`crate::pool`].
+//! `crate::pool`.
 
 use super::scale;
 use crate::cpu::{db, samples, FrameMeans};
@@ -16,7 +16,7 @@ use crate::{Error, FrameScore, LumaView, Result, SsimOptions};
 pub const FEATURE: &str = "float_ssim";
 
 /// The `enable_lcs` outputs, after `float_ssim`.
-pub const LCS_NAMES: [&str; 3] = ["float_ssim_l", "float_ssim_c", "float_ssim_s"];
+pub(crate) const LCS_NAMES: [&str; 3] = ["float_ssim_l", "float_ssim_c", "float_ssim_s"];
 
 /// The feature names a run with `opts` reports, in libvmaf's output order.
 ///
@@ -37,7 +37,7 @@ pub fn feature_names(opts: &SsimOptions) -> Vec<&'static str> {
 }
 
 /// The Gaussian taps (fp32, libvmaf's literals), used in both directions.
-pub const GAUSSIAN_TAPS: [f32; 11] = [
+pub(crate) const GAUSSIAN_TAPS: [f32; 11] = [
     0.001028, 0.007599, 0.036001, 0.109361, 0.213006, 0.266012, 0.213006, 0.109361, 0.036001,
     0.007599, 0.001028,
 ];

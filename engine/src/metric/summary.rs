@@ -3,7 +3,7 @@
 //! `integer_motion2`) through each metric's [`super::Extractor::finish_run`]; runs
 //! the run's VMAF models on each completed row ([`Models`]); pools each
 //! output as libvmaf pools it (`min`, `max`, `mean`, `harmonic_mean` in frame
-//! order: [`crate::pool`]); and gives the aggregate values (`psnr`'s
+//! order: `crate::pool`); and gives the aggregate values (`psnr`'s
 //! `apsnr_*` with `enable_apsnr`).
 
 use super::config::MetricConfig;

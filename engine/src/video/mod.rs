@@ -1,6 +1,6 @@
 //! H.264 Annex B streams decoded on the GPU by Vulkan Video (the `gpu-video`
 //! crate, on ash and wgpu) and scored through the image path
-//! ([`crate::api::Engine::import_image`], [`crate::api::Scorer::submit`]) without a frame leaving the device
+//! ([`crate::api::Engine::import_image`], [`Scorer::submit`](crate::api::ScoreQueue::submit)) without a frame leaving the device
 //! (feature `vulkan-video`). [`VideoDevice`] owns the decoder's device and a
 //! vkssim [`Engine`] imported on it; [`VideoDevice::score_streams`] decodes the
 //! two streams on their own threads (each decoder's submissions go to the

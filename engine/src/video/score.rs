@@ -11,7 +11,7 @@ use ash::vk;
 
 use super::decode::{Decoded, Stream};
 use super::VideoDevice;
-use crate::api::{ImagePlane, Pair, Scorer, ScorerDesc};
+use crate::api::{ImagePlane, Pair, ScoreQueue, Scorer, ScorerDesc};
 use crate::{Error, FrameScore, Result, SsimOptions};
 
 /// The two Annex B streams of a run and how to score them.
@@ -76,7 +76,7 @@ pub struct VideoRun {
 
 /// One scored pair, as [`VideoDevice::score_streams`] passes it on.
 #[non_exhaustive]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct VideoFrame {
     /// Display-order index of the pair.
     pub index: u64,
@@ -215,8 +215,8 @@ impl VideoDevice {
                 )));
             }
             if flight.scorer.is_none() {
-                let mut desc = ScorerDesc::new(w, h, 8);
-                desc.ssim = pair.ssim;
+                let desc = ScorerDesc::new(w, h, 8)
+                    .with_metrics(vec![crate::metric::MetricConfig::FloatSsim(pair.ssim)]);
                 flight.scorer = Some(self.engine().scorer(&desc)?);
                 (flight.run.width, flight.run.height) = (w, h);
             } else if (w, h) != (run.width, run.height) {
@@ -225,7 +225,7 @@ impl VideoDevice {
                     run.frames, run.width, run.height
                 )));
             }
-            let depth = flight.scorer.as_ref().map_or(1, Scorer::queue_depth);
+            let depth = flight.scorer.as_ref().map_or(1, ScoreQueue::queue_depth);
             if flight.held.len() >= depth {
                 flight.take(on_score)?;
             }

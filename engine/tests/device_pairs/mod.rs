@@ -6,8 +6,9 @@
 //! examples' Vulkan helpers).
 
 use super::common;
+use vkssim::api::ScoreQueue;
 use vkssim::api::{DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer};
-use vkssim::{cpu, FrameScore, LumaFrame, SsimOptions};
+use vkssim::{testing::cpu, FrameScore, LumaFrame, SsimOptions};
 
 /// Buffers of the engine's device holding GPU-written planes.
 pub struct DevicePair {

@@ -64,7 +64,7 @@ use self::decoded::Decoded;
 use self::demux::Demuxer;
 use self::scale::Scaler;
 use crate::io::range::check_plane;
-use crate::io::{DeclaredRange, DecodeOptions, LumaReader, VideoFormat};
+use crate::io::{Check, DeclaredRange, DecodeOptions, LumaReader, Planes, VideoFormat};
 use crate::{Component, Error, Result};
 
 /// The FFmpeg libraries' version, as `FFmpeg 5.1.6 (libavcodec 59.37.100)`.
@@ -292,20 +292,12 @@ impl LumaReader for FfmpegReader {
         &self.path
     }
 
-    fn read_luma(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.deliver(dst, true)
-    }
-
-    fn read_luma_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.deliver(dst, false)
-    }
-
-    fn read_planes(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.deliver_planes(dst, true)
-    }
-
-    fn read_planes_unchecked(&mut self, dst: &mut [u8]) -> Result<bool> {
-        self.deliver_planes(dst, false)
+    fn read(&mut self, dst: &mut [u8], planes: Planes, check: Check) -> Result<bool> {
+        let checked = check == Check::Range;
+        match planes {
+            Planes::Luma => self.deliver(dst, checked),
+            Planes::All => self.deliver_planes(dst, checked),
+        }
     }
 
     fn color_range(&self) -> Option<DeclaredRange> {

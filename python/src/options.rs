@@ -47,6 +47,7 @@ fn score_args(
         };
         match key.as_str() {
             "features" => a.feature = v.features()?,
+            "model" => a.model = v.models()?,
             "backend" => {
                 a.engine.backend = v.choice(&[
                     ("auto", Backend::Auto),
@@ -225,6 +226,36 @@ impl Keyword<'_, '_> {
                 "{}: name at least one (float_ssim, psnr, float_ms_ssim)",
                 self.key
             )));
+        }
+        Ok(specs)
+    }
+
+    /// `model`: a VMAF model spec in vmaf's `-m/--model` syntax
+    /// (`"version=vmaf_v0.6.1"`, `"path=model.json:name=mine"`) or an
+    /// iterable of them (empty: no model).
+    fn models(&self) -> PyResult<Vec<String>> {
+        if let Ok(one) = self.obj.cast::<PyString>() {
+            return Ok(vec![one.to_cow()?.into_owned()]);
+        }
+        let Ok(items) = self.obj.try_iter() else {
+            return Err(self.refuse(format!(
+                "expected a model such as 'version=vmaf_v0.6.1' or a list of them, got {}",
+                self.type_name()
+            )));
+        };
+        let mut specs = Vec::new();
+        for item in items {
+            let item = item?;
+            match item.cast::<PyString>() {
+                Ok(s) => specs.push(s.to_cow()?.into_owned()),
+                Err(_) => {
+                    return Err(OptionError::new_err(format!(
+                        "{}: {} is not a string such as 'version=vmaf_v0.6.1'",
+                        self.key,
+                        item.repr()?
+                    )));
+                }
+            }
         }
         Ok(specs)
     }

@@ -66,14 +66,14 @@ impl Model {
             let text = builtin::built_in(version).ok_or_else(|| {
                 let known: Vec<_> = builtin::BUILT_IN.iter().map(|b| b.0).collect();
                 Error::InvalidOption(format!(
-                    "--model version={version}: no such built-in model (built in: {})",
+                    "version={version}: no such built-in model (built in: {})",
                     known.join(", ")
                 ))
             })?;
             return Self::from_json(text, &format!("built-in {version}"), spec);
         }
         let path = spec.path.as_deref().ok_or_else(|| {
-            Error::InvalidOption("--model: it names no model (version=... or path=...)".into())
+            Error::InvalidOption("the model spec names no model (version=... or path=...)".into())
         })?;
         Self::from_path(path, spec)
     }

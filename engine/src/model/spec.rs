@@ -32,7 +32,7 @@ pub struct ModelSpec {
 
 /// An error about the spec `text`.
 fn bad(text: &str, what: impl std::fmt::Display) -> Error {
-    Error::InvalidOption(format!("--model {text:?}: {what}"))
+    Error::InvalidOption(format!("model {text:?}: {what}"))
 }
 
 /// A boolean key's value: alone or `true` is on, `false` off.
@@ -116,7 +116,7 @@ pub fn check_unique_names(specs: &[ModelSpec]) -> Result<()> {
             .any(|b| b.output_name() == a.output_name())
         {
             return Err(Error::InvalidOption(format!(
-                "two models are named {:?}: give each its own name with --model ...:name=<name>",
+                "two models are named {:?}: give each its own name (...:name=<name>)",
                 a.output_name()
             )));
         }

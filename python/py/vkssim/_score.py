@@ -14,6 +14,7 @@ def score(
     distorted: Any,
     features: Union[str, Iterable[str]] = ("float_ssim",),
     *,
+    model: Optional[Union[str, Iterable[str]]] = None,
     width: Optional[int] = None,
     height: Optional[int] = None,
     pix_fmt: Optional[str] = None,
@@ -48,7 +49,12 @@ def score(
     inputs is a ladder: one :class:`Result` per input, in order.
 
     ``features``: vmaf's feature specs (``"float_ssim"``,
-    ``"psnr=enable_chroma=false"``, ``"float_ms_ssim=enable_lcs=true"``).
+    ``"psnr=enable_chroma=false"``, ``"float_ms_ssim=enable_lcs=true"``,
+    and VMAF's extractors ``"vif"``, ``"adm"``, ``"motion"``). ``model``: a
+    VMAF model in vmaf's ``-m/--model`` syntax (``"version=vmaf_v0.6.1"``,
+    ``"path=model.json:name=mine"``) or a list of them; its extractors and
+    its scores (``vmaf``) are added to the features, as ``vmaf -m`` writes
+    them (VMAF runs on the CPU twin for now).
     The other options are typed values with the meaning of the command
     line's flags of the same names
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
@@ -76,6 +82,7 @@ def score(
     """
     options = dict(
         features=_options.once(features),
+        model=_options.once(model),
         backend=backend,
         device=_options.once(device),
         threads=threads,
@@ -154,7 +161,7 @@ def _one(reference: Any, distorted: Any, options: dict, progress: Any) -> Result
                 raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
             ref = _options.frames_planes(reference, "reference")
             dist = _options.frames_planes(distorted, "distorted")
-            common = _options.pick(options, ("features", *_options.ENGINE, *_options.SELECTION))
+            common = _options.pick(options, ("features", "model", *_options.ENGINE, *_options.SELECTION))
             report = _native.score_arrays(list(ref), list(dist), common, options.get("bitdepth"), callback)
         return Result(report)
     except BaseException as e:

@@ -1,0 +1,36 @@
+"""VMAF from Python: ``vkssim.score(..., model=...)`` and the VMAF extractors
+give the same files as libvmaf's ``vmaf -m ... --cpumask 255`` (full
+precision, every line but the version and fps), from files and from arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vkssim
+from conftest import comparable, run_cli
+
+
+def test_the_default_model_from_files_and_arrays_equals_vmafs(clips, tmp_path, vmaf_bin, full_precision_shim):
+    clip = clips["422p10"]
+    args = ["-r", str(clip.ref_yuv), "-d", str(clip.dist_yuv), *clip.raw_flags(), "-q", "--xml",
+            "--cpumask", "255", "-m", "version=vmaf_v0.6.1", "--feature", "psnr"]
+    vmaf = run_cli(vmaf_bin, args, tmp_path / "vmaf.xml", env={"LD_PRELOAD": str(full_precision_shim)})
+    files = vkssim.score(clip.ref_yuv, clip.dist_yuv, "psnr", model="version=vmaf_v0.6.1", backend="cpu",
+                         width=clip.width, height=clip.height, pix_fmt="422", bitdepth=10, precision="max")
+    arrays = vkssim.score(clip.ref, clip.dist, ["psnr"], model=["version=vmaf_v0.6.1"], backend="cpu",
+                          bitdepth=clip.bitdepth, precision="max")
+    assert comparable(files.to_xml()) == comparable(vmaf)
+    assert comparable(arrays.to_xml()) == comparable(vmaf)
+    vm = arrays.scores["vmaf"]
+    assert vm.dtype == np.float64 and len(vm) == clip.frames
+    assert list(vm) == [f["vmaf"] for f in arrays.frames]
+
+
+def test_a_bad_model_names_the_keyword(clips):
+    clip = clips["420p8"]
+    with pytest.raises(vkssim.OptionError, match="^model") as e:
+        vkssim.score(clip.ref, clip.dist, model="version=vmaf_v9", backend="cpu")
+    assert "vmaf_v9" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(vkssim.OptionError, match="^model=3: expected a model"):
+        vkssim.score(clip.ref, clip.dist, model=3, backend="cpu")

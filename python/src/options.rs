@@ -198,32 +198,10 @@ impl Keyword<'_, '_> {
     /// `features`: a spec (`"psnr=enable_chroma=false"`) or an iterable of
     /// them, at least one.
     fn features(&self) -> PyResult<Vec<String>> {
-        if let Ok(one) = self.obj.cast::<PyString>() {
-            return Ok(vec![one.to_cow()?.into_owned()]);
-        }
-        let Ok(items) = self.obj.try_iter() else {
-            return Err(self.refuse(format!(
-                "expected a feature such as 'psnr' or a list of them, got {}",
-                self.type_name()
-            )));
-        };
-        let mut specs = Vec::new();
-        for item in items {
-            let item = item?;
-            match item.cast::<PyString>() {
-                Ok(s) => specs.push(s.to_cow()?.into_owned()),
-                Err(_) => {
-                    return Err(OptionError::new_err(format!(
-                        "{}: {} is not a string such as 'psnr=enable_chroma=false'",
-                        self.key,
-                        item.repr()?
-                    )));
-                }
-            }
-        }
+        let specs = self.texts("a feature such as 'psnr'", "'psnr=enable_chroma=false'")?;
         if specs.is_empty() {
             return Err(OptionError::new_err(format!(
-                "{}: name at least one (float_ssim, psnr, float_ms_ssim)",
+                "{}: name at least one (float_ssim, psnr, float_ms_ssim, vif, adm, motion)",
                 self.key
             )));
         }
@@ -234,12 +212,21 @@ impl Keyword<'_, '_> {
     /// (`"version=vmaf_v0.6.1"`, `"path=model.json:name=mine"`) or an
     /// iterable of them (empty: no model).
     fn models(&self) -> PyResult<Vec<String>> {
+        self.texts(
+            "a model such as 'version=vmaf_v0.6.1'",
+            "'version=vmaf_v0.6.1'",
+        )
+    }
+
+    /// A string or an iterable of strings; `what` and `example` say what
+    /// one is in the messages.
+    fn texts(&self, what: &str, example: &str) -> PyResult<Vec<String>> {
         if let Ok(one) = self.obj.cast::<PyString>() {
             return Ok(vec![one.to_cow()?.into_owned()]);
         }
         let Ok(items) = self.obj.try_iter() else {
             return Err(self.refuse(format!(
-                "expected a model such as 'version=vmaf_v0.6.1' or a list of them, got {}",
+                "expected {what} or a list of them, got {}",
                 self.type_name()
             )));
         };
@@ -250,7 +237,7 @@ impl Keyword<'_, '_> {
                 Ok(s) => specs.push(s.to_cow()?.into_owned()),
                 Err(_) => {
                     return Err(OptionError::new_err(format!(
-                        "{}: {} is not a string such as 'version=vmaf_v0.6.1'",
+                        "{}: {} is not a string such as {example}",
                         self.key,
                         item.repr()?
                     )));

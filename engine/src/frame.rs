@@ -239,7 +239,9 @@ impl FrameScore {
     }
 
     /// The value reported under libvmaf's name `name` (`psnr_y`,
-    /// `float_ms_ssim_s_scale2`, ...), if the scorer reports it.
+    /// `float_ms_ssim_s_scale2`, ...), if the scorer reports it. A value
+    /// that needs the next frame (motion's `integer_motion2`) is NaN here;
+    /// a run's collector ([`crate::metric::Summary`]) fills it.
     ///
     /// ```
     /// let s = vkssim::FrameScore::empty();

@@ -30,6 +30,8 @@ class Scorer:
     while the engine's queue is full. Results come back in submission
     order, as dicts keyed by ``frameNum`` (the frame number the library
     gives each result) and libvmaf's output names.
+    A value that needs the next frame (the ``motion`` feature's
+    ``integer_motion2``) is NaN in these dicts; :meth:`result` has it.
 
     A Scorer is for one thread at a time: a call while another thread's is
     under way raises :class:`vkssim.Error` (give each thread its own, or

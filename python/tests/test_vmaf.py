@@ -34,3 +34,16 @@ def test_a_bad_model_names_the_keyword(clips):
     assert "vmaf_v9" in str(e.value) and "--" not in str(e.value)
     with pytest.raises(vkssim.OptionError, match="^model=3: expected a model"):
         vkssim.score(clip.ref, clip.dist, model=3, backend="cpu")
+
+
+def test_a_streaming_scorer_leaves_motion2_to_its_result(clips):
+    clip = clips["420p8"]
+    whole = vkssim.score(clip.ref[0], clip.dist[0], "motion", backend="cpu")
+    with vkssim.Scorer(clip.width, clip.height, features="motion", backend="cpu") as s:
+        for n in range(clip.frames):
+            s.submit(clip.ref[0][n], clip.dist[0][n])
+        frames = list(s)
+    assert [f["integer_motion"] for f in frames] == [f["integer_motion"] for f in whole.frames]
+    assert all(np.isnan(f["integer_motion2"]) for f in frames)
+    assert s.result().frames == whole.frames
+    assert any(f["integer_motion2"] > 0 for f in whole.frames)

@@ -162,3 +162,50 @@ fn a_bad_model_or_a_vulkan_only_run_is_a_clear_error() {
     let o = run(&["--feature", "vif", "-w", "64", "-h", "15"]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
+    let clip = MetricClip::new(96, 64, 8, Chroma::C420, 4, Content::Noisy);
+    let other = MetricClip::new(96, 64, 8, Chroma::C420, 4, Content::Identical);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dists = [&clip.distorted, &other.distorted, &clip.distorted];
+    let raw = ["-w", "96", "-h", "64", "-p", "420", "-b", "8"].map(String::from);
+    let model = ["-m", "version=vmaf_v0.6.1", "-q", "--json"].map(String::from);
+    let mut args = vec![
+        "score".to_string(),
+        "-r".into(),
+        clip.reference.display().to_string(),
+    ];
+    for d in dists {
+        args.extend(["-d".to_string(), d.display().to_string()]);
+    }
+    args.extend(raw.iter().cloned());
+    args.extend(model.iter().cloned());
+    args.extend(["--backend".to_string(), "cpu".to_string(), "-o".to_string()]);
+    args.push(dir.path().join("ladder_{index}.json").display().to_string());
+    let o = std::process::Command::new(paths::vkssim_bin())
+        .args(&args)
+        .output()
+        .expect("run vkssim");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (k, d) in dists.iter().enumerate() {
+        let mut pair = vec!["-r".to_string(), clip.reference.display().to_string()];
+        pair.extend(["-d".to_string(), d.display().to_string()]);
+        pair.extend(raw.iter().cloned());
+        pair.extend(model.iter().cloned());
+        pair.extend(["--cpumask".to_string(), "255".to_string()]);
+        let vmaf = run_writing_ok(
+            &paths::vmaf_cli(),
+            &pair,
+            &[],
+            &dir.path().join(format!("v{k}")),
+        );
+        let ours = std::fs::read_to_string(dir.path().join(format!("ladder_{k}.json")))
+            .expect("the ladder's output");
+        assert_eq!(
+            comparable_lines(&ours),
+            comparable_lines(&vmaf),
+            "ladder input {k} differs from vmaf"
+        );
+    }
+}

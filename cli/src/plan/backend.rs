@@ -61,6 +61,38 @@ impl BackendPlan {
         .checked()
     }
 
+    /// Refuses a run with a VMAF model on an engine that is asked to be
+    /// Vulkan (`--backend vulkan`, or `--device` with `auto`): VMAF's
+    /// extractors run on the CPU twin only so far. The message says how to
+    /// score the other metrics on Vulkan.
+    pub fn refuse_vmaf_on_vulkan(&self) -> Result<()> {
+        let s = self.spelling;
+        let asked = match (self.backend, &self.device) {
+            (Backend::Vulkan, _) => s.word(Opt::Backend, "vulkan"),
+            (Backend::Auto, Some(device)) => s.device(device),
+            _ => return Ok(()),
+        };
+        let (model, cpu, alone) = match s {
+            Spelling::Flags => (
+                format!(
+                    "the default model, {}, or -m/--model",
+                    crate::feature::DEFAULT_MODEL
+                ),
+                "--backend auto or --backend cpu",
+                "add -n (no model) and name them: -n --feature float_ssim",
+            ),
+            Spelling::Keywords => (
+                format!("model, '{}' by default", crate::feature::DEFAULT_MODEL),
+                "backend='auto' or backend='cpu'",
+                "pass model=None and name them: features='float_ssim'",
+            ),
+        };
+        bail!(
+            "{asked}: VMAF ({model}) is not on Vulkan yet; {cpu} scores it on the CPU twin. \
+             To score float_ssim, psnr or float_ms_ssim on Vulkan, {alone}"
+        )
+    }
+
     fn checked(self) -> Result<Self> {
         if self.backend == Backend::Cpu {
             if let Some(device) = &self.device {

@@ -72,24 +72,28 @@ impl BackendPlan {
             (Backend::Auto, Some(device)) => s.device(device),
             _ => return Ok(()),
         };
-        let (model, cpu, alone) = match s {
+        let (model, alone) = match s {
             Spelling::Flags => (
                 format!(
                     "the default model, {}, or -m/--model",
                     crate::feature::DEFAULT_MODEL
                 ),
-                "--backend auto or --backend cpu",
                 "add -n (no model) and name them: -n --feature float_ssim",
             ),
             Spelling::Keywords => (
                 format!("model, '{}' by default", crate::feature::DEFAULT_MODEL),
-                "backend='auto' or backend='cpu'",
                 "pass model=None and name them: features='float_ssim'",
             ),
         };
+        let cpu = match self.device {
+            Some(_) => format!("without {}, ", s.name(Opt::Device)),
+            None => String::new(),
+        };
         bail!(
-            "{asked}: VMAF ({model}) is not on Vulkan yet; {cpu} scores it on the CPU twin. \
-             To score float_ssim, psnr or float_ms_ssim on Vulkan, {alone}"
+            "{asked}: VMAF ({model}) is not on Vulkan yet; {cpu}{} or {} scores it on the \
+             CPU twin. To score float_ssim, psnr or float_ms_ssim on Vulkan, {alone}",
+            s.word(Opt::Backend, "auto"),
+            s.word(Opt::Backend, "cpu"),
         )
     }
 

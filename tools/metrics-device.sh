@@ -82,9 +82,9 @@ if has speed; then
       for ((r = 0; r < ${REPS:-5}; r++)); do
         for B in ${BINS:-vkssim}; do
           a=$(now)
-          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
+          "$X/$B" score -n "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
           b=$(now)
-          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
+          "$X/$B" score -n "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
           c=$(now)
           t1[$B]+=" $(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')"
           tn[$B]+=" $(awk -v b="$b" -v c="$c" 'BEGIN { print c - b }')"
@@ -100,7 +100,7 @@ if has speed; then
         tag="$1x$2 $3-bit [$F] ($B $V)"
         m=$(awk -v one="$(median ${t1[$B]})" -v all="$(median ${tn[$B]})" -v n="$N" 'BEGIN { print (all - one) / (n - 1) }')
         if [ "${VMAF:-1}" = 1 ]; then
-          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
+          "$X/$B" score -n "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
           if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
             same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
           else

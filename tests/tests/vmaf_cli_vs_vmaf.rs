@@ -225,6 +225,7 @@ fn a_plain_run_is_vmafs_default_model_in_every_format() {
     compare(&clip, &[], "xml", true, "");
     let ten = MetricClip::new(80, 64, 10, Chroma::C444, 3, Content::Noisy);
     compare(&ten, &[], "json", true, "");
+    compare(&clip, &["--subsample", "2"], "xml", true, "");
 }
 
 #[test]

@@ -16,7 +16,7 @@ DEFAULT_MODEL = "version=vmaf_v0.6.1"
 def score(
     reference: Any,
     distorted: Any,
-    features: Union[str, Iterable[str]] = (),
+    features: Optional[Union[str, Iterable[str]]] = None,
     *,
     model: Optional[Union[str, Iterable[str]]] = DEFAULT_MODEL,
     width: Optional[int] = None,
@@ -54,7 +54,7 @@ def score(
 
     By default it scores VMAF with libvmaf's default model, as ``vmaf -r R
     -d D`` and ``vkssim score -r R -d D`` do: ``result.scores["vmaf"]``.
-    ``features``: vmaf's feature specs, computed beside the model
+    ``features``: vmaf's feature specs (None: none), computed beside the model
     (``"float_ssim"``, ``"psnr=enable_chroma=false"``,
     ``"float_ms_ssim=enable_lcs=true"``, and VMAF's extractors ``"vif"``,
     ``"adm"``, ``"motion"``), as ``--feature``. ``model``: a VMAF model in

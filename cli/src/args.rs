@@ -22,7 +22,7 @@ pub const MAX_DECODE_THREADS: u16 = 64;
 /// The most `bench --frames` may ask for.
 pub const MAX_BENCH_FRAMES: u64 = 1_000_000;
 
-/// vkssim: libvmaf's float_ssim, bit for bit, fast.
+/// vkssim: libvmaf's scores (VMAF, float_ssim, psnr, float_ms_ssim), bit for bit, fast.
 #[derive(Debug, Parser)]
 #[command(name = "vkssim", version, about, long_about = None)]
 pub struct Cli {

@@ -39,7 +39,8 @@ fn streams(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
 fn h264_inputs_say_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let (r, d) = streams(dir.path());
-    let o = run(&["score", "-r", s(&r), "-d", s(&d)], None);
+    let ssim = ["score", "-n", "--feature", "float_ssim"];
+    let o = run(&[&ssim[..], &["-r", s(&r), "-d", s(&d)]].concat(), None);
     #[cfg(not(feature = "vulkan-video"))]
     assert_fails(
         &o,
@@ -69,7 +70,8 @@ fn h264_with_another_input_is_refused() {
     let (r, _) = streams(dir.path());
     let y4m = dir.path().join("dist.y4m");
     std::fs::write(&y4m, b"YUV4MPEG2 W32 H32 F25:1 C420\n").unwrap();
-    let o = run(&["score", "-r", s(&r), "-d", s(&y4m)], None);
+    let ssim = ["score", "-n", "--feature", "float_ssim"];
+    let o = run(&[&ssim[..], &["-r", s(&r), "-d", s(&y4m)]].concat(), None);
     #[cfg(not(feature = "ffmpeg"))]
     assert_fails(
         &o,

@@ -70,6 +70,7 @@ mod tests {
     fn a_plan_is_the_command_lines() {
         let mut args = ScoreArgs::pair("a.y4m".into(), "b.y4m".into());
         args.feature = vec!["psnr".into()];
+        args.model.clear();
         let plan = plan(args).unwrap();
         assert_eq!(plan.mode, Mode::Pair);
         assert_eq!(plan.features.configs().len(), 1);

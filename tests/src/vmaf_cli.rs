@@ -190,8 +190,9 @@ pub fn run_vmaf(args: &[String], full: bool) -> VmafResult {
 }
 
 /// Both programs on `clip` with `args` (models, features, flags) writing
-/// `format`; `max`: full precision. vkssim runs with `--backend backend`.
-/// Returns the number of identical lines.
+/// `format`; `max`: full precision. vkssim runs with `--backend backend`
+/// (`""`: no `--backend`, the default). Returns the number of identical
+/// lines.
 pub fn compare_with_vmaf(
     clip: &crate::metric_clips::MetricClip,
     args: &[&str],
@@ -213,7 +214,9 @@ pub fn compare_with_vmaf(
     let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &env, &dir.path().join("v"));
     let mut ours_args = vec!["score".to_string()];
     ours_args.extend(common);
-    ours_args.extend(["--backend".to_string(), backend.to_string()]);
+    if !backend.is_empty() {
+        ours_args.extend(["--backend".to_string(), backend.to_string()]);
+    }
     if max {
         ours_args.extend(["--precision".to_string(), "max".to_string()]);
     }

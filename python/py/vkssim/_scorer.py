@@ -38,6 +38,7 @@ class Scorer:
     hand the pairs to one thread). Ctrl-C skips no result: see
     :meth:`__iter__`.
 
+    It scores ``features`` alone (float_ssim by default; no VMAF model).
     Options as :func:`vkssim.score`'s: ``features``, ``backend``,
     ``device``, ``threads``, ``precision``, ``upload``,
     ``frames_in_flight``.
@@ -60,6 +61,9 @@ class Scorer:
     ) -> None:
         options = dict(
             features=features,
+            # No VMAF model: a stream of pairs scores its features alone
+            # (the native side's unset is the default model).
+            model=[],
             backend=backend,
             device=device,
             threads=threads,

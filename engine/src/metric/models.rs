@@ -90,7 +90,7 @@ impl Models {
                     )))
                 }
                 Some(_) => {}
-                None => out.push(metric.clone()),
+                None => out.push(*metric),
             }
         }
         Ok(out)

@@ -117,8 +117,11 @@ impl ScorerDesc {
     /// use vkssim::api::ScorerDesc;
     /// use vkssim::metric::Models;
     /// let desc = ScorerDesc::new(64, 64, 8).with_models(Models::default_model()?);
+    /// // The model's extractors (vif, adm, motion) are scored; each result
+    /// // also carries the model's score.
     /// let names = desc.metric_set()?.output_names();
-    /// assert_eq!(names.first().map(|n| n.as_ref()), Some("integer_vif_scale0"));
+    /// assert!(names.iter().any(|n| n == "integer_vif_scale0"));
+    /// assert_eq!(desc.models.output_names(), ["vmaf"]);
     /// # Ok::<(), vkssim::Error>(())
     /// ```
     pub fn with_models(mut self, models: Models) -> Self {

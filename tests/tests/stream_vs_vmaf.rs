@@ -240,6 +240,13 @@ fn a_temporal_metric_takes_one_engine_and_others_pass_straight_through() {
     let e = MultiScorer::from_scorers(two, vec!["a".into(), "b".into()]).unwrap_err();
     assert!(matches!(e, Error::Unsupported(_)), "{e}");
     assert!(e.to_string().contains("temporal metric"), "{e}");
+    // Scorers whose models differ (the same extractors) are not one queue.
+    let differ = vec![
+        cpu_scorer(&clip, &["version=vmaf_v0.6.1"]),
+        cpu_scorer(&clip, &["version=vmaf_v0.6.1:name=other"]),
+    ];
+    let e = MultiScorer::from_scorers(differ, vec!["a".into(), "b".into()]).unwrap_err();
+    assert!(e.to_string().contains("the scorers differ"), "{e}");
 
     // Without a temporal metric or a model each result is out as soon as it
     // is scored, with no finish().

@@ -91,6 +91,7 @@ impl MultiScorer {
             let d = s.desc();
             (d.width, d.height, d.bit_depth) != (d0.width, d0.height, d0.bit_depth)
                 || s.metrics() != m0
+                || d.models != d0.models
         }) {
             return Err(Error::InvalidOption(format!(
                 "the scorers differ: {:?} and {:?}",

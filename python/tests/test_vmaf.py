@@ -36,15 +36,34 @@ def test_a_bad_model_names_the_keyword(clips):
         vkssim.score(clip.ref, clip.dist, model=3, backend="cpu")
 
 
-def test_a_streaming_scorer_leaves_motion2_to_its_result(clips):
+def test_a_streaming_scorer_gives_motion2_per_frame(clips):
     clip = clips["420p8"]
     whole = vkssim.score(clip.ref[0], clip.dist[0], "motion", backend="cpu", model=None)
     with vkssim.Scorer(clip.width, clip.height, features="motion", backend="cpu") as s:
         for n in range(clip.frames):
             s.submit(clip.ref[0][n], clip.dist[0][n])
         frames = list(s)
-    assert [f["integer_motion"] for f in frames] == [f["integer_motion"] for f in whole.frames]
-    assert all(np.isnan(f["integer_motion2"]) for f in frames)
+    assert frames == whole.frames
+    assert any(f["integer_motion2"] > 0 for f in frames)
+    assert s.result().frames == whole.frames
+
+
+def test_a_streaming_scorer_with_a_model_gives_vmaf_per_frame(clips):
+    clip = clips["420p8"]
+    whole = vkssim.score(clip.ref[0], clip.dist[0], "float_ssim", model="version=vmaf_v0.6.1",
+                         backend="cpu", precision="max")
+    with vkssim.Scorer(clip.width, clip.height, features="float_ssim", model="version=vmaf_v0.6.1",
+                       backend="cpu", precision="max") as s:
+        frames = []
+        for n in range(clip.frames):
+            s.submit(clip.ref[0][n], clip.dist[0][n])
+            frames += s.ready()
+        # The last frame waits for the end of the stream.
+        assert len(frames) < clip.frames
+        frames += list(s)
+    assert [f["frameNum"] for f in frames] == list(range(clip.frames))
+    assert frames == whole.frames
+    assert "vmaf" in frames[0] and "integer_motion2" in frames[0]
     assert s.result().frames == whole.frames
     assert any(f["integer_motion2"] > 0 for f in whole.frames)
 

@@ -143,6 +143,7 @@ class Scorer:
         features: Union[str, Iterable[str]] = ...,
         *,
         chroma: Optional[str] = ...,
+        model: Optional[Union[str, Iterable[str]]] = ...,
         backend: str = ...,
         device: Optional[Union[int, str, Iterable[int]]] = ...,
         threads: Optional[int] = ...,

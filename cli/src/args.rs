@@ -10,6 +10,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use crate::env_vars::EnvOptions;
 use crate::output::{Format, Precision};
 use crate::plan::Spelling;
+use vkssim::metric::MotionVersion;
 
 /// The most `--threads` may ask for.
 pub const MAX_THREADS: u64 = 1024;
@@ -246,6 +247,16 @@ pub struct ScoreArgs {
     /// repeatable. Its extractors (vif, adm, motion) run on the CPU twin.
     #[arg(short = 'm', long = "model", value_name = "PARAMS")]
     pub model: Vec<String>,
+    /// Which libvmaf's motion to compute (for `--feature motion` and the
+    /// models): 2.3.1 (the default, the same in 2.3.1 to 3.1.0) or 3.2.0,
+    /// whose values and names differ (its SAD score, integer_motion2,
+    /// integer_motion3; integer_motion only with motion=debug=true).
+    #[arg(
+        long = "motion-version",
+        value_name = "VERSION",
+        default_value = "2.3.1"
+    )]
+    pub motion_version: MotionVersion,
     /// Accepted for `vmaf` compatibility and ignored (results do not depend on it).
     #[arg(long = "cpumask", hide = true)]
     pub cpumask: Option<String>,
@@ -331,6 +342,7 @@ impl ScoreArgs {
             quiet: false,
             no_prediction: false,
             model: Vec::new(),
+            motion_version: MotionVersion::default(),
             cpumask: None,
             aom_ctc: None,
             engine: EngineArgs::default(),

@@ -74,7 +74,8 @@ impl ScorePlan {
         let spelling = args.spelling;
         // As in vmaf, -n/--no_prediction runs no model.
         let models: &[String] = if args.no_prediction { &[] } else { &args.model };
-        let features = Features::parse_with_models(&args.feature, models, spelling)?;
+        let features =
+            Features::parse_with_motion(&args.feature, models, spelling, args.motion_version)?;
         let ladder = outputs::per_input(args);
         let mut inputs = inputs::resolve(args, ladder)?;
         let mode = match (ladder, inputs.kind) {

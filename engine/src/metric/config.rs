@@ -15,7 +15,7 @@ use super::extractor::{Extractor, Needs, OutputName};
 use super::ms_ssim::MsSsimOptions;
 use super::psnr::PsnrOptions;
 use crate::feature::adm::AdmOptions;
-use crate::feature::motion::MotionOptions;
+use crate::feature::motion::{MotionOptions, MotionVersion};
 use crate::feature::vif::VifOptions;
 use crate::io::Chroma;
 use crate::{Error, Result, SsimOptions};
@@ -120,16 +120,33 @@ impl MetricConfig {
             .find(|m| m.feature() == name)
     }
 
+    /// [`MetricConfig::by_name`], `motion` being `motion`'s version.
+    pub fn by_name_with_motion(name: &str, motion: MotionVersion) -> Option<MetricConfig> {
+        match MetricConfig::by_name(name)? {
+            MetricConfig::Motion(_) => {
+                Some(MetricConfig::Motion(MotionOptions::for_version(motion)))
+            }
+            other => Some(other),
+        }
+    }
+
     /// Parses `name[=key=value[:key=value...]]`. An empty field (`psnr=`, a
     /// trailing `:`) is skipped; an option without a value, an unknown
     /// metric or option, a value libvmaf would refuse, or one option given
     /// twice is [`Error::InvalidOption`] naming the metric and the option.
     pub fn parse(spec: &str) -> Result<Self> {
+        Self::parse_with_motion(spec, MotionVersion::default())
+    }
+
+    /// [`MetricConfig::parse`] for a run that computes `motion`'s
+    /// `version`: `motion` starts from that version's defaults and takes its
+    /// options; the other metrics are the same in every version.
+    pub fn parse_with_motion(spec: &str, motion: MotionVersion) -> Result<Self> {
         let (name, rest) = match spec.split_once('=') {
             Some((name, rest)) => (name, Some(rest)),
             None => (spec, None),
         };
-        let Some(mut config) = MetricConfig::by_name(name) else {
+        let Some(mut config) = MetricConfig::by_name_with_motion(name, motion) else {
             return Err(Error::Unsupported(format!(
                 "the metric `{name}` (vkssim computes {})",
                 MetricConfig::names().join(", ")

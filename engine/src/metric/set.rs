@@ -76,6 +76,7 @@ impl MetricSet {
                 )));
             }
         }
+        check_v32_adm(configs, width, height)?;
         let chroma = chroma.unwrap_or(Chroma::Mono);
         let mut psnr_geometry = None;
         for c in configs {
@@ -179,12 +180,23 @@ impl MetricSet {
             .collect()
     }
 
-    /// The per-frame output names, in the `vmaf` command line's order.
+    /// The per-frame output names, in the `vmaf` command line's order (the
+    /// metrics' in order, then the names libvmaf writes when the stream
+    /// ends: [`super::Extractor::flushed_names`]).
     pub fn output_names(&self) -> Vec<OutputName> {
-        self.configs
+        let flushed: Vec<OutputName> = self
+            .configs
+            .iter()
+            .flat_map(|c| c.extractor().flushed_names(self.chroma))
+            .collect();
+        let mut names: Vec<OutputName> = self
+            .configs
             .iter()
             .flat_map(|c| c.output_names(self.chroma))
-            .collect()
+            .filter(|n| !flushed.contains(n))
+            .collect();
+        names.extend(flushed);
+        names
     }
 
     /// The names of the values reported once, at the end of a run
@@ -195,6 +207,29 @@ impl MetricSet {
             .flat_map(|c| c.aggregate_names())
             .collect()
     }
+}
+
+/// The tallest frame at which libvmaf 3.2.0's `adm` was measured to differ
+/// from 2.3.1's, which vkssim computes (`integer_adm_scale3`, 8-bit 4:2:0
+/// frames 30 and 32 rows high; 34 rows and more gave 2.3.1's bits).
+const V32_ADM_MAX_DIFFERING_HEIGHT: u32 = 32;
+
+/// With libvmaf 3.2.0's motion, `adm` on a frame of at most
+/// [`V32_ADM_MAX_DIFFERING_HEIGHT`] rows is [`Error::Unsupported`]: 3.2.0's
+/// ADM differs there, so a run mixing the two would match neither libvmaf.
+fn check_v32_adm(configs: &[MetricConfig], width: u32, height: u32) -> Result<()> {
+    let v32 = configs.iter().any(|c| {
+        matches!(c, MetricConfig::Motion(o) if o.version == crate::feature::motion::MotionVersion::V3_2_0)
+    });
+    let adm = configs.iter().any(|c| matches!(c, MetricConfig::Adm(_)));
+    if v32 && adm && height <= V32_ADM_MAX_DIFFERING_HEIGHT {
+        return Err(Error::Unsupported(format!(
+            "adm with libvmaf 3.2.0's motion on a {width}x{height} frame: libvmaf 3.2.0's adm \
+             differs from 2.3.1's (which vkssim computes) on frames of \
+             {V32_ADM_MAX_DIFFERING_HEIGHT} rows or fewer"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

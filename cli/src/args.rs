@@ -41,7 +41,8 @@ pub struct Cli {
 pub enum Command {
     /// Score a distorted video against its reference (the `vmaf` CLI's flags).
     Score(Box<ScoreArgs>),
-    /// Time the scorer on generated frames (no file needed).
+    /// Time the scorer on generated frames (no file needed): float_ssim on
+    /// the Vulkan engine unless --feature or -m/--model say otherwise.
     Bench(Box<BenchArgs>),
     /// List the Vulkan devices and what vkssim would do on each.
     Devices,
@@ -442,9 +443,27 @@ pub struct BenchArgs {
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
-    /// Feature options, as for `score`.
+    /// The metrics timed, as for `score` (float_ssim, psnr, float_ms_ssim, and
+    /// VMAF's vif, adm, motion alone); without --feature or -m, float_ssim.
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
+    /// A VMAF model to time, as for `score` (`version=vmaf_v0.6.1`): its
+    /// extractors run on the CPU twin (`auto` picks it, with a note), and the
+    /// mean of its score is reported. Without it (or with -n), no model: the
+    /// default stays float_ssim on the Vulkan engine.
+    #[arg(short = 'm', long = "model", value_name = "PARAMS")]
+    pub model: Vec<String>,
+    /// Runs no VMAF model (`-m/--model` is ignored), as in `score`.
+    #[arg(short = 'n', long = "no_prediction", visible_alias = "no-prediction")]
+    pub no_prediction: bool,
+    /// Which libvmaf's motion to compute, as for `score`: 2.3.1 (the
+    /// default) or 3.2.0.
+    #[arg(
+        long = "motion-version",
+        value_name = "VERSION",
+        default_value = "2.3.1"
+    )]
+    pub motion_version: MotionVersion,
     /// The scoring engine.
     #[command(flatten)]
     pub engine: EngineArgs,

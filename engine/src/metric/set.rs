@@ -76,7 +76,6 @@ impl MetricSet {
                 )));
             }
         }
-        check_v32_adm(configs, width, height)?;
         let chroma = chroma.unwrap_or(Chroma::Mono);
         let mut psnr_geometry = None;
         for c in configs {
@@ -209,29 +208,6 @@ impl MetricSet {
     }
 }
 
-/// The tallest frame at which libvmaf 3.2.0's `adm` was measured to differ
-/// from 2.3.1's, which vkssim computes (`integer_adm_scale3`, 8-bit 4:2:0
-/// frames 30 and 32 rows high; 34 rows and more gave 2.3.1's bits).
-const V32_ADM_MAX_DIFFERING_HEIGHT: u32 = 32;
-
-/// With libvmaf 3.2.0's motion, `adm` on a frame of at most
-/// [`V32_ADM_MAX_DIFFERING_HEIGHT`] rows is [`Error::Unsupported`]: 3.2.0's
-/// ADM differs there, so a run mixing the two would match neither libvmaf.
-fn check_v32_adm(configs: &[MetricConfig], width: u32, height: u32) -> Result<()> {
-    let v32 = configs.iter().any(|c| {
-        matches!(c, MetricConfig::Motion(o) if o.version == crate::feature::motion::MotionVersion::V3_2_0)
-    });
-    let adm = configs.iter().any(|c| matches!(c, MetricConfig::Adm(_)));
-    if v32 && adm && height <= V32_ADM_MAX_DIFFERING_HEIGHT {
-        return Err(Error::Unsupported(format!(
-            "adm with libvmaf 3.2.0's motion on a {width}x{height} frame: libvmaf 3.2.0's adm \
-             differs from 2.3.1's (which vkssim computes) on frames of \
-             {V32_ADM_MAX_DIFFERING_HEIGHT} rows or fewer"
-        )));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,5 +249,24 @@ mod tests {
         let mono = MetricSet::new(&l(&["psnr"]), 64, 64, 8, Some(Chroma::Mono)).unwrap();
         assert!(!mono.needs_chroma());
         assert_eq!(mono.output_names(), ["psnr_y"]);
+    }
+
+    #[test]
+    fn motion_3_2_0_writes_motion2_and_motion3_last() {
+        use crate::metric::MotionVersion;
+        let v32 =
+            |spec: &str| MetricConfig::parse_with_motion(spec, MotionVersion::V3_2_0).unwrap();
+        let configs = [v32("motion=debug=true"), v32("psnr=enable_chroma=false")];
+        let set = MetricSet::new(&configs, 64, 48, 8, None).unwrap();
+        assert_eq!(
+            set.output_names(),
+            [
+                "VMAF_integer_feature_motion_sad_score",
+                "integer_motion",
+                "psnr_y",
+                "integer_motion2",
+                "integer_motion3"
+            ]
+        );
     }
 }

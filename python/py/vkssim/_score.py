@@ -15,6 +15,7 @@ def score(
     features: Union[str, Iterable[str]] = ("float_ssim",),
     *,
     model: Optional[Union[str, Iterable[str]]] = None,
+    motion_version: Optional[str] = None,
     width: Optional[int] = None,
     height: Optional[int] = None,
     pix_fmt: Optional[str] = None,
@@ -54,7 +55,10 @@ def score(
     VMAF model in vmaf's ``-m/--model`` syntax (``"version=vmaf_v0.6.1"``,
     ``"path=model.json:name=mine"``) or a list of them; its extractors and
     its scores (``vmaf``) are added to the features, as ``vmaf -m`` writes
-    them (VMAF runs on the CPU twin for now).
+    them (VMAF runs on the CPU twin for now). ``motion_version``:
+    ``"2.3.1"`` (the default) or ``"3.2.0"``, whose motion (and so the
+    models' scores) and output names are libvmaf 3.2.0's, as the command
+    line's ``--motion-version``.
     The other options are typed values with the meaning of the command
     line's flags of the same names
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
@@ -83,6 +87,7 @@ def score(
     options = dict(
         features=_options.once(features),
         model=_options.once(model),
+        motion_version=motion_version,
         backend=backend,
         device=_options.once(device),
         threads=threads,
@@ -161,7 +166,7 @@ def _one(reference: Any, distorted: Any, options: dict, progress: Any) -> Result
                 raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
             ref = _options.frames_planes(reference, "reference")
             dist = _options.frames_planes(distorted, "distorted")
-            common = _options.pick(options, ("features", "model", *_options.ENGINE, *_options.SELECTION))
+            common = _options.pick(options, ("features", "model", "motion_version", *_options.ENGINE, *_options.SELECTION))
             report = _native.score_arrays(list(ref), list(dist), common, options.get("bitdepth"), callback)
         return Result(report)
     except BaseException as e:

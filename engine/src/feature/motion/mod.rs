@@ -284,6 +284,29 @@ mod tests {
     }
 
     #[test]
+    fn version_3_2_0_options_and_names() {
+        let mut o = MotionOptions::for_version(MotionVersion::V3_2_0);
+        assert_eq!(o.output_names(), [v32::SAD, MOTION2, v32::MOTION3]);
+        assert!(MotionOptions::default()
+            .set("motion_fps_weight", "2")
+            .is_err());
+        o.set("motion_fps_weight", "1.7").unwrap();
+        o.set("motion_max_val", "65").unwrap();
+        o.set("debug", "true").unwrap();
+        assert_eq!(o.output_names()[1], "integer_motion_mfw_1.7_mmxv_65");
+        assert!(matches!(
+            o.set("motion_moving_average", "true"),
+            Err(Error::Unsupported(_))
+        ));
+        assert!(o.set("motion_blend_factor", "1.5").is_err());
+        assert!(o
+            .set("foo", "1")
+            .unwrap_err()
+            .to_string()
+            .contains("motion_max_val"));
+    }
+
+    #[test]
     fn sizes() {
         let d = MotionOptions::default();
         assert!(check_size(3, 3, 8, &d).is_ok());

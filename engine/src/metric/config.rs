@@ -141,6 +141,18 @@ impl MetricConfig {
     /// [`MetricConfig::parse`] for a run that computes `motion`'s
     /// `version`: `motion` starts from that version's defaults and takes its
     /// options; the other metrics are the same in every version.
+    ///
+    /// ```
+    /// use vkssim::io::Chroma;
+    /// use vkssim::metric::{MetricConfig, MotionVersion};
+    /// let m = MetricConfig::parse_with_motion("motion=motion_fps_weight=2", MotionVersion::V3_2_0)?;
+    /// assert_eq!(
+    ///     m.output_names(Chroma::C420),
+    ///     ["VMAF_integer_feature_motion_sad_score_mfw_2", "integer_motion2_mfw_2", "integer_motion3_mfw_2"]
+    /// );
+    /// assert!(MetricConfig::parse("motion=motion_fps_weight=2").is_err());
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
     pub fn parse_with_motion(spec: &str, motion: MotionVersion) -> Result<Self> {
         let (name, rest) = match spec.split_once('=') {
             Some((name, rest)) => (name, Some(rest)),
@@ -259,7 +271,8 @@ impl FromStr for MetricConfig {
 
 impl fmt::Display for MetricConfig {
     /// The metric in libvmaf's syntax, with only the options that differ
-    /// from the defaults (parsing it gives the same configuration).
+    /// from the defaults (parsing it gives the same configuration; for
+    /// `motion`, [`MetricConfig::parse_with_motion`] with its version).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.feature())?;
         let opts = self.non_default();

@@ -12,7 +12,8 @@
 //! - what is refused: 3.2.0's options on 2.3.1's motion, the options not
 //!   reproduced, an unknown version, and a model on frames of 32 rows (adm
 //!   refuses sides under 33 whatever the motion; measured, 3.2.0's adm
-//!   differs from 2.3.1's on frames 30 and 32 rows high).
+//!   differs from 2.3.1's on frames 30 and 32 rows high), and `--subsample`
+//!   above 1 (3.2.0 pools such a run otherwise than 2.3.1).
 
 use std::path::PathBuf;
 
@@ -280,6 +281,18 @@ fn what_is_not_reproduced_is_refused() {
         (
             &["-m", "version=vmaf_v0.6.1", "--motion-version", "3.2.0"],
             "adm cannot score a 48x32 frame",
+        ),
+        (
+            &[
+                "-n",
+                "--feature",
+                "motion",
+                "--motion-version",
+                "3.2.0",
+                "--subsample",
+                "2",
+            ],
+            "libvmaf 3.2.0 pools a subsampled run over every frame it writes",
         ),
     ] {
         let err = refused(args);

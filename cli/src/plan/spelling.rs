@@ -39,6 +39,8 @@ pub enum Opt {
     Decode,
     /// Distorted frames scaled to the reference's size.
     ResizeDistorted,
+    /// Which libvmaf's motion is computed.
+    MotionVersion,
 }
 
 impl Opt {
@@ -59,6 +61,7 @@ impl Opt {
             Opt::ReferenceStream => "--reference-stream",
             Opt::Decode => "--decode",
             Opt::ResizeDistorted => "--resize-distorted",
+            Opt::MotionVersion => "--motion-version",
         }
     }
 
@@ -79,6 +82,7 @@ impl Opt {
             Opt::ReferenceStream => "reference_stream",
             Opt::Decode => "decode",
             Opt::ResizeDistorted => "resize_distorted",
+            Opt::MotionVersion => "motion_version",
         }
     }
 }

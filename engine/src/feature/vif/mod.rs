@@ -16,6 +16,7 @@
 //! binary32), done in libvmaf's order.
 
 pub(crate) mod filters;
+mod info;
 pub(crate) mod kernels;
 pub(crate) mod log2;
 pub(crate) mod options;

@@ -5,8 +5,35 @@
 //! random pictures of every bit depth and odd sizes.
 
 use super::filters::{radius, TAPS};
+use super::info::{GAIN_EPS, SIGMA_NSQ};
+use super::log2::{log2_32, log2_64, LOG2_NSQ};
 use super::plane::{reflect_101, Plane};
 use super::stats::{Input, ScaleSums};
+
+/// Adds one pixel's statistics (σ1², σ2² clamped at 0, σ12).
+pub(super) fn add_pixel(
+    sums: &mut ScaleSums,
+    sigma1_sq: i32,
+    sigma2_sq: i32,
+    sigma12: i32,
+    gain_limit: f64,
+) {
+    if sigma1_sq < SIGMA_NSQ {
+        sums.num_non_log += i64::from(sigma2_sq);
+        sums.den_non_log += 1;
+        return;
+    }
+    sums.den_log += log2_32((sigma1_sq + SIGMA_NSQ) as u32) - LOG2_NSQ;
+    if sigma12 > 0 && sigma2_sq > 0 {
+        let gain = f64::from(sigma12) / (f64::from(sigma1_sq) + GAIN_EPS);
+        // Truncation toward zero, as C's conversion to int32.
+        let sv_sq = ((f64::from(sigma2_sq) - gain * f64::from(sigma12)) as i32).max(0);
+        let gain = gain.min(gain_limit);
+        let numer1 = sv_sq as u32 + SIGMA_NSQ as u32;
+        let total = ((gain * gain) * f64::from(sigma1_sq)) as i64 + i64::from(numer1);
+        sums.num_log += log2_64(total as u64) - log2_64(u64::from(numer1));
+    }
+}
 
 /// The vertical pass of one output row: per column, the two means and the
 /// three second moments (`[μ1, μ2, xx, yy, xy]`), filtered down the column
@@ -103,7 +130,7 @@ pub(super) fn scale_sums(
             let sigma1_sq = xx.wrapping_sub(mu1_sq) as i32;
             let sigma2_sq = (yy.wrapping_sub(mu2_sq) as i32).max(0);
             let sigma12 = xy.wrapping_sub(mu1_mu2) as i32;
-            sums.add_pixel(sigma1_sq, sigma2_sq, sigma12, gain_limit);
+            add_pixel(&mut sums, sigma1_sq, sigma2_sq, sigma12, gain_limit);
         }
     }
     sums
@@ -157,6 +184,8 @@ pub(super) fn decimate(src: &Plane, scale: usize, bit_depth: u32) -> Plane {
 mod tests {
     use super::*;
     use crate::feature::vif::filters::{decimate_16, decimate_8};
+    use crate::feature::vif::info::RowTerms;
+    use crate::feature::vif::kernels::Sigmas;
     use crate::feature::vif::plane::rows_8;
     use crate::feature::vif::stats::{scale_sums_16, scale_sums_8};
     use crate::LumaFrame;
@@ -236,6 +265,50 @@ mod tests {
         }
     }
 
+    /// A row's terms by [`RowTerms::add_row`] and by [`add_pixel`], on
+    /// statistics drawn to reach every branch: σ1² about σ_nsq, σ12 of
+    /// either sign and above σ1² (gains over the limit), σ2² from 0, and the
+    /// int32 extremes.
+    fn compare_terms(stats: &[(i32, i32, i32)], egl: f64) {
+        let mut sigmas = Sigmas::new(stats.len());
+        for (x, &(s1, s2, s12)) in stats.iter().enumerate() {
+            sigmas.sigma1_sq[x] = s1;
+            sigmas.sigma2_sq[x] = s2;
+            sigmas.sigma12[x] = s12;
+        }
+        let mut got = ScaleSums::default();
+        RowTerms::new(stats.len()).add_row(&sigmas, egl, &mut got);
+        let mut want = ScaleSums::default();
+        for &(s1, s2, s12) in stats {
+            add_pixel(&mut want, s1, s2, s12, egl);
+        }
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn row_terms_equal_per_pixel_branches_at_the_extremes() {
+        let edges = [
+            i32::MIN,
+            -1,
+            0,
+            1,
+            SIGMA_NSQ - 1,
+            SIGMA_NSQ,
+            1 << 24,
+            i32::MAX - (1 << 17),
+        ];
+        let mut stats = Vec::new();
+        for &s1 in &edges {
+            for &s2 in &[0, 1, 1 << 20, i32::MAX] {
+                for &s12 in &edges {
+                    stats.push((s1, s2, s12));
+                }
+            }
+        }
+        compare_terms(&stats, 100.0);
+        compare_terms(&stats, 1.0);
+    }
+
     #[test]
     fn kernels_equal_plain_loops_at_the_extremes() {
         for bits in [8, 10, 12, 16] {
@@ -247,6 +320,18 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn row_terms_equal_per_pixel_branches(
+            stats in prop::collection::vec(
+                (0i32..1 << 22, 0i32..1 << 22, -(1i32 << 22)..1 << 22)
+                    .prop_map(|(s1, s2, s12)| (s1 >> (s1 % 13), s2 >> (s2 % 11), s12 >> (s12.rem_euclid(9)))),
+                1..70,
+            ),
+            egl in prop::sample::select(vec![1.0f64, 1.7, 100.0]),
+        ) {
+            compare_terms(&stats, egl);
+        }
+
         #[test]
         fn kernels_equal_plain_loops(
             width in 16u32..90,

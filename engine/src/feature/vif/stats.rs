@@ -5,14 +5,8 @@
 //! numerator and denominator.
 
 use super::filters::{radius, TAPS};
+use super::info::RowTerms;
 use super::kernels::{self, ColumnStats, Moment, Rows, Sample, Sigmas, VerticalRounding};
-use super::log2::{log2_32, log2_64, LOG2_NSQ};
-
-/// The noise variance σ_nsq: 2.0 in Q16 (16-bit samples squared, over 2^15).
-const SIGMA_NSQ: i32 = 131072;
-
-/// What the gain's denominator adds to σ1² (1e-10 in the Q16 scale).
-const GAIN_EPS: f64 = 6.5536e-6;
 
 /// How the vertical pass scales its sums, which depends on where the samples
 /// come from.
@@ -83,32 +77,6 @@ impl ScaleSums {
     pub fn score(&self) -> f64 {
         f64::from(self.num() / self.den())
     }
-
-    /// Adds one pixel's statistics (σ1², σ2² clamped at 0, σ12).
-    #[inline(always)]
-    pub(super) fn add_pixel(
-        &mut self,
-        sigma1_sq: i32,
-        sigma2_sq: i32,
-        sigma12: i32,
-        gain_limit: f64,
-    ) {
-        if sigma1_sq < SIGMA_NSQ {
-            self.num_non_log += i64::from(sigma2_sq);
-            self.den_non_log += 1;
-            return;
-        }
-        self.den_log += log2_32((sigma1_sq + SIGMA_NSQ) as u32) - LOG2_NSQ;
-        if sigma12 > 0 && sigma2_sq > 0 {
-            let gain = f64::from(sigma12) / (f64::from(sigma1_sq) + GAIN_EPS);
-            // Truncation toward zero, as C's conversion to int32.
-            let sv_sq = ((f64::from(sigma2_sq) - gain * f64::from(sigma12)) as i32).max(0);
-            let gain = gain.min(gain_limit);
-            let numer1 = sv_sq as u32 + SIGMA_NSQ as u32;
-            let total = ((gain * gain) * f64::from(sigma1_sq)) as i64 + i64::from(numer1);
-            self.num_log += log2_64(total as u64) - log2_64(u64::from(numer1));
-        }
-    }
 }
 
 /// The integer sums of one scale: `reference` and `distorted` (the same
@@ -130,6 +98,7 @@ fn scale_sums_generic<S: Sample, M: Moment>(
     let taps = TAPS[scale];
     let mut columns = ColumnStats::new(reference.width, radius(scale));
     let mut sigmas = Sigmas::new(reference.width);
+    let mut info = RowTerms::new(reference.width);
     let args = (reference, distorted, rounding);
     for y in 0..reference.height {
         match taps.len() {
@@ -138,7 +107,7 @@ fn scale_sums_generic<S: Sample, M: Moment>(
             5 => filter_row::<S, M, 5>(taps, args, y, &mut columns, &mut sigmas),
             _ => filter_row::<S, M, 3>(taps, args, y, &mut columns, &mut sigmas),
         }
-        sums.add_row(&sigmas, gain_limit);
+        info.add_row(&sigmas, gain_limit, sums);
     }
 }
 
@@ -155,21 +124,6 @@ fn filter_row<S: Sample, M: Moment, const N: usize>(
     let taps: &[u32; N] = taps.try_into().expect("a scale's taps");
     kernels::vertical_row::<S, M, N>(taps, reference, distorted, y, rounding, columns);
     kernels::horizontal_row::<N>(taps, columns, sigmas);
-}
-
-impl ScaleSums {
-    /// Adds one row's pixels.
-    #[inline(always)]
-    fn add_row(&mut self, sigmas: &Sigmas, gain_limit: f64) {
-        let rows = sigmas
-            .sigma1_sq
-            .iter()
-            .zip(&sigmas.sigma2_sq)
-            .zip(&sigmas.sigma12);
-        for ((&s1, &s2), &s12) in rows {
-            self.add_pixel(s1, s2, s12, gain_limit);
-        }
-    }
 }
 
 /// [`scale_sums_generic`] for scale 0 of an 8-bit picture, into `sums`.

@@ -19,6 +19,8 @@ mod dwt;
 pub(crate) mod extractor;
 mod factors;
 mod masking;
+#[cfg(test)]
+mod reference;
 mod window;
 
 use crate::{Error, LumaView, Result};

@@ -6,29 +6,7 @@
 //! which these kernels add is free; the values are those of the plain
 //! per-pixel loops (`reference.rs` keeps them, and the tests compare).
 
-/// Columns a kernel works on at once (one 256-bit register of u32).
-pub(crate) const LANES: usize = 8;
-
-/// A sample type the passes read: 8-bit luma straight from the picture, or
-/// 16-bit samples (deeper luma, decimated scales).
-pub(crate) trait Sample: Copy {
-    /// The sample as an unsigned 32-bit value.
-    fn wide(self) -> u32;
-}
-
-impl Sample for u8 {
-    #[inline(always)]
-    fn wide(self) -> u32 {
-        u32::from(self)
-    }
-}
-
-impl Sample for u16 {
-    #[inline(always)]
-    fn wide(self) -> u32 {
-        u32::from(self)
-    }
-}
+pub(crate) use crate::feature::rows::{Rows, Sample, LANES};
 
 /// The sum of one second moment down a column: `u32` where it provably fits
 /// (8-bit samples: `Σ tap·p² ≤ 65536·255² < 2^32`), `u64` otherwise.
@@ -60,27 +38,6 @@ impl Moment for u64 {
     #[inline(always)]
     fn finish(self, round: u64, shift: u32) -> u32 {
         ((self + round) >> shift) as u32
-    }
-}
-
-/// `height` rows of `width` samples, `stride` samples apart, borrowed.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Rows<'a, S> {
-    /// The samples; row `y` starts at `y * stride`.
-    pub samples: &'a [S],
-    /// Samples from one row's start to the next.
-    pub stride: usize,
-    /// Samples per row.
-    pub width: usize,
-    /// Rows.
-    pub height: usize,
-}
-
-impl<'a, S> Rows<'a, S> {
-    /// Row `y`.
-    #[inline(always)]
-    pub fn row(&self, y: usize) -> &'a [S] {
-        &self.samples[y * self.stride..][..self.width]
     }
 }
 

@@ -29,9 +29,10 @@ pub use options::{parse_enhn_gain_limit, VifOptions};
 
 pub(crate) mod extractor;
 use crate::cpu::samples::check_view;
+use crate::feature::rows::rows_8;
 use crate::frame::PlaneGeometry;
 use crate::{Error, LumaView, Result};
-use plane::{rows_8, Plane};
+use plane::Plane;
 use stats::{scale_sums_16, scale_sums_8, Input, ScaleSums};
 
 /// libvmaf's name of the extractor.

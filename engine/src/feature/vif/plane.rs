@@ -1,7 +1,7 @@
 //! The pictures VIF works on: a plane of 16-bit samples (the luma as read at
 //! scale 0, then each decimated scale) and libvmaf's reflect-101 border.
 
-use super::kernels::Rows;
+use crate::feature::rows::Rows;
 use crate::frame::bytes_per_sample;
 use crate::LumaView;
 
@@ -64,17 +64,6 @@ impl Plane {
             width: self.width,
             height: self.height,
         }
-    }
-}
-
-/// The rows of an 8-bit luma view, read in place.
-pub(crate) fn rows_8<'a>(view: &LumaView<'a>) -> Rows<'a, u8> {
-    debug_assert_eq!(view.bit_depth, 8);
-    Rows {
-        samples: view.bytes,
-        stride: view.row_stride,
-        width: view.width as usize,
-        height: view.height as usize,
     }
 }
 

@@ -183,10 +183,10 @@ pub(super) fn decimate(src: &Plane, scale: usize, bit_depth: u32) -> Plane {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::feature::rows::rows_8;
     use crate::feature::vif::filters::{decimate_16, decimate_8};
     use crate::feature::vif::info::RowTerms;
     use crate::feature::vif::kernels::Sigmas;
-    use crate::feature::vif::plane::rows_8;
     use crate::feature::vif::stats::{scale_sums_16, scale_sums_8};
     use crate::LumaFrame;
     use proptest::prelude::*;

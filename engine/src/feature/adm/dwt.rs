@@ -137,23 +137,31 @@ fn horizontal_lanes<T: Arith, const L: usize>(
     bands: &mut Bands,
     finish: impl Fn(T) -> i32,
 ) {
-    let taps_of = |line: &Split<T>, l: usize| {
-        let j = j + l;
-        [line.even[j], line.odd[j], line.even[j + 1], line.odd[j + 1]]
-    };
+    let (lo, hi) = (window::<T, L>(lo, j), window::<T, L>(hi, j));
     let [h, v, d] = &mut bands.hvd;
     let outs = [
-        (&mut bands.a, &LO, lo),
-        (v, &HI, lo),
-        (h, &LO, hi),
-        (d, &HI, hi),
+        (&mut bands.a, &LO, &lo),
+        (v, &HI, &lo),
+        (h, &LO, &hi),
+        (d, &HI, &hi),
     ];
-    for (band, taps, line) in outs {
+    for (band, taps, src) in outs {
         let dst: &mut [i32; L] = (&mut band[at..at + L]).try_into().unwrap();
         for l in 0..L {
-            dst[l] = finish(T::dot(taps, taps_of(line, l)));
+            dst[l] = finish(T::dot(taps, [src[0][l], src[1][l], src[2][l], src[3][l]]));
         }
     }
+}
+
+/// The four tap windows of `L` outputs from `j`.
+#[inline(always)]
+fn window<T, const L: usize>(line: &Split<T>, j: usize) -> [&[T; L]; 4] {
+    [
+        line.even[j..j + L].try_into().unwrap(),
+        line.odd[j..j + L].try_into().unwrap(),
+        line.even[j + 1..j + 1 + L].try_into().unwrap(),
+        line.odd[j + 1..j + 1 + L].try_into().unwrap(),
+    ]
 }
 
 /// The horizontal pass of output row `i` from the split lines.

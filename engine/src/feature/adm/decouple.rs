@@ -5,6 +5,7 @@
 use std::sync::OnceLock;
 
 use super::dwt::Bands;
+use super::pool;
 use crate::feature::rows::LANES;
 
 /// The reciprocal table: entry `32768 + i` is `±(int32)(2^30 / |i|)` (sign of
@@ -116,8 +117,8 @@ fn restore(table: &[i32; 65537], o: i32, t: i32, flag: bool, scale0: bool, egl: 
 pub(super) fn decouple(reference: &Bands, distorted: &Bands, scale0: bool, egl: f64) -> Decoupled {
     let n = reference.width * reference.height;
     let mut out = Decoupled {
-        restored: std::array::from_fn(|_| vec![0; n]),
-        additive: std::array::from_fn(|_| vec![0; n]),
+        restored: std::array::from_fn(|_| pool::zeroed(n)),
+        additive: std::array::from_fn(|_| pool::zeroed(n)),
     };
     if scale0 {
         decouple_scale0(&reference.hvd, &distorted.hvd, egl, &mut out);

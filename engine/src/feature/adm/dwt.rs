@@ -3,6 +3,7 @@
 //! approximation band (int64 sums stored as int32), with libvmaf's asymmetric
 //! border mirror.
 
+use super::pool;
 use crate::feature::rows::{rows_8, widen_16, Rows, Sample, LANES};
 use crate::LumaView;
 
@@ -25,6 +26,14 @@ pub(super) struct Bands {
     /// The detail bands `[h, v, d]`: h is vertically high-passed and
     /// horizontally low-passed, v the other way round, d high-passed both ways.
     pub hvd: [Vec<i32>; 3],
+}
+
+impl Bands {
+    /// Gives the bands' buffers back for reuse.
+    pub fn recycle(self) {
+        let [h, v, d] = self.hvd;
+        pool::give([self.a, h, v, d]);
+    }
 }
 
 /// Where input `index` (from `2i - 1` to `2i + 2`) reads in a line of `n`
@@ -52,8 +61,8 @@ pub(super) fn half_size(width: usize, height: usize) -> Bands {
     Bands {
         width: w,
         height: h,
-        a: vec![0; w * h],
-        hvd: std::array::from_fn(|_| vec![0; w * h]),
+        a: pool::zeroed(w * h),
+        hvd: std::array::from_fn(|_| pool::zeroed(w * h)),
     }
 }
 
@@ -100,34 +109,26 @@ impl<T: Copy + Default> Split<T> {
 /// The arithmetic of one scale's passes: scale 0 in (wrapping) int32, whose
 /// sums fit, scales 1 to 3 in int64.
 trait Arith: Copy + Default {
-    /// `Σ taps[k] · v[k]`.
-    fn dot(taps: &[i64; 4], v: [Self; 4]) -> Self;
+    /// `self + tap · v`.
+    fn mac(self, tap: i64, v: Self) -> Self;
 }
 
 impl Arith for i32 {
     #[inline(always)]
-    fn dot(taps: &[i64; 4], v: [i32; 4]) -> i32 {
-        let mut s = 0i32;
-        for k in 0..4 {
-            s = s.wrapping_add((taps[k] as i32).wrapping_mul(v[k]));
-        }
-        s
+    fn mac(self, tap: i64, v: i32) -> i32 {
+        self.wrapping_add((tap as i32).wrapping_mul(v))
     }
 }
 
 impl Arith for i64 {
     #[inline(always)]
-    fn dot(taps: &[i64; 4], v: [i64; 4]) -> i64 {
-        let mut s = 0i64;
-        for k in 0..4 {
-            s += taps[k] * v[k];
-        }
-        s
+    fn mac(self, tap: i64, v: i64) -> i64 {
+        self + tap * v
     }
 }
 
 /// The horizontal pass of `L` outputs from `j`: each band's sum through
-/// `finish` (round, shift, store), into row `out_row` of `bands`.
+/// `finish` (round, shift, store), into `bands` from index `at`.
 #[inline(always)]
 fn horizontal_lanes<T: Arith, const L: usize>(
     lo: &Split<T>,
@@ -138,17 +139,21 @@ fn horizontal_lanes<T: Arith, const L: usize>(
     finish: impl Fn(T) -> i32,
 ) {
     let (lo, hi) = (window::<T, L>(lo, j), window::<T, L>(hi, j));
+    // a, v, h, d: LO and HI over the low line, LO and HI over the high line.
+    let mut sums = [[T::default(); L]; 4];
+    for k in 0..4 {
+        for l in 0..L {
+            sums[0][l] = sums[0][l].mac(LO[k], lo[k][l]);
+            sums[1][l] = sums[1][l].mac(HI[k], lo[k][l]);
+            sums[2][l] = sums[2][l].mac(LO[k], hi[k][l]);
+            sums[3][l] = sums[3][l].mac(HI[k], hi[k][l]);
+        }
+    }
     let [h, v, d] = &mut bands.hvd;
-    let outs = [
-        (&mut bands.a, &LO, &lo),
-        (v, &HI, &lo),
-        (h, &LO, &hi),
-        (d, &HI, &hi),
-    ];
-    for (band, taps, src) in outs {
+    for (band, sums) in [&mut bands.a, v, h, d].into_iter().zip(&sums) {
         let dst: &mut [i32; L] = (&mut band[at..at + L]).try_into().unwrap();
         for l in 0..L {
-            dst[l] = finish(T::dot(taps, [src[0][l], src[1][l], src[2][l], src[3][l]]));
+            dst[l] = finish(sums[l]);
         }
     }
 }
@@ -183,39 +188,49 @@ fn horizontal_row<T: Arith>(
     }
 }
 
-/// The vertical pass of `L` columns from `x`: `f` maps the four source
-/// samples of a column (top first) to its low and high-pass values.
+/// The vertical pass of `L` columns from `x`: the four source rows' samples
+/// (top first, read through `load`) filtered with LO and HI, each sum then
+/// through `finish`.
 #[inline(always)]
-fn vertical_lanes<S: Copy, T: Copy, const L: usize>(
+fn vertical_lanes<S: Copy, T: Arith, const L: usize>(
     rows: &[&[S]; 4],
     x: usize,
-    f: impl Fn([S; 4]) -> (T, T),
+    (load, finish): (impl Fn(S) -> T, impl Fn(T, bool) -> T),
     lo: &mut [T],
     hi: &mut [T],
 ) {
-    let src: [&[S; L]; 4] = std::array::from_fn(|k| rows[k][x..x + L].try_into().unwrap());
+    let mut sums = [[T::default(); L]; 2];
+    for k in 0..4 {
+        let src: &[S; L] = rows[k][x..x + L].try_into().unwrap();
+        for l in 0..L {
+            let p = load(src[l]);
+            sums[0][l] = sums[0][l].mac(LO[k], p);
+            sums[1][l] = sums[1][l].mac(HI[k], p);
+        }
+    }
     let lo: &mut [T; L] = (&mut lo[x..x + L]).try_into().unwrap();
     let hi: &mut [T; L] = (&mut hi[x..x + L]).try_into().unwrap();
     for l in 0..L {
-        (lo[l], hi[l]) = f(std::array::from_fn(|k| src[k][l]));
+        lo[l] = finish(sums[0][l], true);
+        hi[l] = finish(sums[1][l], false);
     }
 }
 
 /// [`vertical_lanes`] over a whole row.
 #[inline(always)]
-fn vertical_row<S: Copy, T: Copy>(
+fn vertical_row<S: Copy, T: Arith>(
     rows: &[&[S]; 4],
-    f: impl Fn([S; 4]) -> (T, T) + Copy,
+    pass: (impl Fn(S) -> T + Copy, impl Fn(T, bool) -> T + Copy),
     lo: &mut [T],
     hi: &mut [T],
 ) {
     let w = lo.len();
     let body = w - w % LANES;
     for x in (0..body).step_by(LANES) {
-        vertical_lanes::<S, T, LANES>(rows, x, f, lo, hi);
+        vertical_lanes::<S, T, LANES>(rows, x, pass, lo, hi);
     }
     for x in body..w {
-        vertical_lanes::<S, T, 1>(rows, x, f, lo, hi);
+        vertical_lanes::<S, T, 1>(rows, x, pass, lo, hi);
     }
 }
 
@@ -258,13 +273,13 @@ fn scale0_rows<S: Sample>(src: &Rows<'_, S>, bpc: u32, bands: &mut Bands) {
     let (mut lo_split, mut hi_split) = (Split::new(w), Split::new(w));
     for i in 0..bands.height {
         let rows = taps_at(i, h).map(|r| src.row(r));
-        let column = |p: [S; 4]| {
-            let p = p.map(|v| v.wide() as i32);
-            let l = i32::dot(&LO, p).wrapping_sub(offset);
-            let lo = store_i16(l.wrapping_add(half) >> bpc);
-            (lo, store_i16(i32::dot(&HI, p).wrapping_add(half) >> bpc))
+        let load = |p: S| p.wide() as i32;
+        // The low band less the DC gain, then both rounded to int16.
+        let finish = |s: i32, low: bool| {
+            let s = if low { s.wrapping_sub(offset) } else { s };
+            store_i16(s.wrapping_add(half) >> bpc)
         };
-        vertical_row(&rows, column, &mut lo, &mut hi);
+        vertical_row(&rows, (load, finish), &mut lo, &mut hi);
         lo_split.fill(&lo);
         hi_split.fill(&hi);
         horizontal_row(&lo_split, &hi_split, i, bands, |s: i32| {
@@ -291,15 +306,9 @@ fn scale123_portable(prev: &Bands, scale: usize, bands: &mut Bands) {
     let (mut lo_split, mut hi_split) = (Split::new(w), Split::new(w));
     for i in 0..bands.height {
         let rows = taps_at(i, h).map(|r| &prev.a[r * w..][..w]);
-        let column = |p: [i32; 4]| {
-            let p = p.map(i64::from);
-            let lo = i64::from(((i64::dot(&LO, p) + v_add) >> v_shift) as i32);
-            (
-                lo,
-                i64::from(((i64::dot(&HI, p) + v_add) >> v_shift) as i32),
-            )
-        };
-        vertical_row(&rows, column, &mut lo, &mut hi);
+        let load = i64::from;
+        let finish = |s: i64, _: bool| i64::from(((s + v_add) >> v_shift) as i32);
+        vertical_row(&rows, (load, finish), &mut lo, &mut hi);
         lo_split.fill(&lo);
         hi_split.fill(&hi);
         horizontal_row(&lo_split, &hi_split, i, bands, |s: i64| {

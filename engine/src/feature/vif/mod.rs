@@ -155,18 +155,11 @@ pub fn vif_scores(
         filters::decimate_16(&r.rows(), 1, bit_depth, &mut planes[0]);
         filters::decimate_16(&d.rows(), 1, bit_depth, &mut planes[1]);
     }
-    for scale in 1..4 {
+    for (scale, sum) in sums.iter_mut().enumerate().skip(1) {
         // planes[0..2] hold this scale; the next one goes to planes[2..4].
         let (this, next) = planes.split_at_mut(2);
         let (r, d) = (this[0].rows(), this[1].rows());
-        scale_sums_16(
-            &r,
-            &d,
-            scale,
-            Input::Decimated,
-            gain_limit,
-            &mut sums[scale],
-        );
+        scale_sums_16(&r, &d, scale, Input::Decimated, gain_limit, sum);
         if scale < 3 {
             filters::decimate_16(&r, scale + 1, bit_depth, &mut next[0]);
             filters::decimate_16(&d, scale + 1, bit_depth, &mut next[1]);

@@ -42,14 +42,11 @@ impl Moment for u64 {
 }
 
 /// The five column statistics of one output row after the vertical pass,
-/// each `width + 2·radius` long (column `x` at `x + radius`, the borders
-/// reflect-101 copies): the means `[μ1, μ2]` (below 2^16), and the second
-/// moments `[xx, yy, xy]` (below 2^32) as their high and low 16 bits, so
-/// that the horizontal pass sums each half in 32 bits.
+/// `[μ1, μ2]` and `[xx, yy, xy]`, each `width + 2·radius` long: column `x`
+/// at `x + radius`, the borders reflect-101 copies.
 pub(crate) struct ColumnStats {
-    pub mu: [Vec<u16>; 2],
-    pub high: [Vec<u16>; 3],
-    pub low: [Vec<u16>; 3],
+    pub mu: [Vec<u32>; 2],
+    pub moments: [Vec<u32>; 3],
     pub radius: usize,
 }
 
@@ -59,8 +56,7 @@ impl ColumnStats {
         let n = width + 2 * radius;
         Self {
             mu: std::array::from_fn(|_| vec![0; n]),
-            high: std::array::from_fn(|_| vec![0; n]),
-            low: std::array::from_fn(|_| vec![0; n]),
+            moments: std::array::from_fn(|_| vec![0; n]),
             radius,
         }
     }
@@ -68,12 +64,7 @@ impl ColumnStats {
     /// Copies the reflect-101 borders of every statistic from its interior.
     fn pad(&mut self) {
         let r = self.radius;
-        let all = self
-            .mu
-            .iter_mut()
-            .chain(&mut self.high)
-            .chain(&mut self.low);
-        for v in all {
+        for v in self.mu.iter_mut().chain(self.moments.iter_mut()) {
             let width = v.len() - 2 * r;
             for i in 1..=r {
                 v[r - i] = v[r + i];
@@ -120,18 +111,15 @@ fn vertical_lanes<S: Sample, M: Moment, const N: usize, const L: usize>(
     let (mean_round, mean_shift) = rounding.mean;
     let (moment_round, moment_shift) = rounding.moment;
     for (dst, sums) in out.mu.iter_mut().zip(&mu) {
-        let dst: &mut [u16; L] = (&mut dst[at..at + L]).try_into().unwrap();
+        let dst: &mut [u32; L] = (&mut dst[at..at + L]).try_into().unwrap();
         for l in 0..L {
-            dst[l] = ((u64::from(sums[l]) + mean_round) >> mean_shift) as u16;
+            dst[l] = ((u64::from(sums[l]) + mean_round) >> mean_shift) as u32;
         }
     }
-    for m in 0..3 {
-        let high: &mut [u16; L] = (&mut out.high[m][at..at + L]).try_into().unwrap();
-        let low: &mut [u16; L] = (&mut out.low[m][at..at + L]).try_into().unwrap();
+    for (dst, sums) in out.moments.iter_mut().zip(&mom) {
+        let dst: &mut [u32; L] = (&mut dst[at..at + L]).try_into().unwrap();
         for l in 0..L {
-            let v = mom[m][l].finish(moment_round, moment_shift);
-            high[l] = (v >> 16) as u16;
-            low[l] = v as u16;
+            dst[l] = sums[l].finish(moment_round, moment_shift);
         }
     }
 }
@@ -191,42 +179,23 @@ fn horizontal_lanes<const N: usize, const L: usize>(
     x: usize,
     out: &mut Sigmas,
 ) {
-    // The taps are symmetric: each pair of columns is added before its
-    // multiply. Every partial sum stays below `65536 · 65535 < 2^32`.
     let mut mu = [[0u32; L]; 2];
-    let mut halves = [[[0u32; L]; 3]; 2];
-    let pair = |src: &[u16], k: usize| -> [u32; L] {
-        let a: &[u16; L] = src[x + k..x + k + L].try_into().unwrap();
-        if k == N / 2 {
-            return a.map(u32::from);
-        }
-        let b: &[u16; L] = src[x + N - 1 - k..x + N - 1 - k + L].try_into().unwrap();
-        let mut s = [0u32; L];
-        for l in 0..L {
-            s[l] = u32::from(a[l]) + u32::from(b[l]);
-        }
-        s
-    };
-    for k in 0..=N / 2 {
+    let mut mom = [[0u64; L]; 3];
+    for k in 0..N {
         let t = taps[k];
         for (sums, src) in mu.iter_mut().zip(&cols.mu) {
-            let v = pair(src, k);
+            let src: &[u32; L] = src[x + k..x + k + L].try_into().unwrap();
             for l in 0..L {
-                sums[l] += t * v[l];
+                sums[l] += t * src[l];
             }
         }
-        for (half, srcs) in halves.iter_mut().zip([&cols.high, &cols.low]) {
-            for (sums, src) in half.iter_mut().zip(srcs) {
-                let v = pair(src, k);
-                for l in 0..L {
-                    sums[l] += t * v[l];
-                }
+        for (sums, src) in mom.iter_mut().zip(&cols.moments) {
+            let src: &[u32; L] = src[x + k..x + k + L].try_into().unwrap();
+            for l in 0..L {
+                sums[l] += u64::from(t) * u64::from(src[l]);
             }
         }
     }
-    let mom: [[u64; L]; 3] = std::array::from_fn(|m| {
-        std::array::from_fn(|l| (u64::from(halves[0][m][l]) << 16) + u64::from(halves[1][m][l]))
-    });
     let s1: &mut [i32; L] = (&mut out.sigma1_sq[x..x + L]).try_into().unwrap();
     for l in 0..L {
         let mu1 = u64::from(mu[0][l]);

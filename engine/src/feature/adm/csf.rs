@@ -37,8 +37,8 @@ fn weigh_s123(a: i32, fixed: u32) -> (i32, i32) {
 
 /// Weighs the additive bands of one scale.
 pub(super) fn weigh(additive: &[Vec<i32>; 3], factors: &ScaleFactors, scale0: bool) -> Weighted {
-    let mut csf: [Vec<i32>; 3] = std::array::from_fn(|b| pool::zeroed(additive[b].len()));
-    let mut flat: [Vec<i32>; 3] = std::array::from_fn(|b| pool::zeroed(additive[b].len()));
+    let mut csf: [Vec<i32>; 3] = std::array::from_fn(|b| pool::filled_later(additive[b].len()));
+    let mut flat: [Vec<i32>; 3] = std::array::from_fn(|b| pool::filled_later(additive[b].len()));
     for b in 0..3 {
         for (p, &a) in additive[b].iter().enumerate() {
             let (c, f) = if scale0 {

@@ -117,8 +117,8 @@ fn restore(table: &[i32; 65537], o: i32, t: i32, flag: bool, scale0: bool, egl: 
 pub(super) fn decouple(reference: &Bands, distorted: &Bands, scale0: bool, egl: f64) -> Decoupled {
     let n = reference.width * reference.height;
     let mut out = Decoupled {
-        restored: std::array::from_fn(|_| pool::zeroed(n)),
-        additive: std::array::from_fn(|_| pool::zeroed(n)),
+        restored: std::array::from_fn(|_| pool::filled_later(n)),
+        additive: std::array::from_fn(|_| pool::filled_later(n)),
     };
     if scale0 {
         decouple_scale0(&reference.hvd, &distorted.hvd, egl, &mut out);

@@ -55,14 +55,15 @@ pub(super) fn taps_at(i: usize, n: usize) -> [usize; 4] {
     std::array::from_fn(|k| mirror(2 * i as isize - 1 + k as isize, n))
 }
 
-/// Empty bands of half (rounded up) the given size.
+/// Bands of half (rounded up) the given size, their values unspecified
+/// (the passes write every one).
 pub(super) fn half_size(width: usize, height: usize) -> Bands {
     let (w, h) = (width.div_ceil(2), height.div_ceil(2));
     Bands {
         width: w,
         height: h,
-        a: pool::zeroed(w * h),
-        hvd: std::array::from_fn(|_| pool::zeroed(w * h)),
+        a: pool::filled_later(w * h),
+        hvd: std::array::from_fn(|_| pool::filled_later(w * h)),
     }
 }
 

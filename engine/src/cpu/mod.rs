@@ -34,7 +34,7 @@ pub(crate) mod pool;
 pub mod psnr;
 pub(crate) mod runs;
 pub mod samples;
-mod simd;
+pub(crate) mod simd;
 pub mod stream;
 
 pub use gaussian::gaussian_filter_all;

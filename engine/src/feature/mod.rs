@@ -9,4 +9,5 @@
 
 pub mod adm;
 pub mod motion;
+pub(crate) mod rows;
 pub mod vif;

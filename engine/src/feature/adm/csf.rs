@@ -2,6 +2,7 @@
 //! their "flattened" copies `|csf| / 30` that the masking threshold sums.
 
 use super::factors::ScaleFactors;
+use super::pool;
 
 /// libvmaf's `1u << 31` held in an int32: `-2^31`, so `(x + r) >> 32` is
 /// `floor(x / 2^32 - 1/2)` (issue #955).
@@ -36,8 +37,8 @@ fn weigh_s123(a: i32, fixed: u32) -> (i32, i32) {
 
 /// Weighs the additive bands of one scale.
 pub(super) fn weigh(additive: &[Vec<i32>; 3], factors: &ScaleFactors, scale0: bool) -> Weighted {
-    let mut csf: [Vec<i32>; 3] = std::array::from_fn(|b| vec![0; additive[b].len()]);
-    let mut flat = csf.clone();
+    let mut csf: [Vec<i32>; 3] = std::array::from_fn(|b| pool::filled_later(additive[b].len()));
+    let mut flat: [Vec<i32>; 3] = std::array::from_fn(|b| pool::filled_later(additive[b].len()));
     for b in 0..3 {
         for (p, &a) in additive[b].iter().enumerate() {
             let (c, f) = if scale0 {

@@ -7,11 +7,32 @@ use super::dwt::mirror;
 use super::factors::ScaleFactors;
 use super::window::{ceil_log2, round_shift_i64, Window};
 
+/// A pixel's own term in its masking threshold, from its weighted value
+/// `c`: `|c| / 15` (scale 0: `(8738·|c| + 2048) >> 12` held in int16;
+/// scales 1 to 3: `(286331153·|c| - 2^31) >> 32`).
+#[inline(always)]
+fn centre_term(c: i32, scale0: bool) -> i64 {
+    let centre = i64::from(c).abs();
+    if scale0 {
+        i64::from(((8738 * centre + 2048) >> 12) as i16)
+    } else {
+        (286331153 * centre + NEG_HALF_Q32) >> 32
+    }
+}
+
+#[cfg(test)]
 /// The masking threshold at (`i`, `j`): over h, v and d, the 8 neighbours of
 /// the flattened band (rows and columns mirrored: -1 reads 1, n reads n - 1)
 /// plus the centre's `|csf| / 15` (scale 0: `(8738·|c| + 2048) >> 12` held
 /// in int16; scales 1 to 3: `(286331153·|c| - 2^31) >> 32`).
-fn threshold(w: &Weighted, width: usize, height: usize, i: usize, j: usize, scale0: bool) -> i64 {
+pub(super) fn threshold(
+    w: &Weighted,
+    width: usize,
+    height: usize,
+    i: usize,
+    j: usize,
+    scale0: bool,
+) -> i64 {
     let rows = [
         mirror(i as isize - 1, height),
         i,
@@ -39,6 +60,68 @@ fn threshold(w: &Weighted, width: usize, height: usize, i: usize, j: usize, scal
         };
     }
     sum
+}
+
+/// The masking thresholds of one row of the window. Per row the flattened
+/// bands are summed over the three rows and the three bands, for each
+/// column of the window and one mirrored column each side; a pixel's
+/// threshold adds three neighbouring column sums, less its own flattened
+/// values, plus its [`centre_term`]s: the sum of [`threshold`]'s terms in
+/// another order (int64 sums, exact).
+struct Thresholds {
+    /// The window's columns with one more each side, mirrored.
+    columns: Vec<usize>,
+    column_sums: Vec<i64>,
+    /// The row's thresholds, from the window's left column.
+    values: Vec<i64>,
+}
+
+impl Thresholds {
+    fn new(win: &Window, width: usize) -> Self {
+        let columns: Vec<usize> = (win.left as isize - 1..win.right as isize + 1)
+            .map(|j| mirror(j, width))
+            .collect();
+        Self {
+            column_sums: vec![0; columns.len()],
+            columns,
+            values: vec![0; win.right - win.left],
+        }
+    }
+
+    /// The thresholds of row `i`.
+    fn fill(
+        &mut self,
+        w: &Weighted,
+        (width, height): (usize, usize),
+        win: &Window,
+        i: usize,
+        scale0: bool,
+    ) {
+        let rows = [
+            mirror(i as isize - 1, height),
+            i,
+            mirror(i as isize + 1, height),
+        ];
+        self.column_sums.fill(0);
+        for flat in &w.flat {
+            for r in rows {
+                let row = &flat[r * width..][..width];
+                for (sum, &c) in self.column_sums.iter_mut().zip(&self.columns) {
+                    *sum += i64::from(row[c]);
+                }
+            }
+        }
+        for (t, sums) in self.values.iter_mut().zip(self.column_sums.windows(3)) {
+            *t = sums[0] + sums[1] + sums[2];
+        }
+        let at = i * width + win.left..i * width + win.right;
+        for b in 0..3 {
+            let own = w.flat[b][at.clone()].iter().zip(&w.csf[b][at.clone()]);
+            for (t, (&flat, &csf)) in self.values.iter_mut().zip(own) {
+                *t += centre_term(csf, scale0) - i64::from(flat);
+            }
+        }
+    }
 }
 
 /// The cube of one masked coefficient at scale 0 (band `b`): `x = rst·i_rf`
@@ -95,18 +178,25 @@ pub(super) fn numerator(
     let c = [c_hv, c_hv, if scale0 { c_hv + 1 } else { c_hv }];
     let r = ceil_log2(height);
     let mut acc = [0i64; 3];
+    let mut thresholds = Thresholds::new(&win, width);
     for i in win.top..win.bottom {
+        thresholds.fill(weighted, (width, height), &win, i, scale0);
+        let thresholds = &thresholds.values;
+        let at = i * width + win.left..i * width + win.right;
         let mut row = [0i64; 3];
-        for j in win.left..win.right {
-            let thr = threshold(weighted, width, height, i, j, scale0);
-            for b in 0..3 {
-                let rst = restored[b][i * width + j];
-                row[b] += if scale0 {
-                    cube_scale0(rst, factors.fixed[b], thr, b, c[b])
-                } else {
-                    cube_s123(rst, factors.fixed[b], thr, c[b])
-                };
-            }
+        for b in 0..3 {
+            let restored = &restored[b][at.clone()];
+            row[b] = restored
+                .iter()
+                .zip(thresholds)
+                .map(|(&rst, &thr)| {
+                    if scale0 {
+                        cube_scale0(rst, factors.fixed[b], thr, b, c[b])
+                    } else {
+                        cube_s123(rst, factors.fixed[b], thr, c[b])
+                    }
+                })
+                .sum();
         }
         for b in 0..3 {
             acc[b] += round_shift_i64(row[b], r);
@@ -126,4 +216,51 @@ pub(super) fn numerator(
         total += value.powf(third) + area_term;
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The row thresholds equal the per-pixel sums, borders included
+        /// (a window reaching the edges mirrors).
+        #[test]
+        fn row_thresholds_equal_per_pixel_sums(
+            width in 3usize..30,
+            height in 3usize..20,
+            seed: u64,
+            scale0: bool,
+            big: bool,
+        ) {
+            let mut s = seed | 1;
+            let mut band = || -> Vec<i32> {
+                (0..width * height)
+                    .map(|_| {
+                        s ^= s << 13;
+                        s ^= s >> 7;
+                        s ^= s << 17;
+                        let v = (s >> 16) as i32;
+                        if big { v } else { v >> 16 }
+                    })
+                    .collect()
+            };
+            let w = Weighted {
+                csf: std::array::from_fn(|_| band()),
+                flat: std::array::from_fn(|_| band()),
+            };
+            let full = Window { top: 0, bottom: height, left: 0, right: width };
+            for win in [full, Window::of(width, height)] {
+                let mut t = Thresholds::new(&win, width);
+                for i in win.top..win.bottom {
+                    t.fill(&w, (width, height), &win, i, scale0);
+                    for j in win.left..win.right {
+                        prop_assert_eq!(t.values[j - win.left], threshold(&w, width, height, i, j, scale0));
+                    }
+                }
+            }
+        }
+    }
 }

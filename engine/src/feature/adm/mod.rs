@@ -19,6 +19,9 @@ mod dwt;
 pub(crate) mod extractor;
 mod factors;
 mod masking;
+mod pool;
+#[cfg(test)]
+mod reference;
 mod window;
 
 use crate::{Error, LumaView, Result};
@@ -195,8 +198,10 @@ pub fn adm_scores(
     let mut bands_dis = dwt::scale0(distorted);
     for scale in 0..4 {
         if scale > 0 {
-            bands_ref = dwt::scale123(&bands_ref, scale);
-            bands_dis = dwt::scale123(&bands_dis, scale);
+            let next_ref = dwt::scale123(&bands_ref, scale);
+            let next_dis = dwt::scale123(&bands_dis, scale);
+            std::mem::replace(&mut bands_ref, next_ref).recycle();
+            std::mem::replace(&mut bands_dis, next_dis).recycle();
         }
         let scale0 = scale == 0;
         let parts = decouple::decouple(&bands_ref, &bands_dis, scale0, opts.enhn_gain_limit);
@@ -205,7 +210,11 @@ pub fn adm_scores(
         num_scale[scale] =
             masking::numerator(&parts.restored, &weighted, &factors[scale], size, scale);
         den_scale[scale] = denominator::denominator(&bands_ref, &factors[scale], scale);
+        pool::give(parts.restored.into_iter().chain(parts.additive));
+        pool::give(weighted.csf.into_iter().chain(weighted.flat));
     }
+    bands_ref.recycle();
+    bands_dis.recycle();
     Ok(finish(
         num_scale,
         den_scale,

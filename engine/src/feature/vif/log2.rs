@@ -35,17 +35,28 @@ fn log2_binary32(i: u32) -> f32 {
 
 /// `2048 * log2(x)` for `x >= 2^16` (libvmaf's `log2_32`): `x` shifted right
 /// (truncating) until its top bit is bit 15, looked up, plus 2048 per shift.
+#[cfg(test)]
 pub(crate) fn log2_32(x: u32) -> i64 {
     debug_assert!(x >= 1 << 16);
     let shift = 16 - x.leading_zeros();
     i64::from(table()[(x >> shift) as usize - 32768]) + 2048 * i64::from(shift)
 }
 
-/// `2048 * log2(x)` for `x >= 2^16` (libvmaf's `log2_64`), as [`log2_32`].
+/// `2048 * log2(x)` for `x >= 2^16` (libvmaf's `log2_64`), as `log2_32`.
+#[cfg(test)]
 pub(crate) fn log2_64(x: u64) -> i64 {
+    log2_in(table(), x)
+}
+
+/// `2048 * log2(x)` for `x >= 2^16` (libvmaf's `log2_64`, and its `log2_32`
+/// of a 32-bit `x`) from the [`table`] `t`, which callers in a loop fetch
+/// once.
+#[inline(always)]
+pub(crate) fn log2_in(t: &[u16; 32768], x: u64) -> i64 {
     debug_assert!(x >= 1 << 16);
     let shift = 48 - x.leading_zeros();
-    i64::from(table()[(x >> shift) as usize - 32768]) + 2048 * i64::from(shift)
+    // The shifted value's top bit is bit 15: its low 15 bits index the table.
+    i64::from(t[(x >> shift) as usize & 0x7fff]) + 2048 * i64::from(shift)
 }
 
 #[cfg(test)]

@@ -16,19 +16,24 @@
 //! binary32), done in libvmaf's order.
 
 pub(crate) mod filters;
+mod info;
+pub(crate) mod kernels;
 pub(crate) mod log2;
 pub(crate) mod options;
 pub(crate) mod plane;
+#[cfg(test)]
+mod reference;
 pub(crate) mod stats;
 
 pub use options::{parse_enhn_gain_limit, VifOptions};
 
 pub(crate) mod extractor;
 use crate::cpu::samples::check_view;
+use crate::feature::rows::rows_8;
 use crate::frame::PlaneGeometry;
 use crate::{Error, LumaView, Result};
 use plane::Plane;
-use stats::{scale_sums, Input, ScaleSums};
+use stats::{scale_sums_16, scale_sums_8, Input, ScaleSums};
 
 /// libvmaf's name of the extractor.
 pub const FEATURE: &str = "vif";
@@ -130,20 +135,37 @@ pub fn vif_scores(
     check_view(distorted)?;
     opts.validate()?;
     let bit_depth = reference.bit_depth;
-    let mut reference = Plane::from_view(reference);
-    let mut distorted = Plane::from_view(distorted);
+    let gain_limit = opts.enhn_gain_limit;
     let mut sums = [ScaleSums::default(); 4];
-    for (scale, sum) in sums.iter_mut().enumerate() {
-        let input = match (scale, bit_depth) {
-            (0, 8) => Input::Bits8,
-            (0, depth) => Input::Deep(depth),
-            _ => Input::Decimated,
-        };
-        if scale > 0 {
-            reference = filters::decimate(&reference, scale, bit_depth);
-            distorted = filters::decimate(&distorted, scale, bit_depth);
+    let mut planes = [
+        Plane::empty(),
+        Plane::empty(),
+        Plane::empty(),
+        Plane::empty(),
+    ];
+    if bit_depth == 8 {
+        let (r, d) = (rows_8(reference), rows_8(distorted));
+        scale_sums_8(&r, &d, gain_limit, &mut sums[0]);
+        filters::decimate_8(&r, 1, bit_depth, &mut planes[0]);
+        filters::decimate_8(&d, 1, bit_depth, &mut planes[1]);
+    } else {
+        let (r, d) = (Plane::from_view(reference), Plane::from_view(distorted));
+        let input = Input::Deep(bit_depth);
+        scale_sums_16(&r.rows(), &d.rows(), 0, input, gain_limit, &mut sums[0]);
+        filters::decimate_16(&r.rows(), 1, bit_depth, &mut planes[0]);
+        filters::decimate_16(&d.rows(), 1, bit_depth, &mut planes[1]);
+    }
+    for (scale, sum) in sums.iter_mut().enumerate().skip(1) {
+        // planes[0..2] hold this scale; the next one goes to planes[2..4].
+        let (this, next) = planes.split_at_mut(2);
+        let (r, d) = (this[0].rows(), this[1].rows());
+        scale_sums_16(&r, &d, scale, Input::Decimated, gain_limit, sum);
+        if scale < 3 {
+            filters::decimate_16(&r, scale + 1, bit_depth, &mut next[0]);
+            filters::decimate_16(&d, scale + 1, bit_depth, &mut next[1]);
+            planes.swap(0, 2);
+            planes.swap(1, 3);
         }
-        *sum = scale_sums(&reference, &distorted, scale, input, opts.enhn_gain_limit);
     }
     Ok(VifScores {
         scale: sums.map(|s| s.score()),

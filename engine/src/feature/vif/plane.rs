@@ -1,6 +1,7 @@
 //! The pictures VIF works on: a plane of 16-bit samples (the luma as read at
 //! scale 0, then each decimated scale) and libvmaf's reflect-101 border.
 
+use crate::feature::rows::Rows;
 use crate::frame::bytes_per_sample;
 use crate::LumaView;
 
@@ -40,9 +41,29 @@ impl Plane {
         }
     }
 
+    /// An empty plane, for a decimation to fill.
+    pub fn empty() -> Self {
+        Self {
+            width: 0,
+            height: 0,
+            samples: Vec::new(),
+        }
+    }
+
     /// Row `y`.
+    #[cfg(test)]
     pub fn row(&self, y: usize) -> &[u16] {
         &self.samples[y * self.width..][..self.width]
+    }
+
+    /// The plane's rows, as the filters read them.
+    pub fn rows(&self) -> Rows<'_, u16> {
+        Rows {
+            samples: &self.samples,
+            stride: self.width,
+            width: self.width,
+            height: self.height,
+        }
     }
 }
 

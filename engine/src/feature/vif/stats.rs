@@ -5,14 +5,8 @@
 //! numerator and denominator.
 
 use super::filters::{radius, TAPS};
-use super::log2::{log2_32, log2_64, LOG2_NSQ};
-use super::plane::{reflect_101, Plane};
-
-/// The noise variance σ_nsq: 2.0 in Q16 (16-bit samples squared, over 2^15).
-const SIGMA_NSQ: i32 = 131072;
-
-/// What the gain's denominator adds to σ1² (1e-10 in the Q16 scale).
-const GAIN_EPS: f64 = 6.5536e-6;
+use super::info::RowTerms;
+use super::kernels::{self, ColumnStats, Moment, Rows, Sample, Sigmas, VerticalRounding};
 
 /// How the vertical pass scales its sums, which depends on where the samples
 /// come from.
@@ -30,7 +24,7 @@ pub(crate) enum Input {
 
 impl Input {
     /// (round, shift) of the means.
-    fn mean_rounding(self) -> (u64, u32) {
+    pub(super) fn mean_rounding(self) -> (u64, u32) {
         match self {
             Input::Bits8 => (128, 8),
             Input::Deep(depth) => (1 << (depth - 1), depth),
@@ -39,7 +33,7 @@ impl Input {
     }
 
     /// (round, shift) of the second moments.
-    fn moment_rounding(self) -> (u64, u32) {
+    pub(super) fn moment_rounding(self) -> (u64, u32) {
         match self {
             Input::Bits8 => (0, 0),
             Input::Deep(depth) => {
@@ -83,124 +77,100 @@ impl ScaleSums {
     pub fn score(&self) -> f64 {
         f64::from(self.num() / self.den())
     }
-
-    /// Adds one pixel's statistics (σ1², σ2² clamped at 0, σ12).
-    fn add_pixel(&mut self, sigma1_sq: i32, sigma2_sq: i32, sigma12: i32, gain_limit: f64) {
-        if sigma1_sq < SIGMA_NSQ {
-            self.num_non_log += i64::from(sigma2_sq);
-            self.den_non_log += 1;
-            return;
-        }
-        self.den_log += log2_32((sigma1_sq + SIGMA_NSQ) as u32) - LOG2_NSQ;
-        if sigma12 > 0 && sigma2_sq > 0 {
-            let gain = f64::from(sigma12) / (f64::from(sigma1_sq) + GAIN_EPS);
-            // Truncation toward zero, as C's conversion to int32.
-            let sv_sq = ((f64::from(sigma2_sq) - gain * f64::from(sigma12)) as i32).max(0);
-            let gain = gain.min(gain_limit);
-            let numer1 = sv_sq as u32 + SIGMA_NSQ as u32;
-            let total = ((gain * gain) * f64::from(sigma1_sq)) as i64 + i64::from(numer1);
-            self.num_log += log2_64(total as u64) - log2_64(u64::from(numer1));
-        }
-    }
-}
-
-/// The vertical pass of one output row: per column, the two means and the
-/// three second moments (`[μ1, μ2, xx, yy, xy]`), filtered down the column
-/// with reflect-101 rows, then padded left and right by the filter's radius
-/// with reflect-101 columns (libvmaf's `PADDING_SQ_DATA`).
-struct Columns {
-    /// `width + 2 * radius` entries; column `x` is at `x + radius`.
-    padded: Vec<[u64; 5]>,
-    radius: usize,
-}
-
-impl Columns {
-    fn new(width: usize, scale: usize) -> Self {
-        let radius = radius(scale);
-        Self {
-            padded: vec![[0; 5]; width + 2 * radius],
-            radius,
-        }
-    }
-
-    /// Fills the columns for output row `y`.
-    fn filter_rows(
-        &mut self,
-        reference: &Plane,
-        distorted: &Plane,
-        y: usize,
-        scale: usize,
-        input: Input,
-    ) {
-        let (r, width) = (self.radius, reference.width);
-        let columns = &mut self.padded[r..r + width];
-        columns.fill([0; 5]);
-        for (k, &tap) in TAPS[scale].iter().enumerate() {
-            let row_at = reflect_101(y as isize + k as isize - r as isize, reference.height);
-            let tap = u64::from(tap);
-            let rows = reference.row(row_at).iter().zip(distorted.row(row_at));
-            for (c, (&p, &q)) in columns.iter_mut().zip(rows) {
-                let (p, q) = (u64::from(p), u64::from(q));
-                let (tp, tq) = (tap * p, tap * q);
-                c[0] += tp;
-                c[1] += tq;
-                c[2] += tp * p;
-                c[3] += tq * q;
-                c[4] += tp * q;
-            }
-        }
-        let (mean_round, mean_shift) = input.mean_rounding();
-        let (moment_round, moment_shift) = input.moment_rounding();
-        for c in columns.iter_mut() {
-            c[0] = (c[0] + mean_round) >> mean_shift;
-            c[1] = (c[1] + mean_round) >> mean_shift;
-            for m in &mut c[2..] {
-                *m = (*m + moment_round) >> moment_shift;
-            }
-        }
-        for i in 1..=r {
-            self.padded[r - i] = self.padded[r + i];
-            self.padded[r + width - 1 + i] = self.padded[r + width - 1 - i];
-        }
-    }
 }
 
 /// The integer sums of one scale: `reference` and `distorted` (the same
-/// size) filtered with `TAPS[scale]`, the samples scaled as `input` says.
-pub(crate) fn scale_sums(
-    reference: &Plane,
-    distorted: &Plane,
+/// size) filtered with `TAPS[scale]`, the samples scaled as `input` says;
+/// `M` holds the second moments down a column (`u32` only for 8-bit samples).
+#[inline(always)]
+fn scale_sums_generic<S: Sample, M: Moment>(
+    reference: &Rows<'_, S>,
+    distorted: &Rows<'_, S>,
     scale: usize,
     input: Input,
     gain_limit: f64,
-) -> ScaleSums {
-    let (width, height) = (reference.width, reference.height);
+    sums: &mut ScaleSums,
+) {
+    let rounding = VerticalRounding {
+        mean: input.mean_rounding(),
+        moment: input.moment_rounding(),
+    };
     let taps = TAPS[scale];
-    let mut columns = Columns::new(width, scale);
-    let mut sums = ScaleSums::default();
-    for y in 0..height {
-        columns.filter_rows(reference, distorted, y, scale, input);
-        for window in columns.padded.windows(taps.len()) {
-            let mut f = [0u64; 5];
-            for (&tap, c) in taps.iter().zip(window) {
-                let tap = u64::from(tap);
-                for (acc, &v) in f.iter_mut().zip(c) {
-                    *acc += tap * v;
-                }
-            }
-            let [mu1, mu2, xx, yy, xy] = f;
-            let mu1_sq = (mu1 * mu1 + (1 << 31)) >> 32;
-            let mu2_sq = (mu2 * mu2 + (1 << 31)) >> 32;
-            let mu1_mu2 = (mu1 * mu2 + (1 << 31)) >> 32;
-            let xx = (xx + 32768) >> 16;
-            let yy = (yy + 32768) >> 16;
-            let xy = (xy + 32768) >> 16;
-            // int32 differences, wrapping as libvmaf's do.
-            let sigma1_sq = xx.wrapping_sub(mu1_sq) as i32;
-            let sigma2_sq = (yy.wrapping_sub(mu2_sq) as i32).max(0);
-            let sigma12 = xy.wrapping_sub(mu1_mu2) as i32;
-            sums.add_pixel(sigma1_sq, sigma2_sq, sigma12, gain_limit);
+    let mut columns = ColumnStats::new(reference.width, radius(scale));
+    let mut sigmas = Sigmas::new(reference.width);
+    let mut info = RowTerms::new(reference.width);
+    let args = (reference, distorted, rounding);
+    for y in 0..reference.height {
+        match taps.len() {
+            17 => filter_row::<S, M, 17>(taps, args, y, &mut columns, &mut sigmas),
+            9 => filter_row::<S, M, 9>(taps, args, y, &mut columns, &mut sigmas),
+            5 => filter_row::<S, M, 5>(taps, args, y, &mut columns, &mut sigmas),
+            _ => filter_row::<S, M, 3>(taps, args, y, &mut columns, &mut sigmas),
         }
+        info.add_row(&sigmas, gain_limit, sums);
     }
-    sums
+}
+
+/// Output row `y`'s statistics: the vertical pass with `taps` (`N` of
+/// them), then the horizontal pass.
+#[inline(always)]
+fn filter_row<S: Sample, M: Moment, const N: usize>(
+    taps: &[u32],
+    (reference, distorted, rounding): (&Rows<'_, S>, &Rows<'_, S>, VerticalRounding),
+    y: usize,
+    columns: &mut ColumnStats,
+    sigmas: &mut Sigmas,
+) {
+    let taps: &[u32; N] = taps.try_into().expect("a scale's taps");
+    kernels::vertical_row::<S, M, N>(taps, reference, distorted, y, rounding, columns);
+    kernels::horizontal_row::<N>(taps, columns, sigmas);
+}
+
+/// [`scale_sums_generic`] for scale 0 of an 8-bit picture, into `sums`.
+#[inline(always)]
+fn scale_sums_8_portable(
+    reference: &Rows<'_, u8>,
+    distorted: &Rows<'_, u8>,
+    gain_limit: f64,
+    sums: &mut ScaleSums,
+) {
+    scale_sums_generic::<u8, u32>(reference, distorted, 0, Input::Bits8, gain_limit, sums);
+}
+
+/// [`scale_sums_generic`] for 16-bit samples (deeper scale-0 luma, or a
+/// decimated scale), into `sums`.
+#[inline(always)]
+fn scale_sums_16_portable(
+    reference: &Rows<'_, u16>,
+    distorted: &Rows<'_, u16>,
+    scale: usize,
+    input: Input,
+    gain_limit: f64,
+    sums: &mut ScaleSums,
+) {
+    scale_sums_generic::<u16, u64>(reference, distorted, scale, input, gain_limit, sums);
+}
+
+crate::cpu::simd::dispatch_avx2! {
+    /// The integer sums of scale 0 of an 8-bit picture, on the widest
+    /// vectors the CPU has.
+    pub(crate) fn scale_sums_8 / scale_sums_8_avx2 => scale_sums_8_portable(
+        reference: &Rows<'_, u8>,
+        distorted: &Rows<'_, u8>,
+        gain_limit: f64,
+        sums: &mut ScaleSums,
+    )
+}
+
+crate::cpu::simd::dispatch_avx2! {
+    /// The integer sums of a scale of 16-bit samples, on the widest vectors
+    /// the CPU has.
+    pub(crate) fn scale_sums_16 / scale_sums_16_avx2 => scale_sums_16_portable(
+        reference: &Rows<'_, u16>,
+        distorted: &Rows<'_, u16>,
+        scale: usize,
+        input: Input,
+        gain_limit: f64,
+        sums: &mut ScaleSums,
+    )
 }

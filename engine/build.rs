@@ -491,8 +491,9 @@ fn params_check(compiled: &[Compiled]) -> Result<String, String> {
 
 /// Push-constant blocks other than `Params` whose Rust mirror (in
 /// engine/src/vk/pipeline.rs) is checked like `Params`: (block, struct).
-const OTHER_PUSH_BLOCKS: [(&str, &str); 3] = [
+const OTHER_PUSH_BLOCKS: [(&str, &str); 4] = [
     ("Lowpass", "LowpassParams"),
+    ("Motion", "MotionParams"),
     ("Psnr", "PsnrParams"),
     ("Shift", "crate::vk::image_input::ShiftParams"),
 ];

@@ -245,7 +245,11 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
         let at = 2 * (4 * w as usize + 7);
         bad.bytes[at..at + 2].copy_from_slice(&1500u16.to_le_bytes());
         s.score_picture(&[good.view()], &[good.view()]).unwrap();
-        let (r, d) = if picture == 0 { (&bad, &good) } else { (&good, &bad) };
+        let (r, d) = if picture == 0 {
+            (&bad, &good)
+        } else {
+            (&good, &bad)
+        };
         match s.score_picture(&[r.view()], &[d.view()]) {
             Err(e @ Error::SampleRange { .. }) => {
                 let text = e.to_string();

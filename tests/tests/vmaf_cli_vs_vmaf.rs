@@ -13,7 +13,9 @@ use vkssim_tests::paths;
 use vkssim_tests::vmaf_cli::{comparable_lines, run_writing_ok, shim};
 
 /// Both programs on `clip` with `args` (models, features, flags) writing
-/// `format`; `max`: full precision. vkssim runs with `--backend backend`.
+/// `format`; `max`: full precision. vkssim runs with `--backend backend`
+/// (its first word; any further words are flags for vkssim alone, e.g.
+/// `vulkan --no-fp64`).
 /// Returns the number of identical lines.
 fn compare(clip: &MetricClip, args: &[&str], format: &str, max: bool, backend: &str) -> usize {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -30,7 +32,8 @@ fn compare(clip: &MetricClip, args: &[&str], format: &str, max: bool, backend: &
     let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &env, &dir.path().join("v"));
     let mut ours_args = vec!["score".to_string()];
     ours_args.extend(common);
-    ours_args.extend(["--backend".to_string(), backend.to_string()]);
+    ours_args.push("--backend".to_string());
+    ours_args.extend(backend.split_whitespace().map(String::from));
     if max {
         ours_args.extend(["--precision".to_string(), "max".to_string()]);
     }
@@ -207,5 +210,49 @@ fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
             comparable_lines(&vmaf),
             "ladder input {k} differs from vmaf"
         );
+    }
+}
+
+/// `motion` on the Vulkan engine (its blur and sums on the device, the
+/// blurred plane carried from frame to frame there): the whole file equals
+/// vmaf's, as the CPU twin's does, at full precision; 8, 10 and 12-bit, odd
+/// sizes, several frames, beside other metrics, with `--subsample`, on both
+/// upload paths and both arithmetic paths.
+#[test]
+fn motion_on_vulkan_matches_vmaf_and_the_cpu_twin() {
+    let cases = [
+        (
+            MetricClip::new(67, 45, 8, Chroma::C420, 5, Content::Noisy),
+            "vulkan",
+        ),
+        (
+            MetricClip::new(53, 37, 10, Chroma::C422, 4, Content::Noisy),
+            "vulkan --upload staging --no-fp64",
+        ),
+        (
+            MetricClip::new(41, 29, 12, Chroma::C444, 4, Content::Noisy),
+            "vulkan --upload direct",
+        ),
+    ];
+    for (clip, vulkan) in cases {
+        for features in [
+            &["--feature", "motion"][..],
+            &[
+                "--feature",
+                "float_ssim",
+                "--feature",
+                "motion=debug=false",
+                "--feature",
+                "psnr",
+                "--subsample",
+                "2",
+            ][..],
+        ] {
+            let mut args = vec!["-n"];
+            args.extend(features);
+            let on_cpu = compare(&clip, &args, "xml", true, "cpu");
+            let on_vulkan = compare(&clip, &args, "xml", true, vulkan);
+            assert_eq!(on_cpu, on_vulkan, "{vulkan} {args:?}: lines compared");
+        }
     }
 }

@@ -67,7 +67,8 @@ impl MultiScorer {
     /// by `devices` in errors (`on NAME: ...`, so a name says what the engine
     /// is: `Vulkan device 0 (name)`, `the CPU twin`). They must share one geometry and one set of
     /// options ([`Error::InvalidOption`] otherwise, and for an empty list or a
-    /// name count that differs).
+    /// name count that differs); a temporal metric (`motion`) over several
+    /// engines is [`Error::Unsupported`] (its frames depend on each other).
     pub fn from_scorers(scorers: Vec<Scorer>, devices: Vec<String>) -> Result<Self> {
         let Some(first) = scorers.first() else {
             return Err(Error::InvalidOption(
@@ -91,6 +92,19 @@ impl MultiScorer {
                 "the scorers differ: {:?} and {:?}",
                 d0,
                 other.desc()
+            )));
+        }
+        if scorers.len() > 1 && m0.needs_previous_reference() {
+            return Err(Error::Unsupported(format!(
+                "a temporal metric ({}) over {} engines: a frame's value needs the frame \
+                 submitted before it, which another engine scores; score it on one engine",
+                m0.configs()
+                    .iter()
+                    .filter(|m| m.is_temporal())
+                    .map(|m| m.feature())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                scorers.len()
             )));
         }
         Ok(Self {

@@ -357,7 +357,11 @@ impl VkScorer {
             Buf::Raw(p) => slot.raw_binding[p as usize],
             Buf::Range => (slot.range.raw, 0, whole),
             Buf::Own(m, k) => (slot.bufs[m as usize][k as usize].raw, 0, whole),
-            Buf::Kept(m, k) => (self.gpu_metrics[m as usize].kept_buffers()[k as usize].raw, 0, whole),
+            Buf::Kept(m, k) => (
+                self.gpu_metrics[m as usize].kept_buffers()[k as usize].raw,
+                0,
+                whole,
+            ),
         }
     }
 
@@ -541,6 +545,33 @@ mod tests {
         assert_eq!(p.sets.len(), 2);
         assert_eq!(p.timestamps(), 3);
         assert_eq!(p.descriptors(), 4);
+    }
+
+    /// The first dispatch that binds a kept buffer waits behind a barrier
+    /// (earlier frames wrote it); later ones only for their own hazards.
+    #[test]
+    fn a_kept_buffer_is_first_bound_behind_a_barrier() {
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &["a"]);
+        let (kept, a, b) = (r.kept(0), r.own(0), r.own(1));
+        let push = [0u8; 16];
+        let lowpass = kernel(ShaderName::Lowpass);
+        let (src, dst) = (binding::lowpass::SRC, binding::lowpass::DST);
+        r.dispatch(lowpass, [8, 8, 1], &[(src, kept), (dst, a)], &push);
+        r.dispatch(lowpass, [8, 8, 1], &[(src, kept), (dst, b)], &push);
+        r.end_stage();
+        r.end_metric("test");
+        let p = r.finish().unwrap();
+        let kinds: Vec<&str> = p
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Dispatch { .. } => "d",
+                Step::Barrier => "b",
+                Step::Stamp(_) => "s",
+            })
+            .collect();
+        assert_eq!(kinds, ["b", "d", "d", "s"]);
     }
 
     /// A dispatch whose buffers are not its shader's bindings, a stage not

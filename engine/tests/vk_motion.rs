@@ -10,20 +10,11 @@
 mod vk_support;
 
 use vk_support::*;
-use vkssim::io::Chroma;
 use vkssim::metric::{MetricConfig, MetricOutputs};
 use vkssim::testing::motion::{blur, motion_score, BlurredPlane, MotionOptions};
-use vkssim::testing::{FrameScorer, VkScorer};
-use vkssim::vk::{ArithVariant, UploadPath};
-use vkssim::{Error, LumaFrame};
-
-/// (upload path, no_fp64) of every configuration checked.
-const PATHS: [(UploadPath, bool); 4] = [
-    (UploadPath::Direct, false),
-    (UploadPath::Staging, false),
-    (UploadPath::Direct, true),
-    (UploadPath::Staging, true),
-];
+use vkssim::testing::FrameScorer;
+use vkssim::vk::UploadPath;
+use vkssim::LumaFrame;
 
 /// (width, height, bit depth): odd sizes, every depth, the smallest frame.
 const CASES: [(u32, u32, u32); 6] = [
@@ -34,24 +25,6 @@ const CASES: [(u32, u32, u32); 6] = [
     (300, 5, 8),
     (3, 3, 10),
 ];
-
-fn metrics(specs: &[&str]) -> Vec<MetricConfig> {
-    vkssim::metric::config::parse_list(specs).unwrap()
-}
-
-fn scorer(
-    size: (u32, u32, u32),
-    list: &[MetricConfig],
-    (upload, no_fp64): (UploadPath, bool),
-    in_flight: usize,
-) -> VkScorer {
-    let opts = vk_opts(upload, no_fp64, in_flight);
-    let s = VkScorer::with_metrics(size, Chroma::C420, list, &opts)
-        .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
-    assert_eq!(s.arithmetic() == ArithVariant::SoftF64, no_fp64);
-    assert_eq!(s.upload_path(), upload);
-    s
-}
 
 /// The reference frames of a clip: frame 2 repeats frame 1 (motion 0).
 fn clip(w: u32, h: u32, depth: u32, frames: u32) -> Vec<LumaFrame> {
@@ -88,13 +61,6 @@ fn pick(outputs: &MetricOutputs, keep: impl Fn(&str, usize) -> bool) -> MetricOu
     out
 }
 
-/// The same names in the same order, each value's fp64 bits equal.
-fn assert_outputs_equal(label: &str, gpu: &MetricOutputs, cpu: &MetricOutputs) {
-    let g: Vec<(&str, u64)> = gpu.iter().map(|(n, v)| (n, v.to_bits())).collect();
-    let c: Vec<(&str, u64)> = cpu.iter().map(|(n, v)| (n, v.to_bits())).collect();
-    assert_eq!(g, c, "{label}: GPU {gpu:?}\nCPU {cpu:?}");
-}
-
 /// The sum libvmaf forms of |a - b|: each row's in a wrapping uint32, the
 /// rows in uint64 (from the CPU twin's blurred planes).
 fn sad(a: &BlurredPlane, b: &BlurredPlane) -> u64 {
@@ -113,8 +79,8 @@ fn sad(a: &BlurredPlane, b: &BlurredPlane) -> u64 {
 /// Pass by pass, frame by frame: the blurred plane, the sum and the outputs.
 fn check_passes(w: u32, h: u32, depth: u32, path: (UploadPath, bool)) {
     let label = format!("{w}x{h} {depth}-bit {path:?}");
-    let list = metrics(&["motion"]);
-    let mut s = scorer((w, h, depth), &list, path, 2);
+    let list = metric_list(&["motion"]);
+    let mut s = metric_scorer((w, h, depth), &list, path, 2);
     let refs = clip(w, h, depth, 4);
     let dist = frame(w, h, depth, 77);
     let opts = MotionOptions::default();
@@ -132,7 +98,7 @@ fn check_passes(w: u32, h: u32, depth: u32, path: (UploadPath, bool)) {
             assert_eq!(got.motion_sad, Some(cpu), "{label} frame {n}: sum");
             assert_eq!(cpu == 0, n == 2, "{label} frame {n}: the clip moves");
         }
-        assert_outputs_equal(
+        assert_same_outputs(
             &format!("{label} frame {n}"),
             &got.outputs,
             &cpu_motion(&blurred, n, &opts),
@@ -162,10 +128,10 @@ fn motion_in_a_full_ring_matches_the_cpu_twin() {
         return;
     }
     let (w, h, depth) = (37, 21, 10);
-    let list = metrics(&["float_ssim", "motion", "psnr=enable_chroma=false"]);
+    let list = metric_list(&["float_ssim", "motion", "psnr=enable_chroma=false"]);
     for path in [(UploadPath::Direct, false), (UploadPath::Staging, true)] {
         let label = format!("{path:?}");
-        let mut s = scorer((w, h, depth), &list, path, 3);
+        let mut s = metric_scorer((w, h, depth), &list, path, 3);
         let refs = clip(w, h, depth, 7);
         let dist = frame(w, h, depth, 78);
         let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
@@ -178,7 +144,7 @@ fn motion_in_a_full_ring_matches_the_cpu_twin() {
             let outputs = s.take_metric_outputs().unwrap();
             let motion = pick(&outputs, |name, _| name.starts_with("integer_motion"));
             let want = cpu_motion(&blurred, n, &MotionOptions::default());
-            assert_outputs_equal(&format!("{label} frame {n}"), &motion, &want);
+            assert_same_outputs(&format!("{label} frame {n}"), &motion, &want);
             assert!(outputs.get("float_ssim").is_some(), "{label}");
             assert!(outputs.get("psnr_y").is_some(), "{label}");
             n += 1;
@@ -201,11 +167,11 @@ fn motion_options_match_the_cpu_twin() {
         ("motion=motion_force_zero=true", (2, 1)),
         ("motion=debug=false", (9, 7)),
     ] {
-        let list = metrics(&[spec]);
+        let list = metric_list(&[spec]);
         let MetricConfig::Motion(opts) = list[0] else {
             unreachable!()
         };
-        let mut s = scorer((w, h, 8), &list, path, 2);
+        let mut s = metric_scorer((w, h, 8), &list, path, 2);
         let refs = clip(w, h, 8, 3);
         for (n, r) in refs.iter().enumerate() {
             let got = s.score_picture(&[r.view()], &[r.view()]).unwrap();
@@ -223,7 +189,7 @@ fn motion_options_match_the_cpu_twin() {
                 })
                 .collect();
             let want = cpu_motion(&blurred, n, &opts);
-            assert_outputs_equal(&format!("{spec} frame {n}"), &got, &want);
+            assert_same_outputs(&format!("{spec} frame {n}"), &got, &want);
         }
         assert_no_validation_messages(&s);
     }
@@ -236,31 +202,5 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
     if !gpu_present() {
         return;
     }
-    let (w, h, depth) = (19, 11, 10);
-    let list = metrics(&["motion"]);
-    for picture in 0..2 {
-        let mut s = scorer((w, h, depth), &list, (UploadPath::Direct, false), 2);
-        let good = frame(w, h, depth, 5);
-        let mut bad = good.clone();
-        let at = 2 * (4 * w as usize + 7);
-        bad.bytes[at..at + 2].copy_from_slice(&1500u16.to_le_bytes());
-        s.score_picture(&[good.view()], &[good.view()]).unwrap();
-        let (r, d) = if picture == 0 {
-            (&bad, &good)
-        } else {
-            (&good, &bad)
-        };
-        match s.score_picture(&[r.view()], &[d.view()]) {
-            Err(e @ Error::SampleRange { .. }) => {
-                let text = e.to_string();
-                assert!(text.contains("frame 1"), "{text}");
-                let Error::SampleRange { x, y, value, .. } = e else {
-                    unreachable!()
-                };
-                assert_eq!((x, y, value), (7, 4, 1500), "{text}");
-            }
-            other => panic!("picture {picture}: {other:?}"),
-        }
-        assert_no_validation_messages(&s);
-    }
+    assert_refuses_a_sample_above("motion", (19, 11, 10), (7, 4), 1500);
 }

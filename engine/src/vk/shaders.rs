@@ -97,6 +97,9 @@ mod tests {
                 "psnr" => ShaderName::Psnr,
                 "motion_blur" => ShaderName::MotionBlur,
                 "motion_sad" => ShaderName::MotionSad,
+                "vif_decimate" => ShaderName::VifDecimate,
+                "vif_stats" => ShaderName::VifStats,
+                "vif_vertical" => ShaderName::VifVertical,
                 other => panic!("a shader this test does not know: {other}"),
             };
             let found = shader(name, s.variant);
@@ -115,7 +118,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 10] = [
+        let want: [(ShaderName, &[(u32, Access)]); 13] = [
             (
                 ShaderName::Decimate,
                 &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],
@@ -137,6 +140,15 @@ mod tests {
                 ShaderName::Terms,
                 &[(3, Read), (4, Write), (5, Write), (6, Write)],
             ),
+            (
+                ShaderName::VifDecimate,
+                &[(0, Read), (1, Read), (2, Write), (3, Write)],
+            ),
+            (
+                ShaderName::VifStats,
+                &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
+            ),
+            (ShaderName::VifVertical, &[(0, Read), (1, Read), (4, Write)]),
             (
                 ShaderName::TermsSubgroup,
                 &[(3, Read), (4, Write), (5, Write), (6, Write)],

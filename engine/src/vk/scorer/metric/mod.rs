@@ -12,9 +12,12 @@
 //! come out ([`VkScorer::take_metric_outputs`]).
 
 pub(super) mod float_ssim;
+mod kept;
 pub(super) mod motion;
 pub(super) mod ms_ssim;
 pub(super) mod psnr;
+mod rows;
+pub(super) mod vif;
 
 use std::collections::VecDeque;
 
@@ -129,6 +132,11 @@ pub(super) fn gpu_metrics(
         }
     }
     for m in list {
+        if let MetricConfig::Vif(o) = m {
+            out.push(Box::new(vif::VifGpu::new(gpu, pipelines, ctx, o)?));
+        }
+    }
+    for m in list {
         if let MetricConfig::FloatMsSsim(o) = m {
             out.push(Box::new(ms_ssim::MsSsimGpu::new(gpu, pipelines, ctx, o)?));
         }
@@ -221,6 +229,12 @@ pub struct MetricDebug {
     /// blurred plane (each row's sum modulo 2^32, added in uint64; the
     /// first frame's is not meaningful).
     pub motion_sad: Option<u64>,
+    /// vif's exact sums per scale: num_log, den_log, num_non_log,
+    /// den_non_log (`None` without vif).
+    pub vif_sums: Option<[[i64; 4]; 4]>,
+    /// vif's decimated planes: scale 1's reference and distorted, then
+    /// scale 2's and scale 3's (empty without vif).
+    pub vif_planes: Vec<Vec<u16>>,
     /// The frame's outputs (see [`VkScorer::take_metric_outputs`]).
     pub outputs: MetricOutputs,
 }

@@ -16,8 +16,9 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::super::recorder::{Buf, BufferDecl, Recorder};
-use super::super::{not_mapped, VkScorer};
-use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
+use super::super::VkScorer;
+use super::kept::KeptBuffers;
+use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::motion::extractor::outputs_from_sad;
 use crate::feature::motion::{check_size, MotionOptions};
 use crate::vk::context::Gpu;
@@ -37,8 +38,7 @@ pub(in crate::vk::scorer) struct MotionGpu {
     /// The two passes (none under `motion_force_zero`).
     kernels: Option<[Kernel; 2]>,
     /// The blurred plane carried from frame to frame (one uint per sample).
-    kept: Vec<Buffer>,
-    gpu: Arc<Gpu>,
+    kept: KeptBuffers,
 }
 
 impl MotionGpu {
@@ -55,8 +55,7 @@ impl MotionGpu {
             opts: *opts,
             params: MotionParams { width, height },
             kernels: None,
-            kept: Vec::new(),
-            gpu: Arc::clone(gpu),
+            kept: KeptBuffers::new(gpu),
         };
         if opts.force_zero {
             return Ok(this);
@@ -83,14 +82,10 @@ impl MotionGpu {
     /// The records the sums pass wrote (`glsl/motion_sad.comp`): each row's
     /// sum, then the range records.
     fn records(bufs: &[Buffer]) -> Result<Vec<u64>> {
-        let rows = bufs
-            .get(1)
-            .ok_or_else(|| Error::Internal("motion without its buffers".into()))?;
-        let bytes = rows.mapped().ok_or_else(not_mapped)?;
-        Ok(bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-            .collect())
+        rows::words(
+            bufs.get(1)
+                .ok_or_else(|| Error::Internal("motion without its buffers".into()))?,
+        )
     }
 
     /// The frame's sum of absolute differences (each row's modulo 2^32,
@@ -129,7 +124,7 @@ impl GpuMetric for MotionGpu {
     }
 
     fn kept_buffers(&self) -> &[Buffer] {
-        &self.kept
+        self.kept.all()
     }
 
     fn record(&self, r: &mut Recorder) {
@@ -182,42 +177,17 @@ impl GpuMetric for MotionGpu {
         let records = Self::records(bufs)?;
         let h = self.params.height as usize;
         for (picture, slot) in found.iter_mut().enumerate() {
-            let rows = &records[h + picture * h..h + (picture + 1) * h];
-            *slot = rows
-                .iter()
-                .enumerate()
-                .find(|(_, &rec)| rec != u64::MAX)
-                .map(|(y, &rec)| PlaneRange {
-                    picture,
-                    plane: 0,
-                    x: rec as u32,
-                    y: y as u32,
-                    value: (rec >> 32) as u32,
-                });
+            *slot = rows::first_above(&records[h + picture * h..h + (picture + 1) * h], picture);
         }
         Ok(found)
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
-        let Some(kept) = self.kept.first() else {
+        let Some(kept) = self.kept.all().first() else {
             return Ok(());
         };
         out.motion_sad = self.sad(bufs)?;
-        out.motion_blurred = s.read_back_with(kept, false, |b| {
-            b.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u16)
-                .collect()
-        })?;
+        out.motion_blurred = rows::samples(s, kept)?;
         Ok(())
-    }
-}
-
-impl Drop for MotionGpu {
-    fn drop(&mut self) {
-        // The scorer drops its plans after its work is done (or before any
-        // was submitted).
-        for b in &mut self.kept {
-            self.gpu.destroy_buffer(b);
-        }
     }
 }

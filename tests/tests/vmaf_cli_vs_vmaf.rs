@@ -213,13 +213,14 @@ fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
     }
 }
 
-/// `motion` on the Vulkan engine (its blur and sums on the device, the
-/// blurred plane carried from frame to frame there): the whole file equals
-/// vmaf's, as the CPU twin's does, at full precision; 8, 10 and 12-bit, odd
-/// sizes, several frames, beside other metrics, with `--subsample`, on both
-/// upload paths and both arithmetic paths.
+/// `motion` and `vif` on the Vulkan engine (motion's blurred plane carried
+/// from frame to frame on the device, vif's binary64 step in native or
+/// software fp64): the whole file equals vmaf's, as the CPU twin's does, at
+/// full precision; 8, 10 and 12-bit, odd sizes, several frames, beside other
+/// metrics, with options and `--subsample`, on both upload paths and both
+/// arithmetic paths.
 #[test]
-fn motion_on_vulkan_matches_vmaf_and_the_cpu_twin() {
+fn motion_and_vif_on_vulkan_match_vmaf_and_the_cpu_twin() {
     let cases = [
         (
             MetricClip::new(67, 45, 8, Chroma::C420, 5, Content::Noisy),
@@ -237,6 +238,7 @@ fn motion_on_vulkan_matches_vmaf_and_the_cpu_twin() {
     for (clip, vulkan) in cases {
         for features in [
             &["--feature", "motion"][..],
+            &["--feature", "vif=debug=true", "--feature", "motion"][..],
             &[
                 "--feature",
                 "float_ssim",
@@ -244,6 +246,8 @@ fn motion_on_vulkan_matches_vmaf_and_the_cpu_twin() {
                 "motion=debug=false",
                 "--feature",
                 "psnr",
+                "--feature",
+                "vif=vif_enhn_gain_limit=1.0",
                 "--subsample",
                 "2",
             ][..],

@@ -1,5 +1,5 @@
 //! The metrics a [`VkScorer`] computes on the device, one module each
-//! (`float_ssim`, `psnr`, `ms_ssim`), every one a [`GpuMetric`]: it declares
+//! (`float_ssim`, `psnr`, `ms_ssim`, `motion`, `vif`), every one a [`GpuMetric`]: it declares
 //! the buffers each slot holds for it and records its dispatches through the
 //! recorder ([`super::recorder`]), which allocates, binds, places the barriers
 //! and times the stages it names; after a frame it reads its buffers into

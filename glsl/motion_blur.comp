@@ -19,6 +19,7 @@ layout(local_size_x = 64, local_size_y = 4, local_size_z = 1) in;
 layout(push_constant, std430) uniform Motion {
     uint width;  // luma samples per row
     uint height; // luma rows
+    uint blur;   // 1: blur and sum; 0 (motion_force_zero): range check only
 } P;
 
 // The scorer's bit depth (`Spec::bit_depth`, constant id 0).

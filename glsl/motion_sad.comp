@@ -21,7 +21,8 @@
 // after the sums: row_sad[height + picture * height + row] holds
 // (value << 32) | column, or all ones when the row has none (as
 // glsl/psnr.comp records them), so that a run of motion alone still refuses
-// such samples.
+// such samples. With P.blur 0 (motion_force_zero) the workgroup only checks
+// the range: no blur, and frames of any size.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -30,6 +31,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant, std430) uniform Motion {
     uint width;  // luma samples per row
     uint height; // luma rows
+    uint blur;   // 1: blur and sum; 0 (motion_force_zero): range check only
 } P;
 
 // The scorer's bit depth (`Spec::bit_depth`, constant id 0).
@@ -83,14 +85,16 @@ void main() {
     uint mine_ref = NONE;
     uint mine_dist = NONE;
     for (uint x = lid; x < P.width; x += 256u) {
-        uint sum = 0u;
-        for (int k = 0; k < 5; ++k) {
-            sum += TAPS[k] * vert[start + mirror(int(x) + k - 2, P.width)];
+        if (P.blur != 0u) {
+            uint sum = 0u;
+            for (int k = 0; k < 5; ++k) {
+                sum += TAPS[k] * vert[start + mirror(int(x) + k - 2, P.width)];
+            }
+            uint now = (sum + 32768u) >> 16;
+            uint before = blurred[start + x];
+            blurred[start + x] = now;
+            acc += before > now ? before - now : now - before;
         }
-        uint now = (sum + 32768u) >> 16;
-        uint before = blurred[start + x];
-        blurred[start + x] = now;
-        acc += before > now ? before - now : now - before;
         if (RANGE) {
             // Each invocation's columns rise: its first is its smallest.
             if ((sample_at(true, start + x) >> BIT_DEPTH) != 0u && mine_ref == NONE) { mine_ref = x; }

@@ -196,11 +196,15 @@ fn motion_options_match_the_cpu_twin() {
 }
 
 /// A luma sample above the bit depth, in either picture, is refused naming
-/// the frame, with motion alone (no other pass checks the samples).
+/// the frame, with motion alone (no other pass checks the samples), with
+/// `motion_force_zero` too.
 #[test]
 fn motion_alone_refuses_samples_above_the_bit_depth() {
     if !gpu_present() {
         return;
     }
     assert_refuses_a_sample_above("motion", (19, 11, 10), (7, 4), 1500);
+    // motion_force_zero blurs nothing, at any size, but still checks.
+    let zero = "motion=motion_force_zero=true";
+    assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);
 }

@@ -101,6 +101,9 @@ pub struct MotionParams {
     pub width: u32,
     /// Luma rows.
     pub height: u32,
+    /// 1: blur and sum; 0 (`motion_force_zero`): only check the samples'
+    /// range (`glsl/motion_sad.comp`).
+    pub blur: u32,
 }
 
 /// The push constants of `glsl/vif_decimate.comp`, `vif_vertical.comp` and

@@ -8,7 +8,8 @@
 //! the plane frame n-1 left: the previous reference the CPU twin's frame job
 //! carries. The host adds the rows in uint64 and finishes as the CPU twin
 //! (`feature::motion`); the first frame submitted scores 0. With
-//! `motion_force_zero` nothing is recorded.
+//! `motion_force_zero` nothing is blurred: `motion_sad` only checks the
+//! samples' range (`MotionParams::blur` 0), on frames of any size.
 
 use std::sync::Arc;
 
@@ -35,8 +36,9 @@ const STAGES: [&str; 2] = ["motion blur", "motion sad"];
 pub(in crate::vk::scorer) struct MotionGpu {
     opts: MotionOptions,
     params: MotionParams,
-    /// The two passes (none under `motion_force_zero`).
-    kernels: Option<[Kernel; 2]>,
+    /// The blur pass (none under `motion_force_zero`) and the sums pass.
+    blur: Option<Kernel>,
+    sad: Kernel,
     /// The blurred plane carried from frame to frame (one uint per sample).
     kept: KeptBuffers,
 }
@@ -51,20 +53,22 @@ impl MotionGpu {
     ) -> Result<Self> {
         let (width, height, bit_depth) = ctx.format;
         check_size(width, height, bit_depth, opts)?;
+        let spec = Some(Spec::new(bit_depth, 1, false));
+        let blur = match opts.force_zero {
+            true => None,
+            false => Some(pipelines.kernel(gpu, ShaderName::MotionBlur, spec)?),
+        };
         let mut this = Self {
             opts: *opts,
-            params: MotionParams { width, height },
-            kernels: None,
+            params: MotionParams {
+                width,
+                height,
+                blur: blur.is_some() as u32,
+            },
+            blur,
+            sad: pipelines.kernel(gpu, ShaderName::MotionSad, spec)?,
             kept: KeptBuffers::new(gpu),
         };
-        if opts.force_zero {
-            return Ok(this);
-        }
-        let spec = Some(Spec::new(bit_depth, 1, false));
-        this.kernels = Some([
-            pipelines.kernel(gpu, ShaderName::MotionBlur, spec)?,
-            pipelines.kernel(gpu, ShaderName::MotionSad, spec)?,
-        ]);
         this.kept.push(gpu.create_buffer(
             "vkssim motion blurred plane",
             this.samples() * 4,
@@ -91,7 +95,7 @@ impl MotionGpu {
     /// The frame's sum of absolute differences (each row's modulo 2^32,
     /// added here in uint64); `None` under `motion_force_zero`.
     fn sad(&self, bufs: &[Buffer]) -> Result<Option<u64>> {
-        if self.kernels.is_none() {
+        if self.blur.is_none() {
             return Ok(None);
         }
         let records = Self::records(bufs)?;
@@ -105,16 +109,13 @@ impl GpuMetric for MotionGpu {
     }
 
     fn stage_names(&self) -> &'static [&'static str] {
-        match self.kernels {
+        match self.blur {
             Some(_) => &STAGES,
-            None => &[],
+            None => &STAGES[1..],
         }
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        if self.kernels.is_none() {
-            return Vec::new();
-        }
         // The vertical blur (one uint per sample); each row's sum, then each
         // row's range record per picture (glsl/motion_sad.comp).
         vec![
@@ -128,12 +129,9 @@ impl GpuMetric for MotionGpu {
     }
 
     fn record(&self, r: &mut Recorder) {
-        let Some([blur, sad]) = self.kernels else {
-            return;
-        };
         let push = bytemuck::bytes_of(&self.params);
         let (w, h) = (self.params.width, self.params.height);
-        {
+        if let Some(blur) = self.blur {
             use binding::motion_blur as b;
             let bufs = [(b::RAW_REF, Buf::Raw(0)), (b::VERT, r.own(0))];
             r.dispatch(blur, [w, h, 1], &bufs, push);
@@ -148,7 +146,7 @@ impl GpuMetric for MotionGpu {
             (b::ROW_SAD, r.own(1)),
         ];
         // One workgroup per row (its invocations stride along the row).
-        r.dispatch(sad, [1, h, 1], &bufs, push);
+        r.dispatch(self.sad, [1, h, 1], &bufs, push);
         r.end_stage();
     }
 
@@ -167,11 +165,10 @@ impl GpuMetric for MotionGpu {
     }
 
     /// The first luma sample above the bit depth of each picture, in raster
-    /// order, from the row records (none at 8 and 16 bits, nor under
-    /// `motion_force_zero`).
+    /// order, from the row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
         let mut found = [None; 2];
-        if (bit_depth != 10 && bit_depth != 12) || self.kernels.is_none() {
+        if bit_depth != 10 && bit_depth != 12 {
             return Ok(found);
         }
         let records = Self::records(bufs)?;
@@ -183,7 +180,7 @@ impl GpuMetric for MotionGpu {
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
-        let Some(kept) = self.kept.all().first() else {
+        let Some(kept) = self.kept.all().first().filter(|_| self.blur.is_some()) else {
             return Ok(());
         };
         out.motion_sad = self.sad(bufs)?;

@@ -208,3 +208,29 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
     let zero = "motion=motion_force_zero=true";
     assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);
 }
+
+/// Several engines deal frames round robin, so a frame's previous one would
+/// be on another engine: a multi-engine scorer refuses motion by name; one
+/// engine takes it.
+#[test]
+fn several_engines_refuse_motion() {
+    if !gpu_present() {
+        return;
+    }
+    use vkssim::api::{Engine, MultiScorer, ScorerDesc};
+    let opts = vk_opts(UploadPath::Direct, false, 2);
+    let engines: Vec<Engine> = (0..2).map(|_| Engine::new(&opts).unwrap()).collect();
+    let desc = ScorerDesc::new(24, 16, 8).with_metrics(metric_list(&["float_ssim", "motion"]));
+    match MultiScorer::new(&engines, &desc) {
+        Err(e @ vkssim::Error::Unsupported(_)) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("motion") && text.contains("2 engines"),
+                "{text}"
+            );
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("two engines took motion"),
+    }
+    assert!(MultiScorer::new(&engines[..1], &desc).is_ok());
+}

@@ -22,7 +22,7 @@ pub const MAX_DECODE_THREADS: u16 = 64;
 /// The most `bench --frames` may ask for.
 pub const MAX_BENCH_FRAMES: u64 = 1_000_000;
 
-/// vkssim: libvmaf's float_ssim, bit for bit, fast.
+/// vkssim: libvmaf's scores (VMAF, float_ssim, psnr, float_ms_ssim), bit for bit, fast.
 #[derive(Debug, Parser)]
 #[command(name = "vkssim", version, about, long_about = None)]
 pub struct Cli {
@@ -191,7 +191,10 @@ pub struct ScoreArgs {
     /// Bit depth of raw YUV input: 8, 10, 12 or 16.
     #[arg(short = 'b', long = "bitdepth")]
     pub bitdepth: Option<u32>,
-    /// Feature to compute: float_ssim[=scale=N:enable_lcs=true:enable_db=true:clip_db=true] (default float_ssim).
+    /// Feature to compute beside the model (repeatable): float_ssim, psnr,
+    /// float_ms_ssim, vif, adm, motion, with options as in `vmaf`
+    /// (float_ssim=enable_db=true:clip_db=true); `-n --feature NAME` scores it
+    /// alone.
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
     /// Output file (`-`: standard output). Without it, a summary is printed. With
@@ -237,14 +240,21 @@ pub struct ScoreArgs {
     /// No progress display.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
-    /// Runs no VMAF model (`-m/--model` is ignored), as in `vmaf`.
+    /// Runs no VMAF model (neither the default nor any `-m/--model`), as in
+    /// `vmaf`: only the `--feature`s given.
     #[arg(short = 'n', long = "no_prediction", visible_alias = "no-prediction")]
     pub no_prediction: bool,
     /// A VMAF model, in `vmaf`'s syntax: `version=vmaf_v0.6.1` (built in:
     /// vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_b_v0.6.3) or
     /// `path=FILE.json`, with `name=`, `enable_transform`, `disable_clip`;
-    /// repeatable. Its extractors (vif, adm, motion) run on the CPU twin.
-    #[arg(short = 'm', long = "model", value_name = "PARAMS")]
+    /// repeatable; without it, vmaf_v0.6.1 runs, as in `vmaf`. Its
+    /// extractors (vif, adm, motion) run on the CPU twin.
+    #[arg(
+        short = 'm',
+        long = "model",
+        value_name = "PARAMS",
+        default_value = crate::feature::DEFAULT_MODEL
+    )]
     pub model: Vec<String>,
     /// Accepted for `vmaf` compatibility and ignored (results do not depend on it).
     #[arg(long = "cpumask", hide = true)]
@@ -330,7 +340,7 @@ impl ScoreArgs {
             subsample: 0,
             quiet: false,
             no_prediction: false,
-            model: Vec::new(),
+            model: vec![crate::feature::DEFAULT_MODEL.to_string()],
             cpumask: None,
             aom_ctc: None,
             engine: EngineArgs::default(),

@@ -225,7 +225,7 @@ fn several_engines_refuse_motion() {
         Err(e @ vkssim::Error::Unsupported(_)) => {
             let text = e.to_string();
             assert!(
-                text.contains("motion") && text.contains("2 engines"),
+                text.contains("temporal") && text.contains("2 engines"),
                 "{text}"
             );
         }

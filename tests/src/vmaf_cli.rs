@@ -189,6 +189,54 @@ pub fn run_vmaf(args: &[String], full: bool) -> VmafResult {
     Ok(VmafXml::parse(&text))
 }
 
+/// Both programs on `clip` with `args` (models, features, flags) writing
+/// `format`; `max`: full precision. vkssim runs with `--backend backend`
+/// (`""`: no `--backend`, the default; words after the first are flags for
+/// vkssim alone, e.g. `vulkan --no-fp64`). Returns the number of identical
+/// lines.
+pub fn compare_with_vmaf(
+    clip: &crate::metric_clips::MetricClip,
+    args: &[&str],
+    format: &str,
+    max: bool,
+    backend: &str,
+) -> usize {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut common = clip.vmaf_args();
+    common.extend(args.iter().map(|s| s.to_string()));
+    common.extend(["-q".to_string(), format!("--{format}")]);
+    let mut vmaf_args = common.clone();
+    vmaf_args.extend(["--cpumask".to_string(), "255".to_string()]);
+    let env: Vec<(&str, &Path)> = if max {
+        vec![("LD_PRELOAD", shim())]
+    } else {
+        Vec::new()
+    };
+    let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &env, &dir.path().join("v"));
+    let mut ours_args = vec!["score".to_string()];
+    ours_args.extend(common);
+    if !backend.is_empty() {
+        ours_args.push("--backend".to_string());
+        ours_args.extend(backend.split_whitespace().map(String::from));
+    }
+    if max {
+        ours_args.extend(["--precision".to_string(), "max".to_string()]);
+    }
+    let ours = run_writing_ok(paths::vkssim_bin(), &ours_args, &[], &dir.path().join("o"));
+    let what = format!("{} {args:?} --{format} max={max} on {backend}", clip.name);
+    let (a, b) = (comparable_lines(&ours), comparable_lines(&vmaf));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "{what}: line {} differs (vkssim vs vmaf)", i + 1);
+    }
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{what}: line counts\nvkssim:\n{ours}\nvmaf:\n{vmaf}"
+    );
+    assert!(a.len() > 1, "{what}: nothing compared");
+    a.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,9 @@ one row per pair. Columns (each at most once):
     reference_stream
                    optional; the reference's video stream, --reference-stream
     extra_args     optional; more `vkssim score` flags, split like a shell
-                   line (e.g. "--frame_cnt 10 --precision max")
+                   line (e.g. "--frame_cnt 10 --precision max"); without
+                   --feature, -m or -n, a row scores float_ssim alone
+                   (-n --feature float_ssim)
 
 A ladder (one reference, several encodes) is several rows with the same
 reference, geometry columns, reference_stream and extra_args: they run as one
@@ -86,6 +88,8 @@ TABLE_COLUMNS = [
 # Flags the runner sets itself; a row's extra_args may not.
 OWNED_FLAGS = {"-o", "--output", "--xml", "--json", "--csv", "--sub", "-r", "--reference",
                "-d", "--distorted"}
+# Flags that pick what vkssim computes; without any, a row scores float_ssim.
+METRIC_FLAGS = {"--feature", "-m", "--model", "-n", "--no_prediction", "--no-prediction"}
 # vkssim's exit codes for an input it refuses: 1 (its "vkssim: error: ..."),
 # 2 (a command-line error).
 INPUT_ERROR_CODES = (1, 2)
@@ -166,6 +170,11 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
     if owned:
         raise CatalogError(f"extra_args may not set {', '.join(owned)}: the runner sets them")
     cmd = [vkssim, "score", "-q", "-r", row["reference_path"]]
+    # The table reports float_ssim: scored alone (no VMAF model, which a
+    # plain `vkssim score` runs, as vmaf does) unless extra_args picks the
+    # metrics or models itself.
+    if not {flag_name(a) for a in extra} & METRIC_FLAGS:
+        cmd += ["-n", "--feature", "float_ssim"]
     for d in distorted or [row["distorted_path"]]:
         cmd += ["-d", d]
     for column, flag in RAW_FLAGS:

@@ -174,7 +174,7 @@ exec '{vkssim}' "$@"
 def single_run(d: Path, row: tuple, out: Path) -> dict:
     """What a plain `vkssim score --json` of the row writes, parsed."""
     ref, dist, geometry, extra, _ = row
-    cmd = [str(VKSSIM), "score", "-q", "-r", str(d / ref), "-d", str(d / dist),
+    cmd = [str(VKSSIM), "score", "-q", "-n", "--feature", "float_ssim", "-r", str(d / ref), "-d", str(d / dist),
            "--backend", "cpu", "--json", "-o", str(out)]
     for column, flag in (("width", "-w"), ("height", "-h"), ("pixel_format", "-p"),
                          ("bitdepth", "-b"), ("stream", "--stream"),

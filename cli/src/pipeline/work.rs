@@ -159,8 +159,11 @@ pub fn run(
     if finished && plan.positions != u64::MAX {
         run.pairs_read = plan.positions;
     }
-    // Everything in flight was read before any error: collect it.
+    // Everything in flight was read before any error: collect it (the
+    // stream ends here, so a result held for the next frame's motion comes
+    // out too).
     let t = Instant::now();
+    slots.finish();
     while let Some(res) = slots.wait() {
         take_result(&mut run, res, [reference, distorted], on_score);
     }

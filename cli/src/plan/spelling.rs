@@ -21,6 +21,8 @@ pub enum Opt {
     Bitdepth,
     /// The features (metrics and their options).
     Feature,
+    /// The VMAF models.
+    Model,
     /// Frames skipped at the start of the reference.
     FrameSkipRef,
     /// Frames skipped at the start of the distorted input.
@@ -50,6 +52,7 @@ impl Opt {
             Opt::PixelFormat => "-p/--pixel_format",
             Opt::Bitdepth => "-b/--bitdepth",
             Opt::Feature => "--feature",
+            Opt::Model => "-m/--model",
             Opt::FrameSkipRef => "--frame_skip_ref",
             Opt::FrameSkipDist => "--frame_skip_dist",
             Opt::Subsample => "--subsample",
@@ -70,6 +73,7 @@ impl Opt {
             Opt::PixelFormat => "pix_fmt",
             Opt::Bitdepth => "bitdepth",
             Opt::Feature => "features",
+            Opt::Model => "model",
             Opt::FrameSkipRef => "frame_skip_ref",
             Opt::FrameSkipDist => "frame_skip_dist",
             Opt::Subsample => "subsample",

@@ -71,7 +71,17 @@ pub trait Extractor: Debug + Send + Sync {
 
     /// Fills, in a run's collected columns (frame order, every frame of the
     /// run), the values that need later frames (motion's `integer_motion2`).
+    /// A frame's values read at most [`Extractor::frames_after`] later
+    /// frames, so the columns may also be a run's frames from one frame on
+    /// (a streaming queue's window).
     fn finish_run(&self, _columns: &mut Columns) {}
+
+    /// How many later frames [`Extractor::finish_run`] reads to finish one
+    /// frame's values (motion: 1, the next frame's motion); a streaming
+    /// queue holds a frame's result until they are in.
+    fn frames_after(&self) -> usize {
+        0
+    }
 }
 
 /// A run's values per name, each a column in frame order: what the

@@ -70,7 +70,7 @@ class Result:
 def score(
     reference: Union[PathLike, Frames],
     distorted: Union[PathLike, Frames],
-    features: Union[str, Iterable[str]] = ...,
+    features: Optional[Union[str, Iterable[str]]] = ...,
     *,
     model: Optional[Union[str, Iterable[str]]] = ...,
     width: Optional[int] = ...,
@@ -101,7 +101,7 @@ def score(
 def score(
     reference: Union[PathLike, Frames],
     distorted: List[Union[PathLike, Frames]],
-    features: Union[str, Iterable[str]] = ...,
+    features: Optional[Union[str, Iterable[str]]] = ...,
     *,
     model: Optional[Union[str, Iterable[str]]] = ...,
     width: Optional[int] = ...,
@@ -143,6 +143,7 @@ class Scorer:
         features: Union[str, Iterable[str]] = ...,
         *,
         chroma: Optional[str] = ...,
+        model: Optional[Union[str, Iterable[str]]] = ...,
         backend: str = ...,
         device: Optional[Union[int, str, Iterable[int]]] = ...,
         threads: Optional[int] = ...,

@@ -60,6 +60,10 @@ impl Extractor for MotionOptions {
         vec![motion2_name.into(), motion_name.into()]
     }
 
+    fn frames_after(&self) -> usize {
+        1
+    }
+
     fn finish_run(&self, columns: &mut Columns) {
         let (motion2_name, motion_name) = names(self);
         if let Some(raw) = columns.get(&motion_name) {

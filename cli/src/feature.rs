@@ -9,6 +9,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use vkssim::io::Chroma;
+use vkssim::metric::MotionVersion;
 use vkssim::metric::{MetricConfig, Models};
 use vkssim::SsimOptions;
 
@@ -62,15 +63,27 @@ impl Features {
         model_specs: &[String],
         spelling: Spelling,
     ) -> Result<Self> {
+        Self::parse_with_motion(specs, model_specs, spelling, MotionVersion::default())
+    }
+
+    /// [`Features::parse_with_models`] computing libvmaf `motion`'s
+    /// version of motion (for `--feature motion` and the models' motion).
+    pub fn parse_with_motion(
+        specs: &[String],
+        model_specs: &[String],
+        spelling: Spelling,
+        motion: MotionVersion,
+    ) -> Result<Self> {
         let model_option = spelling.name(Opt::Model);
         let models = Models::parse(model_specs).map_err(|e| anyhow!("{model_option}: {e}"))?;
-        let mut metrics: Vec<MetricConfig> = models.metrics()?;
+        let mut metrics: Vec<MetricConfig> = models.metrics_with_motion(motion)?;
         for spec in specs {
             let given = match spelling {
                 Spelling::Flags => spelling.number(Opt::Feature, spec),
                 Spelling::Keywords => format!("{}: '{spec}'", Opt::Feature.keyword()),
             };
-            let metric = MetricConfig::parse(spec).map_err(|e| anyhow!("{given}: {e}"))?;
+            let metric = MetricConfig::parse_with_motion(spec, motion)
+                .map_err(|e| anyhow!("{given}: {e}"))?;
             let overlaps = |m: &MetricConfig| {
                 let names = metric.output_names(Chroma::C444);
                 m.output_names(Chroma::C444)

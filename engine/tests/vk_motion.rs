@@ -12,7 +12,7 @@ mod vk_support;
 use vk_support::*;
 use vkssim::metric::{MetricConfig, MetricOutputs};
 use vkssim::testing::motion::{blur, motion_score, BlurredPlane, MotionOptions};
-use vkssim::testing::FrameScorer;
+use vkssim::testing::{FrameScorer, VkScorer};
 use vkssim::vk::UploadPath;
 use vkssim::LumaFrame;
 
@@ -233,4 +233,26 @@ fn several_engines_refuse_motion() {
         Ok(_) => panic!("two engines took motion"),
     }
     assert!(MultiScorer::new(&engines[..1], &desc).is_ok());
+}
+
+/// The Vulkan passes are libvmaf 2.3.1's motion: 3.2.0's is refused by name
+/// (the CPU twin scores it).
+#[test]
+fn motion_of_libvmaf_3_2_0_is_refused_on_vulkan() {
+    if !gpu_present() {
+        return;
+    }
+    use vkssim::metric::MetricConfig;
+    use vkssim::testing::motion::MotionVersion;
+    let list = [MetricConfig::Motion(MotionOptions::for_version(
+        MotionVersion::V3_2_0,
+    ))];
+    let opts = vk_opts(UploadPath::Direct, false, 2);
+    match VkScorer::with_metrics((24, 16, 8), vkssim::io::Chroma::C420, &list, &opts) {
+        Err(e @ vkssim::Error::Unsupported(_)) => {
+            assert!(e.to_string().contains("motion"), "{e}")
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("3.2.0's motion ran on Vulkan"),
+    }
 }

@@ -97,3 +97,36 @@ def test_model_none_runs_the_features_alone_and_needs_one(clips):
     with pytest.raises(vkssim.Error, match=r"^backend='vulkan': VMAF .* is not on Vulkan yet") as e:
         vkssim.score(clip.ref, clip.dist, backend="vulkan")
     assert "model=None" in str(e.value) and "--" not in str(e.value)
+
+
+def _v32_fixture(name: str):
+    """A pair of tests/fixtures/vmaf_v32 (tools/vmaf-v32-fixtures.sh) and what libvmaf 3.2.0's vmaf wrote
+    for the default model at full precision, less integer_aim and integer_adm3 (not computed)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "vmaf_v32"
+    case = next(line.split() for line in (folder / "cases.txt").read_text().splitlines() if line.split()[0] == name)
+    w, h, pix, bpc, frames = int(case[1]), int(case[2]), case[3], int(case[4]), int(case[5])
+    want = json.loads((folder / f"{name}.json").read_text())
+    drop = ("integer_aim", "integer_adm3")
+    frames_want = [{k: v for k, v in f["metrics"].items() if k not in drop} for f in want["frames"]]
+    pooled_want = {k: v for k, v in want["pooled_metrics"].items() if k not in drop}
+    return folder / f"{name}_ref.yuv", folder / f"{name}_dis.yuv", (w, h, pix, bpc, frames), frames_want, pooled_want
+
+
+def test_motion_version_3_2_0_gives_vmaf_3_2_0s_motion_and_scores(tmp_path):
+    ref, dis, (w, h, pix, bpc, frames), frames_want, pooled_want = _v32_fixture("m8_64x48")
+    res = vkssim.score(ref, dis, "motion", model="version=vmaf_v0.6.1", motion_version="3.2.0", backend="cpu",
+                       width=w, height=h, pix_fmt=pix, bitdepth=bpc, precision="max")
+    got = [{k: v for k, v in f.items() if k != "frameNum"} for f in res.frames]
+    assert [list(f.items()) for f in got] == [list(f.items()) for f in frames_want]
+    assert res.pooled == pooled_want
+    # Arrays: the luma planes of the same files.
+    luma = [np.fromfile(p, np.uint8).reshape(frames, -1)[:, : w * h].reshape(frames, h, w) for p in (ref, dis)]
+    arrays = vkssim.score(luma[0], luma[1], "motion", model="version=vmaf_v0.6.1", motion_version="3.2.0",
+                          backend="cpu", precision="max")
+    assert [{k: v for k, v in f.items() if k != "frameNum"} for f in arrays.frames] == got
+    with pytest.raises(vkssim.OptionError, match="^motion_version='3.1'"):
+        vkssim.score(ref, dis, "motion", motion_version="3.1", backend="cpu", width=w, height=h, pix_fmt=pix,
+                     bitdepth=bpc)

@@ -32,6 +32,7 @@ use anyhow::{bail, Result};
 use crate::args::ScoreArgs;
 use crate::feature::Features;
 use crate::pipeline::Selection;
+use vkssim::metric::MotionVersion;
 
 /// How a run goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +81,18 @@ impl ScorePlan {
         if models.is_empty() && args.feature.is_empty() {
             bail!("{}", nothing_to_score(spelling));
         }
-        let features = Features::parse_with_models(&args.feature, models, spelling)?;
+        let features =
+            Features::parse_with_motion(&args.feature, models, spelling, args.motion_version)?;
+        if args.motion_version == MotionVersion::V3_2_0 && args.subsample > 1 {
+            // Measured: 3.2.0 pools over every frame it writes.
+            bail!(
+                "{} with {}: libvmaf 3.2.0 pools a subsampled run over every frame it writes, \
+                 where 2.3.1, whose pooling vkssim follows, pools the frames whose index is below \
+                 their count; not reproduced",
+                spelling.number(Opt::Subsample, args.subsample),
+                spelling.word(Opt::MotionVersion, MotionVersion::V3_2_0.name())
+            );
+        }
         let ladder = outputs::per_input(args);
         let mut inputs = inputs::resolve(args, ladder)?;
         let mode = match (ladder, inputs.kind) {

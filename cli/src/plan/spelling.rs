@@ -41,6 +41,8 @@ pub enum Opt {
     Decode,
     /// Distorted frames scaled to the reference's size.
     ResizeDistorted,
+    /// Which libvmaf's motion is computed.
+    MotionVersion,
 }
 
 impl Opt {
@@ -62,6 +64,7 @@ impl Opt {
             Opt::ReferenceStream => "--reference-stream",
             Opt::Decode => "--decode",
             Opt::ResizeDistorted => "--resize-distorted",
+            Opt::MotionVersion => "--motion-version",
         }
     }
 
@@ -83,6 +86,7 @@ impl Opt {
             Opt::ReferenceStream => "reference_stream",
             Opt::Decode => "decode",
             Opt::ResizeDistorted => "resize_distorted",
+            Opt::MotionVersion => "motion_version",
         }
     }
 }

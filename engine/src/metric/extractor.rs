@@ -50,6 +50,13 @@ pub trait Extractor: Debug + Send + Sync {
     /// order.
     fn output_names(&self, chroma: Chroma) -> Vec<OutputName>;
 
+    /// Those of its [`Extractor::output_names`] that libvmaf writes after
+    /// every other extractor's outputs, because it computes them when the
+    /// stream ends (libvmaf 3.2.0's motion2 and motion3); none by default.
+    fn flushed_names(&self, _chroma: Chroma) -> Vec<OutputName> {
+        Vec::new()
+    }
+
     /// The names of the values reported once, at the end of a run.
     fn aggregate_names(&self) -> Vec<&'static str> {
         Vec::new()

@@ -5,6 +5,7 @@
 //! is in (motion's `integer_motion2` needs the next frame).
 
 use super::config::MetricConfig;
+use crate::feature::motion::MotionVersion;
 use crate::io::Chroma;
 use crate::model::{
     check_unique_names, predict_run, run_output_names, Model, ModelSpec, OptionValue,
@@ -47,11 +48,18 @@ impl Models {
     /// The extractors the models read, each with the options its model sets,
     /// in the order the models list them (each configuration once).
     pub fn metrics(&self) -> Result<Vec<MetricConfig>> {
+        self.metrics_with_motion(MotionVersion::default())
+    }
+
+    /// [`Models::metrics`] with `motion`'s version of the motion extractor
+    /// (the models read its `integer_motion2`).
+    pub fn metrics_with_motion(&self, motion: MotionVersion) -> Result<Vec<MetricConfig>> {
         let mut out: Vec<MetricConfig> = Vec::new();
         for input in self.models.iter().flat_map(Model::inputs) {
-            let mut m = MetricConfig::by_name(input.extractor).ok_or_else(|| {
-                crate::Error::Internal(format!("no extractor named {}", input.extractor))
-            })?;
+            let mut m =
+                MetricConfig::by_name_with_motion(input.extractor, motion).ok_or_else(|| {
+                    crate::Error::Internal(format!("no extractor named {}", input.extractor))
+                })?;
             for (key, value) in &input.options {
                 let text = match value {
                     OptionValue::Bool(b) => b.to_string(),

@@ -19,6 +19,7 @@ def score(
     features: Optional[Union[str, Iterable[str]]] = None,
     *,
     model: Optional[Union[str, Iterable[str]]] = DEFAULT_MODEL,
+    motion_version: Optional[str] = None,
     width: Optional[int] = None,
     height: Optional[int] = None,
     pix_fmt: Optional[str] = None,
@@ -65,7 +66,10 @@ def score(
     an error). ``model=None`` runs no model, as ``-n``: only ``features``
     (``vkssim.score(r, d, "float_ssim", model=None)`` is the float_ssim-only
     run, which Vulkan scores); no model and no feature is an
-    :class:`vkssim.OptionError`.
+    :class:`vkssim.OptionError`. ``motion_version``:
+    ``"2.3.1"`` (the default) or ``"3.2.0"``, whose motion (and so the
+    models' scores) and output names are libvmaf 3.2.0's, as the command
+    line's ``--motion-version``.
     The other options are typed values with the meaning of the command
     line's flags of the same names
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
@@ -96,6 +100,7 @@ def score(
         # None: no model (an empty list; the native side's unset is the
         # default model).
         model=[] if model is None else _options.once(model),
+        motion_version=motion_version,
         backend=backend,
         device=_options.once(device),
         threads=threads,
@@ -174,7 +179,7 @@ def _one(reference: Any, distorted: Any, options: dict, progress: Any) -> Result
                 raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
             ref = _options.frames_planes(reference, "reference")
             dist = _options.frames_planes(distorted, "distorted")
-            common = _options.pick(options, ("features", "model", *_options.ENGINE, *_options.SELECTION))
+            common = _options.pick(options, ("features", "model", "motion_version", *_options.ENGINE, *_options.SELECTION))
             report = _native.score_arrays(list(ref), list(dist), common, options.get("bitdepth"), callback)
         return Result(report)
     except BaseException as e:

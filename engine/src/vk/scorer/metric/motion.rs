@@ -167,16 +167,8 @@ impl GpuMetric for MotionGpu {
     /// The first luma sample above the bit depth of each picture, in raster
     /// order, from the row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
-        let mut found = [None; 2];
-        if bit_depth != 10 && bit_depth != 12 {
-            return Ok(found);
-        }
-        let records = Self::records(bufs)?;
         let h = self.params.height as usize;
-        for (picture, slot) in found.iter_mut().enumerate() {
-            *slot = rows::first_above(&records[h + picture * h..h + (picture + 1) * h], picture);
-        }
-        Ok(found)
+        Ok(rows::luma_ranges(&Self::records(bufs)?, h, h, bit_depth))
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

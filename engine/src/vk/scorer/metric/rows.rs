@@ -18,9 +18,28 @@ pub(super) fn words(buf: &Buffer) -> Result<Vec<u64>> {
         .collect())
 }
 
+/// The first luma sample above the bit depth of each picture (none at 8 and
+/// 16 bits, where nothing is recorded), from `records`, where picture `p`'s
+/// row records (one per row of `height`, top first) start at
+/// `at + p * height`.
+pub(super) fn luma_ranges(
+    records: &[u64],
+    at: usize,
+    height: usize,
+    bit_depth: u32,
+) -> [Option<PlaneRange>; 2] {
+    if bit_depth != 10 && bit_depth != 12 {
+        return [None; 2];
+    }
+    std::array::from_fn(|p| {
+        let start = at + p * height;
+        first_above(&records[start..start + height], p)
+    })
+}
+
 /// The first luma sample above the bit depth in picture `picture`'s row
 /// records `rows` (one per row, top first).
-pub(super) fn first_above(rows: &[u64], picture: usize) -> Option<PlaneRange> {
+fn first_above(rows: &[u64], picture: usize) -> Option<PlaneRange> {
     let (y, &rec) = rows.iter().enumerate().find(|(_, &rec)| rec != u64::MAX)?;
     Some(PlaneRange {
         picture,

@@ -241,16 +241,8 @@ impl GpuMetric for VifGpu {
     /// The first luma sample above the bit depth of each picture, in raster
     /// order, from the scale-0 row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
-        let mut found = [None; 2];
-        if bit_depth != 10 && bit_depth != 12 {
-            return Ok(found);
-        }
-        let records = Self::records(bufs)?;
         let h = self.params[0].height as usize;
-        for (picture, slot) in found.iter_mut().enumerate() {
-            *slot = rows::first_above(&records[picture * h..(picture + 1) * h], picture);
-        }
-        Ok(found)
+        Ok(rows::luma_ranges(&Self::records(bufs)?, 0, h, bit_depth))
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

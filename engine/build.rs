@@ -491,8 +491,10 @@ fn params_check(compiled: &[Compiled]) -> Result<String, String> {
 
 /// Push-constant blocks other than `Params` whose Rust mirror (in
 /// engine/src/vk/pipeline.rs) is checked like `Params`: (block, struct).
-const OTHER_PUSH_BLOCKS: [(&str, &str); 3] = [
+const OTHER_PUSH_BLOCKS: [(&str, &str); 5] = [
     ("Lowpass", "LowpassParams"),
+    ("Motion", "MotionParams"),
+    ("Vif", "VifParams"),
     ("Psnr", "PsnrParams"),
     ("Shift", "crate::vk::image_input::ShiftParams"),
 ];

@@ -26,6 +26,42 @@ pub mod softfloat {
     };
 }
 pub use crate::feature::vif;
+
+/// Each scale's exact VIF sums: num_log, den_log, num_non_log, den_non_log.
+pub type VifSums = [[i64; 4]; 4];
+
+/// The CPU twin's VIF intermediates of one pair, for the pass-by-pass tests
+/// of its Vulkan passes: the decimated planes (scale 1's reference and
+/// distorted, then scale 2's and scale 3's) and each scale's exact sums
+/// (num_log, den_log, num_non_log, den_non_log), as `vif::vif_scores`
+/// forms them (its checks first).
+pub fn vif_intermediates(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    opts: &vif::VifOptions,
+) -> Result<(Vec<Vec<u16>>, VifSums)> {
+    use crate::feature::vif::{filters, plane::Plane, stats};
+    vif::vif_scores(reference, distorted, opts)?;
+    let depth = reference.bit_depth;
+    let mut planes = [Plane::from_view(reference), Plane::from_view(distorted)];
+    let mut decimated = Vec::new();
+    let mut sums = [[0i64; 4]; 4];
+    for (scale, out) in sums.iter_mut().enumerate() {
+        let input = match (scale, depth) {
+            (0, 8) => stats::Input::Bits8,
+            (0, d) => stats::Input::Deep(d),
+            _ => stats::Input::Decimated,
+        };
+        if scale > 0 {
+            planes = planes.map(|p| filters::decimate(&p, scale, depth));
+            decimated.extend(planes.iter().map(|p| p.samples.clone()));
+        }
+        let [r, d] = &planes;
+        let s = stats::scale_sums(r, d, scale, input, opts.enhn_gain_limit);
+        *out = [s.num_log, s.den_log, s.num_non_log, s.den_non_log];
+    }
+    Ok((decimated, sums))
+}
 pub use crate::scorer::FrameScorer;
 pub use crate::vk::pipeline::PASSES;
 pub use crate::vk::scorer::MetricDebug;

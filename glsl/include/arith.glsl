@@ -13,6 +13,8 @@
 //   F64      f64_add(F64, F64)      IEEE add
 //   F64      f64_mul(F64, F64)      IEEE multiply
 //   F64      f64_div(F64, F64)      IEEE divide
+//   F64      f64_sub(F64, F64)      IEEE subtract
+//   F64      f64_from_u32(uint)     exact
 //   float    f32_div(float, float)  correctly rounded fp32 division
 //   float    f32_sqrt(float)        correctly rounded fp32 square root
 //   uint64_t f64_to_bits(F64)       the binary64 bits
@@ -48,6 +50,8 @@ float f32_from_f64(F64 a) { precise float r = float(a); return r; }
 F64 f64_add(F64 a, F64 b) { precise double r = a + b; return r; }
 F64 f64_mul(F64 a, F64 b) { precise double r = a * b; return r; }
 F64 f64_div(F64 a, F64 b) { precise double r = a / b; return r; }
+F64 f64_sub(F64 a, F64 b) { precise double r = a - b; return r; }
+F64 f64_from_u32(uint a) { precise double r = double(a); return r; }
 float f32_div(float a, float b) {
     precise double q = double(a) / double(b);
     precise float r = float(q);
@@ -64,5 +68,22 @@ F64 f64_from_bits(uint64_t b) { return uint64BitsToDouble(b); }
 #else
 #error "compile with FP64 or SOFT_F64 defined (engine/build.rs does)"
 #endif
+
+// On the bits, alike in both variants (integer operations only, exact):
+// a finite value's truncation toward zero as a uint64_t, 0 for a value at or
+// below zero (callers' values lie below 2^64).
+uint64_t f64_trunc_u64(F64 a) {
+    uint64_t b = f64_to_bits(a);
+    int e = int((b >> 52) & 0x7FFul);
+    if ((b >> 63) != 0ul || e < 1023) { return 0ul; }
+    uint64_t m = (b & 0xFFFFFFFFFFFFFul) | 0x10000000000000ul;
+    return e >= 1075 ? m << uint(e - 1075) : m >> uint(1075 - e);
+}
+
+// The smaller of two values that are positive or zero (not NaN): their bits
+// order as the values do.
+F64 f64_min_nonneg(F64 a, F64 b) {
+    return f64_to_bits(b) < f64_to_bits(a) ? b : a;
+}
 
 #endif // VKSSIM_ARITH_GLSL

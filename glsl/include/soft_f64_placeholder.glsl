@@ -11,6 +11,8 @@ float f32_from_f64(F64 a) { return uintBitsToFloat(uint(a)); }
 F64 f64_add(F64 a, F64 b) { return a ^ b; }
 F64 f64_mul(F64 a, F64 b) { return a ^ b; }
 F64 f64_div(F64 a, F64 b) { return a ^ b; }
+F64 f64_sub(F64 a, F64 b) { return a ^ b; }
+F64 f64_from_u32(uint v) { return uint64_t(v); }
 float f32_div(float a, float b) { return a; }
 float f32_sqrt(float a) { return a; }
 uint64_t f64_to_bits(F64 a) { return a; }

@@ -245,7 +245,8 @@ pub fn run_vmaf(args: &[String], full: bool) -> VmafResult {
 
 /// Both programs on `clip` with `args` (models, features, flags) writing
 /// `format`; `max`: full precision. vkssim runs with `--backend backend`
-/// (`""`: no `--backend`, the default). Returns the number of identical
+/// (`""`: no `--backend`, the default; words after the first are flags for
+/// vkssim alone, e.g. `vulkan --no-fp64`). Returns the number of identical
 /// lines.
 pub fn compare_with_vmaf(
     clip: &crate::metric_clips::MetricClip,
@@ -269,7 +270,8 @@ pub fn compare_with_vmaf(
     let mut ours_args = vec!["score".to_string()];
     ours_args.extend(common);
     if !backend.is_empty() {
-        ours_args.extend(["--backend".to_string(), backend.to_string()]);
+        ours_args.push("--backend".to_string());
+        ours_args.extend(backend.split_whitespace().map(String::from));
     }
     if max {
         ours_args.extend(["--precision".to_string(), "max".to_string()]);

@@ -270,3 +270,51 @@ fn n_alone_and_vmaf_on_vulkan_are_clear_errors() {
         );
     }
 }
+
+/// `motion` and `vif` on the Vulkan engine (motion's blurred plane carried
+/// from frame to frame on the device, vif's binary64 step in native or
+/// software fp64): the whole file equals vmaf's, as the CPU twin's does, at
+/// full precision; 8, 10 and 12-bit, odd sizes, several frames, beside other
+/// metrics, with options and `--subsample`, on both upload paths and both
+/// arithmetic paths.
+#[test]
+fn motion_and_vif_on_vulkan_match_vmaf_and_the_cpu_twin() {
+    let cases = [
+        (
+            MetricClip::new(67, 45, 8, Chroma::C420, 5, Content::Noisy),
+            "vulkan",
+        ),
+        (
+            MetricClip::new(53, 37, 10, Chroma::C422, 4, Content::Noisy),
+            "vulkan --upload staging --no-fp64",
+        ),
+        (
+            MetricClip::new(41, 29, 12, Chroma::C444, 4, Content::Noisy),
+            "vulkan --upload direct",
+        ),
+    ];
+    for (clip, vulkan) in cases {
+        for features in [
+            &["--feature", "motion"][..],
+            &["--feature", "vif=debug=true", "--feature", "motion"][..],
+            &[
+                "--feature",
+                "float_ssim",
+                "--feature",
+                "motion=debug=false",
+                "--feature",
+                "psnr",
+                "--feature",
+                "vif=vif_enhn_gain_limit=1.0",
+                "--subsample",
+                "2",
+            ][..],
+        ] {
+            let mut args = vec!["-n"];
+            args.extend(features);
+            let on_cpu = compare(&clip, &args, "xml", true, "cpu");
+            let on_vulkan = compare(&clip, &args, "xml", true, vulkan);
+            assert_eq!(on_cpu, on_vulkan, "{vulkan} {args:?}: lines compared");
+        }
+    }
+}

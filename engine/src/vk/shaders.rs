@@ -95,6 +95,11 @@ mod tests {
                 "terms_subgroup" => ShaderName::TermsSubgroup,
                 "lowpass" => ShaderName::Lowpass,
                 "psnr" => ShaderName::Psnr,
+                "motion_blur" => ShaderName::MotionBlur,
+                "motion_sad" => ShaderName::MotionSad,
+                "vif_decimate" => ShaderName::VifDecimate,
+                "vif_stats" => ShaderName::VifStats,
+                "vif_vertical" => ShaderName::VifVertical,
                 other => panic!("a shader this test does not know: {other}"),
             };
             let found = shader(name, s.variant);
@@ -113,7 +118,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 8] = [
+        let want: [(ShaderName, &[(u32, Access)]); 13] = [
             (
                 ShaderName::Decimate,
                 &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],
@@ -123,6 +128,11 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Read), (3, Write), (7, ReadWrite)],
             ),
             (ShaderName::Lowpass, &[(2, Read), (3, Write)]),
+            (ShaderName::MotionBlur, &[(0, Read), (2, Write)]),
+            (
+                ShaderName::MotionSad,
+                &[(0, Read), (1, Read), (2, Read), (3, ReadWrite), (4, Write)],
+            ),
             (ShaderName::MsbShift, &[(0, ReadWrite), (1, ReadWrite)]),
             (ShaderName::Psnr, &[(0, Read), (1, Read), (2, Write)]),
             (ShaderName::Selftest, &[(0, Read), (5, Write)]),
@@ -130,6 +140,15 @@ mod tests {
                 ShaderName::Terms,
                 &[(3, Read), (4, Write), (5, Write), (6, Write)],
             ),
+            (
+                ShaderName::VifDecimate,
+                &[(0, Read), (1, Read), (2, Write), (3, Write)],
+            ),
+            (
+                ShaderName::VifStats,
+                &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
+            ),
+            (ShaderName::VifVertical, &[(0, Read), (1, Read), (4, Write)]),
             (
                 ShaderName::TermsSubgroup,
                 &[(3, Read), (4, Write), (5, Write), (6, Write)],
@@ -160,5 +179,9 @@ mod tests {
             [3, 4, 5, 6]
         );
         assert_eq!([binding::decimate::DEC, binding::decimate::RANGE], [2, 7]);
+        assert_eq!(
+            [binding::motion_sad::VERT, binding::motion_sad::BLURRED],
+            [binding::motion_blur::VERT, 3]
+        );
     }
 }

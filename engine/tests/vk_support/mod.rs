@@ -98,3 +98,83 @@ pub fn first_difference<T: PartialEq + Copy>(a: &[T], b: &[T]) -> Option<usize> 
     }
     a.iter().zip(b).position(|(x, y)| x != y)
 }
+
+/// (upload path, no_fp64) of every configuration the metric tests check.
+pub const PATHS: [(UploadPath, bool); 4] = [
+    (UploadPath::Direct, false),
+    (UploadPath::Staging, false),
+    (UploadPath::Direct, true),
+    (UploadPath::Staging, true),
+];
+
+/// A metric list from `--feature`-style specs (panics on a bad one).
+pub fn metric_list(specs: &[&str]) -> Vec<vkssim::metric::MetricConfig> {
+    vkssim::metric::config::parse_list(specs).unwrap()
+}
+
+/// A scorer of `list` for luma-only pictures of `size` on `path`, validation
+/// on, checked to run on the path asked for.
+pub fn metric_scorer(
+    size: (u32, u32, u32),
+    list: &[vkssim::metric::MetricConfig],
+    (upload, no_fp64): (UploadPath, bool),
+    in_flight: usize,
+) -> VkScorer {
+    let opts = vk_opts(upload, no_fp64, in_flight);
+    let s = VkScorer::with_metrics(size, vkssim::io::Chroma::C420, list, &opts)
+        .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
+    let soft = s.arithmetic() == vkssim::vk::ArithVariant::SoftF64;
+    assert_eq!(soft, no_fp64, "arithmetic path");
+    assert_eq!(s.upload_path(), upload);
+    s
+}
+
+/// The same names in the same order, each value's fp64 bits equal.
+pub fn assert_same_outputs(
+    label: &str,
+    gpu: &vkssim::metric::MetricOutputs,
+    cpu: &vkssim::metric::MetricOutputs,
+) {
+    let g: Vec<(&str, u64)> = gpu.iter().map(|(n, v)| (n, v.to_bits())).collect();
+    let c: Vec<(&str, u64)> = cpu.iter().map(|(n, v)| (n, v.to_bits())).collect();
+    assert_eq!(g, c, "{label}: GPU {gpu:?}\nCPU {cpu:?}");
+}
+
+/// A scorer of metric `spec` alone for `size` (10 or 12-bit) refuses a luma
+/// sample `value`, above the bit depth, at `(x, y)` of either picture of its
+/// second frame, naming the frame, the position and the value.
+pub fn assert_refuses_a_sample_above(
+    spec: &str,
+    (w, h, depth): (u32, u32, u32),
+    (x, y): (u32, u32),
+    value: u16,
+) {
+    let list = metric_list(&[spec]);
+    for picture in 0..2 {
+        let mut s = metric_scorer((w, h, depth), &list, (UploadPath::Direct, false), 2);
+        let good = frame(w, h, depth, 5);
+        let mut bad = good.clone();
+        let at = 2 * (y * w + x) as usize;
+        bad.bytes[at..at + 2].copy_from_slice(&value.to_le_bytes());
+        s.score_picture(&[good.view()], &[good.view()]).unwrap();
+        let pair = [(&bad, &good), (&good, &bad)][picture];
+        match s.score_picture(&[pair.0.view()], &[pair.1.view()]) {
+            Err(e @ vkssim::Error::SampleRange { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("frame 1"), "{spec}: {text}");
+                let vkssim::Error::SampleRange {
+                    x: ex,
+                    y: ey,
+                    value: ev,
+                    ..
+                } = e
+                else {
+                    unreachable!()
+                };
+                assert_eq!((ex, ey, ev), (x, y, value as u32), "{spec}: {text}");
+            }
+            other => panic!("{spec}, picture {picture}: {other:?}"),
+        }
+        assert_no_validation_messages(&s);
+    }
+}

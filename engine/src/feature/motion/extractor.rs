@@ -66,6 +66,8 @@ impl Extractor for MotionOptions {
     fn needs(&self) -> Needs {
         Needs {
             previous_reference: true,
+            // The Vulkan passes are libvmaf 2.3.1's motion.
+            vulkan: self.version == MotionVersion::V2_3_1,
             ..Needs::default()
         }
     }
@@ -175,4 +177,28 @@ fn frame_outputs_v32(
         out.push(name, if k < late { motion } else { f64::NAN });
     }
     Ok(out)
+}
+
+/// One frame's `motion` outputs as [`frame_outputs`] gives them, for the
+/// Vulkan engine, whose passes give the frame's sum of absolute differences
+/// `sad` against the previous frame (each row's sum modulo 2^32, added in
+/// 64 bits, as [`motion_score`] forms it; `None` for the first frame) of a
+/// `width` x `height` plane: [`motion_score`]'s float finish.
+pub(crate) fn outputs_from_sad(
+    sad: Option<u64>,
+    (width, height): (u32, u32),
+    opts: &MotionOptions,
+) -> MetricOutputs {
+    let motion = match sad.filter(|_| !opts.force_zero) {
+        None => 0.0,
+        Some(sad) => {
+            let pixels = width.wrapping_mul(height) as f32;
+            ((sad as f64 / 256.0) as f32 / pixels) as f64
+        }
+    };
+    let (motion2_name, motion_name) = names(opts);
+    let mut out = MetricOutputs::new();
+    out.push(motion2_name, f64::NAN);
+    out.push(motion_name, motion);
+    out
 }

@@ -62,7 +62,10 @@ impl Extractor for VifOptions {
     }
 
     fn needs(&self) -> Needs {
-        Needs::default()
+        Needs {
+            vulkan: true,
+            ..Needs::default()
+        }
     }
 }
 

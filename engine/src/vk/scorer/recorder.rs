@@ -12,6 +12,9 @@
 //! - places a barrier before a dispatch that reads or writes a buffer written
 //!   since the last barrier, or writes one read since (the table says which
 //!   bindings a shader writes), and none elsewhere;
+//! - places a barrier before the first dispatch of a program that binds a
+//!   buffer a metric keeps from frame to frame ([`Buf::Kept`]): the frames
+//!   submitted before on the same queue wrote it;
 //! - writes a timestamp at the end of each stage the metric declared
 //!   ([`super::metric::GpuMetric::stage_names`]).
 //!
@@ -45,6 +48,10 @@ pub(super) enum Buf {
     /// Buffer `.1` of those metric `.0` (its position in the scorer's list)
     /// declared.
     Own(u16, u16),
+    /// Buffer `.1` of those metric `.0` keeps for the whole scorer
+    /// ([`GpuMetric::kept_buffers`]): its passes carry it from one frame to
+    /// the next, in submission order.
+    Kept(u16, u16),
 }
 
 /// A buffer a metric declares: one per slot.
@@ -138,6 +145,8 @@ pub(super) struct Recorder {
     /// Buffers written and read since the last barrier.
     written: HashSet<Buf>,
     read: HashSet<Buf>,
+    /// Kept buffers bound so far (see [`Buf::Kept`]).
+    kept: HashSet<Buf>,
     /// Whether the program writes the planes only tests read.
     debug: bool,
     /// The first misuse found (reported by [`Recorder::finish`]).
@@ -154,6 +163,7 @@ impl Recorder {
             ended: 0,
             written: HashSet::new(),
             read: HashSet::new(),
+            kept: HashSet::new(),
             debug,
             error: None,
         }
@@ -168,6 +178,12 @@ impl Recorder {
     /// Buffer `k` of the metric recording now (its `k`-th [`BufferDecl`]).
     pub(super) fn own(&self, k: usize) -> Buf {
         Buf::Own(self.metric, k as u16)
+    }
+
+    /// Buffer `k` the metric recording now keeps for the whole scorer (the
+    /// `k`-th of its [`GpuMetric::kept_buffers`]).
+    pub(super) fn kept(&self, k: usize) -> Buf {
+        Buf::Kept(self.metric, k as u16)
     }
 
     /// Starts metric `metric`, which declared `stages`.
@@ -219,6 +235,11 @@ impl Recorder {
         let hazard = bindings.iter().zip(table).any(|(&(_, buf), &(_, access))| {
             self.written.contains(&buf) || (access.writes() && self.read.contains(&buf))
         });
+        // A kept buffer's first use in the program: earlier frames wrote it.
+        let carried = bindings
+            .iter()
+            .any(|&(_, buf)| matches!(buf, Buf::Kept(..)) && self.kept.insert(buf));
+        let hazard = hazard || carried;
         if hazard {
             self.barrier();
         }
@@ -330,12 +351,17 @@ impl VkScorer {
     }
 
     /// What buffer `b` of `slot` is bound as: (buffer, offset, range).
-    fn resolve(slot: &Slot, b: Buf) -> (vk::Buffer, u64, u64) {
+    fn resolve(&self, slot: &Slot, b: Buf) -> (vk::Buffer, u64, u64) {
         let whole = vk::WHOLE_SIZE;
         match b {
             Buf::Raw(p) => slot.raw_binding[p as usize],
             Buf::Range => (slot.range.raw, 0, whole),
             Buf::Own(m, k) => (slot.bufs[m as usize][k as usize].raw, 0, whole),
+            Buf::Kept(m, k) => (
+                self.gpu_metrics[m as usize].kept_buffers()[k as usize].raw,
+                0,
+                whole,
+            ),
         }
     }
 
@@ -348,7 +374,7 @@ impl VkScorer {
                 .bindings
                 .iter()
                 .map(|&(binding, b)| {
-                    let (buffer, offset, range) = Self::resolve(slot, b);
+                    let (buffer, offset, range) = self.resolve(slot, b);
                     (binding, buffer, offset, range)
                 })
                 .collect();
@@ -519,6 +545,33 @@ mod tests {
         assert_eq!(p.sets.len(), 2);
         assert_eq!(p.timestamps(), 3);
         assert_eq!(p.descriptors(), 4);
+    }
+
+    /// The first dispatch that binds a kept buffer waits behind a barrier
+    /// (earlier frames wrote it); later ones only for their own hazards.
+    #[test]
+    fn a_kept_buffer_is_first_bound_behind_a_barrier() {
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &["a"]);
+        let (kept, a, b) = (r.kept(0), r.own(0), r.own(1));
+        let push = [0u8; 16];
+        let lowpass = kernel(ShaderName::Lowpass);
+        let (src, dst) = (binding::lowpass::SRC, binding::lowpass::DST);
+        r.dispatch(lowpass, [8, 8, 1], &[(src, kept), (dst, a)], &push);
+        r.dispatch(lowpass, [8, 8, 1], &[(src, kept), (dst, b)], &push);
+        r.end_stage();
+        r.end_metric("test");
+        let p = r.finish().unwrap();
+        let kinds: Vec<&str> = p
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Dispatch { .. } => "d",
+                Step::Barrier => "b",
+                Step::Stamp(_) => "s",
+            })
+            .collect();
+        assert_eq!(kinds, ["b", "d", "d", "s"]);
     }
 
     /// A dispatch whose buffers are not its shader's bindings, a stage not

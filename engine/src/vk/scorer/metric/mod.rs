@@ -1,5 +1,5 @@
 //! The metrics a [`VkScorer`] computes on the device, one module each
-//! (`float_ssim`, `psnr`, `ms_ssim`), every one a [`GpuMetric`]: it declares
+//! (`float_ssim`, `psnr`, `ms_ssim`, `motion`, `vif`), every one a [`GpuMetric`]: it declares
 //! the buffers each slot holds for it and records its dispatches through the
 //! recorder ([`super::recorder`]), which allocates, binds, places the barriers
 //! and times the stages it names; after a frame it reads its buffers into
@@ -12,8 +12,12 @@
 //! come out ([`VkScorer::take_metric_outputs`]).
 
 pub(super) mod float_ssim;
+mod kept;
+pub(super) mod motion;
 pub(super) mod ms_ssim;
 pub(super) mod psnr;
+mod rows;
+pub(super) mod vif;
 
 use std::collections::VecDeque;
 
@@ -42,6 +46,14 @@ pub(super) trait GpuMetric: Send + Sync {
     /// [`Recorder::own`]`(k)`, and [`GpuMetric::finish`] gets them in this
     /// order.
     fn buffers(&self) -> Vec<BufferDecl>;
+
+    /// The buffers it keeps for the whole scorer (made with the plan,
+    /// destroyed when it drops, after the scorer's work is done), which its
+    /// passes carry from frame to frame; the recorder names the `k`-th as
+    /// [`Recorder::kept`]`(k)`.
+    fn kept_buffers(&self) -> &[Buffer] {
+        &[]
+    }
 
     /// Records one frame's dispatches.
     fn record(&self, r: &mut Recorder);
@@ -77,6 +89,8 @@ pub(super) trait GpuMetric: Send + Sync {
 /// What the metrics give of one frame.
 #[derive(Debug, Default)]
 pub(super) struct FrameFinish {
+    /// The frame's index in submission order (given to the metrics).
+    pub(super) frame: u64,
     /// Every metric's outputs.
     pub(super) outputs: MetricOutputs,
     /// psnr's sums of squared errors (for the run's apsnr).
@@ -89,7 +103,7 @@ pub(super) struct FrameFinish {
 /// float_ssim's when `ssim` (its options, then the scorer's own
 /// passes), then each of `list` but float_ssim, in the registry's order.
 pub(super) fn gpu_metrics(
-    gpu: &Gpu,
+    gpu: &std::sync::Arc<Gpu>,
     pipelines: &Pipelines,
     ctx: &MetricContext,
     ssim: Option<&SsimOptions>,
@@ -110,6 +124,16 @@ pub(super) fn gpu_metrics(
     for m in list {
         if let MetricConfig::Psnr(o) = m {
             out.push(Box::new(psnr::PsnrGpu::new(gpu, pipelines, ctx, o)?));
+        }
+    }
+    for m in list {
+        if let MetricConfig::Motion(o) = m {
+            out.push(Box::new(motion::MotionGpu::new(gpu, pipelines, ctx, o)?));
+        }
+    }
+    for m in list {
+        if let MetricConfig::Vif(o) = m {
+            out.push(Box::new(vif::VifGpu::new(gpu, pipelines, ctx, o)?));
         }
     }
     for m in list {
@@ -198,6 +222,19 @@ pub struct MetricDebug {
     /// float_ms_ssim's pyramid: each scale's reference and distorted fp32
     /// planes, scale 0 first (empty without float_ms_ssim).
     pub pyramid: Vec<(Plane, Plane)>,
+    /// motion's blurred reference luma of the frame, row by row (empty
+    /// without motion's passes).
+    pub motion_blurred: Vec<u16>,
+    /// motion's sum of absolute differences against the previous frame's
+    /// blurred plane (each row's sum modulo 2^32, added in uint64; the
+    /// first frame's is not meaningful).
+    pub motion_sad: Option<u64>,
+    /// vif's exact sums per scale: num_log, den_log, num_non_log,
+    /// den_non_log (`None` without vif).
+    pub vif_sums: Option<[[i64; 4]; 4]>,
+    /// vif's decimated planes: scale 1's reference and distorted, then
+    /// scale 2's and scale 3's (empty without vif).
+    pub vif_planes: Vec<Vec<u16>>,
     /// The frame's outputs (see [`VkScorer::take_metric_outputs`]).
     pub outputs: MetricOutputs,
 }
@@ -214,7 +251,10 @@ impl VkScorer {
         let Some(plan) = &self.metrics else {
             return Err(Error::Internal("a metric frame without its metrics".into()));
         };
-        let mut out = FrameFinish::default();
+        let mut out = FrameFinish {
+            frame: self.slots[i].frame,
+            ..FrameFinish::default()
+        };
         for config in &plan.list {
             let k = self
                 .gpu_metrics

@@ -1,0 +1,182 @@
+//! libvmaf 2.3.1's integer `motion` on the device: `glsl/motion_blur.comp`
+//! blurs each frame's reference luma vertically into a slot buffer;
+//! `glsl/motion_sad.comp` blurs it horizontally, sums each row's absolute
+//! differences against the previous frame's blurred plane and leaves this
+//! frame's in its place, in a buffer the plan keeps for the whole scorer
+//! ([`GpuMetric::kept_buffers`]). Frames run their passes in submission
+//! order on the one compute queue, each behind a barrier, so frame n reads
+//! the plane frame n-1 left: the previous reference the CPU twin's frame job
+//! carries. The host adds the rows in uint64 and finishes as the CPU twin
+//! (`feature::motion`); the first frame submitted scores 0. With
+//! `motion_force_zero` nothing is blurred: `motion_sad` only checks the
+//! samples' range (`MotionParams::blur` 0), on frames of any size.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::super::recorder::{Buf, BufferDecl, Recorder};
+use super::super::VkScorer;
+use super::kept::KeptBuffers;
+use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
+use crate::feature::motion::extractor::outputs_from_sad;
+use crate::feature::motion::{check_size, MotionOptions};
+use crate::vk::context::Gpu;
+use crate::vk::memory::Buffer;
+use crate::vk::pipeline::{Kernel, MotionParams, Pipelines, Spec};
+use crate::vk::shaders::{binding, ShaderName};
+use crate::{Error, FrameScore, Result};
+
+/// The stages motion times: the vertical blur, then the horizontal blur
+/// with the sums.
+const STAGES: [&str; 2] = ["motion blur", "motion sad"];
+
+/// motion's plan (see the module docs).
+pub(in crate::vk::scorer) struct MotionGpu {
+    opts: MotionOptions,
+    params: MotionParams,
+    /// The blur pass (none under `motion_force_zero`) and the sums pass.
+    blur: Option<Kernel>,
+    sad: Kernel,
+    /// The blurred plane carried from frame to frame (one uint per sample).
+    kept: KeptBuffers,
+}
+
+impl MotionGpu {
+    /// The plan for frames of `ctx`'s format (motion's size check first).
+    pub(super) fn new(
+        gpu: &Arc<Gpu>,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+        opts: &MotionOptions,
+    ) -> Result<Self> {
+        let (width, height, bit_depth) = ctx.format;
+        check_size(width, height, bit_depth, opts)?;
+        let spec = Some(Spec::new(bit_depth, 1, false));
+        let blur = match opts.force_zero {
+            true => None,
+            false => Some(pipelines.kernel(gpu, ShaderName::MotionBlur, spec)?),
+        };
+        let mut this = Self {
+            opts: *opts,
+            params: MotionParams {
+                width,
+                height,
+                blur: blur.is_some() as u32,
+            },
+            blur,
+            sad: pipelines.kernel(gpu, ShaderName::MotionSad, spec)?,
+            kept: KeptBuffers::new(gpu),
+        };
+        this.kept.push(gpu.create_buffer(
+            "vkssim motion blurred plane",
+            this.samples() * 4,
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        )?);
+        Ok(this)
+    }
+
+    /// Luma samples per frame.
+    fn samples(&self) -> u64 {
+        self.params.width as u64 * self.params.height as u64
+    }
+
+    /// The records the sums pass wrote (`glsl/motion_sad.comp`): each row's
+    /// sum, then the range records.
+    fn records(bufs: &[Buffer]) -> Result<Vec<u64>> {
+        rows::words(
+            bufs.get(1)
+                .ok_or_else(|| Error::Internal("motion without its buffers".into()))?,
+        )
+    }
+
+    /// The frame's sum of absolute differences (each row's modulo 2^32,
+    /// added here in uint64); `None` under `motion_force_zero`.
+    fn sad(&self, bufs: &[Buffer]) -> Result<Option<u64>> {
+        if self.blur.is_none() {
+            return Ok(None);
+        }
+        let records = Self::records(bufs)?;
+        Ok(Some(records[..self.params.height as usize].iter().sum()))
+    }
+}
+
+impl GpuMetric for MotionGpu {
+    fn feature(&self) -> &'static str {
+        crate::feature::motion::FEATURE
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        match self.blur {
+            Some(_) => &STAGES,
+            None => &STAGES[1..],
+        }
+    }
+
+    fn buffers(&self) -> Vec<BufferDecl> {
+        // The vertical blur (one uint per sample); each row's sum, then each
+        // row's range record per picture (glsl/motion_sad.comp).
+        vec![
+            BufferDecl::device("motion vertical blur", self.samples() * 4),
+            BufferDecl::host("motion row sums", 3 * self.params.height as u64 * 8),
+        ]
+    }
+
+    fn kept_buffers(&self) -> &[Buffer] {
+        self.kept.all()
+    }
+
+    fn record(&self, r: &mut Recorder) {
+        let push = bytemuck::bytes_of(&self.params);
+        let (w, h) = (self.params.width, self.params.height);
+        if let Some(blur) = self.blur {
+            use binding::motion_blur as b;
+            let bufs = [(b::RAW_REF, Buf::Raw(0)), (b::VERT, r.own(0))];
+            r.dispatch(blur, [w, h, 1], &bufs, push);
+            r.end_stage();
+        }
+        use binding::motion_sad as b;
+        let bufs = [
+            (b::RAW_REF, Buf::Raw(0)),
+            (b::RAW_DIST, Buf::Raw(1)),
+            (b::VERT, r.own(0)),
+            (b::BLURRED, r.kept(0)),
+            (b::ROW_SAD, r.own(1)),
+        ];
+        // One workgroup per row (its invocations stride along the row).
+        r.dispatch(self.sad, [1, h, 1], &bufs, push);
+        r.end_stage();
+    }
+
+    fn finish(
+        &self,
+        _s: &VkScorer,
+        bufs: &[Buffer],
+        _score: &FrameScore,
+        out: &mut FrameFinish,
+    ) -> Result<()> {
+        // The first frame submitted has no previous one.
+        let sad = self.sad(bufs)?.filter(|_| out.frame > 0);
+        let size = (self.params.width, self.params.height);
+        out.outputs.extend(&outputs_from_sad(sad, size, &self.opts));
+        Ok(())
+    }
+
+    /// The first luma sample above the bit depth of each picture, in raster
+    /// order, from the row records (none at 8 and 16 bits).
+    fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
+        let h = self.params.height as usize;
+        Ok(rows::luma_ranges(&Self::records(bufs)?, h, h, bit_depth))
+    }
+
+    fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
+        let Some(kept) = self.kept.all().first().filter(|_| self.blur.is_some()) else {
+            return Ok(());
+        };
+        out.motion_sad = self.sad(bufs)?;
+        out.motion_blurred = rows::samples(s, kept)?;
+        Ok(())
+    }
+}

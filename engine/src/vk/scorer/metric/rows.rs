@@ -1,0 +1,61 @@
+//! Reading back what the integer passes of `motion` and `vif` write: a
+//! host-visible buffer of 64-bit row records, the first luma sample above
+//! the bit depth among one picture's row records (`(value << 32) | column`,
+//! all ones for a row without one: `glsl/motion_sad.comp`,
+//! `glsl/vif_stats.comp`), and a device plane of one uint per 16-bit sample.
+
+use super::super::{not_mapped, VkScorer};
+use super::PlaneRange;
+use crate::vk::memory::Buffer;
+use crate::Result;
+
+/// The 64-bit little-endian words of host-visible `buf`.
+pub(super) fn words(buf: &Buffer) -> Result<Vec<u64>> {
+    let bytes = buf.mapped().ok_or_else(not_mapped)?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect())
+}
+
+/// The first luma sample above the bit depth of each picture (none at 8 and
+/// 16 bits, where nothing is recorded), from `records`, where picture `p`'s
+/// row records (one per row of `height`, top first) start at
+/// `at + p * height`.
+pub(super) fn luma_ranges(
+    records: &[u64],
+    at: usize,
+    height: usize,
+    bit_depth: u32,
+) -> [Option<PlaneRange>; 2] {
+    if bit_depth != 10 && bit_depth != 12 {
+        return [None; 2];
+    }
+    std::array::from_fn(|p| {
+        let start = at + p * height;
+        first_above(&records[start..start + height], p)
+    })
+}
+
+/// The first luma sample above the bit depth in picture `picture`'s row
+/// records `rows` (one per row, top first).
+fn first_above(rows: &[u64], picture: usize) -> Option<PlaneRange> {
+    let (y, &rec) = rows.iter().enumerate().find(|(_, &rec)| rec != u64::MAX)?;
+    Some(PlaneRange {
+        picture,
+        plane: 0,
+        x: rec as u32,
+        y: y as u32,
+        value: (rec >> 32) as u32,
+    })
+}
+
+/// Device buffer `buf` of one uint per sample, copied back, as 16-bit
+/// samples.
+pub(super) fn samples(s: &VkScorer, buf: &Buffer) -> Result<Vec<u16>> {
+    s.read_back_with(buf, false, |b| {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u16)
+            .collect()
+    })
+}

@@ -1,0 +1,257 @@
+//! libvmaf's integer `vif` on the device, per scale: `glsl/vif_decimate.comp`
+//! low-passes and decimates the scale before (scales 1 to 3; scale 1 from the
+//! raw pictures), `glsl/vif_vertical.comp` forms the five vertically filtered
+//! statistics per sample, `glsl/vif_stats.comp` their horizontal pass, each
+//! pixel's information terms (the binary64 gain and residual through
+//! `arith.glsl`, native or software) and each row's four exact int64 sums,
+//! into one host-visible buffer per slot. The host adds the rows and finishes
+//! each scale as the CPU twin (`feature::vif`). libvmaf's log2 table,
+//! uploaded once from the CPU twin's, is a buffer the plan keeps for the
+//! whole scorer. The scale-0 stats pass also records the first luma sample
+//! above the bit depth per row (10 and 12-bit).
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::super::recorder::{Buf, BufferDecl, Recorder};
+use super::super::{not_mapped, VkScorer};
+use super::kept::KeptBuffers;
+use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
+use crate::feature::vif::stats::ScaleSums;
+use crate::feature::vif::{check_size, log2, VifOptions, VifScores};
+use crate::vk::context::Gpu;
+use crate::vk::memory::Buffer;
+use crate::vk::pipeline::{Kernel, Pipelines, Spec, VifParams};
+use crate::vk::shaders::{binding, ShaderName};
+use crate::{Error, FrameScore, Result};
+
+/// The stages vif times: one per scale.
+const STAGES: [&str; 4] = ["vif scale 0", "vif scale 1", "vif scale 2", "vif scale 3"];
+
+/// The slot buffers: each decimated scale's reference and distorted planes
+/// (scales 1 to 3, in that order), the vertical statistics, the row sums.
+const VERT: usize = 6;
+const SUMS: usize = 7;
+
+/// vif's plan (see the module docs).
+pub(in crate::vk::scorer) struct VifGpu {
+    opts: VifOptions,
+    /// Each scale's push constants (its plane's size, where its sums go).
+    params: [VifParams; 4],
+    /// decimate, vertical, stats.
+    kernels: [Kernel; 3],
+    /// libvmaf's log2 table, one uint per entry.
+    kept: KeptBuffers,
+}
+
+impl VifGpu {
+    /// The plan for frames of `ctx`'s format (vif's checks first).
+    pub(super) fn new(
+        gpu: &Arc<Gpu>,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+        opts: &VifOptions,
+    ) -> Result<Self> {
+        let (width, height, bit_depth) = ctx.format;
+        check_size(width, height, bit_depth)?;
+        opts.validate()?;
+        let bits = opts.enhn_gain_limit.to_bits();
+        let mut params = [VifParams::default(); 4];
+        // The range records (2 per row of scale 0), then each scale's rows.
+        let mut sums_at = 2 * height;
+        let (mut w, mut h) = (width, height);
+        for (s, p) in params.iter_mut().enumerate() {
+            let (sw, sh) = (w, h);
+            if s > 0 {
+                (w, h) = (w / 2, h / 2);
+            }
+            *p = VifParams {
+                width: w,
+                height: h,
+                src_width: sw,
+                src_height: sh,
+                scale: s as u32,
+                sums_at,
+                gain_lo: bits as u32,
+                gain_hi: (bits >> 32) as u32,
+            };
+            sums_at += 4 * h;
+        }
+        let spec = Some(Spec::new(bit_depth, 1, false));
+        let kernels = [
+            pipelines.kernel(gpu, ShaderName::VifDecimate, spec)?,
+            pipelines.kernel(gpu, ShaderName::VifVertical, spec)?,
+            pipelines.kernel(gpu, ShaderName::VifStats, spec)?,
+        ];
+        let mut this = Self {
+            opts: *opts,
+            params,
+            kernels,
+            kept: KeptBuffers::new(gpu),
+        };
+        let table = log2::table();
+        let mut buf = gpu.create_buffer(
+            "vkssim vif log2 table",
+            table.len() as u64 * 4,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let written = match buf.mapped_mut() {
+            Some(bytes) => {
+                for (dst, &v) in bytes.chunks_exact_mut(4).zip(table.iter()) {
+                    dst.copy_from_slice(&u32::from(v).to_le_bytes());
+                }
+                Ok(())
+            }
+            None => Err(not_mapped()),
+        };
+        this.kept.push(buf);
+        written?;
+        Ok(this)
+    }
+
+    /// The row sums and records the stats passes wrote.
+    fn records(bufs: &[Buffer]) -> Result<Vec<u64>> {
+        rows::words(
+            bufs.get(SUMS)
+                .ok_or_else(|| Error::Internal("vif without its buffers".into()))?,
+        )
+    }
+
+    /// Each scale's exact sums, from the device's row sums.
+    fn sums(&self, bufs: &[Buffer]) -> Result<[ScaleSums; 4]> {
+        let records = Self::records(bufs)?;
+        let mut out = [ScaleSums::default(); 4];
+        for (p, sums) in self.params.iter().zip(&mut out) {
+            let at = p.sums_at as usize;
+            for row in records[at..at + 4 * p.height as usize].chunks_exact(4) {
+                // Two's complement: the int64 sums as written.
+                sums.num_log += row[0] as i64;
+                sums.den_log += row[1] as i64;
+                sums.num_non_log += row[2] as i64;
+                sums.den_non_log += row[3] as i64;
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl GpuMetric for VifGpu {
+    fn feature(&self) -> &'static str {
+        crate::feature::vif::FEATURE
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        &STAGES
+    }
+
+    fn buffers(&self) -> Vec<BufferDecl> {
+        let mut out = Vec::new();
+        for p in &self.params[1..] {
+            let bytes = p.width as u64 * p.height as u64 * 4;
+            for which in ["reference", "distorted"] {
+                let name = format!("vif scale {} {which}", p.scale);
+                out.push(BufferDecl::device(name, bytes));
+            }
+        }
+        let p0 = &self.params[0];
+        let samples = p0.width as u64 * p0.height as u64;
+        out.push(BufferDecl::device(
+            "vif vertical statistics",
+            5 * samples * 4,
+        ));
+        let last = &self.params[3];
+        let records = last.sums_at as u64 + 4 * last.height as u64;
+        out.push(BufferDecl::host("vif row sums", records * 8));
+        out
+    }
+
+    fn kept_buffers(&self) -> &[Buffer] {
+        self.kept.all()
+    }
+
+    fn record(&self, r: &mut Recorder) {
+        let [decimate, vertical, stats] = self.kernels;
+        let planes = |s: usize| -> [Buf; 2] {
+            match s {
+                0 => [Buf::Raw(0), Buf::Raw(1)],
+                _ => [r.own(2 * (s - 1)), r.own(2 * (s - 1) + 1)],
+            }
+        };
+        let all: [[Buf; 2]; 4] = std::array::from_fn(planes);
+        let (vert, sums, table) = (r.own(VERT), r.own(SUMS), r.kept(0));
+        for (s, p) in self.params.iter().enumerate() {
+            let push = bytemuck::bytes_of(p);
+            let (w, h) = (p.width, p.height);
+            if s > 0 {
+                use binding::vif_decimate as b;
+                let bufs = [
+                    (b::SRC_REF, all[s - 1][0]),
+                    (b::SRC_DIST, all[s - 1][1]),
+                    (b::DST_REF, all[s][0]),
+                    (b::DST_DIST, all[s][1]),
+                ];
+                // Both pictures: z is the picture.
+                r.dispatch(decimate, [w, h, 2], &bufs, push);
+            }
+            {
+                use binding::vif_vertical as b;
+                let bufs = [
+                    (b::SRC_REF, all[s][0]),
+                    (b::SRC_DIST, all[s][1]),
+                    (b::VERT, vert),
+                ];
+                r.dispatch(vertical, [w, h, 1], &bufs, push);
+            }
+            use binding::vif_stats as b;
+            let bufs = [
+                (b::RAW_REF, Buf::Raw(0)),
+                (b::RAW_DIST, Buf::Raw(1)),
+                (b::VERT, vert),
+                (b::LOG2, table),
+                (b::ROW_SUMS, sums),
+            ];
+            // One workgroup per row (its invocations stride along the row).
+            r.dispatch(stats, [1, h, 1], &bufs, push);
+            r.end_stage();
+        }
+    }
+
+    fn finish(
+        &self,
+        _s: &VkScorer,
+        bufs: &[Buffer],
+        _score: &FrameScore,
+        out: &mut FrameFinish,
+    ) -> Result<()> {
+        let sums = self.sums(bufs)?;
+        let scores = VifScores {
+            scale: sums.map(|s| s.score()),
+            num: sums.map(|s| f64::from(s.num())),
+            den: sums.map(|s| f64::from(s.den())),
+        };
+        for (name, value) in scores.outputs(&self.opts) {
+            out.outputs.push(name, value);
+        }
+        Ok(())
+    }
+
+    /// The first luma sample above the bit depth of each picture, in raster
+    /// order, from the scale-0 row records (none at 8 and 16 bits).
+    fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
+        let h = self.params[0].height as usize;
+        Ok(rows::luma_ranges(&Self::records(bufs)?, 0, h, bit_depth))
+    }
+
+    fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
+        let sums = self.sums(bufs)?;
+        out.vif_sums = Some(sums.map(|s| [s.num_log, s.den_log, s.num_non_log, s.den_non_log]));
+        out.vif_planes = bufs[..VERT]
+            .iter()
+            .map(|b| rows::samples(s, b))
+            .collect::<Result<_>>()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,60 @@
+#version 450
+// motion_blur.comp: the vertical half of libvmaf 2.3.1's motion blur
+// (engine/src/feature/motion/blur.rs, the CPU twin; docs/vmaf.md). Invocation
+// (x, y) reads the reference luma samples of rows y-2 ..= y+2 in column x
+// (mirrored at the top and bottom edges: -1 reads 1, -2 reads 2, n reads
+// n-1, n+1 reads n-2), sums tap * sample in uint32 (at most 65536 * 65535 +
+// 2^15: no overflow), adds 2^(bpc-1), shifts right by bpc and writes the
+// 16-bit value to vert[y * width + x], one uint per sample. Integers only:
+// exact, as the CPU twin.
+//
+// The raw reference is the slot's upload buffer: the luma plane first, packed
+// rows. Its pipeline layout is its own (bindings read from this shader's
+// SPIR-V by engine/build.rs), its push-constant range the `Motion` block
+// (`MotionParams` in engine/src/vk/pipeline.rs, checked at compile time),
+// which glsl/motion_sad.comp shares.
+
+layout(local_size_x = 64, local_size_y = 4, local_size_z = 1) in;
+
+layout(push_constant, std430) uniform Motion {
+    uint width;  // luma samples per row
+    uint height; // luma rows
+    uint blur;   // 1: blur and sum; 0 (motion_force_zero): range check only
+} P;
+
+// The scorer's bit depth (`Spec::bit_depth`, constant id 0).
+layout(constant_id = 0) const uint BIT_DEPTH = 8u;
+
+layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Vert { uint vert[]; };
+
+// libvmaf's taps, in 1/65536 (glsl/motion_sad.comp has the same).
+const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
+
+// The raw reference sample at sample index i: 1 byte per sample at 8 bits,
+// 2 (little-endian) above.
+uint sample_at(uint i) {
+    if (BIT_DEPTH <= 8u) {
+        return (raw_ref[i >> 2] >> ((i & 3u) * 8u)) & 0xFFu;
+    }
+    return (raw_ref[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu;
+}
+
+// libvmaf's mirror of index i (at most 2 outside 0..n), n >= 3.
+uint mirror(int i, uint n) {
+    if (i < 0) { return uint(-i); }
+    if (uint(i) >= n) { return 2u * n - uint(i) - 1u; }
+    return uint(i);
+}
+
+void main() {
+    uint x = gl_GlobalInvocationID.x;
+    uint y = gl_GlobalInvocationID.y;
+    if (x >= P.width || y >= P.height) { return; }
+    uint sum = 0u;
+    for (int k = 0; k < 5; ++k) {
+        uint row = mirror(int(y) + k - 2, P.height);
+        sum += TAPS[k] * sample_at(row * P.width + x);
+    }
+    vert[y * P.width + x] = (sum + (1u << (BIT_DEPTH - 1u))) >> BIT_DEPTH;
+}

@@ -40,26 +40,12 @@ pub fn vif_intermediates(
     distorted: &LumaView<'_>,
     opts: &vif::VifOptions,
 ) -> Result<(Vec<Vec<u16>>, VifSums)> {
-    use crate::feature::vif::{filters, plane::Plane, stats};
     vif::vif_scores(reference, distorted, opts)?;
-    let depth = reference.bit_depth;
-    let mut planes = [Plane::from_view(reference), Plane::from_view(distorted)];
     let mut decimated = Vec::new();
-    let mut sums = [[0i64; 4]; 4];
-    for (scale, out) in sums.iter_mut().enumerate() {
-        let input = match (scale, depth) {
-            (0, 8) => stats::Input::Bits8,
-            (0, d) => stats::Input::Deep(d),
-            _ => stats::Input::Decimated,
-        };
-        if scale > 0 {
-            planes = planes.map(|p| filters::decimate(&p, scale, depth));
-            decimated.extend(planes.iter().map(|p| p.samples.clone()));
-        }
-        let [r, d] = &planes;
-        let s = stats::scale_sums(r, d, scale, input, opts.enhn_gain_limit);
-        *out = [s.num_log, s.den_log, s.num_non_log, s.den_non_log];
-    }
+    let sums = crate::feature::vif::scales(reference, distorted, opts, |r, d| {
+        decimated.extend([r.samples.clone(), d.samples.clone()]);
+    });
+    let sums = sums.map(|s| [s.num_log, s.den_log, s.num_non_log, s.den_non_log]);
     Ok((decimated, sums))
 }
 pub use crate::scorer::FrameScorer;

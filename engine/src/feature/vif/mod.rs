@@ -134,6 +134,23 @@ pub fn vif_scores(
     check_view(reference)?;
     check_view(distorted)?;
     opts.validate()?;
+    let sums = scales(reference, distorted, opts, |_, _| {});
+    Ok(VifScores {
+        scale: sums.map(|s| s.score()),
+        num: sums.map(|s| f64::from(s.num())),
+        den: sums.map(|s| f64::from(s.den())),
+    })
+}
+
+/// Each scale's exact sums of a checked pair, calling `decimated` with each
+/// decimated scale's reference and distorted planes (scales 1 to 3, in
+/// order) as the walk reaches them.
+pub(crate) fn scales(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    opts: &VifOptions,
+    mut decimated: impl FnMut(&Plane, &Plane),
+) -> [ScaleSums; 4] {
     let bit_depth = reference.bit_depth;
     let gain_limit = opts.enhn_gain_limit;
     let mut sums = [ScaleSums::default(); 4];
@@ -158,6 +175,7 @@ pub fn vif_scores(
     for (scale, sum) in sums.iter_mut().enumerate().skip(1) {
         // planes[0..2] hold this scale; the next one goes to planes[2..4].
         let (this, next) = planes.split_at_mut(2);
+        decimated(&this[0], &this[1]);
         let (r, d) = (this[0].rows(), this[1].rows());
         scale_sums_16(&r, &d, scale, Input::Decimated, gain_limit, sum);
         if scale < 3 {
@@ -167,9 +185,5 @@ pub fn vif_scores(
             planes.swap(1, 3);
         }
     }
-    Ok(VifScores {
-        scale: sums.map(|s| s.score()),
-        num: sums.map(|s| f64::from(s.num())),
-        den: sums.map(|s| f64::from(s.den())),
-    })
+    sums
 }

@@ -51,14 +51,14 @@ pub(crate) fn score_metrics_in(
         match config {
             MetricConfig::FloatSsim(o) => {
                 let s = score_frame(r, d, o)?;
-                (score.ssim, score.l, score.c, score.s, score.db) = (s.ssim, s.l, s.c, s.s, s.db);
                 score.outputs.extend(&s.outputs);
+                score.side.extend(&s.side);
             }
             MetricConfig::Psnr(o) => {
                 let f =
                     psnr::score_psnr(&reference[..planes], &distorted[..planes], set.chroma(), o)?;
                 score.outputs.extend(&f.outputs);
-                score.psnr_sse = Some(f.sse);
+                score.side.extend(&f.side);
             }
             MetricConfig::FloatMsSsim(o) => {
                 score

@@ -14,7 +14,8 @@
 use crate::frame::PlaneGeometry;
 use crate::io::Chroma;
 use crate::metric::outputs::MetricOutputs;
-use crate::metric::psnr::{check_geometry, frame_outputs, PsnrGeometry, PsnrOptions};
+use crate::metric::psnr::{check_geometry, frame_outputs, keep_sse, PsnrGeometry, PsnrOptions};
+use crate::metric::SideValues;
 use crate::{Error, LumaView, Result};
 
 use super::samples::check_view;
@@ -106,6 +107,8 @@ pub struct PsnrFrame {
     pub sse: [u64; 3],
     /// The frame's values, by libvmaf name and in its order.
     pub outputs: MetricOutputs,
+    /// The sums kept for the run's `apsnr`.
+    pub side: SideValues,
 }
 
 /// The planes `g` scores, as views of exactly their scored size: luma as it
@@ -176,9 +179,12 @@ pub fn score_psnr(
             sse[p] = plane_sse(r, d)?;
         }
     }
+    let mut side = SideValues::default();
+    keep_sse(&sse, &g, &mut side);
     Ok(PsnrFrame {
         sse,
         outputs: frame_outputs(&sse, &g, opts),
+        side,
     })
 }
 

@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::fmt::Debug;
 
+use super::outputs::MetricOutputs;
+use super::side::SideValues;
 use crate::io::Chroma;
 use crate::Result;
 
@@ -72,6 +74,22 @@ pub trait Extractor: Debug + Send + Sync {
     /// Fills, in a run's collected columns (frame order, every frame of the
     /// run), the values that need later frames (motion's `integer_motion2`).
     fn finish_run(&self, _columns: &mut Columns) {}
+
+    /// Its values of the whole run (libvmaf's `flush`: psnr's `apsnr_*`),
+    /// named as [`Extractor::aggregate_names`] says, from what it kept of
+    /// every frame ([`SideValues`], in frame order) of `width` x `height`
+    /// frames at `bit_depth` with `chroma` (a format [`Extractor::check_frame`]
+    /// took).
+    fn aggregate(
+        &self,
+        _width: u32,
+        _height: u32,
+        _bit_depth: u32,
+        _chroma: Chroma,
+        _frames: &[SideValues],
+    ) -> Result<MetricOutputs> {
+        Ok(MetricOutputs::new())
+    }
 }
 
 /// A run's values per name, each a column in frame order: what the

@@ -22,7 +22,7 @@ use super::VkScorer;
 use crate::cpu::Plane;
 use crate::frame::bytes_per_sample;
 use crate::io::Chroma;
-use crate::metric::{MetricConfig, MetricOutputs};
+use crate::metric::{MetricConfig, MetricOutputs, SideValues};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{Params, Pipelines};
@@ -79,8 +79,8 @@ pub(super) trait GpuMetric: Send + Sync {
 pub(super) struct FrameFinish {
     /// Every metric's outputs.
     pub(super) outputs: MetricOutputs,
-    /// psnr's sums of squared errors (for the run's apsnr).
-    pub(super) psnr_sse: Option<[u64; 3]>,
+    /// What the metrics keep of the frame (for the run's end-of-run values).
+    pub(super) side: SideValues,
     /// Scales whose means the host summed.
     pub(super) host_sums: u64,
 }

@@ -229,6 +229,13 @@ impl FrameScore {
         self.outputs.get(name)
     }
 
+    /// Appends `other`'s outputs and side values after these (one metric's
+    /// values of the frame after the previous metrics').
+    pub(crate) fn extend(&mut self, other: &FrameScore) {
+        self.outputs.extend(&other.outputs);
+        self.side.extend(&other.side);
+    }
+
     /// `(name, value)` of every output, in the `vmaf` command line's order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
         self.outputs.iter()

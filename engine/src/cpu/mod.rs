@@ -81,6 +81,20 @@ pub fn score_frame(
     Ok(frame_score(&means, &geometry, opts))
 }
 
+/// `float_ssim`'s CPU twin: [`score_frame`] on the luma planes.
+impl metrics::CpuTwin for SsimOptions {
+    fn score(
+        &self,
+        pair: &metrics::TwinPair<'_, '_>,
+        _work: &mut metrics::TwinWork,
+        out: &mut FrameScore,
+    ) -> Result<()> {
+        let (r, d) = pair.luma();
+        out.extend(&score_frame(r, d, self)?);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ use crate::io::Chroma;
 use crate::metric::outputs::MetricOutputs;
 use crate::metric::psnr::{check_geometry, frame_outputs, keep_sse, PsnrGeometry, PsnrOptions};
 use crate::metric::SideValues;
-use crate::{Error, LumaView, Result};
+use crate::{Error, FrameScore, LumaView, Result};
 
 use super::samples::check_view;
 
@@ -186,6 +186,21 @@ pub fn score_psnr(
         outputs: frame_outputs(&sse, &g, opts),
         side,
     })
+}
+
+/// `psnr`'s CPU twin: [`score_psnr`] on the planes it reads.
+impl super::metrics::CpuTwin for PsnrOptions {
+    fn score(
+        &self,
+        pair: &super::metrics::TwinPair<'_, '_>,
+        _work: &mut super::metrics::TwinWork,
+        out: &mut FrameScore,
+    ) -> Result<()> {
+        let f = score_psnr(pair.reference, pair.distorted, pair.chroma, self)?;
+        out.outputs.extend(&f.outputs);
+        out.side.extend(&f.side);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

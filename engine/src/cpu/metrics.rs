@@ -1,5 +1,5 @@
 //! Every metric of a [`MetricSet`] on one pair ([`score_metrics`]): the CPU
-//! twin of each ([`CpuTwin`], implemented in the metric's own module and
+//! twin of each (`CpuTwin`, implemented in the metric's own module and
 //! reached through the registry's `MetricConfig::cpu_twin`), in the set's
 //! order, into one [`FrameScore`].
 

@@ -135,7 +135,7 @@ pub(crate) fn slot_bytes(list: &[MetricConfig], width: u32, height: u32) -> u64 
 
 /// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), in
 /// the order a scorer of all of them times them after float_ssim's passes:
-/// each metric's own, in [`gpu_metrics`]' order (a scorer times only the
+/// each metric's own, in `gpu_metrics`' order (a scorer times only the
 /// stages of the metrics it computes).
 pub const METRIC_STAGES: [&str; 3] = [psnr::STAGES[0], ms_ssim::STAGES[0], ms_ssim::STAGES[1]];
 

@@ -568,6 +568,34 @@ mod tests {
         );
     }
 
+    /// A run's collector gives the `apsnr` of every frame's kept sums (the
+    /// 64-bit sums exactly), and refuses a frame that kept none.
+    #[test]
+    fn the_collector_aggregates_every_frames_kept_sums() {
+        use crate::metric::{config::parse_list, MetricSet, Summary};
+        let configs = parse_list(&["psnr=enable_apsnr=true"]).unwrap();
+        let set = MetricSet::new(&configs, 10, 10, 8, Some(Chroma::C444)).unwrap();
+        let opts = PsnrOptions {
+            enable_apsnr: true,
+            ..Default::default()
+        };
+        let g = check_geometry(10, 10, 8, Chroma::C444, &opts).unwrap();
+        let mut summary = Summary::new(&set);
+        let mut want = Apsnr::default();
+        for sse in [[(1u64 << 60) + 1, 5, 0], [3, 7, 9]] {
+            let mut score = FrameScore::empty();
+            score.outputs.extend(&frame_outputs(&sse, &g, &opts));
+            keep_sse(&sse, &g, &mut score.side);
+            summary.add(&score);
+            want.add(&sse, &g);
+        }
+        assert_eq!(want.sse[0], (1u64 << 60) + 4);
+        assert_eq!(summary.aggregate().unwrap(), want.outputs(&g, &opts));
+        summary.add(&FrameScore::empty());
+        let e = summary.aggregate().unwrap_err().to_string();
+        assert!(e.contains("psnr: frame 2 has no sum"), "{e}");
+    }
+
     #[test]
     fn identical_planes_reach_the_ceiling_and_apsnr_caps() {
         let opts = PsnrOptions {

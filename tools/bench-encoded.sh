@@ -44,13 +44,13 @@ y4m() { "$ffmpeg" -nostdin -loglevel error -threads 0 -i "$1" -f yuv4mpegpipe -y
 # processes children whose CPU time counts.
 pipes() { rm -f "$out/r.fifo" "$out/d.fifo"; mkfifo "$out/r.fifo" "$out/d.fifo"; y4m "$ref" "$out/r.fifo"; y4m "$dist" "$out/d.fifo"; }
 way_a() { "$dec" "$ref" "$dist"; }
-way_b_cpu() { "$bin" score -r "$ref" -d "$dist" -q --backend cpu --threads "$threads" --json -o "$out/b.json"; }
-way_b_default() { "$bin" score -r "$ref" -d "$dist" -q --json -o "$out/bd.json"; }
+way_b_cpu() { "$bin" score -n --feature float_ssim -r "$ref" -d "$dist" -q --backend cpu --threads "$threads" --json -o "$out/b.json"; }
+way_b_default() { "$bin" score -n --feature float_ssim -r "$ref" -d "$dist" -q --json -o "$out/bd.json"; }
 way_a_t() { "$dec" --threads "$decode_threads" "$ref" "$dist"; }
-way_b_t() { "$bin_new" score -r "$ref" -d "$dist" -q --decode-threads "$decode_threads" --json -o "$out/bt.json"; }
-way_b_new() { "$bin_new" score -r "$ref" -d "$dist" -q --json -o "$out/bn.json"; }
-way_b_gpu() { "$bin" score -r "$ref" -d "$dist" -q --decode gpu --json -o "$out/bg.json"; }
-way_c() { pipes; "$bin" score -r "$out/r.fifo" -d "$out/d.fifo" -q --backend cpu --threads "$threads" --json -o "$out/c.json"; wait; }
+way_b_t() { "$bin_new" score -n --feature float_ssim -r "$ref" -d "$dist" -q --decode-threads "$decode_threads" --json -o "$out/bt.json"; }
+way_b_new() { "$bin_new" score -n --feature float_ssim -r "$ref" -d "$dist" -q --json -o "$out/bn.json"; }
+way_b_gpu() { "$bin" score -n --feature float_ssim -r "$ref" -d "$dist" -q --decode gpu --json -o "$out/bg.json"; }
+way_c() { pipes; "$bin" score -n --feature float_ssim -r "$out/r.fifo" -d "$out/d.fifo" -q --backend cpu --threads "$threads" --json -o "$out/c.json"; wait; }
 way_d() {
   pipes
   "$vmaf" -r "$out/r.fifo" -d "$out/d.fifo" --feature float_ssim --no_prediction \

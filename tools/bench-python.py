@@ -50,7 +50,7 @@ def luma(path: Path, frames: int) -> np.ndarray:
 
 
 def cli(vkssim_bin: Path, ref: Path, dist: Path, out: Path, backend: str) -> float:
-    subprocess.run([str(vkssim_bin), "score", "-r", str(ref), "-d", str(dist), "-w", str(W), "-h", str(H),
+    subprocess.run([str(vkssim_bin), "score", "-n", "--feature", "float_ssim", "-r", str(ref), "-d", str(dist), "-w", str(W), "-h", str(H),
                     "-p", "420", "-b", "8", "--backend", backend, "-q", "--json", "-o", str(out)], check=True)
     return json.loads(out.read_text())["fps"]
 
@@ -81,8 +81,10 @@ def main() -> None:
     make(dist, a.frames, 2, 6.0)
     r, dd = luma(ref, a.frames), luma(dist, a.frames)
     # Same scores both ways (the first run of each).
-    want = vkssim.score(ref, dist, width=W, height=H, pix_fmt="420", bitdepth=8, backend=a.backend, frame_cnt=2)
-    got = vkssim.score(r[:2], dd[:2], backend=a.backend)
+    # float_ssim alone (no VMAF model), as the Scorer and the CLI runs here.
+    want = vkssim.score(ref, dist, "float_ssim", model=None, width=W, height=H, pix_fmt="420", bitdepth=8,
+                        backend=a.backend, frame_cnt=2)
+    got = vkssim.score(r[:2], dd[:2], "float_ssim", model=None, backend=a.backend)
     assert want.frames == got.frames
     runs_cli, runs_py = [], []
     for k in range(a.repeat):

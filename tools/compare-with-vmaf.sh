@@ -28,12 +28,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 read -r -a extra <<<"${VKSSIM_ARGS:-}"
-# vkssim computes float_ssim by default; vmaf -n computes nothing unless asked.
+# Both programs run VMAF's default model unless -n; with -n they compute the
+# --feature list only (float_ssim when none is given).
 args=("$@")
 [[ " $* " == *" --feature "* ]] || args+=(--feature float_ssim)
 "$VMAF" -n -q "${args[@]}" -o "$tmp/vmaf.out" >"$tmp/vmaf.log" 2>&1 ||
     { echo "vmaf failed:" >&2; cat "$tmp/vmaf.log" >&2; exit 2; }
-"$VKSSIM" score -q "${args[@]}" "${extra[@]}" -o "$tmp/vkssim.out" >"$tmp/vkssim.log" 2>&1 ||
+"$VKSSIM" score -q -n "${args[@]}" "${extra[@]}" -o "$tmp/vkssim.out" >"$tmp/vkssim.log" 2>&1 ||
     { echo "vkssim failed:" >&2; cat "$tmp/vkssim.log" >&2; exit 2; }
 
 strip() { grep -v -E '^\s*("version"|"fps"|<VMAF version=|<fyi fps=)' "$1" || true; }

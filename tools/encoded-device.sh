@@ -46,9 +46,9 @@ if has exact; then
     for i in r d; do
       ffmpeg -nostdin -loglevel error -i "${!i}" -fps_mode passthrough -f yuv4mpegpipe -y "$D/$i.y4m"
     done
-    step "exact_y4m_$s" vkssim score -r "$D/r.y4m" -d "$D/d.y4m" -q --json -o "$D/y.json"
-    step "exact_cpu_$s" vkssim score -r "$r" -d "$d" -q --decode cpu --json -o "$D/c.json"
-    step "exact_gpu_$s" vkssim score -r "$r" -d "$d" -q --decode gpu --json -o "$D/g.json"
+    step "exact_y4m_$s" vkssim score -n --feature float_ssim -r "$D/r.y4m" -d "$D/d.y4m" -q --json -o "$D/y.json"
+    step "exact_cpu_$s" vkssim score -n --feature float_ssim -r "$r" -d "$d" -q --decode cpu --json -o "$D/c.json"
+    step "exact_gpu_$s" vkssim score -n --feature float_ssim -r "$r" -d "$d" -q --decode gpu --json -o "$D/g.json"
     for k in c g; do
       if cmp -s <(grep '"float_ssim"' "$D/y.json") <(grep '"float_ssim"' "$D/$k.json"); then
         echo "$s decode $k: float_ssim lines identical to the ffmpeg-decoded Y4M's ($(grep -c '"float_ssim"' "$D/$k.json") lines)"

@@ -55,25 +55,25 @@ for b in $BUILDS; do
     g=$(geom $c)
     n=$(frames_of $c)
     # shellcheck disable=SC2086
-    tn=$(best "$X/vkssim" score -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt "$n" -o /dev/null --json)
+    tn=$(best "$X/vkssim" score -n --feature float_ssim -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt "$n" -o /dev/null --json)
     # shellcheck disable=SC2086
-    t2=$(best "$X/vkssim" score -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt 2 -o /dev/null --json)
+    t2=$(best "$X/vkssim" score -n --feature float_ssim -r "$D/${c}_ref.yuv" -d "$D/${c}_dist.yuv" $g --frame_cnt 2 -o /dev/null --json)
     row "$name" "files_fps_$c" "$(fps "$n" "$tn" "$t2") (t$n=$tn t2=$t2)"
   done
   g=$(geom k8)
   n=$NK8
   # shellcheck disable=SC2086
-  tn=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -r '$D/k8_ref.yuv' -d - $g --frame_cnt $n -o /dev/null --json")
+  tn=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -n --feature float_ssim -r '$D/k8_ref.yuv' -d - $g --frame_cnt $n -o /dev/null --json")
   # shellcheck disable=SC2086
-  t2=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -r '$D/k8_ref.yuv' -d - $g --frame_cnt 2 -o /dev/null --json")
+  t2=$(best sh -c "cat '$D/k8_dist.yuv' | '$X/vkssim' score -n --feature float_ssim -r '$D/k8_ref.yuv' -d - $g --frame_cnt 2 -o /dev/null --json")
   row "$name" stdin_fps_k8 "$(fps "$n" "$tn" "$t2") (t$n=$tn t2=$t2)"
   # shellcheck disable=SC2086
-  row "$name" scale1_first_frame_s_k8 "$(best "$X/vkssim" score -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 1 --feature float_ssim=scale=1 -o /dev/null --json)"
+  row "$name" scale1_first_frame_s_k8 "$(best "$X/vkssim" score -n -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 1 --feature float_ssim=scale=1 -o /dev/null --json)"
   # shellcheck disable=SC2086
-  row "$name" default_first_frame_s_k8 "$(best "$X/vkssim" score -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 1 -o /dev/null --json)"
+  row "$name" default_first_frame_s_k8 "$(best "$X/vkssim" score -n --feature float_ssim -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 1 -o /dev/null --json)"
   row "$name" startup_t2_s_k8 "$t2"
   # Where start-up goes: the loader and instance alone, and a CPU-twin run.
   row "$name" devices_s "$(best "$X/vkssim" devices)"
   # shellcheck disable=SC2086
-  row "$name" cpu_t2_s_k8 "$(best "$X/vkssim" score -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 2 --backend cpu -o /dev/null --json)"
+  row "$name" cpu_t2_s_k8 "$(best "$X/vkssim" score -n --feature float_ssim -r "$D/k8_ref.yuv" -d "$D/k8_dist.yuv" $g --frame_cnt 2 --backend cpu -o /dev/null --json)"
 done

@@ -120,7 +120,7 @@ for set in "${sets[@]}"; do
             -o "$tmp/vmaf.json" >"$tmp/vmaf.log" 2>&1 || { cat "$tmp/vmaf.log" >&2; exit 2; }
         for p in "${paths[@]}"; do
             read -r -a extra <<<"$(path_flags "$p")"
-            if ! "$VKSSIM" score -q -r "$ref" -d "$dist" "${raw[@]}" "${feats[@]}" "${extra[@]}" --precision max \
+            if ! "$VKSSIM" score -q -n -r "$ref" -d "$dist" "${raw[@]}" "${feats[@]}" "${extra[@]}" --precision max \
                 --json -o "$tmp/ours.json" >"$tmp/ours.log" 2>&1; then
                 echo "| $name | $set | $p | failed: $(tail -1 "$tmp/ours.log") | |"
                 status=1

@@ -34,7 +34,7 @@ if has score; then
     tail -c +$((k * F + 1)) "$src" >"$D/enc$k.yuv"
     dists+=(-d "$D/enc$k.yuv")
   done
-  common=(-r "$D/h_ref.yuv" -w 1920 -h 1080 -p 420 -b 8 --json --allow-length-mismatch --precision max)
+  common=(-n --feature float_ssim -r "$D/h_ref.yuv" -w 1920 -h 1080 -p 420 -b 8 --json --allow-length-mismatch --precision max)
   step score_ladder_gpu "$X/vkssim" score "${common[@]}" "${dists[@]}" -o "$D/gpu_{index}.json" --backend vulkan
   step score_ladder_gpu_validation env VKSSIM_VALIDATION=1 "$X/vkssim" score "${common[@]}" "${dists[@]}" -o "$D/val_{index}.json" --backend vulkan
   step score_ladder_cpu "$X/vkssim" score "${common[@]}" "${dists[@]}" -o "$D/cpu_{index}.json" --backend cpu

@@ -13,7 +13,10 @@
 #   so start-up cancels; medians of REPS (default 5) alternating runs), libvmaf's -O3 `vmaf -n --threads 16` on the same
 #   files (8 frames), and vkssim's JSON for 8 frames against
 #   single-threaded vmaf's (every line but version and fps; vmaf orders
-#   features by thread completion when threaded).
+#   features by thread completion when threaded). CPU=1 adds a row per
+#   pair and feature set for the CPU twin (`--backend cpu --threads 16`,
+#   N_CPU frames, default 24, medians of REPS_CPU runs, default 3), timed
+#   the same way in the same run.
 # - bench: `vkssim bench --feature ...` at 4K 8-bit on the default backend
 #   (`auto`, which picks the GPU), on generated frames and on the files:
 #   the time per frame and each pass's mean GPU time (`gpu_pass_us_mean`:
@@ -60,7 +63,7 @@ pair() {
 # alternating, for a before-and-after in one run); VMAF=0 leaves out vmaf's
 # timing and the file comparison.
 IFS=';' read -r -a geoms <<<"${GEOMS:-3840 2160 8;3840 2160 10;1920 1080 8;1920 1080 10}"
-IFS=';' read -r -a feature_sets <<<"${FEATURE_SETS:-float_ms_ssim;psnr;float_ssim psnr float_ms_ssim}"
+IFS=';' read -r -a feature_sets <<<"${FEATURE_SETS:-float_ssim;float_ms_ssim;psnr;float_ssim psnr float_ms_ssim}"
 IFS=';' read -r -a variants <<<"${VARIANTS:---upload auto}"
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 if has speed; then
@@ -82,9 +85,9 @@ if has speed; then
       for ((r = 0; r < ${REPS:-5}; r++)); do
         for B in ${BINS:-vkssim}; do
           a=$(now)
-          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
+          "$X/$B" score "${io[@]}" -n "${fl[@]}" --backend vulkan --frame_cnt 1 -q --json -o "$D/v1.json"
           b=$(now)
-          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
+          "$X/$B" score "${io[@]}" -n "${fl[@]}" --backend vulkan -q --json -o "$D/v.json"
           c=$(now)
           t1[$B]+=" $(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')"
           tn[$B]+=" $(awk -v b="$b" -v c="$c" 'BEGIN { print c - b }')"
@@ -100,7 +103,7 @@ if has speed; then
         tag="$1x$2 $3-bit [$F] ($B $V)"
         m=$(awk -v one="$(median ${t1[$B]})" -v all="$(median ${tn[$B]})" -v n="$N" 'BEGIN { print (all - one) / (n - 1) }')
         if [ "${VMAF:-1}" = 1 ]; then
-          "$X/$B" score "${io[@]}" "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
+          "$X/$B" score "${io[@]}" -n "${fl[@]}" --backend vulkan --frame_cnt 8 -q --json -o "$D/v8.json"
           if diff <(comparable "$D/v8.json") <(comparable "$D/m1.json") >/dev/null; then
             same="identical to vmaf's ($(comparable "$D/v8.json" | wc -l) lines, 8 frames)"
           else
@@ -114,6 +117,22 @@ if has speed; then
             | tee -a "$out/summary.txt"
         fi
       done
+      if [ "${CPU:-0}" = 1 ]; then
+        nc=${N_CPU:-24} c1=() cn=()
+        for ((r = 0; r < ${REPS_CPU:-3}; r++)); do
+          a=$(now)
+          "$X/vkssim" score "${io[@]}" -n "${vf[@]}" --backend cpu --threads 16 --frame_cnt 1 -q --json -o "$D/c1.json"
+          b=$(now)
+          "$X/vkssim" score "${io[@]}" -n "${vf[@]}" --backend cpu --threads 16 --frame_cnt "$nc" -q --json -o "$D/c.json"
+          c=$(now)
+          c1+=("$(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')")
+          cn+=("$(awk -v b="$b" -v c="$c" 'BEGIN { print c - b }')")
+        done
+        m=$(awk -v one="$(median "${c1[@]}")" -v all="$(median "${cn[@]}")" -v n="$nc" 'BEGIN { print (all - one) / (n - 1) }')
+        awk -v t="$1x$2 $3-bit [$F] (vkssim --backend cpu --threads 16)" -v m="$m" -v v="${v:-0}" 'BEGIN {
+          printf "%s: cpu twin %.3f ms/frame (%.0f fps); vmaf -n 16 threads %.1f ms/frame; %.1fx\n", t, 1000 * m, 1 / m, 1000 * v, v / m }' \
+          | tee -a "$out/summary.txt"
+      fi
       unset t1 tn
      done
     done

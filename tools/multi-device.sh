@@ -22,7 +22,7 @@ grep -h "test result" "$out/api_multi.log" | tee -a "$out/summary.txt"
 D=/tmp/vkssim-multi; mkdir -p "$D"
 "$X/vkssim" bench --write-yuv "$D/h" --frames 70 -w 1920 -h 1080 -b 8 >/dev/null 2>&1
 "$X/vkssim" bench --write-yuv "$D/k8" --frames 402 -w 3840 -h 2160 -b 8 >/dev/null 2>&1
-h=(-r "$D/h_ref.yuv" -w 1920 -h 1080 -p 420 -b 8 --json --precision max)
+h=(-n --feature float_ssim -r "$D/h_ref.yuv" -w 1920 -h 1080 -p 420 -b 8 --json --precision max)
 strip_fps() { grep -v '"fps"' "$1"; }
 step score_dev0 "$X/vkssim" score "${h[@]}" -d "$D/h_dist.yuv" -o "$D/dev0.json" --device 0
 step score_all "$X/vkssim" score "${h[@]}" -d "$D/h_dist.yuv" -o "$D/all.json" --device all

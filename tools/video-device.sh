@@ -39,12 +39,12 @@ echo "cores: $(nproc); $("$X/ffmpeg" -version | head -n 1)" >>"$sum"
 for k in ref dist; do for i in 1 2 3 4 5 6 7 8; do cat "$S/${k}2160.h264"; done >"/tmp/${k}8.h264"; done
 pipe() {
   "$X/ffmpeg" -nostdin -v error -i /tmp/dist8.h264 -f yuv4mpegpipe -pix_fmt yuv420p - |
-    "$X/vkssim" score -r <("$X/ffmpeg" -nostdin -v error -i /tmp/ref8.h264 -f yuv4mpegpipe -pix_fmt yuv420p -) \
+    "$X/vkssim" score -n --feature float_ssim -r <("$X/ffmpeg" -nostdin -v error -i /tmp/ref8.h264 -f yuv4mpegpipe -pix_fmt yuv420p -) \
       -d - --json --precision max -o "$1"
 }
 for i in 1 2 3; do
   echo "## GPU path, 512 4K frames, run $i: vkssim score -r ref8.h264 -d dist8.h264" >>"$sum"
-  { time "$X/vkssim" score -r /tmp/ref8.h264 -d /tmp/dist8.h264 --json --precision max -o "$out/gpu8_$i.json" >"$out/gpu8_$i.log" 2>&1; } 2>>"$sum"
+  { time "$X/vkssim" score -n --feature float_ssim -r /tmp/ref8.h264 -d /tmp/dist8.h264 --json --precision max -o "$out/gpu8_$i.json" >"$out/gpu8_$i.log" 2>&1; } 2>>"$sum"
   grep '"fps"' "$out/gpu8_$i.json" >>"$sum"
   echo "## CPU-decode pipe, 512 4K frames, run $i: ffmpeg -i dist8.h264 -f yuv4mpegpipe - | vkssim score -r <(ffmpeg -i ref8.h264 ...) -d -" >>"$sum"
   { time pipe "$out/pipe8_$i.json" >"$out/pipe8_$i.log" 2>&1; } 2>>"$sum"
@@ -65,7 +65,7 @@ else
 fi
 echo "## GPU path with validation (VK_INSTANCE_LAYERS + synchronization validation), one 4K pair" >>"$sum"
 VK_LOADER_DEBUG=layer VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT VKSSIM_VALIDATION=1 \
-  "$X/vkssim" score -r "$S/ref2160.h264" -d "$S/dist2160.h264" --json --precision max -o "$out/val.json" >"$out/val.log" 2>&1
+  "$X/vkssim" score -n --feature float_ssim -r "$S/ref2160.h264" -d "$S/dist2160.h264" --json --precision max -o "$out/val.json" >"$out/val.log" 2>&1
 echo "exit $?; layer loaded: $(grep -c 'VK_LAYER_KHRONOS_validation' "$out/val.log") loader lines name it" >>"$sum"
 grep -iE "validation (error|warning|information)|VUID|SYNC-HAZARD" "$out/val.log" | head -n 20 >>"$sum"
 echo "validation error/warning lines: $(grep -ciE 'validation (error|warning)|SYNC-HAZARD' "$out/val.log")" >>"$sum"
@@ -95,7 +95,7 @@ for s in 1080 2160; do
   grep -ci "validation" "$out/video_$s""_validation.log" >>"$out/summary.txt"
   step "video_$s" "$X/vulkan_video" "$S/ref$s.h264" "$S/dist$s.h264" --expect "$S/expect$s.txt" --repeat 5 --decode-only
   grep -E "^run|identical to|^decode only|DIFFERS" "$out/video_$s.log" >>"$out/summary.txt"
-  step "cli_$s" "$X/vkssim" score -r "$S/ref$s.h264" -d "$S/dist$s.h264" --json --precision max -o "$out/cli$s.json"
+  step "cli_$s" "$X/vkssim" score -n --feature float_ssim -r "$S/ref$s.h264" -d "$S/dist$s.h264" --json --precision max -o "$out/cli$s.json"
   if diff <(grep '"float_ssim"' "$S/cpu$s.json") <(grep '"float_ssim"' "$out/cli$s.json") >"$out/cli_$s.diff"; then
     echo "cli $s: JSON float_ssim lines identical to the CPU path: $(grep -c '"float_ssim"' "$out/cli$s.json")" >>"$out/summary.txt"
   else
@@ -107,6 +107,6 @@ done
 # raw 4K frames (the vkssim bench's generator) through a pipe, scored on the GPU.
 D=/tmp/vkssim-video; mkdir -p "$D"
 "$X/vkssim" bench --write-yuv "$D/p2160" --frames 64 -w 3840 -h 2160 -b 8 >/dev/null 2>&1
-step pipe_2160 bash -c "cat $D/p2160_dist.yuv | $X/vkssim score -r $D/p2160_ref.yuv -d - -w 3840 -h 2160 -p 420 -b 8 --json -o $out/pipe2160.json"
+step pipe_2160 bash -c "cat $D/p2160_dist.yuv | $X/vkssim score -n --feature float_ssim -r $D/p2160_ref.yuv -d - -w 3840 -h 2160 -p 420 -b 8 --json -o $out/pipe2160.json"
 grep '"fps"' "$out/pipe2160.json" >>"$out/summary.txt"
 cat "$out/summary.txt"

@@ -22,7 +22,7 @@ for s in 1920x1080:1080 3840x2160:2160; do
       -x264-params "$x264p" -f h264 "${k%%:*}$n.h264"
     ffmpeg -nostdin -v error -y -i "${k%%:*}$n.h264" -f yuv4mpegpipe -pix_fmt yuv420p "/tmp/${k%%:*}$n.y4m"
   done
-  "$top/target/release/vkssim" score --backend cpu -r "/tmp/ref$n.y4m" -d "/tmp/dist$n.y4m" \
+  "$top/target/release/vkssim" score -n --feature float_ssim --backend cpu -r "/tmp/ref$n.y4m" -d "/tmp/dist$n.y4m" \
     --json --precision max -o "cpu$n.json"
   python3 -c "import json,sys; print('\n'.join(repr(f['metrics']['float_ssim']) for f in json.load(open(sys.argv[1]))['frames']))" \
     "cpu$n.json" >"expect$n.txt"

@@ -306,7 +306,8 @@ typedef struct VkssimScore {
 } VkssimScore;
 
 // A scorer's geometry, its metrics (float_ssim with the options below,
-// unless `features` lists others) and the frames' chroma layout.
+// unless `features` lists others or `models` names VMAF models), the
+// frames' chroma layout and its VMAF models.
 typedef struct VkssimScorerDesc {
   // Luma width.
   uint32_t width;
@@ -337,6 +338,17 @@ typedef struct VkssimScorerDesc {
   // The frames' chroma layout, for metrics that read chroma (psnr): 420,
   // 422, 444 or 400 (luma only); 0: not given.
   uint32_t chroma;
+  // VMAF models, as the vmaf command line's `-m/--model` values
+  // (`"version=vmaf_v0.6.1"`, `"path=model.json:name=mine"`): `n_models`
+  // NUL-terminated strings, read during the call; NULL (or `n_models` 0):
+  // none. Their extractors are scored first, then `features` (then
+  // float_ssim is not added unless listed), and each result carries the
+  // models' outputs (`vmaf`, ...: `vkssim_score_value`). A frame's result
+  // then waits for the next frame's (motion), and the last for
+  // `vkssim_scorer_finish`.
+  const char *const *models;
+  // How many strings `models` holds.
+  size_t n_models;
 } VkssimScorerDesc;
 
 // Where one plane of a [`VkssimPair`] is; `kind` says which field is read.
@@ -617,6 +629,12 @@ enum VkssimStatus vkssim_multi_scorer_poll(struct VkssimMultiScorer *multi,
 enum VkssimStatus vkssim_multi_scorer_wait(struct VkssimMultiScorer *multi,
                                            struct VkssimScore *out);
 
+// [`crate::vkssim_scorer_finish`] for a multi-scorer.
+//
+// # Safety
+// `multi` must be a live multi-scorer.
+enum VkssimStatus vkssim_multi_scorer_finish(struct VkssimMultiScorer *multi);
+
 // Pairs submitted whose result has not been taken (0 for NULL).
 //
 // # Safety
@@ -686,14 +704,29 @@ enum VkssimStatus vkssim_scorer_submit_buffers(struct VkssimScorer *scorer,
 // `scorer` must be a live scorer and `out` a valid pointer.
 enum VkssimStatus vkssim_scorer_poll(struct VkssimScorer *scorer, struct VkssimScore *out);
 
-// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
-// `VKSSIM_EMPTY` when nothing is queued.
+// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`),
+// `VKSSIM_EMPTY` when nothing is queued, or `VKSSIM_NOT_READY` when only
+// results held for a later frame are left (with a model or the motion
+// feature, a frame's result waits for the next frame's: submit it, or end
+// the stream with [`vkssim_scorer_finish`]).
 //
 // # Safety
 // `scorer` must be a live scorer and `out` a valid pointer.
 enum VkssimStatus vkssim_scorer_wait(struct VkssimScorer *scorer, struct VkssimScore *out);
 
-// Pairs submitted whose result has not been taken (0 for NULL).
+// Ends the stream of pairs (libvmaf's flush): with a model or the motion
+// feature, the results held for a later frame (the last pair's) complete
+// as at the end of a run and come out through poll and wait. Does not
+// block. A pair submitted after it starts a new stream (a first frame,
+// motion 0). Nothing changes for a scorer whose results wait for no later
+// frame.
+//
+// # Safety
+// `scorer` must be a live scorer.
+enum VkssimStatus vkssim_scorer_finish(struct VkssimScorer *scorer);
+
+// Pairs submitted whose result has not been taken, held results too (0
+// for NULL).
 //
 // # Safety
 // `scorer` must be NULL or a live scorer.

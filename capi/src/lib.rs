@@ -146,7 +146,8 @@ pub struct VkssimImportDesc {
 }
 
 /// A scorer's geometry, its metrics (float_ssim with the options below,
-/// unless `features` lists others) and the frames' chroma layout.
+/// unless `features` lists others or `models` names VMAF models), the
+/// frames' chroma layout and its VMAF models.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct VkssimScorerDesc {
@@ -179,6 +180,17 @@ pub struct VkssimScorerDesc {
     /// The frames' chroma layout, for metrics that read chroma (psnr): 420,
     /// 422, 444 or 400 (luma only); 0: not given.
     pub chroma: u32,
+    /// VMAF models, as the vmaf command line's `-m/--model` values
+    /// (`"version=vmaf_v0.6.1"`, `"path=model.json:name=mine"`): `n_models`
+    /// NUL-terminated strings, read during the call; NULL (or `n_models` 0):
+    /// none. Their extractors are scored first, then `features` (then
+    /// float_ssim is not added unless listed), and each result carries the
+    /// models' outputs (`vmaf`, ...: `vkssim_score_value`). A frame's result
+    /// then waits for the next frame's (motion), and the last for
+    /// `vkssim_scorer_finish`.
+    pub models: *const *const c_char,
+    /// How many strings `models` holds.
+    pub n_models: usize,
 }
 
 /// One value of a frame's result: its libvmaf name (a static string, valid

@@ -11,43 +11,80 @@ use vkssim::api::ScoreQueue;
 use super::*;
 use vkssim::io::Chroma;
 use vkssim::metric::config::parse_list;
+use vkssim::metric::Models;
 
-/// `sd` with the metrics and chroma layout of `d`.
+/// `sd` with the metrics, chroma layout and VMAF models of `d`.
 ///
 /// # Safety
-/// `d.features` must be NULL or hold `d.n_features` valid C strings.
+/// `d.features` must be NULL or hold `d.n_features` valid C strings, and
+/// `d.models` `d.n_models`.
 pub(crate) unsafe fn with_features(
     mut sd: ScorerDesc,
     d: &VkssimScorerDesc,
 ) -> Result<ScorerDesc, Error> {
-    if !d.features.is_null() && d.n_features > 0 {
-        // SAFETY: per the contract.
-        let ptrs = unsafe { std::slice::from_raw_parts(d.features, d.n_features) };
-        let mut specs = Vec::with_capacity(ptrs.len());
-        for (i, &p) in ptrs.iter().enumerate() {
-            if p.is_null() {
-                return Err(null_arg(&format!("features[{i}]")));
-            }
-            // SAFETY: a valid C string per the contract.
-            let text = unsafe { CStr::from_ptr(p) }
-                .to_str()
-                .map_err(|_| Error::InvalidOption(format!("features[{i}] is not UTF-8")))?;
-            specs.push(text.to_string());
-        }
-        let metrics = parse_list(&specs)?;
-        let layout = chroma_of(d.chroma)?.unwrap_or(Chroma::C444);
-        let n: usize = metrics.iter().map(|m| m.output_names(layout).len()).sum();
-        if n > VKSSIM_MAX_OUTPUTS {
-            return Err(Error::Unsupported(format!(
-                "{n} values per frame: a C result holds at most {VKSSIM_MAX_OUTPUTS}"
-            )));
-        }
-        sd = sd.with_metrics(metrics);
+    // SAFETY: per the contract.
+    let features = unsafe { c_strings(d.features, d.n_features, "features") }?;
+    // SAFETY: per the contract.
+    let models = unsafe { c_strings(d.models, d.n_models, "models") }?;
+    if !features.is_empty() {
+        sd = sd.with_metrics(parse_list(&features)?);
+    } else if !models.is_empty() {
+        // The models' extractors alone, as vmaf runs them.
+        sd = sd.with_metrics(Vec::new());
     }
-    if let Some(c) = chroma_of(d.chroma)? {
+    if !models.is_empty() {
+        sd = sd.with_models(Models::parse(&models)?);
+    }
+    let layout = chroma_of(d.chroma)?;
+    // Every value a frame carries: each metric's (motion's integer_motion
+    // too), then the models'.
+    let metrics = sd.models.with_metrics(&sd.metrics)?;
+    let n: usize = metrics
+        .iter()
+        .map(|m| {
+            m.extractor()
+                .collected_names(layout.unwrap_or(Chroma::C444))
+                .len()
+        })
+        .sum::<usize>()
+        + sd.models.output_names().len();
+    if n > VKSSIM_MAX_OUTPUTS {
+        return Err(Error::Unsupported(format!(
+            "{n} values per frame: a C result holds at most {VKSSIM_MAX_OUTPUTS}"
+        )));
+    }
+    if let Some(c) = layout {
         sd = sd.with_chroma(c);
     }
     Ok(sd)
+}
+
+/// The `n` strings at `ptrs` (`what` names them in errors); none for NULL.
+///
+/// # Safety
+/// `ptrs` must be NULL or hold `n` valid C strings.
+unsafe fn c_strings(
+    ptrs: *const *const c_char,
+    n: usize,
+    what: &str,
+) -> Result<Vec<String>, Error> {
+    if ptrs.is_null() || n == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: per the contract.
+    let ptrs = unsafe { std::slice::from_raw_parts(ptrs, n) };
+    let mut out = Vec::with_capacity(n);
+    for (i, &p) in ptrs.iter().enumerate() {
+        if p.is_null() {
+            return Err(null_arg(&format!("{what}[{i}]")));
+        }
+        // SAFETY: a valid C string per the contract.
+        let text = unsafe { CStr::from_ptr(p) }
+            .to_str()
+            .map_err(|_| Error::InvalidOption(format!("{what}[{i}] is not UTF-8")))?;
+        out.push(text.to_string());
+    }
+    Ok(out)
 }
 
 /// The chroma layout a description's `chroma` field gives (0: not given).

@@ -177,6 +177,20 @@ fn take(multi: *mut VkssimMultiScorer, out: *mut VkssimScore, blocking: bool) ->
     })
 }
 
+/// [`crate::vkssim_scorer_finish`] for a multi-scorer.
+///
+/// # Safety
+/// `multi` must be a live multi-scorer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_multi_scorer_finish(multi: *mut VkssimMultiScorer) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
+        m.multi.finish();
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
 /// Pairs submitted whose result has not been taken (0 for NULL).
 ///
 /// # Safety

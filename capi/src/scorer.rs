@@ -208,8 +208,11 @@ pub unsafe extern "C" fn vkssim_scorer_poll(
     take(scorer, out, false)
 }
 
-/// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`) or
-/// `VKSSIM_EMPTY` when nothing is queued.
+/// The oldest result, waiting for it: `VKSSIM_OK` (written to `out`),
+/// `VKSSIM_EMPTY` when nothing is queued, or `VKSSIM_NOT_READY` when only
+/// results held for a later frame are left (with a model or the motion
+/// feature, a frame's result waits for the next frame's: submit it, or end
+/// the stream with [`vkssim_scorer_finish`]).
 ///
 /// # Safety
 /// `scorer` must be a live scorer and `out` a valid pointer.
@@ -221,7 +224,27 @@ pub unsafe extern "C" fn vkssim_scorer_wait(
     take(scorer, out, true)
 }
 
-/// Pairs submitted whose result has not been taken (0 for NULL).
+/// Ends the stream of pairs (libvmaf's flush): with a model or the motion
+/// feature, the results held for a later frame (the last pair's) complete
+/// as at the end of a run and come out through poll and wait. Does not
+/// block. A pair submitted after it starts a new stream (a first frame,
+/// motion 0). Nothing changes for a scorer whose results wait for no later
+/// frame.
+///
+/// # Safety
+/// `scorer` must be a live scorer.
+#[no_mangle]
+pub unsafe extern "C" fn vkssim_scorer_finish(scorer: *mut VkssimScorer) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        s.scorer.finish();
+        Ok(VkssimStatus::VkssimOk)
+    })
+}
+
+/// Pairs submitted whose result has not been taken, held results too (0
+/// for NULL).
 ///
 /// # Safety
 /// `scorer` must be NULL or a live scorer.

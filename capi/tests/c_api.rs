@@ -9,7 +9,7 @@
 //! refusals checked.
 
 use std::ffi::{c_void, CStr};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::ptr;
 use vkssim::api::ScoreQueue;
@@ -21,30 +21,10 @@ use vkssim::{FrameScore, LumaFrame, SsimOptions};
 use vkssim_capi::*;
 
 mod common;
-use common::{c_desc, engine_with_validation, ok, refused};
+use common::{c_desc, crate_dir, engine_with_validation, lib_dir, library_path_first, ok, refused};
 
 const WIDTH: u32 = 176;
 const HEIGHT: u32 = 144;
-
-fn crate_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The directory holding `libvkssim_capi.so`: the test binary sits in
-/// `target/<profile>/deps`, the library in `target/<profile>`.
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let deps = exe.parent().expect("deps directory");
-    for dir in [deps, deps.parent().expect("profile directory")] {
-        if dir.join("libvkssim_capi.so").exists() {
-            return dir.to_path_buf();
-        }
-    }
-    panic!(
-        "libvkssim_capi.so not found next to {} (cargo builds it with the tests)",
-        deps.display()
-    );
-}
 
 /// A deterministic 8-bit plane: a gradient with pseudo-random texture.
 fn plane(seed: u32) -> LumaFrame {
@@ -197,16 +177,6 @@ fn c_program_scores_like_the_rust_api() {
         );
     }
     assert_library_path(&lib);
-}
-
-/// `LD_LIBRARY_PATH` with `lib` first, so that the C program loads the
-/// library it was linked with: cargo's `LD_LIBRARY_PATH` (which outranks the
-/// rpath) may name `target/<profile>` first, where the library is the last
-/// `cargo build`'s, older than the one built with the test.
-fn library_path_first(lib: &Path) -> std::ffi::OsString {
-    let rest = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
-    let dirs = std::iter::once(lib.to_path_buf()).chain(std::env::split_paths(&rest));
-    std::env::join_paths(dirs).expect("LD_LIBRARY_PATH")
 }
 
 /// The program must have used the library cargo just built.
@@ -368,6 +338,8 @@ fn shared_reference_ladder(bit_depth: u32) {
             features: ptr::null(),
             n_features: 0,
             chroma: 0,
+            models: ptr::null(),
+            n_models: 0,
         };
         let mut scorer = ptr::null_mut();
         // SAFETY: a live engine, a valid desc and out pointer.

@@ -18,6 +18,7 @@ use vkssim::metric::config::parse_list;
 use vkssim::FrameScore;
 use vkssim_capi::*;
 
+#[allow(dead_code)] // each test binary uses part of it
 mod common;
 use common::{c_desc, engine_with_validation, ok, refused};
 

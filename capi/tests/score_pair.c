@@ -55,20 +55,7 @@
       _Pragma("GCC diagnostic ignored \"-Wdeprecated-declarations\"")
 #define ALLOW_DEPRECATED_END _Pragma("GCC diagnostic pop")
 
-#define FAIL(...)                                                              \
-  do {                                                                         \
-    fprintf(stderr, "score_pair.c:%d: ", __LINE__);                            \
-    fprintf(stderr, __VA_ARGS__);                                              \
-    fprintf(stderr, "\n");                                                     \
-    exit(1);                                                                   \
-  } while (0)
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    VkssimStatus s_ = (call);                                                  \
-    if (s_ != VKSSIM_OK)                                                       \
-      FAIL("%s: %s: %s", #call, vkssim_status_name(s_), vkssim_last_error());  \
-  } while (0)
+#include "c_check.h"
 
 #define VK(call)                                                               \
   do {                                                                         \

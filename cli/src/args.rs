@@ -10,6 +10,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use crate::env_vars::EnvOptions;
 use crate::output::{Format, Precision};
 use crate::plan::Spelling;
+use vkssim::metric::MotionVersion;
 
 /// The most `--threads` may ask for.
 pub const MAX_THREADS: u64 = 1024;
@@ -22,7 +23,7 @@ pub const MAX_DECODE_THREADS: u16 = 64;
 /// The most `bench --frames` may ask for.
 pub const MAX_BENCH_FRAMES: u64 = 1_000_000;
 
-/// vkssim: libvmaf's float_ssim, bit for bit, fast.
+/// vkssim: libvmaf's scores (VMAF, float_ssim, psnr, float_ms_ssim), bit for bit, fast.
 #[derive(Debug, Parser)]
 #[command(name = "vkssim", version, about, long_about = None)]
 pub struct Cli {
@@ -40,7 +41,8 @@ pub struct Cli {
 pub enum Command {
     /// Score a distorted video against its reference (the `vmaf` CLI's flags).
     Score(Box<ScoreArgs>),
-    /// Time the scorer on generated frames (no file needed).
+    /// Time the scorer on generated frames (no file needed): float_ssim on
+    /// the Vulkan engine unless --feature or -m/--model say otherwise.
     Bench(Box<BenchArgs>),
     /// List the Vulkan devices and what vkssim would do on each.
     Devices,
@@ -191,7 +193,10 @@ pub struct ScoreArgs {
     /// Bit depth of raw YUV input: 8, 10, 12 or 16.
     #[arg(short = 'b', long = "bitdepth")]
     pub bitdepth: Option<u32>,
-    /// Feature to compute: float_ssim[=scale=N:enable_lcs=true:enable_db=true:clip_db=true] (default float_ssim).
+    /// Feature to compute beside the model (repeatable): float_ssim, psnr,
+    /// float_ms_ssim, vif, adm, motion, with options as in `vmaf`
+    /// (float_ssim=enable_db=true:clip_db=true); `-n --feature NAME` scores it
+    /// alone.
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
     /// Output file (`-`: standard output). Without it, a summary is printed. With
@@ -237,15 +242,32 @@ pub struct ScoreArgs {
     /// No progress display.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
-    /// Runs no VMAF model (`-m/--model` is ignored), as in `vmaf`.
+    /// Runs no VMAF model (neither the default nor any `-m/--model`), as in
+    /// `vmaf`: only the `--feature`s given.
     #[arg(short = 'n', long = "no_prediction", visible_alias = "no-prediction")]
     pub no_prediction: bool,
     /// A VMAF model, in `vmaf`'s syntax: `version=vmaf_v0.6.1` (built in:
     /// vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_b_v0.6.3) or
     /// `path=FILE.json`, with `name=`, `enable_transform`, `disable_clip`;
-    /// repeatable. Its extractors (vif, adm, motion) run on the CPU twin.
-    #[arg(short = 'm', long = "model", value_name = "PARAMS")]
+    /// repeatable; without it, vmaf_v0.6.1 runs, as in `vmaf`. Its
+    /// extractors (vif, adm, motion) run on the CPU twin.
+    #[arg(
+        short = 'm',
+        long = "model",
+        value_name = "PARAMS",
+        default_value = crate::feature::DEFAULT_MODEL
+    )]
     pub model: Vec<String>,
+    /// Which libvmaf's motion to compute (for `--feature motion` and the
+    /// models): 2.3.1 (the default, the same in 2.3.1 to 3.1.0) or 3.2.0,
+    /// whose values and names differ (its SAD score, integer_motion2,
+    /// integer_motion3; integer_motion only with motion=debug=true).
+    #[arg(
+        long = "motion-version",
+        value_name = "VERSION",
+        default_value = "2.3.1"
+    )]
+    pub motion_version: MotionVersion,
     /// Accepted for `vmaf` compatibility and ignored (results do not depend on it).
     #[arg(long = "cpumask", hide = true)]
     pub cpumask: Option<String>,
@@ -330,7 +352,8 @@ impl ScoreArgs {
             subsample: 0,
             quiet: false,
             no_prediction: false,
-            model: Vec::new(),
+            model: vec![crate::feature::DEFAULT_MODEL.to_string()],
+            motion_version: MotionVersion::default(),
             cpumask: None,
             aom_ctc: None,
             engine: EngineArgs::default(),
@@ -430,9 +453,27 @@ pub struct BenchArgs {
     /// Print help.
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
-    /// Feature options, as for `score`.
+    /// The metrics timed, as for `score` (float_ssim, psnr, float_ms_ssim, and
+    /// VMAF's vif, adm, motion alone); without --feature or -m, float_ssim.
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
+    /// A VMAF model to time, as for `score` (`version=vmaf_v0.6.1`): its
+    /// extractors run on the CPU twin (`auto` picks it, with a note), and the
+    /// mean of its score is reported. Without it (or with -n), no model: the
+    /// default stays float_ssim on the Vulkan engine.
+    #[arg(short = 'm', long = "model", value_name = "PARAMS")]
+    pub model: Vec<String>,
+    /// Runs no VMAF model (`-m/--model` is ignored), as in `score`.
+    #[arg(short = 'n', long = "no_prediction", visible_alias = "no-prediction")]
+    pub no_prediction: bool,
+    /// Which libvmaf's motion to compute, as for `score`: 2.3.1 (the
+    /// default) or 3.2.0.
+    #[arg(
+        long = "motion-version",
+        value_name = "VERSION",
+        default_value = "2.3.1"
+    )]
+    pub motion_version: MotionVersion,
     /// The scoring engine.
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use vkssim::api::MultiScorer;
 use vkssim::frame::PlaneGeometry;
 use vkssim::io::{open_input, Chroma, FrameIndex, RawFormat, VideoFormat};
-use vkssim::metric::MetricSet;
+use vkssim::metric::{MetricSet, Models, Summary};
 use vkssim::{FrameScore, LumaFrame};
 
 use crate::args::BenchArgs;
@@ -147,7 +147,10 @@ struct Timing {
 /// Runs `vkssim bench` (`trace`: the `--trace-chrome` being collected, which
 /// `--write-yuv` must not write over).
 pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
-    let features = Features::parse(&args.feature)?;
+    // As in score, -n/--no_prediction runs no model.
+    let models: &[String] = if args.no_prediction { &[] } else { &args.model };
+    let features =
+        Features::parse_with_motion(&args.feature, models, Spelling::Flags, args.motion_version)?;
     let chroma: Chroma = args.pixel_format.parse().context("-p/--pixel_format")?;
     // The limits `score` applies to its inputs' geometry.
     VideoFormat::new(args.width, args.height, args.bitdepth, chroma).context("-w/-h/-b/-p")?;
@@ -158,7 +161,7 @@ pub fn run(args: &BenchArgs, trace: &mut Option<TraceGuard>) -> Result<()> {
     if let Some(k) = args.ladder {
         return ladder::run(args, k as usize, &input, &metrics);
     }
-    let report = measure(args, &input, &metrics)?;
+    let report = measure(args, &input, &metrics, &features.models()?)?;
     let text = if args.json {
         format!(
             "{}\n",
@@ -217,10 +220,38 @@ fn describe(input: &Input) -> ((u32, u32, u32), String) {
     }
 }
 
+/// The name and the per-frame values of what a bench reports the mean of:
+/// the first model's score, or without a model the first output, from a
+/// run's collector (so motion's `integer_motion2` is filled).
+fn first_values(
+    metrics: &MetricSet,
+    models: &Models,
+    scores: &[FrameScore],
+) -> Result<(String, Vec<f64>)> {
+    let mut summary = Summary::with_models(metrics, models);
+    scores.iter().for_each(|s| summary.add(s));
+    let name = match models.output_names().into_iter().next() {
+        Some(model) => model,
+        None => metrics.output_names()[0].to_string(),
+    };
+    let values = summary
+        .columns()?
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+        .unwrap_or_default();
+    Ok((name, values))
+}
+
 /// Times the backend `args` asks for, then (unless it is the CPU twin or
 /// `--no-cpu`) the CPU twin on the same frames, which must give the same
-/// scores.
-fn measure(args: &BenchArgs, input: &Input, metrics: &MetricSet) -> Result<report::Report> {
+/// scores; `models` predict on the timed backend's first run.
+fn measure(
+    args: &BenchArgs,
+    input: &Input,
+    metrics: &MetricSet,
+    models: &Models,
+) -> Result<report::Report> {
     let (size, input_name) = describe(input);
     let geometry = metrics
         .ssim()
@@ -275,7 +306,7 @@ fn measure(args: &BenchArgs, input: &Input, metrics: &MetricSet) -> Result<repor
         input_name,
         size,
         feature_list: feature_list(metrics),
-        first_name: metrics.output_names()[0].to_string(),
+        first: first_values(metrics, models, &main.scores)?,
         geometry,
         read_threads,
         devices: devices_used,

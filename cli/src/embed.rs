@@ -50,6 +50,20 @@ pub fn start_engine(plan: &ScorePlan, metrics: &MetricSet, format: VideoFormat) 
     crate::score::open::start_engine(&plan.backend, metrics, format, 0, true)
 }
 
+/// [`start_engine`] for frames handed out as they are scored: each result
+/// also carries the plan's model outputs (`vmaf`, ...) and the values that
+/// need the next frame (`integer_motion2`), the last frame's after
+/// `finish()`.
+pub fn start_streaming(
+    plan: &ScorePlan,
+    metrics: &MetricSet,
+    format: VideoFormat,
+) -> Result<Engine> {
+    let size = (format.width, format.height, format.bit_depth);
+    let models = plan.features.models()?;
+    crate::backend::start_with_models(&plan.backend, metrics, &models, size, 0, true)
+}
+
 /// The report of `frames` (pair index and score, in order) scored at `fps`
 /// on frames of `size` with `metrics`, as a run of files reports them.
 pub fn report(
@@ -70,6 +84,7 @@ mod tests {
     fn a_plan_is_the_command_lines() {
         let mut args = ScoreArgs::pair("a.y4m".into(), "b.y4m".into());
         args.feature = vec!["psnr".into()];
+        args.model.clear();
         let plan = plan(args).unwrap();
         assert_eq!(plan.mode, Mode::Pair);
         assert_eq!(plan.features.configs().len(), 1);

@@ -3,18 +3,24 @@
 //! each once, with its options (the engine's [`MetricConfig`]: `float_ssim`,
 //! `psnr`, `float_ms_ssim`, `vif`, `adm`, `motion`), and the VMAF models of
 //! `-m/--model` (`vmaf`'s syntax) with the extractors they read, first, as
-//! `vmaf` writes them. Without any `--feature` or `--model`, `float_ssim`
-//! with its defaults.
+//! `vmaf` writes them. A `score` run without `-m` runs [`DEFAULT_MODEL`], as
+//! `vmaf` does (`-n` runs none); [`Features`] of no feature and no model
+//! (the bench's default) is `float_ssim` with its defaults.
 
 use anyhow::{anyhow, bail, Result};
 use vkssim::io::Chroma;
+use vkssim::metric::MotionVersion;
 use vkssim::metric::{MetricConfig, Models};
 use vkssim::SsimOptions;
 
 use crate::plan::{Opt, Spelling};
 
-/// `float_ssim`, the metric of a run without `--feature`.
+/// `float_ssim`, the metric of a bench without `--feature`.
 pub const FLOAT_SSIM: &str = vkssim::metric::ssim::FEATURE;
+
+/// The model a `score` run without `-m/--model` or `-n` runs, as `vmaf`
+/// 2.3.1 does.
+pub const DEFAULT_MODEL: &str = "version=vmaf_v0.6.1";
 
 /// The metrics a run computes, in the order first asked for, each at most
 /// once (a `--feature` repeated with the same options counts once); without
@@ -57,18 +63,27 @@ impl Features {
         model_specs: &[String],
         spelling: Spelling,
     ) -> Result<Self> {
-        let model_option = match spelling {
-            Spelling::Flags => "-m/--model",
-            Spelling::Keywords => "model",
-        };
+        Self::parse_with_motion(specs, model_specs, spelling, MotionVersion::default())
+    }
+
+    /// [`Features::parse_with_models`] computing libvmaf `motion`'s
+    /// version of motion (for `--feature motion` and the models' motion).
+    pub fn parse_with_motion(
+        specs: &[String],
+        model_specs: &[String],
+        spelling: Spelling,
+        motion: MotionVersion,
+    ) -> Result<Self> {
+        let model_option = spelling.name(Opt::Model);
         let models = Models::parse(model_specs).map_err(|e| anyhow!("{model_option}: {e}"))?;
-        let mut metrics: Vec<MetricConfig> = models.metrics()?;
+        let mut metrics: Vec<MetricConfig> = models.metrics_with_motion(motion)?;
         for spec in specs {
             let given = match spelling {
                 Spelling::Flags => spelling.number(Opt::Feature, spec),
                 Spelling::Keywords => format!("{}: '{spec}'", Opt::Feature.keyword()),
             };
-            let metric = MetricConfig::parse(spec).map_err(|e| anyhow!("{given}: {e}"))?;
+            let metric = MetricConfig::parse_with_motion(spec, motion)
+                .map_err(|e| anyhow!("{given}: {e}"))?;
             let overlaps = |m: &MetricConfig| {
                 let names = metric.output_names(Chroma::C444);
                 m.output_names(Chroma::C444)

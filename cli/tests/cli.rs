@@ -101,7 +101,19 @@ fn missing_file_names_it() {
     let (r, _) = clip(1, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let missing = dir.path().join("nope.y4m");
-    let o = run(&["score", "-r", s(&rp), "-d", s(&missing)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&missing),
+        ],
+        None,
+    );
     assert_fails(&o, &["nope.y4m", "distorted"]);
 }
 
@@ -117,6 +129,9 @@ fn truncated_raw_file_says_how_many_bytes_are_left_over() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -140,10 +155,34 @@ fn mismatched_geometry_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let rp = y4m_file(dir.path(), "ref.y4m", &clip(1, 32, 32, 8).0);
     let dp = y4m_file(dir.path(), "dist.y4m", &clip(1, 32, 34, 8).0);
-    let o = run(&["score", "-r", s(&rp), "-d", s(&dp)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+        ],
+        None,
+    );
     assert_fails(&o, &["differ", "32x32", "32x34"]);
     let dp = y4m_file(dir.path(), "dist10.y4m", &clip(1, 32, 32, 10).0);
-    let o = run(&["score", "-r", s(&rp), "-d", s(&dp)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+        ],
+        None,
+    );
     assert_fails(&o, &["differ", "8-bit", "10-bit"]);
 }
 
@@ -155,7 +194,19 @@ fn length_mismatch_fails_unless_allowed() {
     let dp = y4m_file(dir.path(), "dist.y4m", &d[..2]);
     let out = dir.path().join("out.json");
     let o = run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "-o", s(&out), "--json"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-o",
+            s(&out),
+            "--json",
+        ],
         None,
     );
     assert_fails(&o, &["3 frames", "2", "--allow-length-mismatch"]);
@@ -167,6 +218,9 @@ fn length_mismatch_fails_unless_allowed() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -189,7 +243,19 @@ fn length_mismatch_on_a_pipe_keeps_the_common_frames() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let out = dir.path().join("out.json");
     let o = run(
-        &["score", "-r", s(&rp), "-d", "-", "-o", s(&out), "--json"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            "-",
+            "-o",
+            s(&out),
+            "--json",
+        ],
         Some(&y4m_bytes(&d[..2])),
     );
     assert_fails(
@@ -209,7 +275,19 @@ fn bad_y4m_header_is_refused() {
     let rp = y4m_file(dir.path(), "ref.y4m", &clip(1, 32, 32, 8).0);
     let bad = dir.path().join("bad.y4m");
     std::fs::write(&bad, b"YUV4MPEG2 W32 Hx F25:1\nFRAME\n").unwrap();
-    let o = run(&["score", "-r", s(&rp), "-d", s(&bad)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&bad),
+        ],
+        None,
+    );
     assert_fails(&o, &["bad.y4m", "Y4M header"]);
 }
 
@@ -223,6 +301,9 @@ fn zero_frames_is_an_error() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&empty_r),
             "-d",
@@ -246,6 +327,9 @@ fn zero_frames_is_an_error() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -266,7 +350,19 @@ fn plane_too_small_is_refused() {
     let (r, d) = clip(1, 10, 12, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
-    let o = run(&["score", "-r", s(&rp), "-d", s(&dp)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+        ],
+        None,
+    );
     assert_fails(&o, &["10x12", "11x11"]);
 }
 
@@ -278,6 +374,9 @@ fn unsupported_bit_depth_is_refused() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&p),
             "-d",
@@ -303,7 +402,20 @@ fn raw_input_without_its_geometry_is_refused() {
     let rp = raw_file(dir.path(), "ref.yuv", &r);
     let dp = raw_file(dir.path(), "dist.yuv", &d);
     let o = run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "-w", "32", "-h", "32"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-w",
+            "32",
+            "-h",
+            "32",
+        ],
         None,
     );
     assert_fails(&o, &["ref.yuv"]);
@@ -316,7 +428,16 @@ fn unsupported_feature_and_model_are_refused() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let o = run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "--feature", "ciede"],
+        &[
+            "score",
+            "-n",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "--feature",
+            "ciede",
+        ],
         None,
     );
     assert_fails(&o, &["ciede", "float_ssim, psnr, float_ms_ssim"]);
@@ -354,6 +475,9 @@ fn mid_stream_error_keeps_the_frames_scored_before_it() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -401,6 +525,7 @@ fn json_holds_the_exact_library_values_with_precision_max() {
     let o = run(
         &[
             "score",
+            "-n",
             "-r",
             s(&rp),
             "-d",
@@ -479,6 +604,9 @@ fn precision_sets_the_digits() {
         let o = run(
             &[
                 "score",
+                "-n",
+                "--feature",
+                "float_ssim",
                 "-r",
                 s(&rp),
                 "-d",
@@ -516,6 +644,9 @@ fn xml_csv_and_sub_have_libvmafs_shape() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -549,7 +680,19 @@ fn xml_csv_and_sub_have_libvmafs_shape() {
 
     let sub = dir.path().join("o.sub");
     assert_ok(&run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "-o", s(&sub), "--sub"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-o",
+            s(&sub),
+            "--sub",
+        ],
         None,
     ));
     let t = std::fs::read_to_string(&sub).unwrap();
@@ -563,7 +706,19 @@ fn summary_on_stdout_without_output_file() {
     let (r, _) = clip(2, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     // vmaf-style: no subcommand, identical inputs score exactly 1.
-    let o = run(&["-r", s(&rp), "-d", s(&rp), "-q", "--no_prediction"], None);
+    let o = run(
+        &[
+            "-r",
+            s(&rp),
+            "-d",
+            s(&rp),
+            "-q",
+            "--no_prediction",
+            "--feature",
+            "float_ssim",
+        ],
+        None,
+    );
     assert_ok(&o);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "float_ssim: 1.000000\n");
 }
@@ -575,11 +730,33 @@ fn stdin_input_scores_like_a_file() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let from_file = run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "--precision", "max"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "--precision",
+            "max",
+        ],
         None,
     );
     let from_pipe = run(
-        &["score", "-r", s(&rp), "-d", "-", "--precision", "max"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            "-",
+            "--precision",
+            "max",
+        ],
         Some(&y4m_bytes(&d)),
     );
     assert_ok(&from_file);
@@ -605,7 +782,21 @@ fn output_into_a_missing_folder_fails_clearly() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let out = dir.path().join("no/such/dir/out.xml");
-    let o = run(&["score", "-r", s(&rp), "-d", s(&dp), "-o", s(&out)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "-o",
+            s(&out),
+        ],
+        None,
+    );
     assert_fails(&o, &["out.xml"]);
 }
 
@@ -667,6 +858,7 @@ fn vulkan_and_cpu_backends_write_identical_files() {
         let o = run(
             &[
                 "score",
+                "-n",
                 "-r",
                 s(&rp),
                 "-d",
@@ -715,6 +907,9 @@ fn frame_selection_flags_pick_the_right_frames() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -756,7 +951,19 @@ fn dash_output_writes_the_file_to_stdout() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let o = run(
-        &["score", "-r", s(&rp), "-d", s(&dp), "--json", "-o", "-"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            s(&dp),
+            "--json",
+            "-o",
+            "-",
+        ],
         None,
     );
     assert_ok(&o);
@@ -770,13 +977,35 @@ fn length_mismatch_on_a_pipe_with_frame_cnt_counts_up_to_the_limit() {
     let (r, d) = clip(5, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r[..3]);
     let o = run(
-        &["score", "-r", s(&rp), "-d", "-", "--frame_cnt", "4"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            "-",
+            "--frame_cnt",
+            "4",
+        ],
         Some(&y4m_bytes(&d)),
     );
     assert_fails(&o, &["reference has 3 frames but distorted has 4"]);
     // Within the limit both have enough frames: no mismatch.
     let o = run(
-        &["score", "-r", s(&rp), "-d", "-", "--frame_cnt", "3"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&rp),
+            "-d",
+            "-",
+            "--frame_cnt",
+            "3",
+        ],
         Some(&y4m_bytes(&d)),
     );
     assert_ok(&o);

@@ -15,7 +15,7 @@ mod encoded_clips;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_fails, assert_ok, run, s};
+use common::{assert_fails, assert_ok, no_model, run, s};
 use encoded_clips::{
     clip, clips_dir, damaged, encoded, ffmpeg, ffmpeg_decode, ffmpeg_raw, score_args, without_fps,
 };
@@ -248,7 +248,21 @@ fn second_video_stream_by_index() {
     );
     assert_eq!(assert_decodes_as_ffmpeg(&p, 0, 6).width, 192);
     assert_eq!(assert_decodes_as_ffmpeg(&p, 1, 6).width, 160);
-    let o = run(&["score", "-r", s(&p), "-d", s(&p), "--stream", "2"], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&p),
+            "-d",
+            s(&p),
+            "--stream",
+            "2",
+        ],
+        None,
+    );
     assert_fails(&o, &["two.mkv", "there is no video stream 2: it has 2"]);
 }
 
@@ -258,6 +272,7 @@ fn score(reference: &Path, distorted: &Path, out: &Path, extra: &[&str]) {
     let mut args = vec!["score", "-r", s(reference), "-d", s(distorted), "-q"];
     args.extend(["--backend", "cpu", "--json", "-o", s(out)]);
     args.extend(extra);
+    args.extend(no_model(extra));
     assert_ok(&run(&args, None));
 }
 
@@ -346,6 +361,9 @@ fn a_damaged_frame_is_an_error_naming_file_and_frame() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&bad),
             "-d",
@@ -468,7 +486,19 @@ fn an_unknown_codec_names_it_and_the_ffmpeg_version() {
     patched[at..at + id.len()].copy_from_slice(b"V_MPEG4/ISO/XYZ");
     let path = clips_dir().join("unknown-codec.mkv");
     std::fs::write(&path, patched).unwrap();
-    let o = run(&["score", "-r", s(&path), "-d", s(&clean)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&path),
+            "-d",
+            s(&clean),
+        ],
+        None,
+    );
     assert_fails(
         &o,
         &[
@@ -487,7 +517,19 @@ fn no_video_stream_says_so() {
         &["-f", "lavfi", "-i", "sine=d=0.2", "-c:a", "pcm_s16le"],
     );
     let video = encoded("video.mkv", "192x108", 4, "-c:v libx264");
-    let o = run(&["score", "-r", s(&video), "-d", s(&audio)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&video),
+            "-d",
+            s(&audio),
+        ],
+        None,
+    );
     assert_fails(
         &o,
         &["audio.mkv: has no video stream (it holds audio (pcm_s16le))"],
@@ -499,7 +541,18 @@ fn a_stream_that_ends_early_is_a_length_error() {
     let long = encoded("long.mkv", "192x108", 12, "-c:v libx264");
     let short = encoded("short.mkv", "192x108", 8, "-c:v libx264");
     let o = run(
-        &["score", "-r", s(&long), "-d", s(&short), "--backend", "cpu"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&long),
+            "-d",
+            s(&short),
+            "--backend",
+            "cpu",
+        ],
         None,
     );
     assert_fails(&o, &["long.mkv", "short.mkv", "--allow-length-mismatch"]);
@@ -510,7 +563,19 @@ fn a_file_no_reader_knows_says_what_it_needs() {
     let dir = tempfile::tempdir().unwrap();
     let junk = common::file(dir.path(), "junk.bin", &[7u8; 3000]);
     let video = encoded("video2.mkv", "192x108", 4, "-c:v libx264");
-    let o = run(&["score", "-r", s(&junk), "-d", s(&video)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&junk),
+            "-d",
+            s(&video),
+        ],
+        None,
+    );
     assert_fails(
         &o,
         &[
@@ -523,6 +588,9 @@ fn a_file_no_reader_knows_says_what_it_needs() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&junk),
             "-d",
@@ -602,7 +670,17 @@ fn score_with_resize_distorted() {
     let reference = encoded("rs-ref.mkv", "256x144", 6, "-c:v libx264 -crf 12");
     let distorted = encoded("rs-dist.mkv", "192x108", 6, "-c:v libx264 -crf 30");
     let o = run(
-        &["score", "-r", s(&reference), "-d", s(&distorted), "-q"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&reference),
+            "-d",
+            s(&distorted),
+            "-q",
+        ],
         None,
     );
     assert_fails(&o, &["reference and distorted differ"]);
@@ -633,6 +711,9 @@ fn a_broken_mp4_is_never_read_as_raw() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&raw),
             "-d",
@@ -689,6 +770,9 @@ fn selection_flags_and_ladders_take_encoded_inputs() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&reference),
             "-d",
@@ -721,7 +805,19 @@ fn rgb_and_nv12_are_refused_by_name() {
         ("nv12.nut", "-c:v rawvideo -pix_fmt nv12", "nv12"),
     ] {
         let clip = encoded(name, "192x108", 2, encode);
-        let o = run(&["score", "-r", s(&clip), "-d", s(&video)], None);
+        let o = run(
+            &[
+                "score",
+                "-n",
+                "--feature",
+                "float_ssim",
+                "-r",
+                s(&clip),
+                "-d",
+                s(&video),
+            ],
+            None,
+        );
         let gives = format!("the decoder gives {pix_fmt} frames");
         assert_fails(&o, &[name, &gives, "planar YUV"]);
     }

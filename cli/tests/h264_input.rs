@@ -39,7 +39,8 @@ fn streams(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
 fn h264_inputs_say_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let (r, d) = streams(dir.path());
-    let o = run(&["score", "-r", s(&r), "-d", s(&d)], None);
+    let ssim = ["score", "-n", "--feature", "float_ssim"];
+    let o = run(&[&ssim[..], &["-r", s(&r), "-d", s(&d)]].concat(), None);
     #[cfg(not(feature = "vulkan-video"))]
     assert_fails(
         &o,
@@ -69,7 +70,8 @@ fn h264_with_another_input_is_refused() {
     let (r, _) = streams(dir.path());
     let y4m = dir.path().join("dist.y4m");
     std::fs::write(&y4m, b"YUV4MPEG2 W32 H32 F25:1 C420\n").unwrap();
-    let o = run(&["score", "-r", s(&r), "-d", s(&y4m)], None);
+    let ssim = ["score", "-n", "--feature", "float_ssim"];
+    let o = run(&[&ssim[..], &["-r", s(&r), "-d", s(&y4m)]].concat(), None);
     #[cfg(not(feature = "ffmpeg"))]
     assert_fails(
         &o,
@@ -100,7 +102,16 @@ fn h264_with_flags_for_decoded_frames_is_refused() {
         (&["--frame_skip_ref", "2"][..], "--frame_skip_ref"),
         (&["-w", "64", "-h", "64"][..], "-w/--width"),
     ] {
-        let mut args = vec!["score", "-r", s(&r), "-d", s(&d)];
+        let mut args = vec![
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            s(&d),
+        ];
         args.extend_from_slice(flags);
         let o = run(&args, None);
         assert_fails(&o, &[named, "does not apply to H.264 inputs"]);
@@ -115,7 +126,19 @@ fn h264_with_flags_for_decoded_frames_is_refused() {
 fn h264_in_containers_goes_to_the_gpu_decoder() {
     let reference = encoded_clips::encoded("gpu-ref.mp4", "64x64", 3, "-c:v libx264");
     let distorted = encoded_clips::encoded("gpu-dist.mkv", "64x64", 3, "-c:v libx264 -crf 40");
-    let o = run(&["score", "-r", s(&reference), "-d", s(&distorted)], None);
+    let o = run(
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&reference),
+            "-d",
+            s(&distorted),
+        ],
+        None,
+    );
     let e = common::stderr(&o);
     assert!(
         o.status.success() || e.contains("no Vulkan Video H.264 decode device"),

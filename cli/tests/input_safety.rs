@@ -12,7 +12,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{assert_fails, file, run, run_cmd, s, vkssim, y4m_clip, y4m_frame};
+use common::{assert_fails, file, no_model, run, run_cmd, s, vkssim, y4m_clip, y4m_frame};
 
 /// A raw 8-bit 4:2:0 clip of `frames` frames of `width` x `height`.
 fn raw_clip(width: u32, height: u32, frames: u32) -> Vec<u8> {
@@ -54,6 +54,7 @@ fn score_two_pipes(
         .arg(env!("CARGO_BIN_EXE_vkssim"))
         .args(["score", "-r", "-", "-d", s(&path)])
         .args(extra)
+        .args(no_model(extra))
         // Few malloc arenas, so that the limit measures vkssim, not the
         // allocator's reservations per thread.
         .env("MALLOC_ARENA_MAX", "2");
@@ -130,11 +131,22 @@ fn an_endless_stream_longer_than_the_other_input_stops_at_once() {
     for from_pipe in [false, true] {
         let r = if from_pipe { "-" } else { s(&reference) };
         let mut cmd = vkssim();
-        cmd.args(["score", "-r", r, "-d", "/dev/zero", "--backend", "cpu"])
-            .args(geometry)
-            .args(["-o", s(&out), "--json"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.args([
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            r,
+            "-d",
+            "/dev/zero",
+            "--backend",
+            "cpu",
+        ])
+        .args(geometry)
+        .args(["-o", s(&out), "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
         cmd.stdin(if from_pipe {
             Stdio::piped()
         } else {
@@ -181,7 +193,8 @@ fn empty_or_closed_standard_input_says_so() {
                 .arg(format!("exec \"$0\" \"$@\" {redirect}"))
                 .arg(env!("CARGO_BIN_EXE_vkssim"))
                 .args(["score", "-r", "-", "-d", s(d), "--backend", "cpu"])
-                .args(extra);
+                .args(extra)
+                .args(no_model(extra));
             run_cmd(&mut cmd, None)
         };
         let o = shell(&[], &clip);
@@ -207,11 +220,23 @@ fn skipping_past_the_end_says_what_each_input_has() {
         s(&d)
     );
     for allow in [&[][..], &["--allow-length-mismatch"]] {
-        let mut args = vec!["score", "-r", s(&r), "-d", s(&d), "--frame_skip_ref", "5"];
+        let mut args = vec![
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            s(&d),
+            "--frame_skip_ref",
+            "5",
+        ];
         args.extend(allow);
         assert_exit_1(&run(&args, None), &[&files]);
         // From a pipe, the skip runs into the end as the frames are read.
-        args[2] = "-";
+        let at = args.iter().position(|a| *a == s(&r)).unwrap();
+        args[at] = "-";
         let piped = format!(
             "no frames to score: after skipping, the reference - has 0 frames \
              (3 less --frame_skip_ref 5) and the distorted input {} has 3 frames",
@@ -221,7 +246,18 @@ fn skipping_past_the_end_says_what_each_input_has() {
     }
     // The other input a pipe: it is read no further than one frame.
     let o = run(
-        &["score", "-r", s(&r), "-d", "-", "--frame_skip_ref", "3"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            "-",
+            "--frame_skip_ref",
+            "3",
+        ],
         Some(&clip),
     );
     assert_exit_1(
@@ -250,7 +286,18 @@ fn duplicate_y4m_header_tags_are_refused() {
         bytes.extend_from_slice(&good[header_end..]);
         let r = file(dir.path(), "r.y4m", &bytes);
         let o = run(
-            &["score", "-r", s(&r), "-d", s(&d), "--backend", "cpu"],
+            &[
+                "score",
+                "-n",
+                "--feature",
+                "float_ssim",
+                "-r",
+                s(&r),
+                "-d",
+                s(&d),
+                "--backend",
+                "cpu",
+            ],
             None,
         );
         let needle = format!("the {tag} tag is given twice");
@@ -261,7 +308,18 @@ fn duplicate_y4m_header_tags_are_refused() {
     bytes.extend_from_slice(&good[header_end..]);
     let r = file(dir.path(), "r.y4m", &bytes);
     common::assert_ok(&run(
-        &["score", "-r", s(&r), "-d", s(&d), "--backend", "cpu"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            s(&d),
+            "--backend",
+            "cpu",
+        ],
         None,
     ));
 }

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use common::{assert_fails, assert_ok, file, run_cmd, s, stderr, vkssim, y4m_clip};
+use common::{assert_fails, assert_ok, file, no_model, run_cmd, s, stderr, vkssim, y4m_clip};
 
 /// Runs `vkssim ARGS` on the Vulkan backend with validation on
 /// (synchronization included); any validation message fails the test.
@@ -78,13 +78,23 @@ fn clips() -> Clips {
 
 /// `score -r REF -d FULL`.
 fn base(c: &Clips) -> Vec<&str> {
-    vec!["score", "-r", s(&c.reference), "-d", s(&c.full)]
+    vec![
+        "score",
+        "-n",
+        "--feature",
+        "float_ssim",
+        "-r",
+        s(&c.reference),
+        "-d",
+        s(&c.full),
+    ]
 }
 
 /// The single-pair run of `dist` (`-` with `stdin`), writing `out`.
 fn single(c: &Clips, dist: &str, stdin: Option<&[u8]>, out: &Path, extra: &[&str]) -> bool {
     let mut args = vec!["score", "-r", s(&c.reference), "-d", dist, "-o", s(out)];
     args.extend_from_slice(extra);
+    args.extend_from_slice(no_model(extra));
     run(&args, stdin).status.success()
 }
 
@@ -157,7 +167,19 @@ fn summaries_name_each_input() {
     assert_ok(&o);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     let single = |d: &Path| {
-        let o = run(&["score", "-r", s(&c.reference), "-d", s(d)], None);
+        let o = run(
+            &[
+                "score",
+                "-n",
+                "--feature",
+                "float_ssim",
+                "-r",
+                s(&c.reference),
+                "-d",
+                s(d),
+            ],
+            None,
+        );
         assert_ok(&o);
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
@@ -261,11 +283,13 @@ fn a_piped_reference_with_skips_and_subsampling() {
         s(&pattern),
     ];
     args.extend_from_slice(&extra);
+    args.extend_from_slice(no_model(&extra));
     assert_ok(&run(&args, Some(&reference)));
     for (dist, name) in [(&c.full, "full"), (&other, "other")] {
         let one = d.join(format!("single_{name}.csv"));
         let mut args = vec!["score", "-r", "-", "-d", s(dist), "-o", s(&one)];
         args.extend_from_slice(&extra);
+        args.extend_from_slice(no_model(&extra));
         assert_ok(&run(&args, Some(&reference)));
         let ladder = without_fps(&d.join(format!("{name}.csv")));
         assert_eq!(ladder, without_fps(&one));
@@ -353,6 +377,7 @@ fn many_frames_on_many_threads() {
             let one = d.join(format!("many_single_{k}.json"));
             let mut args = vec!["score", "-r", s(&reference), "-d", dist, "-o", s(&one)];
             args.extend_from_slice(&extra);
+            args.extend_from_slice(no_model(&extra));
             let stdin = (*dist == "-").then_some(&piped[..]);
             assert_ok(&run(&args, stdin));
             without_fps(&one)
@@ -366,6 +391,7 @@ fn many_frames_on_many_threads() {
         }
         args.extend(["-o", s(&pattern)]);
         args.extend_from_slice(&extra);
+        args.extend_from_slice(no_model(&extra));
         args.extend_from_slice(devices);
         let o = run_logging(&args, Some(&piped), "info");
         assert_ok(&o);

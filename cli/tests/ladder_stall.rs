@@ -68,7 +68,18 @@ fn a_stalled_input_does_not_hold_back_a_file_referenced_ladder() {
     std::fs::create_dir(&out).unwrap();
     let pattern = out.join("{name}.json");
     let mut child = vkssim()
-        .args(["score", "-r", s(&r), "-d", s(&a), "-d", s(&fifo)])
+        .args([
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            s(&a),
+            "-d",
+            s(&fifo),
+        ])
         .args(["--json", "-o", s(&pattern), "--backend", "cpu", "-q"])
         .args(["--read-threads", "2"])
         .stdin(Stdio::null())
@@ -86,6 +97,9 @@ fn a_stalled_input_does_not_hold_back_a_file_referenced_ladder() {
     assert_ok(&run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&r),
             "-d",

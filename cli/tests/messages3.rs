@@ -8,12 +8,13 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{assert_fails, assert_ok, file, run, run_cmd, s, stderr, vkssim, y4m_clip};
+use common::{assert_fails, assert_ok, file, no_model, run, run_cmd, s, stderr, vkssim, y4m_clip};
 
 /// `score -r R -d D -q --backend cpu` and `rest`.
 fn score<'a>(r: &'a Path, d: &'a Path, rest: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec!["score", "-r", s(r), "-d", s(d), "-q", "--backend", "cpu"];
     a.extend_from_slice(rest);
+    a.extend_from_slice(no_model(rest));
     a
 }
 

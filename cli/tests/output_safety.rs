@@ -13,7 +13,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{assert_fails, assert_ok, file, run, run_cmd, s, stderr, vkssim, y4m_clip};
+use common::{assert_fails, assert_ok, file, no_model, run, run_cmd, s, stderr, vkssim, y4m_clip};
 
 const W: u32 = 32;
 const H: u32 = 24;
@@ -27,6 +27,7 @@ fn pair(dir: &Path) -> (PathBuf, PathBuf) {
 fn score_args<'a>(r: &'a Path, d: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec!["score", "-r", s(r), "-d", s(d), "--csv", "--backend", "cpu"];
     a.extend_from_slice(extra);
+    a.extend_from_slice(no_model(extra));
     a
 }
 
@@ -179,7 +180,18 @@ fn item9_the_same_stream_twice_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let clip = y4m_clip(W, H, 4, 1);
     let o = run(
-        &["score", "-r", "/dev/stdin", "-d", "-", "--backend", "cpu"],
+        &[
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            "/dev/stdin",
+            "-d",
+            "-",
+            "--backend",
+            "cpu",
+        ],
         Some(&clip),
     );
     assert_fails(&o, &["/dev/stdin", "same stream"]);
@@ -205,6 +217,9 @@ fn item3_a_missing_output_folder_fails_before_reading() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             "-",
             "-d",

@@ -90,7 +90,18 @@ fn the_readmes_example_scores_stream_1_of_the_distorted() {
     let readme = run_cmd(
         vkssim()
             .current_dir(d)
-            .args(["score", "-r", "ref.y4m", "-d", "dist.mp4", "--stream", "1"])
+            .args([
+                "score",
+                "-n",
+                "--feature",
+                "float_ssim",
+                "-r",
+                "ref.y4m",
+                "-d",
+                "dist.mp4",
+                "--stream",
+                "1",
+            ])
             .stdin(std::process::Stdio::null()),
         None,
     );
@@ -98,7 +109,16 @@ fn the_readmes_example_scores_stream_1_of_the_distorted() {
     let want = run_cmd(
         vkssim()
             .current_dir(d)
-            .args(["score", "-r", "ref.y4m", "-d", s(&one)])
+            .args([
+                "score",
+                "-n",
+                "--feature",
+                "float_ssim",
+                "-r",
+                "ref.y4m",
+                "-d",
+                s(&one),
+            ])
             .stdin(std::process::Stdio::null()),
         None,
     );
@@ -166,7 +186,18 @@ fn a_ladder_takes_a_stream_per_input() {
     let one = extracted(&mp4, 1, d);
     let out = d.join("o");
     let pattern = out.join("{index}.json");
-    let mut args = vec!["score", "-r", s(&r), "-d", s(&mp4), "-d", s(&one)];
+    let mut args = vec![
+        "score",
+        "-n",
+        "--feature",
+        "float_ssim",
+        "-r",
+        s(&r),
+        "-d",
+        s(&mp4),
+        "-d",
+        s(&one),
+    ];
     args.extend(["-q", "--backend", "cpu", "--json", "--precision", "max"]);
     args.extend(["-o", s(&pattern), "--stream", "1,0"]);
     std::fs::create_dir(&out).unwrap();

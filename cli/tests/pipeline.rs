@@ -51,7 +51,16 @@ fn streams_and_files_select_the_same_frames_on_both_backends() {
             ("-", s(&dp), Some(&r)),
             (s(&rp), "-", Some(&d)),
         ] {
-            let mut args = vec!["score", "-r", reference, "-d", distorted];
+            let mut args = vec![
+                "score",
+                "-n",
+                "--feature",
+                "float_ssim",
+                "-r",
+                reference,
+                "-d",
+                distorted,
+            ];
             args.extend(["--backend", backend]);
             args.extend(flags);
             let o = run(&args, stdin.map(|v| v.as_slice()));
@@ -73,6 +82,9 @@ fn a_stream_ending_between_scored_frames_is_a_length_error() {
     let out = dir.path().join("out.json");
     let args = [
         "score",
+        "-n",
+        "--feature",
+        "float_ssim",
         "-r",
         "-",
         "-d",

@@ -13,7 +13,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{assert_fails, assert_ok, file, run, run_cmd, s, stderr, vkssim};
+use common::{assert_fails, assert_ok, file, no_model, run, run_cmd, s, stderr, vkssim};
 
 const W: u32 = 32;
 const H: u32 = 24;
@@ -27,6 +27,7 @@ fn pair(dir: &Path) -> (PathBuf, PathBuf) {
 fn score_args<'a>(r: &'a Path, d: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut a = vec!["score", "-r", s(r), "-d", s(d), "-q"];
     a.extend_from_slice(extra);
+    a.extend_from_slice(no_model(extra));
     a
 }
 
@@ -335,11 +336,23 @@ fn item11_auto_scores_on_the_cpu_when_the_vulkan_driver_is_broken() {
     let icd = broken_icd(dir.path());
     let with_icd = |backend: &str| {
         let mut cmd = vkssim();
-        cmd.args(["score", "-r", s(&r), "-d", s(&d), "--csv", "-o", "-"])
-            .args(["--backend", backend])
-            .env("VK_ICD_FILENAMES", &icd)
-            .env("VK_DRIVER_FILES", &icd)
-            .stdin(Stdio::null());
+        cmd.args([
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            s(&d),
+            "--csv",
+            "-o",
+            "-",
+        ])
+        .args(["--backend", backend])
+        .env("VK_ICD_FILENAMES", &icd)
+        .env("VK_DRIVER_FILES", &icd)
+        .stdin(Stdio::null());
         run_cmd(&mut cmd, None)
     };
     let auto = with_icd("auto");

@@ -39,7 +39,18 @@ fn score_bad_frame(backend: &str, piped: bool) -> std::process::Output {
     let d = file(dir.path(), "dist.yuv", &distorted);
     let d_arg = if piped { "-" } else { s(&d) };
     let geometry = raw10_geometry(w, h);
-    let mut args = vec!["score", "-r", s(&r), "-d", d_arg, "--backend", backend];
+    let mut args = vec![
+        "score",
+        "-n",
+        "--feature",
+        "float_ssim",
+        "-r",
+        s(&r),
+        "-d",
+        d_arg,
+        "--backend",
+        backend,
+    ];
     args.extend(geometry.iter().map(String::as_str));
     run(&args, piped.then_some(&distorted[..]))
 }
@@ -132,7 +143,19 @@ fn a_bad_sample_in_a_ladders_shared_reference_fails_every_input() {
         let d2 = file(dir.path(), "two.yuv", &raw10(w, h, 4, 3));
         let out_dir = dir.path().join("out");
         let geometry = raw10_geometry(w, h);
-        let mut args = vec!["score", "-r", s(&r), "-d", s(&d1), "-d", s(&d2), "--json"];
+        let mut args = vec![
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "-d",
+            s(&d1),
+            "-d",
+            s(&d2),
+            "--json",
+        ];
         args.extend(["--output-dir", s(&out_dir), "--backend", backend]);
         args.extend(geometry.iter().map(String::as_str));
         let out = run(&args, None);

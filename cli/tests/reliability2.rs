@@ -23,7 +23,7 @@ const H: u32 = 24;
 
 /// `score -r REF ... --backend cpu` with `rest` in between.
 fn score<'a>(r: &'a Path, rest: &[&'a str]) -> Vec<&'a str> {
-    let mut a = vec!["score", "-r", s(r)];
+    let mut a = vec!["score", "-n", "--feature", "float_ssim", "-r", s(r)];
     a.extend_from_slice(rest);
     a.extend(["--backend", "cpu"]);
     a
@@ -221,6 +221,9 @@ fn item3_bench_write_yuv_is_refused_with_inputs_and_written_safely() {
     let o = run(
         &[
             "score",
+            "-n",
+            "--feature",
+            "float_ssim",
             "-r",
             s(&old),
             "-d",
@@ -478,7 +481,17 @@ fn item7_a_signal_during_a_ladders_writes_leaves_no_temporary_file() {
     {
         let out = dir.path().join(format!("o{attempt}"));
         std::fs::create_dir(&out).unwrap();
-        let mut args = vec!["score", "-r", s(&r), "--json", "--output-dir", s(&out)];
+        let mut args = vec![
+            "score",
+            "-n",
+            "--feature",
+            "float_ssim",
+            "-r",
+            s(&r),
+            "--json",
+            "--output-dir",
+            s(&out),
+        ];
         for d in &inputs {
             args.extend(["-d", s(d)]);
         }
@@ -708,6 +721,7 @@ fn csv_ladder(r: &Path, a: &Path, b: impl AsRef<OsStr>, out: &Path) -> Output {
         .arg("-d")
         .arg(b);
     cmd.args(["--csv", "--output-dir", s(out), "--backend", "cpu"]);
+    cmd.args(["-n", "--feature", "float_ssim"]);
     run_cmd(cmd.stdin(Stdio::null()), None)
 }
 
@@ -737,6 +751,9 @@ fn item11_the_readme_lists_every_pixel_format_accepted() {
         let o = run(
             &[
                 "score",
+                "-n",
+                "--feature",
+                "float_ssim",
                 "-r",
                 s(&raw),
                 "-d",

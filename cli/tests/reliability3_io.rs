@@ -20,6 +20,7 @@ use encoded_clips::clip;
 fn score_args<'a>(r: &'a Path, d: &'a Path, out: &'a Path) -> Vec<&'a str> {
     vec![
         "score",
+        "-n",
         "-r",
         s(r),
         "-d",
@@ -232,7 +233,7 @@ fn y4m_with(dir: &Path, name: &str, tag: &str, seed: u32) -> PathBuf {
 fn run_pair(dir: &Path, r: &Path, d: &Path, more: &[&str]) -> std::process::Output {
     let out = dir.join("s.json");
     let mut args = vec!["score", "-r", s(r), "-d", s(d), "--backend", "cpu"];
-    args.extend(["--feature", "psnr", "--json", "-o", s(&out)]);
+    args.extend(["-n", "--feature", "psnr", "--json", "-o", s(&out)]);
     args.extend_from_slice(more);
     run(&args, None)
 }
@@ -308,6 +309,9 @@ fn item6_encoded_yuvj420p_against_limited_is_noted() {
     let out = dir.path().join("out");
     let ladder = [
         "score",
+        "-n",
+        "--feature",
+        "float_ssim",
         "-r",
         s(&r),
         "-d",

@@ -48,11 +48,12 @@ def main() -> None:
     a = p.parse_args()
     if a.reference and a.distorted:
         result = vkssim.score(a.reference, a.distorted, FEATURES, width=a.width, height=a.height,
-                              pix_fmt=a.pix_fmt, bitdepth=a.bitdepth, backend=a.backend, progress=True)
+                              pix_fmt=a.pix_fmt, bitdepth=a.bitdepth, backend=a.backend, progress=True,
+                              model=None)
         title = f"{a.distorted} against {a.reference}"
     else:
         ref, dist = generated()
-        result = vkssim.score(ref, dist, FEATURES, backend=a.backend, progress=True)
+        result = vkssim.score(ref, dist, FEATURES, backend=a.backend, progress=True, model=None)
         title = "generated pair: noise growing over the clip"
 
     frames = [f["frameNum"] for f in result.frames]

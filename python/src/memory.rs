@@ -165,6 +165,7 @@ fn score_typed<T: Sample>(
                 break;
             }
         }
+        scorer.finish();
         while let Some(res) = scorer.wait() {
             run.take(res, &watch);
         }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyString};
 use vkssim::io::{ScaleAlgorithm, PIXEL_FORMATS};
+use vkssim::metric::MotionVersion;
 use vkssim_cli::embed::{
     self, Backend, DeviceChoice, Precision, ScoreArgs, ScorePlan, Spelling, Upload,
     MAX_DECODE_THREADS, MAX_DEVICES, MAX_FRAMES_IN_FLIGHT, MAX_READ_THREADS, MAX_THREADS,
@@ -48,6 +49,12 @@ fn score_args(
         match key.as_str() {
             "features" => a.feature = v.features()?,
             "model" => a.model = v.models()?,
+            "motion_version" => {
+                a.motion_version = v.choice(&[
+                    ("2.3.1", MotionVersion::V2_3_1),
+                    ("3.2.0", MotionVersion::V3_2_0),
+                ])?
+            }
             "backend" => {
                 a.engine.backend = v.choice(&[
                     ("auto", Backend::Auto),

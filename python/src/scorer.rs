@@ -5,7 +5,10 @@
 //! wait checks for Ctrl-C between results, and a result is handed out only
 //! once no Ctrl-C is pending (else it stays first in line). A scorer is for
 //! one thread at a time: a call while another thread's is under way raises
-//! `vkssim.Error` rather than wait.
+//! `vkssim.Error` rather than wait. With a model or the `motion` feature a
+//! frame's result waits for the next frame's (`integer_motion2`, the
+//! models' scores); a blocking call with only such results left ends the
+//! stream (the library's `finish`), so the last frame comes out.
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, TryLockError};
@@ -30,6 +33,8 @@ use crate::result::PyReport;
 pub struct PyScorer {
     plan: ScorePlan,
     metrics: MetricSet,
+    /// A frame's output names: the metrics', then the models'.
+    names: Vec<String>,
     format: VideoFormat,
     chroma: bool,
     /// What changes, for one caller at a time ([`PyScorer::state`]).
@@ -88,9 +93,14 @@ impl PyScorer {
             .map_err(|e| from_lib(&e))?;
         let metrics = embed::metric_set(&plan, format).map_err(|e| to_py(&e, Stage::Run))?;
         let engine = py
-            .detach(|| embed::start_engine(&plan, &metrics, format))
+            .detach(|| embed::start_streaming(&plan, &metrics, format))
             .map_err(|e| to_py(&e, Stage::Run))?;
+        let models = engine.scorer.desc().models.output_names();
+        let names = (metrics.output_names().iter().map(|n| n.to_string()))
+            .chain(models)
+            .collect();
         Ok(Self {
+            names,
             chroma: layout.is_some(),
             plan,
             metrics,
@@ -138,7 +148,7 @@ impl PyScorer {
         match st.ready.pop_front() {
             Some((i, s)) => {
                 st.lent.push((i, s.clone()));
-                Ok(Some(frame_dict(py, &self.metrics, i, &s)?))
+                Ok(Some(frame_dict(py, &self.names, i, &s)?))
             }
             None => {
                 st.check()?;
@@ -158,7 +168,7 @@ impl PyScorer {
         let taken: Vec<_> = st.ready.drain(..).collect();
         let dicts = taken
             .iter()
-            .map(|(i, s)| frame_dict(py, &self.metrics, *i, s))
+            .map(|(i, s)| frame_dict(py, &self.names, *i, s))
             .collect::<PyResult<Vec<_>>>()?;
         st.lent = taken;
         Ok(dicts)
@@ -368,7 +378,9 @@ impl State {
         first.map_or(Ok(()), Err)
     }
 
-    /// Takes the results that are back; `block`: waits for one if none is.
+    /// Takes the results that are back; `block`: waits for one if none is
+    /// (ending the stream when only results held for a later frame are
+    /// left).
     fn collect(&mut self, py: Python<'_>, block: bool) -> PyResult<()> {
         let Some(engine) = self.engine.as_mut() else {
             return Ok(());
@@ -381,6 +393,10 @@ impl State {
             }
             if results.is_empty() && block {
                 results.extend(scorer.wait_indexed());
+                if results.is_empty() && scorer.in_flight() > 0 {
+                    scorer.finish();
+                    results.extend(scorer.wait_indexed());
+                }
             }
             results
         });
@@ -401,17 +417,18 @@ impl State {
     }
 }
 
-/// `{"frameNum": index, output: value, ...}` of one frame.
+/// `{"frameNum": index, output: value, ...}` of one frame, for the output
+/// `names`.
 pub fn frame_dict<'py>(
     py: Python<'py>,
-    metrics: &MetricSet,
+    names: &[String],
     index: u64,
     score: &FrameScore,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("frameNum", index)?;
-    for name in metrics.output_names() {
-        d.set_item(name.as_ref(), score.value(&name).unwrap_or(f64::NAN))?;
+    for name in names {
+        d.set_item(name, score.value(name).unwrap_or(f64::NAN))?;
     }
     Ok(d)
 }

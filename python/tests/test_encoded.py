@@ -52,8 +52,8 @@ def encoded(clips, tmp_path_factory):
 def test_encoded_files_equal_their_ffmpeg_decoded_y4m(encoded, decode_threads):
     streams, frames = encoded
     (ref, ref_y4m), (dist, dist_y4m) = streams["ref"], streams["dist"]
-    from_streams = vkssim.score(ref, dist, FEATURES, backend="cpu", decode="cpu", decode_threads=decode_threads)
-    from_y4m = vkssim.score(ref_y4m, dist_y4m, FEATURES, backend="cpu")
+    from_streams = vkssim.score(ref, dist, FEATURES, backend="cpu", decode="cpu", decode_threads=decode_threads, model=None)
+    from_y4m = vkssim.score(ref_y4m, dist_y4m, FEATURES, backend="cpu", model=None)
     assert len(from_streams.frames) == frames
     # Every value, fp64 for fp64.
     assert from_streams.frames == from_y4m.frames
@@ -65,17 +65,17 @@ def test_decoding_options_are_checked(encoded, clips):
     streams, _ = encoded
     ref, dist = streams["ref"][0], streams["dist"][0]
     with pytest.raises(vkssim.OptionError, match=r"^decode_threads=65: out of range \(0 to 64\)$"):
-        vkssim.score(ref, dist, backend="cpu", decode_threads=65)
+        vkssim.score(ref, dist, backend="cpu", decode_threads=65, features="float_ssim", model=None)
     with pytest.raises(vkssim.OptionError, match=r"^decode='elsewhere': expected 'auto', 'cpu' or 'gpu'$"):
-        vkssim.score(ref, dist, backend="cpu", decode="elsewhere")
+        vkssim.score(ref, dist, backend="cpu", decode="elsewhere", features="float_ssim", model=None)
     clip = clips["420p8"]
     with pytest.raises(vkssim.OptionError, match="decode_threads: for files only"):
-        vkssim.score(clip.ref, clip.dist, backend="cpu", decode_threads=2)
+        vkssim.score(clip.ref, clip.dist, backend="cpu", decode_threads=2, features="float_ssim", model=None)
 
 
 def test_a_missing_stream_is_an_input_error_naming_it(encoded):
     streams, _ = encoded
     ref = streams["ref"][0]
     with pytest.raises(vkssim.InputError, match="stream 1") as info:
-        vkssim.score(ref, ref, backend="cpu", stream=1)
+        vkssim.score(ref, ref, backend="cpu", stream=1, features="float_ssim", model=None)
     assert str(Path(ref)) in str(info.value)

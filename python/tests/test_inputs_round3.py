@@ -30,12 +30,12 @@ def _y4m(path: Path, tag: str, seed: int) -> Path:
 def test_different_declared_ranges_are_noted(tmp_path, capfd):
     full = _y4m(tmp_path / "full.y4m", "XCOLORRANGE=FULL", 1)
     limited = _y4m(tmp_path / "limited.y4m", "XCOLORRANGE=LIMITED", 40)
-    noted = vkssim.score(full, limited, ["psnr"], backend="cpu")
+    noted = vkssim.score(full, limited, ["psnr"], backend="cpu", model=None)
     err = capfd.readouterr().err
     assert f"the reference {full} is full range (XCOLORRANGE=FULL)" in err, err
     assert f"the distorted {limited} is limited range (XCOLORRANGE=LIMITED)" in err, err
     # Scored as stored: the same numbers as with no range declared.
-    plain = vkssim.score(_y4m(tmp_path / "a.y4m", "", 1), _y4m(tmp_path / "b.y4m", "", 40), ["psnr"], backend="cpu")
+    plain = vkssim.score(_y4m(tmp_path / "a.y4m", "", 1), _y4m(tmp_path / "b.y4m", "", 40), ["psnr"], backend="cpu", model=None)
     assert "range" not in capfd.readouterr().err
     assert noted.frames == plain.frames
 
@@ -54,7 +54,7 @@ def test_a_file_cut_short_is_an_input_error(tmp_path):
     cut.write_bytes(data[: len(data) // 2])
     for allow in (False, True):
         with pytest.raises(vkssim.InputError) as info:
-            vkssim.score(whole, cut, ["psnr"], backend="cpu", allow_length_mismatch=allow)
+            vkssim.score(whole, cut, ["psnr"], backend="cpu", allow_length_mismatch=allow, model=None)
         frames = info.value.result.frames
         assert 10 <= len(frames) < 50
         message = str(info.value)

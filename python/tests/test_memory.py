@@ -45,7 +45,7 @@ def test_repeated_score_calls_keep_memory_flat(noise_pair):
     ref, dist = noise_pair
     rss = []
     for _ in range(6):
-        result = vkssim.score(ref, dist, ["psnr"], backend="cpu")
+        result = vkssim.score(ref, dist, ["psnr"], backend="cpu", model=None)
         assert len(result.frames) == 100
         rss.append(_rss_kib())
     # From the 2nd call to the 6th: 4 calls, about 92 MB of packets read.

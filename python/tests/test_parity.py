@@ -25,14 +25,15 @@ def _cases():
 def test_numpy_file_and_cli_are_identical(clips, tmp_path, vkssim_bin, clip_name, features):
     clip = clips[clip_name]
     feats = FEATURE_SETS[features]
-    from_file = vkssim.score(clip.ref_yuv, clip.dist_yuv, feats, backend="cpu", **clip.raw())
-    from_arrays = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", bitdepth=clip.bitdepth)
+    from_file = vkssim.score(clip.ref_yuv, clip.dist_yuv, feats, backend="cpu", **clip.raw(), model=None)
+    from_arrays = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", bitdepth=clip.bitdepth, model=None)
     assert len(from_file.frames) == clip.frames
     # Every value, fp64 for fp64 (NaN never appears on these clips).
     assert from_arrays.frames == from_file.frames
     assert from_arrays.pooled == from_file.pooled
     assert from_arrays.aggregate == from_file.aggregate
-    base = ["score", "-r", str(clip.ref_yuv), "-d", str(clip.dist_yuv), *clip.raw_flags(), "--backend", "cpu", "-q"]
+    base = ["score", "-r", str(clip.ref_yuv), "-d", str(clip.dist_yuv), *clip.raw_flags(), "--backend", "cpu", "-q",
+            "-n"]
     for f in feats:
         base += ["--feature", f]
     for fmt in ("json", "xml", "csv"):
@@ -47,9 +48,9 @@ def test_numpy_file_and_cli_are_identical(clips, tmp_path, vkssim_bin, clip_name
 def test_y4m_file_equals_raw_and_arrays(clips):
     clip = clips["420p8"]
     feats = ["float_ssim", "psnr"]
-    y4m = vkssim.score(clip.ref_y4m, clip.dist_y4m, feats, backend="cpu")
-    raw = vkssim.score(str(clip.ref_yuv), str(clip.dist_yuv), feats, backend="cpu", **clip.raw())
-    arrays = vkssim.score(clip.ref, clip.dist, feats, backend="cpu")
+    y4m = vkssim.score(clip.ref_y4m, clip.dist_y4m, feats, backend="cpu", model=None)
+    raw = vkssim.score(str(clip.ref_yuv), str(clip.dist_yuv), feats, backend="cpu", **clip.raw(), model=None)
+    arrays = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", model=None)
     assert y4m.frames == raw.frames == arrays.frames
     assert comparable(y4m.to_json()) == comparable(arrays.to_json())
 
@@ -62,7 +63,7 @@ def test_files_equal_vmafs(clips, tmp_path, vmaf_bin, clip_name):
     for f in feats:
         args += ["--feature", f]
     vmaf = run_cli(vmaf_bin, args, tmp_path / "vmaf.json")
-    ours = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", bitdepth=clip.bitdepth)
+    ours = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", bitdepth=clip.bitdepth, model=None)
     assert comparable(ours.to_json()) == comparable(vmaf)
     assert len(comparable(vmaf)) > 10 * clip.frames
 
@@ -74,16 +75,16 @@ def test_full_precision_equals_vmafs(clips, tmp_path, vmaf_bin, full_precision_s
     for f in feats:
         args += ["--feature", f]
     vmaf = run_cli(vmaf_bin, args, tmp_path / "vmaf.xml", env={"LD_PRELOAD": str(full_precision_shim)})
-    ours = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", bitdepth=clip.bitdepth, precision="max")
+    ours = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", bitdepth=clip.bitdepth, precision="max", model=None)
     assert comparable(ours.to_xml()) == comparable(vmaf)
 
 
 def test_frame_selection_matches_the_cli(clips, tmp_path, vkssim_bin):
     clip = clips["420p8"]
     opts = dict(frame_skip_ref=1, frame_skip_dist=1, frame_cnt=3, subsample=2)
-    arrays = vkssim.score(clip.ref, clip.dist, "psnr", backend="cpu", **opts)
+    arrays = vkssim.score(clip.ref, clip.dist, "psnr", backend="cpu", **opts, model=None)
     args = ["score", "-r", str(clip.ref_yuv), "-d", str(clip.dist_yuv), *clip.raw_flags(), "--backend", "cpu",
-            "-q", "--json", "--feature", "psnr", "--frame_skip_ref", "1", "--frame_skip_dist", "1",
+            "-q", "-n", "--json", "--feature", "psnr", "--frame_skip_ref", "1", "--frame_skip_dist", "1",
             "--frame_cnt", "3", "--subsample", "2"]
     cli = run_cli(vkssim_bin, args, tmp_path / "sel.json")
     assert [f["frameNum"] for f in arrays.frames] == [0, 2]
@@ -94,8 +95,8 @@ def test_vulkan_on_this_machine_equals_the_cpu_twin(clips, monkeypatch):
     """The Vulkan engine (lavapipe without a GPU), validation on."""
     monkeypatch.setenv("VKSSIM_VALIDATION", "1")
     clip = clips["444p8_odd"]
-    cpu = vkssim.score(clip.ref[0], clip.dist[0], backend="cpu")
-    vk = vkssim.score(clip.ref[0], clip.dist[0], backend="vulkan")
+    cpu = vkssim.score(clip.ref[0], clip.dist[0], backend="cpu", features="float_ssim", model=None)
+    vk = vkssim.score(clip.ref[0], clip.dist[0], backend="vulkan", features="float_ssim", model=None)
     assert vk.frames == cpu.frames
     with vkssim.Scorer(clip.width, clip.height, backend="vulkan") as s:
         assert "cpu" not in s.backend

@@ -75,7 +75,7 @@ def test_thousands_of_tiny_pairs_keep_their_frame_numbers(seed):
     ref = rng.integers(0, 256, (n, size, size), dtype=np.uint8)
     dist = rng.integers(0, 256, (n, size, size), dtype=np.uint8)
     features = FEATURES[:2]
-    whole = vkssim.score(ref, dist, features, backend="cpu").frames
+    whole = vkssim.score(ref, dist, features, backend="cpu", model=None).frames
     for repeat in range(3):
         seen = []
         with deadline(60):
@@ -102,7 +102,7 @@ def test_ctrl_c_while_iterating_skips_no_frame():
     n, (h, w) = 12, (720, 1280)
     ref = rng.integers(0, 256, (n, h, w), dtype=np.uint8)
     dist = rng.integers(0, 256, (n, h, w), dtype=np.uint8)
-    whole = vkssim.score(ref, dist, FEATURES[::2], backend="cpu").frames
+    whole = vkssim.score(ref, dist, FEATURES[::2], backend="cpu", model=None).frames
     go = threading.Event()
     stop = threading.Event()
 
@@ -202,27 +202,27 @@ def test_scorer_geometry_errors_name_the_argument(name, value):
 def test_an_array_bitdepth_error_names_the_argument(value):
     frames = np.zeros((1, 48, 64), np.uint16)
     with pytest.raises(vkssim.OptionError, match=f"^bitdepth={re.escape(repr(value))}: "):
-        vkssim.score(frames, frames, backend="cpu", bitdepth=value)
+        vkssim.score(frames, frames, backend="cpu", bitdepth=value, features="float_ssim", model=None)
 
 
 @pytest.mark.parametrize("value", [False, True])
 def test_a_boolean_precision_is_refused(value):
     frames = np.zeros((1, 48, 64), np.uint8)
     with pytest.raises(vkssim.OptionError, match=f"^precision={value!r}: "):
-        vkssim.score(frames, frames, backend="cpu", precision=value)
+        vkssim.score(frames, frames, backend="cpu", precision=value, features="float_ssim", model=None)
     with pytest.raises(vkssim.OptionError, match=f"^precision={value!r}: "):
         vkssim.Scorer(64, 48, backend="cpu", precision=value)
     # An integer precision is taken (0 is not "unset").
-    assert len(vkssim.score(frames, frames, backend="cpu", precision=0)) == 1
+    assert len(vkssim.score(frames, frames, backend="cpu", precision=0, features="float_ssim", model=None)) == 1
 
 
 def test_a_nul_byte_in_a_path_is_escaped_in_the_message(tmp_path):
     bad = str(tmp_path / "ref\x00.y4m")
     for ref, dist, role in ((bad, str(tmp_path / "d.y4m"), "reference"), (str(tmp_path / "r.y4m"), bad, "distorted")):
         with pytest.raises(vkssim.InputError) as info:
-            vkssim.score(ref, dist, backend="cpu")
+            vkssim.score(ref, dist, backend="cpu", features="float_ssim", model=None)
         message = str(info.value)
         assert "\x00" not in message
         assert f"the {role} path {bad!r}" in message and "NUL byte" in message
     with pytest.raises(vkssim.InputError, match="NUL"):
-        vkssim.score(bad.encode(), str(tmp_path / "d.y4m"), backend="cpu")
+        vkssim.score(bad.encode(), str(tmp_path / "d.y4m"), backend="cpu", features="float_ssim", model=None)

@@ -42,8 +42,8 @@ def two_streams(clips, tmp_path_factory):
 
 def test_stream_selects_the_distorted_inputs_stream(two_streams):
     ref, mp4, one = two_streams
-    got = vkssim.score(ref, mp4, FEATURES, backend="cpu", stream=1)
-    want = vkssim.score(ref, one, FEATURES, backend="cpu")
+    got = vkssim.score(ref, mp4, FEATURES, backend="cpu", stream=1, model=None)
+    want = vkssim.score(ref, one, FEATURES, backend="cpu", model=None)
     assert len(got.frames) > 0
     # Every value, fp64 for fp64.
     assert got.frames == want.frames
@@ -52,19 +52,19 @@ def test_stream_selects_the_distorted_inputs_stream(two_streams):
 
 def test_reference_stream_selects_the_references_stream(two_streams):
     ref, mp4, one = two_streams
-    got = vkssim.score(mp4, ref, FEATURES, backend="cpu", reference_stream=1)
-    want = vkssim.score(one, ref, FEATURES, backend="cpu")
+    got = vkssim.score(mp4, ref, FEATURES, backend="cpu", reference_stream=1, model=None)
+    want = vkssim.score(one, ref, FEATURES, backend="cpu", model=None)
     assert got.frames == want.frames
     # A Y4M has only stream 0: asking it for stream 1 names it.
     with pytest.raises(vkssim.InputError, match="stream 1") as info:
-        vkssim.score(ref, mp4, FEATURES, backend="cpu", reference_stream=1, stream=1)
+        vkssim.score(ref, mp4, FEATURES, backend="cpu", reference_stream=1, stream=1, model=None)
     assert str(ref) in str(info.value)
 
 
 def test_a_ladder_takes_a_stream_per_input(two_streams):
     ref, mp4, one = two_streams
-    want = vkssim.score(ref, one, FEATURES, backend="cpu")
-    results = vkssim.score(ref, [mp4, one], FEATURES, backend="cpu", stream=[1, 0])
+    want = vkssim.score(ref, one, FEATURES, backend="cpu", model=None)
+    results = vkssim.score(ref, [mp4, one], FEATURES, backend="cpu", stream=[1, 0], model=None)
     assert [r.frames for r in results] == [want.frames, want.frames]
     with pytest.raises(vkssim.OptionError, match="3 streams for 2 distorted inputs"):
-        vkssim.score(ref, [mp4, one], FEATURES, backend="cpu", stream=[1, 0, 0])
+        vkssim.score(ref, [mp4, one], FEATURES, backend="cpu", stream=[1, 0, 0], model=None)

@@ -80,17 +80,17 @@ def test_each_keyword_error_names_the_keyword(clips, options, start):
     options = dict(options)
     features = options.pop("features", "float_ssim")
     with pytest.raises(vkssim.OptionError) as info:
-        vkssim.score(clip.ref_y4m, clip.dist_y4m, features, **options)
+        vkssim.score(clip.ref_y4m, clip.dist_y4m, features, **options, model=None)
     _keyword_error(info, start)
 
 
 def test_arrays_and_the_scorer_name_keywords_too(clips):
     clip = clips["420p8"]
     with pytest.raises(vkssim.OptionError) as info:
-        vkssim.score(clip.ref, clip.dist, backend="cpu", threads=4096)
+        vkssim.score(clip.ref, clip.dist, backend="cpu", threads=4096, features="float_ssim", model=None)
     _keyword_error(info, "threads=4096: out of range (0 to 1024)")
     with pytest.raises(vkssim.OptionError) as info:
-        vkssim.score(clip.ref[0], clip.dist[0], backend="cpu", bitdepth=2.5)
+        vkssim.score(clip.ref[0], clip.dist[0], backend="cpu", bitdepth=2.5, features="float_ssim", model=None)
     _keyword_error(info, "bitdepth=2.5: expected an integer, got float")
     with pytest.raises(vkssim.OptionError) as info:
         vkssim.Scorer(clip.width, clip.height, backend="gpu")
@@ -104,20 +104,20 @@ def test_typed_values_are_taken(clips):
     # numpy integers count as integers; an iterator of features is read once
     # (a ladder reads the options per input); precision takes "max" or digits.
     clip = clips["420p8"]
-    base = vkssim.score(clip.ref_y4m, clip.dist_y4m, ["float_ssim", "psnr"], backend="cpu", frame_cnt=3)
+    base = vkssim.score(clip.ref_y4m, clip.dist_y4m, ["float_ssim", "psnr"], backend="cpu", frame_cnt=3, model=None)
     same = vkssim.score(clip.ref_y4m, [clip.dist_y4m, clip.dist_y4m], iter(["float_ssim", "psnr"]),
-                        backend="cpu", frame_cnt=np.uint8(3), threads=np.int64(2), precision="max")
+                        backend="cpu", frame_cnt=np.uint8(3), threads=np.int64(2), precision="max", model=None)
     assert [r.frames for r in same] == [base.frames, base.frames]
 
 
 def test_run_time_messages_name_keywords(clips):
     clip = clips["420p8"]
     with pytest.raises(vkssim.Error) as info:
-        vkssim.score(clip.ref_y4m, clip.dist_y4m, backend="cpu", frame_skip_ref=100)
+        vkssim.score(clip.ref_y4m, clip.dist_y4m, backend="cpu", frame_skip_ref=100, features="float_ssim", model=None)
     message = str(info.value)
     assert f"(5 less frame_skip_ref=100)" in message and "--" not in message, message
     with pytest.raises(vkssim.OptionError) as info:
-        vkssim.score(clip.ref_y4m, clip.dist_y4m, backend="cpu", decode="gpu")
+        vkssim.score(clip.ref_y4m, clip.dist_y4m, backend="cpu", decode="gpu", features="float_ssim", model=None)
     message = str(info.value)
     assert message.startswith(("decode='gpu'", "backend='cpu'")) and "--decode" not in message, message
 
@@ -131,9 +131,9 @@ def test_scores_are_numpy_columns_with_the_frames_bits(clips, source):
     clip = clips["420p8"]
     feats = ["float_ssim", "psnr", "float_ms_ssim"]
     if source == "files":
-        r = vkssim.score(clip.ref_y4m, clip.dist_y4m, feats, backend="cpu", frame_skip_ref=1, frame_skip_dist=1)
+        r = vkssim.score(clip.ref_y4m, clip.dist_y4m, feats, backend="cpu", frame_skip_ref=1, frame_skip_dist=1, model=None)
     else:
-        r = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", subsample=2)
+        r = vkssim.score(clip.ref, clip.dist, feats, backend="cpu", subsample=2, model=None)
     assert list(r.scores) == r.metrics
     assert len(r.metrics) == 5  # float_ssim, psnr_y, psnr_cb, psnr_cr, float_ms_ssim
     for name, column in r.scores.items():
@@ -181,10 +181,10 @@ def test_strided_arrays_score_as_their_contiguous_copies(clips, name, bitdepth):
     clip = clips[name]
     feats = ["float_ssim", "psnr"]
     kw = dict(backend="cpu", bitdepth=bitdepth)
-    base = vkssim.score(clip.ref, clip.dist, feats, **kw)
+    base = vkssim.score(clip.ref, clip.dist, feats, **kw, model=None)
     for make in (_padded, _every_other_frame):
         ref, dist = make(clip.ref), make(clip.dist)
-        got = vkssim.score(ref, dist, feats, **kw)
+        got = vkssim.score(ref, dist, feats, **kw, model=None)
         assert got.frames == base.frames
         for m in base.metrics:
             assert np.array_equal(_bits(got.scores[m]), _bits(base.scores[m])), m
@@ -208,8 +208,8 @@ def test_broadcast_arrays_score_as_their_copies(clips):
     columns = np.broadcast_to(frame[:, :1], (n, h, w))
     assert columns.strides[2] == 0
     for a in (repeated, columns):
-        got = vkssim.score(a, dist, backend="cpu")
-        assert got.frames == vkssim.score(np.ascontiguousarray(a), dist, backend="cpu").frames
+        got = vkssim.score(a, dist, backend="cpu", features="float_ssim", model=None)
+        assert got.frames == vkssim.score(np.ascontiguousarray(a), dist, backend="cpu", features="float_ssim", model=None).frames
 
 
 def _traced_peak(run):
@@ -236,16 +236,16 @@ def test_a_strided_array_is_not_copied():
     view = big[:, 4:4 + h, 32:32 + w]
     dist = np.ascontiguousarray(view[::-1])
     assert not view.flags.c_contiguous
-    in_place = _traced_peak(lambda: vkssim.score(view, dist, backend="cpu", threads=1))
+    in_place = _traced_peak(lambda: vkssim.score(view, dist, backend="cpu", threads=1, features="float_ssim", model=None))
     assert in_place < view.nbytes // 8, (in_place, view.nbytes)
     # The measure sees a copy: every other sample of a row is not a layout
     # the library reads, so that one is copied.
     wide = np.repeat(view, 2, axis=2)[:, :, ::2]
-    copied = _traced_peak(lambda: vkssim.score(wide, dist, backend="cpu", threads=1))
+    copied = _traced_peak(lambda: vkssim.score(wide, dist, backend="cpu", threads=1, features="float_ssim", model=None))
     assert copied >= view.nbytes, (copied, view.nbytes)
-    assert (vkssim.score(view, dist, backend="cpu").frames
-            == vkssim.score(np.ascontiguousarray(view), dist, backend="cpu").frames
-            == vkssim.score(wide, dist, backend="cpu").frames)
+    assert (vkssim.score(view, dist, backend="cpu", features="float_ssim", model=None).frames
+            == vkssim.score(np.ascontiguousarray(view), dist, backend="cpu", features="float_ssim", model=None).frames
+            == vkssim.score(wide, dist, backend="cpu", features="float_ssim", model=None).frames)
 
 
 def test_exceptions_derive_from_the_builtins(clips, tmp_path):
@@ -258,15 +258,15 @@ def test_exceptions_derive_from_the_builtins(clips, tmp_path):
         assert issubclass(cls, vkssim.Error) and cls.__module__ == "vkssim", cls
     clip = clips["420p8"]
     with pytest.raises(ValueError, match="backend='gpu'"):
-        vkssim.score(clip.ref, clip.dist, backend="gpu")
+        vkssim.score(clip.ref, clip.dist, backend="gpu", features="float_ssim", model=None)
     with pytest.raises(OSError, match="missing.y4m") as info:
-        vkssim.score(tmp_path / "missing.y4m", clip.dist_y4m, backend="cpu")
+        vkssim.score(tmp_path / "missing.y4m", clip.dist_y4m, backend="cpu", features="float_ssim", model=None)
     assert isinstance(info.value, vkssim.InputError) and info.value.result is None
     with pytest.raises(ValueError, match="reference and distorted differ"):
-        vkssim.score(clip.ref[0], clip.dist[0][:, :40], backend="cpu")
+        vkssim.score(clip.ref[0], clip.dist[0][:, :40], backend="cpu", features="float_ssim", model=None)
     with pytest.raises(ValueError, match="allow_length_mismatch=True"):
-        vkssim.score(clip.ref, tuple(p[:3] for p in clip.dist), backend="cpu")
+        vkssim.score(clip.ref, tuple(p[:3] for p in clip.dist), backend="cpu", features="float_ssim", model=None)
     with pytest.raises(ValueError):
-        vkssim.score(clip.ref_yuv, clip.dist_yuv, backend="cpu", width=176, height=176, pix_fmt="420", bitdepth=9)
+        vkssim.score(clip.ref_yuv, clip.dist_yuv, backend="cpu", width=176, height=176, pix_fmt="420", bitdepth=9, features="float_ssim", model=None)
     with pytest.raises(RuntimeError, match="device=99"):
-        vkssim.score(clip.ref[0], clip.dist[0], backend="vulkan", device=99)
+        vkssim.score(clip.ref[0], clip.dist[0], backend="vulkan", device=99, features="float_ssim", model=None)

@@ -27,6 +27,12 @@ pub enum Content {
     /// Independent full-range samples (16-bit: errors above 46340, where
     /// libvmaf 2.3.1's int32 square overflows).
     Unrelated,
+    /// As `Noisy`, but the reference cuts to another scene (another ramp,
+    /// grating and brightness) at the middle frame: motion's big step.
+    SceneCut,
+    /// A flat mid-grey reference against a flat, slightly brighter distorted
+    /// (no structure: VIF's and ADM's zero-variance paths).
+    Flat,
 }
 
 /// One generated pair.
@@ -129,19 +135,34 @@ impl MetricClip {
             for (p, &(w, h)) in self.plane_sizes().iter().enumerate() {
                 for y in 0..h as u64 {
                     for x in 0..w as u64 {
-                        // Smooth ramps, a moving grating and texture noise.
-                        let ramp = (x * 3 + y * 2 + f * 5 + p as u64 * 40) % 256;
-                        let grating = if (x / 4 + y / 6 + f) % 2 == 0 { 30 } else { 0 };
+                        // Smooth ramps, a moving grating and texture noise;
+                        // after a cut, another ramp, grating and level.
+                        let cut = self.content == Content::SceneCut && f >= self.frames as u64 / 2;
+                        let ramp = if cut {
+                            (x * 2 + (h as u64 - y) * 5 + f * 3 + p as u64 * 70) % 256
+                        } else {
+                            (x * 3 + y * 2 + f * 5 + p as u64 * 40) % 256
+                        };
+                        let grating = match (cut, (x / 4 + y / 6 + f) % 2, (x / 9 + f) % 3) {
+                            (false, 0, _) | (true, _, 0) => 30,
+                            _ => 0,
+                        };
                         let noise = rng.next() % 24;
-                        let base8 = (ramp / 2 + grating + noise + 40).min(255);
+                        let level = if cut { 70 } else { 40 };
+                        let base8 = (ramp / 2 + grating + noise + level).min(255);
                         let scale = max as f64 / 255.0;
                         let fine = rng.next() % (1 << (self.bit_depth - 8));
-                        let a = ((base8 as f64 * scale) as u64 + fine).min(max);
+                        let a = if self.content == Content::Flat {
+                            1 << (self.bit_depth - 1)
+                        } else {
+                            ((base8 as f64 * scale) as u64 + fine).min(max)
+                        };
                         let b = match self.content {
                             Content::Identical => a,
                             Content::Inverted => max - a,
                             Content::Unrelated => rng.next() % (max + 1),
-                            Content::Noisy => {
+                            Content::Flat => a + (max / 64),
+                            Content::Noisy | Content::SceneCut => {
                                 let amp = (max / 64).max(3) + f * (max / 255);
                                 let delta = (rng.next() % (2 * amp + 1)) as i64 - amp as i64;
                                 (a as i64 + delta + (max / 128) as i64).clamp(0, max as i64) as u64

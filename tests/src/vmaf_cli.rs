@@ -161,6 +161,60 @@ impl VmafXml {
     }
 }
 
+impl VmafXml {
+    /// Reads the JSON text the vmaf CLI (and `vkssim score --json`) writes
+    /// into the same parts: `frames`' `metrics`, `pooled_metrics` and
+    /// `aggregate_metrics`, by name and in the file's order (the numbers
+    /// read with Rust's correctly rounded parser).
+    pub fn parse_json(text: &str) -> Self {
+        #[derive(PartialEq)]
+        enum Part {
+            Top,
+            Frames,
+            Pooled,
+            Aggregate,
+        }
+        let mut x = VmafXml::default();
+        let mut part = Part::Top;
+        for line in text.lines().map(str::trim) {
+            let Some((key, value)) = line.split_once(": ") else {
+                continue;
+            };
+            let key = key.trim_matches('"');
+            let value = value.trim_end_matches(',');
+            match (key, value) {
+                ("frames", _) => part = Part::Frames,
+                ("pooled_metrics", _) => part = Part::Pooled,
+                ("aggregate_metrics", _) => part = Part::Aggregate,
+                ("frameNum", _) if part == Part::Frames => x.frames.push(Vec::new()),
+                ("metrics", _) => {}
+                (name, "{") if part == Part::Pooled => {
+                    x.pooled.push((name.to_string(), Vec::new()))
+                }
+                (_, _) if part == Part::Top => {}
+                (name, v) => {
+                    let pair = (name.to_string(), parse_value(v));
+                    match part {
+                        Part::Frames => x
+                            .frames
+                            .last_mut()
+                            .expect("a frame's values before frameNum")
+                            .push(pair),
+                        Part::Pooled => x
+                            .pooled
+                            .last_mut()
+                            .expect("a pool before its metric")
+                            .1
+                            .push(pair),
+                        _ => x.aggregate.push(pair),
+                    }
+                }
+            }
+        }
+        x
+    }
+}
+
 /// The outcome of a `vmaf` run: its XML, or its exit status and messages.
 pub type VmafResult = Result<VmafXml, String>;
 
@@ -189,6 +243,52 @@ pub fn run_vmaf(args: &[String], full: bool) -> VmafResult {
     Ok(VmafXml::parse(&text))
 }
 
+/// Both programs on `clip` with `args` (models, features, flags) writing
+/// `format`; `max`: full precision. vkssim runs with `--backend backend`
+/// (`""`: no `--backend`, the default). Returns the number of identical
+/// lines.
+pub fn compare_with_vmaf(
+    clip: &crate::metric_clips::MetricClip,
+    args: &[&str],
+    format: &str,
+    max: bool,
+    backend: &str,
+) -> usize {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut common = clip.vmaf_args();
+    common.extend(args.iter().map(|s| s.to_string()));
+    common.extend(["-q".to_string(), format!("--{format}")]);
+    let mut vmaf_args = common.clone();
+    vmaf_args.extend(["--cpumask".to_string(), "255".to_string()]);
+    let env: Vec<(&str, &Path)> = if max {
+        vec![("LD_PRELOAD", shim())]
+    } else {
+        Vec::new()
+    };
+    let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &env, &dir.path().join("v"));
+    let mut ours_args = vec!["score".to_string()];
+    ours_args.extend(common);
+    if !backend.is_empty() {
+        ours_args.extend(["--backend".to_string(), backend.to_string()]);
+    }
+    if max {
+        ours_args.extend(["--precision".to_string(), "max".to_string()]);
+    }
+    let ours = run_writing_ok(paths::vkssim_bin(), &ours_args, &[], &dir.path().join("o"));
+    let what = format!("{} {args:?} --{format} max={max} on {backend}", clip.name);
+    let (a, b) = (comparable_lines(&ours), comparable_lines(&vmaf));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "{what}: line {} differs (vkssim vs vmaf)", i + 1);
+    }
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{what}: line counts\nvkssim:\n{ours}\nvmaf:\n{vmaf}"
+    );
+    assert!(a.len() > 1, "{what}: nothing compared");
+    a.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +311,47 @@ mod tests {
         assert_eq!(x.pooled[0].0, "psnr_y");
         assert_eq!(x.pooled[0].1[1], ("max".to_string(), f64::INFINITY));
         assert_eq!(x.aggregate[1], ("apsnr_cb".to_string(), f64::NEG_INFINITY));
+    }
+
+    #[test]
+    fn reads_json() {
+        let text = r#"{
+  "version": "3f9e02af",
+  "fps": 2029.43,
+  "frames": [
+    {
+      "frameNum": 0,
+      "metrics": {
+        "integer_motion2": 0,
+        "vmaf": 87.77055489518095
+      }
+    }
+  ],
+  "pooled_metrics": {
+    "vmaf": {
+      "min": 87.5,
+      "max": 88
+    }
+  },
+  "aggregate_metrics": {
+    "apsnr_y": 15.5
+  }
+}"#;
+        let x = VmafXml::parse_json(text);
+        assert_eq!(
+            x.frames,
+            [vec![
+                ("integer_motion2".to_string(), 0.0),
+                ("vmaf".to_string(), 87.77055489518095)
+            ]]
+        );
+        assert_eq!(
+            x.pooled,
+            [(
+                "vmaf".to_string(),
+                vec![("min".to_string(), 87.5), ("max".to_string(), 88.0)]
+            )]
+        );
+        assert_eq!(x.aggregate, [("apsnr_y".to_string(), 15.5)]);
     }
 }

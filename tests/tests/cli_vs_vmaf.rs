@@ -95,11 +95,13 @@ fn compare_files(
     let dir = tempfile::tempdir().expect("tempdir");
     let mut args = input_args(clip, reference, distorted);
     args.extend(extra.iter().map(|s| s.to_string()));
-    let flags = ["-q", "--feature", feature, format.flag()];
+    // -n: the feature alone, no VMAF model (both programs run one unless
+    // told not to).
+    let flags = ["-n", "-q", "--feature", feature, format.flag()];
     let vmaf = run(
         &paths::vmaf_cli(),
         &args,
-        &[&["-n"][..], &flags[..]].concat(),
+        &flags,
         &dir.path().join("vmaf.out"),
     );
     let vkssim_args: Vec<String> = std::iter::once("score".to_string())
@@ -371,6 +373,7 @@ fn compare_ladder(name: &str, feature: &str, format: Format, extra: &[&str], bac
         .arg("score")
         .args(&args)
         .args([
+            "-n",
             "-q",
             "--feature",
             feature,

@@ -62,8 +62,10 @@ fn compare_on(
     }
     args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(["-q".to_string(), format!("--{format}")]);
-    let mut vmaf_args = args.clone();
-    vmaf_args.push("-n".into());
+    // -n: the features alone, no VMAF model (both programs run one unless
+    // told not to).
+    args.push("-n".into());
+    let vmaf_args = args.clone();
     let vmaf = run(&paths::vmaf_cli(), &vmaf_args, max, &dir.path().join("v"));
     let mut ours_args = vec!["score".to_string()];
     ours_args.extend(args);
@@ -165,7 +167,12 @@ fn refusals_name_the_feature_and_size() {
     let small = MetricClip::new(175, 200, 8, Chroma::C420, 1, Content::Noisy);
     let mut args = vec!["score".to_string()];
     args.extend(small.vmaf_args());
-    args.extend(["--feature".into(), "float_ms_ssim".into(), "-q".into()]);
+    args.extend([
+        "-n".into(),
+        "--feature".into(),
+        "float_ms_ssim".into(),
+        "-q".into(),
+    ]);
     let o = Command::new(paths::vkssim_bin())
         .args(&args)
         .output()
@@ -194,7 +201,7 @@ fn refusals_name_the_feature_and_size() {
             .arg(&r)
             .arg("-d")
             .arg(&d)
-            .args(["--feature", feature, "-q", "--backend", "cpu"])
+            .args(["-n", "--feature", feature, "-q", "--backend", "cpu"])
             .output()
             .expect("run vkssim")
     };
@@ -416,8 +423,10 @@ fn a_stream_with_chroma_gives_the_files_scores() {
         args.extend(["--feature".to_string(), f.to_string()]);
     }
     args.extend(["-q".to_string(), "--xml".to_string()]);
-    let mut vmaf_args = args.clone();
-    vmaf_args.push("-n".into());
+    // -n: the features alone, no VMAF model (both programs run one unless
+    // told not to).
+    args.push("-n".into());
+    let vmaf_args = args.clone();
     let vmaf = run(&paths::vmaf_cli(), &vmaf_args, false, &dir.path().join("v"));
     let dist = clip.distorted.display().to_string();
     let mut ours_args = vec!["score".to_string()];
@@ -490,8 +499,10 @@ fn vulkan_devices_and_ladders_with_chroma_equal_vmafs() {
         args.extend(["--feature".to_string(), f.to_string()]);
     }
     args.extend(["-q".to_string(), "--json".to_string()]);
-    let mut vmaf_args = args.clone();
-    vmaf_args.push("-n".into());
+    // -n: the features alone, no VMAF model (both programs run one unless
+    // told not to).
+    args.push("-n".into());
+    let vmaf_args = args.clone();
     let vmaf = run(&paths::vmaf_cli(), &vmaf_args, true, &dir.path().join("v"));
     for devices in [&[][..], &["--device", "0,0"][..]] {
         let pattern = dir.path().join("ladder_{index}.json");
@@ -560,7 +571,7 @@ fn a_chroma_sample_above_the_bit_depth_fails_alike_on_vulkan() {
                 let o = Command::new(paths::vkssim_bin())
                     .arg("score")
                     .args(&args)
-                    .args(["--feature", "psnr", "--feature", "float_ssim", "-q"])
+                    .args(["-n", "--feature", "psnr", "--feature", "float_ssim", "-q"])
                     .args(["--backend", backend, "-o"])
                     .arg(dir.path().join("o.xml"))
                     .env("VKSSIM_VALIDATION", "1")

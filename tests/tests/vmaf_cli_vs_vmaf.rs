@@ -3,51 +3,13 @@
 //! builds (libvmaf 2.3.1, reference C path: `--cpumask 255`), whole output
 //! files compared line by line (all but the version and the fps figure), at
 //! vmaf's default precision and at full precision (vmaf under the
-//! `%.17g` shim, vkssim with `--precision max`).
-
-use std::path::Path;
+//! `%.17g` shim, vkssim with `--precision max`). With neither `-m` nor `-n`
+//! both run the default model, vmaf_v0.6.1.
 
 use vkssim::io::Chroma;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::paths;
-use vkssim_tests::vmaf_cli::{comparable_lines, run_writing_ok, shim};
-
-/// Both programs on `clip` with `args` (models, features, flags) writing
-/// `format`; `max`: full precision. vkssim runs with `--backend backend`.
-/// Returns the number of identical lines.
-fn compare(clip: &MetricClip, args: &[&str], format: &str, max: bool, backend: &str) -> usize {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut common = clip.vmaf_args();
-    common.extend(args.iter().map(|s| s.to_string()));
-    common.extend(["-q".to_string(), format!("--{format}")]);
-    let mut vmaf_args = common.clone();
-    vmaf_args.extend(["--cpumask".to_string(), "255".to_string()]);
-    let env: Vec<(&str, &Path)> = if max {
-        vec![("LD_PRELOAD", shim())]
-    } else {
-        Vec::new()
-    };
-    let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &env, &dir.path().join("v"));
-    let mut ours_args = vec!["score".to_string()];
-    ours_args.extend(common);
-    ours_args.extend(["--backend".to_string(), backend.to_string()]);
-    if max {
-        ours_args.extend(["--precision".to_string(), "max".to_string()]);
-    }
-    let ours = run_writing_ok(paths::vkssim_bin(), &ours_args, &[], &dir.path().join("o"));
-    let what = format!("{} {args:?} --{format} max={max} on {backend}", clip.name);
-    let (a, b) = (comparable_lines(&ours), comparable_lines(&vmaf));
-    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-        assert_eq!(x, y, "{what}: line {} differs (vkssim vs vmaf)", i + 1);
-    }
-    assert_eq!(
-        a.len(),
-        b.len(),
-        "{what}: line counts\nvkssim:\n{ours}\nvmaf:\n{vmaf}"
-    );
-    assert!(a.len() > 1, "{what}: nothing compared");
-    a.len()
-}
+use vkssim_tests::vmaf_cli::{comparable_lines, compare_with_vmaf as compare, run_writing_ok};
 
 #[test]
 fn the_default_model_matches_vmaf_in_every_format() {
@@ -156,7 +118,7 @@ fn a_bad_model_or_a_vulkan_only_run_is_a_clear_error() {
     let o = run(&["-m", "version=vmaf_v0.6.1", "--backend", "vulkan"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        !o.status.success() && err.contains("no Vulkan passes"),
+        !o.status.success() && err.contains("VMAF") && err.contains("is not on Vulkan yet"),
         "{err}"
     );
     let o = run(&["--feature", "vif", "-w", "64", "-h", "15"]);
@@ -206,6 +168,105 @@ fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
             comparable_lines(&ours),
             comparable_lines(&vmaf),
             "ladder input {k} differs from vmaf"
+        );
+    }
+}
+
+#[test]
+fn a_plain_run_is_vmafs_default_model_in_every_format() {
+    // `vkssim score -r R -d D` and `vmaf -r R -d D --cpumask 255`: no model,
+    // no feature, no backend named.
+    let clip = MetricClip::new(96, 72, 8, Chroma::C420, 4, Content::Noisy);
+    for format in ["xml", "json", "csv", "sub"] {
+        compare(&clip, &[], format, false, "");
+    }
+    compare(&clip, &[], "xml", true, "");
+    let ten = MetricClip::new(80, 64, 10, Chroma::C444, 3, Content::Noisy);
+    compare(&ten, &[], "json", true, "");
+    compare(&clip, &["--subsample", "2"], "xml", true, "");
+}
+
+#[test]
+fn features_beside_the_default_model_match_vmaf() {
+    let clip = MetricClip::new(177, 181, 8, Chroma::C420, 3, Content::Noisy);
+    let features = ["--feature", "psnr", "--feature", "float_ms_ssim"];
+    compare(&clip, &features, "json", true, "");
+    compare(&clip, &features, "xml", false, "");
+    compare(&clip, &["--feature", "float_ssim"], "csv", true, "");
+}
+
+/// The pooled means of an XML file, as `name: mean` lines in its order.
+fn pooled_means(xml: &str) -> String {
+    let mut out = String::new();
+    for line in xml.lines().map(str::trim) {
+        let Some(rest) = line.strip_prefix("<metric name=\"") else {
+            continue;
+        };
+        let name = &rest[..rest.find('"').expect("a name")];
+        let mean = rest.split(" mean=\"").nth(1).expect("a mean");
+        out.push_str(&format!(
+            "{name}: {}\n",
+            &mean[..mean.find('"').expect("end")]
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_summary_ends_with_vmafs_mean() {
+    let clip = MetricClip::new(96, 72, 8, Chroma::C420, 4, Content::Noisy);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut vmaf_args = clip.vmaf_args();
+    vmaf_args.extend(["-q", "--xml", "--cpumask", "255"].map(String::from));
+    let vmaf = run_writing_ok(&paths::vmaf_cli(), &vmaf_args, &[], &dir.path().join("v"));
+    let o = std::process::Command::new(paths::vkssim_bin())
+        .arg("score")
+        .args(clip.vmaf_args())
+        .arg("-q")
+        .output()
+        .expect("run vkssim");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = String::from_utf8_lossy(&o.stdout);
+    // One line per output, each the mean vmaf pools, the model's last.
+    assert_eq!(summary, pooled_means(&vmaf));
+    let last = summary.lines().last().expect("a line");
+    assert!(last.starts_with("vmaf: "), "{summary}");
+}
+
+#[test]
+fn n_alone_and_vmaf_on_vulkan_are_clear_errors() {
+    let clip = MetricClip::new(64, 48, 8, Chroma::C420, 2, Content::Noisy);
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(paths::vkssim_bin())
+            .arg("score")
+            .args(clip.vmaf_args())
+            .args(args)
+            .output()
+            .expect("run vkssim");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {o:?}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // vmaf -n alone writes a file without scores; vkssim says why not.
+    for args in [&["-n"][..], &["-n", "-m", "version=vmaf_v0.6.1"][..]] {
+        let err = run(args);
+        assert!(
+            err.contains(
+                "-n/--no_prediction runs no model and no --feature is given: nothing to score"
+            ) && err.contains("add --feature NAME"),
+            "{err}"
+        );
+    }
+    for args in [
+        &["--backend", "vulkan"][..],
+        &["--device", "0"][..],
+        &["--backend", "vulkan", "--feature", "psnr"][..],
+    ] {
+        let err = run(args);
+        assert!(
+            err.contains(&format!("{}: VMAF", args[..2].join(" ")))
+                && err.contains("is not on Vulkan yet")
+                && err.contains("-n --feature float_ssim"),
+            "{args:?}: {err}"
         );
     }
 }

@@ -19,11 +19,20 @@ one row per pair. Columns (each at most once):
                    N,M,..., an empty cell counting as 0)
     reference_stream
                    optional; the reference's video stream, --reference-stream
+    model          optional; a VMAF model in vmaf's -m syntax
+                   (`version=vmaf_v0.6.1`, `path=model.json:name=mine`; a
+                   relative path= is taken from the CSV's folder), or
+                   `default` for libvmaf's default model (vmaf_v0.6.1),
+                   passed as -m; its extractors run on the CPU twin (`auto`
+                   picks it: a GPU task runs a model row with --backend
+                   auto instead of vulkan)
     extra_args     optional; more `vkssim score` flags, split like a shell
-                   line (e.g. "--frame_cnt 10 --precision max")
+                   line (e.g. "--frame_cnt 10 --precision max"); without
+                   --feature, -m or -n, a row scores float_ssim alone
+                   (-n --feature float_ssim)
 
 A ladder (one reference, several encodes) is several rows with the same
-reference, geometry columns, reference_stream and extra_args: they run as one
+reference, geometry columns, reference_stream, model and extra_args: they run as one
 task, one
 `vkssim score -r REF -d A -d B ...` that reads each reference frame once and,
 on a GPU, uploads it once (a row of its own is a task of its own). An input
@@ -37,7 +46,10 @@ Each row's per-frame JSON goes to OUT_DIR/NNNNN-<distorted name>.json (NNNNN:
 the row's index from 0). The table, OUT_DIR/results.csv unless --table says
 otherwise, has one line per row in catalog order: row, reference, distorted
 (as written in the CSV), status, frames, mean, harmonic_mean, min (the JSON's
-pooled float_ssim, as written there), per_frame_file, host, seconds, error.
+pooled float_ssim, as written there; empty without float_ssim), vmaf,
+vmaf_harmonic_mean, vmaf_min (the pooled mean, harmonic mean and min of the
+model's score: `vmaf`, or the model column's `name=`; empty without a
+model), per_frame_file, host, seconds, error.
 
 Status: `ok`; `error` when vkssim refused the input (exit 1 with its
 `vkssim: error:` line, or 2 with clap's `error:` line for a bad flag in
@@ -77,15 +89,19 @@ from pathlib import Path
 from typing import Any
 
 COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "stream",
-           "reference_stream", "extra_args"]
+           "reference_stream", "model", "extra_args"]
 RAW_FLAGS = [("width", "-w"), ("height", "-h"), ("pixel_format", "-p"), ("bitdepth", "-b")]
 TABLE_COLUMNS = [
     "row", "reference", "distorted", "status", "frames", "mean", "harmonic_mean", "min",
-    "per_frame_file", "host", "seconds", "error",
+    "vmaf", "vmaf_harmonic_mean", "vmaf_min", "per_frame_file", "host", "seconds", "error",
 ]
+# The model column's value for libvmaf's default model.
+DEFAULT_MODEL = ("default", "version=vmaf_v0.6.1")
 # Flags the runner sets itself; a row's extra_args may not.
 OWNED_FLAGS = {"-o", "--output", "--xml", "--json", "--csv", "--sub", "-r", "--reference",
                "-d", "--distorted"}
+# Flags that pick what vkssim computes; without any, a row scores float_ssim.
+METRIC_FLAGS = {"--feature", "-m", "--model", "-n", "--no_prediction", "--no-prediction"}
 # vkssim's exit codes for an input it refuses: 1 (its "vkssim: error: ..."),
 # 2 (a command-line error).
 INPUT_ERROR_CODES = (1, 2)
@@ -127,8 +143,29 @@ def read_catalog(path: Path) -> list[dict[str, str]]:
                 raise CatalogError(f"{path}: data row {n + 1} lacks reference or distorted")
             row["reference_path"] = str(base / row["reference"])
             row["distorted_path"] = str(base / row["distorted"])
+            row["model_spec"] = model_spec(row.get("model", ""), base)
             rows.append(row)
     return rows
+
+
+def model_spec(cell: str, base: Path) -> str:
+    """The -m value of a model column: `default` is libvmaf's default model;
+    a relative `path=` is made absolute from the CSV's folder `base`."""
+    if cell == DEFAULT_MODEL[0]:
+        return DEFAULT_MODEL[1]
+    fields = []
+    for field in cell.split(":") if cell else []:
+        key, _, value = field.partition("=")
+        if key == "path" and value and not os.path.isabs(value):
+            field = f"path={base / value}"
+        fields.append(field)
+    return ":".join(fields)
+
+
+def score_name(spec: str) -> str:
+    """The output name of the model of -m `spec`: its `name=`, else vmaf."""
+    names = [f.partition("=")[2] for f in spec.split(":") if f.startswith("name=")]
+    return names[-1] if names and names[-1] else "vmaf"
 
 
 def flag_name(arg: str) -> str:
@@ -166,6 +203,11 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
     if owned:
         raise CatalogError(f"extra_args may not set {', '.join(owned)}: the runner sets them")
     cmd = [vkssim, "score", "-q", "-r", row["reference_path"]]
+    # The table reports float_ssim: scored alone (no VMAF model, which a
+    # plain `vkssim score` runs, as vmaf does) unless the model column or
+    # extra_args picks the metrics or models itself.
+    if not row.get("model_spec") and not {flag_name(a) for a in extra} & METRIC_FLAGS:
+        cmd += ["-n", "--feature", "float_ssim"]
     for d in distorted or [row["distorted_path"]]:
         cmd += ["-d", d]
     for column, flag in RAW_FLAGS:
@@ -173,6 +215,13 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
             cmd += [flag, row[column]]
     cmd += stream_flags(row, streams or [row.get("stream", "")], extra)
     set_by_row = {flag_name(a) for a in extra}
+    if row.get("model_spec"):
+        if set_by_row & {"-m", "--model", "-n", "--no_prediction", "--no-prediction"}:
+            raise CatalogError("the model column and a model flag in extra_args: give one")
+        cmd += ["-m", row["model_spec"]]
+        # VMAF's extractors have no Vulkan passes yet: auto scores them on
+        # the CPU twin, where --backend vulkan would refuse them.
+        defaults = [(f, "auto" if (f, v) == ("--backend", "vulkan") else v) for f, v in defaults]
     for flag, value in defaults:
         if flag not in set_by_row:
             cmd += [flag, value]
@@ -182,16 +231,23 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
 def ladder_key(row: dict[str, str]) -> tuple[str, ...]:
     """Rows with the same key run as one ladder task."""
     return (row["reference_path"], *(row.get(c, "") for c, _ in RAW_FLAGS),
-            row.get("reference_stream", ""), row.get("extra_args", ""))
+            row.get("reference_stream", ""), row.get("model_spec", ""), row.get("extra_args", ""))
 
 
-def pooled(json_path: str) -> dict[str, Any]:
-    """Frames and the pooled float_ssim of a vkssim JSON file, numbers as written."""
+def pooled(json_path: str, model_score: str) -> dict[str, Any]:
+    """Frames, the pooled float_ssim and the pooled `model_score` (the model's
+    output) of a vkssim JSON file, numbers as written (empty when absent);
+    a file with neither is unreadable (KeyError)."""
     with open(json_path) as f:
         doc = json.load(f, parse_float=str, parse_int=str)
-    ssim = doc["pooled_metrics"]["float_ssim"]
-    return {"frames": len(doc["frames"]), "mean": ssim["mean"],
-            "harmonic_mean": ssim["harmonic_mean"], "min": ssim["min"]}
+    pools = doc["pooled_metrics"]
+    if "float_ssim" not in pools and model_score not in pools:
+        raise KeyError(f"neither float_ssim nor {model_score} is pooled")
+    ssim, vmaf = pools.get("float_ssim", {}), pools.get(model_score, {})
+    return {"frames": len(doc["frames"]), "mean": ssim.get("mean", ""),
+            "harmonic_mean": ssim.get("harmonic_mean", ""), "min": ssim.get("min", ""),
+            "vmaf": vmaf.get("mean", ""), "vmaf_harmonic_mean": vmaf.get("harmonic_mean", ""),
+            "vmaf_min": vmaf.get("min", "")}
 
 
 def run_vkssim(cmd: list[str], timeout: float | None) -> tuple[int, str] | None:
@@ -231,11 +287,12 @@ def lane_error(errors: list[str], distorted: str, lanes: list[str]) -> str | Non
 
 
 def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: bool,
-               timeout: float | None) -> list[dict[str, Any]]:
+               timeout: float | None, model_score: str = "vmaf") -> list[dict[str, Any]]:
     """Runs one vkssim command inside a Ray task (the task's body): a pair, or a
     ladder. `outputs` has, per row, (the file vkssim writes, the row's
     per-frame file, the row's distorted path); gives each row's result.
-    `timeout`: seconds the run may take (None: no limit)."""
+    `timeout`: seconds the run may take (None: no limit); `model_score`: the
+    name of the model's score in the output."""
     import ray  # the worker's own ray
 
     if use_gpu and "--device" not in map(flag_name, cmd):
@@ -260,8 +317,9 @@ def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: boo
         stalled = {**common, "status": "failed",
                    "error": f"{host}: timed out after {timeout:g} s (vkssim killed; "
                             "a timeout is not retried)"}
-        return [scored(written, final, common, host) if ladder and os.path.isfile(written)
-                else dict(stalled) for written, final, _ in outputs]
+        return [scored(written, final, common, host, model_score)
+                if ladder and os.path.isfile(written) else dict(stalled)
+                for written, final, _ in outputs]
     returncode, stderr = ran
     message = stderr.strip().splitlines()
     if returncode not in (0, *INPUT_ERROR_CODES) or (returncode and not message):
@@ -275,7 +333,7 @@ def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: boo
     results = []
     for written, final, distorted in outputs:
         if returncode == 0 or (ladder and os.path.isfile(written)):
-            results.append(scored(written, final, common, host))
+            results.append(scored(written, final, common, host, model_score))
             continue
         # A ladder names the input in each of its errors; a pair has one.
         error = lane_error(errors, distorted, lanes) if ladder else errors[-1]
@@ -284,13 +342,14 @@ def score_task(cmd: list[str], outputs: list[tuple[str, str, str]], use_gpu: boo
     return results
 
 
-def scored(written: str, final: str, common: dict[str, str], host: str) -> dict[str, Any]:
+def scored(written: str, final: str, common: dict[str, str], host: str,
+           model_score: str) -> dict[str, Any]:
     """The `ok` result of the output file `written` that vkssim wrote, moved to
-    the row's per-frame file `final`."""
+    the row's per-frame file `final` (`model_score`: the model's output name)."""
     try:
         if written != final:
             os.replace(written, final)
-        return {**common, "status": "ok", **pooled(final)}
+        return {**common, "status": "ok", **pooled(final, model_score)}
     except (OSError, ValueError, KeyError) as e:
         raise TransientError(f"{host}: unreadable output: {e}") from None
 
@@ -316,7 +375,7 @@ def write_tables(records: list[dict[str, Any]], table: Path, parquet: str) -> li
         values = [r.get(name) for r in records]
         return pa.array([convert(v) if v not in (None, "") else None for v in values], kind)
 
-    floats = {"mean", "harmonic_mean", "min", "seconds"}
+    floats = {"mean", "harmonic_mean", "min", "vmaf", "vmaf_harmonic_mean", "vmaf_min", "seconds"}
     ints = {"row", "frames"}
     arrays = [column(n, pa.float64(), float) if n in floats
               else column(n, pa.int64(), int) if n in ints
@@ -434,7 +493,8 @@ def main(argv: list[str]) -> int:
             cmd = vkssim_command(args.vkssim, first, pattern, defaults, distorted, streams)
             outputs = [(pattern.replace("{index}", str(k)), final, d)
                        for k, (final, d) in enumerate(zip(finals, distorted))]
-        pending[task.remote(cmd, outputs, use_gpu, args.timeout or None)] = members
+        pending[task.remote(cmd, outputs, use_gpu, args.timeout or None,
+                            score_name(first["model_spec"]))] = members
 
     done, submitted = 0, len(pending)
     while pending:

@@ -7,13 +7,17 @@ This module owns the test: the clips (deterministic raw YUV and Y4M made here,
 no ffmpeg), the catalog CSV (a ladder run as one task, with an input error
 in it; a ladder of a missing x.yuv and a truncated x.yuv2; Y4M, 10-bit raw,
 extra_args, a task that crashes once, one that always crashes, a refused
-extra_args, a flag vkssim refuses), a second catalog run with a short --timeout
+extra_args, a flag vkssim refuses; VMAF rows: the model column's `default`,
+a built-in version and a model file, a ladder of them, a bad model and a
+model column that extra_args contradicts, their scores checked against
+libvmaf's own `vmaf` CLI), a second catalog run with a short --timeout
 (a FIFO nobody writes; a ladder whose simulated vkssim writes one input's
 output and stalls; a ladder that the real vkssim scores but for a FIFO input
 that a thread here feeds one frame and then stalls), the catalog reading (a
 byte order mark, a duplicated column) and --timeout's values, and the checks.
 Run it with the Python that has `ray` (tools/run-tests.sh makes that venv);
-VKSSIM names the binary (default target/release/vkssim). It prints
+VKSSIM names the binary (default target/release/vkssim), VMAF_BIN libvmaf's
+`vmaf` (default: the one libvmaf-sys builds under target/release). It prints
 `catalog: N passed, N failed` last and exits non-zero on a failure.
 """
 
@@ -38,6 +42,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[2]
 VKSSIM = Path(os.environ.get("VKSSIM", ROOT / "target/release/vkssim")).resolve()
 CATALOG = Path(__file__).with_name("catalog.py")
+MODEL_JSON = ROOT / "engine/models/vmaf_v0.6.1.json"
 W, H = 64, 48
 # The timeout run's --timeout and --max-retries.
 TIMEOUT, TIMEOUT_RETRIES = 5, 5
@@ -107,6 +112,11 @@ def make_clips(d: Path) -> None:
     (d / "i_high.y4m").write_bytes(y4m(distort(refi, 10, 30, 255)))
     (d / "i_stall_clip.y4m").write_bytes(y4m(distort(refi, 11, 12, 255)))
     os.mkfifo(d / "i_stall.y4m")
+    # The VMAF rows' (k_*, m_*) and a model file.
+    for src, dst in (("a_ref.yuv", "k_ref.yuv"), ("a_low.yuv", "k_low.yuv"), ("a_high.yuv", "k_high.yuv"),
+                     ("c_ref10.yuv", "m_ref10.yuv"), ("c_dist10.yuv", "m_dist10.yuv")):
+        shutil.copy(d / src, d / dst)
+    shutil.copy(MODEL_JSON, d / "model.json")
 
 
 RAW8 = {"width": str(W), "height": str(H), "pixel_format": "420", "bitdepth": "8"}
@@ -131,7 +141,18 @@ ROWS = [
     ("j_ref.y4m", "b_dist.y4m", {"stream": "0"}, "", "ok"),
     ("j_ref.y4m", "j_dist.y4m", {"stream": "1"}, "", "error"),
     ("b_ref.y4m", "b_dist.y4m", {"reference_stream": "1"}, "", "error"),
+    # VMAF (model column): a ladder (15, 16) with the default model at full
+    # precision; a built-in version at 10 bits; a model file named `mine`;
+    # a model vkssim refuses; a model column and -n in extra_args.
+    ("k_ref.yuv", "k_low.yuv", {**RAW8, "model": "default"}, "--precision max", "ok"),
+    ("k_ref.yuv", "k_high.yuv", {**RAW8, "model": "default"}, "--precision max", "ok"),
+    ("m_ref10.yuv", "m_dist10.yuv", {**RAW10, "model": "version=vmaf_v0.6.1"}, "", "ok"),
+    ("k_ref.yuv", "k_high.yuv", {**RAW8, "model": "path=model.json:name=mine"}, "--precision max", "ok"),
+    ("k_ref.yuv", "k_low.yuv", {**RAW8, "model": "version=vmaf_v9"}, "", "error"),
+    ("k_ref.yuv", "k_low.yuv", {**RAW8, "model": "default"}, "-n", "error"),
 ]
+# The VMAF rows libvmaf's vmaf scores too.
+VMAF_ROWS = (15, 16, 17, 18)
 # The timeout run's rows: a pair that stalls, a ladder whose first input is
 # done before the (simulated) stall, and a ladder (rows 3 to 5, the real
 # vkssim) whose middle input stalls after its first frame. Three tasks: the
@@ -148,7 +169,7 @@ TIMEOUT_CPUS = 3
 # The stalled ladder's stand-in for what it starts (found by its command line).
 STALL_SLEEP = "987.654"
 COLUMNS = ["reference", "distorted", "width", "height", "pixel_format", "bitdepth", "stream",
-           "reference_stream", "extra_args"]
+           "reference_stream", "model", "extra_args"]
 
 # Logs each call, kills itself the first time it is given flaky.yuv, always
 # exits 3 on crash.yuv, on h_stall.yuv writes the ladder's first output (what
@@ -171,18 +192,54 @@ exec '{vkssim}' "$@"
 """
 
 
-def single_run(d: Path, row: tuple, out: Path) -> dict:
-    """What a plain `vkssim score --json` of the row writes, parsed."""
+def model_flag(d: Path, geometry: dict) -> list[str]:
+    """-m and the row's model (`default`: vmaf_v0.6.1; a path from `d`), or nothing."""
+    model = geometry.get("model", "")
+    if not model:
+        return []
+    if model == "default":
+        return ["-m", "version=vmaf_v0.6.1"]
+    return ["-m", model.replace("path=", f"path={d}/")]
+
+
+def single_run(d: Path, row: tuple, out: Path, program: Path = VKSSIM, env: dict | None = None) -> dict:
+    """What a plain `vkssim score --json` of the row writes, parsed (or, with
+    `program` libvmaf's vmaf, what it writes for the same flags)."""
     ref, dist, geometry, extra, _ = row
-    cmd = [str(VKSSIM), "score", "-q", "-r", str(d / ref), "-d", str(d / dist),
-           "--backend", "cpu", "--json", "-o", str(out)]
+    cmd = [str(program), "-q", "-r", str(d / ref), "-d", str(d / dist), "--json", "-o", str(out)]
+    if program == VKSSIM:
+        cmd[1:1] = ["score"]
+        cmd += ["--backend", "cpu"] + extra.split()
+        if not geometry.get("model") and not set(extra.split()) & {"--feature", "-m", "--model", "-n", "--no_prediction"}:
+            cmd += ["-n", "--feature", "float_ssim"]
+    else:
+        cmd += ["--cpumask", "255"]
     for column, flag in (("width", "-w"), ("height", "-h"), ("pixel_format", "-p"),
                          ("bitdepth", "-b"), ("stream", "--stream"),
                          ("reference_stream", "--reference-stream")):
         if column in geometry:
             cmd += [flag, geometry[column]]
-    subprocess.run(cmd + extra.split(), check=True)
+    subprocess.run(cmd + model_flag(d, geometry), check=True, env=env, stdout=subprocess.DEVNULL)
     return json.loads(out.read_text(), parse_float=str)
+
+
+def vmaf_oracle(d: Path) -> tuple[Path, dict]:
+    """libvmaf's vmaf CLI ($VMAF_BIN, else the newest libvmaf-sys build) and
+    the environment that makes it print every score with 17 significant
+    digits (tests/c/vmaf_full_precision.c under LD_PRELOAD, built into `d`)."""
+    found = sorted(ROOT.glob("target/release/build/libvmaf-sys-*/out/build/tools/vmaf"),
+                   key=os.path.getmtime)
+    vmaf = Path(os.environ.get("VMAF_BIN") or (found[-1] if found else "vmaf-not-built"))
+    shim = d / "vmaf_full_precision.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(shim),
+                    str(ROOT / "tests/c/vmaf_full_precision.c")], check=True)
+    return vmaf, {**os.environ, "LD_PRELOAD": str(shim)}
+
+
+def score_name(row: tuple) -> str:
+    """The output name of the row's model's score (`vmaf` unless it is named)."""
+    model = row[2].get("model", "")
+    return model.split("name=")[1] if "name=" in model else "vmaf"
 
 
 def write_catalog(path: Path, rows: list[tuple], encoding: str = "utf-8") -> None:
@@ -360,11 +417,16 @@ def run(d: Path) -> int:
                 continue
             r = table[n]
             single = single_run(clips, row, d / f"single-{n}.json")
-            pooled = single["pooled_metrics"]["float_ssim"]
+            pools = single["pooled_metrics"]
             assert r["frames"] == str(len(single["frames"])), (n, r)
-            for key in ("mean", "harmonic_mean", "min"):
-                assert r[key] == pooled[key], (n, key, r[key], pooled[key])
-                assert float(r[key]) == float(pooled[key]), (n, key)
+            for pool, prefix in (("float_ssim", ""), (score_name(row), "vmaf_")):
+                for key in ("mean", "harmonic_mean", "min"):
+                    column = f"{prefix}{key}".replace("vmaf_mean", "vmaf")
+                    if pool not in pools:
+                        assert r[column] == "", (n, column, r)
+                        continue
+                    assert r[column] == pools[pool][key], (n, column, r[column], pools[pool][key])
+                    assert float(r[column]) == float(pools[pool][key]), (n, column)
             assert r["per_frame_file"] == str(d / "out" / f"{n:05d}-{row[1]}.json"), r
             catalog_json = json.loads(Path(r["per_frame_file"]).read_text(), parse_float=str)
             assert catalog_json["frames"] == single["frames"], n
@@ -427,6 +489,29 @@ def run(d: Path) -> int:
         assert "stream 1" in table[13]["error"], table[13]
         assert "b_ref.y4m" in table[14]["error"] and "stream 1" in table[14]["error"], table[14]
         assert any(" --reference-stream 1 " in c for c in calls), calls
+
+    @check("VMAF rows: the model's pooled score is libvmaf's vmaf's, digit for digit "
+           "(17 digits with --precision max)")
+    def _() -> None:
+        vmaf, full = vmaf_oracle(d)
+        for n in VMAF_ROWS:
+            row = ROWS[n]
+            env = full if "--precision max" in row[3] else None
+            want = single_run(clips, row, d / f"vmaf-{n}.json", vmaf, env)["pooled_metrics"][score_name(row)]
+            got = (table[n]["vmaf"], table[n]["vmaf_harmonic_mean"], table[n]["vmaf_min"])
+            assert got == (want["mean"], want["harmonic_mean"], want["min"]), (n, got, want)
+            assert table[n]["mean"] == "", table[n]  # no float_ssim asked
+
+    @check("VMAF rows: the ladder (15, 16) ran as one call with -m; a model file by its absolute path")
+    def _() -> None:
+        ladder = [c for c in calls if "/k_low.yuv " in c and "/k_high.yuv " in c]
+        assert len(ladder) == 1 and " -m version=vmaf_v0.6.1 " in ladder[0], calls
+        assert any(f" -m path={clips / 'model.json'}:name=mine " in c for c in calls), calls
+
+    @check("VMAF rows: a model vkssim refuses, and a model column beside -n, are errors")
+    def _() -> None:
+        assert table[19]["error"].startswith("vkssim: error:") and "vmaf_v9" in table[19]["error"], table[19]
+        assert "model column and a model flag" in table[20]["error"], table[20]
 
     @check("a catalog saved with a UTF-8 byte order mark is read")
     def _() -> None:

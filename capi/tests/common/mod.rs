@@ -2,6 +2,7 @@
 //! assertions on a call's status, a scorer description, an engine.
 
 use std::ffi::{c_char, CStr};
+use std::path::{Path, PathBuf};
 
 use vkssim_capi::{
     vkssim_engine_create, vkssim_engine_options_default, vkssim_last_error, VkssimEngine,
@@ -28,6 +29,8 @@ pub fn c_desc(
         features: features.as_ptr(),
         n_features: features.len(),
         chroma,
+        models: std::ptr::null(),
+        n_models: 0,
     }
 }
 
@@ -70,4 +73,35 @@ pub fn engine_with_validation() -> *mut VkssimEngine {
         "engine",
     );
     engine
+}
+
+/// The capi crate's directory.
+pub fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The directory holding `libvkssim_capi.so`: the test binary sits in
+/// `target/<profile>/deps`, the library in `target/<profile>`.
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let deps = exe.parent().expect("deps directory");
+    for dir in [deps, deps.parent().expect("profile directory")] {
+        if dir.join("libvkssim_capi.so").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    panic!(
+        "libvkssim_capi.so not found next to {} (cargo builds it with the tests)",
+        deps.display()
+    );
+}
+
+/// `LD_LIBRARY_PATH` with `lib` first, so that the C program loads the
+/// library it was linked with: cargo's `LD_LIBRARY_PATH` (which outranks the
+/// rpath) may name `target/<profile>` first, where the library is the last
+/// `cargo build`'s, older than the one built with the test.
+pub fn library_path_first(lib: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+    let dirs = std::iter::once(lib.to_path_buf()).chain(std::env::split_paths(&rest));
+    std::env::join_paths(dirs).expect("LD_LIBRARY_PATH")
 }

@@ -25,8 +25,9 @@ pub(super) struct Report {
     pub size: (u32, u32, u32),
     /// The metrics as `--feature` gives them.
     pub feature_list: String,
-    /// The first value each frame reports (float_ssim by default).
-    pub first_name: String,
+    /// What the mean is reported of, and its value per frame: the first
+    /// model's score, or the first output (float_ssim by default).
+    pub first: (String, Vec<f64>),
     /// float_ssim's scale and scaled size, when it is among the metrics.
     pub geometry: Option<FrameGeometry>,
     /// Threads reading frames.
@@ -49,14 +50,10 @@ impl Report {
         measured(self.main.median)
     }
 
-    /// The mean of the first value each frame reports.
+    /// The mean of [`Report::first`]'s values.
     fn mean_first(&self) -> f64 {
-        let scores = &self.main.scores;
-        scores
-            .iter()
-            .map(|s| s.value(&self.first_name).unwrap_or(f64::NAN))
-            .sum::<f64>()
-            / scores.len() as f64
+        let values = &self.first.1;
+        values.iter().sum::<f64>() / values.len() as f64
     }
 }
 
@@ -103,7 +100,7 @@ pub(super) fn json(r: &Report) -> serde_json::Value {
         }),
         "runs": reps_json(&main.reps),
     });
-    json[format!("mean_{}", r.first_name)] = r.mean_first().into();
+    json[format!("mean_{}", r.first.0)] = r.mean_first().into();
     if let Some(b) = &main.breakdown {
         json["time_per_frame_breakdown"] = breakdown_json(b, n);
     }
@@ -195,7 +192,7 @@ fn header(out: &mut String, r: &Report) -> std::fmt::Result {
 /// Each repetition and the median time per frame.
 fn times(out: &mut String, r: &Report) -> std::fmt::Result {
     print_reps(out, &r.main.reps, r.frames)?;
-    let (first_name, mean_first) = (&r.first_name, r.mean_first());
+    let (first_name, mean_first) = (&r.first.0, r.mean_first());
     match r.per_frame() {
         Some(t) => writeln!(
             out,

@@ -3,8 +3,10 @@
 //! flags: the inputs ([`Inputs`]), the frame selection ([`Selection`]), the
 //! metrics ([`Features`]), the outputs ([`Outputs`]) and the engine
 //! ([`BackendPlan`]). Every check that needs only the flags is made here, once,
-//! in this order: the refused `vmaf` flags, `--feature`, the inputs (H.264,
-//! standard input), the outputs (an `-o` pattern), `-w -h -p -b`, the engine.
+//! in this order: the refused `vmaf` flags, `--feature` and `-m` (at least
+//! one metric: `-n` alone is refused), the inputs (H.264, standard input),
+//! the outputs (an `-o` pattern), `-w -h -p -b`, the engine (VMAF on the CPU
+//! twin).
 //! The checks that look at the files (which paths are one file, whether an
 //! output can be written) are the preflight's ([`crate::score`]), made before
 //! any input is read.
@@ -30,6 +32,7 @@ use anyhow::{bail, Result};
 use crate::args::ScoreArgs;
 use crate::feature::Features;
 use crate::pipeline::Selection;
+use vkssim::metric::MotionVersion;
 
 /// How a run goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,9 +75,24 @@ impl ScorePlan {
             bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute (VMAF, CIEDE2000, ...); use --feature float_ssim=scale=1:enable_db=true:clip_db=true --feature psnr --feature float_ms_ssim=enable_db=true:clip_db=true for the parts it does");
         }
         let spelling = args.spelling;
-        // As in vmaf, -n/--no_prediction runs no model.
+        // As in vmaf, -n/--no_prediction runs no model; without -m the
+        // default model runs (clap's default for -m).
         let models: &[String] = if args.no_prediction { &[] } else { &args.model };
-        let features = Features::parse_with_models(&args.feature, models, spelling)?;
+        if models.is_empty() && args.feature.is_empty() {
+            bail!("{}", nothing_to_score(spelling));
+        }
+        let features =
+            Features::parse_with_motion(&args.feature, models, spelling, args.motion_version)?;
+        if args.motion_version == MotionVersion::V3_2_0 && args.subsample > 1 {
+            // Measured: 3.2.0 pools over every frame it writes.
+            bail!(
+                "{} with {}: libvmaf 3.2.0 pools a subsampled run over every frame it writes, \
+                 where 2.3.1, whose pooling vkssim follows, pools the frames whose index is below \
+                 their count; not reproduced",
+                spelling.number(Opt::Subsample, args.subsample),
+                spelling.word(Opt::MotionVersion, MotionVersion::V3_2_0.name())
+            );
+        }
         let ladder = outputs::per_input(args);
         let mut inputs = inputs::resolve(args, ladder)?;
         let mode = match (ladder, inputs.kind) {
@@ -87,6 +105,9 @@ impl ScorePlan {
             *raw = inputs::raw_format(args)?;
         }
         let backend = BackendPlan::resolve(&args.engine, spelling)?;
+        if !models.is_empty() {
+            backend.refuse_vmaf_on_vulkan()?;
+        }
         Ok(Self {
             mode,
             inputs,
@@ -104,5 +125,21 @@ impl ScorePlan {
             quiet: args.quiet,
             spelling,
         })
+    }
+}
+
+/// The refusal of a run with no model and no feature (`vmaf -n` alone
+/// writes a file without scores).
+fn nothing_to_score(spelling: Spelling) -> String {
+    match spelling {
+        Spelling::Flags => format!(
+            "-n/--no_prediction runs no model and no --feature is given: nothing to score; \
+             add --feature NAME (float_ssim, psnr, float_ms_ssim, vif, adm, motion), or drop -n \
+             to run the default model ({})",
+            crate::feature::DEFAULT_MODEL
+        ),
+        Spelling::Keywords => "model=None and no features: nothing to score; give features \
+             ('float_ssim', 'psnr', 'float_ms_ssim', 'vif', 'adm', 'motion') or a model"
+            .to_string(),
     }
 }

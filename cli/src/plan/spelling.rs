@@ -21,6 +21,8 @@ pub enum Opt {
     Bitdepth,
     /// The features (metrics and their options).
     Feature,
+    /// The VMAF models.
+    Model,
     /// Frames skipped at the start of the reference.
     FrameSkipRef,
     /// Frames skipped at the start of the distorted input.
@@ -39,6 +41,8 @@ pub enum Opt {
     Decode,
     /// Distorted frames scaled to the reference's size.
     ResizeDistorted,
+    /// Which libvmaf's motion is computed.
+    MotionVersion,
 }
 
 impl Opt {
@@ -50,6 +54,7 @@ impl Opt {
             Opt::PixelFormat => "-p/--pixel_format",
             Opt::Bitdepth => "-b/--bitdepth",
             Opt::Feature => "--feature",
+            Opt::Model => "-m/--model",
             Opt::FrameSkipRef => "--frame_skip_ref",
             Opt::FrameSkipDist => "--frame_skip_dist",
             Opt::Subsample => "--subsample",
@@ -59,6 +64,7 @@ impl Opt {
             Opt::ReferenceStream => "--reference-stream",
             Opt::Decode => "--decode",
             Opt::ResizeDistorted => "--resize-distorted",
+            Opt::MotionVersion => "--motion-version",
         }
     }
 
@@ -70,6 +76,7 @@ impl Opt {
             Opt::PixelFormat => "pix_fmt",
             Opt::Bitdepth => "bitdepth",
             Opt::Feature => "features",
+            Opt::Model => "model",
             Opt::FrameSkipRef => "frame_skip_ref",
             Opt::FrameSkipDist => "frame_skip_dist",
             Opt::Subsample => "subsample",
@@ -79,6 +86,7 @@ impl Opt {
             Opt::ReferenceStream => "reference_stream",
             Opt::Decode => "decode",
             Opt::ResizeDistorted => "resize_distorted",
+            Opt::MotionVersion => "motion_version",
         }
     }
 }

@@ -47,7 +47,16 @@ fn a_plain_pair() {
     assert_eq!(p.inputs.reference, Path::new("a.y4m"));
     assert_eq!(p.inputs.distorted, [PathBuf::from("b.y4m")]);
     assert_eq!(p.inputs.kind, InputKind::Frames { raw: None });
-    assert_eq!(p.features, crate::feature::Features::default());
+    // As vmaf: the default model, no other feature.
+    assert_eq!(
+        p.features,
+        crate::feature::Features::parse_with_models(
+            &[],
+            &[crate::feature::DEFAULT_MODEL.to_string()],
+            Spelling::Flags
+        )
+        .unwrap()
+    );
     assert_eq!(p.outputs.targets, [None]);
     assert_eq!(p.outputs.dir, None);
     assert_eq!(p.outputs.format, Format::Xml);
@@ -73,7 +82,7 @@ fn every_part_takes_its_flags() {
         &args(
             "vkssim -r a.yuv -d b.yuv -w 64 -h 48 -p 422 -b 10 --frame_cnt 5 \
              --frame_skip_ref 1 --frame_skip_dist 2 --subsample 3 --allow-length-mismatch \
-             --feature float_ssim=enable_lcs=true --json -o out.json --precision max -q \
+             -n --feature float_ssim=enable_lcs=true --json -o out.json --precision max -q \
              --backend vulkan --device 1,0 --threads 3",
         ),
         Some(Path::new("t.json")),
@@ -139,10 +148,11 @@ fn features_are_each_asked_once() {
         "vkssim -r a -d b --feature psnr --feature psnr=enable_mse=true",
         "psnr is already requested with other options",
     );
-    let several = plan("vkssim -r a -d b --feature psnr --feature float_ms_ssim").unwrap();
+    let several = plan("vkssim -r a -d b -n --feature psnr --feature float_ms_ssim").unwrap();
     assert_eq!(several.features.configs().len(), 2);
     let same =
-        plan("vkssim -r a -d b --feature float_ssim=scale=2 --feature float_ssim=scale=2").unwrap();
+        plan("vkssim -r a -d b -n --feature float_ssim=scale=2 --feature float_ssim=scale=2")
+            .unwrap();
     assert_eq!(same.features.configs().len(), 1);
     assert_eq!(same.features.ssim().scale, 2);
 }
@@ -325,9 +335,98 @@ fn a_device_is_refused_with_the_cpu_backend() {
         "vkssim -r a -d b --backend cpu --device all",
         "--device all picks",
     );
-    let p = plan("vkssim -r a -d b --device 0,2").unwrap();
+    let p = plan("vkssim -r a -d b -n --feature float_ssim --device 0,2").unwrap();
     let err = p.backend.on_cpu().unwrap_err().to_string();
     assert!(err.contains("--device 0,2 picks a Vulkan device"), "{err}");
     let p = plan("vkssim -r a -d b --backend cpu --threads 2").unwrap();
     assert_eq!(p.backend.on_cpu().unwrap(), p.backend);
+}
+
+#[test]
+fn the_default_model_runs_unless_n_or_m() {
+    let models = |line: &str| {
+        let names = plan(line)
+            .unwrap()
+            .features
+            .models()
+            .unwrap()
+            .output_names();
+        names.len()
+    };
+    assert_eq!(models("vkssim -r a -d b"), 1);
+    assert_eq!(models("vkssim score -r a -d b --feature psnr"), 1);
+    assert_eq!(
+        models("vkssim -r a -d b -m version=vmaf_4k_v0.6.1 -m version=vmaf_v0.6.1:name=x"),
+        2
+    );
+    assert_eq!(models("vkssim -r a -d b -n --feature psnr"), 0);
+    assert_eq!(
+        models("vkssim -r a -d b -n -m version=vmaf_v0.6.1 --feature psnr"),
+        0
+    );
+    // The model's extractors first, then the features given, as vmaf.
+    let p = plan("vkssim -r a -d b --feature psnr").unwrap();
+    let names: Vec<_> = p.features.configs().iter().map(|m| m.feature()).collect();
+    assert_eq!(names.last(), Some(&"psnr"));
+    assert!(names.len() > 1, "{names:?}");
+    for line in [
+        "vkssim -r a -d b -n",
+        "vkssim -r a -d b -n -m version=vmaf_v0.6.1",
+    ] {
+        refused(
+            line,
+            "-n/--no_prediction runs no model and no --feature is given",
+        );
+    }
+    // A front end's pair has the default model too; no model and no
+    // feature is refused in its words.
+    let mut args = ScoreArgs::pair("a".into(), "b".into());
+    args.spelling = Spelling::Keywords;
+    let p = ScorePlan::resolve(&args, None).unwrap();
+    assert_eq!(p.features.models().unwrap().output_names(), ["vmaf"]);
+    args.model.clear();
+    let e = ScorePlan::resolve(&args, None).unwrap_err().to_string();
+    assert!(
+        e.starts_with("model=None and no features: nothing to score"),
+        "{e}"
+    );
+}
+
+#[test]
+fn vmaf_is_refused_on_an_engine_asked_to_be_vulkan() {
+    for (flags, named) in [
+        ("--backend vulkan", "--backend vulkan: "),
+        ("--device 0", "--device 0: "),
+        ("--device all", "--device all: "),
+        (
+            "--backend vulkan -m version=vmaf_4k_v0.6.1",
+            "--backend vulkan: ",
+        ),
+    ] {
+        let line = format!("vkssim -r a -d b {flags}");
+        refused(&line, named);
+        refused(
+            &line,
+            "VMAF (the default model, version=vmaf_v0.6.1, or -m/--model) is not on Vulkan yet",
+        );
+        refused(&line, "-n --feature float_ssim");
+    }
+    for line in [
+        "vkssim -r a -d b --backend vulkan -n --feature psnr",
+        "vkssim -r a -d b --device 0 -n --feature float_ms_ssim",
+        "vkssim -r a -d b",
+        "vkssim -r a -d b --backend cpu",
+    ] {
+        assert!(plan(line).is_ok(), "{line}");
+    }
+    let mut args = ScoreArgs::pair("a".into(), "b".into());
+    args.spelling = Spelling::Keywords;
+    args.engine.backend = Backend::Vulkan;
+    let e = ScorePlan::resolve(&args, None).unwrap_err().to_string();
+    assert!(
+        e.starts_with(
+            "backend='vulkan': VMAF (model, 'version=vmaf_v0.6.1' by default) is not on Vulkan yet"
+        ) && e.contains("model=None"),
+        "{e}"
+    );
 }

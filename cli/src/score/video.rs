@@ -40,8 +40,9 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     if !plan.features.is_float_ssim_only() {
         anyhow::bail!(
             "{}: H.264 input is decoded and scored on the GPU, whose engine computes \
-             float_ssim only so far; decode it first (ffmpeg -i IN.h264 -f yuv4mpegpipe -) \
-             and score the frames with --backend cpu",
+             float_ssim only so far (VMAF, the default model, runs unless -n is given): \
+             score float_ssim alone with -n --feature float_ssim, or decode it first \
+             (ffmpeg -i IN.h264 -f yuv4mpegpipe -) and score the frames with --backend cpu",
             plan.features.not_on_vulkan().join(", ")
         );
     }

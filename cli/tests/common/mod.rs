@@ -111,3 +111,19 @@ pub fn y4m_pair(dir: &Path, width: u32, height: u32) -> (PathBuf, PathBuf) {
         file(dir, "dist.y4m", &y4m_clip(width, height, 3, 50)),
     )
 }
+
+/// What a `score` command line adds so that it runs the metrics `extra`
+/// names and no VMAF model (a plain `score` runs vmaf_v0.6.1, as `vmaf`
+/// does): nothing when `extra` names a model or `-n`, `-n` when it names a
+/// `--feature`, else `-n --feature float_ssim` (the run these tests were
+/// written for).
+pub fn no_model(extra: &[&str]) -> &'static [&'static str] {
+    let has = |f: &dyn Fn(&str) -> bool| extra.iter().any(|a| f(a));
+    if has(&|a| matches!(a, "-m" | "--model" | "-n" | "--no_prediction")) {
+        &[]
+    } else if has(&|a| a == "--feature" || a.starts_with("--feature=")) {
+        &["-n"]
+    } else {
+        &["-n", "--feature", "float_ssim"]
+    }
+}

@@ -108,7 +108,9 @@ pub fn without_fps(p: &Path) -> String {
 /// `vkssim score` arguments: `reference` against `distorted` on the CPU
 /// backend, quiet, JSON at full precision into `out`.
 pub fn score_args<'a>(reference: &'a str, distorted: &'a str, out: &'a Path) -> Vec<&'a str> {
-    let mut a = vec!["score", "-r", reference, "-d", distorted, "-q"];
+    // float_ssim alone (a plain score runs VMAF's default model, as vmaf).
+    let mut a = vec!["score", "-n", "--feature", "float_ssim"];
+    a.extend(["-r", reference, "-d", distorted, "-q"]);
     a.extend([
         "--backend",
         "cpu",

@@ -45,6 +45,7 @@ mod plane;
 mod queue;
 mod scorer;
 mod slots;
+mod stream;
 mod submit;
 
 pub use crate::vk::context::QueueLock;

@@ -11,6 +11,7 @@ use super::engine::Engine;
 use super::queue::ScoreQueue;
 use super::scorer::{Scorer, ScorerDesc};
 use super::slots::{FrameSlot, FrameSlots};
+use super::stream::Stream;
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 use crate::{Error, FrameScore, Result};
@@ -43,6 +44,8 @@ pub struct MultiScorer {
     order: VecDeque<(usize, u64)>,
     /// Pairs submitted: the index the next pair gets.
     submitted: u64,
+    /// Results on their way out (values that need later frames, models).
+    stream: Stream,
 }
 
 impl MultiScorer {
@@ -67,7 +70,9 @@ impl MultiScorer {
     /// by `devices` in errors (`on NAME: ...`, so a name says what the engine
     /// is: `Vulkan device 0 (name)`, `the CPU twin`). They must share one geometry and one set of
     /// options ([`Error::InvalidOption`] otherwise, and for an empty list or a
-    /// name count that differs).
+    /// name count that differs). A temporal metric (`motion`: a frame reads
+    /// the previous frame's reference) takes one scorer
+    /// ([`Error::Unsupported`] for several).
     pub fn from_scorers(scorers: Vec<Scorer>, devices: Vec<String>) -> Result<Self> {
         let Some(first) = scorers.first() else {
             return Err(Error::InvalidOption(
@@ -86,6 +91,7 @@ impl MultiScorer {
             let d = s.desc();
             (d.width, d.height, d.bit_depth) != (d0.width, d0.height, d0.bit_depth)
                 || s.metrics() != m0
+                || d.models != d0.models
         }) {
             return Err(Error::InvalidOption(format!(
                 "the scorers differ: {:?} and {:?}",
@@ -93,11 +99,20 @@ impl MultiScorer {
                 other.desc()
             )));
         }
+        if scorers.len() > 1 && m0.needs_previous_reference() {
+            return Err(Error::Unsupported(format!(
+                "{} engines for a temporal metric: each frame reads the previous frame's \
+                 reference, which only one engine holds; score on one engine",
+                scorers.len()
+            )));
+        }
+        let stream = Stream::new(m0, &d0.models);
         Ok(Self {
             scorers,
             devices,
             order: VecDeque::new(),
             submitted: 0,
+            stream,
         })
     }
 
@@ -130,6 +145,7 @@ impl MultiScorer {
             slots: self.scorers.iter_mut().map(Scorer::slots).collect(),
             devices: &self.devices,
             order: &mut self.order,
+            stream: &mut self.stream,
             // The turn goes on from the pairs submitted before (the slots
             // of an earlier borrow are all submitted or back in their rings).
             acquired: self.submitted,
@@ -186,13 +202,16 @@ impl ScoreQueue for MultiScorer {
     }
 
     fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let scorers = &mut self.scorers;
-        next_in_order(&mut self.order, &self.devices, false, |k| scorers[k].poll())
+        self.next_complete(false)
     }
 
     fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let scorers = &mut self.scorers;
-        next_in_order(&mut self.order, &self.devices, true, |k| scorers[k].wait())
+        self.next_complete(true)
+    }
+
+    fn finish(&mut self) {
+        self.stream.finish(self.submitted);
+        self.scorers.iter_mut().for_each(Scorer::end_backend_stream);
     }
 
     fn submitted(&self) -> u64 {
@@ -200,12 +219,25 @@ impl ScoreQueue for MultiScorer {
     }
 
     fn in_flight(&self) -> usize {
-        self.order.len()
+        self.order.len() + self.stream.len()
     }
 
     /// Pairs all engines work on at once.
     fn queue_depth(&self) -> usize {
         self.scorers.iter().map(Scorer::queue_depth).sum()
+    }
+}
+
+impl MultiScorer {
+    /// The next complete result, waiting for the pairs in flight when
+    /// `blocking`.
+    fn next_complete(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+        let (scorers, order, devices) = (&mut self.scorers, &mut self.order, &self.devices);
+        self.stream.next(|| {
+            next_in_order(order, devices, blocking, |k| {
+                scorers[k].next_raw(blocking).map(|(_, r)| r)
+            })
+        })
     }
 }
 
@@ -226,6 +258,7 @@ pub struct MultiSlots<'s> {
     slots: Vec<FrameSlots<'s>>,
     devices: &'s [String],
     order: &'s mut VecDeque<(usize, u64)>,
+    stream: &'s mut Stream,
     submitted: &'s mut u64,
     /// Slots handed out so far (the next one comes from `acquired % n`).
     acquired: u64,
@@ -247,6 +280,17 @@ impl<'s> MultiSlots<'s> {
     /// (geometry, options).
     pub fn scorer(&self) -> &Scorer {
         self.slots[0].scorer()
+    }
+
+    /// The next complete result, waiting for the pairs in flight when
+    /// `blocking`.
+    fn next_complete(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+        let (slots, order, devices) = (&mut self.slots, &mut *self.order, self.devices);
+        self.stream.next(|| {
+            next_in_order(order, devices, blocking, |k| {
+                slots[k].next_raw(blocking).map(|(_, r)| r)
+            })
+        })
     }
 }
 
@@ -271,13 +315,18 @@ impl<'s> ScoreQueue for MultiSlots<'s> {
     }
 
     fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let slots = &mut self.slots;
-        next_in_order(self.order, self.devices, false, |k| slots[k].poll())
+        self.next_complete(false)
     }
 
     fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let slots = &mut self.slots;
-        next_in_order(self.order, self.devices, true, |k| slots[k].wait())
+        self.next_complete(true)
+    }
+
+    fn finish(&mut self) {
+        self.stream.finish(*self.submitted);
+        self.slots
+            .iter_mut()
+            .for_each(FrameSlots::end_backend_stream);
     }
 
     fn submitted(&self) -> u64 {
@@ -285,7 +334,7 @@ impl<'s> ScoreQueue for MultiSlots<'s> {
     }
 
     fn in_flight(&self) -> usize {
-        self.order.len()
+        self.order.len() + self.stream.len()
     }
 
     /// Slots that may be handed out at once, over all engines.

@@ -9,6 +9,14 @@ use crate::{FrameScore, Result};
 /// in, [`ScoreQueue::poll`] and [`ScoreQueue::wait`] take results out, one
 /// per pair, **in submission order**, whatever order the work finishes in.
 ///
+/// A value that needs later frames (the `motion` feature's
+/// `integer_motion2`: the next frame's motion) and the VMAF models run on a
+/// frame's values ([`super::ScorerDesc::with_models`]: `vmaf`, ...) are in
+/// each result: such a queue holds a frame's result until the next pair's
+/// is in, and the last one until the stream ends, [`ScoreQueue::finish`]
+/// (libvmaf's flush). Without a temporal metric or a model, each result is
+/// handed out as soon as it is scored.
+///
 /// Each pair gets an index when it is submitted (0 for the first, counting
 /// the pairs given through the queue's frame slots too): the
 /// [`ScoreQueue::submitted`] count at that moment, which the `_indexed`
@@ -61,10 +69,21 @@ pub trait ScoreQueue {
         self.wait_indexed().map(|(_, r)| r)
     }
 
+    /// Ends the stream of pairs (libvmaf's flush): the results held for a
+    /// later frame (a temporal metric's or a model's: the last pair's)
+    /// complete as at the end of a run, the last frame keeping its own
+    /// motion, and come out through [`ScoreQueue::poll`] and
+    /// [`ScoreQueue::wait`] once every pair's result is in. Does not block.
+    /// A pair submitted after it starts a new stream: a first frame, with no
+    /// previous frame (motion 0), as a new run. Without it such a queue's
+    /// [`ScoreQueue::wait`] gives `None` while only held results remain.
+    fn finish(&mut self);
+
     /// Pairs submitted so far: the index the next pair gets.
     fn submitted(&self) -> u64;
 
-    /// Pairs submitted whose result has not been taken yet.
+    /// Pairs submitted whose result has not been taken yet (held results
+    /// too: see [`ScoreQueue::finish`]).
     fn in_flight(&self) -> usize;
 
     /// Pairs the queue works on at once (for frame slots: the slots that

@@ -10,12 +10,13 @@ use std::sync::Arc;
 use super::engine::Engine;
 use super::queue::ScoreQueue;
 use super::slots::Returned;
+use super::stream::Stream;
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 
 use crate::cpu::CpuScorer;
 use crate::io::Chroma;
-use crate::metric::{MetricConfig, MetricSet};
+use crate::metric::{MetricConfig, MetricSet, Models};
 use crate::vk::context::Gpu;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
 use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
@@ -59,6 +60,11 @@ pub struct ScorerDesc {
     /// reported; empty: `float_ssim` alone with its default options. Each at
     /// most once.
     pub metrics: Vec<MetricConfig>,
+    /// The VMAF models run on each frame's values (none: no prediction):
+    /// their extractors are scored first, then [`ScorerDesc::metrics`], and
+    /// each result carries the models' outputs (`vmaf`, ...) after the
+    /// metrics' ([`ScorerDesc::with_models`]).
+    pub models: Models,
     /// The chroma layout of the frames, for metrics that read chroma
     /// (`psnr` with `enable_chroma`); `None`: not given (luma only).
     pub chroma: Option<Chroma>,
@@ -86,6 +92,7 @@ impl ScorerDesc {
             height,
             bit_depth,
             metrics: Vec::new(),
+            models: Models::default(),
             chroma: None,
             frames_in_flight: None,
             reader_threads: None,
@@ -100,6 +107,28 @@ impl ScorerDesc {
         self
     }
 
+    /// The same description running the VMAF `models` (see
+    /// [`ScorerDesc::models`]; parsed from `vmaf`'s `--model` syntax by
+    /// [`Models::parse`]). A frame's model scores need the next frame's
+    /// values (motion), so a queue hands out each result once the next
+    /// pair's is in, the last one after [`ScoreQueue::finish`](super::ScoreQueue::finish).
+    ///
+    /// ```
+    /// use vkssim::api::ScorerDesc;
+    /// use vkssim::metric::Models;
+    /// let desc = ScorerDesc::new(64, 64, 8).with_models(Models::default_model()?);
+    /// // The model's extractors (vif, adm, motion) are scored; each result
+    /// // also carries the model's score.
+    /// let names = desc.metric_set()?.output_names();
+    /// assert!(names.iter().any(|n| n == "integer_vif_scale0"));
+    /// assert_eq!(desc.models.output_names(), ["vmaf"]);
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn with_models(mut self, models: Models) -> Self {
+        self.models = models;
+        self
+    }
+
     /// The same description for frames of chroma layout `chroma` (their Cb
     /// and Cr planes are read when a metric needs them:
     /// [`super::Pair::with_chroma`], [`super::FrameSlot::frames_mut`]).
@@ -109,14 +138,14 @@ impl ScorerDesc {
     }
 
     /// The metrics checked against the geometry (see [`MetricSet::new`]):
-    /// [`ScorerDesc::metrics`], or `float_ssim` with its default options when
-    /// it is empty.
+    /// the models' extractors and [`ScorerDesc::metrics`]
+    /// ([`Models::with_metrics`]), or `float_ssim` with its default options
+    /// when there are none.
     pub fn metric_set(&self) -> Result<MetricSet> {
-        let configs = if self.metrics.is_empty() {
-            vec![MetricConfig::FloatSsim(SsimOptions::default())]
-        } else {
-            self.metrics.clone()
-        };
+        let mut configs = self.models.with_metrics(&self.metrics)?;
+        if configs.is_empty() {
+            configs.push(MetricConfig::FloatSsim(SsimOptions::default()));
+        }
         MetricSet::new(
             &configs,
             self.width,
@@ -223,6 +252,9 @@ pub struct Scorer {
     /// Results handed out: the index of the next one (results come back in
     /// submission order, one per pair submitted).
     returned: u64,
+    /// Results on their way out: values that need later frames, models
+    /// ([`Stream`]).
+    pub(super) stream: Stream,
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
     pub(super) returns: (Sender<Returned>, Receiver<Returned>),
     /// Host-memory slots handed out (the CPU twin's).
@@ -266,6 +298,7 @@ impl Scorer {
         Ok(Self {
             inner: Inner::Vk(Box::new(inner)),
             desc: desc.clone(),
+            stream: Stream::new(&metrics, &desc.models),
             metrics,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
@@ -299,6 +332,7 @@ impl Scorer {
         Ok(Self {
             inner: Inner::Cpu(cpu),
             desc: desc.clone(),
+            stream: Stream::new(&metrics, &desc.models),
             metrics,
             timeline: false,
             submitted: 0,
@@ -403,12 +437,25 @@ impl Scorer {
         &self.metrics
     }
 
-    /// `result` (the next in submission order) with its pair's index.
-    fn number(&mut self, result: Option<Result<FrameScore>>) -> Option<(u64, Result<FrameScore>)> {
-        let result = result?;
-        let index = self.returned;
-        self.returned += 1;
-        Some((index, result))
+    /// The backend's next result in submission order, with its pair's index,
+    /// waiting for it when `blocking`: before the [`Stream`] (values that
+    /// need later frames not filled, no model output).
+    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+        raw_result(&mut self.inner, &mut self.returned, blocking)
+    }
+
+    /// Makes the backend's next pair a first frame (no previous reference).
+    pub(super) fn end_backend_stream(&mut self) {
+        if let Inner::Cpu(c) = &mut self.inner {
+            c.end_stream();
+        }
+    }
+
+    /// The next complete result (see [`ScoreQueue`]), waiting for the pairs
+    /// in flight when `blocking`.
+    pub(super) fn next_complete(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+        let (inner, returned) = (&mut self.inner, &mut self.returned);
+        self.stream.next(|| raw_result(inner, returned, blocking))
     }
 
     /// The arithmetic path the device's self-test chose; on the CPU twin,
@@ -474,13 +521,16 @@ impl ScoreQueue for Scorer {
     }
 
     fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let result = self.inner.scorer().poll_next();
-        self.number(result)
+        self.next_complete(false)
     }
 
     fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
-        let result = self.inner.scorer().wait_next();
-        self.number(result)
+        self.next_complete(true)
+    }
+
+    fn finish(&mut self) {
+        self.stream.finish(self.submitted);
+        self.end_backend_stream();
     }
 
     fn submitted(&self) -> u64 {
@@ -488,13 +538,30 @@ impl ScoreQueue for Scorer {
     }
 
     fn in_flight(&self) -> usize {
-        self.inner.scorer_ref().in_flight()
+        self.inner.scorer_ref().in_flight() + self.stream.len()
     }
 
     /// The scorer's ring of frame slots.
     fn queue_depth(&self) -> usize {
         self.inner.scorer_ref().queue_depth()
     }
+}
+
+/// `inner`'s next result in submission order (waiting for it when
+/// `blocking`), numbered from `returned`.
+fn raw_result(
+    inner: &mut Inner,
+    returned: &mut u64,
+    blocking: bool,
+) -> Option<(u64, Result<FrameScore>)> {
+    let result = if blocking {
+        inner.scorer().wait_next()
+    } else {
+        inner.scorer().poll_next()
+    }?;
+    let index = *returned;
+    *returned += 1;
+    Some((index, result))
 }
 
 impl std::fmt::Debug for Scorer {

@@ -174,6 +174,16 @@ impl<'s> FrameSlots<'s> {
     pub fn scorer(&self) -> &Scorer {
         self.scorer
     }
+
+    /// The scorer's next result before its stream (see [`Scorer::next_raw`]).
+    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+        self.scorer.next_raw(blocking)
+    }
+
+    /// See [`Scorer::end_backend_stream`].
+    pub(super) fn end_backend_stream(&mut self) {
+        self.scorer.end_backend_stream();
+    }
 }
 
 /// Frame slots filled in place ([`FrameSlot`], from [`FrameSlots::acquire`]);
@@ -233,6 +243,10 @@ impl<'s> ScoreQueue for FrameSlots<'s> {
 
     fn wait_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
         self.scorer.wait_indexed()
+    }
+
+    fn finish(&mut self) {
+        self.scorer.finish();
     }
 
     fn submitted(&self) -> u64 {

@@ -157,6 +157,12 @@ impl CpuScorer {
         self.spare.put(bytes);
     }
 
+    /// Ends the stream of pairs: the next pair submitted is a first frame
+    /// (no previous reference; the jobs already submitted keep theirs).
+    pub fn end_stream(&mut self) {
+        self.last_reference = None;
+    }
+
     fn store(&mut self, (index, result): Done) {
         self.received += 1;
         self.ready.insert(index, result);

@@ -15,7 +15,7 @@ use super::extractor::{Extractor, Needs, OutputName};
 use super::ms_ssim::MsSsimOptions;
 use super::psnr::PsnrOptions;
 use crate::feature::adm::AdmOptions;
-use crate::feature::motion::MotionOptions;
+use crate::feature::motion::{MotionOptions, MotionVersion};
 use crate::feature::vif::VifOptions;
 use crate::io::Chroma;
 use crate::{Error, Result, SsimOptions};
@@ -127,16 +127,45 @@ impl MetricConfig {
             .find(|m| m.feature() == name)
     }
 
+    /// [`MetricConfig::by_name`], `motion` being `motion`'s version.
+    pub fn by_name_with_motion(name: &str, motion: MotionVersion) -> Option<MetricConfig> {
+        match MetricConfig::by_name(name)? {
+            MetricConfig::Motion(_) => {
+                Some(MetricConfig::Motion(MotionOptions::for_version(motion)))
+            }
+            other => Some(other),
+        }
+    }
+
     /// Parses `name[=key=value[:key=value...]]`. An empty field (`psnr=`, a
     /// trailing `:`) is skipped; an option without a value, an unknown
     /// metric or option, a value libvmaf would refuse, or one option given
     /// twice is [`Error::InvalidOption`] naming the metric and the option.
     pub fn parse(spec: &str) -> Result<Self> {
+        Self::parse_with_motion(spec, MotionVersion::default())
+    }
+
+    /// [`MetricConfig::parse`] for a run that computes `motion`'s
+    /// `version`: `motion` starts from that version's defaults and takes its
+    /// options; the other metrics are the same in every version.
+    ///
+    /// ```
+    /// use vkssim::io::Chroma;
+    /// use vkssim::metric::{MetricConfig, MotionVersion};
+    /// let m = MetricConfig::parse_with_motion("motion=motion_fps_weight=2", MotionVersion::V3_2_0)?;
+    /// assert_eq!(
+    ///     m.output_names(Chroma::C420),
+    ///     ["VMAF_integer_feature_motion_sad_score_mfw_2", "integer_motion2_mfw_2", "integer_motion3_mfw_2"]
+    /// );
+    /// assert!(MetricConfig::parse("motion=motion_fps_weight=2").is_err());
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn parse_with_motion(spec: &str, motion: MotionVersion) -> Result<Self> {
         let (name, rest) = match spec.split_once('=') {
             Some((name, rest)) => (name, Some(rest)),
             None => (spec, None),
         };
-        let Some(mut config) = MetricConfig::by_name(name) else {
+        let Some(mut config) = MetricConfig::by_name_with_motion(name, motion) else {
             return Err(Error::Unsupported(format!(
                 "the metric `{name}` (vkssim computes {})",
                 MetricConfig::names().join(", ")
@@ -249,7 +278,8 @@ impl FromStr for MetricConfig {
 
 impl fmt::Display for MetricConfig {
     /// The metric in libvmaf's syntax, with only the options that differ
-    /// from the defaults (parsing it gives the same configuration).
+    /// from the defaults (parsing it gives the same configuration; for
+    /// `motion`, [`MetricConfig::parse_with_motion`] with its version).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.feature())?;
         let opts = self.non_default();

@@ -28,6 +28,10 @@ pub struct Needs {
     pub previous_reference: bool,
     /// The Vulkan engine has its passes; otherwise it runs on the CPU twin.
     pub vulkan: bool,
+    /// Its per-frame work keeps the host busy even on Vulkan (float_ms_ssim's):
+    /// readers then write device memory directly rather than through a
+    /// bounce buffer, whose copies slowed it.
+    pub host_heavy: bool,
 }
 
 /// One metric's options and what the shared layers learn from them (see the
@@ -52,6 +56,13 @@ pub trait Extractor: Debug + Send + Sync {
     /// order.
     fn output_names(&self, chroma: Chroma) -> Vec<OutputName>;
 
+    /// Those of its [`Extractor::output_names`] that libvmaf writes after
+    /// every other extractor's outputs, because it computes them when the
+    /// stream ends (libvmaf 3.2.0's motion2 and motion3); none by default.
+    fn flushed_names(&self, _chroma: Chroma) -> Vec<OutputName> {
+        Vec::new()
+    }
+
     /// The names of the values reported once, at the end of a run.
     fn aggregate_names(&self) -> Vec<&'static str> {
         Vec::new()
@@ -73,7 +84,17 @@ pub trait Extractor: Debug + Send + Sync {
 
     /// Fills, in a run's collected columns (frame order, every frame of the
     /// run), the values that need later frames (motion's `integer_motion2`).
+    /// A frame's values read at most [`Extractor::frames_after`] later
+    /// frames, so the columns may also be a run's frames from one frame on
+    /// (a streaming queue's window).
     fn finish_run(&self, _columns: &mut Columns) {}
+
+    /// How many later frames [`Extractor::finish_run`] reads to finish one
+    /// frame's values (motion: 1, the next frame's motion); a streaming
+    /// queue holds a frame's result until they are in.
+    fn frames_after(&self) -> usize {
+        0
+    }
 
     /// Its values of the whole run (libvmaf's `flush`: psnr's `apsnr_*`),
     /// named as [`Extractor::aggregate_names`] says, from what it kept of

@@ -23,7 +23,7 @@ pub mod ssim;
 pub mod summary;
 
 pub use crate::feature::adm::AdmOptions;
-pub use crate::feature::motion::MotionOptions;
+pub use crate::feature::motion::{MotionOptions, MotionVersion};
 pub use crate::feature::vif::VifOptions;
 pub use config::MetricConfig;
 pub use extractor::{Extractor, Needs, OutputName};

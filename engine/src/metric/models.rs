@@ -5,13 +5,15 @@
 //! is in (motion's `integer_motion2` needs the next frame).
 
 use super::config::MetricConfig;
+use crate::feature::motion::MotionVersion;
+use crate::io::Chroma;
 use crate::model::{
     check_unique_names, predict_run, run_output_names, Model, ModelSpec, OptionValue,
 };
 use crate::Result;
 
 /// The models of a run (none: no prediction).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Models {
     models: Vec<Model>,
 }
@@ -46,11 +48,18 @@ impl Models {
     /// The extractors the models read, each with the options its model sets,
     /// in the order the models list them (each configuration once).
     pub fn metrics(&self) -> Result<Vec<MetricConfig>> {
+        self.metrics_with_motion(MotionVersion::default())
+    }
+
+    /// [`Models::metrics`] with `motion`'s version of the motion extractor
+    /// (the models read its `integer_motion2`).
+    pub fn metrics_with_motion(&self, motion: MotionVersion) -> Result<Vec<MetricConfig>> {
         let mut out: Vec<MetricConfig> = Vec::new();
         for input in self.models.iter().flat_map(Model::inputs) {
-            let mut m = MetricConfig::by_name(input.extractor).ok_or_else(|| {
-                crate::Error::Internal(format!("no extractor named {}", input.extractor))
-            })?;
+            let mut m =
+                MetricConfig::by_name_with_motion(input.extractor, motion).ok_or_else(|| {
+                    crate::Error::Internal(format!("no extractor named {}", input.extractor))
+                })?;
             for (key, value) in &input.options {
                 let text = match value {
                     OptionValue::Bool(b) => b.to_string(),
@@ -61,6 +70,35 @@ impl Models {
             }
             if !out.contains(&m) {
                 out.push(m);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The metrics a run of these models and of `metrics` computes, in
+    /// output order, as `vmaf` lists them: the extractors the models read
+    /// ([`Models::metrics`]), then each of `metrics` that is not among them.
+    /// Errors: a metric of `metrics` that a model runs with other options
+    /// (an output name in both: [`crate::Error::InvalidOption`]).
+    pub fn with_metrics(&self, metrics: &[MetricConfig]) -> Result<Vec<MetricConfig>> {
+        let mut out = self.metrics()?;
+        for metric in metrics {
+            let names = metric.output_names(Chroma::C444);
+            let overlaps = |m: &&MetricConfig| {
+                m.feature() == metric.feature()
+                    && m.output_names(Chroma::C444)
+                        .iter()
+                        .any(|n| names.contains(n))
+            };
+            match out.iter().find(overlaps) {
+                Some(m) if m != metric => {
+                    return Err(crate::Error::InvalidOption(format!(
+                        "{} is already run by a model with other options; give it once",
+                        metric.feature()
+                    )))
+                }
+                Some(_) => {}
+                None => out.push(*metric),
             }
         }
         Ok(out)

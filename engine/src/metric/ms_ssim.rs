@@ -251,6 +251,7 @@ impl super::extractor::Extractor for MsSsimOptions {
     fn needs(&self) -> super::extractor::Needs {
         super::extractor::Needs {
             vulkan: true,
+            host_heavy: true,
             ..Default::default()
         }
     }

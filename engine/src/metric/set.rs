@@ -175,12 +175,23 @@ impl MetricSet {
             .collect()
     }
 
-    /// The per-frame output names, in the `vmaf` command line's order.
+    /// The per-frame output names, in the `vmaf` command line's order (the
+    /// metrics' in order, then the names libvmaf writes when the stream
+    /// ends: [`super::Extractor::flushed_names`]).
     pub fn output_names(&self) -> Vec<OutputName> {
-        self.configs
+        let flushed: Vec<OutputName> = self
+            .configs
+            .iter()
+            .flat_map(|c| c.extractor().flushed_names(self.chroma))
+            .collect();
+        let mut names: Vec<OutputName> = self
+            .configs
             .iter()
             .flat_map(|c| c.output_names(self.chroma))
-            .collect()
+            .filter(|n| !flushed.contains(n))
+            .collect();
+        names.extend(flushed);
+        names
     }
 
     /// The names of the values reported once, at the end of a run
@@ -234,5 +245,24 @@ mod tests {
         let mono = MetricSet::new(&l(&["psnr"]), 64, 64, 8, Some(Chroma::Mono)).unwrap();
         assert!(!mono.needs_chroma());
         assert_eq!(mono.output_names(), ["psnr_y"]);
+    }
+
+    #[test]
+    fn motion_3_2_0_writes_motion2_and_motion3_last() {
+        use crate::metric::MotionVersion;
+        let v32 =
+            |spec: &str| MetricConfig::parse_with_motion(spec, MotionVersion::V3_2_0).unwrap();
+        let configs = [v32("motion=debug=true"), v32("psnr=enable_chroma=false")];
+        let set = MetricSet::new(&configs, 64, 48, 8, None).unwrap();
+        assert_eq!(
+            set.output_names(),
+            [
+                "VMAF_integer_feature_motion_sad_score",
+                "integer_motion",
+                "psnr_y",
+                "integer_motion2",
+                "integer_motion3"
+            ]
+        );
     }
 }

@@ -31,7 +31,7 @@ use crate::{Error, Result};
 
 /// A loaded model as one run uses it: its SVM model (or a bootstrap
 /// collection), output name and flags.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     /// The output name (`vmaf`, or the spec's `name=`).
     name: String,

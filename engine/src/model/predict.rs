@@ -68,7 +68,7 @@ pub struct ModelFlags {
 }
 
 /// One parsed SVM model.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SvmModel {
     /// Its features, in `feature_names` order (the SVM's indices 1..).
     pub(crate) features: Vec<FeatureInput>,

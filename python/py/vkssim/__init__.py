@@ -7,7 +7,9 @@ arrays in; per-frame and pooled scores out, keyed by libvmaf's feature
 names, and the command line's XML, JSON and CSV files::
 
     import vkssim
-    r = vkssim.score("ref.y4m", "dist.y4m", features=("float_ssim", "psnr"))
+    v = vkssim.score("ref.y4m", "dist.y4m")   # VMAF (vmaf_v0.6.1), as vmaf -r R -d D
+    v.pooled["vmaf"]["mean"]
+    r = vkssim.score("ref.y4m", "dist.y4m", features=("float_ssim", "psnr"), model=None)  # alone
     r.pooled["float_ssim"]["mean"]
     r.scores["float_ssim"]              # a float64 numpy array, one value a frame
     open("scores.json", "w").write(r.to_json())

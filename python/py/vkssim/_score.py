@@ -8,13 +8,18 @@ from . import _native, _options, _progress
 from ._native import OptionError
 from ._result import Result
 
+#: The model ``score`` runs unless told otherwise, as ``vmaf`` and
+#: ``vkssim score`` do.
+DEFAULT_MODEL = "version=vmaf_v0.6.1"
+
 
 def score(
     reference: Any,
     distorted: Any,
-    features: Union[str, Iterable[str]] = ("float_ssim",),
+    features: Optional[Union[str, Iterable[str]]] = None,
     *,
-    model: Optional[Union[str, Iterable[str]]] = None,
+    model: Optional[Union[str, Iterable[str]]] = DEFAULT_MODEL,
+    motion_version: Optional[str] = None,
     width: Optional[int] = None,
     height: Optional[int] = None,
     pix_fmt: Optional[str] = None,
@@ -48,13 +53,23 @@ def score(
     when a feature reads chroma (psnr by default). A list of distorted
     inputs is a ladder: one :class:`Result` per input, in order.
 
-    ``features``: vmaf's feature specs (``"float_ssim"``,
-    ``"psnr=enable_chroma=false"``, ``"float_ms_ssim=enable_lcs=true"``,
-    and VMAF's extractors ``"vif"``, ``"adm"``, ``"motion"``). ``model``: a
-    VMAF model in vmaf's ``-m/--model`` syntax (``"version=vmaf_v0.6.1"``,
+    By default it scores VMAF with libvmaf's default model, as ``vmaf -r R
+    -d D`` and ``vkssim score -r R -d D`` do: ``result.scores["vmaf"]``.
+    ``features``: vmaf's feature specs (None: none), computed beside the model
+    (``"float_ssim"``, ``"psnr=enable_chroma=false"``,
+    ``"float_ms_ssim=enable_lcs=true"``, and VMAF's extractors ``"vif"``,
+    ``"adm"``, ``"motion"``), as ``--feature``. ``model``: a VMAF model in
+    vmaf's ``-m/--model`` syntax (``"version=vmaf_v0.6.1"``, the default;
     ``"path=model.json:name=mine"``) or a list of them; its extractors and
-    its scores (``vmaf``) are added to the features, as ``vmaf -m`` writes
-    them (VMAF runs on the CPU twin for now).
+    its scores (``vmaf``) come first, as ``vmaf -m`` writes them (VMAF runs
+    on the CPU twin for now: with ``backend="vulkan"`` or a ``device`` it is
+    an error). ``model=None`` runs no model, as ``-n``: only ``features``
+    (``vkssim.score(r, d, "float_ssim", model=None)`` is the float_ssim-only
+    run, which Vulkan scores); no model and no feature is an
+    :class:`vkssim.OptionError`. ``motion_version``:
+    ``"2.3.1"`` (the default) or ``"3.2.0"``, whose motion (and so the
+    models' scores) and output names are libvmaf 3.2.0's, as the command
+    line's ``--motion-version``.
     The other options are typed values with the meaning of the command
     line's flags of the same names
     (``backend`` is ``"auto"``, ``"vulkan"`` or ``"cpu"``; ``device`` an
@@ -82,7 +97,10 @@ def score(
     """
     options = dict(
         features=_options.once(features),
-        model=_options.once(model),
+        # None: no model (an empty list; the native side's unset is the
+        # default model).
+        model=[] if model is None else _options.once(model),
+        motion_version=motion_version,
         backend=backend,
         device=_options.once(device),
         threads=threads,
@@ -161,7 +179,7 @@ def _one(reference: Any, distorted: Any, options: dict, progress: Any) -> Result
                 raise OptionError(f"{', '.join(given)}: for files only (arrays have their shape and planes)")
             ref = _options.frames_planes(reference, "reference")
             dist = _options.frames_planes(distorted, "distorted")
-            common = _options.pick(options, ("features", "model", *_options.ENGINE, *_options.SELECTION))
+            common = _options.pick(options, ("features", "model", "motion_version", *_options.ENGINE, *_options.SELECTION))
             report = _native.score_arrays(list(ref), list(dist), common, options.get("bitdepth"), callback)
         return Result(report)
     except BaseException as e:

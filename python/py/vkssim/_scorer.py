@@ -30,16 +30,23 @@ class Scorer:
     while the engine's queue is full. Results come back in submission
     order, as dicts keyed by ``frameNum`` (the frame number the library
     gives each result) and libvmaf's output names.
-    A value that needs the next frame (the ``motion`` feature's
-    ``integer_motion2``) is NaN in these dicts; :meth:`result` has it.
+    With a ``model`` (its scores, e.g. ``vmaf``) or the ``motion`` feature
+    (``integer_motion2``), a frame's values need the next frame's: its
+    result comes back once the next pair's is in, and the last one when
+    the stream ends. Waiting (iterating, :meth:`flush`, :meth:`result`,
+    :meth:`close`) with only such a result left ends the stream; a pair
+    submitted after that starts a new one (its first frame has no previous
+    frame, as a new run).
 
     A Scorer is for one thread at a time: a call while another thread's is
     under way raises :class:`vkssim.Error` (give each thread its own, or
     hand the pairs to one thread). Ctrl-C skips no result: see
     :meth:`__iter__`.
 
-    Options as :func:`vkssim.score`'s: ``features``, ``backend``,
-    ``device``, ``threads``, ``precision``, ``upload``,
+    Unlike :func:`vkssim.score` it runs no VMAF model unless ``model`` names
+    one: it scores ``features`` (float_ssim by default).
+    Options as :func:`vkssim.score`'s: ``features``, ``model``,
+    ``backend``, ``device``, ``threads``, ``precision``, ``upload``,
     ``frames_in_flight``.
     """
 
@@ -51,6 +58,7 @@ class Scorer:
         features: Union[str, Iterable[str]] = ("float_ssim",),
         *,
         chroma: Optional[str] = None,
+        model: Optional[Union[str, Iterable[str]]] = None,
         backend: str = "auto",
         device: Optional[Union[int, str, Iterable[int]]] = None,
         threads: Optional[int] = None,
@@ -60,6 +68,9 @@ class Scorer:
     ) -> None:
         options = dict(
             features=features,
+            # None: no model (an empty list; the native side's unset is the
+            # default model).
+            model=[] if model is None else _options.once(model),
             backend=backend,
             device=device,
             threads=threads,

@@ -4,8 +4,13 @@
 //! `integer_motion2` needs the next frame's motion too, so a frame reports
 //! it as NaN and a run's collector fills it ([`Extractor::finish_run`]) once the
 //! next frame (or the end of the run) is in.
+//!
+//! With [`MotionVersion::V3_2_0`] a frame gives 3.2.0's SAD score (and
+//! `integer_motion` with `debug`), and the run fills `integer_motion2` and
+//! `integer_motion3`, which 3.2.0 writes after every other extractor's
+//! outputs ([`Extractor::flushed_names`]).
 
-use super::{blur, check_size, motion2, motion_score, MotionOptions, FEATURE};
+use super::{blur, check_size, motion2, motion_score, v32, MotionOptions, MotionVersion, FEATURE};
 use crate::io::Chroma;
 use crate::metric::extractor::{bool_text, Columns, Extractor, Needs, OutputName};
 use crate::metric::MetricOutputs;
@@ -17,7 +22,7 @@ impl Extractor for MotionOptions {
     }
 
     fn keys(&self) -> &'static [&'static str] {
-        &Self::KEYS
+        MotionOptions::keys(self)
     }
 
     fn set(&mut self, key: &str, value: &str) -> Result<()> {
@@ -25,13 +30,24 @@ impl Extractor for MotionOptions {
     }
 
     fn non_default(&self) -> Vec<String> {
-        let d = MotionOptions::default();
+        let d = MotionOptions::for_version(self.version);
         let mut v = Vec::new();
         if self.force_zero != d.force_zero {
             v.push(format!("motion_force_zero={}", bool_text(self.force_zero)));
         }
         if self.debug != d.debug {
             v.push(format!("debug={}", bool_text(self.debug)));
+        }
+        let numbers = [
+            (self.blend_factor, d.blend_factor),
+            (self.blend_offset, d.blend_offset),
+            (self.fps_weight, d.fps_weight),
+            (self.max_val, d.max_val),
+        ];
+        for (key, (value, default)) in MotionOptions::KEYS_V3_2_0[2..].iter().zip(numbers) {
+            if value != default {
+                v.push(format!("{key}={value}"));
+            }
         }
         v
     }
@@ -54,12 +70,42 @@ impl Extractor for MotionOptions {
         }
     }
 
-    fn collected_names(&self, _chroma: Chroma) -> Vec<OutputName> {
+    fn collected_names(&self, chroma: Chroma) -> Vec<OutputName> {
+        if self.version == MotionVersion::V3_2_0 {
+            return Extractor::output_names(self, chroma);
+        }
         let (motion2_name, motion_name) = names(self);
         vec![motion2_name.into(), motion_name.into()]
     }
 
+    fn frames_after(&self) -> usize {
+        1
+    }
+
+    fn flushed_names(&self, chroma: Chroma) -> Vec<OutputName> {
+        match self.version {
+            MotionVersion::V2_3_1 => Vec::new(),
+            // motion2 and motion3, the last two.
+            MotionVersion::V3_2_0 => {
+                let mut names = Extractor::output_names(self, chroma);
+                names.split_off(names.len() - 2)
+            }
+        }
+    }
+
     fn finish_run(&self, columns: &mut Columns) {
+        if self.version == MotionVersion::V3_2_0 {
+            let opts = self.v32();
+            let names = opts.output_names();
+            if let Some(motion) = columns.get(&names[0]) {
+                let (m2, m3): (Vec<f64>, Vec<f64>) =
+                    v32::motion2_motion3(motion, &opts).into_iter().unzip();
+                let last = names.len() - 1;
+                columns.set(&names[last - 1], m2);
+                columns.set(&names[last], m3);
+            }
+            return;
+        }
         let (motion2_name, motion_name) = names(self);
         if let Some(raw) = columns.get(&motion_name) {
             let finished = motion2(raw);
@@ -90,6 +136,9 @@ pub(crate) fn frame_outputs(
     reference: &LumaView<'_>,
     opts: &MotionOptions,
 ) -> Result<MetricOutputs> {
+    if opts.version == MotionVersion::V3_2_0 {
+        return frame_outputs_v32(previous, reference, opts);
+    }
     let motion = if opts.force_zero {
         0.0
     } else {
@@ -101,6 +150,30 @@ pub(crate) fn frame_outputs(
     let mut out = MetricOutputs::new();
     out.push(motion2_name, f64::NAN);
     out.push(motion_name, motion);
+    Ok(out)
+}
+
+/// One frame's outputs of libvmaf 3.2.0's motion: the SAD score of this
+/// frame's reference against `previous`'s ([`v32::sad`]; 0 for the first
+/// frame), `integer_motion` (the same value) with `debug`, and
+/// `integer_motion2` and `integer_motion3` as NaN (the run fills them).
+fn frame_outputs_v32(
+    previous: Option<&LumaView<'_>>,
+    reference: &LumaView<'_>,
+    opts: &MotionOptions,
+) -> Result<MetricOutputs> {
+    let v = opts.v32();
+    let sad = match previous {
+        Some(p) if !v.force_zero => Some(v32::sad(p, reference)?),
+        _ => None,
+    };
+    let motion = v32::motion_from_sad(sad, reference.width, reference.height, &v);
+    let names = v.output_names();
+    let late = names.len() - 2;
+    let mut out = MetricOutputs::new();
+    for (k, name) in names.into_iter().enumerate() {
+        out.push(name, if k < late { motion } else { f64::NAN });
+    }
     Ok(out)
 }
 

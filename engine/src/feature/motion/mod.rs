@@ -59,15 +59,19 @@
 //! # libvmaf 3.2.0
 //!
 //! [`v32`] holds 3.2.0's motion, a second target whose values differ (it
-//! blurs the frame difference and adds `integer_motion3`).
+//! blurs the frame difference and adds `integer_motion3`). It is selected by
+//! [`MotionOptions::version`] ([`MotionVersion`]), which also decides which
+//! options and output names the extractor takes and gives.
 
 mod blur;
 pub(crate) mod extractor;
 mod score;
 pub mod v32;
+mod version;
 
 pub use blur::{blur, BlurredPlane, FILTER};
 pub use score::{motion2, motion2_at, motion_score};
+pub use version::MotionVersion;
 
 use crate::metric::config::parse_bool;
 use crate::{Error, Result};
@@ -88,39 +92,100 @@ pub const FORCE_ZERO_SUFFIX: &str = "_force_0";
 /// The smallest width and height libvmaf's blur reads within.
 pub const MIN_SIZE: u32 = 3;
 
-/// `motion`'s options, as libvmaf 2.3.1 names them (the `Default` is
-/// libvmaf's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `motion`'s options, as libvmaf names them (the `Default` is libvmaf
+/// 2.3.1's; [`MotionOptions::for_version`] gives 3.2.0's).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MotionOptions {
     /// `motion_force_zero`: every motion and motion2 is 0 (no frame is
     /// blurred), and the outputs are named with [`FORCE_ZERO_SUFFIX`].
     /// Default false.
     pub force_zero: bool,
     /// `debug`: also report `integer_motion`, the per-frame value (after
-    /// `integer_motion2`). Default true in libvmaf 2.3.1 to 3.1.0.
+    /// `integer_motion2`). Default true in libvmaf 2.3.1 to 3.1.0, false in
+    /// 3.2.0.
     pub debug: bool,
+    /// Which libvmaf's motion is computed (not a libvmaf option: the run
+    /// chooses it; [`MotionOptions::for_version`]).
+    pub version: MotionVersion,
+    /// 3.2.0's `motion_fps_weight` (default 1; 2.3.1 has none).
+    pub fps_weight: f64,
+    /// 3.2.0's `motion_max_val` (default 10000).
+    pub max_val: f64,
+    /// 3.2.0's `motion_blend_factor` (default 1).
+    pub blend_factor: f64,
+    /// 3.2.0's `motion_blend_offset` (default 40).
+    pub blend_offset: f64,
 }
 
 impl Default for MotionOptions {
     fn default() -> Self {
-        Self {
-            force_zero: false,
-            debug: true,
-        }
+        Self::for_version(MotionVersion::V2_3_1)
     }
 }
 
 impl MotionOptions {
-    /// Every option name `set` takes, in libvmaf's order.
+    /// Every option name `set` takes for libvmaf 2.3.1's motion, in
+    /// libvmaf's order.
     pub const KEYS: [&'static str; 2] = ["motion_force_zero", "debug"];
 
-    /// Sets option `key` from its text `value`: `true` or `false`, exactly,
-    /// as libvmaf's option parser takes booleans (it refuses `1`, `yes`,
-    /// `TRUE`). [`Error::InvalidOption`] otherwise, and for any other key.
-    /// libvmaf 2.3.1 itself ignores unknown keys, `force_0` among them (the
-    /// alias only names the outputs), which would silently score the motion
-    /// unforced; here they are refused.
+    /// Every option name `set` takes for libvmaf 3.2.0's motion (the number
+    /// options in the order their aliases appear in the output names).
+    pub const KEYS_V3_2_0: [&'static str; 6] = [
+        "motion_force_zero",
+        "debug",
+        "motion_blend_factor",
+        "motion_blend_offset",
+        "motion_fps_weight",
+        "motion_max_val",
+    ];
+
+    /// `version`'s motion with that libvmaf's defaults.
+    pub fn for_version(version: MotionVersion) -> Self {
+        let v32 = v32::Motion32Options::default();
+        Self {
+            force_zero: false,
+            debug: version == MotionVersion::V2_3_1,
+            version,
+            fps_weight: v32.fps_weight,
+            max_val: v32.max_val,
+            blend_factor: v32.blend_factor,
+            blend_offset: v32.blend_offset,
+        }
+    }
+
+    /// The option names `set` takes for this version.
+    pub fn keys(&self) -> &'static [&'static str] {
+        match self.version {
+            MotionVersion::V2_3_1 => &Self::KEYS,
+            MotionVersion::V3_2_0 => &Self::KEYS_V3_2_0,
+        }
+    }
+
+    /// 3.2.0's options of the twin in [`v32`].
+    pub fn v32(&self) -> v32::Motion32Options {
+        v32::Motion32Options {
+            force_zero: self.force_zero,
+            debug: self.debug,
+            fps_weight: self.fps_weight,
+            max_val: self.max_val,
+            blend_factor: self.blend_factor,
+            blend_offset: self.blend_offset,
+            ..Default::default()
+        }
+    }
+
+    /// Sets option `key` from its text `value`. Booleans are `true` or
+    /// `false`, exactly, as libvmaf's option parser takes them (it refuses
+    /// `1`, `yes`, `TRUE`); 3.2.0's numbers are read as its `vmaf` command
+    /// line reads them and kept within the bounds it takes.
+    /// [`Error::InvalidOption`] otherwise, for any other key, and for a
+    /// 3.2.0 option on 2.3.1's motion; [`Error::Unsupported`] for 3.2.0's
+    /// `motion_moving_average` and `motion_five_frame_window` (not
+    /// reproduced). libvmaf 2.3.1 itself ignores unknown keys, `force_0`
+    /// among them (the alias only names the outputs), which would silently
+    /// score the motion unforced; here they are refused.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        let v32 = self.version == MotionVersion::V3_2_0;
         match key {
             "motion_force_zero" => self.force_zero = parse_bool(FEATURE, key, value)?,
             "debug" => self.debug = parse_bool(FEATURE, key, value)?,
@@ -130,20 +195,46 @@ impl MotionOptions {
                      libvmaf ignores it as an option, write motion_force_zero={value}"
                 )))
             }
-            _ => {
-                return Err(Error::InvalidOption(format!(
-                    "{FEATURE} has no option `{key}` (it has {})",
-                    Self::KEYS.join(", ")
+            _ if v32 && version::UNREPRODUCED_KEYS.contains(&key) => {
+                return Err(Error::Unsupported(format!(
+                    "{FEATURE} (libvmaf 3.2.0): {key} is not reproduced"
                 )))
             }
+            _ => match version::parse_v32_number(key, value) {
+                Some(number) if v32 => {
+                    let number = number?;
+                    match key {
+                        "motion_fps_weight" => self.fps_weight = number,
+                        "motion_max_val" => self.max_val = number,
+                        "motion_blend_factor" => self.blend_factor = number,
+                        _ => self.blend_offset = number,
+                    }
+                }
+                Some(_) => {
+                    return Err(Error::InvalidOption(format!(
+                        "{FEATURE}: {key} is an option of libvmaf 3.2.0's motion; this run \
+                         computes 2.3.1's (the default)"
+                    )))
+                }
+                None => {
+                    return Err(Error::InvalidOption(format!(
+                        "{FEATURE} has no option `{key}` (it has {})",
+                        self.keys().join(", ")
+                    )))
+                }
+            },
         }
         Ok(())
     }
 
-    /// The names of the values reported per frame, in libvmaf's order:
-    /// `integer_motion2`, then `integer_motion` when `debug` is on, each
-    /// with `_force_0` appended when `force_zero` is on.
+    /// The names of the values reported per frame, in libvmaf's order. For
+    /// 2.3.1: `integer_motion2`, then `integer_motion` when `debug` is on,
+    /// each with `_force_0` appended when `force_zero` is on. For 3.2.0:
+    /// [`v32::Motion32Options::output_names`].
     pub fn output_names(&self) -> Vec<String> {
+        if self.version == MotionVersion::V3_2_0 {
+            return self.v32().output_names();
+        }
         let suffix = if self.force_zero {
             FORCE_ZERO_SUFFIX
         } else {
@@ -190,6 +281,29 @@ mod tests {
         assert!(o.set("motion_force_zero", "1").is_err());
         assert!(o.set("force_0", "true").is_err());
         assert!(o.set("foo", "true").is_err());
+    }
+
+    #[test]
+    fn version_3_2_0_options_and_names() {
+        let mut o = MotionOptions::for_version(MotionVersion::V3_2_0);
+        assert_eq!(o.output_names(), [v32::SAD, MOTION2, v32::MOTION3]);
+        assert!(MotionOptions::default()
+            .set("motion_fps_weight", "2")
+            .is_err());
+        o.set("motion_fps_weight", "1.7").unwrap();
+        o.set("motion_max_val", "65").unwrap();
+        o.set("debug", "true").unwrap();
+        assert_eq!(o.output_names()[1], "integer_motion_mfw_1.7_mmxv_65");
+        assert!(matches!(
+            o.set("motion_moving_average", "true"),
+            Err(Error::Unsupported(_))
+        ));
+        assert!(o.set("motion_blend_factor", "1.5").is_err());
+        assert!(o
+            .set("foo", "1")
+            .unwrap_err()
+            .to_string()
+            .contains("motion_max_val"));
     }
 
     #[test]

@@ -30,6 +30,7 @@
 //! refuses them.
 
 use super::FILTER;
+use crate::model::features::format_g;
 use crate::{Error, LumaView, Result};
 
 /// The SAD score's output name (3.2.0 prints it unaliased).
@@ -77,21 +78,39 @@ impl Default for Motion32Options {
 impl Motion32Options {
     /// The per-frame output names in libvmaf 3.2.0's order: the SAD score,
     /// `integer_motion` (with `debug`), `integer_motion2`, `integer_motion3`,
-    /// each with `_force_0` under `force_zero`. (Other non-default options
-    /// add suffixes too, `_mfw_2`, `_mmxv_6`, `_mbf_0.5`, `_mbo_5`; not
-    /// produced here.)
+    /// each with [`Motion32Options::name_suffix`].
     pub fn output_names(&self) -> Vec<String> {
-        let suffix = if self.force_zero {
-            super::FORCE_ZERO_SUFFIX
-        } else {
-            ""
-        };
+        let suffix = self.name_suffix();
         let mut names = vec![SAD.to_string()];
         if self.debug {
             names.push(super::MOTION.to_string());
         }
         names.extend([super::MOTION2, MOTION3].map(String::from));
-        names.into_iter().map(|n| n + suffix).collect()
+        names.into_iter().map(|n| n + &suffix).collect()
+    }
+
+    /// What 3.2.0 appends to every output name (measured on its `vmaf`):
+    /// `_force_0` under `force_zero`, then for each number option that is
+    /// not its default, in this order, `_mbf_`, `_mbo_`, `_mfw_`, `_mmxv_`
+    /// and the value as C's `%g` prints it (`_mfw_1.7`, `_mmxv_1e-07`).
+    pub fn name_suffix(&self) -> String {
+        let d = Self::default();
+        let mut suffix = String::new();
+        if self.force_zero {
+            suffix += super::FORCE_ZERO_SUFFIX;
+        }
+        let values = [
+            (self.blend_factor, d.blend_factor),
+            (self.blend_offset, d.blend_offset),
+            (self.fps_weight, d.fps_weight),
+            (self.max_val, d.max_val),
+        ];
+        for (key, (value, default)) in super::version::NUMBER_KEYS.iter().zip(values) {
+            if value != default {
+                suffix += &format!("_{}_{}", key.alias, format_g(value));
+            }
+        }
+        suffix
     }
 }
 

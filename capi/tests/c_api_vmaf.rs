@@ -1,0 +1,133 @@
+//! VMAF models through the C API: a C program (`tests/score_vmaf.c`, built
+//! with `cc` against the generated header) scores a clip on a CPU scorer
+//! whose description names `version=vmaf_v0.6.1`, the last frame released by
+//! `vkssim_scorer_finish`; every value of every frame (`vmaf`,
+//! `integer_motion2`, every feature), by name and in order, must equal bit
+//! for bit what the Rust API's streaming scorer gives (which
+//! `tests/tests/stream_vs_vmaf.rs` proves equal to the `vmaf` CLI).
+
+use std::process::Command;
+
+use vkssim::api::{HostPlane, Pair, ScoreQueue, Scorer, ScorerDesc};
+use vkssim::metric::Models;
+
+#[allow(dead_code)] // each test binary uses part of it
+mod common;
+use common::{crate_dir, lib_dir, library_path_first};
+
+const WIDTH: u32 = 72;
+const HEIGHT: u32 = 56;
+const FRAMES: usize = 4;
+
+/// `FRAMES` deterministic 8-bit planes: a moving gradient with texture
+/// (`noise`: added noise of that amplitude).
+fn planes(seed: u32, base: &[Vec<u8>], noise: u32) -> Vec<Vec<u8>> {
+    let mut state = seed.wrapping_mul(2_654_435_761).max(1);
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    (0..FRAMES)
+        .map(|f| {
+            (0..(WIDTH * HEIGHT) as usize)
+                .map(|i| {
+                    let (x, y) = (i as u32 % WIDTH, i as u32 / WIDTH);
+                    let v = match base.get(f) {
+                        Some(b) => b[i] as u32 + next() % (2 * noise + 1),
+                        None => (x * 3 + y * 2 + f as u32 * 7) % 200 + next() % 40,
+                    };
+                    v.saturating_sub(noise).min(255) as u8
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `(name, bits)` of every value per frame, as the C program printed them.
+fn parse(stdout: &str) -> Vec<Vec<(String, u64)>> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("frame="))
+        .map(|l| {
+            l.split(' ')
+                .skip(1)
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').expect("name=bits");
+                    (k.to_string(), u64::from_str_radix(v, 16).expect("hex"))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_c_program_scores_vmaf_like_the_rust_api() {
+    let reference = planes(3, &[], 0);
+    let distorted = planes(5, &reference, 9);
+
+    let desc = ScorerDesc::new(WIDTH, HEIGHT, 8).with_models(Models::default_model().unwrap());
+    let mut scorer = Scorer::cpu(&desc, 2).expect("CPU scorer");
+    let w = WIDTH as usize;
+    for (r, d) in reference.iter().zip(&distorted) {
+        scorer
+            .submit(Pair::new(HostPlane::u8(r, w), HostPlane::u8(d, w)))
+            .expect("submit");
+    }
+    scorer.finish();
+    let want: Vec<Vec<(String, u64)>> = std::iter::from_fn(|| scorer.wait())
+        .map(|r| {
+            let s = r.expect("a score");
+            s.iter()
+                .map(|(n, v)| (n.to_string(), v.to_bits()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(want.len(), FRAMES);
+    assert!(want[0].iter().any(|(n, _)| n == "vmaf"));
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (rp, dp) = (dir.path().join("ref.y"), dir.path().join("dist.y"));
+    std::fs::write(&rp, reference.concat()).expect("write ref");
+    std::fs::write(&dp, distorted.concat()).expect("write dist");
+    let lib = lib_dir();
+    let exe = dir.path().join("score_vmaf");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg(crate_dir().join("tests/score_vmaf.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lvkssim_capi")
+        .output()
+        .unwrap_or_else(|e| panic!("running {cc}: {e}"));
+    assert!(
+        out.status.success(),
+        "compiling score_vmaf.c failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe)
+        .arg(&rp)
+        .arg(&dp)
+        .args([WIDTH, HEIGHT].map(|n| n.to_string()))
+        .arg(FRAMES.to_string())
+        .env("LD_LIBRARY_PATH", library_path_first(&lib))
+        .output()
+        .expect("running score_vmaf");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "score_vmaf failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        parse(&stdout),
+        want,
+        "the C API's frames differ from the Rust API's"
+    );
+}

@@ -1,0 +1,121 @@
+/*
+ * C test of VMAF models through the vkssim C API (run by tests/c_api_vmaf.rs,
+ * which compares what it prints with the Rust API's results bit for bit).
+ *
+ *   score_vmaf REF DIST WIDTH HEIGHT FRAMES
+ *
+ * REF and DIST hold FRAMES packed 8-bit luma planes each. The program
+ * creates a CPU scorer (vkssim_scorer_create_cpu) whose description names
+ * the model "version=vmaf_v0.6.1" (no features: the model's extractors
+ * alone), submits every pair, polling after each; with every pair in, a wait
+ * must say VKSSIM_NOT_READY (the last frame waits for the next frame's
+ * motion); vkssim_scorer_finish releases it, and waits then give it and
+ * VKSSIM_EMPTY. Each result is printed as one line, "frame=N" then every
+ * output as name=hex bits; vmaf read through vkssim_score_value must equal
+ * its entry in the outputs. Then the refusals: a model that does not exist,
+ * a NULL model string. Any failure prints a message and exits non-zero.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vkssim.h"
+
+#include "c_check.h"
+
+static uint64_t bits(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+static unsigned char *read_file(const char *path, size_t want) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    FAIL("cannot open %s", path);
+  unsigned char *data = malloc(want);
+  if (data == NULL || fread(data, 1, want, f) != want)
+    FAIL("%s: fewer than %zu bytes", path, want);
+  fclose(f);
+  return data;
+}
+
+/* Prints one result; its vmaf by name must be its entry in the outputs. */
+static void print_result(const VkssimScore *score, unsigned frame) {
+  printf("frame=%u", frame);
+  for (uint32_t k = 0; k < score->n_outputs; k++)
+    printf(" %s=%016" PRIx64, score->outputs[k].name,
+           bits(score->outputs[k].value));
+  printf("\n");
+  double vmaf = 0.0;
+  CHECK(vkssim_score_value(score, "vmaf", &vmaf));
+  int found = 0;
+  for (uint32_t k = 0; k < score->n_outputs; k++)
+    if (strcmp(score->outputs[k].name, "vmaf") == 0)
+      found = bits(score->outputs[k].value) == bits(vmaf);
+  if (!found)
+    FAIL("frame %u: vkssim_score_value(vmaf) is not the outputs' vmaf", frame);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 6)
+    FAIL("usage: score_vmaf REF DIST WIDTH HEIGHT FRAMES");
+  uint32_t w = (uint32_t)atoi(argv[3]), h = (uint32_t)atoi(argv[4]);
+  unsigned frames = (unsigned)atoi(argv[5]);
+  size_t plane = (size_t)w * h;
+  unsigned char *ref = read_file(argv[1], plane * frames);
+  unsigned char *dist = read_file(argv[2], plane * frames);
+
+  const char *models[1] = {"version=vmaf_v0.6.1"};
+  VkssimScorerDesc desc = {0};
+  desc.width = w;
+  desc.height = h;
+  desc.bit_depth = 8;
+  desc.models = models;
+  desc.n_models = 1;
+  VkssimScorer *scorer = NULL;
+  CHECK(vkssim_scorer_create_cpu(&desc, 2, &scorer));
+
+  VkssimScore score;
+  unsigned out = 0;
+  for (unsigned f = 0; f < frames; f++) {
+    VkssimPair pair = vkssim_pair_host(ref + f * plane, w, dist + f * plane, w);
+    CHECK(vkssim_scorer_submit(scorer, &pair));
+    while (vkssim_scorer_poll(scorer, &score) == VKSSIM_OK)
+      print_result(&score, out++);
+  }
+  VkssimStatus s;
+  while ((s = vkssim_scorer_wait(scorer, &score)) == VKSSIM_OK)
+    print_result(&score, out++);
+  if (s != VKSSIM_NOT_READY || out != frames - 1 ||
+      vkssim_scorer_in_flight(scorer) != 1)
+    FAIL("before finish: %s after %u results, %zu in flight",
+         vkssim_status_name(s), out, vkssim_scorer_in_flight(scorer));
+  CHECK(vkssim_scorer_finish(scorer));
+  while ((s = vkssim_scorer_wait(scorer, &score)) == VKSSIM_OK)
+    print_result(&score, out++);
+  if (s != VKSSIM_EMPTY || out != frames)
+    FAIL("after finish: %s after %u results", vkssim_status_name(s), out);
+  vkssim_scorer_destroy(scorer);
+
+  /* Refusals. */
+  const char *unknown[1] = {"version=vmaf_v9"};
+  desc.models = unknown;
+  VkssimScorer *bad = NULL;
+  if (vkssim_scorer_create_cpu(&desc, 1, &bad) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      bad != NULL || strstr(vkssim_last_error(), "vmaf_v9") == NULL)
+    FAIL("an unknown model was not refused by name: %s", vkssim_last_error());
+  const char *null_model[1] = {NULL};
+  desc.models = null_model;
+  if (vkssim_scorer_create_cpu(&desc, 1, &bad) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      bad != NULL || strstr(vkssim_last_error(), "models[0]") == NULL)
+    FAIL("a NULL model string was not refused: %s", vkssim_last_error());
+  if (vkssim_scorer_finish(NULL) != VKSSIM_ERROR_INVALID_ARGUMENT)
+    FAIL("finish on NULL was not refused");
+  free(ref);
+  free(dist);
+  return 0;
+}

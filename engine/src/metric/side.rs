@@ -12,6 +12,11 @@ enum Value {
     Real(f64),
 }
 
+/// Values kept without a heap allocation: enough for every metric's of a
+/// frame today (psnr's three sums, float_ssim's mean); more spill to a
+/// vector.
+const INLINE: usize = 4;
+
 /// A frame's side values by name, in the order they were kept (see the
 /// module note). A name appears at most once.
 ///
@@ -22,9 +27,19 @@ enum Value {
 /// assert_eq!(v.count("psnr_sse_y"), Some(1 << 60));
 /// assert_eq!(v.real("psnr_sse_y"), None);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct SideValues {
-    values: Vec<(&'static str, Value)>,
+    /// The first `len` (at most [`INLINE`]) values.
+    inline: [(&'static str, Value); INLINE],
+    len: usize,
+    /// The values after those.
+    more: Vec<(&'static str, Value)>,
+}
+
+impl Default for Value {
+    fn default() -> Self {
+        Value::Count(0)
+    }
 }
 
 impl SideValues {
@@ -60,25 +75,43 @@ impl SideValues {
 
     /// Keeps every value of `other` after these.
     pub fn extend(&mut self, other: &SideValues) {
-        for &(name, value) in &other.values {
+        for &(name, value) in other.iter() {
             self.push(name, value);
         }
     }
 
+    fn iter(&self) -> impl Iterator<Item = &(&'static str, Value)> + '_ {
+        self.inline[..self.len].iter().chain(&self.more)
+    }
+
     fn push(&mut self, name: &'static str, value: Value) {
         assert!(self.get(name).is_none(), "side value {name} kept twice");
-        if self.values.capacity() == 0 {
-            // One allocation per frame for the few values metrics keep.
-            self.values.reserve_exact(4);
+        if self.len < INLINE {
+            self.inline[self.len] = (name, value);
+            self.len += 1;
+        } else {
+            self.more.push((name, value));
         }
-        self.values.push((name, value));
     }
 
     fn get(&self, name: &str) -> Option<Value> {
-        self.values
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, v)| v)
+        self.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+}
+
+impl PartialEq for SideValues {
+    /// The same names with the same values, in the same order (`==` on each
+    /// value, as an `f64` compares).
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl std::fmt::Debug for SideValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(n, v)| (n, v)))
+            .finish()
     }
 }
 
@@ -94,6 +127,15 @@ mod tests {
         let mut b = SideValues::default();
         b.extend(&a);
         assert_eq!(b, a);
+        // Beyond the inline values.
+        for (k, name) in ["p", "q", "r", "s"].into_iter().enumerate() {
+            b.push_count(name, k as u64);
+        }
+        assert_eq!(
+            (b.count("s"), b.count("p"), b.real("x")),
+            (Some(3), Some(0), Some(-0.5))
+        );
+        assert_ne!(b, a);
         assert_eq!((b.count("n"), b.real("x")), (Some(u64::MAX), Some(-0.5)));
         assert_eq!(
             (b.real("n"), b.count("x"), b.count("y")),

@@ -625,7 +625,7 @@ fn shader_table(compiled: &[Compiled]) -> Result<String, String> {
     )?;
     out.push_str("}\n\n");
     out.push_str(
-        "/// Each shader's bindings by its blocks' names (`binding::psnr::ROW_SSE`),\n\
+        "/// Each shader's bindings by its blocks' names (`binding::<shader>::<BLOCK>`),\n\
          /// from the SPIR-V: the numbers a dispatch binds its buffers at.\n\
          #[allow(dead_code)] // Not every shader's bindings are named in code.\n\
          pub mod binding {\n",

@@ -357,12 +357,12 @@ impl Default for VkssimScore {
 
 fn score_out(s: &FrameScore) -> VkssimScore {
     VkssimScore {
-        ssim: s.ssim,
-        l: s.l.unwrap_or(0.0),
-        c: s.c.unwrap_or(0.0),
-        s: s.s.unwrap_or(0.0),
-        db: s.db.unwrap_or(0.0),
-        has_db: s.db.is_some(),
+        ssim: s.ssim(),
+        l: s.l().unwrap_or(0.0),
+        c: s.c().unwrap_or(0.0),
+        s: s.s().unwrap_or(0.0),
+        db: s.db().unwrap_or(0.0),
+        has_db: s.db().is_some(),
         float_ssim: s.float_ssim(),
         n_outputs: s.outputs.len() as u32,
         outputs: metrics::outputs_of(s),

@@ -114,11 +114,11 @@ fn c_program_scores_like_the_rust_api() {
         engine.validation_messages()
     );
     let want_bits = [
-        want.ssim.to_bits(),
-        want.l.expect("enable_lcs").to_bits(),
-        want.c.expect("enable_lcs").to_bits(),
-        want.s.expect("enable_lcs").to_bits(),
-        want.db.expect("enable_db").to_bits(),
+        want.ssim().to_bits(),
+        want.l().expect("enable_lcs").to_bits(),
+        want.c().expect("enable_lcs").to_bits(),
+        want.s().expect("enable_lcs").to_bits(),
+        want.db().expect("enable_db").to_bits(),
         1,
     ];
 
@@ -275,12 +275,12 @@ impl HostRows {
 fn assert_same(got: &VkssimScore, want: &FrameScore, what: &str) {
     let bits = |s: &VkssimScore| [s.ssim, s.l, s.c, s.s, s.db, s.float_ssim].map(f64::to_bits);
     let want_c = VkssimScore {
-        ssim: want.ssim,
-        l: want.l.unwrap_or(0.0),
-        c: want.c.unwrap_or(0.0),
-        s: want.s.unwrap_or(0.0),
-        db: want.db.unwrap_or(0.0),
-        has_db: want.db.is_some(),
+        ssim: want.ssim(),
+        l: want.l().unwrap_or(0.0),
+        c: want.c().unwrap_or(0.0),
+        s: want.s().unwrap_or(0.0),
+        db: want.db().unwrap_or(0.0),
+        has_db: want.db().is_some(),
         float_ssim: want.float_ssim(),
         ..VkssimScore::default()
     };

@@ -153,6 +153,11 @@ impl Features {
     pub fn needs_chroma(&self) -> bool {
         self.metrics.iter().any(MetricConfig::needs_chroma)
     }
+
+    /// The metrics that read the chroma planes, in order.
+    pub fn chroma_readers(&self) -> Vec<&MetricConfig> {
+        self.metrics.iter().filter(|m| m.needs_chroma()).collect()
+    }
 }
 
 /// The `float_ssim` options from every `--feature` given (none: the defaults).

@@ -562,15 +562,15 @@ fn json_holds_the_exact_library_values_with_precision_max() {
         );
         assert_eq!(
             m["float_ssim_l"].as_f64().unwrap().to_bits(),
-            w.l.unwrap().to_bits()
+            w.l().unwrap().to_bits()
         );
         assert_eq!(
             m["float_ssim_c"].as_f64().unwrap().to_bits(),
-            w.c.unwrap().to_bits()
+            w.c().unwrap().to_bits()
         );
         assert_eq!(
             m["float_ssim_s"].as_f64().unwrap().to_bits(),
-            w.s.unwrap().to_bits()
+            w.s().unwrap().to_bits()
         );
     }
     let pooled = &j["pooled_metrics"];

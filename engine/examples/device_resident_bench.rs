@@ -190,7 +190,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &host_plane(a.width, a.height, bd, |y| distorted_word(y, 100, bd)),
         &vkssim::SsimOptions::default(),
     );
-    if first[0].ssim.to_bits() != want.ssim.to_bits() {
+    if first[0].ssim().to_bits() != want.ssim().to_bits() {
         return Err(format!("GPU {:?} differs from the CPU twin {want:?}", first[0]).into());
     }
     let warm = (2 * scorer.queue_depth()).max(16);
@@ -206,7 +206,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         // Every repetition gives every buffer pair the same score.
         for (i, s) in scores.iter().enumerate() {
             let same = &warm_scores[i % planes.len()];
-            if s.ssim.to_bits() != same.ssim.to_bits() {
+            if s.ssim().to_bits() != same.ssim().to_bits() {
                 return Err(format!("pair {i}: {s:?} differs from {same:?} earlier").into());
             }
         }

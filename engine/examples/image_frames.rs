@@ -415,9 +415,9 @@ fn cpu(p: &Pending, opts: &SsimOptions) -> FrameScore {
 fn same(a: &FrameScore, b: &FrameScore) -> bool {
     let bits = |s: &FrameScore| {
         (
-            s.ssim.to_bits(),
+            s.ssim().to_bits(),
             s.lcs().map(|v| v.map(f64::to_bits)),
-            s.db.map(f64::to_bits),
+            s.db().map(f64::to_bits),
         )
     };
     bits(a) == bits(b)

@@ -102,7 +102,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 &d.view(),
                 &vkssim::SsimOptions::default(),
             )?;
-            if got.ssim.to_bits() != want.ssim.to_bits() {
+            if got.ssim().to_bits() != want.ssim().to_bits() {
                 return Err(format!("frame {i}: GPU {got:?}, CPU twin {want:?}").into());
             }
         }

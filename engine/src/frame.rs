@@ -7,6 +7,7 @@
 //! these bytes as they are).
 
 use crate::metric::outputs::MetricOutputs;
+use crate::metric::SideValues;
 use crate::{Error, Result};
 
 /// Bytes one sample takes at `bit_depth` (1 at 8 bits, 2 for 9 to 16 bits).
@@ -185,57 +186,34 @@ impl LumaFrame {
 
 /// One frame's result: every value the scorer's metrics report, by libvmaf
 /// name and in the `vmaf` command line's order ([`FrameScore::outputs`],
-/// [`FrameScore::value`], [`FrameScore::iter`]), and `float_ssim`'s values in
-/// the fields of their own (kept from the scorers of `float_ssim` alone).
-/// Each `float_ssim` mean is libvmaf's fp32 value, held exactly in an f64.
+/// [`FrameScore::value`], [`FrameScore::iter`]), and what the metrics keep
+/// of the frame for their end-of-run values ([`SideValues`]). Each metric's
+/// module adds its own accessors (`float_ssim`'s [`FrameScore::ssim`],
+/// [`FrameScore::db`], [`FrameScore::lcs`], ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameScore {
-    /// The SSIM mean (`float_ssim` without `enable_db`); NaN when the scorer
-    /// does not compute `float_ssim`.
-    pub ssim: f64,
-    /// Mean luminance term (`float_ssim_l`): present exactly when
-    /// [`SsimOptions::enable_lcs`](crate::SsimOptions::enable_lcs) is set (what
-    /// libvmaf reports; without it no backend reports one).
-    pub l: Option<f64>,
-    /// Mean contrast term (`float_ssim_c`); like `l`, only with `enable_lcs`.
-    pub c: Option<f64>,
-    /// Mean structure term (`float_ssim_s`); like `l`, only with `enable_lcs`.
-    pub s: Option<f64>,
-    /// The SSIM in dB when `enable_db` is set (what libvmaf reports as `float_ssim`).
-    pub db: Option<f64>,
     /// Every value of every metric the scorer computes, by libvmaf name, in
     /// the order the `vmaf` command line writes them (the metrics in the order
     /// they were given, each metric's values in libvmaf's order).
     pub outputs: MetricOutputs,
-    /// `psnr`'s exact sums of squared errors of the luma, Cb and Cr planes
-    /// (0 for a plane not scored), for the run's `apsnr`
-    /// ([`crate::metric::Summary`]); `None` without `psnr`.
-    pub psnr_sse: Option<[u64; 3]>,
+    /// What the metrics keep of the frame beside its outputs, for a run's
+    /// collector ([`crate::metric::Summary`]).
+    pub(crate) side: SideValues,
 }
 
 impl FrameScore {
-    /// A score of no metric yet (`ssim` NaN, no value), for scorers to fill.
+    /// A score of no metric yet (no value), for scorers to fill.
     pub fn empty() -> Self {
         Self {
-            ssim: f64::NAN,
-            l: None,
-            c: None,
-            s: None,
-            db: None,
             outputs: MetricOutputs::new(),
-            psnr_sse: None,
+            side: SideValues::default(),
         }
     }
 
-    /// `[l, c, s]` when the scorer reported them (`enable_lcs`).
-    pub fn lcs(&self) -> Option<[f64; 3]> {
-        Some([self.l?, self.c?, self.s?])
-    }
-
-    /// The value libvmaf reports under the name `float_ssim`: the dB figure with
-    /// `enable_db`, the plain mean otherwise (NaN without `float_ssim`).
-    pub fn float_ssim(&self) -> f64 {
-        self.db.unwrap_or(self.ssim)
+    /// What the metrics keep of the frame beside its outputs (see
+    /// [`SideValues`]).
+    pub fn side(&self) -> &SideValues {
+        &self.side
     }
 
     /// The value reported under libvmaf's name `name` (`psnr_y`,
@@ -251,28 +229,15 @@ impl FrameScore {
         self.outputs.get(name)
     }
 
+    /// Appends `other`'s outputs and side values after these (one metric's
+    /// values of the frame after the previous metrics').
+    pub(crate) fn extend(&mut self, other: &FrameScore) {
+        self.outputs.extend(&other.outputs);
+        self.side.extend(&other.side);
+    }
+
     /// `(name, value)` of every output, in the `vmaf` command line's order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> + '_ {
         self.outputs.iter()
-    }
-
-    /// `psnr_y`, with `psnr`.
-    pub fn psnr_y(&self) -> Option<f64> {
-        self.value("psnr_y")
-    }
-
-    /// `psnr_cb`, with `psnr` on pictures with chroma (`enable_chroma`).
-    pub fn psnr_cb(&self) -> Option<f64> {
-        self.value("psnr_cb")
-    }
-
-    /// `psnr_cr`, with `psnr` on pictures with chroma (`enable_chroma`).
-    pub fn psnr_cr(&self) -> Option<f64> {
-        self.value("psnr_cr")
-    }
-
-    /// `float_ms_ssim` (in dB with its `enable_db`), with `float_ms_ssim`.
-    pub fn float_ms_ssim(&self) -> Option<f64> {
-        self.value("float_ms_ssim")
     }
 }

@@ -11,10 +11,7 @@ pub use crate::reorder::Reorder;
 /// The CPU twin's stages, each pass on its own, for the pass-by-pass tests,
 /// the parity tests and the stage benchmarks (crate-private otherwise).
 pub mod cpu {
-    pub use crate::cpu::{
-        check_geometry, decimate, frame_means, gaussian, gaussian_filter_all, lcs_terms,
-        luma_to_plane, ms_ssim, psnr, score_frame, score_metrics, ssim_means, Plane,
-    };
+    pub use crate::cpu::*;
 }
 
 /// The software binary64 and binary32 arithmetic the soft-f64 shaders model,

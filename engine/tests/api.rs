@@ -151,7 +151,7 @@ fn score_pair_matches_the_cpu_twin() {
             HostPlane::u8(&r.bytes, 80),
         )
         .expect("score_pair");
-    assert_eq!(one.ssim, 1.0);
+    assert_eq!(one.ssim(), 1.0);
     assert!(engine.validation_messages().is_empty());
 }
 
@@ -594,7 +594,7 @@ fn one_engine_scorers_on_several_threads() {
                     let got = scorer.wait().expect("a result").expect("score");
                     let want =
                         cpu::score_frame(&r.view(), &d.view(), &SsimOptions::default()).unwrap();
-                    assert_eq!(got.ssim, want.ssim, "thread {t} frame {i}");
+                    assert_eq!(got.ssim(), want.ssim(), "thread {t} frame {i}");
                 }
             });
         }

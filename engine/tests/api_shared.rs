@@ -45,7 +45,7 @@ fn lcs() -> SsimOptions {
 }
 
 fn bits(s: &FrameScore) -> Vec<u64> {
-    let mut v = vec![s.ssim.to_bits(), s.float_ssim().to_bits()];
+    let mut v = vec![s.ssim().to_bits(), s.float_ssim().to_bits()];
     if let Some(lcs) = s.lcs() {
         v.extend(lcs.map(f64::to_bits));
     }

@@ -88,7 +88,7 @@ fn check_against_cpu(scorer: &mut Scorer, bit_depth: u32, opts: &SsimOptions, wh
     for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
         let want = cpu::score_frame(&r.view(), &d.view(), opts).unwrap();
         let bits = |s: &FrameScore| {
-            let mut v = vec![s.ssim.to_bits(), s.float_ssim().to_bits()];
+            let mut v = vec![s.ssim().to_bits(), s.float_ssim().to_bits()];
             if let Some(lcs) = s.lcs() {
                 v.extend(lcs.map(f64::to_bits));
             }
@@ -166,7 +166,7 @@ fn check_ring(scorer: &mut Scorer, what: &str) {
         &SsimOptions::default(),
     )
     .unwrap();
-    assert_eq!(score.ssim.to_bits(), want.ssim.to_bits(), "{what}");
+    assert_eq!(score.ssim().to_bits(), want.ssim().to_bits(), "{what}");
 }
 
 #[test]

@@ -95,10 +95,10 @@ fn score_and_compare(
             "{width}x{height} {bit_depth}-bit {opts:?} {upload:?} {} host sum {force_host} frame {i}",
             scorer.arithmetic().name()
         );
-        assert_eq!(g.ssim.to_bits(), want.ssim.to_bits(), "{label}: ssim");
+        assert_eq!(g.ssim().to_bits(), want.ssim().to_bits(), "{label}: ssim");
         assert_eq!(
-            g.db.map(f64::to_bits),
-            want.db.map(f64::to_bits),
+            g.db().map(f64::to_bits),
+            want.db().map(f64::to_bits),
             "{label}: dB"
         );
         if opts.enable_lcs {
@@ -109,7 +109,7 @@ fn score_and_compare(
             );
         }
         if i == 0 {
-            assert_eq!(g.ssim, 1.0, "{label}: identical frames");
+            assert_eq!(g.ssim(), 1.0, "{label}: identical frames");
         }
     }
 }
@@ -330,7 +330,11 @@ fn gpu_pass_times_are_measured_at_1080p_and_4k() {
         }
         let want = cpu::score_frame(&r.view(), &d.view(), &opts).unwrap();
         while let Some(got) = scorer.wait_next() {
-            assert_eq!(got.unwrap().ssim.to_bits(), want.ssim.to_bits(), "{w}x{h}");
+            assert_eq!(
+                got.unwrap().ssim().to_bits(),
+                want.ssim().to_bits(),
+                "{w}x{h}"
+            );
         }
         if let Some(ns) = scorer.last_pass_ns() {
             assert_eq!(ns.len(), vkssim::testing::PASSES.len());

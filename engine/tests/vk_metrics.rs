@@ -100,7 +100,7 @@ fn cpu_outputs(
         match m {
             MetricConfig::FloatSsim(o) => {
                 let s = cpu::score_frame(&rv[0], &dv[0], o).unwrap();
-                let values = [Some(s.float_ssim()), s.l, s.c, s.s];
+                let values = [Some(s.float_ssim()), s.l(), s.c(), s.s()];
                 for (name, v) in vkssim::metric::ssim::feature_names(o)
                     .into_iter()
                     .zip(values)

@@ -70,8 +70,8 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
             (Ok(score), None) => {
                 let want = cpu::score_frame(&r.view(), &d.view(), &opts).unwrap();
                 assert_eq!(
-                    score.ssim.to_bits(),
-                    want.ssim.to_bits(),
+                    score.ssim().to_bits(),
+                    want.ssim().to_bits(),
                     "{label}: frame {k}"
                 );
             }

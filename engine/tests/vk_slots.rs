@@ -77,8 +77,8 @@ fn check(upload: UploadPath, bit_depth: u32) {
     assert_eq!(got.len(), pairs.len());
     for (i, ((r, d), g)) in pairs.iter().zip(&got).enumerate() {
         assert_eq!(
-            g.ssim.to_bits(),
-            cpu_score(r, d).ssim.to_bits(),
+            g.ssim().to_bits(),
+            cpu_score(r, d).ssim().to_bits(),
             "{upload:?} {bit_depth}-bit frame {i}"
         );
     }
@@ -138,7 +138,7 @@ fn out_of_order_foreign_and_abandoned_slots() {
     }
     assert_eq!(got.len(), 3);
     for ((r, d), g) in pairs.iter().zip(&got) {
-        assert_eq!(g.ssim.to_bits(), cpu_score(r, d).ssim.to_bits());
+        assert_eq!(g.ssim().to_bits(), cpu_score(r, d).ssim().to_bits());
     }
     assert_no_validation_messages(&a);
 }

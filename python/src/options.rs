@@ -208,8 +208,9 @@ impl Keyword<'_, '_> {
         let specs = self.texts("a feature such as 'psnr'", "'psnr=enable_chroma=false'")?;
         if specs.is_empty() {
             return Err(OptionError::new_err(format!(
-                "{}: name at least one (float_ssim, psnr, float_ms_ssim, vif, adm, motion)",
-                self.key
+                "{}: name at least one ({})",
+                self.key,
+                vkssim::metric::MetricConfig::names().join(", ")
             )));
         }
         Ok(specs)

@@ -67,7 +67,7 @@ pub fn assert_frame(what: &str, got: &FrameScore, want: &LibvmafFrame, opts: &Ss
         got.float_ssim(),
         want.float_ssim,
     );
-    assert_eq!(got.db.is_some(), opts.enable_db, "{what}: dB presence");
+    assert_eq!(got.db().is_some(), opts.enable_db, "{what}: dB presence");
     assert_eq!(
         got.lcs().is_some(),
         opts.enable_lcs,

@@ -133,10 +133,10 @@ fn check_explicit_scales(name: &str, scales: &[u32]) {
         };
         let v = cpu::score_frame(&r.view(), &d.view(), &opts)
             .unwrap_or_else(|e| panic!("{where_}: vkssim: {e}"));
-        assert_same(&format!("{where_} ssim"), v.ssim, want.ssim);
-        assert_same(&format!("{where_} l"), v.l.unwrap(), want.l);
-        assert_same(&format!("{where_} c"), v.c.unwrap(), want.c);
-        assert_same(&format!("{where_} s"), v.s.unwrap(), want.s);
+        assert_same(&format!("{where_} ssim"), v.ssim(), want.ssim);
+        assert_same(&format!("{where_} l"), v.l().unwrap(), want.l);
+        assert_same(&format!("{where_} c"), v.c().unwrap(), want.c);
+        assert_same(&format!("{where_} s"), v.s().unwrap(), want.s);
         if scale > 1 {
             let (w, h, lib) = libvmaf_decimate(&r.view(), scale);
             let ours = cpu::decimate::decimate_luma(&r.view(), scale)

@@ -287,7 +287,7 @@ fn compare_api(what: &str, vmaf: &VmafXml, scores: &[FrameScore], summary: &Summ
             n += 1;
         }
     }
-    let aggregate = summary.aggregate();
+    let aggregate = summary.aggregate().unwrap();
     let aggregate: Vec<_> = aggregate.iter().collect();
     assert_eq!(vmaf.aggregate.len(), aggregate.len(), "{what}: aggregate");
     for ((name, x), (our_name, y)) in vmaf.aggregate.iter().zip(aggregate) {

@@ -100,8 +100,8 @@ proptest! {
         let v = cpu::score_frame(&r.view(), &d.view(), &opts)
             .map_err(|e| TestCaseError::fail(format!("vkssim: {e}")))?;
         prop_assert!(
-            same(v.ssim, want.ssim) && v.lcs().is_some_and(|[l, c, s]| same(l, want.l) && same(c, want.c) && same(s, want.s)),
-            "vkssim {:?} libvmaf stages {:?}", (v.ssim, v.lcs()), want
+            same(v.ssim(), want.ssim) && v.lcs().is_some_and(|[l, c, s]| same(l, want.l) && same(c, want.c) && same(s, want.s)),
+            "vkssim {:?} libvmaf stages {:?}", (v.ssim(), v.lcs()), want
         );
     }
 }

@@ -158,10 +158,10 @@ fn check_explicit_scales(name: &str, scales: &[u32]) {
                 .wait_next()
                 .unwrap_or_else(|| panic!("{what}: no result"))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_same(&format!("{what} ssim"), v.ssim, want.ssim);
-            assert_same(&format!("{what} l"), v.l.unwrap(), want.l);
-            assert_same(&format!("{what} c"), v.c.unwrap(), want.c);
-            assert_same(&format!("{what} s"), v.s.unwrap(), want.s);
+            assert_same(&format!("{what} ssim"), v.ssim(), want.ssim);
+            assert_same(&format!("{what} l"), v.l().unwrap(), want.l);
+            assert_same(&format!("{what} c"), v.c().unwrap(), want.c);
+            assert_same(&format!("{what} s"), v.s().unwrap(), want.s);
             let messages = scorer.validation_messages();
             assert!(messages.is_empty(), "{what}: {}", messages.join("\n"));
         }

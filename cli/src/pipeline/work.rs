@@ -10,7 +10,6 @@ use vkssim::api::ScoreQueue;
 
 use anyhow::anyhow;
 use vkssim::api::{FrameSlot, MultiScorer, MultiSlots};
-use vkssim::metric::MetricConfig;
 use vkssim::testing::Reorder;
 
 use super::collect::Collector;
@@ -63,13 +62,14 @@ pub fn run(
         main: MainTimes::default(),
     };
     // Reads into write-combined device memory go through a bounce buffer,
-    // except beside float_ms_ssim, whose per-frame work on the host it slowed
-    // (H200: BENCHMARKS.md, "Reads through a bounce buffer").
+    // except beside a metric whose per-frame work on the host is heavy
+    // (float_ms_ssim's, which it slowed; H200: BENCHMARKS.md, "Reads
+    // through a bounce buffer").
     let bounce = !scorer
         .metrics()
         .configs()
         .iter()
-        .any(|c| matches!(c, MetricConfig::FloatMsSsim(_)));
+        .any(|c| c.needs().host_heavy);
     let mut slots = scorer.slots();
     let depth = slots.queue_depth().max(1);
     let mut finished = false;

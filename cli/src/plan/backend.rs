@@ -89,9 +89,19 @@ impl BackendPlan {
             Some(_) => format!("without {}, ", s.name(Opt::Device)),
             None => String::new(),
         };
+        // The metrics with Vulkan passes, from the registry: "a, b or c".
+        let on_vulkan: Vec<&str> = vkssim::metric::MetricConfig::all()
+            .iter()
+            .filter(|m| m.needs().vulkan)
+            .map(|m| m.feature())
+            .collect();
+        let on_vulkan = match on_vulkan.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => on_vulkan.concat(),
+        };
         bail!(
             "{asked}: VMAF ({model}) is not on Vulkan yet; {cpu}{} or {} scores it on the \
-             CPU twin. To score float_ssim, psnr or float_ms_ssim on Vulkan, {alone}",
+             CPU twin. To score {on_vulkan} on Vulkan, {alone}",
             s.word(Opt::Backend, "auto"),
             s.word(Opt::Backend, "cpu"),
         )

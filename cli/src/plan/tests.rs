@@ -410,6 +410,11 @@ fn vmaf_is_refused_on_an_engine_asked_to_be_vulkan() {
             "VMAF (the default model, version=vmaf_v0.6.1, or -m/--model) is not on Vulkan yet",
         );
         refused(&line, "-n --feature float_ssim");
+        // The metrics with Vulkan passes, as the registry lists them.
+        refused(
+            &line,
+            "To score float_ssim, psnr or float_ms_ssim on Vulkan",
+        );
     }
     for line in [
         "vkssim -r a -d b --backend vulkan -n --feature psnr",

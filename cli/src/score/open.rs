@@ -31,6 +31,30 @@ pub fn distorted(inputs: &Inputs, k: usize, reference: VideoFormat) -> Result<Bo
         .context("cannot read the distorted input")
 }
 
+/// "`psnr` reads" (or "`a` and `b` read"): the metrics of `features` that
+/// read chroma, for a message.
+fn readers(features: &Features) -> String {
+    let names: Vec<&str> = features
+        .chroma_readers()
+        .iter()
+        .map(|m| m.feature())
+        .collect();
+    let verb = if names.len() == 1 { "reads" } else { "read" };
+    format!("{} {verb}", and_list(&names))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
+
 /// For metrics that read chroma: refuses a distorted input whose chroma
 /// layout differs from the reference's.
 pub fn check_chroma(
@@ -42,7 +66,8 @@ pub fn check_chroma(
 ) -> Result<()> {
     if features.needs_chroma() && rf.chroma != df.chroma {
         anyhow::bail!(
-            "psnr reads chroma, but the reference {} is {} and the distorted {} is {}",
+            "{} chroma, but the reference {} is {} and the distorted {} is {}",
+            readers(features),
             reference.display(),
             rf.chroma,
             distorted.display(),
@@ -151,13 +176,32 @@ pub fn check_lengths(
 pub fn metric_set(features: &Features, format: VideoFormat, y4m: bool) -> Result<MetricSet> {
     let converted = matches!(format.chroma, Chroma::C422 | Chroma::C411);
     if y4m && converted && features.needs_chroma() {
+        let readers = features.chroma_readers();
+        let names: Vec<&str> = readers.iter().map(|m| m.feature()).collect();
+        // The outputs that read chroma: those a luma-only picture lacks.
+        let outputs: Vec<String> = readers
+            .iter()
+            .flat_map(|m| {
+                let luma = m.output_names(Chroma::Mono);
+                m.output_names(format.chroma)
+                    .into_iter()
+                    .filter(move |n| !luma.contains(n))
+            })
+            .map(String::from)
+            .collect();
+        let off: String = readers
+            .iter()
+            .filter(|m| m.extractor().keys().contains(&"enable_chroma"))
+            .map(|m| format!("--feature {}=enable_chroma=false, ", m.feature()))
+            .collect();
         anyhow::bail!(
-            "psnr on a Y4M input of {} chroma: the vmaf command line's Y4M reader converts \
+            "{} on a Y4M input of {} chroma: the vmaf command line's Y4M reader converts \
              {} chroma before scoring, and vkssim does not reproduce that conversion, so its \
-             psnr_cb and psnr_cr would differ from vmaf's; use --feature \
-             psnr=enable_chroma=false, or raw YUV input",
+             {} would differ from vmaf's; use {off}or raw YUV input",
+            and_list(&names),
             format.chroma,
-            format.chroma
+            format.chroma,
+            and_list(&outputs),
         );
     }
     MetricSet::new(

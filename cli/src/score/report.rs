@@ -48,7 +48,7 @@ pub fn report(
             .collect(),
         metrics: columns.iter().map(|(n, _)| n.to_string()).collect(),
         aggregate: summary
-            .aggregate()
+            .aggregate()?
             .iter()
             .map(|(n, v)| (n.to_string(), v))
             .collect(),

@@ -215,12 +215,12 @@ pub fn cpu_score(r: &LumaFrame, d: &LumaFrame, opts: &SsimOptions) -> FrameScore
 pub fn check(label: &str, got: FrameScore, want: FrameScore, opts: &SsimOptions) {
     let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
     let lcs_bits = |s: &FrameScore| s.lcs().map(|v| v.map(f64::to_bits));
-    let db_same = match (got.db, want.db) {
+    let db_same = match (got.db(), want.db()) {
         (Some(a), Some(b)) => same(a, b),
         (None, None) => true,
         _ => false,
     };
-    if !(same(got.ssim, want.ssim)
+    if !(same(got.ssim(), want.ssim())
         && lcs_bits(&got) == lcs_bits(&want)
         && got.lcs().is_some() == opts.enable_lcs
         && db_same)

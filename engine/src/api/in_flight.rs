@@ -24,7 +24,6 @@
 //! Their extra slots hold no upload buffers until a host pair takes one.
 
 use super::ScorerDesc;
-use crate::metric::{ms_ssim, MetricConfig};
 use crate::vk::VkOptions;
 
 /// Frames in flight of a Vulkan scorer that nothing sizes: enough for
@@ -39,32 +38,17 @@ pub const SLOT_MEMORY_BUDGET: u64 = 2 << 30;
 /// large the slots are.
 pub const MIN_FRAMES_IN_FLIGHT: usize = 4;
 
-/// Device bytes of one slot's float_ms_ssim planes (the scale-0 horizontal
-/// Gaussian, each scale's two fp32 planes and its four fp64 terms per valid
-/// position; `engine/src/vk/scorer/metric/ms_ssim.rs`), 0 without float_ms_ssim.
-fn ms_ssim_slot_bytes(desc: &ScorerDesc) -> u64 {
-    if !desc
-        .metrics
-        .iter()
-        .any(|m| matches!(m, MetricConfig::FloatMsSsim(_)))
-    {
-        return 0;
-    }
-    let sizes = ms_ssim::scale_sizes(desc.width, desc.height);
-    let valid = |(w, h): (u32, u32)| (w.saturating_sub(10) as u64) * (h.saturating_sub(10) as u64);
-    let (w0, h0) = sizes[0];
-    let hfilt = 5 * (w0.saturating_sub(10) as u64) * h0 as u64 * 4;
-    let scales: u64 = sizes
-        .iter()
-        .map(|&(w, h)| 2 * w as u64 * h as u64 * 4 + 4 * valid((w, h)) * 8)
-        .sum();
-    hfilt + scales
+/// Device bytes of one slot's metric buffers that grow with the frame
+/// (float_ms_ssim's planes and terms, about 600 MB at 4K; the metrics' own
+/// modules say), 0 when they are small.
+fn metric_slot_bytes(desc: &ScorerDesc) -> u64 {
+    crate::vk::scorer::metric_slot_bytes(&desc.metrics, desc.width, desc.height)
 }
 
 /// `picked` (a default) capped so the metric slots stay within
 /// [`SLOT_MEMORY_BUDGET`], never below [`MIN_FRAMES_IN_FLIGHT`].
 fn within_budget(picked: usize, desc: &ScorerDesc) -> usize {
-    match ms_ssim_slot_bytes(desc) {
+    match metric_slot_bytes(desc) {
         0 => picked,
         bytes => {
             let fit = (SLOT_MEMORY_BUDGET / bytes) as usize;
@@ -125,6 +109,7 @@ pub(crate) fn cpu(desc: &ScorerDesc, threads: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metric::MetricConfig;
 
     #[test]
     fn each_source_in_its_order() {
@@ -161,13 +146,13 @@ mod tests {
                 .with_metrics(vec![MetricConfig::FloatMsSsim(Default::default())])
                 .with_reader_threads(12)
         };
-        let per_slot = ms_ssim_slot_bytes(&ms(3840, 2160));
+        let per_slot = metric_slot_bytes(&ms(3840, 2160));
         assert!((550 << 20..650 << 20).contains(&per_slot), "{per_slot}");
         assert_eq!(
             vulkan(&ms(3840, 2160), &VkOptions::default()),
             MIN_FRAMES_IN_FLIGHT
         );
-        let fit_1080p = (SLOT_MEMORY_BUDGET / ms_ssim_slot_bytes(&ms(1920, 1080))) as usize;
+        let fit_1080p = (SLOT_MEMORY_BUDGET / metric_slot_bytes(&ms(1920, 1080))) as usize;
         assert_eq!(
             vulkan(&ms(1920, 1080), &VkOptions::default()),
             fit_1080p.min(28)

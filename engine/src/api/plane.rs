@@ -336,7 +336,7 @@ impl SharedPlanes {
         if let Some((cw, ch)) = self.chroma_plane_size() {
             return Err(Error::InvalidOption(format!(
                 "this pool's planes hold a whole picture (luma, then {cw}x{ch} Cb and Cr \
-                 planes: its scorer's psnr reads chroma), not a luma plane alone: upload \
+                 planes: its scorer's metrics read chroma), not a luma plane alone: upload \
                  the reference's three planes with SharedPlanes::upload_picture (in C, \
                  vkssim_shared_planes_upload_picture)"
             )));

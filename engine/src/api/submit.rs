@@ -212,13 +212,14 @@ impl Scorer {
                 )))
             }
             (true, Source::Imported(_), _) => {
+                let readers = self.metrics().chroma_readers().join(" and ");
                 return Err(Error::InvalidOption(format!(
-                    "frame {frame}: the scorer's psnr reads chroma, but an imported plane \
-                     (buffer or image) gives luma only: score imported pairs with psnr's \
+                    "frame {frame}: the scorer's {readers} reads chroma, but an imported plane \
+                     (buffer or image) gives luma only: score imported pairs with {readers}'s \
                      enable_chroma=false, or give the frames from host memory with their Cb \
                      and Cr planes (Pair::with_chroma, SharedPlanes::upload_picture; in C, \
                      vkssim_scorer_submit_host_planes, vkssim_shared_planes_upload_picture)"
-                )))
+                )));
             }
         };
         match (pair.reference, pair.distorted) {

@@ -81,6 +81,20 @@ pub fn score_frame(
     Ok(frame_score(&means, &geometry, opts))
 }
 
+/// `float_ssim`'s CPU twin: [`score_frame`] on the luma planes.
+impl metrics::CpuTwin for SsimOptions {
+    fn score(
+        &self,
+        pair: &metrics::TwinPair<'_, '_>,
+        _work: &mut metrics::TwinWork,
+        out: &mut FrameScore,
+    ) -> Result<()> {
+        let (r, d) = pair.luma();
+        out.extend(&score_frame(r, d, self)?);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,7 +134,7 @@ mod tests {
             let c = decimate::decimate(&luma_to_plane(&b.view()).unwrap(), g.scale).unwrap();
             let means = frame_means(&lcs_terms(&gaussian_filter_all(&r, &c).unwrap()));
             assert_eq!(got, frame_score(&means, &g, &opts));
-            assert!(got.ssim > -1.0 && got.ssim < 1.0, "{got:?}");
+            assert!(got.ssim() > -1.0 && got.ssim() < 1.0, "{got:?}");
         }
     }
 
@@ -189,7 +203,7 @@ mod tests {
                     bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
                 }
                 let lcs = s.lcs().expect("enable_lcs");
-                for x in [s.ssim, lcs[0], lcs[1], lcs[2]] {
+                for x in [s.ssim(), lcs[0], lcs[1], lcs[2]] {
                     bytes.extend(x.to_le_bytes());
                 }
                 bytes
@@ -206,22 +220,22 @@ mod tests {
     fn identical_black_frames_score_exactly_one() {
         let a = LumaFrame::zeroed(64, 64, 8);
         let s = score_frame(&a.view(), &a.view(), &SsimOptions::default()).unwrap();
-        assert_eq!((s.ssim, s.lcs()), (1.0, None));
-        assert_eq!(s.db, None);
+        assert_eq!((s.ssim(), s.lcs()), (1.0, None));
+        assert_eq!(s.db(), None);
         let lcs = SsimOptions {
             enable_lcs: true,
             ..Default::default()
         };
         let s = score_frame(&a.view(), &a.view(), &lcs).unwrap();
-        assert_eq!((s.ssim, s.lcs()), (1.0, Some([1.0, 1.0, 1.0])));
+        assert_eq!((s.ssim(), s.lcs()), (1.0, Some([1.0, 1.0, 1.0])));
         let opts = SsimOptions {
             enable_db: true,
             clip_db: true,
             ..Default::default()
         };
         let s = score_frame(&a.view(), &a.view(), &opts).unwrap();
-        assert_eq!(s.db, Some(db::max_db(64, 64, 8, true)));
-        assert_eq!(s.float_ssim(), s.db.unwrap());
+        assert_eq!(s.db(), Some(db::max_db(64, 64, 8, true)));
+        assert_eq!(s.float_ssim(), s.db().unwrap());
     }
 
     #[test]
@@ -233,7 +247,7 @@ mod tests {
                 ..Default::default()
             };
             let s = score_frame(&a.view(), &a.view(), &opts).unwrap();
-            assert_eq!(s.s, Some(1.0), "{depth}-bit");
+            assert_eq!(s.s(), Some(1.0), "{depth}-bit");
         }
     }
 

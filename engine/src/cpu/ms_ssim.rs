@@ -340,6 +340,22 @@ pub(crate) fn score_ms_ssim_in(
     )
 }
 
+/// `float_ms_ssim`'s CPU twin: [`score_ms_ssim`] on the luma planes, in
+/// the worker's [`MsSsimWork`].
+impl super::metrics::CpuTwin for MsSsimOptions {
+    fn score(
+        &self,
+        pair: &super::metrics::TwinPair<'_, '_>,
+        work: &mut super::metrics::TwinWork,
+        out: &mut crate::FrameScore,
+    ) -> Result<()> {
+        let (r, d) = pair.luma();
+        let work = super::metrics::work_of::<MsSsimWork>(work);
+        out.outputs.extend(&score_ms_ssim_in(r, d, self, work)?);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

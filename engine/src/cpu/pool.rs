@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::metrics::score_metrics_in;
-use super::ms_ssim::MsSsimWork;
 use crate::frame::bytes_per_sample;
 use crate::metric::MetricSet;
 use crate::reorder::Reorder;
@@ -192,7 +191,7 @@ fn worker(
     set: &MetricSet,
 ) {
     // The worker's buffers, kept from frame to frame.
-    let mut work = MsSsimWork::default();
+    let mut work = Vec::new();
     while let Ok(job) = jobs.recv() {
         let result = catch_unwind(AssertUnwindSafe(|| {
             let r = frame_views(&job.reference, set)?;

@@ -14,8 +14,9 @@
 use crate::frame::PlaneGeometry;
 use crate::io::Chroma;
 use crate::metric::outputs::MetricOutputs;
-use crate::metric::psnr::{check_geometry, frame_outputs, PsnrGeometry, PsnrOptions};
-use crate::{Error, LumaView, Result};
+use crate::metric::psnr::{check_geometry, frame_outputs, keep_sse, PsnrGeometry, PsnrOptions};
+use crate::metric::SideValues;
+use crate::{Error, FrameScore, LumaView, Result};
 
 use super::samples::check_view;
 
@@ -106,6 +107,8 @@ pub struct PsnrFrame {
     pub sse: [u64; 3],
     /// The frame's values, by libvmaf name and in its order.
     pub outputs: MetricOutputs,
+    /// The sums kept for the run's `apsnr`.
+    pub side: SideValues,
 }
 
 /// The planes `g` scores, as views of exactly their scored size: luma as it
@@ -176,10 +179,28 @@ pub fn score_psnr(
             sse[p] = plane_sse(r, d)?;
         }
     }
+    let mut side = SideValues::default();
+    keep_sse(&sse, &g, &mut side);
     Ok(PsnrFrame {
         sse,
         outputs: frame_outputs(&sse, &g, opts),
+        side,
     })
+}
+
+/// `psnr`'s CPU twin: [`score_psnr`] on the planes it reads.
+impl super::metrics::CpuTwin for PsnrOptions {
+    fn score(
+        &self,
+        pair: &super::metrics::TwinPair<'_, '_>,
+        _work: &mut super::metrics::TwinWork,
+        out: &mut FrameScore,
+    ) -> Result<()> {
+        let f = score_psnr(pair.reference, pair.distorted, pair.chroma, self)?;
+        out.outputs.extend(&f.outputs);
+        out.side.extend(&f.side);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

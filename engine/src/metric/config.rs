@@ -55,6 +55,13 @@ macro_rules! registry {
                 }
             }
 
+            /// The metric's exact CPU twin.
+            pub(crate) fn cpu_twin(&self) -> &dyn crate::cpu::metrics::CpuTwin {
+                match self {
+                    $(MetricConfig::$variant(o) => o,)*
+                }
+            }
+
             fn extractor_mut(&mut self) -> &mut dyn Extractor {
                 match self {
                     $(MetricConfig::$variant(o) => o,)*

@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::fmt::Debug;
 
+use super::outputs::MetricOutputs;
+use super::side::SideValues;
 use crate::io::Chroma;
 use crate::Result;
 
@@ -26,6 +28,10 @@ pub struct Needs {
     pub previous_reference: bool,
     /// The Vulkan engine has its passes; otherwise it runs on the CPU twin.
     pub vulkan: bool,
+    /// Its per-frame work keeps the host busy even on Vulkan (float_ms_ssim's):
+    /// readers then write device memory directly rather than through a
+    /// bounce buffer, whose copies slowed it.
+    pub host_heavy: bool,
 }
 
 /// One metric's options and what the shared layers learn from them (see the
@@ -88,6 +94,22 @@ pub trait Extractor: Debug + Send + Sync {
     /// queue holds a frame's result until they are in.
     fn frames_after(&self) -> usize {
         0
+    }
+
+    /// Its values of the whole run (libvmaf's `flush`: psnr's `apsnr_*`),
+    /// named as [`Extractor::aggregate_names`] says, from what it kept of
+    /// every frame ([`SideValues`], in frame order) of `width` x `height`
+    /// frames at `bit_depth` with `chroma` (a format [`Extractor::check_frame`]
+    /// took).
+    fn aggregate(
+        &self,
+        _width: u32,
+        _height: u32,
+        _bit_depth: u32,
+        _chroma: Chroma,
+        _frames: &[SideValues],
+    ) -> Result<MetricOutputs> {
+        Ok(MetricOutputs::new())
     }
 }
 

@@ -209,6 +209,14 @@ pub fn frame_outputs(
     Ok(out)
 }
 
+/// `float_ms_ssim`'s value of a frame, when the scorer computes it.
+impl crate::FrameScore {
+    /// `float_ms_ssim` (in dB with its `enable_db`), with `float_ms_ssim`.
+    pub fn float_ms_ssim(&self) -> Option<f64> {
+        self.value(FEATURE)
+    }
+}
+
 impl super::extractor::Extractor for MsSsimOptions {
     fn name(&self) -> &'static str {
         FEATURE
@@ -243,6 +251,7 @@ impl super::extractor::Extractor for MsSsimOptions {
     fn needs(&self) -> super::extractor::Needs {
         super::extractor::Needs {
             vulkan: true,
+            host_heavy: true,
             ..Default::default()
         }
     }

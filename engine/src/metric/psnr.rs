@@ -10,7 +10,8 @@
 
 use crate::io::Chroma;
 use crate::metric::outputs::MetricOutputs;
-use crate::{Error, Result};
+use crate::metric::SideValues;
+use crate::{Error, FrameScore, Result};
 
 /// libvmaf's name of the metric.
 pub const FEATURE: &str = "psnr";
@@ -366,6 +367,35 @@ impl Apsnr {
     }
 }
 
+/// The side values that keep a frame's sums of squared errors, per plane.
+const SSE_NAMES: [&str; 3] = ["psnr_sse_y", "psnr_sse_cb", "psnr_sse_cr"];
+
+/// Keeps a frame's exact sums of squared errors (`sse[p]` for
+/// `p < g.planes`) for the run's `apsnr`.
+pub(crate) fn keep_sse(sse: &[u64; 3], g: &PsnrGeometry, side: &mut SideValues) {
+    for (name, &v) in SSE_NAMES.iter().zip(sse).take(g.planes) {
+        side.push_count(name, v);
+    }
+}
+
+/// `psnr`'s values of a frame, when the scorer computes `psnr`.
+impl FrameScore {
+    /// `psnr_y`, with `psnr`.
+    pub fn psnr_y(&self) -> Option<f64> {
+        self.value(PSNR_NAMES[0])
+    }
+
+    /// `psnr_cb`, with `psnr` on pictures with chroma (`enable_chroma`).
+    pub fn psnr_cb(&self) -> Option<f64> {
+        self.value(PSNR_NAMES[1])
+    }
+
+    /// `psnr_cr`, with `psnr` on pictures with chroma (`enable_chroma`).
+    pub fn psnr_cr(&self) -> Option<f64> {
+        self.value(PSNR_NAMES[2])
+    }
+}
+
 impl super::extractor::Extractor for PsnrOptions {
     fn name(&self) -> &'static str {
         FEATURE
@@ -403,6 +433,33 @@ impl super::extractor::Extractor for PsnrOptions {
 
     fn check_frame(&self, width: u32, height: u32, bit_depth: u32, chroma: Chroma) -> Result<()> {
         check_geometry(width, height, bit_depth, chroma, self).map(drop)
+    }
+
+    fn aggregate(
+        &self,
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        chroma: Chroma,
+        frames: &[SideValues],
+    ) -> Result<MetricOutputs> {
+        if !self.enable_apsnr {
+            return Ok(MetricOutputs::new());
+        }
+        let g = check_geometry(width, height, bit_depth, chroma, self)?;
+        let mut apsnr = Apsnr::default();
+        for (k, frame) in frames.iter().enumerate() {
+            let mut sse = [0u64; 3];
+            for (p, (v, name)) in sse.iter_mut().zip(SSE_NAMES).enumerate().take(g.planes) {
+                *v = frame.count(name).ok_or_else(|| {
+                    Error::Internal(format!(
+                        "{FEATURE}: frame {k} has no sum of squared errors of plane {p}"
+                    ))
+                })?;
+            }
+            apsnr.add(&sse, &g);
+        }
+        Ok(apsnr.outputs(&g, self))
     }
 
     fn needs(&self) -> super::extractor::Needs {
@@ -509,6 +566,34 @@ mod tests {
             e.to_string().contains("psnr cannot score a 0x8 frame"),
             "{e}"
         );
+    }
+
+    /// A run's collector gives the `apsnr` of every frame's kept sums (the
+    /// 64-bit sums exactly), and refuses a frame that kept none.
+    #[test]
+    fn the_collector_aggregates_every_frames_kept_sums() {
+        use crate::metric::{config::parse_list, MetricSet, Summary};
+        let configs = parse_list(&["psnr=enable_apsnr=true"]).unwrap();
+        let set = MetricSet::new(&configs, 10, 10, 8, Some(Chroma::C444)).unwrap();
+        let opts = PsnrOptions {
+            enable_apsnr: true,
+            ..Default::default()
+        };
+        let g = check_geometry(10, 10, 8, Chroma::C444, &opts).unwrap();
+        let mut summary = Summary::new(&set);
+        let mut want = Apsnr::default();
+        for sse in [[(1u64 << 60) + 1, 5, 0], [3, 7, 9]] {
+            let mut score = FrameScore::empty();
+            score.outputs.extend(&frame_outputs(&sse, &g, &opts));
+            keep_sse(&sse, &g, &mut score.side);
+            summary.add(&score);
+            want.add(&sse, &g);
+        }
+        assert_eq!(want.sse[0], (1u64 << 60) + 4);
+        assert_eq!(summary.aggregate().unwrap(), want.outputs(&g, &opts));
+        summary.add(&FrameScore::empty());
+        let e = summary.aggregate().unwrap_err().to_string();
+        assert!(e.contains("psnr: frame 2 has no sum"), "{e}");
     }
 
     #[test]

@@ -7,7 +7,6 @@
 
 use super::config::MetricConfig;
 use super::extractor::OutputName;
-use super::psnr::{self, PsnrGeometry};
 use crate::io::Chroma;
 use crate::{Error, Result, SsimOptions};
 
@@ -28,7 +27,6 @@ pub struct MetricSet {
     height: u32,
     bit_depth: u32,
     chroma: Chroma,
-    psnr: Option<PsnrGeometry>,
 }
 
 impl MetricSet {
@@ -77,12 +75,8 @@ impl MetricSet {
             }
         }
         let chroma = chroma.unwrap_or(Chroma::Mono);
-        let mut psnr_geometry = None;
         for c in configs {
             c.check_frame(width, height, bit_depth, chroma)?;
-            if let MetricConfig::Psnr(o) = c {
-                psnr_geometry = Some(psnr::check_geometry(width, height, bit_depth, chroma, o)?);
-            }
         }
         Ok(Self {
             configs: configs.to_vec(),
@@ -90,7 +84,6 @@ impl MetricSet {
             height,
             bit_depth,
             chroma,
-            psnr: psnr_geometry,
         })
     }
 
@@ -114,7 +107,6 @@ impl MetricSet {
             height: 0,
             bit_depth: 8,
             chroma: Chroma::Mono,
-            psnr: None,
         }
     }
 
@@ -139,6 +131,16 @@ impl MetricSet {
         self.chroma != Chroma::Mono && self.configs.iter().any(MetricConfig::needs_chroma)
     }
 
+    /// The metrics that read chroma (on pictures that have it), for
+    /// messages.
+    pub fn chroma_readers(&self) -> Vec<&'static str> {
+        self.configs
+            .iter()
+            .filter(|c| c.needs_chroma())
+            .map(MetricConfig::feature)
+            .collect()
+    }
+
     /// The size in samples of each chroma plane read when
     /// [`MetricSet::needs_chroma`] (as stored: sides rounded up).
     pub fn chroma_plane_size(&self) -> (u32, u32) {
@@ -156,12 +158,6 @@ impl MetricSet {
     /// Whether the set is `float_ssim` alone.
     pub fn is_float_ssim_only(&self) -> bool {
         self.configs.len() == 1 && self.ssim().is_some()
-    }
-
-    /// `psnr`'s geometry (planes, peak, ceilings), when it is one of the
-    /// metrics.
-    pub fn psnr_geometry(&self) -> Option<&PsnrGeometry> {
-        self.psnr.as_ref()
     }
 
     /// Whether a frame job needs the previous frame's reference (a temporal

@@ -145,22 +145,70 @@ pub fn frame_score(means: &FrameMeans, geometry: &FrameGeometry, opts: &SsimOpti
         );
         db::to_db(ssim, max)
     });
-    let lcs = |v: f32| opts.enable_lcs.then_some(v as f64);
-    let mut score = FrameScore {
-        ssim,
-        l: lcs(means.l),
-        c: lcs(means.c),
-        s: lcs(means.s),
-        db,
-        ..FrameScore::empty()
-    };
-    score.outputs.push(FEATURE, score.float_ssim());
-    if let Some(values) = score.lcs() {
-        for (name, v) in LCS_NAMES.into_iter().zip(values) {
-            score.outputs.push(name, v);
+    let mut score = FrameScore::empty();
+    score.outputs.push(FEATURE, db.unwrap_or(ssim));
+    if opts.enable_lcs {
+        for (name, v) in LCS_NAMES.into_iter().zip([means.l, means.c, means.s]) {
+            score.outputs.push(name, v as f64);
         }
     }
+    if db.is_some() {
+        score.side.push_real(MEAN, ssim);
+    }
     score
+}
+
+/// The side value that keeps the plain mean when `float_ssim` reports dB.
+const MEAN: &str = "float_ssim_mean";
+
+/// `float_ssim`'s values of a frame (NaN / `None` when the scorer does not
+/// compute `float_ssim`). Each mean is libvmaf's fp32 value, held exactly in
+/// an f64.
+impl FrameScore {
+    /// The SSIM mean (what libvmaf reports as `float_ssim` without
+    /// `enable_db`); NaN without `float_ssim`.
+    pub fn ssim(&self) -> f64 {
+        self.side
+            .real(MEAN)
+            .or_else(|| self.value(FEATURE))
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The SSIM in dB when `enable_db` is set (what libvmaf then reports as
+    /// `float_ssim`).
+    pub fn db(&self) -> Option<f64> {
+        self.side.real(MEAN).and(self.value(FEATURE))
+    }
+
+    /// The value libvmaf reports under the name `float_ssim`: the dB figure
+    /// with `enable_db`, the plain mean otherwise (NaN without `float_ssim`).
+    pub fn float_ssim(&self) -> f64 {
+        self.value(FEATURE).unwrap_or(f64::NAN)
+    }
+
+    /// Mean luminance term (`float_ssim_l`): present exactly when
+    /// [`SsimOptions::enable_lcs`] is set (what libvmaf reports; without it
+    /// no backend reports one).
+    pub fn l(&self) -> Option<f64> {
+        self.value(LCS_NAMES[0])
+    }
+
+    /// Mean contrast term (`float_ssim_c`); like [`FrameScore::l`], only
+    /// with `enable_lcs`.
+    pub fn c(&self) -> Option<f64> {
+        self.value(LCS_NAMES[1])
+    }
+
+    /// Mean structure term (`float_ssim_s`); like [`FrameScore::l`], only
+    /// with `enable_lcs`.
+    pub fn s(&self) -> Option<f64> {
+        self.value(LCS_NAMES[2])
+    }
+
+    /// `[l, c, s]` when the scorer reported them (`enable_lcs`).
+    pub fn lcs(&self) -> Option<[f64; 3]> {
+        Some([self.l()?, self.c()?, self.s()?])
+    }
 }
 
 /// The options `float_ssim` takes (`scale` is libvmaf 3.1's).

@@ -3,15 +3,15 @@
 //! `integer_motion2`) through each metric's [`super::Extractor::finish_run`]; runs
 //! the run's VMAF models on each completed row ([`Models`]); pools each
 //! output as libvmaf pools it (`min`, `max`, `mean`, `harmonic_mean` in frame
-//! order: `crate::pool`); and gives the aggregate values (`psnr`'s
+//! order: `crate::pool`); and gives the run's aggregate values from what each
+//! metric kept of every frame ([`super::Extractor::aggregate`]: `psnr`'s
 //! `apsnr_*` with `enable_apsnr`).
 
-use super::config::MetricConfig;
 use super::extractor::{Columns, OutputName};
 use super::models::Models;
 use super::outputs::MetricOutputs;
-use super::psnr::Apsnr;
 use super::set::MetricSet;
+use super::side::SideValues;
 use crate::pool::{pool, Pooled};
 use crate::{FrameScore, Result};
 
@@ -31,7 +31,10 @@ pub struct Summary {
     /// Every value kept per frame, by name (the outputs and what the
     /// metrics' finishes read).
     columns: Columns,
-    apsnr: Apsnr,
+    /// What the metrics kept of each frame, in frame order, when a metric
+    /// reports aggregate values (`keeps_side`).
+    side: Vec<SideValues>,
+    keeps_side: bool,
 }
 
 impl Summary {
@@ -56,15 +59,16 @@ impl Summary {
             set: set.clone(),
             models: models.clone(),
             columns: Columns::new(names),
-            apsnr: Apsnr::default(),
+            side: Vec::new(),
+            keeps_side: !set.aggregate_names().is_empty(),
         }
     }
 
     /// Adds the next frame's score (a value the score lacks counts as NaN).
     pub fn add(&mut self, score: &FrameScore) {
         self.columns.push_row(|name| score.value(name));
-        if let (Some(sse), Some(g)) = (score.psnr_sse, self.set.psnr_geometry()) {
-            self.apsnr.add(&sse, g);
+        if self.keeps_side {
+            self.side.push(score.side.clone());
         }
     }
 
@@ -120,13 +124,16 @@ impl Summary {
 
     /// The aggregate values (`apsnr_y`, `apsnr_cb`, `apsnr_cr` with
     /// `psnr=enable_apsnr=true`), in the `vmaf` command line's order.
-    pub fn aggregate(&self) -> MetricOutputs {
+    /// Errors: a metric's (a frame without what it kept).
+    pub fn aggregate(&self) -> Result<MetricOutputs> {
+        let (width, height, bit_depth) = self.set.geometry();
         let mut out = MetricOutputs::new();
         for c in self.set.configs() {
-            if let (MetricConfig::Psnr(o), Some(g)) = (c, self.set.psnr_geometry()) {
-                out.extend(&self.apsnr.outputs(g, o));
-            }
+            let values =
+                c.extractor()
+                    .aggregate(width, height, bit_depth, self.set.chroma(), &self.side)?;
+            out.extend(&values);
         }
-        out
+        Ok(out)
     }
 }

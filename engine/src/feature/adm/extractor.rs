@@ -133,3 +133,11 @@ pub(crate) fn frame_outputs(
     }
     Ok(out)
 }
+
+/// `adm`'s CPU twin: [`frame_outputs`] on the luma planes.
+impl crate::cpu::metrics::OutputsTwin for AdmOptions {
+    fn outputs(&self, pair: &crate::cpu::metrics::TwinPair<'_, '_>) -> Result<MetricOutputs> {
+        let (r, d) = pair.luma();
+        frame_outputs(r, d, self)
+    }
+}

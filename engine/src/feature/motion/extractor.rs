@@ -202,3 +202,11 @@ pub(crate) fn outputs_from_sad(
     out.push(motion_name, motion);
     out
 }
+
+/// `motion`'s CPU twin: [`frame_outputs`] on the luma planes.
+impl crate::cpu::metrics::OutputsTwin for MotionOptions {
+    fn outputs(&self, pair: &crate::cpu::metrics::TwinPair<'_, '_>) -> Result<MetricOutputs> {
+        let (r, _) = pair.luma();
+        frame_outputs(pair.previous, r, self)
+    }
+}

@@ -273,7 +273,7 @@ impl VkScorer {
     ) -> Result<()> {
         if self.sizes.picture.chroma.is_some() {
             return Err(Error::Unsupported(
-                "a device-resident pair for a scorer whose psnr reads chroma (device-resident \
+                "a device-resident pair for a scorer whose metrics read chroma (device-resident \
                  planes are luma only)"
                     .into(),
             ));

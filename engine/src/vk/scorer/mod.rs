@@ -66,12 +66,14 @@ mod upload;
 pub use debug::DebugFrame;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
+pub(crate) use metric::slot_bytes as metric_slot_bytes;
 pub use metric::MetricDebug;
+pub use metric::METRIC_STAGES;
 use metric::{GpuMetric, MetricContext, MetricPlan, PictureLayout};
 use recorder::Program;
 use ring_state::RingState;
 use slots::{Sizes, Slot};
-pub use stats::{HostStats, METRIC_STAGES};
+pub use stats::HostStats;
 pub use upload::UploadSlot;
 
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed

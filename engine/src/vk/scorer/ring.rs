@@ -271,23 +271,16 @@ impl VkScorer {
             self.stats.host_sum_fallbacks += fell_back as u64;
         } else {
             let finished = self.finish_metrics(i, &score)?;
-            let (outputs, psnr_sse) = (finished.outputs, finished.psnr_sse);
             let metric_fell_back = finished.host_sums > 0;
             self.stats.host_sum_fallbacks += (fell_back || metric_fell_back) as u64;
             let Some(plan) = self.metrics.as_mut() else {
                 return Ok(score);
             };
-            // The frame's score as the CPU twin gives it: float_ssim's fields
-            // only when the list has it, every output by name in the list's
-            // order, psnr's sums for the run's apsnr.
-            let has_ssim = plan
-                .list
-                .iter()
-                .any(|m| matches!(m, crate::metric::MetricConfig::FloatSsim(_)));
-            let mut full = if has_ssim { score } else { FrameScore::empty() };
-            plan.done.push_back(outputs.clone());
-            full.outputs = outputs;
-            full.psnr_sse = psnr_sse;
+            // The frame's score as the CPU twin gives it: every output by
+            // name in the list's order, what the metrics keep of it.
+            plan.done.push_back(finished.outputs.clone());
+            let mut full = FrameScore::empty();
+            (full.outputs, full.side) = (finished.outputs, finished.side);
             return Ok(full);
         }
         Ok(score)

@@ -32,8 +32,8 @@ impl VkScorer {
             {
                 let (cw, ch) = self.sizes.picture.chroma.unwrap_or_default();
                 return Err(Error::InvalidOption(match plane.chroma_plane_size() {
-                    None => "a shared reference plane of luma only for a scorer whose psnr \
-                             reads chroma: take the plane from a pool of the scorer's own \
+                    None => "a shared reference plane of luma only for a scorer whose metrics \
+                             read chroma: take the plane from a pool of the scorer's own \
                              description (Scorer::shared_planes, Engine::shared_planes; in C, \
                              vkssim_scorer_shared_planes, vkssim_shared_planes_create_desc), \
                              whose planes hold the luma, Cb and Cr planes"

@@ -8,14 +8,6 @@ use ash::vk;
 use super::metric::float_ssim::FloatSsimGpu;
 use super::VkScorer;
 
-/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), in
-/// the order a scorer of all three times them after float_ssim's passes:
-/// psnr's sums, float_ms_ssim's pyramid (the scale-0 samples and the four
-/// low-pass levels) and its SSIM stage on the five scales. Each metric
-/// declares its own (`super::metric`; a scorer times only the stages of the
-/// metrics it computes); a test checks this list against them.
-pub const METRIC_STAGES: [&str; 3] = ["psnr", "ms_ssim_pyramid", "ms_ssim_scales"];
-
 /// Where time went, for `vkssim bench`: the submitting thread's blocking waits
 /// and submissions, and the GPU's busy time and span from the timestamps.
 #[derive(Debug, Clone, Copy, Default)]
@@ -89,8 +81,8 @@ impl VkScorer {
     /// GPU time of each pass of the last frame scored, by pass name (in
     /// dispatch order), in nanoseconds, when the queue has timestamps: the
     /// stages each metric computed declares, float_ssim's passes
-    /// ([`crate::vk::pipeline::PASSES`]) first, then psnr's and
-    /// float_ms_ssim's ([`METRIC_STAGES`]).
+    /// ([`crate::vk::pipeline::PASSES`]) first, then the other metrics'
+    /// ([`super::METRIC_STAGES`]).
     pub fn last_pass_ns(&self) -> Option<Vec<(&'static str, f64)>> {
         let ns = self.pass_clock.last.as_ref()?;
         Some(
@@ -230,22 +222,5 @@ impl VkScorer {
             ),
         };
         path + &terms
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::metric::{ms_ssim, psnr};
-
-    /// [`super::METRIC_STAGES`] is psnr's stages, then float_ms_ssim's, as
-    /// the metrics declare them.
-    #[test]
-    fn metric_stages_are_the_metrics_own() {
-        let declared: Vec<&str> = psnr::STAGES
-            .iter()
-            .chain(&ms_ssim::STAGES)
-            .copied()
-            .collect();
-        assert_eq!(super::METRIC_STAGES.to_vec(), declared);
     }
 }

@@ -161,12 +161,13 @@ impl GpuMetric for FloatSsimGpu {
         score: &FrameScore,
         out: &mut FrameFinish,
     ) -> Result<()> {
-        let values = [Some(score.float_ssim()), score.l, score.c, score.s];
-        for (name, v) in ssim::feature_names(&self.opts).into_iter().zip(values) {
-            let v =
-                v.ok_or_else(|| Error::Internal(format!("float_ssim: {name} was not computed")))?;
+        for name in ssim::feature_names(&self.opts) {
+            let v = score
+                .value(name)
+                .ok_or_else(|| Error::Internal(format!("float_ssim: {name} was not computed")))?;
             out.outputs.push(name, v);
         }
+        out.side.extend(score.side());
         Ok(())
     }
 }

@@ -26,7 +26,7 @@ use super::VkScorer;
 use crate::cpu::Plane;
 use crate::frame::bytes_per_sample;
 use crate::io::Chroma;
-use crate::metric::{MetricConfig, MetricOutputs};
+use crate::metric::{MetricConfig, MetricOutputs, SideValues};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{Params, Pipelines};
@@ -93,8 +93,8 @@ pub(super) struct FrameFinish {
     pub(super) frame: u64,
     /// Every metric's outputs.
     pub(super) outputs: MetricOutputs,
-    /// psnr's sums of squared errors (for the run's apsnr).
-    pub(super) psnr_sse: Option<[u64; 3]>,
+    /// What the metrics keep of the frame (for the run's end-of-run values).
+    pub(super) side: SideValues,
     /// Scales whose means the host summed.
     pub(super) host_sums: u64,
 }
@@ -143,6 +143,25 @@ pub(super) fn gpu_metrics(
     }
     Ok(out)
 }
+
+/// Device bytes of one slot's metric buffers that grow with the frame, for
+/// the metrics of `list` on `width` x `height` frames (what a default
+/// frames-in-flight count keeps within its budget: `crate::api::in_flight`).
+/// Only float_ms_ssim's are large; the others' are a few rows or words.
+pub(crate) fn slot_bytes(list: &[MetricConfig], width: u32, height: u32) -> u64 {
+    list.iter()
+        .map(|m| match m {
+            MetricConfig::FloatMsSsim(_) => ms_ssim::slot_bytes(width, height),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), in
+/// the order a scorer of all of them times them after float_ssim's passes:
+/// each metric's own, in `gpu_metrics`' order (a scorer times only the
+/// stages of the metrics it computes).
+pub const METRIC_STAGES: [&str; 3] = [psnr::STAGES[0], ms_ssim::STAGES[0], ms_ssim::STAGES[1]];
 
 /// What a metric's plan is made for.
 pub(super) struct MetricContext {
@@ -300,5 +319,20 @@ impl VkScorer {
             m.debug(self, bufs, &mut out)?;
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// [`super::METRIC_STAGES`] is every stage each metric declares, in
+    /// order.
+    #[test]
+    fn metric_stages_are_the_metrics_own() {
+        let declared: Vec<&str> = super::psnr::STAGES
+            .iter()
+            .chain(&super::ms_ssim::STAGES)
+            .copied()
+            .collect();
+        assert_eq!(super::METRIC_STAGES.to_vec(), declared);
     }
 }

@@ -59,6 +59,35 @@ const fn partials(k: usize) -> usize {
     2 + 2 * SCALES + k
 }
 
+/// Device bytes of the horizontal Gaussian planes for a scale-0 plane of
+/// `(w0, h0)` (five fp32 planes of its valid columns).
+fn hfilt_bytes((w0, h0): (u32, u32)) -> u64 {
+    5 * (w0.saturating_sub(10) as u64) * h0 as u64 * 4
+}
+
+/// Device bytes of one scale's two fp32 planes.
+fn planes_bytes((w, h): (u32, u32)) -> u64 {
+    2 * w as u64 * h as u64 * 4
+}
+
+/// Device bytes of one scale's per-pixel terms (ssim, l, c, s as fp64, per
+/// valid position).
+fn terms_bytes((w, h): (u32, u32)) -> u64 {
+    4 * (w.saturating_sub(10) as u64) * (h.saturating_sub(10) as u64) * 8
+}
+
+/// Device bytes of one slot's planes and terms for `width` x `height`
+/// frames: the buffers that grow with the frame (the horizontal Gaussian,
+/// each scale's planes and terms; [`MsSsimGpu`]'s `buffers` declares them).
+pub(super) fn slot_bytes(width: u32, height: u32) -> u64 {
+    let sizes = ms_ssim::scale_sizes(width, height);
+    let scales: u64 = sizes
+        .iter()
+        .map(|&s| planes_bytes(s) + terms_bytes(s))
+        .sum();
+    hfilt_bytes(sizes[0]) + scales
+}
+
 impl MsSsimGpu {
     /// The plan for frames of `ctx`'s format (float_ms_ssim's checks first).
     pub(super) fn new(
@@ -167,27 +196,20 @@ impl GpuMetric for MsSsimGpu {
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        let (w0, h0) = self.sizes[0];
         let mut out = vec![
-            BufferDecl::device(
-                "ms_ssim horizontal Gaussian",
-                5 * (w0 as u64 - 10) * h0 as u64 * 4,
-            ),
+            BufferDecl::device("ms_ssim horizontal Gaussian", hfilt_bytes(self.sizes[0])),
             BufferDecl::device("ms_ssim vertical Gaussian (debug frames only)", 4),
         ];
-        for k in 0..SCALES {
-            let (w, h) = self.sizes[k];
-            let planes = 2 * w as u64 * h as u64 * 4;
+        for (k, &size) in self.sizes.iter().enumerate() {
             out.push(BufferDecl::device(
                 format!("ms_ssim scale {k} planes"),
-                planes,
+                planes_bytes(size),
             ));
         }
-        for k in 0..SCALES {
-            let bytes = 4 * self.valid_len(k) * 8;
+        for (k, &size) in self.sizes.iter().enumerate() {
             out.push(BufferDecl::device(
                 format!("ms_ssim scale {k} terms"),
-                bytes,
+                terms_bytes(size),
             ));
         }
         for k in 0..SCALES {

@@ -120,7 +120,7 @@ impl GpuMetric for PsnrGpu {
         let sse = self.sse(rows)?;
         out.outputs
             .extend(&psnr::frame_outputs(&sse, &self.geometry, &self.opts));
-        out.psnr_sse = Some(sse);
+        psnr::keep_sse(&sse, &self.geometry, &mut out.side);
         Ok(())
     }
 

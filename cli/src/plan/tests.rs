@@ -413,7 +413,7 @@ fn vmaf_is_refused_on_an_engine_asked_to_be_vulkan() {
         // The metrics with Vulkan passes, as the registry lists them.
         refused(
             &line,
-            "To score float_ssim, psnr or float_ms_ssim on Vulkan",
+            "To score float_ssim, psnr, float_ms_ssim, vif or motion on Vulkan",
         );
     }
     for line in [

@@ -5,6 +5,7 @@
 //! plane by plane with this module's own reader.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vkssim::frame::bytes_per_sample;
 use vkssim::io::Chroma;
@@ -97,7 +98,11 @@ impl MetricClip {
             std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
             let (r, d) = clip.generate();
             for (path, bytes) in [(&clip.reference, r), (&clip.distorted, d)] {
-                let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+                // One name per writer: the process and a counter (test
+                // threads of one process may generate the same clip).
+                static WRITER: AtomicUsize = AtomicUsize::new(0);
+                let n = WRITER.fetch_add(1, Ordering::Relaxed);
+                let tmp = path.with_extension(format!("tmp{}-{n}", std::process::id()));
                 std::fs::write(&tmp, bytes).unwrap_or_else(|e| panic!("{}: {e}", tmp.display()));
                 std::fs::rename(&tmp, path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             }

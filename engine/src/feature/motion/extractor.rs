@@ -189,13 +189,9 @@ pub(crate) fn outputs_from_sad(
     (width, height): (u32, u32),
     opts: &MotionOptions,
 ) -> MetricOutputs {
-    let motion = match sad.filter(|_| !opts.force_zero) {
-        None => 0.0,
-        Some(sad) => {
-            let pixels = width.wrapping_mul(height) as f32;
-            ((sad as f64 / 256.0) as f32 / pixels) as f64
-        }
-    };
+    let motion = sad
+        .filter(|_| !opts.force_zero)
+        .map_or(0.0, |sad| super::score::score_from_sad(sad, width, height));
     let (motion2_name, motion_name) = names(opts);
     let mut out = MetricOutputs::new();
     out.push(motion2_name, f64::NAN);

@@ -42,8 +42,15 @@ pub fn motion_score(
             sad += row as u64;
         }
     }
-    let pixels = current.width.wrapping_mul(current.height) as f32;
-    Ok(((sad as f64 / 256.0) as f32 / pixels) as f64)
+    Ok(score_from_sad(sad, current.width, current.height))
+}
+
+/// Motion from the sum of absolute differences `sad` between two blurred
+/// `width` x `height` planes (each row's sum modulo 2^32, added in 64 bits):
+/// libvmaf's float finish, in its types and order.
+pub(crate) fn score_from_sad(sad: u64, width: u32, height: u32) -> f64 {
+    let pixels = width.wrapping_mul(height) as f32;
+    ((sad as f64 / 256.0) as f32 / pixels) as f64
 }
 
 /// `integer_motion2` of frame n from `motion` (frame n's [`motion_score`])

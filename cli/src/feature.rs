@@ -8,7 +8,6 @@
 //! (the bench's default) is `float_ssim` with its defaults.
 
 use anyhow::{anyhow, bail, Result};
-use vkssim::io::Chroma;
 use vkssim::metric::MotionVersion;
 use vkssim::metric::{MetricConfig, Models};
 use vkssim::SsimOptions;
@@ -84,16 +83,7 @@ impl Features {
             };
             let metric = MetricConfig::parse_with_motion(spec, motion)
                 .map_err(|e| anyhow!("{given}: {e}"))?;
-            let overlaps = |m: &MetricConfig| {
-                let names = metric.output_names(Chroma::C444);
-                m.output_names(Chroma::C444)
-                    .iter()
-                    .any(|n| names.contains(n))
-            };
-            match metrics
-                .iter()
-                .find(|m| m.feature() == metric.feature() && overlaps(m))
-            {
+            match metrics.iter().find(|m| m.shares_outputs(&metric)) {
                 Some(m) if *m != metric => bail!(
                     "{given}: {} is already requested with other options; give it once",
                     metric.feature()

@@ -223,6 +223,18 @@ impl MetricConfig {
         self.extractor().output_names(chroma)
     }
 
+    /// Whether `other` is the same metric writing at least one of this one's
+    /// outputs: the two count once when they are equal, and conflict when
+    /// their options differ (`vmaf` takes a feature once per run).
+    pub fn shares_outputs(&self, other: &MetricConfig) -> bool {
+        self.feature() == other.feature() && {
+            let names = other.output_names(Chroma::C444);
+            self.output_names(Chroma::C444)
+                .iter()
+                .any(|n| names.contains(n))
+        }
+    }
+
     /// The names of the values reported once, at the end of a run
     /// (`apsnr_*` with `psnr=enable_apsnr=true`).
     pub fn aggregate_names(&self) -> Vec<&'static str> {

@@ -6,7 +6,6 @@
 
 use super::config::MetricConfig;
 use crate::feature::motion::MotionVersion;
-use crate::io::Chroma;
 use crate::model::{
     check_unique_names, predict_run, run_output_names, Model, ModelSpec, OptionValue,
 };
@@ -83,14 +82,7 @@ impl Models {
     pub fn with_metrics(&self, metrics: &[MetricConfig]) -> Result<Vec<MetricConfig>> {
         let mut out = self.metrics()?;
         for metric in metrics {
-            let names = metric.output_names(Chroma::C444);
-            let overlaps = |m: &&MetricConfig| {
-                m.feature() == metric.feature()
-                    && m.output_names(Chroma::C444)
-                        .iter()
-                        .any(|n| names.contains(n))
-            };
-            match out.iter().find(overlaps) {
+            match out.iter().find(|m| m.shares_outputs(metric)) {
                 Some(m) if m != metric => {
                     return Err(crate::Error::InvalidOption(format!(
                         "{} is already run by a model with other options; give it once",

@@ -491,7 +491,8 @@ fn params_check(compiled: &[Compiled]) -> Result<String, String> {
 
 /// Push-constant blocks other than `Params` whose Rust mirror (in
 /// engine/src/vk/pipeline.rs) is checked like `Params`: (block, struct).
-const OTHER_PUSH_BLOCKS: [(&str, &str); 5] = [
+const OTHER_PUSH_BLOCKS: [(&str, &str); 6] = [
+    ("Adm", "AdmParams"),
     ("Lowpass", "LowpassParams"),
     ("Motion", "MotionParams"),
     ("Vif", "VifParams"),

@@ -75,8 +75,8 @@ pub fn vk_metric_outputs(
     VkScorer::with_metrics(format, chroma, metrics, vk)?.score_picture(reference, distorted)
 }
 pub use crate::feature::adm::{
-    adm_scores, check_size as adm_check_size, AdmOptions, AdmScores, ADM_MIN_SIDE,
-    ADM_MIN_VIEW_PRODUCT,
+    adm_intermediates, adm_scores, check_size as adm_check_size, AdmOptions, AdmScaleIntermediates,
+    AdmScores, ADM_MIN_SIDE, ADM_MIN_VIEW_PRODUCT,
 };
 pub use crate::feature::motion;
 pub use crate::model::builtin::{built_in, BUILT_IN, DEFAULT_VERSION};

@@ -86,4 +86,53 @@ F64 f64_min_nonneg(F64 a, F64 b) {
     return f64_to_bits(b) < f64_to_bits(a) ? b : a;
 }
 
+
+// The value of an int32, exactly.
+F64 f64_from_i32(int a) {
+    F64 m = f64_from_u32(a < 0 ? uint(-a) : uint(a));
+    return a < 0 ? f64_from_bits(f64_to_bits(m) | 0x8000000000000000ul) : m;
+}
+
+// A finite value's truncation toward zero as an int32 (callers' values lie
+// in int32's range).
+int f64_trunc_i32(F64 a) {
+    uint64_t b = f64_to_bits(a);
+    uint m = uint(f64_trunc_u64(f64_from_bits(b & 0x7FFFFFFFFFFFFFFFul)));
+    return (b >> 63) != 0ul ? -int(m) : int(m);
+}
+
+// a >= b, for values that are not NaN (zeros of either sign are equal).
+bool f64_ge(F64 a, F64 b) {
+    uint64_t x = f64_to_bits(a);
+    uint64_t y = f64_to_bits(b);
+    if (((x | y) << 1) == 0ul) { return true; }
+    bool a_neg = (x >> 63) != 0ul;
+    bool b_neg = (y >> 63) != 0ul;
+    if (a_neg != b_neg) { return b_neg; }
+    return a_neg ? x <= y : x >= y;
+}
+
+// An int64 rounded to binary32 (to nearest, ties to even), as C's
+// conversion: integer operations only, alike on every device.
+float f32_from_i64(int64_t v) {
+    if (v == 0l) { return 0.0; }
+    uint sign = v < 0l ? 0x80000000u : 0u;
+    uint64_t m = uint64_t(abs(v));
+    uint hi = uint(m >> 32);
+    int msb = hi != 0u ? 32 + findMSB(hi) : findMSB(uint(m));
+    uint64_t q;
+    if (msb <= 23) {
+        q = m << uint(23 - msb);
+    } else {
+        uint shift = uint(msb - 23);
+        q = m >> shift;
+        uint64_t rest = m & ((1ul << shift) - 1ul);
+        uint64_t halfway = 1ul << (shift - 1u);
+        if (rest > halfway || (rest == halfway && (q & 1ul) != 0ul)) { q += 1ul; }
+        if (q == (1ul << 24)) { q >>= 1; msb += 1; }
+    }
+    uint bits = sign | (uint(msb + 127) << 23) | (uint(q) & 0x7FFFFFu);
+    return uintBitsToFloat(bits);
+}
+
 #endif // VKSSIM_ARITH_GLSL

@@ -1,7 +1,8 @@
 // vif.glsl: what the passes of libvmaf's integer VIF share
 // (glsl/vif_decimate.comp, vif_vertical.comp, vif_stats.comp; the CPU twin is
 // engine/src/feature/vif/): their push-constant block, the bit depth, the four
-// scales' filters and libvmaf's reflect-101 border, and reading a raw sample.
+// scales' filters and libvmaf's reflect-101 border, and reading a raw sample
+// (raw.glsl).
 
 #ifndef VKSSIM_VIF_GLSL
 #define VKSSIM_VIF_GLSL
@@ -42,12 +43,6 @@ uint reflect101(int i, uint n) {
     return uint(i);
 }
 
-// The word of a raw picture (1 byte per sample at 8 bits, 2 above) that
-// holds sample i, and the sample within it.
-uint raw_word(uint i) { return BIT_DEPTH <= 8u ? i >> 2 : i >> 1; }
-uint raw_sample(uint word, uint i) {
-    if (BIT_DEPTH <= 8u) { return (word >> ((i & 3u) * 8u)) & 0xFFu; }
-    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
-}
+#include "raw.glsl"
 
 #endif // VKSSIM_VIF_GLSL

@@ -87,6 +87,10 @@ mod tests {
         assert_eq!(SHADERS.len() % 2, 0);
         for s in SHADERS {
             let name = match s.name {
+                "adm_decouple" => ShaderName::AdmDecouple,
+                "adm_dwt" => ShaderName::AdmDwt,
+                "adm_dwt0" => ShaderName::AdmDwt0,
+                "adm_rows" => ShaderName::AdmRows,
                 "decimate" => ShaderName::Decimate,
                 "hfilter" => ShaderName::Hfilter,
                 "msb_shift" => ShaderName::MsbShift,
@@ -118,7 +122,17 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 13] = [
+        let want: [(ShaderName, &[(u32, Access)]); 17] = [
+            (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
+            (
+                ShaderName::AdmDwt,
+                &[(0, Read), (1, Read), (2, Write), (3, Write)],
+            ),
+            (
+                ShaderName::AdmDwt0,
+                &[(0, Read), (1, Read), (2, Write), (3, Write), (4, Write)],
+            ),
+            (ShaderName::AdmRows, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::Decimate,
                 &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],

@@ -3,7 +3,7 @@
 //! significant digits), its outputs, its size check and its per-frame
 //! outputs on the CPU twin ([`frame_outputs`]).
 
-use super::{adm_scores, check_size, AdmOptions};
+use super::{adm_scores, check_size, AdmOptions, AdmScores};
 use crate::io::Chroma;
 use crate::metric::config::{parse_bool, parse_number};
 use crate::metric::extractor::{bool_text, Extractor, Needs, OutputName};
@@ -107,7 +107,10 @@ impl Extractor for AdmOptions {
     }
 
     fn needs(&self) -> Needs {
-        Needs::default()
+        Needs {
+            vulkan: true,
+            ..Needs::default()
+        }
     }
 }
 
@@ -118,20 +121,26 @@ pub(crate) fn frame_outputs(
     distorted: &LumaView<'_>,
     opts: &AdmOptions,
 ) -> Result<MetricOutputs> {
-    let s = adm_scores(reference, distorted, opts)?;
-    let mut values = vec![s.adm2];
-    values.extend(s.scale);
-    if opts.debug {
-        values.extend([s.adm2, s.num, s.den]);
-        for k in 0..4 {
-            values.extend([s.num_scale[k], s.den_scale[k]]);
+    Ok(adm_scores(reference, distorted, opts)?.outputs(opts))
+}
+
+impl AdmScores {
+    /// The outputs for `opts`, named and ordered as libvmaf writes them.
+    pub fn outputs(&self, opts: &AdmOptions) -> MetricOutputs {
+        let mut values = vec![self.adm2];
+        values.extend(self.scale);
+        if opts.debug {
+            values.extend([self.adm2, self.num, self.den]);
+            for k in 0..4 {
+                values.extend([self.num_scale[k], self.den_scale[k]]);
+            }
         }
+        let mut out = MetricOutputs::new();
+        for (name, value) in opts.names().into_iter().zip(values) {
+            out.push(name, value);
+        }
+        out
     }
-    let mut out = MetricOutputs::new();
-    for (name, value) in opts.names().into_iter().zip(values) {
-        out.push(name, value);
-    }
-    Ok(out)
 }
 
 /// `adm`'s CPU twin: [`frame_outputs`] on the luma planes.

@@ -11,7 +11,7 @@ use super::window::{ceil_log2, round_shift_i64, Window};
 /// `c`: `|c| / 15` (scale 0: `(8738·|c| + 2048) >> 12` held in int16;
 /// scales 1 to 3: `(286331153·|c| - 2^31) >> 32`).
 #[inline(always)]
-fn centre_term(c: i32, scale0: bool) -> i64 {
+pub(super) fn centre_term(c: i32, scale0: bool) -> i64 {
     let centre = i64::from(c).abs();
     if scale0 {
         i64::from(((8738 * centre + 2048) >> 12) as i16)
@@ -158,17 +158,9 @@ fn cube_s123(rst: i32, fixed: u32, thr: i64, c: u32) -> i64 {
 /// The exponent `E` of the final `2^(E - c - r)` divisor at scales 1, 2, 3.
 const S123_EXPONENT: [i32; 3] = [45, 39, 36];
 
-/// The numerator of one scale: Σ over h, v, d of `powf(sum, 1/3) +
-/// powf(area / 32, 1/3)` in binary32. `restored` are the decoupled bands,
-/// `weighted` the weighted impairment, both `width x height`.
-pub(super) fn numerator(
-    restored: &[Vec<i32>; 3],
-    weighted: &Weighted,
-    factors: &ScaleFactors,
-    (width, height): (usize, usize),
-    scale: usize,
-) -> f32 {
-    let win = Window::of(width, height);
+/// The shifts `c` (per pixel, h, v, d) and `r` (per row) of one scale's
+/// numerator on `width x height` bands.
+fn shifts((width, height): (usize, usize), scale: usize) -> ([u32; 3], u32) {
     let scale0 = scale == 0;
     let c_hv = if scale0 {
         ceil_log2(width) - 4
@@ -176,9 +168,31 @@ pub(super) fn numerator(
         ceil_log2(width)
     };
     let c = [c_hv, c_hv, if scale0 { c_hv + 1 } else { c_hv }];
-    let r = ceil_log2(height);
-    let mut acc = [0i64; 3];
+    (c, ceil_log2(height))
+}
+
+/// The per-pixel shifts `c` of the h, v and d cubes of one scale's numerator
+/// (the device passes take them as push constants).
+pub(super) fn cube_shifts(size: (usize, usize), scale: usize) -> [u32; 3] {
+    shifts(size, scale).0
+}
+
+/// Each row of the active window's sums of the h, v and d cubes (int64,
+/// wrapping as libvmaf's sums do), top row first: the numerator's integer
+/// part. `restored` are the decoupled bands, `weighted` the weighted
+/// impairment, both `width x height`.
+pub(super) fn numerator_rows(
+    restored: &[Vec<i32>; 3],
+    weighted: &Weighted,
+    factors: &ScaleFactors,
+    (width, height): (usize, usize),
+    scale: usize,
+) -> Vec<[i64; 3]> {
+    let win = Window::of(width, height);
+    let scale0 = scale == 0;
+    let (c, _) = shifts((width, height), scale);
     let mut thresholds = Thresholds::new(&win, width);
+    let mut rows = Vec::with_capacity(win.bottom - win.top);
     for i in win.top..win.bottom {
         thresholds.fill(weighted, (width, height), &win, i, scale0);
         let thresholds = &thresholds.values;
@@ -196,8 +210,25 @@ pub(super) fn numerator(
                         cube_s123(rst, factors.fixed[b], thr, c[b])
                     }
                 })
-                .sum();
+                .fold(0i64, i64::wrapping_add);
         }
+        rows.push(row);
+    }
+    rows
+}
+
+/// The numerator of one scale from its [`numerator_rows`]: each row rounded
+/// off by `r` and summed, then Σ over h, v, d of `powf(sum, 1/3) +
+/// powf(area / 32, 1/3)` in binary32.
+pub(super) fn numerator_from_rows(
+    rows: &[[i64; 3]],
+    (width, height): (usize, usize),
+    scale: usize,
+) -> f32 {
+    let win = Window::of(width, height);
+    let (c, r) = shifts((width, height), scale);
+    let mut acc = [0i64; 3];
+    for row in rows {
         for b in 0..3 {
             acc[b] += round_shift_i64(row[b], r);
         }
@@ -206,7 +237,7 @@ pub(super) fn numerator(
     let area_term = ((win.area() as f64 / 32.0) as f32).powf(third);
     let mut total = 0.0f32;
     for b in 0..3 {
-        let value = if scale0 {
+        let value = if scale == 0 {
             let exponent = if b == 2 { 57 } else { 52 } - c[b] as i32 - r as i32;
             (acc[b] as f64 / 2f64.powi(exponent)) as f32
         } else {

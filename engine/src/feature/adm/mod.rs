@@ -15,14 +15,18 @@
 mod csf;
 mod decouple;
 mod denominator;
+pub(crate) mod device;
 mod dwt;
 pub(crate) mod extractor;
 mod factors;
+mod intermediates;
 mod masking;
 mod pool;
 #[cfg(test)]
 mod reference;
 mod window;
+
+pub use intermediates::AdmScaleIntermediates;
 
 use crate::{Error, LumaView, Result};
 
@@ -194,9 +198,58 @@ pub fn adm_scores(
     let factors = factors::scale_factors(opts.norm_view_dist, opts.ref_display_height);
     let mut num_scale = [0f32; 4];
     let mut den_scale = [0f32; 4];
+    scales(
+        reference,
+        distorted,
+        opts.enhn_gain_limit,
+        &factors,
+        |scale, stages| {
+            let size = stages.size;
+            num_scale[scale] = masking::numerator_from_rows(&stages.numerator_rows, size, scale);
+            den_scale[scale] = denominator::denominator_from_rows(
+                &stages.denominator_rows,
+                size,
+                &factors[scale],
+                scale,
+            );
+        },
+    );
+    Ok(finish(
+        num_scale,
+        den_scale,
+        reference.width,
+        reference.height,
+    ))
+}
+
+/// What one scale's integer stages give (borrowed from [`scales`]' buffers).
+struct ScaleStages<'a> {
+    /// The bands' width and height.
+    pub size: (usize, usize),
+    /// The reference's and the distorted picture's bands.
+    pub bands: [&'a dwt::Bands; 2],
+    /// The decoupled bands and the weighted impairment.
+    pub restored: &'a [Vec<i32>; 3],
+    pub weighted: &'a csf::Weighted,
+    /// Each active-window row's integer sums of the numerator's and the
+    /// denominator's h, v and d cubes.
+    pub numerator_rows: Vec<[i64; 3]>,
+    pub denominator_rows: Vec<[u64; 3]>,
+}
+
+/// Runs the four scales' integer stages of one pair (checked by the caller)
+/// with the contrast sensitivity `factors`, handing each scale's to `each`
+/// (scale 0 first).
+fn scales(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    enhn_gain_limit: f64,
+    factors: &[factors::ScaleFactors; 4],
+    mut each: impl FnMut(usize, &ScaleStages<'_>),
+) {
     let mut bands_ref = dwt::scale0(reference);
     let mut bands_dis = dwt::scale0(distorted);
-    for scale in 0..4 {
+    for (scale, factors) in factors.iter().enumerate() {
         if scale > 0 {
             let next_ref = dwt::scale123(&bands_ref, scale);
             let next_dis = dwt::scale123(&bands_dis, scale);
@@ -204,23 +257,51 @@ pub fn adm_scores(
             std::mem::replace(&mut bands_dis, next_dis).recycle();
         }
         let scale0 = scale == 0;
-        let parts = decouple::decouple(&bands_ref, &bands_dis, scale0, opts.enhn_gain_limit);
-        let weighted = csf::weigh(&parts.additive, &factors[scale], scale0);
+        let parts = decouple::decouple(&bands_ref, &bands_dis, scale0, enhn_gain_limit);
+        let weighted = csf::weigh(&parts.additive, factors, scale0);
         let size = (bands_ref.width, bands_ref.height);
-        num_scale[scale] =
-            masking::numerator(&parts.restored, &weighted, &factors[scale], size, scale);
-        den_scale[scale] = denominator::denominator(&bands_ref, &factors[scale], scale);
+        let stages = ScaleStages {
+            size,
+            bands: [&bands_ref, &bands_dis],
+            restored: &parts.restored,
+            weighted: &weighted,
+            numerator_rows: masking::numerator_rows(
+                &parts.restored,
+                &weighted,
+                factors,
+                size,
+                scale,
+            ),
+            denominator_rows: denominator::denominator_rows(&bands_ref, scale),
+        };
+        each(scale, &stages);
         pool::give(parts.restored.into_iter().chain(parts.additive));
         pool::give(weighted.csf.into_iter().chain(weighted.flat));
     }
     bands_ref.recycle();
     bands_dis.recycle();
-    Ok(finish(
-        num_scale,
-        den_scale,
-        reference.width,
-        reference.height,
-    ))
+}
+
+/// The CPU twin's integer intermediates of each scale of one pair (its
+/// checks first), for the pass-by-pass tests of the device passes.
+pub fn adm_intermediates(
+    reference: &LumaView<'_>,
+    distorted: &LumaView<'_>,
+    opts: &AdmOptions,
+) -> Result<Vec<AdmScaleIntermediates>> {
+    adm_scores(reference, distorted, opts)?;
+    let factors = factors::scale_factors(opts.norm_view_dist, opts.ref_display_height);
+    let mut out = Vec::new();
+    scales(
+        reference,
+        distorted,
+        opts.enhn_gain_limit,
+        &factors,
+        |scale, stages| {
+            out.push(stages.intermediates(scale));
+        },
+    );
+    Ok(out)
 }
 
 /// The per-frame finish: double sums of the binary32 scale values, zeroed

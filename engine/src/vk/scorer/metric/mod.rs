@@ -1,5 +1,5 @@
 //! The metrics a [`VkScorer`] computes on the device, one module each
-//! (`float_ssim`, `psnr`, `ms_ssim`, `motion`, `vif`), every one a [`GpuMetric`]: it declares
+//! (`float_ssim`, `psnr`, `ms_ssim`, `motion`, `vif`, `adm`), every one a [`GpuMetric`]: it declares
 //! the buffers each slot holds for it and records its dispatches through the
 //! recorder ([`super::recorder`]), which allocates, binds, places the barriers
 //! and times the stages it names; after a frame it reads its buffers into
@@ -11,6 +11,7 @@
 //! per frame scored without error, in the order the frames' [`FrameScore`]s
 //! come out ([`VkScorer::take_metric_outputs`]).
 
+mod adm;
 pub(super) mod float_ssim;
 mod kept;
 pub(super) mod motion;
@@ -137,6 +138,11 @@ pub(super) fn gpu_metrics(
         }
     }
     for m in list {
+        if let MetricConfig::Adm(o) = m {
+            out.push(Box::new(adm::AdmGpu::new(gpu, pipelines, ctx, o)?));
+        }
+    }
+    for m in list {
         if let MetricConfig::FloatMsSsim(o) = m {
             out.push(Box::new(ms_ssim::MsSsimGpu::new(gpu, pipelines, ctx, o)?));
         }
@@ -254,6 +260,9 @@ pub struct MetricDebug {
     /// vif's decimated planes: scale 1's reference and distorted, then
     /// scale 2's and scale 3's (empty without vif).
     pub vif_planes: Vec<Vec<u16>>,
+    /// adm's integer intermediates per scale, scale 0 first (empty without
+    /// adm).
+    pub adm: Vec<crate::feature::adm::AdmScaleIntermediates>,
     /// The frame's outputs (see [`VkScorer::take_metric_outputs`]).
     pub outputs: MetricOutputs,
 }

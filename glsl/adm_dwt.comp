@@ -1,0 +1,70 @@
+#version 450
+// adm_dwt.comp: libvmaf's integer ADM, scale P.scale (1 to 3) of the wavelet
+// from the scale before's approximation band (engine/src/feature/adm/dwt.rs,
+// `scale123`, the CPU twin). Workgroup (0, i, picture) makes output row i of
+// the four bands of the reference (picture 0) or the distorted picture; its
+// invocations stride along the row. For output sample j, at each of the
+// input columns mirror(2j - 1 + c), c = 0..3: the vertical low and high sums
+// of input rows mirror(2i - 1 + k) in int64, (+ add) >> shift, stored as
+// int32; then across those four in int64, (+ add) >> shift, stored as int32
+// (the roundings of each scale: V_* and H_*). Bands are written a, h, v, d.
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#include "adm.glsl"
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer PrevRef { int prev_ref[]; };
+layout(std430, set = 0, binding = 1) readonly buffer PrevDist { int prev_dist[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BandsRef { int bands_ref[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BandsDist { int bands_dist[]; };
+
+// The vertical and horizontal (add, shift) of scales 1, 2 and 3.
+const int64_t V_ADD[3] = int64_t[3](0l, 32768l, 32768l);
+const uint V_SHIFT[3] = uint[3](0u, 16u, 16u);
+const int64_t H_ADD[3] = int64_t[3](16384l, 32768l, 16384l);
+const uint H_SHIFT[3] = uint[3](15u, 16u, 15u);
+
+void main() {
+    uint i = gl_WorkGroupID.y;
+    bool ref = gl_WorkGroupID.z == 0u;
+    if (i >= P.height || P.scale < 1u || P.scale > 3u) { return; }
+    uint s = P.scale - 1u;
+    uint rows[4];
+    for (int k = 0; k < 4; ++k) { rows[k] = mirror(int(2u * i) - 1 + k, P.src_height); }
+    uint n = P.width * P.height;
+    for (uint j = gl_LocalInvocationIndex; j < P.width; j += 256u) {
+        int64_t lo[4];
+        int64_t hi[4];
+        for (int c = 0; c < 4; ++c) {
+            uint col = mirror(int(2u * j) - 1 + c, P.src_width);
+            int64_t sum_lo = 0l;
+            int64_t sum_hi = 0l;
+            for (int k = 0; k < 4; ++k) {
+                uint at = rows[k] * P.src_width + col;
+                int64_t p = int64_t(ref ? prev_ref[at] : prev_dist[at]);
+                sum_lo += int64_t(LO[k]) * p;
+                sum_hi += int64_t(HI[k]) * p;
+            }
+            lo[c] = int64_t(int((sum_lo + V_ADD[s]) >> V_SHIFT[s]));
+            hi[c] = int64_t(int((sum_hi + V_ADD[s]) >> V_SHIFT[s]));
+        }
+        int64_t sums[4] = int64_t[4](0l, 0l, 0l, 0l); // a, h, v, d
+        for (int c = 0; c < 4; ++c) {
+            sums[0] += int64_t(LO[c]) * lo[c];
+            sums[2] += int64_t(HI[c]) * lo[c];
+            sums[1] += int64_t(LO[c]) * hi[c];
+            sums[3] += int64_t(HI[c]) * hi[c];
+        }
+        uint o = i * P.width + j;
+        for (uint q = 0u; q < 4u; ++q) {
+            int value = int((sums[q] + H_ADD[s]) >> H_SHIFT[s]);
+            if (ref) {
+                bands_ref[q * n + o] = value;
+            } else {
+                bands_dist[q * n + o] = value;
+            }
+        }
+    }
+}

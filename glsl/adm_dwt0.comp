@@ -1,0 +1,128 @@
+#version 450
+// adm_dwt0.comp: libvmaf's integer ADM, scale 0 of the wavelet from the raw
+// pictures (engine/src/feature/adm/dwt.rs, `scale0`, the CPU twin).
+// Workgroup (0, i, picture) makes output row i of the four bands of the
+// reference (picture 0) or the distorted picture; its invocations stride
+// along the row. For output sample j, at each of the input columns
+// mirror(2j - 1 + c), c = 0..3: the vertical low and high sums of the input
+// rows mirror(2i - 1 + k), k = 0..3, in wrapping int32; the low sum less
+// 46342 * 2^(bpc-1); both + 2^(bpc-1), >> bpc, stored as int16. Then across
+// those four: a = LO.lo, v = HI.lo, h = LO.hi, d = HI.hi in int32, each
+// (+ 32768) >> 16, stored as int16. Bands are written a, h, v, d, one plane
+// each, into the picture's bands buffer (one int per sample).
+//
+// Range check (10 and 12-bit): the same workgroup scans input rows 2i and
+// 2i + 1 of its picture and writes the first sample above the bit depth per
+// row to row_sums[picture * src_height + row] as (value << 32) | column, or
+// all ones when the row has none (as glsl/vif_stats.comp records them).
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#include "adm.glsl"
+#include "raw.glsl"
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
+layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer BandsRef { int bands_ref[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer BandsDist { int bands_dist[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer RowSums { int64_t row_sums[]; };
+
+const uint NONE = 0xFFFFFFFFu;
+const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
+
+// The first column above the bit depth in input rows 2i and 2i + 1.
+shared uint first[2];
+
+uint sample_at(bool ref, uint i) {
+    uint w = raw_word(i);
+    return raw_sample(ref ? raw_ref[w] : raw_dist[w], i);
+}
+
+void main() {
+    uint i = gl_WorkGroupID.y;
+    bool ref = gl_WorkGroupID.z == 0u;
+    uint lid = gl_LocalInvocationIndex;
+    // Uniform per workgroup: the whole group leaves, or none of it.
+    if (i >= P.height) { return; }
+    if (lid == 0u) {
+        first[0] = NONE;
+        first[1] = NONE;
+    }
+    memoryBarrierShared();
+    barrier();
+    int half_range = 1 << (BIT_DEPTH - 1u);
+    int offset = 46342 * half_range;
+    uint rows[4];
+    for (int k = 0; k < 4; ++k) { rows[k] = mirror(int(2u * i) - 1 + k, P.src_height); }
+    uint n = P.width * P.height;
+    uint mine[2] = uint[2](NONE, NONE);
+    for (uint j = lid; j < P.width; j += 256u) {
+        int lo[4];
+        int hi[4];
+        for (int c = 0; c < 4; ++c) {
+            uint col = mirror(int(2u * j) - 1 + c, P.src_width);
+            int sum_lo = 0;
+            int sum_hi = 0;
+            for (int k = 0; k < 4; ++k) {
+                int p = int(sample_at(ref, rows[k] * P.src_width + col));
+                sum_lo += LO[k] * p;
+                sum_hi += HI[k] * p;
+            }
+            lo[c] = to_i16((sum_lo - offset + half_range) >> BIT_DEPTH);
+            hi[c] = to_i16((sum_hi + half_range) >> BIT_DEPTH);
+        }
+        int a = 0;
+        int v = 0;
+        int h = 0;
+        int d = 0;
+        for (int c = 0; c < 4; ++c) {
+            a += LO[c] * lo[c];
+            v += HI[c] * lo[c];
+            h += LO[c] * hi[c];
+            d += HI[c] * hi[c];
+        }
+        uint o = i * P.width + j;
+        int bands[4] = int[4](to_i16((a + 32768) >> 16), to_i16((h + 32768) >> 16),
+                              to_i16((v + 32768) >> 16), to_i16((d + 32768) >> 16));
+        for (uint q = 0u; q < 4u; ++q) {
+            if (ref) {
+                bands_ref[q * n + o] = bands[q];
+            } else {
+                bands_dist[q * n + o] = bands[q];
+            }
+        }
+        if (RANGE) {
+            // Each invocation's columns rise: its first is its smallest.
+            for (uint r = 0u; r < 2u; ++r) {
+                uint row = 2u * i + r;
+                for (uint c = 0u; c < 2u; ++c) {
+                    uint col = 2u * j + c;
+                    if (row < P.src_height && col < P.src_width && mine[r] == NONE
+                        && (sample_at(ref, row * P.src_width + col) >> BIT_DEPTH) != 0u) {
+                        mine[r] = col;
+                    }
+                }
+            }
+        }
+    }
+    if (!RANGE) { return; }
+    for (uint r = 0u; r < 2u; ++r) {
+        if (mine[r] != NONE) { atomicMin(first[r], mine[r]); }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (lid != 0u) { return; }
+    uint pic = ref ? 0u : 1u;
+    for (uint r = 0u; r < 2u; ++r) {
+        uint row = 2u * i + r;
+        if (row >= P.src_height) { continue; }
+        int64_t rec = -1l;
+        if (first[r] != NONE) {
+            uint v = sample_at(ref, row * P.src_width + first[r]);
+            rec = int64_t((uint64_t(v) << 32) | uint64_t(first[r]));
+        }
+        row_sums[pic * P.src_height + row] = rec;
+    }
+}

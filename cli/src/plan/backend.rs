@@ -61,52 +61,6 @@ impl BackendPlan {
         .checked()
     }
 
-    /// Refuses a run with a VMAF model on an engine that is asked to be
-    /// Vulkan (`--backend vulkan`, or `--device` with `auto`): VMAF's
-    /// extractors run on the CPU twin only so far. The message says how to
-    /// score the other metrics on Vulkan.
-    pub fn refuse_vmaf_on_vulkan(&self) -> Result<()> {
-        let s = self.spelling;
-        let asked = match (self.backend, &self.device) {
-            (Backend::Vulkan, _) => s.word(Opt::Backend, "vulkan"),
-            (Backend::Auto, Some(device)) => s.device(device),
-            _ => return Ok(()),
-        };
-        let (model, alone) = match s {
-            Spelling::Flags => (
-                format!(
-                    "the default model, {}, or -m/--model",
-                    crate::feature::DEFAULT_MODEL
-                ),
-                "add -n (no model) and name them: -n --feature float_ssim",
-            ),
-            Spelling::Keywords => (
-                format!("model, '{}' by default", crate::feature::DEFAULT_MODEL),
-                "pass model=None and name them: features='float_ssim'",
-            ),
-        };
-        let cpu = match self.device {
-            Some(_) => format!("without {}, ", s.name(Opt::Device)),
-            None => String::new(),
-        };
-        // The metrics with Vulkan passes, from the registry: "a, b or c".
-        let on_vulkan: Vec<&str> = vkssim::metric::MetricConfig::all()
-            .iter()
-            .filter(|m| m.needs().vulkan)
-            .map(|m| m.feature())
-            .collect();
-        let on_vulkan = match on_vulkan.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => on_vulkan.concat(),
-        };
-        bail!(
-            "{asked}: VMAF ({model}) is not on Vulkan yet; {cpu}{} or {} scores it on the \
-             CPU twin. To score {on_vulkan} on Vulkan, {alone}",
-            s.word(Opt::Backend, "auto"),
-            s.word(Opt::Backend, "cpu"),
-        )
-    }
-
     fn checked(self) -> Result<Self> {
         if self.backend == Backend::Cpu {
             if let Some(device) = &self.device {

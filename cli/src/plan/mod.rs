@@ -105,9 +105,6 @@ impl ScorePlan {
             *raw = inputs::raw_format(args)?;
         }
         let backend = BackendPlan::resolve(&args.engine, spelling)?;
-        if !models.is_empty() {
-            backend.refuse_vmaf_on_vulkan()?;
-        }
         Ok(Self {
             mode,
             inputs,

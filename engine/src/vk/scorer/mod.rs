@@ -509,7 +509,9 @@ impl VkScorer {
 
 /// The float_ssim options of a metric list (the defaults when it has no
 /// float_ssim), after checking the list for frames of this format: not
-/// empty, each metric once, and each metric's own checks.
+/// empty, no two metrics writing one output (one metric may come twice
+/// with options whose outputs are named apart, as VMAF's models ask), and
+/// each metric's own checks.
 fn metric_list_ssim(
     list: &[crate::metric::MetricConfig],
     (width, height, bit_depth): (u32, u32, u32),
@@ -521,7 +523,7 @@ fn metric_list_ssim(
     }
     let mut opts = SsimOptions::default();
     for (k, m) in list.iter().enumerate() {
-        if list[..k].iter().any(|o| o.feature() == m.feature()) {
+        if list[..k].iter().any(|o| o.shares_outputs(m)) {
             return Err(Error::InvalidOption(format!(
                 "{}: the metric is asked for more than once",
                 m.feature()

@@ -283,11 +283,21 @@ impl VkScorer {
             frame: self.slots[i].frame,
             ..FrameFinish::default()
         };
-        for config in &plan.list {
+        for (c, config) in plan.list.iter().enumerate() {
+            // The n-th of the list's configs of one metric is the n-th of
+            // its device plans (`gpu_metrics` keeps the list's order within
+            // a metric).
+            let nth = plan.list[..c]
+                .iter()
+                .filter(|o| o.feature() == config.feature())
+                .count();
             let k = self
                 .gpu_metrics
                 .iter()
-                .position(|m| m.feature() == config.feature())
+                .enumerate()
+                .filter(|(_, m)| m.feature() == config.feature())
+                .nth(nth)
+                .map(|(k, _)| k)
                 .ok_or_else(|| {
                     Error::Internal(format!("{} without its device plan", config.feature()))
                 })?;

@@ -243,6 +243,20 @@ pub fn run_vmaf(args: &[String], full: bool) -> VmafResult {
     Ok(VmafXml::parse(&text))
 }
 
+/// The four built-in models in one run, each under its own name (vmaf
+/// wants distinct names; a model's default name, `vmaf`, is tested in
+/// vmaf_cli_vs_vmaf.rs), as `-m` arguments.
+pub const EVERY_MODEL: [&str; 8] = [
+    "-m",
+    "version=vmaf_v0.6.1:name=v061",
+    "-m",
+    "version=vmaf_v0.6.1neg:name=neg",
+    "-m",
+    "version=vmaf_4k_v0.6.1:name=4k",
+    "-m",
+    "version=vmaf_b_v0.6.3:name=b",
+];
+
 /// Both programs on `clip` with `args` (models, features, flags) writing
 /// `format`; `max`: full precision. vkssim runs with `--backend backend`
 /// (`""`: no `--backend`, the default; words after the first are flags for

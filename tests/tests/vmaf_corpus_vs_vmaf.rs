@@ -11,19 +11,7 @@ use vkssim::io::Chroma;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::vmaf_cli::compare_with_vmaf;
 
-/// The four built-in models in one run, each under its own name (vmaf
-/// wants distinct names; a model's default name, `vmaf`, is tested in
-/// vmaf_cli_vs_vmaf.rs).
-const MODELS: [&str; 8] = [
-    "-m",
-    "version=vmaf_v0.6.1:name=v061",
-    "-m",
-    "version=vmaf_v0.6.1neg:name=neg",
-    "-m",
-    "version=vmaf_4k_v0.6.1:name=4k",
-    "-m",
-    "version=vmaf_b_v0.6.3:name=b",
-];
+use vkssim_tests::vmaf_cli::EVERY_MODEL as MODELS;
 
 /// Compares the four models' file on `clip` and reports the frames compared.
 fn every_model(clip: &MetricClip) {

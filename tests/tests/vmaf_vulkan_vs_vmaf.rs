@@ -13,17 +13,7 @@ use vkssim::io::Chroma;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::vmaf_cli::compare_with_vmaf;
 
-/// The four built-in models in one run, each under its own name.
-const MODELS: [&str; 8] = [
-    "-m",
-    "version=vmaf_v0.6.1:name=v061",
-    "-m",
-    "version=vmaf_v0.6.1neg:name=neg",
-    "-m",
-    "version=vmaf_4k_v0.6.1:name=4k",
-    "-m",
-    "version=vmaf_b_v0.6.3:name=b",
-];
+use vkssim_tests::vmaf_cli::EVERY_MODEL as MODELS;
 
 /// Every Vulkan path: (upload, arithmetic) as `--backend` arguments.
 const PATHS: [&str; 4] = [

@@ -154,6 +154,43 @@ fn motion_in_a_full_ring_matches_the_cpu_twin() {
     }
 }
 
+/// A stream ended ([`VkScorer::end_stream`], what a queue's `finish` calls)
+/// while its frames are still in flight: the next frame submitted starts
+/// another stream and scores as a first frame (no previous one), so a
+/// second run of the same clip on the same scorer gives the first run's
+/// values, as the CPU twin does.
+#[test]
+fn a_new_stream_starts_without_a_previous_frame() {
+    if !gpu_present() {
+        return;
+    }
+    let (w, h, depth) = (35, 19, 8);
+    let list = metric_list(&["motion"]);
+    let mut s = metric_scorer((w, h, depth), &list, (UploadPath::Direct, false), 3);
+    let refs = clip(w, h, depth, 4);
+    let dist = frame(w, h, depth, 9);
+    let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
+    for _ in 0..2 {
+        for r in &refs {
+            s.submit_picture(&[r.view()], &[dist.view()]).unwrap();
+        }
+        s.end_stream();
+    }
+    let mut n = 0;
+    while let Some(score) = s.wait_next() {
+        score.unwrap_or_else(|e| panic!("frame {n}: {e}"));
+        let outputs = s.take_metric_outputs().unwrap();
+        let want = cpu_motion(&blurred, n % refs.len(), &MotionOptions::default());
+        assert_same_outputs(&format!("frame {n}"), &outputs, &want);
+        n += 1;
+    }
+    assert_eq!(n, 2 * refs.len());
+    // The second stream's first frame follows a frame that moved: had it
+    // read that frame's plane, its motion would not be 0.
+    assert!(sad(&blurred[3], &blurred[0]) > 0);
+    assert_no_validation_messages(&s);
+}
+
 /// `motion_force_zero` records no pass, takes any size and scores 0 under
 /// the `_force_0` names; with `debug=false` a frame still reports
 /// `integer_motion` (the run's collector needs it), as the CPU twin does.

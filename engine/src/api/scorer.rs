@@ -446,8 +446,9 @@ impl Scorer {
 
     /// Makes the backend's next pair a first frame (no previous reference).
     pub(super) fn end_backend_stream(&mut self) {
-        if let Inner::Cpu(c) = &mut self.inner {
-            c.end_stream();
+        match &mut self.inner {
+            Inner::Cpu(c) => c.end_stream(),
+            Inner::Vk(v) => v.end_stream(),
         }
     }
 

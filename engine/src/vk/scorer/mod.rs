@@ -105,6 +105,10 @@ pub struct VkScorer {
     /// Scored results not yet taken, oldest first.
     done: VecDeque<Result<FrameScore>>,
     next_frame: u64,
+    /// The frames that start a stream (0, and each frame submitted first
+    /// after [`VkScorer::end_stream`]): a temporal metric's first frame of
+    /// a stream has no previous one. The most recent few are kept.
+    stream_starts: std::collections::BTreeSet<u64>,
     sizes: Sizes,
     opts: SsimOptions,
     upload: UploadPath,
@@ -358,6 +362,7 @@ impl VkScorer {
             id: crate::identity::next(),
             done: VecDeque::new(),
             next_frame: 0,
+            stream_starts: std::collections::BTreeSet::from([0]),
             sizes,
             opts: *opts,
             upload,
@@ -498,6 +503,22 @@ impl VkScorer {
         self.slots.push(slot);
         self.record(i)?;
         Ok(Some(i))
+    }
+
+    /// Ends a stream: the next frame submitted starts another, so a temporal
+    /// metric (motion) scores it as a first frame, with no previous one, as
+    /// a fresh scorer would.
+    pub fn end_stream(&mut self) {
+        self.stream_starts.insert(self.next_frame);
+        // Frames in flight are far fewer than this: older starts are done.
+        while self.stream_starts.len() > 64 {
+            self.stream_starts.pop_first();
+        }
+    }
+
+    /// Whether frame `frame` starts a stream (see [`VkScorer::end_stream`]).
+    pub(super) fn starts_stream(&self, frame: u64) -> bool {
+        self.stream_starts.contains(&frame)
     }
 
     /// Bytes uploaded per frame pair (the raw samples of both pictures: the

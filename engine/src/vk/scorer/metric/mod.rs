@@ -90,8 +90,9 @@ pub(super) trait GpuMetric: Send + Sync {
 /// What the metrics give of one frame.
 #[derive(Debug, Default)]
 pub(super) struct FrameFinish {
-    /// The frame's index in submission order (given to the metrics).
-    pub(super) frame: u64,
+    /// Whether the frame starts a stream (a temporal metric's has no
+    /// previous frame: [`VkScorer::end_stream`]).
+    pub(super) first_of_stream: bool,
     /// Every metric's outputs.
     pub(super) outputs: MetricOutputs,
     /// What the metrics keep of the frame (for the run's end-of-run values).
@@ -280,7 +281,7 @@ impl VkScorer {
             return Err(Error::Internal("a metric frame without its metrics".into()));
         };
         let mut out = FrameFinish {
-            frame: self.slots[i].frame,
+            first_of_stream: self.starts_stream(self.slots[i].frame),
             ..FrameFinish::default()
         };
         for (c, config) in plan.list.iter().enumerate() {

@@ -7,7 +7,8 @@
 //! order on the one compute queue, each behind a barrier, so frame n reads
 //! the plane frame n-1 left: the previous reference the CPU twin's frame job
 //! carries. The host adds the rows in uint64 and finishes as the CPU twin
-//! (`feature::motion`); the first frame submitted scores 0. With
+//! (`feature::motion`); the first frame of a stream (the first submitted,
+//! or the first after [`VkScorer::end_stream`]) scores 0. With
 //! `motion_force_zero` nothing is blurred: `motion_sad` only checks the
 //! samples' range (`MotionParams::blur` 0), on frames of any size.
 
@@ -157,8 +158,8 @@ impl GpuMetric for MotionGpu {
         _score: &FrameScore,
         out: &mut FrameFinish,
     ) -> Result<()> {
-        // The first frame submitted has no previous one.
-        let sad = self.sad(bufs)?.filter(|_| out.frame > 0);
+        // A stream's first frame has no previous one.
+        let sad = self.sad(bufs)?.filter(|_| !out.first_of_stream);
         let size = (self.params.width, self.params.height);
         out.outputs.extend(&outputs_from_sad(sad, size, &self.opts));
         Ok(())

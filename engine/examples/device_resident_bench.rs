@@ -14,7 +14,12 @@
 //! Build: `cargo build --release -p vkssim --example device_resident_bench`
 //! Run:   `target/release/examples/device_resident_bench [--width 3840] [--height 2160]
 //!         [--bitdepth 8] [--frames 4000] [--reps 3] [--in-flight 0] [--buffers 8]
-//!         [--device N] [--json]`
+//!         [--device N] [--vmaf] [--json]`
+//!
+//! `--vmaf`: the pairs are scored with VMAF's default model (`vmaf_v0.6.1`:
+//! its vif, adm and motion passes); the first pair's `vmaf` is checked bit
+//! for bit against the CPU twin's, and each pair's against its earlier runs
+//! (the pairs cycle through the buffers, so motion repeats with them).
 //!
 //! Also prints the mean GPU time of each pass over the timed pairs
 //! (`Scorer::take_gpu_pass_ns`; with `--in-flight 1` the passes of one pair do
@@ -27,7 +32,9 @@ use vkssim::api::ScoreQueue;
 
 use ash::vk;
 use common::*;
-use vkssim::api::{DevicePlane, Engine, ImportedPlane, Pair, SampleFormat, Scorer, ScorerDesc};
+use vkssim::api::{
+    DevicePlane, Engine, HostPlane, ImportedPlane, Pair, SampleFormat, Scorer, ScorerDesc,
+};
 
 struct Args {
     width: u32,
@@ -38,6 +45,7 @@ struct Args {
     in_flight: usize,
     buffers: usize,
     device: Option<usize>,
+    vmaf: bool,
     json: bool,
 }
 
@@ -51,12 +59,14 @@ fn parse_args() -> Result<Args, String> {
         in_flight: 0,
         buffers: 8,
         device: None,
+        vmaf: false,
         json: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        if flag == "--json" {
-            a.json = true;
+        if flag == "--json" || flag == "--vmaf" {
+            a.json |= flag == "--json";
+            a.vmaf |= flag == "--vmaf";
             continue;
         }
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -106,10 +116,21 @@ fn score_k(
             out.push(s?);
         }
     }
+    // Ends the stream (a model holds a frame until the next one's motion):
+    // each call scores its pairs as a stream of their own.
+    scorer.finish();
     while let Some(s) = scorer.wait() {
         out.push(s?);
     }
     Ok((t0.elapsed(), out))
+}
+
+/// Little-endian 16-bit samples.
+fn samples_u16(bytes: &[u8]) -> Vec<u16> {
+    bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -137,7 +158,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         SampleFormat::U8
     };
-    let desc = ScorerDesc::new(a.width, a.height, a.bit_depth);
+    let mut desc = ScorerDesc::new(a.width, a.height, a.bit_depth);
+    if a.vmaf {
+        desc = desc.with_models(vkssim::metric::Models::default_model()?);
+    }
     let mut scorer = engine.scorer(&desc)?;
 
     let usage = vk::BufferUsageFlags::STORAGE_BUFFER
@@ -185,15 +209,41 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // Exactness of the first pair, then warm-up.
     let (_, first) = score_k(&mut scorer, &planes[..1], 1)?;
     let bd = a.bit_depth;
-    let want = cpu_score(
-        &host_plane(a.width, a.height, bd, |y| row_word(y, 100, bd)),
-        &host_plane(a.width, a.height, bd, |y| distorted_word(y, 100, bd)),
-        &vkssim::SsimOptions::default(),
+    let (hr, hd) = (
+        host_plane(a.width, a.height, bd, |y| row_word(y, 100, bd)),
+        host_plane(a.width, a.height, bd, |y| distorted_word(y, 100, bd)),
     );
-    if first[0].ssim().to_bits() != want.ssim().to_bits() {
-        return Err(format!("GPU {:?} differs from the CPU twin {want:?}", first[0]).into());
+    if a.vmaf {
+        let mut cpu = Scorer::cpu(&desc, 0)?;
+        let row = a.width as usize;
+        let pair = if bd > 8 {
+            let (r16, d16) = (samples_u16(&hr.bytes), samples_u16(&hd.bytes));
+            cpu.submit(Pair::new(
+                HostPlane::u16(&r16, row),
+                HostPlane::u16(&d16, row),
+            ))?;
+            cpu.finish();
+            cpu.wait()
+        } else {
+            cpu.submit(Pair::new(
+                HostPlane::u8(&hr.bytes, row),
+                HostPlane::u8(&hd.bytes, row),
+            ))?;
+            cpu.finish();
+            cpu.wait()
+        };
+        let want = pair.ok_or("the CPU twin gave no score")??.value("vmaf");
+        let got = first[0].value("vmaf");
+        if got.map(f64::to_bits) != want.map(f64::to_bits) || got.is_none() {
+            return Err(format!("GPU vmaf {got:?} differs from the CPU twin's {want:?}").into());
+        }
+    } else {
+        let want = cpu_score(&hr, &hd, &vkssim::SsimOptions::default());
+        if first[0].ssim().to_bits() != want.ssim().to_bits() {
+            return Err(format!("GPU {:?} differs from the CPU twin {want:?}", first[0]).into());
+        }
     }
-    let warm = (2 * scorer.queue_depth()).max(16);
+    let warm = (2 * scorer.queue_depth()).max(16).max(planes.len() + 2);
     let (_, warm_scores) = score_k(&mut scorer, &planes, warm)?;
 
     let mut throughput = Vec::new();
@@ -203,10 +253,28 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..a.reps {
         let (t2, _) = score_k(&mut scorer, &planes, 2)?;
         let (tn, scores) = score_k(&mut scorer, &planes, a.frames)?;
-        // Every repetition gives every buffer pair the same score.
-        for (i, s) in scores.iter().enumerate() {
-            let same = &warm_scores[i % planes.len()];
-            if s.ssim().to_bits() != same.ssim().to_bits() {
+        // Every repetition gives every buffer pair the same score. With
+        // VMAF a pair's motion reads the pair before (none for a stream's
+        // first) and its motion2 the pair after (none for the last, which
+        // is left out): pair i > 0 repeats warm pair (i - 1) % B + 1.
+        let b = planes.len();
+        let compared = if a.vmaf {
+            scores.len() - 1
+        } else {
+            scores.len()
+        };
+        for (i, s) in scores[..compared].iter().enumerate() {
+            let at = match (a.vmaf, i) {
+                (false, _) => i % b,
+                (true, 0) => 0,
+                (true, _) => (i - 1) % b + 1,
+            };
+            let same = &warm_scores[at];
+            let key = |s: &vkssim::FrameScore| match a.vmaf {
+                true => s.value("vmaf").map(f64::to_bits),
+                false => Some(s.ssim().to_bits()),
+            };
+            if key(s) != key(same) {
                 return Err(format!("pair {i}: {s:?} differs from {same:?} earlier").into());
             }
         }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Issue 28 on the H200, part 2 (after tools/round-bundle.sh here; carry .gl
+# and .gl-metrics): VMAF's speed, in-process `vkssim bench` on files in the
+# page cache (per frame = (t(N) - t(2)) / (N - 2), median of --repeat 3),
+# the CPU twin and libvmaf 2.3.1 (-O3, AVX2) on the host's 16 threads in the
+# same run, device-resident 4K VMAF pairs, and whole 2-frame 4K `score` runs.
+set -u
+export OUT=${OUT:-/tmp}; o=$OUT/vmaf; mkdir -p $o; S=$o/bench.txt
+for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
+export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
+X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
+fps() { grep -o '"frames_per_second": [0-9.]*' "$1" | head -1 | grep -o '[0-9.]*$'; }
+for g in "3840 2160 8 402" "3840 2160 10 402" "1920 1080 8 1202" "1920 1080 10 1202"; do set -- $g
+  p=$D/b$2b$3; "$X/vkssim" bench --write-yuv "$p" --frames 22 -w $1 -h $2 -b $3 -p 420 >/dev/null
+  io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
+  for F in "-m version=vmaf_v0.6.1" "-m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim" "-n --feature float_ms_ssim"; do
+    [ "$2" = 2160 ] || [ "$F" = "-m version=vmaf_v0.6.1" ] || continue
+    tag=$(echo "$F" | tr -c 'a-z0-9\n' '_')
+    "$X/vkssim" bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan $F --json >$o/bench_$1_$3_$tag.json 2>$o/bench_$1_$3_$tag.err
+    echo "$1x$2 $3-bit Vulkan [$F]: $(fps $o/bench_$1_$3_$tag.json) frames/s" | tee -a $S
+  done
+  "$X/vkssim" bench "${io[@]}" --frames 42 --repeat 3 --backend cpu --threads 16 -m version=vmaf_v0.6.1 --json >$o/cpu_$1_$3.json 2>/dev/null
+  echo "$1x$2 $3-bit CPU twin 16 threads [VMAF]: $(fps $o/cpu_$1_$3.json) frames/s" | tee -a $S
+  for k in 1 2; do
+    a=$(date +%s.%N); "$X/vmaf" "${io[@]}" --threads 16 --frame_cnt 2 -q -o /dev/null >/dev/null 2>&1; b=$(date +%s.%N)
+    "$X/vmaf" "${io[@]}" --threads 16 --frame_cnt 22 -q -o /dev/null >/dev/null 2>&1; c=$(date +%s.%N)
+    echo "$1x$2 $3-bit libvmaf 2.3.1 AVX2 16 threads [VMAF] run $k: $(echo "20 / (($c - $b) - ($b - $a))" | bc -l | cut -c1-7) frames/s" | tee -a $S
+  done
+  if [ "$2" = 2160 ] && [ "$3" = 8 ]; then
+    for k in 1 2 3; do
+      a=$(date +%s.%N); "$X/vkssim" score "${io[@]}" --frame_cnt 2 -q -o $D/s.xml; b=$(date +%s.%N)
+      echo "whole 2-frame 4K score (default model, auto) run $k: $(echo "$b - $a" | bc -l | cut -c1-6) s" | tee -a $S
+    done
+  fi
+  rm -f ${p}_ref.yuv ${p}_dist.yuv
+done
+timeout 120 "$X/device_resident_bench" --vmaf --frames 2000 --reps 3 >$o/resident_vmaf.log 2>&1; echo "device-resident 4K VMAF: $(tail -n 3 $o/resident_vmaf.log | tr '\n' ' ')" | tee -a $S
+cat $S

@@ -11,7 +11,7 @@
 use super::super::host_sum::{fixed_sums, plane_sum};
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
-use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug};
+use super::{FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug};
 use crate::cpu::{FrameMeans, Plane, TermSums};
 use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
 use crate::vk::context::Gpu;
@@ -100,13 +100,8 @@ impl MsSsimGpu {
         ms_ssim::check_size(width, height, bit_depth)?;
         let sizes = ms_ssim::scale_sizes(width, height);
         let params = std::array::from_fn(|k| Params {
-            scale: 1,
-            sw: sizes[k].0,
-            sh: sizes[k].1,
             tap_bits: 1.0f32.to_bits(),
-            enable_lcs: 1,
-            debug_writes: 0,
-            ..ctx.params
+            ..super::float_ssim::stage_params(ctx.format, 1, sizes[k], true)
         });
         let spec = Spec::new(bit_depth, 1, true);
         Ok(Self {
@@ -183,6 +178,17 @@ impl MsSsimGpu {
             (mean.l, mean.c, mean.s) = (l, c, sv);
         }
         Ok((means, fallbacks))
+    }
+}
+
+impl GpuPlan for MsSsimOptions {
+    fn gpu_metric(
+        &self,
+        gpu: &std::sync::Arc<Gpu>,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+    ) -> Result<Option<Box<dyn GpuMetric>>> {
+        Ok(Some(Box::new(MsSsimGpu::new(gpu, pipelines, ctx, self)?)))
     }
 }
 
@@ -279,7 +285,7 @@ impl GpuMetric for MsSsimGpu {
         &self,
         s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let (means, fallbacks) = self.means(s, bufs)?;

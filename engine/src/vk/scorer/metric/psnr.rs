@@ -9,7 +9,7 @@
 
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
-use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
+use super::{FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug, PlaneRange};
 use crate::metric::psnr::{self, PsnrGeometry, PsnrOptions};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
@@ -77,6 +77,17 @@ impl PsnrGpu {
     }
 }
 
+impl GpuPlan for PsnrOptions {
+    fn gpu_metric(
+        &self,
+        gpu: &std::sync::Arc<Gpu>,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+    ) -> Result<Option<Box<dyn GpuMetric>>> {
+        Ok(Some(Box::new(PsnrGpu::new(gpu, pipelines, ctx, self)?)))
+    }
+}
+
 impl GpuMetric for PsnrGpu {
     fn feature(&self) -> &'static str {
         psnr::FEATURE
@@ -111,7 +122,7 @@ impl GpuMetric for PsnrGpu {
         &self,
         _s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let rows = bufs

@@ -18,7 +18,7 @@ use gpu_allocator::MemoryLocation;
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
 use super::kept::KeptBuffers;
-use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
+use super::{rows, FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::vif::stats::ScaleSums;
 use crate::feature::vif::{check_size, log2, VifOptions, VifScores};
 use crate::vk::context::Gpu;
@@ -138,6 +138,17 @@ impl VifGpu {
     }
 }
 
+impl GpuPlan for VifOptions {
+    fn gpu_metric(
+        &self,
+        gpu: &std::sync::Arc<Gpu>,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+    ) -> Result<Option<Box<dyn GpuMetric>>> {
+        Ok(Some(Box::new(VifGpu::new(gpu, pipelines, ctx, self)?)))
+    }
+}
+
 impl GpuMetric for VifGpu {
     fn feature(&self) -> &'static str {
         crate::feature::vif::FEATURE
@@ -223,7 +234,7 @@ impl GpuMetric for VifGpu {
         &self,
         _s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let sums = self.sums(bufs)?;

@@ -65,8 +65,8 @@ mod upload;
 
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
-pub(crate) use metric::slot_bytes as metric_slot_bytes;
 pub use metric::float_ssim::DebugFrame;
+pub(crate) use metric::slot_bytes as metric_slot_bytes;
 pub use metric::MetricDebug;
 pub use metric::METRIC_STAGES;
 use metric::{GpuMetric, MetricContext, MetricPlan, PictureLayout};

@@ -119,14 +119,21 @@ impl GpuPlan for SsimOptions {
         pipelines: &Pipelines,
         ctx: &MetricContext,
     ) -> Result<Option<Box<dyn GpuMetric>>> {
-        Ok(Some(Box::new(FloatSsimGpu::new(gpu, pipelines, ctx, self)?)))
+        Ok(Some(Box::new(FloatSsimGpu::new(
+            gpu, pipelines, ctx, self,
+        )?)))
     }
 }
 
 impl FloatSsimGpu {
     /// The plan for the scorer's format and options (float_ssim's checks
     /// first).
-    fn new(gpu: &Gpu, pipelines: &Pipelines, ctx: &MetricContext, opts: &SsimOptions) -> Result<Self> {
+    fn new(
+        gpu: &Gpu,
+        pipelines: &Pipelines,
+        ctx: &MetricContext,
+        opts: &SsimOptions,
+    ) -> Result<Self> {
         let (width, height, bit_depth) = ctx.format;
         let geometry = ssim::check_geometry(width, height, bit_depth, opts)?;
         if geometry.scale > MAX_SCALE {
@@ -415,4 +422,3 @@ impl VkScorer {
         })
     }
 }
-

@@ -19,7 +19,7 @@ use crate::io::Chroma;
 use crate::metric::{MetricConfig, MetricSet, Models};
 use crate::vk::context::Gpu;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
-use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
+use crate::{Error, FrameScore, FrameScorer, Result};
 
 /// What a [`Scorer`] scores: the geometry, the metrics and their options,
 /// the chroma layout (for metrics that read chroma) and how many pairs it
@@ -144,7 +144,7 @@ impl ScorerDesc {
     pub fn metric_set(&self) -> Result<MetricSet> {
         let mut configs = self.models.with_metrics(&self.metrics)?;
         if configs.is_empty() {
-            configs.push(MetricConfig::FloatSsim(SsimOptions::default()));
+            configs.push(MetricConfig::default());
         }
         MetricSet::new(
             &configs,

@@ -96,6 +96,19 @@ pub(crate) use registry_lines;
 
 registry_lines!(registry);
 
+impl Default for MetricConfig {
+    /// The metric a scorer computes when none is named: the registry's
+    /// first, `float_ssim`, with its defaults.
+    ///
+    /// ```
+    /// use vkssim::metric::MetricConfig;
+    /// assert_eq!(MetricConfig::default().to_string(), "float_ssim");
+    /// ```
+    fn default() -> Self {
+        MetricConfig::all()[0]
+    }
+}
+
 /// libvmaf's boolean option values: exactly `true` or `false`.
 pub(crate) fn parse_bool(feature: &str, key: &str, value: &str) -> Result<bool> {
     match value {

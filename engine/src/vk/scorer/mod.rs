@@ -46,7 +46,7 @@ use super::{UploadPath, VkOptions};
 use crate::frame::{bytes_per_sample, PlaneGeometry};
 use crate::io::Chroma;
 use crate::metric::MetricConfig;
-use crate::{Error, FrameScore, Result, SsimOptions};
+use crate::{Error, FrameScore, Result};
 
 mod batch;
 mod debug;
@@ -149,33 +149,6 @@ impl VkScorer {
     /// The device this scorer runs on.
     pub(crate) fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu
-    }
-
-    /// A scorer of `float_ssim` alone under `opts` for `width` x `height`
-    /// luma planes of `bit_depth` bits, on the device and paths `vk` asks
-    /// for ([`VkScorer::with_metrics`] of that one metric, without queueing
-    /// its outputs: a frame's [`crate::FrameScore`] holds them).
-    ///
-    /// Opens the device (shared by the process), takes the pipelines of the
-    /// arithmetic path (native fp64 or the software fp64 path; built and
-    /// self-tested by the device's first scorer only) and allocates every buffer.
-    ///
-    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::MissingFeature`],
-    /// [`Error::SelfTestFailed`], [`Error::PlaneTooSmall`], [`Error::Unsupported`]
-    /// (scale above 128, `no_fp64` before the software path exists, a bad bit
-    /// depth), [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
-    pub fn new(
-        width: u32,
-        height: u32,
-        bit_depth: u32,
-        opts: &SsimOptions,
-        vk_opts: &VkOptions,
-    ) -> Result<Self> {
-        let list = [MetricConfig::FloatSsim(*opts)];
-        let format = (width, height, bit_depth);
-        check_metric_list(&list, format, Chroma::Mono)?;
-        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
-        Self::with_gpu_and_metrics(gpu, format, Chroma::Mono, &list, vk_opts)
     }
 
     /// A scorer for pictures of `width` x `height` luma, `bit_depth` bits and
@@ -431,7 +404,7 @@ impl VkScorer {
 
 /// Checks a metric list for frames of this format: not empty, each metric
 /// once, and each metric's own checks.
-fn check_metric_list(
+pub(super) fn check_metric_list(
     list: &[MetricConfig],
     (width, height, bit_depth): (u32, u32, u32),
     chroma: Chroma,

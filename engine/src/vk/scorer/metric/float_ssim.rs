@@ -9,20 +9,24 @@
 //! §5); the dB from the CPU twin's functions. Its passes may run interleaved
 //! across a batch of device-resident pairs ([`GpuMetric::batches`]).
 //!
-//! Also the pass-by-pass read-back for tests ([`VkScorer::debug_frame`],
+//! Also the scorer of float_ssim alone ([`VkScorer::new`]) and the
+//! pass-by-pass read-back for tests ([`VkScorer::debug_frame`],
 //! [`DebugFrame`]).
 
 use super::super::host_sum::{fixed_sums, plane_sum};
 use super::super::recorder::{build_program, Buf, BufferDecl, Recorder};
-use super::super::{stats, VkScorer};
+use super::super::{check_metric_list, stats, VkScorer};
 use super::{FrameFinish, GpuMetric, GpuPlan, MetricContext};
 use crate::cpu::{self, FrameMeans, TermSums};
+use crate::io::Chroma;
 use crate::metric::ssim::{self, FrameGeometry, SsimConstants};
+use crate::metric::MetricConfig;
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{FrameExtents, FramePass, Kernel, Params, Pipelines, Spec, PASSES};
 use crate::vk::reduce;
 use crate::vk::shaders::binding;
+use crate::vk::VkOptions;
 use crate::{Error, FrameScore, LumaFrame, Result, SsimOptions};
 
 /// Largest decimation factor the GPU accepts (the int64 argument of the seed
@@ -354,6 +358,33 @@ pub struct DebugFrame {
 }
 
 impl VkScorer {
+    /// A scorer of `float_ssim` alone under `opts` for `width` x `height`
+    /// luma planes of `bit_depth` bits, on the device and paths `vk` asks
+    /// for ([`VkScorer::with_metrics`] of that one metric, without queueing
+    /// its outputs: a frame's [`crate::FrameScore`] holds them).
+    ///
+    /// Opens the device (shared by the process), takes the pipelines of the
+    /// arithmetic path (native fp64 or the software fp64 path; built and
+    /// self-tested by the device's first scorer only) and allocates every buffer.
+    ///
+    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::MissingFeature`],
+    /// [`Error::SelfTestFailed`], [`Error::PlaneTooSmall`], [`Error::Unsupported`]
+    /// (scale above 128, `no_fp64` before the software path exists, a bad bit
+    /// depth), [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
+    pub fn new(
+        width: u32,
+        height: u32,
+        bit_depth: u32,
+        opts: &SsimOptions,
+        vk_opts: &VkOptions,
+    ) -> Result<Self> {
+        let list = [MetricConfig::FloatSsim(*opts)];
+        let format = (width, height, bit_depth);
+        check_metric_list(&list, format, Chroma::Mono)?;
+        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
+        Self::with_gpu_and_metrics(gpu, format, Chroma::Mono, &list, vk_opts)
+    }
+
     /// Scores one pair synchronously and copies back every float_ssim pass's
     /// output, for pass-by-pass comparison with the CPU twin. Frames already
     /// submitted are finished first (their results stay queued).

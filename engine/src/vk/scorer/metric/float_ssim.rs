@@ -16,7 +16,7 @@
 use super::super::host_sum::{fixed_sums, plane_sum};
 use super::super::recorder::{build_program, Buf, BufferDecl, Recorder};
 use super::super::{check_metric_list, stats, VkScorer};
-use super::{FrameFinish, GpuMetric, GpuPlan, MetricContext};
+use super::{FrameFinish, GpuMetric, MetricContext};
 use crate::cpu::{self, FrameMeans, TermSums};
 use crate::io::Chroma;
 use crate::metric::ssim::{self, FrameGeometry, SsimConstants};
@@ -116,18 +116,7 @@ const VFILT: usize = 2;
 const TERMS: usize = 3;
 const PARTIALS: usize = 4;
 
-impl GpuPlan for SsimOptions {
-    fn gpu_metric(
-        &self,
-        gpu: &std::sync::Arc<Gpu>,
-        pipelines: &Pipelines,
-        ctx: &MetricContext,
-    ) -> Result<Option<Box<dyn GpuMetric>>> {
-        Ok(Some(Box::new(FloatSsimGpu::new(
-            gpu, pipelines, ctx, self,
-        )?)))
-    }
-}
+gpu_plan!(SsimOptions => FloatSsimGpu);
 
 impl FloatSsimGpu {
     /// The plan for the scorer's format and options (float_ssim's checks

@@ -13,6 +13,23 @@
 //! per frame scored without error, in the order the frames' [`FrameScore`]s
 //! come out ([`VkScorer::take_metric_outputs`]).
 
+/// Implements [`GpuPlan`] for a metric's options type `$options`: its plan
+/// is `$plan::new(gpu, pipelines, ctx, options)` (the metric's checks first).
+macro_rules! gpu_plan {
+    ($options:ty => $plan:ty) => {
+        impl $crate::vk::scorer::metric::GpuPlan for $options {
+            fn gpu_metric(
+                &self,
+                gpu: &std::sync::Arc<$crate::vk::context::Gpu>,
+                pipelines: &$crate::vk::pipeline::Pipelines,
+                ctx: &$crate::vk::scorer::metric::MetricContext,
+            ) -> $crate::Result<Option<Box<dyn $crate::vk::scorer::metric::GpuMetric>>> {
+                Ok(Some(Box::new(<$plan>::new(gpu, pipelines, ctx, self)?)))
+            }
+        }
+    };
+}
+
 pub(super) mod float_ssim;
 mod kept;
 pub(super) mod motion;

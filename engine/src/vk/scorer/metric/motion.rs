@@ -19,7 +19,7 @@ use gpu_allocator::MemoryLocation;
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::VkScorer;
 use super::kept::KeptBuffers;
-use super::{rows, FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug, PlaneRange};
+use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::motion::extractor::outputs_from_sad;
 use crate::feature::motion::{check_size, MotionOptions};
 use crate::vk::context::Gpu;
@@ -103,16 +103,7 @@ impl MotionGpu {
     }
 }
 
-impl GpuPlan for MotionOptions {
-    fn gpu_metric(
-        &self,
-        gpu: &std::sync::Arc<Gpu>,
-        pipelines: &Pipelines,
-        ctx: &MetricContext,
-    ) -> Result<Option<Box<dyn GpuMetric>>> {
-        Ok(Some(Box::new(MotionGpu::new(gpu, pipelines, ctx, self)?)))
-    }
-}
+gpu_plan!(MotionOptions => MotionGpu);
 
 impl GpuMetric for MotionGpu {
     fn feature(&self) -> &'static str {

@@ -11,7 +11,7 @@
 use super::super::host_sum::{fixed_sums, plane_sum};
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
-use super::{FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug};
+use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug};
 use crate::cpu::{FrameMeans, Plane, TermSums};
 use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
 use crate::vk::context::Gpu;
@@ -181,16 +181,7 @@ impl MsSsimGpu {
     }
 }
 
-impl GpuPlan for MsSsimOptions {
-    fn gpu_metric(
-        &self,
-        gpu: &std::sync::Arc<Gpu>,
-        pipelines: &Pipelines,
-        ctx: &MetricContext,
-    ) -> Result<Option<Box<dyn GpuMetric>>> {
-        Ok(Some(Box::new(MsSsimGpu::new(gpu, pipelines, ctx, self)?)))
-    }
-}
+gpu_plan!(MsSsimOptions => MsSsimGpu);
 
 impl GpuMetric for MsSsimGpu {
     fn feature(&self) -> &'static str {

@@ -9,7 +9,7 @@
 
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
-use super::{FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug, PlaneRange};
+use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::metric::psnr::{self, PsnrGeometry, PsnrOptions};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
@@ -77,16 +77,7 @@ impl PsnrGpu {
     }
 }
 
-impl GpuPlan for PsnrOptions {
-    fn gpu_metric(
-        &self,
-        gpu: &std::sync::Arc<Gpu>,
-        pipelines: &Pipelines,
-        ctx: &MetricContext,
-    ) -> Result<Option<Box<dyn GpuMetric>>> {
-        Ok(Some(Box::new(PsnrGpu::new(gpu, pipelines, ctx, self)?)))
-    }
-}
+gpu_plan!(PsnrOptions => PsnrGpu);
 
 impl GpuMetric for PsnrGpu {
     fn feature(&self) -> &'static str {

@@ -18,7 +18,7 @@ use gpu_allocator::MemoryLocation;
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
 use super::kept::KeptBuffers;
-use super::{rows, FrameFinish, GpuMetric, GpuPlan, MetricContext, MetricDebug, PlaneRange};
+use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::vif::stats::ScaleSums;
 use crate::feature::vif::{check_size, log2, VifOptions, VifScores};
 use crate::vk::context::Gpu;
@@ -138,16 +138,7 @@ impl VifGpu {
     }
 }
 
-impl GpuPlan for VifOptions {
-    fn gpu_metric(
-        &self,
-        gpu: &std::sync::Arc<Gpu>,
-        pipelines: &Pipelines,
-        ctx: &MetricContext,
-    ) -> Result<Option<Box<dyn GpuMetric>>> {
-        Ok(Some(Box::new(VifGpu::new(gpu, pipelines, ctx, self)?)))
-    }
-}
+gpu_plan!(VifOptions => VifGpu);
 
 impl GpuMetric for VifGpu {
     fn feature(&self) -> &'static str {

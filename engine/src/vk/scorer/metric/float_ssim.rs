@@ -306,8 +306,14 @@ impl GpuMetric for FloatSsimGpu {
                 s.read_back_with(&bufs[TERMS], s.copy_terms, |t| self.score_terms(t))?
             }
         };
-        out.outputs.extend(&score.outputs);
         out.side.extend(score.side());
+        if out.outputs.is_empty() {
+            // The list's first metric (float_ssim alone, the fast path): its
+            // outputs are the frame's so far, moved, not copied.
+            out.outputs = score.outputs;
+        } else {
+            out.outputs.extend(&score.outputs);
+        }
         Ok(())
     }
 

@@ -34,7 +34,7 @@ pub struct Features {
 impl Default for Features {
     fn default() -> Self {
         Self {
-            metrics: vec![MetricConfig::FloatSsim(SsimOptions::default())],
+            metrics: vec![MetricConfig::default()],
             models: Vec::new(),
         }
     }
@@ -150,15 +150,16 @@ impl Features {
     }
 }
 
-/// The `float_ssim` options from every `--feature` given (none: the defaults).
-pub fn parse_features(specs: &[String]) -> Result<SsimOptions> {
-    Ok(Features::parse(specs)?.ssim())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The `float_ssim` options from every `--feature` given (none: the
+    /// defaults).
+    fn parse_features(specs: &[String]) -> Result<SsimOptions> {
+        Ok(Features::parse(specs)?.ssim())
+    }
 
     fn parse(specs: &[&str]) -> Result<SsimOptions> {
         parse_features(&specs.iter().map(|s| s.to_string()).collect::<Vec<_>>())

@@ -19,7 +19,7 @@ use crate::io::Chroma;
 use crate::metric::{MetricConfig, MetricSet, Models};
 use crate::vk::context::Gpu;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
-use crate::{Error, FrameScore, FrameScorer, Result, SsimOptions};
+use crate::{Error, FrameScore, FrameScorer, Result};
 
 /// What a [`Scorer`] scores: the geometry, the metrics and their options,
 /// the chroma layout (for metrics that read chroma) and how many pairs it
@@ -144,7 +144,7 @@ impl ScorerDesc {
     pub fn metric_set(&self) -> Result<MetricSet> {
         let mut configs = self.models.with_metrics(&self.metrics)?;
         if configs.is_empty() {
-            configs.push(MetricConfig::FloatSsim(SsimOptions::default()));
+            configs.push(MetricConfig::default());
         }
         MetricSet::new(
             &configs,
@@ -276,25 +276,14 @@ impl Scorer {
         vk_opts.engine.device_resident_frames_in_flight =
             super::in_flight::device_resident(desc, options);
         let geometry = (desc.width, desc.height, desc.bit_depth);
-        let inner = match metrics.ssim().filter(|_| metrics.is_float_ssim_only()) {
-            Some(ssim) => VkScorer::with_gpu(
-                gpu,
-                desc.width,
-                desc.height,
-                desc.bit_depth,
-                &ssim,
-                &vk_opts,
-            )?,
-            // Every metric's passes in the frame's one command buffer
-            // (float_ssim's only when it is asked for).
-            None => VkScorer::with_gpu_and_metrics(
-                gpu,
-                geometry,
-                &metrics.ssim().unwrap_or_default(),
-                Some((metrics.chroma(), metrics.configs())),
-                &vk_opts,
-            )?,
-        };
+        // Every metric's passes in the frame's one command buffer.
+        let inner = VkScorer::with_gpu_and_metrics(
+            gpu,
+            geometry,
+            metrics.chroma(),
+            metrics.configs(),
+            &vk_opts,
+        )?;
         Ok(Self {
             inner: Inner::Vk(Box::new(inner)),
             desc: desc.clone(),

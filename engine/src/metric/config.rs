@@ -71,19 +71,42 @@ macro_rules! registry {
     };
 }
 
-registry! {
-    /// libvmaf's `float_ssim`.
-    FloatSsim(SsimOptions),
-    /// libvmaf's `psnr` (integer, luma and chroma).
-    Psnr(PsnrOptions),
-    /// libvmaf's `float_ms_ssim`.
-    FloatMsSsim(MsSsimOptions),
-    /// libvmaf's `vif` (integer VIF, VMAF's `integer_vif_scale0..3`).
-    Vif(VifOptions),
-    /// libvmaf's `adm` (integer ADM, VMAF's `integer_adm2`).
-    Adm(AdmOptions),
-    /// libvmaf's `motion` (integer motion, VMAF's `integer_motion2`).
-    Motion(MotionOptions),
+/// The registry's lines, handed to the macro `$then` (`registry` here; the
+/// Vulkan scorer's table of device plans makes its own dispatch from the
+/// same lines): a new metric is one line here.
+macro_rules! registry_lines {
+    ($then:ident) => {
+        $then! {
+            /// libvmaf's `float_ssim`.
+            FloatSsim(SsimOptions),
+            /// libvmaf's `psnr` (integer, luma and chroma).
+            Psnr(PsnrOptions),
+            /// libvmaf's `float_ms_ssim`.
+            FloatMsSsim(MsSsimOptions),
+            /// libvmaf's `vif` (integer VIF, VMAF's `integer_vif_scale0..3`).
+            Vif(VifOptions),
+            /// libvmaf's `adm` (integer ADM, VMAF's `integer_adm2`).
+            Adm(AdmOptions),
+            /// libvmaf's `motion` (integer motion, VMAF's `integer_motion2`).
+            Motion(MotionOptions),
+        }
+    };
+}
+pub(crate) use registry_lines;
+
+registry_lines!(registry);
+
+impl Default for MetricConfig {
+    /// The metric a scorer computes when none is named: the registry's
+    /// first, `float_ssim`, with its defaults.
+    ///
+    /// ```
+    /// use vkssim::metric::MetricConfig;
+    /// assert_eq!(MetricConfig::default().to_string(), "float_ssim");
+    /// ```
+    fn default() -> Self {
+        MetricConfig::all()[0]
+    }
 }
 
 /// libvmaf's boolean option values: exactly `true` or `false`.

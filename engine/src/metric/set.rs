@@ -155,11 +155,6 @@ impl MetricSet {
         })
     }
 
-    /// Whether the set is `float_ssim` alone.
-    pub fn is_float_ssim_only(&self) -> bool {
-        self.configs.len() == 1 && self.ssim().is_some()
-    }
-
     /// Whether a frame job needs the previous frame's reference (a temporal
     /// metric such as `motion`).
     pub fn needs_previous_reference(&self) -> bool {
@@ -241,7 +236,7 @@ mod tests {
         assert_eq!(s.output_names()[16], "psnr_y");
         assert_eq!(s.aggregate_names(), ["apsnr_y", "apsnr_cb", "apsnr_cr"]);
         assert_eq!(s.chroma_plane_size(), (88, 176));
-        assert!(s.needs_chroma() && !s.is_float_ssim_only());
+        assert!(s.needs_chroma());
         let mono = MetricSet::new(&l(&["psnr"]), 64, 64, 8, Some(Chroma::Mono)).unwrap();
         assert!(!mono.needs_chroma());
         assert_eq!(mono.output_names(), ["psnr_y"]);

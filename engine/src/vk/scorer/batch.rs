@@ -1,5 +1,6 @@
 //! The recorder of a batch of device-resident pairs (`super::external`):
-//! one command buffer that runs each float_ssim pass for every pair of the
+//! one command buffer that runs each pass (of metrics that batch: the SSIM
+//! stage's) for every pair of the
 //! batch before the next pass, so that a pass's dispatches of several pairs
 //! fill the device together and the batch pays each pass's barrier once, not
 //! once per pair. At 4K the SSIM stage works on 480x270 planes, where a
@@ -20,13 +21,13 @@ use crate::Result;
 
 impl VkScorer {
     /// Whether a batch of these slots may be interleaved: two or more
-    /// pairs, and float_ssim's passes only (the metrics' passes stay in each
-    /// slot's own command buffer).
+    /// pairs, and only metrics that batch ([`super::metric::GpuMetric::batches`];
+    /// the others' passes stay in each slot's own command buffer).
     pub(super) fn interleaves(&self, slots: &[usize]) -> bool {
-        slots.len() >= 2 && self.metrics.is_none()
+        slots.len() >= 2 && self.gpu_metrics.iter().all(|m| m.batches())
     }
 
-    /// Records `cmd` with the scorer's program (float_ssim's passes) for
+    /// Records `cmd` with the scorer's program for
     /// every slot of `slots`, step by step (see the module docs); the slots'
     /// prologues run before it in the same submission.
     pub(super) fn record_batch(&self, cmd: vk::CommandBuffer, slots: &[usize]) -> Result<()> {

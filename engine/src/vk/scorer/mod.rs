@@ -3,18 +3,17 @@
 //!
 //! The ring holds up to `frames_in_flight` slots, created as it first needs
 //! them (one at creation; the first device-resident pair creates them all,
-//! deepening a float_ssim-only ring to `device_resident_frames_in_flight`,
-//! whose extra slots get upload buffers only when a host pair takes one),
-//! each with its upload buffers, the range record, every metric's buffers
-//! (float_ssim's: the intermediate planes, the per-pixel term buffer in
-//! device memory, the partial sums host-visible), its descriptor sets, a
-//! pre-recorded command buffer (the metrics' passes and their barriers), a
-//! fence and timestamp queries. A frame is: copy the raw
-//! samples into the slot (mapped device memory on the direct path, the staging
-//! buffer otherwise), submit, and later wait on the fence, take the fp32 means
-//! from the device's fixed-point partial sums where they provably settle them
-//! ([`super::reduce`]), else copy the per-pixel terms back and sum them on the
-//! host in raster order (docs/exactness.md §5), and form the dB with the CPU twin's functions.
+//! deepening the ring of a scorer whose metrics all batch
+//! ([`GpuMetric::batches`]) to `device_resident_frames_in_flight`, whose
+//! extra slots get upload buffers only when a host pair takes one), each
+//! with its upload buffers, the range record, every metric's buffers, its
+//! descriptor sets, a pre-recorded command buffer (the metrics' passes and
+//! their barriers), a fence and timestamp queries. A frame is: copy the raw
+//! samples into the slot (mapped device memory on the direct path, the
+//! staging buffer otherwise), submit, and later wait on the fence, hand what
+//! the metrics decide from their host-visible buffers to a worker thread
+//! ([`GpuMetric::reduce`]), and take every metric's outputs in the list's
+//! order ([`GpuMetric::finish`]).
 //!
 //! Every slot is submitted on the device's one compute queue.
 //!
@@ -26,10 +25,10 @@
 //! buffers; `record` a slot's command buffers (upload copy, then the program); `upload` the
 //! host's samples into a slot ([`UploadSlot`], the copy threads); `ring` the
 //! order of frames (hand out, submit, wait, score, in submission order);
-//! `host_sum` a frame's means from the device's partial sums or the host's
-//! raster-order sum; `shared_ref` slots that read a shared reference plane; `stats` the timestamps and [`HostStats`]; `debug` the
-//! pass-by-pass read-back ([`DebugFrame`]); `external` frames already on the
-//! device.
+//! `host_sum` the summing threads and the partial sums' words; `shared_ref`
+//! slots that read a shared reference plane; `stats` the timestamps and
+//! [`HostStats`]; `debug` the copy back of a device buffer; `external`
+//! frames already on the device.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -39,14 +38,15 @@ use ash::vk;
 use super::commands;
 use super::context::Gpu;
 use super::device::MemoryModel;
-use super::pipeline::{self, Params, Pipelines};
+use super::pipeline::{self, Pipelines};
 use super::pipeline_cache::ContextCounts;
 use super::shaders::{soft_f64_available, ArithVariant};
 use super::workers::Workers;
 use super::{UploadPath, VkOptions};
-use crate::cpu;
-use crate::frame::bytes_per_sample;
-use crate::{Error, FrameScore, Result, SsimOptions};
+use crate::frame::{bytes_per_sample, PlaneGeometry};
+use crate::io::Chroma;
+use crate::metric::MetricConfig;
+use crate::{Error, FrameScore, Result};
 
 mod batch;
 mod debug;
@@ -63,9 +63,9 @@ mod slots;
 mod stats;
 mod upload;
 
-pub use debug::DebugFrame;
 pub(crate) use external::{ExternalPlane, ExternalRing, ExternalSemaphore};
 use host_sum::sum_threads;
+pub use metric::float_ssim::DebugFrame;
 pub(crate) use metric::slot_bytes as metric_slot_bytes;
 pub use metric::MetricDebug;
 pub use metric::METRIC_STAGES;
@@ -76,11 +76,7 @@ use slots::{Sizes, Slot};
 pub use stats::HostStats;
 pub use upload::UploadSlot;
 
-/// Largest decimation factor the GPU accepts (the int64 argument of the seed
-/// note stops holding above it).
-pub const MAX_SCALE: u32 = 128;
-
-/// The GPU float_ssim scorer (see the module documentation).
+/// The GPU scorer (see the module documentation).
 pub struct VkScorer {
     slots: Vec<Slot>,
     /// Slots the ring may hold (`frames_in_flight`); [`VkScorer::grow`]
@@ -92,7 +88,7 @@ pub struct VkScorer {
     /// takes them ([`VkScorer::free_host_slot`]).
     host_capacity: usize,
     /// What the ring deepens to on the first device-resident pair of a
-    /// float_ssim-only scorer (`EngineOptions::device_resident_frames_in_flight`).
+    /// scorer whose metrics batch (`EngineOptions::device_resident_frames_in_flight`).
     device_capacity: usize,
     /// Which slots are free, handed out by [`VkScorer::acquire_slot`], or
     /// submitted and not yet scored (on the GPU, or with their sum on a
@@ -110,16 +106,15 @@ pub struct VkScorer {
     /// a stream has no previous one. The most recent few are kept.
     stream_starts: std::collections::BTreeSet<u64>,
     sizes: Sizes,
-    opts: SsimOptions,
     upload: UploadPath,
     descriptor_pool: vk::DescriptorPool,
     compute_pool: vk::CommandPool,
     transfer_pool: Option<vk::CommandPool>,
     /// Shared with every scorer on the device (see [`super::pipeline_cache`]).
     pipelines: Arc<Pipelines>,
-    /// The metrics computed on the device, in recording order (float_ssim's
-    /// first when its passes run; see `metric`).
-    gpu_metrics: Vec<Box<dyn GpuMetric>>,
+    /// The metrics computed on the device, in recording order (see
+    /// `metric`).
+    gpu_metrics: Vec<Arc<dyn GpuMetric>>,
     /// What each frame records (see `recorder`).
     program: Program,
     /// Whether the terms pass reduces with subgroup operations.
@@ -142,13 +137,8 @@ pub struct VkScorer {
     /// Device-resident pairs recorded and not yet submitted, oldest first
     /// (see `external`).
     batch: Vec<usize>,
-    /// The metric list ([`VkScorer::with_metrics`]; `None`: float_ssim
-    /// only).
-    metrics: Option<MetricPlan>,
-    /// Whether float_ssim's own passes run (it is asked for, or there is no
-    /// metric list); without them no slot holds its buffers and a frame's
-    /// [`FrameScore`] has no float_ssim.
-    ssim_passes: bool,
+    /// The metric list.
+    metrics: MetricPlan,
     /// The slot of the frame scored last.
     last_slot: Option<usize>,
     // Dropped last (after `Drop::drop` destroyed everything above).
@@ -165,115 +155,45 @@ impl VkScorer {
         &self.gpu
     }
 
-    /// A scorer for `width` x `height` luma planes of `bit_depth` bits under
-    /// `opts`, on the device and paths `vk` asks for.
-    ///
-    /// Opens the device (shared by the process), takes the pipelines of the
-    /// arithmetic path (native fp64 or the software fp64 path; built and
-    /// self-tested by the device's first scorer only) and allocates every buffer.
-    ///
-    /// Errors: [`Error::NoVulkan`], [`Error::NoDevice`], [`Error::MissingFeature`],
-    /// [`Error::SelfTestFailed`], [`Error::PlaneTooSmall`], [`Error::Unsupported`]
-    /// (scale above 128, `no_fp64` before the software path exists, a bad bit
-    /// depth), [`Error::OutOfDeviceMemory`], [`Error::Vulkan`].
-    pub fn new(
-        width: u32,
-        height: u32,
-        bit_depth: u32,
-        opts: &SsimOptions,
-        vk_opts: &VkOptions,
-    ) -> Result<Self> {
-        crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?;
-        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
-        Self::with_gpu(gpu, width, height, bit_depth, opts, vk_opts)
-    }
-
-    /// [`VkScorer::new`] on an already open device (`vk_opts.device_index` and
-    /// `vk_opts.validation` are not used): the library API's engines, own or
-    /// imported, share their [`Gpu`] with every scorer they create.
-    pub(crate) fn with_gpu(
-        gpu: Arc<Gpu>,
-        width: u32,
-        height: u32,
-        bit_depth: u32,
-        opts: &SsimOptions,
-        vk_opts: &VkOptions,
-    ) -> Result<Self> {
-        Self::with_gpu_and_metrics(gpu, (width, height, bit_depth), opts, None, vk_opts)
-    }
-
     /// A scorer for pictures of `width` x `height` luma, `bit_depth` bits and
     /// `chroma` subsampling that computes every metric of `metrics` (each at
     /// most once, in any order) on the device `vk_opts` asks for: its
-    /// [`FrameScore`]s are float_ssim's (under the list's `float_ssim`
-    /// options; without float_ssim in the list, empty), and [`VkScorer::take_metric_outputs`] gives every metric's
-    /// outputs of each frame, in the list's order. float_ssim's passes run
-    /// only when the list has it. Chroma is uploaded only when psnr reads
-    /// it; submit such pictures whole (luma, Cb, Cr) through
-    /// [`crate::FrameScorer::submit`] or an upload slot, or as planes with
-    /// [`VkScorer::submit_picture`].
+    /// [`crate::FrameScore`]s hold every metric's outputs, in the list's
+    /// order, and so does [`VkScorer::take_metric_outputs`] for each frame.
+    /// Chroma is uploaded only when psnr reads it; submit such pictures whole
+    /// (luma, Cb, Cr) through [`crate::FrameScorer::submit`] or an upload
+    /// slot, or as planes with [`VkScorer::submit_picture`].
     ///
     /// Errors: each metric's size and option checks (before any work), a
     /// metric asked twice or none ([`Error::InvalidOption`]), and those of
     /// [`VkScorer::new`].
     pub fn with_metrics(
         (width, height, bit_depth): (u32, u32, u32),
-        chroma: crate::io::Chroma,
-        metrics: &[crate::metric::MetricConfig],
+        chroma: Chroma,
+        metrics: &[MetricConfig],
         vk_opts: &VkOptions,
     ) -> Result<Self> {
-        let opts = metric_list_ssim(metrics, (width, height, bit_depth), chroma)?;
+        check_metric_list(metrics, (width, height, bit_depth), chroma)?;
         let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
-        Self::with_gpu_and_metrics(
-            gpu,
-            (width, height, bit_depth),
-            &opts,
-            Some((chroma, metrics)),
-            vk_opts,
-        )
+        let mut this =
+            Self::with_gpu_and_metrics(gpu, (width, height, bit_depth), chroma, metrics, vk_opts)?;
+        this.metrics.keep = true;
+        Ok(this)
     }
 
-    /// [`VkScorer::with_metrics`] (with `metrics`) or [`VkScorer::with_gpu`]
-    /// (without) on an already open device.
+    /// A scorer of `list` (see [`VkScorer::with_metrics`]; its outputs not
+    /// queued) on an already open device (`vk_opts.device_index` and
+    /// `vk_opts.validation` are not used): the library API's engines, own or
+    /// imported, share their [`Gpu`] with every scorer they create.
     pub(crate) fn with_gpu_and_metrics(
         gpu: Arc<Gpu>,
         (width, height, bit_depth): (u32, u32, u32),
-        opts: &SsimOptions,
-        metrics: Option<(crate::io::Chroma, &[crate::metric::MetricConfig])>,
+        chroma: Chroma,
+        list: &[MetricConfig],
         vk_opts: &VkOptions,
     ) -> Result<Self> {
-        if let Some((chroma, list)) = metrics {
-            metric_list_ssim(list, (width, height, bit_depth), chroma)?;
-        }
-        // float_ssim's passes run only when it is asked for (always without
-        // a metric list).
-        let ssim_passes = metrics.map_or(true, |(_, list)| {
-            list.iter()
-                .any(|m| matches!(m, crate::metric::MetricConfig::FloatSsim(_)))
-        });
-        let geometry = if ssim_passes {
-            crate::metric::ssim::check_geometry(width, height, bit_depth, opts)?
-        } else {
-            // A geometry for the sizes only (no buffer is made for it): the
-            // smallest plane the SSIM stage takes.
-            cpu::samples::sample_divisor(bit_depth)?;
-            crate::metric::ssim::FrameGeometry {
-                width,
-                height,
-                bit_depth,
-                scale: 1,
-                scaled_width: 11,
-                scaled_height: 11,
-            }
-        };
+        check_metric_list(list, (width, height, bit_depth), chroma)?;
         vk_opts.check()?;
-        if geometry.scale > MAX_SCALE {
-            return Err(Error::Unsupported(format!(
-                "scale {} on the GPU: above {MAX_SCALE} libvmaf's decimation sum is no longer \
-                 exact, so vkssim refuses it (the CPU backend scores it)",
-                geometry.scale
-            )));
-        }
         if vk_opts.engine.no_fp64 && !soft_f64_available() {
             return Err(Error::Unsupported(
                 "the software fp64 path (no_fp64): its shaders are not built into this \
@@ -293,58 +213,35 @@ impl VkScorer {
             },
             other => other,
         };
-        let hw = geometry.scaled_width - 10;
-        let hh = geometry.scaled_height - 10;
-        let raw_bytes = width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64;
         let mut sizes = Sizes {
-            geometry,
-            hw,
-            hh,
-            raw_bytes,
+            geometry: PlaneGeometry::new(width, height, bit_depth),
+            raw_bytes: width as u64 * height as u64 * bytes_per_sample(bit_depth) as u64,
             picture: PictureLayout::luma(width, height, bit_depth),
-        };
-        let k = crate::metric::ssim::SsimConstants::libvmaf();
-        let params = Params {
-            width,
-            height,
-            bit_depth,
-            scale: geometry.scale,
-            sw: geometry.scaled_width,
-            sh: geometry.scaled_height,
-            tap_bits: cpu::decimate::decimation_tap(geometry.scale).to_bits(),
-            c1_bits: k.c1.to_bits(),
-            c2_bits: k.c2.to_bits(),
-            c3_bits: k.c3.to_bits(),
-            enable_lcs: opts.enable_lcs as u32,
-            debug_writes: 0,
         };
         let subgroup_reduce = gpu.device.info.subgroup_reduce && !vk_opts.debug.no_subgroups;
         let ctx = MetricContext {
             format: (width, height, bit_depth),
-            chroma: metrics.map_or(crate::io::Chroma::C420, |(c, _)| c),
-            sizes,
-            params,
+            chroma,
             subgroups: subgroup_reduce,
         };
-        let list = metrics.map_or(&[][..], |(_, list)| list);
-        let gpu_metrics =
-            metric::gpu_metrics(&gpu, &pipelines, &ctx, ssim_passes.then_some(opts), list)?;
+        let gpu_metrics = metric::gpu_metrics(&gpu, &pipelines, &ctx, list)?;
         if let Some((stored, _)) = gpu_metrics.iter().find_map(|m| m.chroma()) {
             sizes.picture.chroma = Some(stored);
         }
         let program = recorder::build_program(&gpu_metrics, false)?;
-        let metrics = metrics.map(|(_, list)| MetricPlan {
+        let metrics = MetricPlan {
             list: list.to_vec(),
             done: VecDeque::new(),
-        });
+            keep: false,
+        };
         let in_flight = if vk_opts.engine.frames_in_flight == 0 {
             crate::api::DEFAULT_FRAMES_IN_FLIGHT
         } else {
             vk_opts.engine.frames_in_flight
         };
-        // Only a scorer without metrics deepens its ring for device-resident
-        // pairs (a metric slot can hold hundreds of MB at 4K).
-        let device_capacity = if metrics.is_none() {
+        // Only a scorer whose metrics all batch deepens its ring for
+        // device-resident pairs (a metric slot can hold hundreds of MB at 4K).
+        let device_capacity = if gpu_metrics.iter().all(|m| m.batches()) {
             vk_opts
                 .engine
                 .device_resident_frames_in_flight
@@ -364,7 +261,6 @@ impl VkScorer {
             next_frame: 0,
             stream_starts: std::collections::BTreeSet::from([0]),
             sizes,
-            opts: *opts,
             upload,
             descriptor_pool: vk::DescriptorPool::null(),
             compute_pool: vk::CommandPool::null(),
@@ -380,7 +276,6 @@ impl VkScorer {
             external: None,
             batch: Vec::new(),
             metrics,
-            ssim_passes,
             last_slot: None,
             gpu,
         };
@@ -429,7 +324,7 @@ impl VkScorer {
             width,
             height,
             bit_depth,
-            scale = geometry.scale,
+            metrics = ?list.iter().map(MetricConfig::feature).collect::<Vec<_>>(),
             "Vulkan scorer ready"
         );
         Ok(this)
@@ -528,21 +423,18 @@ impl VkScorer {
     }
 }
 
-/// The float_ssim options of a metric list (the defaults when it has no
-/// float_ssim), after checking the list for frames of this format: not
-/// empty, no two metrics writing one output (one metric may come twice
-/// with options whose outputs are named apart, as VMAF's models ask), and
-/// each metric's own checks.
-fn metric_list_ssim(
-    list: &[crate::metric::MetricConfig],
+/// Checks a metric list for frames of this format: not empty, no two
+/// metrics writing one output (one metric may come twice with options whose
+/// outputs are named apart, as VMAF's models ask), and each metric's own
+/// checks.
+pub(super) fn check_metric_list(
+    list: &[MetricConfig],
     (width, height, bit_depth): (u32, u32, u32),
-    chroma: crate::io::Chroma,
-) -> Result<SsimOptions> {
-    use crate::metric::MetricConfig;
+    chroma: Chroma,
+) -> Result<()> {
     if list.is_empty() {
         return Err(Error::InvalidOption("no metric to compute".into()));
     }
-    let mut opts = SsimOptions::default();
     for (k, m) in list.iter().enumerate() {
         if list[..k].iter().any(|o| o.shares_outputs(m)) {
             return Err(Error::InvalidOption(format!(
@@ -551,11 +443,8 @@ fn metric_list_ssim(
             )));
         }
         m.check_frame(width, height, bit_depth, chroma)?;
-        if let MetricConfig::FloatSsim(o) = m {
-            opts = *o;
-        }
     }
-    Ok(opts)
+    Ok(())
 }
 
 impl Drop for VkScorer {

@@ -138,18 +138,18 @@ impl VkScorer {
     fn drain_results(&mut self) {
         use crate::FrameScorer;
         while self.wait_next().is_some() {}
-        if let Some(p) = self.metrics.as_mut() {
-            p.done.clear();
-        }
+        self.metrics.done.clear();
     }
 
     /// The one frame in flight's metric outputs.
     fn finish_one(&mut self) -> Result<MetricOutputs> {
         use crate::FrameScorer;
         match self.wait_next() {
-            Some(Ok(_)) => self
-                .take_metric_outputs()
-                .ok_or_else(|| Error::Internal("a frame scored without its metric outputs".into())),
+            Some(Ok(score)) => {
+                // Its queued copy (the queue was emptied before it).
+                self.metrics.done.clear();
+                Ok(score.outputs)
+            }
             Some(Err(e)) => Err(e),
             None => Err(Error::Internal("the frame submitted was not scored".into())),
         }

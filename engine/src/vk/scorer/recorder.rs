@@ -23,6 +23,7 @@
 //! dispatch for every slot between the same barriers (`super::batch`).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -301,7 +302,7 @@ impl Recorder {
 }
 
 /// The program of `metrics`, in their order (`debug`: a debug frame's).
-pub(super) fn build_program(metrics: &[Box<dyn GpuMetric>], debug: bool) -> Result<Program> {
+pub(super) fn build_program(metrics: &[Arc<dyn GpuMetric>], debug: bool) -> Result<Program> {
     let mut r = Recorder::new(debug);
     for (k, m) in metrics.iter().enumerate() {
         r.begin_metric(k, m.stage_names());

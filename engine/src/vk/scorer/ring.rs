@@ -4,13 +4,13 @@
 //! [`FrameScorer`] on top of it.
 
 use std::sync::mpsc::sync_channel;
+use std::sync::Arc;
 use std::time::Instant;
 
 use ash::vk;
 
-use super::host_sum::{score_partials, score_terms, SendConst};
-use super::metric::float_ssim::FloatSsimGpu;
-use super::slots::clear_range;
+use super::host_sum::SendConst;
+use super::slots::{clear_range, Decided};
 use super::upload::UploadSlot;
 use super::{not_mapped, VkScorer};
 use crate::vk::errors::vk_error;
@@ -61,7 +61,7 @@ impl FrameScorer for VkScorer {
         match ready {
             Some(r) => {
                 self.slots[i].reduction = None;
-                let r = self.settle(i, r);
+                let r = self.settle(i, Ok(r));
                 self.state.finish_oldest();
                 Some(r)
             }
@@ -232,58 +232,42 @@ impl VkScorer {
                 "frame scored"
             );
         }
-        let fast = if self.ssim_passes {
-            let partials = &self.ssim_buffers(i)?[FloatSsimGpu::PARTIALS];
-            let bytes = partials.mapped().ok_or_else(not_mapped)?;
-            score_partials(bytes, &self.sizes, &self.opts, self.force_host_sum)
-        } else {
-            Some(FrameScore::empty())
-        };
-        self.settle(i, Ok(fast))
+        let mut decided = Decided::new();
+        for (m, bufs) in self.gpu_metrics.iter().zip(&self.slots[i].bufs) {
+            decided.push(match m.reduced_buffer() {
+                Some(k) => {
+                    let bytes = bufs[k].mapped().ok_or_else(not_mapped)?;
+                    m.reduce(bytes, self.force_host_sum)
+                }
+                None => None,
+            });
+        }
+        self.settle(i, Ok(decided))
     }
 
-    /// The score of slot `i` from what its worker decided: the score, or
-    /// `None` when the partial sums did not settle it; then the slot's terms
-    /// are copied back from device memory and summed here in raster order
-    /// (the rare fallback, counted in [`super::HostStats::host_sum_fallbacks`]).
-    /// The slot must not have been reused since its fence signalled.
-    pub(super) fn settle(
-        &mut self,
-        i: usize,
-        decided: Result<Option<FrameScore>>,
-    ) -> Result<FrameScore> {
+    /// The score of slot `i` from what its worker decided: every metric's
+    /// outputs in the list's order ([`super::metric::GpuMetric::finish`]; a
+    /// metric whose partial sums did not settle a frame copies its terms
+    /// back and sums them here in raster order, the rare fallback counted
+    /// in [`super::HostStats::host_sum_fallbacks`]). The slot must not have
+    /// been reused since its fence signalled.
+    pub(super) fn settle(&mut self, i: usize, decided: Result<Decided>) -> Result<FrameScore> {
         // The frame is done: a shared reference may go back to its pool.
         self.slots[i].holding = None;
         self.slots[i].imports = [None, None];
         self.check_range(i)?;
-        let mut fell_back = false;
-        let score = match decided? {
-            Some(score) => score,
-            None => {
-                fell_back = true;
-                let (sizes, opts, copy) = (self.sizes, self.opts, self.copy_terms);
-                let terms = &self.ssim_buffers(i)?[FloatSsimGpu::TERMS];
-                self.read_back_with(terms, copy, |terms| score_terms(terms, &sizes, &opts))?
-            }
-        };
+        let decided = decided?;
         self.last_slot = Some(i);
-        if self.metrics.is_none() {
-            self.stats.host_sum_fallbacks += fell_back as u64;
-        } else {
-            let finished = self.finish_metrics(i, &score)?;
-            let metric_fell_back = finished.host_sums > 0;
-            self.stats.host_sum_fallbacks += (fell_back || metric_fell_back) as u64;
-            let Some(plan) = self.metrics.as_mut() else {
-                return Ok(score);
-            };
-            // The frame's score as the CPU twin gives it: every output by
-            // name in the list's order, what the metrics keep of it.
-            plan.done.push_back(finished.outputs.clone());
-            let mut full = FrameScore::empty();
-            (full.outputs, full.side) = (finished.outputs, finished.side);
-            return Ok(full);
+        let finished = self.finish_metrics(i, decided)?;
+        self.stats.host_sum_fallbacks += (finished.host_sums > 0) as u64;
+        if self.metrics.keep {
+            self.metrics.done.push_back(finished.outputs.clone());
         }
-        Ok(score)
+        // The frame's score as the CPU twin gives it: every output by name
+        // in the list's order, what the metrics keep of it.
+        let mut full = FrameScore::empty();
+        (full.outputs, full.side) = (finished.outputs, finished.side);
+        Ok(full)
     }
 
     /// [`Error::SampleRange`] when slot `i`'s passes found a sample above the
@@ -327,36 +311,46 @@ impl VkScorer {
         })
     }
 
-    /// Slot `i`'s fence signalled: reads its timestamps and hands the decision
-    /// from its partial sums to a worker thread; the result is received by
-    /// `finish_oldest` or `poll_next`. (Handing slots over before their fence
+    /// Slot `i`'s fence signalled: reads its timestamps and hands what the
+    /// metrics decide from their host-visible buffers
+    /// ([`super::metric::GpuMetric::reduce`]) to a worker thread; the result
+    /// is received by `finish_oldest` or `poll_next`. (Handing slots over before their fence
     /// signalled, with the worker waiting on it, measured slower on the H200:
     /// see BENCHMARKS.md.)
     pub(super) fn dispatch(&mut self, i: usize) -> Result<()> {
         self.read_timestamps(i);
-        let (sizes, opts, force) = (self.sizes, self.opts, self.force_host_sum);
+        let force = self.force_host_sum;
         let (tx, rx) = sync_channel(1);
-        if !self.ssim_passes {
-            // Nothing of float_ssim's to decide: the metrics' outputs are
-            // taken when the result is received.
-            let _ = tx.send(Ok(Some(FrameScore::empty())));
+        // Each metric that decides on a worker, by position, with the bytes
+        // of the buffer it reads.
+        let mut jobs = Vec::new();
+        for (k, (m, bufs)) in self.gpu_metrics.iter().zip(&self.slots[i].bufs).enumerate() {
+            if let Some(b) = m.reduced_buffer() {
+                let bytes = bufs[b].mapped().ok_or_else(not_mapped)?;
+                jobs.push((k, Arc::clone(m), SendConst(bytes.as_ptr(), bytes.len())));
+            }
+        }
+        let n = self.gpu_metrics.len();
+        if jobs.is_empty() {
+            // Nothing to decide: the metrics' outputs are taken when the
+            // result is received.
+            let _ = tx.send(vec![None; n]);
             self.slots[i].reduction = Some(rx);
             return Ok(());
         }
-        let bytes = self.ssim_buffers(i)?[FloatSsimGpu::PARTIALS]
-            .mapped()
-            .ok_or_else(not_mapped)?;
-        let partials = SendConst(bytes.as_ptr(), bytes.len());
         let slot = &mut self.slots[i];
         self.workers.run(move || {
-            let partials = partials;
-            // SAFETY: the slot's partials buffer stays mapped and unwritten
-            // until this result is received: the slot is not resubmitted and
-            // not destroyed before (`finish_oldest`, `poll_next` and `Drop`
-            // receive it first), and the GPU finished writing it (its fence
-            // signalled).
-            let bytes = unsafe { std::slice::from_raw_parts(partials.0, partials.1) };
-            let _ = tx.send(Ok(score_partials(bytes, &sizes, &opts, force)));
+            let mut decided: Decided = vec![None; n];
+            for (k, m, buf) in jobs {
+                // SAFETY: the slot's buffer stays mapped and unwritten until
+                // this result is received: the slot is not resubmitted and
+                // not destroyed before (`finish_oldest`, `poll_next` and
+                // `Drop` receive it first), and the GPU finished writing it
+                // (its fence signalled).
+                let bytes = unsafe { std::slice::from_raw_parts(buf.0, buf.1) };
+                decided[k] = m.reduce(bytes, force);
+            }
+            let _ = tx.send(decided);
         })?;
         slot.reduction = Some(rx);
         Ok(())
@@ -403,7 +397,7 @@ impl VkScorer {
         let received = self.slots[i].reduction.take().map(|rx| rx.recv());
         self.stats.sum_wait_ns += t.elapsed().as_nanos() as u64;
         let r = match received {
-            Some(Ok(decided)) => self.settle(i, decided),
+            Some(Ok(decided)) => self.settle(i, Ok(decided)),
             _ => Err(Error::Internal(format!(
                 "frame {}: the thread summing its terms stopped",
                 self.slots[i].frame

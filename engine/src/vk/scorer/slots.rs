@@ -1,7 +1,7 @@
 //! The resources of one frame in flight ([`Slot`]: upload buffers, the range
 //! record, every metric's buffers, descriptor sets, command buffers, fence,
-//! semaphore and timestamp queries), the sizes float_ssim's geometry gives
-//! ([`Sizes`]), and their creation and destruction.
+//! semaphore and timestamp queries), the frames' sizes ([`Sizes`]), and
+//! their creation and destruction.
 
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
@@ -11,54 +11,30 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::VkScorer;
-use crate::metric::ssim::FrameGeometry;
+use crate::frame::PlaneGeometry;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::import_hold::ImportHold;
 use crate::vk::memory::Buffer;
-use crate::vk::pipeline::{FrameExtents, FramePass, RangeRecord};
+use crate::vk::pipeline::RangeRecord;
 use crate::vk::shared_plane::SharedPlane;
 use crate::vk::UploadPath;
 use crate::{Error, FrameScore, Result};
 
-/// Sizes derived from the geometry.
+/// What each metric of a scorer (by position) decided of a frame on a
+/// worker thread ([`super::metric::GpuMetric::reduce`]).
+pub(super) type Decided = Vec<Option<FrameScore>>;
+
+/// The sizes of the frames a scorer takes.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Sizes {
-    pub(super) geometry: FrameGeometry,
-    /// Valid width and height of the SSIM stage.
-    pub(super) hw: u32,
-    pub(super) hh: u32,
+    /// Luma width, height and bit depth.
+    pub(super) geometry: PlaneGeometry,
     /// Bytes of one raw (luma) plane.
     pub(super) raw_bytes: u64,
     /// Where a picture's planes lie in the upload memory (the luma plane,
     /// then chroma when a metric reads it): `raw_bytes` or more.
     pub(super) picture: super::metric::PictureLayout,
-}
-
-impl Sizes {
-    pub(super) fn dec_len(&self) -> u64 {
-        self.geometry.scaled_width as u64 * self.geometry.scaled_height as u64
-    }
-    pub(super) fn hfilt_len(&self) -> u64 {
-        self.hw as u64 * self.geometry.scaled_height as u64
-    }
-    pub(super) fn valid_len(&self) -> u64 {
-        self.hw as u64 * self.hh as u64
-    }
-    /// What the frame's passes are dispatched over.
-    pub(super) fn extents(&self) -> FrameExtents {
-        FrameExtents {
-            sw: self.geometry.scaled_width,
-            sh: self.geometry.scaled_height,
-            hw: self.hw,
-            hh: self.hh,
-        }
-    }
-    /// Workgroups of the terms pass, one partial-sum record each.
-    pub(super) fn term_groups(&self) -> u64 {
-        let [x, y, z] = FramePass::Terms.groups(&self.extents());
-        x as u64 * y as u64 * z as u64
-    }
 }
 
 /// The resources of one frame in flight.
@@ -90,10 +66,10 @@ pub(super) struct Slot {
     /// Index of the frame it holds, and when it was submitted.
     pub(super) frame: u64,
     pub(super) submitted: Option<Instant>,
-    /// The score being decided on a worker thread, once the fence signalled
-    /// (`None`: the host must sum the terms, see [`crate::vk::reduce`]); the
-    /// slot is reused only after it was received.
-    pub(super) reduction: Option<Receiver<Result<Option<FrameScore>>>>,
+    /// What the metrics decide on a worker thread once the fence signalled
+    /// (see [`super::metric::GpuMetric::reduce`]); the slot is reused only
+    /// after it was received.
+    pub(super) reduction: Option<Receiver<Decided>>,
     /// Which plane binding 0 (the reference) reads.
     pub(super) reference: ReferenceSource,
     /// The shared reference of the frame in flight, held until its fence

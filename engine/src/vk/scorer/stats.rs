@@ -5,7 +5,6 @@
 
 use ash::vk;
 
-use super::metric::float_ssim::FloatSsimGpu;
 use super::VkScorer;
 
 /// Where time went, for `vkssim bench`: the submitting thread's blocking waits
@@ -80,9 +79,9 @@ impl PassClock {
 impl VkScorer {
     /// GPU time of each pass of the last frame scored, by pass name (in
     /// dispatch order), in nanoseconds, when the queue has timestamps: the
-    /// stages each metric computed declares, float_ssim's passes
-    /// ([`crate::vk::pipeline::PASSES`]) first, then the other metrics'
-    /// ([`super::METRIC_STAGES`]).
+    /// stages each metric computed declares, in the metrics' recording order
+    /// (float_ssim's passes, [`crate::vk::pipeline::PASSES`], first when it
+    /// runs; then the other metrics', [`super::METRIC_STAGES`]).
     pub fn last_pass_ns(&self) -> Option<Vec<(&'static str, f64)>> {
         let ns = self.pass_clock.last.as_ref()?;
         Some(
@@ -177,35 +176,11 @@ impl VkScorer {
     }
 
     /// Where the raw samples are written, in words: the memory type the host
-    /// writes (device-local through the BAR, host memory) and the copy after it.
+    /// writes (device-local through the BAR, host memory) and the copy after
+    /// it; then where the metrics' read-back buffers live
+    /// ([`super::metric::GpuMetric::memory_note`]).
     pub fn memory_path(&self) -> String {
         let slot = &self.slots[0];
-        let ssim = self.ssim_buffers(0).ok();
-        let describe = |f: vk::MemoryPropertyFlags| {
-            let mut parts = Vec::new();
-            if f.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL) {
-                parts.push("device-local");
-            }
-            if f.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
-                parts.push("host-visible");
-            }
-            if f.contains(vk::MemoryPropertyFlags::HOST_CACHED) {
-                parts.push("host-cached");
-            }
-            parts.join(" ")
-        };
-        let terms = ssim.map_or(String::new(), |b| {
-            format!(
-                "; terms stay in {} memory, partial sums read back from {} memory (terms copied back only for a frame they do not settle{})",
-                describe(b[FloatSsimGpu::TERMS].memory_properties()),
-                describe(b[FloatSsimGpu::PARTIALS].memory_properties()),
-                if self.copy_terms {
-                    ", then copied out before summing"
-                } else {
-                    ""
-                }
-            )
-        });
         let path = match &slot.staging {
             Some(st) => format!(
                 "staging: host writes {} memory, then a copy to device-local memory on the {} queue",
@@ -221,6 +196,26 @@ impl VkScorer {
                 describe(slot.raw[0].memory_properties())
             ),
         };
-        path + &terms
+        let notes = self
+            .gpu_metrics
+            .iter()
+            .zip(&slot.bufs)
+            .filter_map(|(m, bufs)| m.memory_note(bufs, self.copy_terms));
+        std::iter::once(path).chain(notes).collect()
     }
+}
+
+/// Memory property flags in words (`device-local host-visible`, ...).
+pub(super) fn describe(f: vk::MemoryPropertyFlags) -> String {
+    let mut parts = Vec::new();
+    if f.contains(vk::MemoryPropertyFlags::DEVICE_LOCAL) {
+        parts.push("device-local");
+    }
+    if f.contains(vk::MemoryPropertyFlags::HOST_VISIBLE) {
+        parts.push("host-visible");
+    }
+    if f.contains(vk::MemoryPropertyFlags::HOST_CACHED) {
+        parts.push("host-cached");
+    }
+    parts.join(" ")
 }

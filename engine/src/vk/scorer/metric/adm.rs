@@ -130,6 +130,8 @@ impl AdmGpu {
     }
 }
 
+gpu_plan!(AdmOptions => AdmGpu);
+
 impl GpuMetric for AdmGpu {
     fn feature(&self) -> &'static str {
         crate::feature::adm::extractor::FEATURE
@@ -221,7 +223,7 @@ impl GpuMetric for AdmGpu {
         &self,
         _s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let rows = self.row_sums(&Self::records(bufs)?);

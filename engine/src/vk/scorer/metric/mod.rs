@@ -4,12 +4,31 @@
 //! recorder ([`super::recorder`]), which allocates, binds, places the barriers
 //! and times the stages it names; after a frame it reads its buffers into
 //! the frame's outputs. Shared code asks a metric, never matches on which
-//! metric it is; [`gpu_metrics`] is the one place that lists them (the
-//! engine's metric registry will take its place).
+//! metric it is: each metric's options make its plan ([`GpuPlan`],
+//! implemented in the metric's own module), and [`gpu_metrics`] asks every
+//! metric of the list in the registry's order (`crate::metric::config`'s
+//! lines, one per metric).
 //!
 //! A scorer made with [`VkScorer::with_metrics`] queues one [`MetricOutputs`]
 //! per frame scored without error, in the order the frames' [`FrameScore`]s
 //! come out ([`VkScorer::take_metric_outputs`]).
+
+/// Implements [`GpuPlan`] for a metric's options type `$options`: its plan
+/// is `$plan::new(gpu, pipelines, ctx, options)` (the metric's checks first).
+macro_rules! gpu_plan {
+    ($options:ty => $plan:ty) => {
+        impl $crate::vk::scorer::metric::GpuPlan for $options {
+            fn gpu_metric(
+                &self,
+                gpu: &std::sync::Arc<$crate::vk::context::Gpu>,
+                pipelines: &$crate::vk::pipeline::Pipelines,
+                ctx: &$crate::vk::scorer::metric::MetricContext,
+            ) -> $crate::Result<Option<Box<dyn $crate::vk::scorer::metric::GpuMetric>>> {
+                Ok(Some(Box::new(<$plan>::new(gpu, pipelines, ctx, self)?)))
+            }
+        }
+    };
+}
 
 mod adm;
 pub(super) mod float_ssim;
@@ -30,11 +49,53 @@ use crate::io::Chroma;
 use crate::metric::{MetricConfig, MetricOutputs, SideValues};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
-use crate::vk::pipeline::{Params, Pipelines};
-use crate::{Error, FrameScore, Result, SsimOptions};
+use crate::vk::pipeline::Pipelines;
+use crate::{Error, FrameScore, Result};
+
+/// How a metric's options make its plan on the device: implemented by each
+/// metric's options type in the metric's own module (the default: no
+/// Vulkan passes yet, `Ok(None)`).
+pub(super) trait GpuPlan {
+    /// The metric's plan for frames of `ctx` (its size and option checks
+    /// first), or `None` when it has no Vulkan passes.
+    fn gpu_metric(
+        &self,
+        _gpu: &std::sync::Arc<Gpu>,
+        _pipelines: &Pipelines,
+        _ctx: &MetricContext,
+    ) -> Result<Option<Box<dyn GpuMetric>>> {
+        Ok(None)
+    }
+}
+
+/// [`GpuPlan`] of a metric, made from the registry's lines (one arm per
+/// metric, written by the macro).
+macro_rules! gpu_plan_of {
+    ($($(#[$doc:meta])* $variant:ident($options:ty),)*) => {
+        /// The metric's [`GpuPlan`] (its options).
+        fn gpu_plan(m: &MetricConfig) -> &dyn GpuPlan {
+            match m {
+                $(MetricConfig::$variant(o) => o,)*
+            }
+        }
+    };
+}
+crate::metric::config::registry_lines!(gpu_plan_of);
+
+/// `&self` as [`std::any::Any`], for a metric's own module to find its plan
+/// among a scorer's ([`GpuMetric`]'s supertrait).
+pub(super) trait AsAny: std::any::Any {
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl<T: std::any::Any> AsAny for T {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
 
 /// A metric on the device (see the module docs).
-pub(super) trait GpuMetric: Send + Sync {
+pub(super) trait GpuMetric: AsAny + Send + Sync {
     /// The feature it computes (its name in the metric registry).
     fn feature(&self) -> &'static str;
 
@@ -59,16 +120,45 @@ pub(super) trait GpuMetric: Send + Sync {
     /// Records one frame's dispatches.
     fn record(&self, r: &mut Recorder);
 
+    /// Whether its passes may run interleaved across a batch of
+    /// device-resident pairs (each pass for every pair of the batch before
+    /// the next pass: `super::batch`), its slots small enough for the ring
+    /// to deepen for such pairs. A scorer batches when all its metrics do.
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// The buffer of its own (host-visible) that [`GpuMetric::reduce`]
+    /// reads on a worker thread once the frame's fence signalled; `None`
+    /// (the default): nothing is decided off the submitting thread.
+    fn reduced_buffer(&self) -> Option<usize> {
+        None
+    }
+
+    /// Decides the frame's values from that buffer's bytes, on a worker
+    /// thread (so that the submitting thread goes on reading and
+    /// submitting); `None` when [`GpuMetric::finish`] must compute them
+    /// otherwise (always under `force_host`, the host sums then).
+    fn reduce(&self, _bytes: &[u8], _force_host: bool) -> Option<FrameScore> {
+        None
+    }
+
     /// Adds its outputs of a frame (the slot's fence signalled) to `out`,
-    /// from `bufs` (its buffers) and `score` (float_ssim's score of the
-    /// frame).
+    /// from `bufs` (its buffers) and what [`GpuMetric::reduce`] decided.
     fn finish(
         &self,
         s: &VkScorer,
         bufs: &[Buffer],
-        score: &FrameScore,
+        decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()>;
+
+    /// Where its read-back buffers live, in words, appended to
+    /// [`VkScorer::memory_path`] (`copy_terms`: a fallback's terms are
+    /// copied out before summing).
+    fn memory_note(&self, _bufs: &[Buffer], _copy_terms: bool) -> Option<String> {
+        None
+    }
 
     /// The first sample above the bit depth its passes found in each
     /// picture (beyond luma, which the slot's range record covers).
@@ -101,51 +191,28 @@ pub(super) struct FrameFinish {
     pub(super) host_sums: u64,
 }
 
-/// The device metrics of a scorer (the one place that names them all).
-/// float_ssim's when `ssim` (its options, then the scorer's own
-/// passes), then each of `list` but float_ssim, in the registry's order.
+/// The device metrics of a scorer: every metric of `list`'s plan
+/// ([`GpuPlan`]), in the registry's order (their recording order).
 pub(super) fn gpu_metrics(
     gpu: &std::sync::Arc<Gpu>,
     pipelines: &Pipelines,
     ctx: &MetricContext,
-    ssim: Option<&SsimOptions>,
     list: &[MetricConfig],
-) -> Result<Vec<Box<dyn GpuMetric>>> {
-    if let Some(m) = list.iter().find(|m| !m.needs().vulkan) {
-        return Err(crate::Error::Unsupported(format!(
+) -> Result<Vec<std::sync::Arc<dyn GpuMetric>>> {
+    let no_passes = |m: &MetricConfig| {
+        crate::Error::Unsupported(format!(
             "{} on Vulkan (it has no Vulkan passes yet: the CPU twin computes it)",
             m.feature()
-        )));
+        ))
+    };
+    if let Some(m) = list.iter().find(|m| !m.needs().vulkan) {
+        return Err(no_passes(m));
     }
-    let mut out: Vec<Box<dyn GpuMetric>> = Vec::new();
-    if let Some(opts) = ssim {
-        out.push(Box::new(float_ssim::FloatSsimGpu::new(
-            gpu, pipelines, ctx, opts,
-        )?));
-    }
-    for m in list {
-        if let MetricConfig::Psnr(o) = m {
-            out.push(Box::new(psnr::PsnrGpu::new(gpu, pipelines, ctx, o)?));
-        }
-    }
-    for m in list {
-        if let MetricConfig::Motion(o) = m {
-            out.push(Box::new(motion::MotionGpu::new(gpu, pipelines, ctx, o)?));
-        }
-    }
-    for m in list {
-        if let MetricConfig::Vif(o) = m {
-            out.push(Box::new(vif::VifGpu::new(gpu, pipelines, ctx, o)?));
-        }
-    }
-    for m in list {
-        if let MetricConfig::Adm(o) = m {
-            out.push(Box::new(adm::AdmGpu::new(gpu, pipelines, ctx, o)?));
-        }
-    }
-    for m in list {
-        if let MetricConfig::FloatMsSsim(o) = m {
-            out.push(Box::new(ms_ssim::MsSsimGpu::new(gpu, pipelines, ctx, o)?));
+    let mut out: Vec<std::sync::Arc<dyn GpuMetric>> = Vec::new();
+    for known in MetricConfig::all() {
+        for m in list.iter().filter(|m| m.feature() == known.feature()) {
+            let plan = gpu_plan(m).gpu_metric(gpu, pipelines, ctx)?;
+            out.push(plan.ok_or_else(|| no_passes(m))?.into());
         }
     }
     Ok(out)
@@ -175,9 +242,6 @@ pub(super) struct MetricContext {
     /// Luma width, height and bit depth.
     pub(super) format: (u32, u32, u32),
     pub(super) chroma: Chroma,
-    /// float_ssim's geometry and push constants (its decimated sizes).
-    pub(super) sizes: super::slots::Sizes,
-    pub(super) params: Params,
     /// Whether the terms pass reduces with subgroup operations.
     pub(super) subgroups: bool,
 }
@@ -218,12 +282,15 @@ impl PictureLayout {
     }
 }
 
-/// The metric list of a scorer made with [`VkScorer::with_metrics`].
+/// The metric list of a scorer.
 pub(super) struct MetricPlan {
     /// The metrics asked for, in order (their outputs come in this order).
     pub(super) list: Vec<MetricConfig>,
-    /// Outputs of frames scored and not yet taken, oldest first.
+    /// Outputs of frames scored and not yet taken, oldest first (queued
+    /// only by a scorer made with [`VkScorer::with_metrics`]: `keep`).
     pub(super) done: VecDeque<MetricOutputs>,
+    /// Whether `done` is kept.
+    pub(super) keep: bool,
 }
 
 /// A sample above the bit depth that a metric's pass found (10 and 12-bit):
@@ -269,26 +336,39 @@ pub struct MetricDebug {
 }
 
 impl VkScorer {
+    /// The scorer's metric of plan type `T` (for that metric's own module):
+    /// its position among the scorer's metrics (and so its slots' buffers)
+    /// and its plan.
+    pub(super) fn metric_plan<T: GpuMetric>(&self) -> Option<(usize, &T)> {
+        self.gpu_metrics
+            .iter()
+            .enumerate()
+            .find_map(|(k, m)| Some((k, (**m).as_any().downcast_ref::<T>()?)))
+    }
+
     /// The chroma planes a metric reads: stored and scored sizes.
     pub(super) fn metric_chroma(&self) -> Option<((u32, u32), (u32, u32))> {
         self.gpu_metrics.iter().find_map(|m| m.chroma())
     }
 
     /// The metric outputs of slot `i`'s frame (its fence signalled), in the
-    /// list's order, float_ssim's from `score`.
-    pub(super) fn finish_metrics(&self, i: usize, score: &FrameScore) -> Result<FrameFinish> {
-        let Some(plan) = &self.metrics else {
-            return Err(Error::Internal("a metric frame without its metrics".into()));
-        };
+    /// list's order, from what each metric's [`GpuMetric::reduce`] decided
+    /// (`decided`, by position in the scorer's metrics; empty when none
+    /// decides anything).
+    pub(super) fn finish_metrics(
+        &self,
+        i: usize,
+        mut decided: Vec<Option<FrameScore>>,
+    ) -> Result<FrameFinish> {
         let mut out = FrameFinish {
             first_of_stream: self.starts_stream(self.slots[i].frame),
             ..FrameFinish::default()
         };
-        for (c, config) in plan.list.iter().enumerate() {
+        for (c, config) in self.metrics.list.iter().enumerate() {
             // The n-th of the list's configs of one metric is the n-th of
             // its device plans (`gpu_metrics` keeps the list's order within
             // a metric).
-            let nth = plan.list[..c]
+            let nth = self.metrics.list[..c]
                 .iter()
                 .filter(|o| o.feature() == config.feature())
                 .count();
@@ -302,7 +382,8 @@ impl VkScorer {
                 .ok_or_else(|| {
                     Error::Internal(format!("{} without its device plan", config.feature()))
                 })?;
-            self.gpu_metrics[k].finish(self, &self.slots[i].bufs[k], score, &mut out)?;
+            let d = decided.get_mut(k).and_then(Option::take);
+            self.gpu_metrics[k].finish(self, &self.slots[i].bufs[k], d, &mut out)?;
         }
         Ok(out)
     }
@@ -325,16 +406,13 @@ impl VkScorer {
     /// [`VkScorer::with_metrics`]: one per frame whose [`FrameScore`] came out
     /// without error, in the same order.
     pub fn take_metric_outputs(&mut self) -> Option<MetricOutputs> {
-        self.metrics.as_mut()?.done.pop_front()
+        self.metrics.done.pop_front()
     }
 
     /// What the metric passes of slot `i` hold after its frame, for the
     /// pass-by-pass tests.
     pub(super) fn read_metric_debug(&self, i: usize) -> Result<MetricDebug> {
         let mut out = MetricDebug::default();
-        if self.metrics.is_none() {
-            return Ok(out);
-        }
         for (m, bufs) in self.gpu_metrics.iter().zip(&self.slots[i].bufs) {
             m.debug(self, bufs, &mut out)?;
         }

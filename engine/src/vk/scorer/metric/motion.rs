@@ -104,6 +104,8 @@ impl MotionGpu {
     }
 }
 
+gpu_plan!(MotionOptions => MotionGpu);
+
 impl GpuMetric for MotionGpu {
     fn feature(&self) -> &'static str {
         crate::feature::motion::FEATURE
@@ -155,7 +157,7 @@ impl GpuMetric for MotionGpu {
         &self,
         _s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         // A stream's first frame has no previous one.

@@ -100,13 +100,8 @@ impl MsSsimGpu {
         ms_ssim::check_size(width, height, bit_depth)?;
         let sizes = ms_ssim::scale_sizes(width, height);
         let params = std::array::from_fn(|k| Params {
-            scale: 1,
-            sw: sizes[k].0,
-            sh: sizes[k].1,
             tap_bits: 1.0f32.to_bits(),
-            enable_lcs: 1,
-            debug_writes: 0,
-            ..ctx.params
+            ..super::float_ssim::stage_params(ctx.format, 1, sizes[k], true)
         });
         let spec = Spec::new(bit_depth, 1, true);
         Ok(Self {
@@ -185,6 +180,8 @@ impl MsSsimGpu {
         Ok((means, fallbacks))
     }
 }
+
+gpu_plan!(MsSsimOptions => MsSsimGpu);
 
 impl GpuMetric for MsSsimGpu {
     fn feature(&self) -> &'static str {
@@ -279,7 +276,7 @@ impl GpuMetric for MsSsimGpu {
         &self,
         s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let (means, fallbacks) = self.means(s, bufs)?;

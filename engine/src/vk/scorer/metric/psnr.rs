@@ -77,6 +77,8 @@ impl PsnrGpu {
     }
 }
 
+gpu_plan!(PsnrOptions => PsnrGpu);
+
 impl GpuMetric for PsnrGpu {
     fn feature(&self) -> &'static str {
         psnr::FEATURE
@@ -111,7 +113,7 @@ impl GpuMetric for PsnrGpu {
         &self,
         _s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let rows = bufs

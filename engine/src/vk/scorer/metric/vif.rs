@@ -138,6 +138,8 @@ impl VifGpu {
     }
 }
 
+gpu_plan!(VifOptions => VifGpu);
+
 impl GpuMetric for VifGpu {
     fn feature(&self) -> &'static str {
         crate::feature::vif::FEATURE
@@ -223,7 +225,7 @@ impl GpuMetric for VifGpu {
         &self,
         _s: &VkScorer,
         bufs: &[Buffer],
-        _score: &FrameScore,
+        _decided: Option<FrameScore>,
         out: &mut FrameFinish,
     ) -> Result<()> {
         let sums = self.sums(bufs)?;

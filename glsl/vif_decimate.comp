@@ -13,6 +13,12 @@
 //
 // Sources: the raw pictures at scale 1 (the slot's upload buffers, luma
 // first), the previous scale's planes (one uint per sample) after.
+//
+// Workgroup (bx, by, picture) makes a 16x16 tile of outputs: it loads the
+// input rows and columns its outputs read (reflected) into shared memory
+// once, forms each output row's vertical sums at each input column once,
+// then each output's horizontal sum from those: the same integer operations
+// per output as above, each input sample read from memory once per tile.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -25,6 +31,13 @@ layout(std430, set = 0, binding = 1) readonly buffer SrcDist { uint src_dist[]; 
 layout(std430, set = 0, binding = 2) writeonly buffer DstRef { uint dst_ref[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer DstDist { uint dst_dist[]; };
 
+// The largest radius of scales 1 to 3, and the input span of a tile.
+const int MAX_R = 4;
+const int SPAN = 2 * 15 + 2 * MAX_R + 1;
+
+shared uint tile[SPAN][SPAN];
+shared uint down[16][SPAN];
+
 uint source(bool ref, uint i) {
     if (P.scale == 1u) {
         uint w = raw_word(i);
@@ -34,22 +47,44 @@ uint source(bool ref, uint i) {
 }
 
 void main() {
-    uint x = gl_GlobalInvocationID.x;
-    uint y = gl_GlobalInvocationID.y;
-    bool ref = gl_GlobalInvocationID.z == 0u;
-    if (x >= P.width || y >= P.height || gl_GlobalInvocationID.z > 1u) { return; }
+    bool ref = gl_WorkGroupID.z == 0u;
     uint s = P.scale;
     int r = int(RADIUS[s]);
+    int span = 2 * 15 + 2 * r + 1;
+    int x0 = int(gl_WorkGroupID.x) * 16;
+    int y0 = int(gl_WorkGroupID.y) * 16;
+    uint lid = gl_LocalInvocationIndex;
+    // The tile's inputs: rows and columns 2 * y0 - r + i, reflected (and
+    // clamped, for tiles past the plane's edge, whose outputs are not kept).
+    for (uint k = lid; k < uint(span * span); k += 256u) {
+        int i = int(k) / span;
+        int j = int(k) % span;
+        uint row = min(reflect101(2 * y0 - r + i, P.src_height), P.src_height - 1u);
+        uint col = min(reflect101(2 * x0 - r + j, P.src_width), P.src_width - 1u);
+        tile[i][j] = source(ref, row * P.src_width + col);
+    }
+    memoryBarrierShared();
+    barrier();
     uint shift = s == 1u ? (BIT_DEPTH == 8u ? 8u : BIT_DEPTH) : 16u;
+    for (uint k = lid; k < uint(16 * span); k += 256u) {
+        int ty = int(k) / span;
+        int c = int(k) % span;
+        uint sum = 0u;
+        for (int ky = 0; ky <= 2 * r; ++ky) {
+            sum += TAPS[s][ky] * tile[2 * ty + ky][c];
+        }
+        down[ty][c] = (sum + (1u << (shift - 1u))) >> shift;
+    }
+    memoryBarrierShared();
+    barrier();
+    uint tx = gl_LocalInvocationID.x;
+    uint ty = gl_LocalInvocationID.y;
+    uint x = uint(x0) + tx;
+    uint y = uint(y0) + ty;
+    if (x >= P.width || y >= P.height || gl_WorkGroupID.z > 1u) { return; }
     uint sum = 0u;
     for (int kx = 0; kx <= 2 * r; ++kx) {
-        uint col = reflect101(int(2u * x) + kx - r, P.src_width);
-        uint down = 0u;
-        for (int ky = 0; ky <= 2 * r; ++ky) {
-            uint row = reflect101(int(2u * y) + ky - r, P.src_height);
-            down += TAPS[s][ky] * source(ref, row * P.src_width + col);
-        }
-        sum += TAPS[s][kx] * ((down + (1u << (shift - 1u))) >> shift);
+        sum += TAPS[s][kx] * down[ty][2 * tx + uint(kx)];
     }
     uint out_value = (sum + 32768u) >> 16;
     if (ref) {

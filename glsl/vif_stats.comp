@@ -2,8 +2,9 @@
 // vif_stats.comp: libvmaf's integer VIF, the horizontal pass of one scale's
 // statistics and its per-pixel information terms (engine/src/feature/vif/
 // stats.rs, `scale_sums` and `ScaleSums::add_pixel`, the CPU twin).
-// Workgroup (0, row, 0) takes one row of the scale; each invocation, for a
-// strided subset of its columns x:
+// Workgroup (0, row, 0) takes one row of the scale, 256 columns at a time
+// (each chunk's statistics read once into shared memory); each invocation,
+// for a strided subset of its columns x:
 // - sums tap * vert over columns x-r ..= x+r (reflect-101) in uint64, per
 //   statistic (glsl/vif_vertical.comp wrote them): mu1, mu2, xx, yy, xy;
 // - mu1^2 = (mu1 * mu1 + 2^31) >> 32 (likewise mu2^2, mu1 mu2), xx = (xx +
@@ -46,6 +47,9 @@ const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 
 shared int64_t red[4][256];
+// One chunk of the row's five vertical statistics: 256 columns and the
+// filter's reach (at most 8) each side.
+shared uint chunk[5][256 + 16];
 // The first column above the bit depth in this row, per picture.
 shared uint first[2];
 
@@ -77,13 +81,23 @@ void main() {
     F64 eps = f64_from_bits(0x3edb7cdfd9d7bdbbul);
     int64_t acc[4] = int64_t[4](0l, 0l, 0l, 0l); // num_log, den_log, num_non_log, den_non_log
     uint mine[2] = uint[2](NONE, NONE);
-    for (uint x = lid; x < P.width; x += 256u) {
+    for (uint c0 = 0u; c0 < P.width; c0 += 256u) {
+        // This chunk's columns and r more each side, reflected (clamped past
+        // the row's end, where no output is kept), from each statistic.
+        barrier();
+        for (uint k = lid; k < 256u + 2u * uint(r); k += 256u) {
+            uint col = min(reflect101(int(c0 + k) - r, P.width), P.width - 1u);
+            for (uint m = 0u; m < 5u; ++m) { chunk[m][k] = vert[m * plane + row * P.width + col]; }
+        }
+        memoryBarrierShared();
+        barrier();
+        uint x = c0 + lid;
+        if (x >= P.width) { continue; }
         uint64_t f[5] = uint64_t[5](0ul, 0ul, 0ul, 0ul, 0ul);
         for (int k = 0; k <= 2 * r; ++k) {
-            uint at = row * P.width + reflect101(int(x) + k - r, P.width);
             uint64_t tap = uint64_t(TAPS[s][k]);
             for (uint m = 0u; m < 5u; ++m) {
-                f[m] += tap * uint64_t(vert[m * plane + at]);
+                f[m] += tap * uint64_t(chunk[m][lid + uint(k)]);
             }
         }
         uint64_t mu1_sq = (f[0] * f[0] + (1ul << 31)) >> 32;

@@ -37,7 +37,25 @@ void main() {
     uint s = P.scale;
     int r = int(RADIUS[s]);
     uint64_t sums[5] = uint64_t[5](0ul, 0ul, 0ul, 0ul, 0ul);
-    for (int k = 0; k <= 2 * r; ++k) {
+    if (BIT_DEPTH == 8u && s == 0u) {
+        // 8-bit samples at scale 0: every sum fits in uint32 (the taps sum
+        // to 65536, so tap * p * q sums below 65536 * 255^2 < 2^32), the
+        // same values as the uint64 sums below.
+        uint narrow[5] = uint[5](0u, 0u, 0u, 0u, 0u);
+        for (int k = 0; k <= 2 * r; ++k) {
+            uint i = reflect101(int(y) + k - r, P.height) * P.width + x;
+            uint p = source(true, i);
+            uint q = source(false, i);
+            uint tp = TAPS[0][k] * p;
+            uint tq = TAPS[0][k] * q;
+            narrow[0] += tp;
+            narrow[1] += tq;
+            narrow[2] += tp * p;
+            narrow[3] += tq * q;
+            narrow[4] += tp * q;
+        }
+        for (uint m = 0u; m < 5u; ++m) { sums[m] = uint64_t(narrow[m]); }
+    } else for (int k = 0; k <= 2 * r; ++k) {
         uint i = reflect101(int(y) + k - r, P.height) * P.width + x;
         uint64_t p = uint64_t(source(true, i));
         uint64_t q = uint64_t(source(false, i));

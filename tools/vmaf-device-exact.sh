@@ -21,7 +21,7 @@ strip_meta() { grep -v -e "<VMAF version" -e "<fyi" "$1"; }
 for g in "3840 2160 10 8" "1920 1080 8 16"; do set -- $g
   p=$D/e$2b$3; "$X/vkssim" bench --write-yuv "$p" --frames $4 -w $1 -h $2 -b $3 -p 420 >/dev/null
   io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420 "${models[@]}" -q --xml)
-  "$X/vmaf" "${io[@]}" --cpumask 255 --threads 16 -o $D/m.xml >/dev/null 2>&1 || echo "vmaf failed" | tee -a $S
+  "$X/vmaf" "${io[@]}" --cpumask 255 -o $D/m.xml >/dev/null 2>&1 || echo "vmaf failed" | tee -a $S
   "$X/vkssim" score "${io[@]}" --precision max --backend cpu -o $D/c.xml
   for path in "--upload direct" "--upload staging" "--upload direct --no-fp64" "--upload staging --no-fp64"; do
     "$X/vkssim" score "${io[@]}" --precision max --backend vulkan $path -o $D/g.xml
@@ -31,7 +31,7 @@ for g in "3840 2160 10 8" "1920 1080 8 16"; do set -- $g
   done
   "$X/vkssim" score "${io[@]}" --backend vulkan -o $D/g6.xml
   same=$(cmp -s <(strip_meta $D/g6.xml) <(strip_meta $D/m.xml) && echo identical || echo DIFFERS)
-  echo "VMAF 4 models $1x$2 $3-bit Vulkan file vs vmaf --cpumask 255 (6 decimals): $same; vmaf mean $(grep -o 'metric name="vmaf_v061"[^/]*mean="[0-9.]*"' $D/m.xml | head -1 | grep -o 'mean="[0-9.]*"')" | tee -a $S
+  echo "VMAF 4 models $1x$2 $3-bit Vulkan file vs vmaf --cpumask 255 (6 decimals): $same; vmaf mean $(grep -o 'metric name="v061"[^/]*mean="[0-9.]*"' $D/m.xml | head -1 | grep -o 'mean="[0-9.]*"')" | tee -a $S
   rm -f ${p}_ref.yuv ${p}_dist.yuv
 done
 cat $S

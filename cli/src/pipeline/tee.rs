@@ -13,7 +13,11 @@
 //! `p / step`, and goes to the pool of the device every lane's scorer deals
 //! that pair to ([`DealtPlanes::pool_for`]: the library keeps the dealing
 //! rule). Where a pool cannot give a plane (out of device memory), that
-//! frame is kept in host memory and copied, as on the CPU.
+//! frame is kept in host memory and copied, as on the CPU; so is a frame
+//! whose reference the lanes' scorers carry to the next device's first pair
+//! (a temporal metric on several devices: the last pair of each device's
+//! run, [`DealtPlanes::reference_carried`]), which takes it from host
+//! memory.
 //!
 //! Each run (a lane) sees the tee through an [`super::Input`] that behaves as
 //! the reference would on its own: the same positions, the same ends, the same
@@ -379,9 +383,15 @@ impl<'a> Tee<'a> {
 
 impl Tee<'_> {
     /// A plane to read position `p` into: from its device's pool, else (no
-    /// pool, or the pool could not make one) in host memory.
+    /// pool, the pool could not make one, or the lanes' scorers carry this
+    /// reference to the next device's first pair, which takes it from host
+    /// memory: [`DealtPlanes::reference_carried`]) in host memory.
     fn fresh_plane(&self, p: u64) -> Fresh {
-        if let Some(planes) = &self.planes {
+        if let Some(planes) = self
+            .planes
+            .as_ref()
+            .filter(|d| !d.reference_carried(p / self.step))
+        {
             match planes.pool_for(p / self.step).take() {
                 Ok(w) => return Fresh::Device(w),
                 Err(e) => {

@@ -4,8 +4,30 @@
 //! engine gives (every engine runs the same exact passes). Pairs can also be
 //! filled in place from reader threads ([`MultiSlots`], over each scorer's
 //! [`FrameSlots`]).
+//!
+//! # Temporal metrics
+//!
+//! A temporal metric (`motion`) reads the previous frame's reference with
+//! each frame (libvmaf's `PREV_REF`). One engine carries it itself from
+//! frame to frame (the CPU twin's job holds the last reference; a Vulkan
+//! scorer keeps motion's blurred plane on the device). Several engines get
+//! contiguous runs of pairs instead of single pairs ([`Dealing`]: as many
+//! as the smallest engine's queue holds), so each engine carries the
+//! previous reference itself within a run, and only a run's first pair
+//! needs it from elsewhere: the multi-scorer keeps the luma of each run's
+//! last reference in host memory (a host pair's plane packed, or a frame
+//! slot's reference written to host memory and copied into the slot:
+//! `FrameSlot::keep_reference`) and hands it to the next engine with the
+//! next pair ([`super::Pair::with_previous_reference`]), which the CPU twin
+//! puts in the job and a Vulkan scorer uploads and blurs into the kept
+//! plane before the pair's own passes (`crate::vk::scorer`'s `previous`).
+//! Every frame then reads exactly the previous reference one engine would
+//! have read: the same bits, results in submission order. Without a
+//! temporal metric, or on one engine, pairs are dealt one by one as before
+//! and nothing is carried.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use super::engine::Engine;
 use super::queue::ScoreQueue;
@@ -14,10 +36,95 @@ use super::slots::{FrameSlot, FrameSlots};
 use super::stream::Stream;
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
-use crate::{Error, FrameScore, Result};
+use crate::{Error, FrameScore, LumaFrame, Result};
+
+/// How pairs are dealt to the engines (see the module docs): runs of `run`
+/// consecutive pairs per engine, in turn (1: one by one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Dealing {
+    engines: u64,
+    run: u64,
+    /// Whether a run's first pair carries its previous reference (a
+    /// temporal metric on several engines).
+    carries: bool,
+}
+
+impl Dealing {
+    /// The dealing of `scorers` (one geometry and metric set).
+    fn of(scorers: &[Scorer]) -> Self {
+        let engines = scorers.len().max(1) as u64;
+        let carries = engines > 1
+            && scorers
+                .first()
+                .is_some_and(|s| s.metrics().needs_previous_reference());
+        let run = match carries {
+            true => scorers.iter().map(Scorer::queue_depth).min().unwrap_or(1),
+            false => 1,
+        };
+        Self {
+            engines,
+            run: run.max(1) as u64,
+            carries,
+        }
+    }
+
+    /// The engine pair `k` goes to.
+    fn engine(&self, k: u64) -> usize {
+        ((k / self.run) % self.engines) as usize
+    }
+
+    /// Whether pair `k` (not a stream's first) reads a previous reference
+    /// its engine did not score.
+    fn starts_run(&self, k: u64) -> bool {
+        self.carries && k % self.run == 0
+    }
+
+    /// Whether pair `k`'s reference is the previous reference of the next
+    /// engine's first pair.
+    fn ends_run(&self, k: u64) -> bool {
+        self.carries && (k + 1) % self.run == 0
+    }
+
+    /// Pairs that may be in the engines' queues at once: each engine's
+    /// queue, or with runs as many runs as engines (so that no engine is
+    /// asked for more slots at once than its queue holds).
+    fn depth(&self, each: impl Iterator<Item = usize>) -> usize {
+        match self.carries {
+            true => (self.engines * self.run) as usize,
+            false => each.sum(),
+        }
+    }
+}
+
+/// The reference luma a run's last pair left for the next run's first:
+/// (that pair's index, the plane).
+type Carried = Option<(u64, Arc<LumaFrame>)>;
+
+/// The previous reference pair `k` carries: none unless it starts a run
+/// (and not a stream, which starts at `stream_start`), else the one carried
+/// from pair `k - 1`, an error when there is none (that pair's reference was
+/// not in host memory).
+fn previous_for(
+    dealing: &Dealing,
+    k: u64,
+    stream_start: u64,
+    carried: &Carried,
+    given: bool,
+) -> Result<Option<Arc<LumaFrame>>> {
+    if given || !dealing.starts_run(k) || k <= stream_start {
+        return Ok(None);
+    }
+    match carried {
+        Some((j, plane)) if j + 1 == k => Ok(Some(Arc::clone(plane))),
+        _ => Err(Error::InvalidOption(format!(
+            "frame {k}: a temporal metric reads the previous frame's reference, which another              engine scored and which is not in host memory (a shared or imported plane): give              it with the pair (Pair::with_previous_reference)"
+        ))),
+    }
+}
 
 /// Scores pairs of one geometry on several engines at once. Pair `k` goes to
-/// engine `k % n`; results come back in the order the pairs were submitted,
+/// engine `k % n` (with a temporal metric, runs of pairs go to each engine
+/// in turn: see the module docs); results come back in the order the pairs were submitted,
 /// through [`MultiScorer::poll`](crate::api::ScoreQueue::poll) and [`MultiScorer::wait`](crate::api::ScoreQueue::wait). An error from one
 /// engine (a lost device, say) is given back in that pair's place, naming the
 /// engine's device ([`Error::OnDevice`]); the results before it are not lost.
@@ -46,6 +153,12 @@ pub struct MultiScorer {
     submitted: u64,
     /// Results on their way out (values that need later frames, models).
     stream: Stream,
+    /// How pairs go to the engines.
+    dealing: Dealing,
+    /// The previous reference the next run's first pair carries.
+    carried: Carried,
+    /// The index of the current stream's first pair.
+    stream_start: u64,
 }
 
 impl MultiScorer {
@@ -70,9 +183,9 @@ impl MultiScorer {
     /// by `devices` in errors (`on NAME: ...`, so a name says what the engine
     /// is: `Vulkan device 0 (name)`, `the CPU twin`). They must share one geometry and one set of
     /// options ([`Error::InvalidOption`] otherwise, and for an empty list or a
-    /// name count that differs). A temporal metric (`motion`: a frame reads
-    /// the previous frame's reference) takes one scorer
-    /// ([`Error::Unsupported`] for several).
+    /// name count that differs). With a temporal metric (`motion`: a frame
+    /// reads the previous frame's reference) several engines get runs of
+    /// pairs (see the module docs).
     pub fn from_scorers(scorers: Vec<Scorer>, devices: Vec<String>) -> Result<Self> {
         let Some(first) = scorers.first() else {
             return Err(Error::InvalidOption(
@@ -99,20 +212,17 @@ impl MultiScorer {
                 other.desc()
             )));
         }
-        if scorers.len() > 1 && m0.needs_previous_reference() {
-            return Err(Error::Unsupported(format!(
-                "{} engines for a temporal metric: each frame reads the previous frame's \
-                 reference, which only one engine holds; score on one engine",
-                scorers.len()
-            )));
-        }
         let stream = Stream::new(m0, &d0.models);
+        let dealing = Dealing::of(&scorers);
         Ok(Self {
             scorers,
             devices,
             order: VecDeque::new(),
             submitted: 0,
             stream,
+            dealing,
+            carried: None,
+            stream_start: 0,
         })
     }
 
@@ -150,6 +260,9 @@ impl MultiScorer {
             // of an earlier borrow are all submitted or back in their rings).
             acquired: self.submitted,
             submitted: &mut self.submitted,
+            dealing: self.dealing,
+            carried: &mut self.carried,
+            stream_start: &mut self.stream_start,
         }
     }
 
@@ -160,7 +273,23 @@ impl MultiScorer {
 
     /// The engine the next pair goes to.
     pub fn next_engine(&self) -> usize {
-        (self.submitted % self.scorers.len() as u64) as usize
+        self.dealing.engine(self.submitted)
+    }
+
+    /// Whether the next pair must carry its previous frame's reference
+    /// ([`super::Pair::with_previous_reference`]) because a temporal metric
+    /// reads it, another engine scored the pair before, and that pair's
+    /// reference was not a host plane (the multi-scorer carries a host
+    /// plane itself; see the module docs).
+    pub fn needs_previous_reference(&self) -> bool {
+        previous_for(
+            &self.dealing,
+            self.submitted,
+            self.stream_start,
+            &self.carried,
+            false,
+        )
+        .is_err()
     }
 
     /// One pool of shared reference planes per engine, dealt as this
@@ -179,6 +308,7 @@ impl MultiScorer {
         Ok(DealtPlanes {
             pools,
             first: self.submitted,
+            dealing: self.dealing,
         })
     }
 }
@@ -192,11 +322,22 @@ impl ScoreQueue for MultiScorer {
     /// or a shared reference from that engine's pool, [`MultiScorer::shared_planes`]);
     /// blocks while that engine's queue is full.
     fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
-        let k = self.next_engine();
-        self.scorers[k]
-            .submit(pair)
-            .map_err(|e| on_device(&self.devices[k], e))?;
-        self.order.push_back((k, self.submitted));
+        let (i, e) = (self.submitted, self.next_engine());
+        let given = pair.carries_previous_reference();
+        let previous = previous_for(&self.dealing, i, self.stream_start, &self.carried, given)?;
+        let d = self.desc();
+        let kept = self
+            .dealing
+            .ends_run(i)
+            .then(|| pair.host_reference_luma((d.width, d.height, d.bit_depth)))
+            .flatten();
+        self.scorers[e]
+            .submit_pair_carrying(pair, previous)
+            .map_err(|err| on_device(&self.devices[e], err))?;
+        if let Some(luma) = kept {
+            self.carried = Some((i, Arc::new(luma)));
+        }
+        self.order.push_back((e, self.submitted));
         self.submitted += 1;
         Ok(())
     }
@@ -212,6 +353,7 @@ impl ScoreQueue for MultiScorer {
     fn finish(&mut self) {
         self.stream.finish(self.submitted);
         self.scorers.iter_mut().for_each(Scorer::end_backend_stream);
+        (self.stream_start, self.carried) = (self.submitted, None);
     }
 
     fn submitted(&self) -> u64 {
@@ -224,7 +366,8 @@ impl ScoreQueue for MultiScorer {
 
     /// Pairs all engines work on at once.
     fn queue_depth(&self) -> usize {
-        self.scorers.iter().map(Scorer::queue_depth).sum()
+        self.dealing
+            .depth(self.scorers.iter().map(Scorer::queue_depth))
     }
 }
 
@@ -251,27 +394,37 @@ impl std::fmt::Debug for MultiScorer {
 }
 
 /// Every scorer of a [`MultiScorer`] lent out to fill frame slots in place:
-/// slot `k` handed out by [`MultiSlots::acquire`] comes from engine
-/// `k % n`, and slots must be submitted in the order they were handed out
-/// (the order pairs are scored in); results come back in that order.
+/// slot `k` handed out by [`MultiSlots::acquire`] comes from the engine
+/// pair `k` goes to ([`MultiScorer::next_engine`]: engine `k % n`, or with
+/// a temporal metric runs of pairs per engine), and slots must be submitted
+/// in the order they were handed out (the order pairs are scored in);
+/// results come back in that order.
 pub struct MultiSlots<'s> {
     slots: Vec<FrameSlots<'s>>,
     devices: &'s [String],
     order: &'s mut VecDeque<(usize, u64)>,
     stream: &'s mut Stream,
     submitted: &'s mut u64,
-    /// Slots handed out so far (the next one comes from `acquired % n`).
+    /// Slots handed out so far (the next one comes from the engine pair
+    /// `acquired` goes to).
     acquired: u64,
+    dealing: Dealing,
+    carried: &'s mut Carried,
+    stream_start: &'s mut u64,
 }
 
 impl<'s> MultiSlots<'s> {
     /// The next free slot, from the next engine in turn (see
     /// [`FrameSlots::acquire`]).
     pub fn acquire(&mut self) -> Result<FrameSlot<'s>> {
-        let k = (self.acquired % self.slots.len() as u64) as usize;
-        let slot = self.slots[k]
+        let e = self.dealing.engine(self.acquired);
+        let mut slot = self.slots[e]
             .acquire()
-            .map_err(|e| on_device(&self.devices[k], e))?;
+            .map_err(|err| on_device(&self.devices[e], err))?;
+        if self.dealing.ends_run(self.acquired) {
+            // The next engine's first pair carries this reference.
+            slot.keep_reference();
+        }
         self.acquired += 1;
         Ok(slot)
     }
@@ -305,11 +458,16 @@ impl<'s> ScoreQueue for MultiSlots<'s> {
     /// ring, but the slots after it then come from the engines in a shifted
     /// turn: submit every slot you take, in order.
     fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
-        let k = (*self.submitted % self.slots.len() as u64) as usize;
-        self.slots[k]
-            .submit(slot)
-            .map_err(|e| on_device(&self.devices[k], e))?;
-        self.order.push_back((k, *self.submitted));
+        let i = *self.submitted;
+        let e = self.dealing.engine(i);
+        let previous = previous_for(&self.dealing, i, *self.stream_start, self.carried, false)?;
+        let kept = self.slots[e]
+            .submit_with(slot, previous, self.dealing.ends_run(i))
+            .map_err(|err| on_device(&self.devices[e], err))?;
+        if let Some(luma) = kept {
+            *self.carried = Some((i, luma));
+        }
+        self.order.push_back((e, i));
         *self.submitted += 1;
         Ok(())
     }
@@ -327,6 +485,7 @@ impl<'s> ScoreQueue for MultiSlots<'s> {
         self.slots
             .iter_mut()
             .for_each(FrameSlots::end_backend_stream);
+        (*self.stream_start, *self.carried) = (*self.submitted, None);
     }
 
     fn submitted(&self) -> u64 {
@@ -339,7 +498,8 @@ impl<'s> ScoreQueue for MultiSlots<'s> {
 
     /// Slots that may be handed out at once, over all engines.
     fn queue_depth(&self) -> usize {
-        self.slots.iter().map(FrameSlots::queue_depth).sum()
+        self.dealing
+            .depth(self.slots.iter().map(FrameSlots::queue_depth))
     }
 }
 
@@ -376,14 +536,23 @@ pub struct DealtPlanes {
     pools: Vec<SharedPlanes>,
     /// The multi-scorer's pair count when the dealing starts.
     first: u64,
+    dealing: Dealing,
 }
 
 impl DealtPlanes {
     /// The pool of the engine that the `k`-th pair from the start of the
     /// dealing goes to.
     pub fn pool_for(&self, k: u64) -> &SharedPlanes {
-        let n = self.pools.len() as u64;
-        &self.pools[((self.first + k) % n) as usize]
+        &self.pools[self.dealing.engine(self.first + k)]
+    }
+
+    /// Whether the `k`-th pair's reference is carried to the next engine's
+    /// first pair (a temporal metric on several engines, and the last pair
+    /// of a run: see [`MultiScorer`]'s module docs). Give it from host
+    /// memory, not as a shared plane: the multi-scorer keeps a host copy of
+    /// it, where it cannot read a shared plane back.
+    pub fn reference_carried(&self, k: u64) -> bool {
+        self.dealing.ends_run(self.first + k)
     }
 
     /// The same pools, dealt from `scorer`'s next pair (for a later run of
@@ -392,6 +561,7 @@ impl DealtPlanes {
         DealtPlanes {
             pools: self.pools.clone(),
             first: scorer.submitted,
+            dealing: self.dealing,
         }
     }
 
@@ -405,6 +575,7 @@ impl DealtPlanes {
                 .map(|p| p.with_max_planes(max))
                 .collect(),
             first: self.first,
+            dealing: self.dealing,
         }
     }
 

@@ -12,6 +12,7 @@
 
 use std::marker::PhantomData;
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 
 use super::queue::ScoreQueue;
 use super::scorer::{Inner, Scorer};
@@ -72,6 +73,11 @@ pub struct FrameSlot<'s> {
     /// The reference plane read instead of the slot's own
     /// ([`FrameSlot::share_reference`]).
     shared_reference: Option<SharedPlane>,
+    /// The reference frame written in host memory instead of the slot's
+    /// mapped memory, copied in on submission and kept: a
+    /// [`super::MultiSlots`] slot whose reference the next engine's first
+    /// pair carries ([`FrameSlot::keep_reference`]).
+    kept: Option<Vec<u8>>,
     scorer: u64,
     back: Sender<Returned>,
     _memory: PhantomData<&'s mut [u8]>,
@@ -164,6 +170,7 @@ impl<'s> FrameSlots<'s> {
             range_on_device,
             host_cached,
             shared_reference: None,
+            kept: None,
             scorer: s.id,
             back: s.returns.0.clone(),
             _memory: PhantomData,
@@ -202,39 +209,8 @@ impl<'s> ScoreQueue for FrameSlots<'s> {
     /// to the ring); device errors. A Vulkan scorer checks the samples on the
     /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
     /// result is then [`Error::SampleRange`].
-    fn submit(&mut self, mut slot: FrameSlot<'s>) -> Result<()> {
-        let s = &mut *self.scorer;
-        s.take_returns();
-        if slot.scorer != s.id {
-            return Err(Error::InvalidOption(
-                "a frame slot given to another scorer than the one that handed it out".into(),
-            ));
-        }
-        let frame = s.submitted;
-        for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
-            if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
-                slot.check_plane(k, which, frame)?;
-            }
-        }
-        let d = s.desc().clone();
-        match (slot.memory.take(), &mut s.inner) {
-            (Some(Memory::Mapped(u)), Inner::Vk(v)) => {
-                v.submit_slot_sharing(u, slot.shared_reference.as_ref())?
-            }
-            (Some(Memory::Host(r, dd)), Inner::Cpu(c)) => {
-                s.host_slots = s.host_slots.saturating_sub(1);
-                let frame = |bytes| LumaFrame {
-                    width: d.width,
-                    height: d.height,
-                    bit_depth: d.bit_depth,
-                    bytes,
-                };
-                c.submit(frame(r), frame(dd))?;
-            }
-            _ => return Err(Error::Internal("a frame slot of the wrong backend".into())),
-        }
-        s.submitted += 1;
-        Ok(())
+    fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
+        self.submit_with(slot, None, false).map(|_| ())
     }
 
     fn poll_indexed(&mut self) -> Option<(u64, Result<FrameScore>)> {
@@ -260,6 +236,78 @@ impl<'s> ScoreQueue for FrameSlots<'s> {
     /// Slots that may be handed out at once.
     fn queue_depth(&self) -> usize {
         self.scorer.queue_depth()
+    }
+}
+
+impl<'s> FrameSlots<'s> {
+    /// [`ScoreQueue::submit`], the pair carrying `previous` as its previous
+    /// frame's reference luma (packed; see
+    /// [`super::Pair::with_previous_reference`]); with `keep`, gives back
+    /// the pair's reference luma when it is in host memory (the CPU twin's
+    /// slots, or one that kept its reference: [`FrameSlot::keep_reference`]).
+    pub(super) fn submit_with(
+        &mut self,
+        mut slot: FrameSlot<'s>,
+        previous: Option<Arc<LumaFrame>>,
+        keep: bool,
+    ) -> Result<Option<Arc<LumaFrame>>> {
+        let s = &mut *self.scorer;
+        s.take_returns();
+        if slot.scorer != s.id {
+            return Err(Error::InvalidOption(
+                "a frame slot given to another scorer than the one that handed it out".into(),
+            ));
+        }
+        let frame = s.submitted;
+        for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
+            if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
+                slot.check_plane(k, which, frame)?;
+            }
+        }
+        let d = s.desc().clone();
+        let luma = |mut bytes: Vec<u8>| {
+            bytes.truncate(slot.len);
+            Arc::new(LumaFrame {
+                width: d.width,
+                height: d.height,
+                bit_depth: d.bit_depth,
+                bytes,
+            })
+        };
+        let mut kept = None;
+        match (slot.memory.take(), &mut s.inner) {
+            (Some(Memory::Mapped(mut u)), Inner::Vk(v)) => {
+                if let Some(r) = slot.kept.take().filter(|_| slot.shared_reference.is_none()) {
+                    // SAFETY: as in `FrameSlot::planes_mut` (the slot is
+                    // still out: it is given back below).
+                    unsafe { u.frames_mut() }
+                        .0
+                        .copy_from_slice(&r[..slot.frame_len]);
+                    kept = keep.then(|| luma(r));
+                }
+                let previous = previous.as_ref().map(|p| &p.bytes[..]);
+                v.submit_slot_sharing(u, slot.shared_reference.as_ref(), previous)?
+            }
+            (Some(Memory::Host(r, dd)), Inner::Cpu(c)) => {
+                s.host_slots = s.host_slots.saturating_sub(1);
+                if keep {
+                    kept = Some(luma(r[..slot.len].to_vec()));
+                }
+                let frame = |bytes| LumaFrame {
+                    width: d.width,
+                    height: d.height,
+                    bit_depth: d.bit_depth,
+                    bytes,
+                };
+                if let Some(p) = previous {
+                    c.carry_previous(p);
+                }
+                c.submit(frame(r), frame(dd))?;
+            }
+            _ => return Err(Error::Internal("a frame slot of the wrong backend".into())),
+        }
+        s.submitted += 1;
+        Ok(kept)
     }
 }
 
@@ -309,6 +357,7 @@ impl FrameSlot<'_> {
     /// the CPU twin.
     pub fn planes_mut(&mut self) -> (&mut [u8], &mut [u8]) {
         self.checked = [false; 2];
+        let len = self.len;
         match self.memory.as_mut() {
             Some(Memory::Mapped(u)) => {
                 // SAFETY: the scorer that handed out this slot is mutably
@@ -316,7 +365,11 @@ impl FrameSlot<'_> {
                 // can neither drop nor free the slot's memory, and it neither
                 // reuses nor writes that memory while the slot is out (it is in
                 // the ring's `filling` set until submitted or returned).
-                unsafe { u.planes_mut() }
+                let (r, d) = unsafe { u.planes_mut() };
+                match self.kept.as_mut() {
+                    Some(k) => (&mut k[..len], d),
+                    None => (r, d),
+                }
             }
             Some(Memory::Host(r, d)) => (&mut r[..self.len], &mut d[..self.len]),
             None => (&mut [], &mut []),
@@ -336,7 +389,11 @@ impl FrameSlot<'_> {
         match self.memory.as_mut() {
             Some(Memory::Mapped(u)) => {
                 // SAFETY: as in `planes_mut`.
-                unsafe { u.frames_mut() }
+                let (r, d) = unsafe { u.frames_mut() };
+                match self.kept.as_mut() {
+                    Some(k) => (&mut k[..], d),
+                    None => (r, d),
+                }
             }
             Some(Memory::Host(r, d)) => (&mut r[..], &mut d[..]),
             None => (&mut [], &mut []),
@@ -371,6 +428,18 @@ impl FrameSlot<'_> {
         )?;
         self.shared_reference = Some(plane.clone());
         Ok(())
+    }
+
+    /// Makes the slot's reference frame host memory, from now on until
+    /// submission (where it is copied into the slot's memory and given back
+    /// to [`super::MultiSlots`], which carries its luma to the next engine's
+    /// first pair: [`super::Pair::with_previous_reference`]): for a slot in
+    /// a Vulkan ring, whose mapped memory is not read back. Nothing to do
+    /// for the CPU twin's slots (host memory already).
+    pub(super) fn keep_reference(&mut self) {
+        if matches!(self.memory, Some(Memory::Mapped(_))) && self.kept.is_none() {
+            self.kept = Some(vec![0; self.frame_len]);
+        }
     }
 
     /// The distorted plane, to be written in place (as
@@ -449,6 +518,9 @@ impl FrameSlot<'_> {
 
     /// Plane `k` (0 reference, 1 distorted) for reading.
     fn plane(&self, k: usize) -> &[u8] {
+        if let Some(r) = self.kept.as_ref().filter(|_| k == 0) {
+            return &r[..self.len];
+        }
         match self.memory.as_ref() {
             Some(Memory::Mapped(u)) => {
                 // SAFETY: as in `planes_mut`; `&self` makes this the only

@@ -7,7 +7,6 @@ use std::sync::{Arc, Weak};
 
 use super::imported::ImportedPlane;
 use super::plane::{HostPlane, SemaphoreRef};
-use super::queue::ScoreQueue;
 use super::scorer::{Inner, Scorer};
 use crate::vk::scorer::ExternalSemaphore;
 use crate::vk::shared_plane::SharedPlane;
@@ -74,6 +73,8 @@ pub struct Pair<'a> {
     distorted: Source<'a>,
     /// The Cb and Cr planes of the reference, then of the distorted frame.
     chroma: [Option<[HostPlane<'a>; 2]>; 2],
+    /// The previous frame's reference luma ([`Pair::with_previous_reference`]).
+    previous: Option<HostPlane<'a>>,
     waits: Vec<SemaphoreRef>,
     signals: Vec<SemaphoreRef>,
 }
@@ -85,6 +86,7 @@ impl<'a> Pair<'a> {
             reference: reference.into(),
             distorted: distorted.into(),
             chroma: [None, None],
+            previous: None,
             waits: Vec::new(),
             signals: Vec::new(),
         }
@@ -134,6 +136,49 @@ impl<'a> Pair<'a> {
         self
     }
 
+    /// The same pair carrying its previous frame's reference luma plane (in
+    /// host memory, the scorer's size): a temporal metric (`motion`) reads
+    /// it as the previous frame's reference, whatever the scorer scored
+    /// before, so the pair is not a stream's first frame. This is what a
+    /// pair needs when another scorer took its previous pair: a
+    /// [`super::MultiScorer`] of several engines deals runs of pairs to each
+    /// and carries the previous reference of each run's first pair itself,
+    /// from the host planes of the pair before; where that pair's reference
+    /// was a shared or imported plane it asks for this plane
+    /// ([`super::MultiScorer::needs_previous_reference`]). Any kind of pair
+    /// may carry it; a scorer without a temporal metric ignores it.
+    ///
+    /// ```
+    /// use vkssim::api::{HostPlane, Pair};
+    /// let (before, r, d) = (vec![15u8; 64 * 64], vec![16u8; 64 * 64], vec![17u8; 64 * 64]);
+    /// let pair = Pair::new(HostPlane::u8(&r, 64), HostPlane::u8(&d, 64))
+    ///     .with_previous_reference(HostPlane::u8(&before, 64));
+    /// # let _ = pair;
+    /// ```
+    pub fn with_previous_reference(mut self, previous: HostPlane<'a>) -> Self {
+        self.previous = Some(previous);
+        self
+    }
+
+    /// Whether the pair carries its previous frame's reference
+    /// ([`Pair::with_previous_reference`]).
+    pub fn carries_previous_reference(&self) -> bool {
+        self.previous.is_some()
+    }
+
+    /// The reference's luma plane packed for frames of `geometry`, when it
+    /// is in host memory (`None` for a shared or imported plane, or one
+    /// the scorer will refuse).
+    pub(super) fn host_reference_luma(&self, geometry: (u32, u32, u32)) -> Option<LumaFrame> {
+        let Source::Host(plane) = self.reference else {
+            return None;
+        };
+        let mut out = LumaFrame::zeroed(0, 0, geometry.2);
+        let which = (PlaneRole::Reference, Component::Luma);
+        plane.pack_into(&mut out, geometry, which, 0).ok()?;
+        Some(out)
+    }
+
     /// The same pair, its work waiting for `semaphore` (at every stage)
     /// first. For imported planes only.
     ///
@@ -163,6 +208,17 @@ impl<'a> Pair<'a> {
 impl Scorer {
     /// Queues a pair: [`ScoreQueue::submit`] for a [`Scorer`].
     pub(super) fn submit_pair(&mut self, pair: Pair<'_>) -> Result<()> {
+        self.submit_pair_carrying(pair, None)
+    }
+
+    /// [`Scorer::submit_pair`], the pair carrying `carried` as its previous
+    /// frame's reference luma (packed) unless it carries its own
+    /// ([`Pair::with_previous_reference`]).
+    pub(super) fn submit_pair_carrying(
+        &mut self,
+        pair: Pair<'_>,
+        carried: Option<Arc<LumaFrame>>,
+    ) -> Result<()> {
         let frame = self.submitted;
         let device_pair = |what: &str| {
             Error::InvalidOption(format!(
@@ -222,13 +278,20 @@ impl Scorer {
                 )));
             }
         };
+        let previous = match pair.previous {
+            Some(plane) => Some(Arc::new(self.pack_previous(&plane)?)),
+            None => carried,
+        };
         match (pair.reference, pair.distorted) {
-            (Source::Host(r), Source::Host(d)) => {
-                self.submit_host(r, d, chroma[0].zip(chroma[1]).map(|(r, d)| [r, d]))
-            }
-            (Source::Shared(r), Source::Host(d)) => self.submit_shared(r, d, chroma[1]),
+            (Source::Host(r), Source::Host(d)) => self.submit_host(
+                r,
+                d,
+                chroma[0].zip(chroma[1]).map(|(r, d)| [r, d]),
+                previous,
+            ),
+            (Source::Shared(r), Source::Host(d)) => self.submit_shared(r, d, chroma[1], previous),
             (Source::Imported(r), Source::Imported(d)) => {
-                self.submit_imported([r, d], &pair.waits, &pair.signals)
+                self.submit_imported([r, d], (&pair.waits, &pair.signals), previous)
             }
             (_, Source::Shared(_)) => Err(device_pair("a shared plane as the distorted plane")),
             (Source::Imported(_), _) | (_, Source::Imported(_)) => {
@@ -237,13 +300,43 @@ impl Scorer {
         }
     }
 
+    /// A previous frame's reference luma plane packed for this scorer (its
+    /// errors say it is the one the pair carries).
+    fn pack_previous(&self, plane: &HostPlane<'_>) -> Result<LumaFrame> {
+        let d = self.desc();
+        let mut out = LumaFrame::zeroed(0, 0, d.bit_depth);
+        let which = (PlaneRole::Reference, Component::Luma);
+        let carried = "the previous frame's reference the pair carries";
+        match plane.pack_into(
+            &mut out,
+            (d.width, d.height, d.bit_depth),
+            which,
+            self.submitted,
+        ) {
+            Ok(()) => Ok(out),
+            Err(Error::InvalidOption(m)) => Err(Error::InvalidOption(format!("{m} ({carried})"))),
+            Err(Error::BufferSize {
+                what,
+                needed,
+                actual,
+            }) => Err(Error::BufferSize {
+                what: format!("{what}, {carried}"),
+                needed,
+                actual,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
     /// A pair from host memory (with its chroma planes when the metrics read
-    /// them: packed after each luma plane).
+    /// them: packed after each luma plane), carrying `previous` (see
+    /// [`Pair::with_previous_reference`]).
     fn submit_host(
         &mut self,
         reference: HostPlane<'_>,
         distorted: HostPlane<'_>,
         chroma: Option<[[HostPlane<'_>; 2]; 2]>,
+        previous: Option<Arc<LumaFrame>>,
     ) -> Result<()> {
         let desc = self.desc().clone();
         let g = (desc.width, desc.height, desc.bit_depth);
@@ -266,8 +359,13 @@ impl Scorer {
         // and Cr planes when the metrics read chroma): one copy into the
         // scorer's upload memory.
         match &mut self.inner {
-            Inner::Vk(v) => v.submit(r, d)?,
-            Inner::Cpu(c) => c.submit(r, d)?,
+            Inner::Vk(v) => v.submit_carrying(r, d, previous.as_ref().map(|p| &p.bytes[..]))?,
+            Inner::Cpu(c) => {
+                if let Some(p) = previous {
+                    c.carry_previous(p);
+                }
+                c.submit(r, d)?
+            }
         }
         self.submitted += 1;
         Ok(())
@@ -300,6 +398,7 @@ impl Scorer {
         reference: &SharedPlane,
         distorted: HostPlane<'_>,
         chroma: Option<[HostPlane<'_>; 2]>,
+        previous: Option<Arc<LumaFrame>>,
     ) -> Result<()> {
         let desc = self.desc().clone();
         let g = (desc.width, desc.height, desc.bit_depth);
@@ -321,15 +420,16 @@ impl Scorer {
             )));
         }
         frame.copy_from_slice(&d.bytes);
-        slots.submit(slot)
+        slots.submit_with(slot, previous, false).map(|_| ())
     }
 
-    /// Two imported planes.
+    /// Two imported planes, waiting on and signalling semaphores, carrying
+    /// `previous` (see [`Pair::with_previous_reference`]).
     fn submit_imported(
         &mut self,
         planes: [&ImportedPlane; 2],
-        waits: &[SemaphoreRef],
-        signals: &[SemaphoreRef],
+        (waits, signals): (&[SemaphoreRef], &[SemaphoreRef]),
+        previous: Option<Arc<LumaFrame>>,
     ) -> Result<()> {
         let frame = self.submitted;
         let desc = self.desc().clone();
@@ -379,11 +479,12 @@ impl Scorer {
                 .collect()
         };
         let holds = [&planes[0].hold, &planes[1].hold];
+        let previous = previous.as_ref().map(|p| &p.bytes[..]);
         // SAFETY: the planes were imported on this device under
         // `import_buffer`/`import_image`'s contract (valid until released,
         // which the slot's holds delay until the pair is done); the
         // semaphores were given under `Pair::wait`/`Pair::signal`'s.
-        unsafe { inner.submit_external(holds, &sems(waits), &sems(signals)) }?;
+        unsafe { inner.submit_external(holds, &sems(waits), &sems(signals), previous) }?;
         self.submitted += 1;
         Ok(())
     }

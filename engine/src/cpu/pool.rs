@@ -163,6 +163,16 @@ impl CpuScorer {
         self.last_reference = None;
     }
 
+    /// Makes `previous` (a reference luma plane, packed) the previous frame's
+    /// reference of the next pair submitted, whatever was submitted before:
+    /// for a pair whose previous frame another scorer took. Nothing to do
+    /// without a temporal metric.
+    pub(crate) fn carry_previous(&mut self, previous: Arc<LumaFrame>) {
+        if self.needs_previous {
+            self.last_reference = Some(previous);
+        }
+    }
+
     fn store(&mut self, (index, result): Done) {
         self.received += 1;
         self.ready.insert(index, result);

@@ -22,9 +22,12 @@ use crate::Result;
 impl VkScorer {
     /// Whether a batch of these slots may be interleaved: two or more
     /// pairs, and only metrics that batch ([`super::metric::GpuMetric::batches`];
-    /// the others' passes stay in each slot's own command buffer).
+    /// the others' passes stay in each slot's own command buffer), none
+    /// carrying a previous reference.
     pub(super) fn interleaves(&self, slots: &[usize]) -> bool {
-        slots.len() >= 2 && self.gpu_metrics.iter().all(|m| m.batches())
+        slots.len() >= 2
+            && self.gpu_metrics.iter().all(|m| m.batches())
+            && !self.previous.any_queued(slots)
     }
 
     /// Records `cmd` with the scorer's program for

@@ -257,7 +257,9 @@ impl VkScorer {
     /// Submits a pair that is already on the device (see the module docs).
     /// `waits` are waited on before any of the pair's work (at every stage);
     /// `signals` are signalled when its results are written. The slot holds
-    /// both imports until the pair's fence signalled.
+    /// both imports until the pair's fence signalled. `previous`: the
+    /// previous frame's reference luma the pair carries, packed (see
+    /// [`super::previous`]).
     ///
     /// # Safety
     /// The planes' buffers and images, and the semaphores, must be valid
@@ -270,6 +272,7 @@ impl VkScorer {
         planes: [&Arc<ImportHold>; 2],
         waits: &[ExternalSemaphore],
         signals: &[ExternalSemaphore],
+        previous: Option<&[u8]>,
     ) -> Result<()> {
         if self.sizes.picture.chroma.is_some() {
             return Err(Error::Unsupported(
@@ -285,7 +288,8 @@ impl VkScorer {
             return Err(Error::Internal("device-resident ring missing".into()));
         };
         // SAFETY: forwarded from this function's contract.
-        let r = unsafe { self.submit_external_in(&mut ring, i, planes, waits, signals) };
+        let r =
+            unsafe { self.submit_external_in(&mut ring, i, planes, (waits, signals), previous) };
         // On an error the slot stays free (taken free slots are free until
         // submitted), its binding marked stale when it was being changed.
         self.external = Some(ring);
@@ -302,8 +306,8 @@ impl VkScorer {
         ring: &mut ExternalRing,
         i: usize,
         holds: [&Arc<ImportHold>; 2],
-        waits: &[ExternalSemaphore],
-        signals: &[ExternalSemaphore],
+        (waits, signals): (&[ExternalSemaphore], &[ExternalSemaphore]),
+        previous: Option<&[u8]>,
     ) -> Result<()> {
         let planes = [holds[0].source, holds[1].source];
         let frame = self.next_frame;
@@ -365,6 +369,9 @@ impl VkScorer {
             ring.bound[i] = key;
         }
 
+        if let Some(luma) = previous {
+            self.carry_previous(i, luma)?;
+        }
         self.slots[i].failed = None;
         if waits.is_empty() && signals.is_empty() {
             // Queued: submitted with the pairs after it, in one submission
@@ -375,6 +382,8 @@ impl VkScorer {
             slot.submitted = Some(Instant::now());
             slot.imports = [Some(Arc::clone(holds[0])), Some(Arc::clone(holds[1]))];
             slot.queued = true;
+            // Its previous reference's passes go with it in the batch.
+            self.previous.queue(i);
             self.batch.push(i);
             self.next_frame += 1;
             self.state.submit_taken(i);
@@ -388,6 +397,7 @@ impl VkScorer {
         }
         // A pair with semaphores goes at once (the host may wait on its
         // signal), after the pairs queued before it.
+        let primer = self.previous.launch(i);
         if let Err(e) = self.flush_batch_with(ring) {
             self.fail_batch(e.clone());
             return Err(e);
@@ -401,7 +411,12 @@ impl VkScorer {
         // on before it was handed out again).
         unsafe { d.reset_fences(&[slot.fence]) }
             .map_err(|r| vk_error(r, "resetting a frame fence"))?;
-        let cmds = [ring.pre[i], slot.cmd];
+        // The previous reference's passes (when the pair carried one) after
+        // the prologue's barrier, before the pair's own passes.
+        let cmds: Vec<vk::CommandBuffer> = [Some(ring.pre[i]), primer, Some(slot.cmd)]
+            .into_iter()
+            .flatten()
+            .collect();
         let wait_sems: Vec<vk::Semaphore> = waits.iter().map(|w| w.semaphore).collect();
         let wait_values: Vec<u64> = waits.iter().map(|w| w.value.unwrap_or(0)).collect();
         let stages = vec![vk::PipelineStageFlags::ALL_COMMANDS; waits.len()];
@@ -472,9 +487,15 @@ impl VkScorer {
             let pres = batch.iter().map(|&i| ring.pre[i]);
             pres.chain([ring.batch_cmd[last]]).collect()
         } else {
+            let primers: Vec<Option<vk::CommandBuffer>> = batch
+                .iter()
+                .map(|&i| self.previous.take_queued(i))
+                .collect();
             batch
                 .iter()
-                .flat_map(|&i| [ring.pre[i], self.slots[i].cmd])
+                .zip(primers)
+                .flat_map(|(&i, primer)| [Some(ring.pre[i]), primer, Some(self.slots[i].cmd)])
+                .flatten()
                 .collect()
         };
         self.batch = batch;

@@ -28,7 +28,9 @@
 //! `host_sum` the summing threads and the partial sums' words; `shared_ref`
 //! slots that read a shared reference plane; `stats` the timestamps and
 //! [`HostStats`]; `debug` the copy back of a device buffer; `external`
-//! frames already on the device.
+//! frames already on the device; `previous` pairs that carry their
+//! previous frame's reference (a temporal metric's frame whose previous
+//! frame another scorer took).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -54,6 +56,7 @@ mod external;
 mod host_sum;
 mod metric;
 mod picture;
+mod previous;
 mod record;
 mod recorder;
 mod ring;
@@ -101,10 +104,6 @@ pub struct VkScorer {
     /// Scored results not yet taken, oldest first.
     done: VecDeque<Result<FrameScore>>,
     next_frame: u64,
-    /// The frames that start a stream (0, and each frame submitted first
-    /// after [`VkScorer::end_stream`]): a temporal metric's first frame of
-    /// a stream has no previous one. The most recent few are kept.
-    stream_starts: std::collections::BTreeSet<u64>,
     sizes: Sizes,
     upload: UploadPath,
     descriptor_pool: vk::DescriptorPool,
@@ -141,6 +140,8 @@ pub struct VkScorer {
     metrics: MetricPlan,
     /// The slot of the frame scored last.
     last_slot: Option<usize>,
+    /// Pairs that carry their previous frame's reference (see `previous`).
+    previous: previous::Previous,
     // Dropped last (after `Drop::drop` destroyed everything above).
     gpu: Arc<Gpu>,
 }
@@ -229,6 +230,8 @@ impl VkScorer {
             sizes.picture.chroma = Some(stored);
         }
         let program = recorder::build_program(&gpu_metrics, false)?;
+        let previous =
+            previous::Previous::new(&gpu, recorder::build_previous_program(&gpu_metrics)?);
         let metrics = MetricPlan {
             list: list.to_vec(),
             done: VecDeque::new(),
@@ -259,7 +262,6 @@ impl VkScorer {
             id: crate::identity::next(),
             done: VecDeque::new(),
             next_frame: 0,
-            stream_starts: std::collections::BTreeSet::from([0]),
             sizes,
             upload,
             descriptor_pool: vk::DescriptorPool::null(),
@@ -277,6 +279,7 @@ impl VkScorer {
             batch: Vec::new(),
             metrics,
             last_slot: None,
+            previous,
             gpu,
         };
         // On failure `this` drops and destroys whatever was created.
@@ -398,22 +401,6 @@ impl VkScorer {
         self.slots.push(slot);
         self.record(i)?;
         Ok(Some(i))
-    }
-
-    /// Ends a stream: the next frame submitted starts another, so a temporal
-    /// metric (motion) scores it as a first frame, with no previous one, as
-    /// a fresh scorer would.
-    pub fn end_stream(&mut self) {
-        self.stream_starts.insert(self.next_frame);
-        // Frames in flight are far fewer than this: older starts are done.
-        while self.stream_starts.len() > 64 {
-            self.stream_starts.pop_first();
-        }
-    }
-
-    /// Whether frame `frame` starts a stream (see [`VkScorer::end_stream`]).
-    pub(super) fn starts_stream(&self, frame: u64) -> bool {
-        self.stream_starts.contains(&frame)
     }
 
     /// Bytes uploaded per frame pair (the raw samples of both pictures: the

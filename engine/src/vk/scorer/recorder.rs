@@ -53,6 +53,10 @@ pub(super) enum Buf {
     /// ([`GpuMetric::kept_buffers`]): its passes carry it from one frame to
     /// the next, in submission order.
     Kept(u16, u16),
+    /// The previous frame's reference luma that a pair carries (the slot's
+    /// previous-reference buffer, `super::previous`): bound only by the
+    /// passes of [`GpuMetric::record_previous`].
+    Previous,
 }
 
 /// A buffer a metric declares: one per slot.
@@ -312,6 +316,21 @@ pub(super) fn build_program(metrics: &[Arc<dyn GpuMetric>], debug: bool) -> Resu
     r.finish()
 }
 
+/// The program that carries a pair's previous reference into the buffers
+/// `metrics` keep from frame to frame ([`GpuMetric::record_previous`], in
+/// their order, untimed); `None` when none of them keeps anything of a
+/// frame for the next.
+pub(super) fn build_previous_program(metrics: &[Arc<dyn GpuMetric>]) -> Result<Option<Program>> {
+    let mut r = Recorder::new(false);
+    for (k, m) in metrics.iter().enumerate() {
+        r.begin_metric(k, &[]);
+        m.record_previous(&mut r);
+        r.end_metric(m.feature());
+    }
+    let program = r.finish()?;
+    Ok((!program.steps.is_empty()).then_some(program))
+}
+
 impl VkScorer {
     /// Slot `i`'s buffers of every metric, in the metrics' order.
     pub(super) fn create_metric_buffers(
@@ -351,10 +370,18 @@ impl VkScorer {
         Ok(out)
     }
 
-    /// What buffer `b` of `slot` is bound as: (buffer, offset, range).
-    fn resolve(&self, slot: &Slot, b: Buf) -> (vk::Buffer, u64, u64) {
+    /// What buffer `b` of `slot` is bound as: (buffer, offset, range);
+    /// [`Buf::Previous`] as `previous`, the slot's previous-reference buffer
+    /// (null outside the sets of `super::previous`).
+    pub(super) fn resolve(
+        &self,
+        slot: &Slot,
+        b: Buf,
+        previous: vk::Buffer,
+    ) -> (vk::Buffer, u64, u64) {
         let whole = vk::WHOLE_SIZE;
         match b {
+            Buf::Previous => (previous, 0, whole),
             Buf::Raw(p) => slot.raw_binding[p as usize],
             Buf::Range => (slot.range.raw, 0, whole),
             Buf::Own(m, k) => (slot.bufs[m as usize][k as usize].raw, 0, whole),
@@ -375,7 +402,7 @@ impl VkScorer {
                 .bindings
                 .iter()
                 .map(|&(binding, b)| {
-                    let (buffer, offset, range) = self.resolve(slot, b);
+                    let (buffer, offset, range) = self.resolve(slot, b, vk::Buffer::null());
                     (binding, buffer, offset, range)
                 })
                 .collect();
@@ -431,6 +458,26 @@ impl VkScorer {
         slots: &[usize],
         queries: Option<vk::QueryPool>,
     ) {
+        let sets: Vec<&[vk::DescriptorSet]> =
+            slots.iter().map(|&i| &self.slots[i].sets[..]).collect();
+        // SAFETY: forwarded from this function's contract (each slot's sets
+        // are the program's).
+        unsafe { self.emit_sets(cmd, program, &sets, queries) }
+    }
+
+    /// [`VkScorer::emit`] with each pair's descriptor sets given (one list
+    /// per pair, in the order of `program`'s sets).
+    ///
+    /// # Safety
+    /// As [`VkScorer::emit`]: `cmd` recording on the compute family; each
+    /// list made for `program`'s sets and outliving the command buffer.
+    pub(super) unsafe fn emit_sets(
+        &self,
+        cmd: vk::CommandBuffer,
+        program: &Program,
+        pair_sets: &[&[vk::DescriptorSet]],
+        queries: Option<vk::QueryPool>,
+    ) {
         let gpu = &self.gpu;
         let d = &gpu.device.raw;
         if let Some(q) = queries {
@@ -453,13 +500,13 @@ impl VkScorer {
                     // SAFETY: as above; the pipelines and layouts outlive the
                     // command buffer.
                     unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, kernel.raw) };
-                    for &i in slots {
-                        // SAFETY: as above; each slot's set is of the kernel's
-                        // layout and bound to the slot's buffers; the push
+                    for sets in pair_sets {
+                        // SAFETY: as above; each pair's set is of the kernel's
+                        // layout and bound to its buffers; the push
                         // constants are the layout's range, whole (checked by
                         // the recorder).
                         unsafe {
-                            let set = self.slots[i].sets[*set];
+                            let set = sets[*set];
                             commands::bind_set_and_constants(gpu, cmd, kernel.layout, set, push);
                             d.cmd_dispatch(cmd, *x, *y, *z);
                         }

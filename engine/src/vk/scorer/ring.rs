@@ -20,14 +20,7 @@ use crate::{Component, Error, FrameScore, FrameScorer, LumaFrame, PlaneRole, Res
 
 impl FrameScorer for VkScorer {
     fn submit(&mut self, reference: LumaFrame, distorted: LumaFrame) -> Result<()> {
-        self.check_frame(&reference, "reference")?;
-        self.check_frame(&distorted, "distorted")?;
-        let slot = self.acquire_slot()?;
-        if let Err(e) = self.copy_in(slot.slot, &reference, &distorted) {
-            self.abandon_slot(slot);
-            return Err(e);
-        }
-        self.submit_slot(slot)
+        self.submit_carrying(reference, distorted, None)
     }
 
     fn poll_next(&mut self) -> Option<Result<FrameScore>> {
@@ -89,6 +82,24 @@ impl FrameScorer for VkScorer {
 }
 
 impl VkScorer {
+    /// [`FrameScorer::submit`], the pair carrying its previous frame's
+    /// reference luma `previous` when given (see [`super::previous`]).
+    pub(crate) fn submit_carrying(
+        &mut self,
+        reference: LumaFrame,
+        distorted: LumaFrame,
+        previous: Option<&[u8]>,
+    ) -> Result<()> {
+        self.check_frame(&reference, "reference")?;
+        self.check_frame(&distorted, "distorted")?;
+        let slot = self.acquire_slot()?;
+        if let Err(e) = self.copy_in(slot.slot, &reference, &distorted) {
+            self.abandon_slot(slot);
+            return Err(e);
+        }
+        self.submit_slot_sharing(slot, None, previous)
+    }
+
     /// Copies the pair into slot `i` and submits its commands.
     pub(super) fn start(
         &mut self,
@@ -109,6 +120,9 @@ impl VkScorer {
     }
 
     pub(super) fn launch_inner(&mut self, i: usize) -> Result<()> {
+        // Whether the pair carried its previous reference (taken first: an
+        // error below drops it with the pair).
+        let previous = self.previous.launch(i);
         // Device-resident pairs queued before this one go first.
         self.flush_batch()?;
         self.slots[i].fence_of = i;
@@ -125,7 +139,14 @@ impl VkScorer {
         // on before it was handed out again).
         unsafe { d.reset_fences(&[slot.fence]) }
             .map_err(|r| vk_error(r, "resetting a frame fence"))?;
-        let cmds = [slot.cmd];
+        // The previous reference's passes first, when the pair carried one
+        // (`super::previous`).
+        let both = previous.map(|p| [p, slot.cmd]);
+        let one = [slot.cmd];
+        let cmds: &[vk::CommandBuffer] = match &both {
+            Some(b) => b,
+            None => &one,
+        };
         let submitted = if let (Some(tcmd), Some(sem), Some((_, tqueue))) =
             (slot.transfer_cmd, slot.semaphore, gpu.device.transfer)
         {
@@ -138,8 +159,9 @@ impl VkScorer {
             let c_submit = [vk::SubmitInfo::default()
                 .wait_semaphores(&sems)
                 .wait_dst_stage_mask(&stages)
-                .command_buffers(&cmds)];
-            // SAFETY: both command buffers are executable and not pending; the
+                .command_buffers(cmds)];
+            // SAFETY: the command buffers (the slot's, and its previous
+            // reference's) are executable and not pending; the
             // semaphore is unsignalled (its last signal was waited on by the
             // compute submission whose fence we waited for).
             unsafe {
@@ -147,10 +169,11 @@ impl VkScorer {
                     .and_then(|_| gpu.submit(gpu.device.compute_queue, &c_submit, slot.fence))
             }
         } else {
-            let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-            // SAFETY: the slot's command buffer is executable and not pending
-            // (its fence was waited for before the slot was handed out), and
-            // the fence is reset.
+            let submit = [vk::SubmitInfo::default().command_buffers(cmds)];
+            // SAFETY: the slot's command buffers (its own, and its previous
+            // reference's) are executable and not pending (its fence was
+            // waited for before the slot was handed out), and the fence is
+            // reset.
             unsafe { gpu.submit(gpu.device.compute_queue, &submit, slot.fence) }
         };
         submitted.map_err(|r| vk_error(r, format!("submitting frame {frame}")))?;
@@ -484,18 +507,23 @@ impl VkScorer {
     /// Submits a slot filled by the caller (see [`VkScorer::acquire_slot`]); it
     /// is scored as the next frame.
     pub fn submit_slot(&mut self, slot: UploadSlot) -> Result<()> {
-        self.submit_slot_sharing(slot, None)
+        self.submit_slot_sharing(slot, None, None)
     }
 
     /// [`VkScorer::submit_slot`], the slot's reference being `reference`
-    /// when given (see [`super::shared_ref`]).
+    /// when given (see [`super::shared_ref`]), and its previous frame's
+    /// reference luma `previous` when given (packed: the pair's frame then
+    /// reads it as its previous frame, whatever this scorer scored before;
+    /// see [`super::previous`]).
     ///
     /// Errors: as [`VkScorer::submit_slot`]; a plane of another device, or a
-    /// scorer of device frames (the slot then returns to the ring unused).
+    /// scorer of device frames, a previous reference of another size (the
+    /// slot then returns to the ring unused).
     pub(crate) fn submit_slot_sharing(
         &mut self,
         slot: UploadSlot,
         reference: Option<&SharedPlane>,
+        previous: Option<&[u8]>,
     ) -> Result<()> {
         // Back from the caller: free again unless it is launched (an error
         // before that returns it to the ring unused).
@@ -508,6 +536,9 @@ impl VkScorer {
         let i = slot.slot;
         self.read_own_planes(i)?;
         self.read_reference_from(i, reference)?;
+        if let Some(luma) = previous {
+            self.carry_previous(i, luma)?;
+        }
         self.launch(i)?;
         self.state.submit_taken(i);
         self.dispatch_ready();

@@ -143,6 +143,13 @@ pub(super) trait GpuMetric: AsAny + Send + Sync {
         None
     }
 
+    /// Records the dispatches that leave in its kept buffers what its passes
+    /// of the previous frame would have left there, from the previous
+    /// frame's reference luma a pair carries ([`super::recorder::Buf::Previous`]):
+    /// for a frame whose previous frame another scorer took (`super::previous`).
+    /// Nothing for a metric that carries nothing from frame to frame.
+    fn record_previous(&self, _r: &mut Recorder) {}
+
     /// Adds its outputs of a frame (the slot's fence signalled) to `out`,
     /// from `bufs` (its buffers) and what [`GpuMetric::reduce`] decided.
     fn finish(
@@ -180,8 +187,9 @@ pub(super) trait GpuMetric: AsAny + Send + Sync {
 /// What the metrics give of one frame.
 #[derive(Debug, Default)]
 pub(super) struct FrameFinish {
-    /// Whether the frame starts a stream (a temporal metric's has no
-    /// previous frame: [`VkScorer::end_stream`]).
+    /// Whether the frame starts a stream, with no previous frame (a
+    /// temporal metric's first: [`VkScorer::end_stream`]); a frame whose
+    /// pair carried its previous reference does not (`super::previous`).
     pub(super) first_of_stream: bool,
     /// Every metric's outputs.
     pub(super) outputs: MetricOutputs,
@@ -361,7 +369,7 @@ impl VkScorer {
         mut decided: Vec<Option<FrameScore>>,
     ) -> Result<FrameFinish> {
         let mut out = FrameFinish {
-            first_of_stream: self.starts_stream(self.slots[i].frame),
+            first_of_stream: !self.previous.has_previous(i),
             ..FrameFinish::default()
         };
         for (c, config) in self.metrics.list.iter().enumerate() {

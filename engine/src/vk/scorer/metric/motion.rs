@@ -6,9 +6,13 @@
 //! ([`GpuMetric::kept_buffers`]). Frames run their passes in submission
 //! order on the one compute queue, each behind a barrier, so frame n reads
 //! the plane frame n-1 left: the previous reference the CPU twin's frame job
-//! carries. The host adds the rows in uint64 and finishes as the CPU twin
-//! (`feature::motion`); the first frame of a stream (the first submitted,
-//! or the first after [`VkScorer::end_stream`]) scores 0. With
+//! carries. A pair whose previous frame another scorer took carries that
+//! frame's reference luma instead (`super::super::previous`): both passes
+//! run on it first ([`GpuMetric::record_previous`]), leaving its blurred
+//! plane in the kept buffer, as frame n-1 would have. The host adds the rows
+//! in uint64 and finishes as the CPU twin (`feature::motion`); the first
+//! frame of a stream (the first submitted, or the first after
+//! [`VkScorer::end_stream`]) scores 0. With
 //! `motion_force_zero` nothing is blurred: `motion_sad` only checks the
 //! samples' range (`MotionParams::blur` 0), on frames of any size.
 
@@ -151,6 +155,30 @@ impl GpuMetric for MotionGpu {
         // One workgroup per row (its invocations stride along the row).
         r.dispatch(self.sad, [1, h, 1], &bufs, push);
         r.end_stage();
+    }
+
+    /// Both passes on the previous reference a pair carries: its blurred
+    /// plane into the kept buffer (its sums are overwritten by the frame's).
+    fn record_previous(&self, r: &mut Recorder) {
+        let Some(blur) = self.blur else {
+            return;
+        };
+        let push = bytemuck::bytes_of(&self.params);
+        let (w, h) = (self.params.width, self.params.height);
+        {
+            use binding::motion_blur as b;
+            let bufs = [(b::RAW_REF, Buf::Previous), (b::VERT, r.own(0))];
+            r.dispatch(blur, [w, h, 1], &bufs, push);
+        }
+        use binding::motion_sad as b;
+        let bufs = [
+            (b::RAW_REF, Buf::Previous),
+            (b::RAW_DIST, Buf::Previous),
+            (b::VERT, r.own(0)),
+            (b::BLURRED, r.kept(0)),
+            (b::ROW_SAD, r.own(1)),
+        ];
+        r.dispatch(self.sad, [1, h, 1], &bufs, push);
     }
 
     fn finish(

@@ -1,0 +1,394 @@
+//! A temporal metric (`motion`, which reads the previous frame's reference)
+//! over several engines ([`MultiScorer`]): runs of pairs dealt to each
+//! engine, each run's first pair carrying the previous reference, which a
+//! Vulkan scorer blurs into its kept plane first. Every value must equal, in
+//! its fp64 bits, what one engine gives (the CPU twin, whose motion equals
+//! `vmaf`'s: tests/tests/motion_vs_vmaf.rs, and one Vulkan scorer), on a clip
+//! with a scene cut and a repeated frame, through host pairs, frame slots,
+//! shared reference planes and imported device planes, on two and three
+//! lavapipe scorers (one device, several engines: each has its own scorer,
+//! ring and kept plane), on a Vulkan scorer beside the CPU twin, and on two
+//! CPU twins; and a second stream on the same engines starts afresh. Frames
+//! in flight are small, so runs are short and many pairs start one.
+//! Validation is on; any message fails.
+
+mod vk_support;
+
+#[path = "../examples/common/mod.rs"]
+mod common;
+#[allow(dead_code)] // The pairs' planes are used, not their scores.
+mod device_pairs;
+
+use vk_support::{frame, gpu_present};
+use vkssim::api::{
+    usable_devices, Engine, HostPlane, MultiScorer, Pair, ScoreQueue, Scorer, ScorerDesc,
+};
+use vkssim::metric::config::parse_list;
+use vkssim::vk::VkOptions;
+use vkssim::{Error, FrameScore, LumaFrame};
+
+/// Every output of every frame by name, with its fp64 bits.
+fn bits(scores: &[FrameScore]) -> Vec<Vec<(String, u64)>> {
+    scores
+        .iter()
+        .map(|s| {
+            s.outputs
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_bits()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The reference frames of a clip of `n`: smooth content moving from frame
+/// to frame, frame 3 repeating frame 2 (motion 0), and a scene cut at
+/// frame 7 (other content); the distorted frames are others.
+fn clip(w: u32, h: u32, depth: u32, n: u32) -> Vec<(LumaFrame, LumaFrame)> {
+    (0..n)
+        .map(|k| {
+            let seed = match k {
+                3 => 2,
+                k if k >= 7 => 500 + k,
+                k => k,
+            };
+            (frame(w, h, depth, seed), frame(w, h, depth, 900 + k))
+        })
+        .collect()
+}
+
+fn engines(count: usize) -> Vec<Engine> {
+    let devices = usable_devices(true).expect("devices");
+    (0..count)
+        .map(|i| {
+            let opts = VkOptions::default()
+                .with_device_index(Some(devices[i % devices.len()]))
+                .with_validation(true);
+            Engine::new(&opts).expect("engine")
+        })
+        .collect()
+}
+
+fn check_validation(engines: &[Engine]) {
+    for e in engines {
+        let m = e.validation_messages();
+        assert!(m.is_empty(), "validation: {m:#?}");
+    }
+}
+
+/// `motion` (with its debug output) beside psnr on luma and float_ssim,
+/// `frames` in flight.
+fn desc(w: u32, h: u32, depth: u32, frames: usize) -> ScorerDesc {
+    let metrics = parse_list(&[
+        "float_ssim",
+        "motion=debug=true",
+        "psnr=enable_chroma=false",
+    ])
+    .expect("metrics");
+    ScorerDesc::new(w, h, depth)
+        .with_metrics(metrics)
+        .with_frames_in_flight(frames)
+}
+
+/// A host plane of `f`'s samples (u16 above 8 bits), kept in `store`.
+fn plane<'a>(f: &LumaFrame, store: &'a mut Vec<u16>, bytes: &'a [u8]) -> HostPlane<'a> {
+    if f.bit_depth > 8 {
+        *store = bytes
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        HostPlane::u16(store, f.width as usize)
+    } else {
+        HostPlane::u8(bytes, f.width as usize)
+    }
+}
+
+/// `f`'s 8-bit samples as a host plane.
+fn host(f: &LumaFrame) -> HostPlane<'_> {
+    HostPlane::u8(&f.bytes, f.width as usize)
+}
+
+/// Every pair submitted as host planes, the stream finished, every result.
+fn through<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore>
+where
+    Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
+{
+    let mut got = Vec::new();
+    for (r, d) in pairs {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(d, &mut b, &d.bytes));
+        queue.submit(pair).expect("submit");
+        while let Some(s) = queue.poll() {
+            got.push(s.expect("a score"));
+        }
+    }
+    queue.finish();
+    while let Some(s) = queue.wait() {
+        got.push(s.expect("a score"));
+    }
+    assert_eq!(got.len(), pairs.len());
+    got
+}
+
+/// Every pair filled into the multi-scorer's frame slots, the stream
+/// finished, every result.
+fn through_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore> {
+    let mut slots = multi.slots();
+    let mut got = Vec::new();
+    for (r, d) in pairs {
+        let mut slot = slots.acquire().expect("slot");
+        let (a, b) = slot.planes_mut();
+        a.copy_from_slice(&r.bytes);
+        b.copy_from_slice(&d.bytes);
+        slots.submit(slot).expect("submit");
+        while let Some(s) = slots.poll() {
+            got.push(s.expect("a score"));
+        }
+    }
+    slots.finish();
+    while let Some(s) = slots.wait() {
+        got.push(s.expect("a score"));
+    }
+    assert_eq!(got.len(), pairs.len());
+    got
+}
+
+#[test]
+fn motion_over_several_vulkan_engines_equals_one_engine() {
+    if !gpu_present() {
+        return;
+    }
+    let all = engines(3);
+    for (w, h, depth) in [(40u32, 24u32, 8u32), (33, 19, 10)] {
+        let pairs = clip(w, h, depth, 17);
+        let one = desc(w, h, depth, 0);
+        let want = bits(&through(&mut Scorer::cpu(&one, 2).expect("cpu"), &pairs));
+        let mut vk = all[0].scorer(&one).expect("vulkan scorer");
+        assert_eq!(bits(&through(&mut vk, &pairs)), want, "one Vulkan scorer");
+        // A second stream on the same scorer starts afresh (motion 0 first).
+        assert_eq!(bits(&through(&mut vk, &pairs)), want, "its second stream");
+        drop(vk);
+        for (count, frames) in [(2, 2), (3, 3), (2, 5)] {
+            let label = format!("{w}x{h} {depth}-bit, {count} engines, {frames} in flight");
+            let d = desc(w, h, depth, frames);
+            let mut multi = MultiScorer::new(&all[..count], &d).expect("multi");
+            assert_eq!(multi.queue_depth(), count * frames, "{label}");
+            // Runs of `frames` pairs per engine in turn.
+            let dealt: Vec<usize> = (0..2 * count * frames)
+                .map(|k| {
+                    let e = multi.next_engine();
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    let (r, dd) = &pairs[k % pairs.len()];
+                    let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(dd, &mut b, &dd.bytes));
+                    multi.submit(pair).expect("submit");
+                    e
+                })
+                .collect();
+            let runs: Vec<usize> = (0..2 * count * frames)
+                .map(|k| (k / frames) % count)
+                .collect();
+            assert_eq!(dealt, runs, "{label}: the dealing");
+            multi.finish();
+            while multi.wait().is_some() {}
+            // Host pairs, a second stream, then slots filled in place: each
+            // a stream of its own (its first frame has no previous one).
+            assert_eq!(bits(&through(&mut multi, &pairs)), want, "{label}");
+            assert_eq!(bits(&through(&mut multi, &pairs)), want, "{label}, again");
+            assert_eq!(
+                bits(&through_slots(&mut multi, &pairs)),
+                want,
+                "{label}, slots"
+            );
+        }
+    }
+    check_validation(&all);
+}
+
+#[test]
+fn motion_over_vulkan_and_the_cpu_twin_and_over_two_cpu_twins_equals_one_engine() {
+    let (w, h, depth) = (36u32, 20u32, 8u32);
+    let pairs = clip(w, h, depth, 15);
+    let d = desc(w, h, depth, 3);
+    let want = bits(&through(&mut Scorer::cpu(&d, 1).expect("cpu"), &pairs));
+    // Two CPU twins (no device needed), of different queue depths: runs of
+    // the smaller.
+    let twins = vec![
+        Scorer::cpu(&d.clone().with_frames_in_flight(0), 1).expect("a"),
+        Scorer::cpu(&d.clone().with_frames_in_flight(0), 3).expect("b"),
+    ];
+    let mut multi = MultiScorer::from_scorers(twins, vec!["a".into(), "b".into()]).expect("multi");
+    assert_eq!(multi.queue_depth(), 4, "runs of the smaller queue (2)");
+    assert_eq!(bits(&through(&mut multi, &pairs)), want, "two CPU twins");
+    assert_eq!(
+        bits(&through_slots(&mut multi, &pairs)),
+        want,
+        "two CPU twins' slots"
+    );
+    if !gpu_present() {
+        return;
+    }
+    let all = engines(1);
+    let mixed = vec![
+        all[0].scorer(&d).expect("vulkan"),
+        Scorer::cpu(&d, 2).expect("cpu"),
+    ];
+    let mut multi =
+        MultiScorer::from_scorers(mixed, vec!["vk".into(), "cpu".into()]).expect("multi");
+    assert_eq!(
+        bits(&through(&mut multi, &pairs)),
+        want,
+        "Vulkan and the CPU twin"
+    );
+    assert_eq!(
+        bits(&through_slots(&mut multi, &pairs)),
+        want,
+        "Vulkan and the CPU twin, slots"
+    );
+    check_validation(&all);
+}
+
+#[test]
+fn shared_reference_planes_carry_the_previous_reference_when_asked() {
+    if !gpu_present() {
+        return;
+    }
+    let all = engines(2);
+    let (w, h, depth) = (40u32, 24u32, 8u32);
+    let pairs = clip(w, h, depth, 13);
+    let d = desc(w, h, depth, 2);
+    let want = bits(&through(&mut Scorer::cpu(&d, 1).expect("cpu"), &pairs));
+    let mut multi = MultiScorer::new(&all, &d).expect("multi");
+    let planes = multi.shared_planes().expect("pools");
+    let mut got = Vec::new();
+    let mut asked = 0;
+    for (k, (r, dd)) in pairs.iter().enumerate() {
+        // Every other run's last reference from the host (the multi-scorer
+        // keeps it), the others as shared planes (the next pair must then
+        // carry it).
+        let dealt = planes.dealt_from(&multi);
+        let from_host = dealt.reference_carried(0) && (k / 2) % 2 == 0;
+        let mut writer = dealt.pool_for(0).take().expect("a shared plane");
+        writer.bytes_mut().copy_from_slice(&r.bytes);
+        let shared = writer.share();
+        let mut pair = match from_host {
+            true => Pair::new(host(r), host(dd)),
+            false => Pair::new(&shared, host(dd)),
+        };
+        if multi.needs_previous_reference() {
+            asked += 1;
+            let e = multi
+                .submit(pair.clone())
+                .expect_err("no previous reference");
+            assert!(matches!(e, Error::InvalidOption(_)), "{e}");
+            assert!(e.to_string().contains("with_previous_reference"), "{e}");
+            pair = pair.with_previous_reference(host(&pairs[k - 1].0));
+        }
+        multi.submit(pair).expect("submit");
+        while let Some(s) = multi.poll() {
+            got.push(s.expect("a score"));
+        }
+    }
+    multi.finish();
+    while let Some(s) = multi.wait() {
+        got.push(s.expect("a score"));
+    }
+    assert!(
+        asked >= 2,
+        "runs whose first pair was asked for its previous reference"
+    );
+    assert_eq!(bits(&got), want);
+    drop(multi);
+    check_validation(&all);
+}
+
+#[test]
+fn imported_device_pairs_carry_the_previous_reference() {
+    if !gpu_present() {
+        return;
+    }
+    let all = engines(2);
+    let (w, h) = (64u32, 24u32);
+    let seeds: Vec<u32> = vec![11, 12, 12, 13, 14, 90, 91, 92, 93, 94];
+    let layouts: Vec<(u64, u64, u32)> = seeds.iter().map(|&s| (0, w as u64, s)).collect();
+    let device = device_pairs::device_pairs(&all[0], w, h, &layouts);
+    // SAFETY: the buffers hold their planes and outlive the scorers.
+    let imports = unsafe { device_pairs::import_pairs(&all[0], &device) };
+    let hosts: Vec<(LumaFrame, LumaFrame)> = seeds
+        .iter()
+        .map(|&s| {
+            let r = common::host_plane(w, h, 8, |y| common::row_word(y, s, 8));
+            let d = common::host_plane(w, h, 8, |y| common::distorted_word(y, s, 8));
+            (r, d)
+        })
+        .collect();
+    let d = desc(w, h, 8, 2);
+    let want = bits(&through(&mut Scorer::cpu(&d, 1).expect("cpu"), &hosts));
+    // One Vulkan scorer on the imported planes.
+    let mut one = all[0].scorer(&d).expect("scorer");
+    for [r, dd] in &imports {
+        one.submit(Pair::new(r, dd)).expect("device pair");
+    }
+    one.finish();
+    let mut got = Vec::new();
+    while let Some(s) = one.wait() {
+        got.push(s.expect("a score"));
+    }
+    assert_eq!(bits(&got), want, "one engine");
+    drop(one);
+    // Two: each run's first pair carries the previous reference from the
+    // host (the multi-scorer cannot read an imported plane back).
+    let mut multi = MultiScorer::new(&all, &d).expect("multi");
+    let mut got = Vec::new();
+    for (k, [r, dd]) in imports.iter().enumerate() {
+        let mut pair = Pair::new(r, dd);
+        if multi.needs_previous_reference() {
+            let p = &hosts[k - 1].0;
+            pair = pair.with_previous_reference(HostPlane::u8(&p.bytes, w as usize));
+        }
+        multi.submit(pair).expect("device pair");
+        while let Some(s) = multi.poll() {
+            got.push(s.expect("a score"));
+        }
+    }
+    multi.finish();
+    while let Some(s) = multi.wait() {
+        got.push(s.expect("a score"));
+    }
+    assert_eq!(bits(&got), want, "two engines");
+    drop(multi);
+    drop(imports);
+    device_pairs::destroy_pairs(&all[0], &device);
+    check_validation(&all);
+}
+
+#[test]
+fn a_previous_reference_given_with_a_pair_is_read_as_its_previous_frame() {
+    // One CPU twin: a pair carrying a previous reference reads it, not the
+    // pair scored before (here a stream's first frame gets one), the same as
+    // the frame after that reference in a stream of its own.
+    let (w, h) = (24u32, 16u32);
+    let pairs = clip(w, h, 8, 9);
+    let d = desc(w, h, 8, 0);
+    let want = bits(&through(&mut Scorer::cpu(&d, 1).expect("cpu"), &pairs));
+    let mut scorer = Scorer::cpu(&d, 2).expect("cpu");
+    let (r, dd) = &pairs[5];
+    let pair = Pair::new(host(r), host(dd)).with_previous_reference(host(&pairs[4].0));
+    scorer.submit(pair).expect("submit");
+    scorer.finish();
+    let got = scorer.wait().expect("a result").expect("a score");
+    let motion = |s: &[(String, u64)]| {
+        s.iter()
+            .find(|(n, _)| n == "integer_motion")
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(motion(&bits(&[got])[0]), motion(&want[5]));
+    // A previous reference of the wrong size is refused.
+    let short = vec![0u8; 10];
+    let e = scorer
+        .submit(Pair::new(host(r), host(dd)).with_previous_reference(HostPlane::u8(&short, 24)))
+        .expect_err("a short plane");
+    assert!(matches!(e, Error::BufferSize { .. }), "{e}");
+    assert!(
+        e.to_string().contains("the previous frame's reference"),
+        "{e}"
+    );
+}

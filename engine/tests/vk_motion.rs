@@ -246,30 +246,32 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
     assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);
 }
 
-/// Several engines deal frames round robin, so a frame's previous one would
-/// be on another engine: a multi-engine scorer refuses motion by name; one
-/// engine takes it.
+/// The kept plane holds the last frame scored, but a stream's first frame
+/// has no previous frame: after `end_stream` the next frame scores 0 and
+/// the ones after it read it again, so a second stream gives the first's
+/// outputs. (Several engines, whose frames carry their previous reference
+/// when another engine took the frame before: tests/api_temporal.rs.)
 #[test]
-fn several_engines_refuse_motion() {
+fn a_stream_after_end_stream_starts_afresh() {
     if !gpu_present() {
         return;
     }
-    use vkssim::api::{Engine, MultiScorer, ScorerDesc};
-    let opts = vk_opts(UploadPath::Direct, false, 2);
-    let engines: Vec<Engine> = (0..2).map(|_| Engine::new(&opts).unwrap()).collect();
-    let desc = ScorerDesc::new(24, 16, 8).with_metrics(metric_list(&["float_ssim", "motion"]));
-    match MultiScorer::new(&engines, &desc) {
-        Err(e @ vkssim::Error::Unsupported(_)) => {
-            let text = e.to_string();
-            assert!(
-                text.contains("temporal") && text.contains("2 engines"),
-                "{text}"
-            );
+    let (w, h, depth) = (25, 13, 8);
+    let list = metric_list(&["motion", "psnr=enable_chroma=false"]);
+    let mut s = metric_scorer((w, h, depth), &list, (UploadPath::Direct, false), 2);
+    let refs = clip(w, h, depth, 4);
+    let dist = frame(w, h, depth, 79);
+    let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
+    for stream in 0..2 {
+        for (n, r) in refs.iter().enumerate() {
+            let got = s.score_picture(&[r.view()], &[dist.view()]).unwrap();
+            let motion = pick(&got, |name, _| name.starts_with("integer_motion"));
+            let want = cpu_motion(&blurred, n, &MotionOptions::default());
+            assert_same_outputs(&format!("stream {stream} frame {n}"), &motion, &want);
         }
-        Err(other) => panic!("{other}"),
-        Ok(_) => panic!("two engines took motion"),
+        s.end_stream();
     }
-    assert!(MultiScorer::new(&engines[..1], &desc).is_ok());
+    assert_no_validation_messages(&s);
 }
 
 /// The Vulkan passes are libvmaf 2.3.1's motion: 3.2.0's is refused by name

@@ -5,7 +5,9 @@
 //! the `_egl_1` features of `vmaf_v0.6.1neg`) filled, each equal bit for bit
 //! to what the `vmaf` CLI of libvmaf 2.3.1 (C path, `--cpumask 255`, values
 //! in full through the shim) writes for that frame; the last frame comes out
-//! after `finish()`, and a stream after it starts afresh.
+//! after `finish()`, and a stream after it starts afresh. Several CPU
+//! engines (a `MultiScorer` dealing runs of pairs, each run's first pair
+//! carrying its previous reference) give the same frames.
 
 use vkssim::api::{
     FrameSlot, FrameSlots, HostPlane, MultiScorer, MultiSlots, Pair, ScoreQueue, Scorer, ScorerDesc,
@@ -231,15 +233,41 @@ fn a_refused_pair_or_a_drop_mid_stream_loses_nothing() {
 }
 
 #[test]
-fn a_temporal_metric_takes_one_engine_and_others_pass_straight_through() {
+fn several_engines_give_vmaf_and_motion_of_one_and_others_pass_straight_through() {
+    // Two and three CPU engines of small queues (runs of 2 pairs each, so
+    // that many pairs start a run and carry their previous reference) over
+    // a clip with a scene cut: every frame equal to vmaf's, through pairs
+    // and slots, over two streams.
+    let clip = MetricClip::new(96, 72, 8, Chroma::C420, 11, Content::SceneCut);
+    let models = ["version=vmaf_v0.6.1", "version=vmaf_v0.6.1neg:name=neg"];
+    let want = vmaf_frames(&clip, &models);
+    let pairs = luma_pairs(&clip);
+    for n in [2, 3] {
+        let scorers = (0..n)
+            .map(|_| {
+                let mut desc = cpu_scorer(&clip, &models).desc().clone();
+                desc.frames_in_flight = std::num::NonZeroUsize::new(2);
+                Scorer::cpu(&desc, 1).expect("CPU scorer")
+            })
+            .collect();
+        let names = (0..n).map(|k| format!("cpu {k}")).collect();
+        let mut multi = MultiScorer::from_scorers(scorers, names).expect("multi");
+        let mut got = Vec::new();
+        for (r, d) in &pairs {
+            submit_host(&mut multi, r, d).expect("submit");
+            while let Some((i, res)) = multi.poll_indexed() {
+                got.push((i, res.expect("a score")));
+            }
+        }
+        multi.finish();
+        drain(&mut multi, &mut got);
+        check(&format!("{n} engines"), &got, &want, 0);
+        let got = through_slots(&mut multi.slots(), MultiSlots::acquire, &pairs);
+        let what = format!("{n} engines' slots");
+        check(&what, &got, &want, pairs.len() as u64);
+    }
+
     let clip = MetricClip::new(96, 72, 8, Chroma::C420, 2, Content::Noisy);
-    let two = vec![
-        cpu_scorer(&clip, &["version=vmaf_v0.6.1"]),
-        cpu_scorer(&clip, &["version=vmaf_v0.6.1"]),
-    ];
-    let e = MultiScorer::from_scorers(two, vec!["a".into(), "b".into()]).unwrap_err();
-    assert!(matches!(e, Error::Unsupported(_)), "{e}");
-    assert!(e.to_string().contains("temporal metric"), "{e}");
     // Scorers whose models differ (the same extractors) are not one queue.
     let differ = vec![
         cpu_scorer(&clip, &["version=vmaf_v0.6.1"]),

@@ -246,34 +246,6 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
     assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);
 }
 
-/// The kept plane holds the last frame scored, but a stream's first frame
-/// has no previous frame: after `end_stream` the next frame scores 0 and
-/// the ones after it read it again, so a second stream gives the first's
-/// outputs. (Several engines, whose frames carry their previous reference
-/// when another engine took the frame before: tests/api_temporal.rs.)
-#[test]
-fn a_stream_after_end_stream_starts_afresh() {
-    if !gpu_present() {
-        return;
-    }
-    let (w, h, depth) = (25, 13, 8);
-    let list = metric_list(&["motion", "psnr=enable_chroma=false"]);
-    let mut s = metric_scorer((w, h, depth), &list, (UploadPath::Direct, false), 2);
-    let refs = clip(w, h, depth, 4);
-    let dist = frame(w, h, depth, 79);
-    let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
-    for stream in 0..2 {
-        for (n, r) in refs.iter().enumerate() {
-            let got = s.score_picture(&[r.view()], &[dist.view()]).unwrap();
-            let motion = pick(&got, |name, _| name.starts_with("integer_motion"));
-            let want = cpu_motion(&blurred, n, &MotionOptions::default());
-            assert_same_outputs(&format!("stream {stream} frame {n}"), &motion, &want);
-        }
-        s.end_stream();
-    }
-    assert_no_validation_messages(&s);
-}
-
 /// The Vulkan passes are libvmaf 2.3.1's motion: 3.2.0's is refused by name
 /// (the CPU twin scores it).
 #[test]

@@ -11,14 +11,18 @@
 //! whose reference frames go once per device into shared planes (each run's
 //! last reference from host memory instead). Every file must equal the
 //! `vmaf` CLI's at full precision (every line but the version and the fps),
-//! and so one device's. Validation is on; any message fails.
+//! and so one device's; and so must the default VMAF model's (whose motion
+//! is one of its extractors) and every built-in model's files over two and
+//! three scorers. Validation is on; any message fails.
 
 use std::process::{Command, Stdio};
 
 use vkssim::io::Chroma;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::paths;
-use vkssim_tests::vmaf_cli::{comparable_lines, run_writing_ok, shim};
+use vkssim_tests::vmaf_cli::{
+    comparable_lines, compare_with_vmaf, run_writing_ok, shim, EVERY_MODEL,
+};
 
 const FEATURES: [&str; 3] = ["motion=debug=true", "psnr", "float_ssim"];
 
@@ -140,5 +144,15 @@ fn motion_on_several_devices_equals_vmaf() {
                 .expect("ladder output");
             assert_same(&format!("ladder {devices:?}, encode {k}"), &text, &vmaf);
         }
+    }
+}
+
+#[test]
+fn vmaf_models_on_several_devices_equal_vmaf() {
+    let clip = MetricClip::new(67, 45, 8, Chroma::C420, 9, Content::SceneCut);
+    for devices in ["0,0", "0,0,0"] {
+        let backend = format!("vulkan --device {devices} --frames-in-flight 2");
+        compare_with_vmaf(&clip, &[], "xml", true, &backend);
+        compare_with_vmaf(&clip, &EVERY_MODEL, "json", true, &backend);
     }
 }

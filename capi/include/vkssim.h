@@ -98,8 +98,9 @@ typedef struct VkssimEngine VkssimEngine;
 typedef struct VkssimImport VkssimImport;
 
 // One stream of pairs over several engines (several GPUs): each pair goes to
-// the next engine in turn, results come back in submission order. Opaque;
-// one thread at a time.
+// the next engine in turn (with a temporal metric, motion, runs of pairs, each
+// run's first pair carrying its previous reference), results come back in
+// submission order. Opaque; one thread at a time.
 typedef struct VkssimMultiScorer VkssimMultiScorer;
 
 // A scorer for one geometry and set of options. Opaque. It may move between

@@ -62,8 +62,9 @@ pub unsafe extern "C" fn vkssim_scorer_create_cpu(
 }
 
 /// One stream of pairs over several engines (several GPUs): each pair goes to
-/// the next engine in turn, results come back in submission order. Opaque;
-/// one thread at a time.
+/// the next engine in turn (with a temporal metric, motion, runs of pairs, each
+/// run's first pair carrying its previous reference), results come back in
+/// submission order. Opaque; one thread at a time.
 pub struct VkssimMultiScorer {
     multi: MultiScorer,
 }

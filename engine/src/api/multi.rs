@@ -1,5 +1,6 @@
 //! [`MultiScorer`]: one stream of frame pairs spread over several engines
-//! (several GPUs), one [`Scorer`] per engine, pairs dealt round robin and
+//! (several GPUs), one [`Scorer`] per engine, pairs dealt round robin (runs
+//! of pairs with a temporal metric: below) and
 //! results given back in submission order, each bit-identical to what one
 //! engine gives (every engine runs the same exact passes). Pairs can also be
 //! filled in place from reader threads ([`MultiSlots`], over each scorer's
@@ -313,8 +314,9 @@ impl MultiScorer {
     }
 }
 
-/// Pairs dealt round robin over the engines, results in submission order;
-/// an engine's error names its device ([`Error::OnDevice`]).
+/// Pairs dealt over the engines (one by one, or runs with a temporal
+/// metric), results in submission order; an engine's error names its device
+/// ([`Error::OnDevice`]).
 impl ScoreQueue for MultiScorer {
     type Input<'p> = Pair<'p>;
 

@@ -107,16 +107,16 @@ fn host(f: &LumaFrame) -> HostPlane<'_> {
     HostPlane::u8(&f.bytes, f.width as usize)
 }
 
-/// Every pair submitted as host planes, the stream finished, every result.
-fn through<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore>
-where
-    Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
-{
+/// Every pair given to `queue` by `submit` (results taken as they come),
+/// the stream finished: every result.
+fn collect<Q: ScoreQueue>(
+    queue: &mut Q,
+    pairs: &[(LumaFrame, LumaFrame)],
+    mut submit: impl FnMut(&mut Q, &LumaFrame, &LumaFrame),
+) -> Vec<FrameScore> {
     let mut got = Vec::new();
     for (r, d) in pairs {
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(d, &mut b, &d.bytes));
-        queue.submit(pair).expect("submit");
+        submit(queue, r, d);
         while let Some(s) = queue.poll() {
             got.push(s.expect("a score"));
         }
@@ -129,27 +129,28 @@ where
     got
 }
 
+/// Every pair submitted as host planes, the stream finished, every result.
+fn through<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore>
+where
+    Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
+{
+    collect(queue, pairs, |q, r, d| {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(d, &mut b, &d.bytes));
+        q.submit(pair).expect("submit");
+    })
+}
+
 /// Every pair filled into the multi-scorer's frame slots, the stream
 /// finished, every result.
 fn through_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore> {
-    let mut slots = multi.slots();
-    let mut got = Vec::new();
-    for (r, d) in pairs {
+    collect(&mut multi.slots(), pairs, |slots, r, d| {
         let mut slot = slots.acquire().expect("slot");
         let (a, b) = slot.planes_mut();
         a.copy_from_slice(&r.bytes);
         b.copy_from_slice(&d.bytes);
         slots.submit(slot).expect("submit");
-        while let Some(s) = slots.poll() {
-            got.push(s.expect("a score"));
-        }
-    }
-    slots.finish();
-    while let Some(s) = slots.wait() {
-        got.push(s.expect("a score"));
-    }
-    assert_eq!(got.len(), pairs.len());
-    got
+    })
 }
 
 #[test]

@@ -74,6 +74,55 @@ pub fn run_writing_ok(
     })
 }
 
+/// vkssim with `args -o out`, Vulkan validation on, its standard input a
+/// pipe that `input` is written to (a pipe, not a redirected file, which
+/// would be read by position); it must succeed with no validation message:
+/// the output file's text.
+pub fn run_vkssim_piped(args: &[String], input: &Path, out: &Path) -> String {
+    let mut child = Command::new(paths::vkssim_bin())
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .env("VKSSIM_VALIDATION", "1")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run vkssim");
+    let bytes = std::fs::read(input).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&bytes);
+    });
+    let o = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "vkssim {args:?}: {err}");
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
+    std::fs::read_to_string(out).unwrap_or_else(|e| panic!("{}: {e}", out.display()))
+}
+
+/// A vkssim ladder, `args -o pattern`, on Vulkan with validation on: it must
+/// succeed with no validation message, its reference frames uploaded once
+/// per device into shared planes (as its log says).
+pub fn run_shared_ladder(args: &[String], pattern: &Path) {
+    let o = Command::new(paths::vkssim_bin())
+        .args(args)
+        .arg("-o")
+        .arg(pattern)
+        .env("VKSSIM_VALIDATION", "1")
+        .env("VKSSIM_LOG", "info")
+        .output()
+        .expect("run vkssim");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "vkssim {args:?}: {err}");
+    assert!(!err.contains("vkssim::vk::validation"), "{err}");
+    assert!(
+        err.contains("uploaded once per device, into shared planes"),
+        "vkssim {args:?}: {err}"
+    );
+}
+
 /// The shim, compiled once per test process into the target directory.
 pub fn shim() -> &'static Path {
     static SHIM: OnceLock<PathBuf> = OnceLock::new();

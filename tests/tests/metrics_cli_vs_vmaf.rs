@@ -20,7 +20,9 @@ use vkssim::metric::Summary;
 use vkssim::FrameScore;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::paths;
-use vkssim_tests::vmaf_cli::{comparable_lines, run_vmaf, run_writing_ok, shim, VmafXml};
+use vkssim_tests::vmaf_cli::{
+    comparable_lines, run_shared_ladder, run_vkssim_piped, run_vmaf, run_writing_ok, shim, VmafXml,
+};
 
 /// Runs `program args` writing `out`, and returns the file's text.
 fn run(program: &Path, args: &[String], env_preload: bool, out: &Path) -> String {
@@ -438,29 +440,9 @@ fn a_stream_with_chroma_gives_the_files_scores() {
     // the device slot's upload memory, chroma checked on the device).
     for backend in ["cpu", "vulkan"] {
         let mut ours_args = ours_args.clone();
-        ours_args.extend(["--backend".into(), backend.into(), "-o".into()]);
+        ours_args.extend(["--backend".into(), backend.into()]);
         let out = dir.path().join("o");
-        // A pipe, not a redirected file (which would be read by position).
-        let mut child = Command::new(paths::vkssim_bin())
-            .args(&ours_args)
-            .arg(&out)
-            .env("VKSSIM_VALIDATION", "1")
-            .stdin(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run vkssim");
-        let bytes = std::fs::read(&clip.distorted).expect("read");
-        let mut stdin = child.stdin.take().expect("stdin");
-        let writer = std::thread::spawn(move || {
-            use std::io::Write;
-            let _ = stdin.write_all(&bytes);
-        });
-        let o = child.wait_with_output().expect("wait");
-        writer.join().expect("writer");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{backend}: {err}");
-        assert!(!err.contains("vkssim::vk::validation"), "{err}");
-        let ours = std::fs::read_to_string(&out).expect("read");
+        let ours = run_vkssim_piped(&ours_args, &clip.distorted, &out);
         assert_eq!(
             comparable_lines(&ours),
             comparable_lines(&vmaf),
@@ -506,24 +488,12 @@ fn vulkan_devices_and_ladders_with_chroma_equal_vmafs() {
     let vmaf = run(&paths::vmaf_cli(), &vmaf_args, true, &dir.path().join("v"));
     for devices in [&[][..], &["--device", "0,0"][..]] {
         let pattern = dir.path().join("ladder_{index}.json");
-        let o = Command::new(paths::vkssim_bin())
-            .arg("score")
-            .args(&args)
-            .args(["-d", &clip.distorted.display().to_string()])
-            .args(["--backend", "vulkan", "--precision", "max", "-o"])
-            .arg(&pattern)
-            .args(devices)
-            .env("VKSSIM_VALIDATION", "1")
-            .env("VKSSIM_LOG", "info")
-            .output()
-            .expect("run vkssim");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{devices:?}: {err}");
-        assert!(!err.contains("vkssim::vk::validation"), "{err}");
-        assert!(
-            err.contains("uploaded once per device, into shared planes"),
-            "{devices:?}: {err}"
-        );
+        let mut ladder = vec!["score".to_string()];
+        ladder.extend(args.iter().cloned());
+        ladder.extend(["-d".into(), clip.distorted.display().to_string()]);
+        ladder.extend(["--backend", "vulkan", "--precision", "max"].map(String::from));
+        ladder.extend(devices.iter().map(|d| d.to_string()));
+        run_shared_ladder(&ladder, &pattern);
         for k in 0..2 {
             let out = dir.path().join(format!("ladder_{k}.json"));
             let ours = std::fs::read_to_string(&out).expect("ladder output");

@@ -15,13 +15,12 @@
 //! is one of its extractors) and every built-in model's files over two and
 //! three scorers. Validation is on; any message fails.
 
-use std::process::{Command, Stdio};
-
 use vkssim::io::Chroma;
 use vkssim_tests::metric_clips::{Content, MetricClip};
 use vkssim_tests::paths;
 use vkssim_tests::vmaf_cli::{
-    comparable_lines, compare_with_vmaf, run_writing_ok, shim, EVERY_MODEL,
+    comparable_lines, compare_with_vmaf, run_shared_ladder, run_vkssim_piped, run_writing_ok, shim,
+    EVERY_MODEL,
 };
 
 const FEATURES: [&str; 3] = ["motion=debug=true", "psnr", "float_ssim"];
@@ -95,27 +94,7 @@ fn motion_on_several_devices_equals_vmaf() {
     let mut a = ours(&clip, Some("0,0"));
     let r = a.iter().position(|x| *x == "-r").expect("-r") + 1;
     a[r] = "-".into();
-    let mut child = Command::new(paths::vkssim_bin())
-        .args(&a)
-        .arg("-o")
-        .arg(&out)
-        .env("VKSSIM_VALIDATION", "1")
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run vkssim");
-    let bytes = std::fs::read(&clip.reference).expect("read");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = stdin.write_all(&bytes);
-    });
-    let o = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert!(!err.contains("vkssim::vk::validation"), "{err}");
-    let piped = std::fs::read_to_string(&out).expect("output");
+    let piped = run_vkssim_piped(&a, &clip.reference, &out);
     assert_same("the reference from a pipe, --device 0,0", &piped, &vmaf);
 
     // A ladder of two encodes over two scorers: the reference frames in
@@ -124,21 +103,7 @@ fn motion_on_several_devices_equals_vmaf() {
         let pattern = dir.path().join("ladder_{index}.json");
         let mut a = ours(&clip, devices);
         a.extend(["-d".to_string(), clip.distorted.display().to_string()]);
-        let o = Command::new(paths::vkssim_bin())
-            .args(&a)
-            .arg("-o")
-            .arg(&pattern)
-            .env("VKSSIM_VALIDATION", "1")
-            .env("VKSSIM_LOG", "info")
-            .output()
-            .expect("run vkssim");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{devices:?}: {err}");
-        assert!(!err.contains("vkssim::vk::validation"), "{err}");
-        assert!(
-            err.contains("uploaded once per device, into shared planes"),
-            "{devices:?}: {err}"
-        );
+        run_shared_ladder(&a, &pattern);
         for k in 0..2 {
             let text = std::fs::read_to_string(dir.path().join(format!("ladder_{k}.json")))
                 .expect("ladder output");

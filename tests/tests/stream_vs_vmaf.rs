@@ -116,6 +116,24 @@ where
     got
 }
 
+/// Every pair of `pairs` submitted to `queue` as host planes (results taken
+/// as they come), then the end of the stream: every result.
+fn through_pairs<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<(u64, FrameScore)>
+where
+    Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
+{
+    let mut got = Vec::new();
+    for (r, d) in pairs {
+        submit_host(queue, r, d).expect("submit");
+        while let Some((i, res)) = queue.poll_indexed() {
+            got.push((i, res.expect("a score")));
+        }
+    }
+    queue.finish();
+    drain(queue, &mut got);
+    got
+}
+
 /// The CPU scorer for `clip` with `models`.
 fn cpu_scorer(clip: &MetricClip, models: &[&str]) -> Scorer {
     let models = Models::parse(models).expect("models");
@@ -177,15 +195,7 @@ fn frame_slots_and_multi_queues_give_the_same_rows() {
 
     let mut multi = MultiScorer::from_scorers(vec![cpu_scorer(&clip, &models)], vec!["cpu".into()])
         .expect("multi");
-    let mut got = Vec::new();
-    for (r, d) in &pairs {
-        submit_host(&mut multi, r, d).expect("submit");
-        while let Some((i, res)) = multi.poll_indexed() {
-            got.push((i, res.expect("a score")));
-        }
-    }
-    multi.finish();
-    drain(&mut multi, &mut got);
+    let got = through_pairs(&mut multi, &pairs);
     check("MultiScorer", &got, &want, 0);
 
     let got = through_slots(&mut multi.slots(), MultiSlots::acquire, &pairs);
@@ -252,15 +262,7 @@ fn several_engines_give_vmaf_and_motion_of_one_and_others_pass_straight_through(
             .collect();
         let names = (0..n).map(|k| format!("cpu {k}")).collect();
         let mut multi = MultiScorer::from_scorers(scorers, names).expect("multi");
-        let mut got = Vec::new();
-        for (r, d) in &pairs {
-            submit_host(&mut multi, r, d).expect("submit");
-            while let Some((i, res)) = multi.poll_indexed() {
-                got.push((i, res.expect("a score")));
-            }
-        }
-        multi.finish();
-        drain(&mut multi, &mut got);
+        let got = through_pairs(&mut multi, &pairs);
         check(&format!("{n} engines"), &got, &want, 0);
         let got = through_slots(&mut multi.slots(), MultiSlots::acquire, &pairs);
         let what = format!("{n} engines' slots");

@@ -16,6 +16,10 @@
 // (engine/src/vk/scorer/metric/motion.rs). The first frame's sum reads what
 // the buffer held before and is not used (its motion is 0).
 //
+// Every binding is `restrict` (the scorer binds distinct buffers): without
+// it a compiler must keep each store to Blurred ordered before the next
+// loads from Vert, which may alias it.
+//
 // Range check (10 and 12-bit): the same workgroup scans its row of both raw
 // luma planes and writes the first sample above the bit depth, per picture,
 // after the sums: row_sad[height + picture * height + row] holds
@@ -37,11 +41,11 @@ layout(push_constant, std430) uniform Motion {
 // The scorer's bit depth (`Spec::bit_depth`, constant id 0).
 layout(constant_id = 0) const uint BIT_DEPTH = 8u;
 
-layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
-layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Vert { uint vert[]; };
-layout(std430, set = 0, binding = 3) buffer Blurred { uint blurred[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer RowSad { uint64_t row_sad[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer RawRef { uint raw_ref[]; };
+layout(std430, set = 0, binding = 1) restrict readonly buffer RawDist { uint raw_dist[]; };
+layout(std430, set = 0, binding = 2) restrict readonly buffer Vert { uint vert[]; };
+layout(std430, set = 0, binding = 3) restrict buffer Blurred { uint blurred[]; };
+layout(std430, set = 0, binding = 4) restrict writeonly buffer RowSad { uint64_t row_sad[]; };
 
 const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
 const uint NONE = 0xFFFFFFFFu;

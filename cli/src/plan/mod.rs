@@ -128,15 +128,25 @@ impl ScorePlan {
 /// The refusal of a run with no model and no feature (`vmaf -n` alone
 /// writes a file without scores).
 fn nothing_to_score(spelling: Spelling) -> String {
+    // The features, from the registry.
+    let names: Vec<&str> = vkssim::metric::MetricConfig::all()
+        .iter()
+        .map(|m| m.feature())
+        .collect();
     match spelling {
         Spelling::Flags => format!(
             "-n/--no_prediction runs no model and no --feature is given: nothing to score; \
-             add --feature NAME (float_ssim, psnr, float_ms_ssim, vif, adm, motion), or drop -n \
-             to run the default model ({})",
+             add --feature NAME ({}), or drop -n to run the default model ({})",
+            names.join(", "),
             crate::feature::DEFAULT_MODEL
         ),
-        Spelling::Keywords => "model=None and no features: nothing to score; give features \
-             ('float_ssim', 'psnr', 'float_ms_ssim', 'vif', 'adm', 'motion') or a model"
-            .to_string(),
+        Spelling::Keywords => format!(
+            "model=None and no features: nothing to score; give features ({}) or a model",
+            names
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }

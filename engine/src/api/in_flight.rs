@@ -13,7 +13,9 @@
 //! Whatever picks it, a default never gives the ring's metric slots more
 //! than [`SLOT_MEMORY_BUDGET`] together (at least
 //! [`MIN_FRAMES_IN_FLIGHT`]): a float_ms_ssim slot holds every scale's
-//! planes and terms, about 600 MB at 4K, and slots beyond what the device
+//! planes and terms, about 600 MB at 4K, and VMAF's extractors' (vif's
+//! statistics, adm's bands, motion's blur) about 360 MB; each metric says
+//! its own (`GpuPlan::slot_bytes`). Slots beyond what the device
 //! can use only cost their creation (4K 8-bit, all three metrics, H200: 4 in
 //! flight 1.89 ms per frame, 8: 2.14, 16: 2.68, 28: 4.44; BENCHMARKS.md).
 //!
@@ -39,10 +41,16 @@ pub const SLOT_MEMORY_BUDGET: u64 = 2 << 30;
 pub const MIN_FRAMES_IN_FLIGHT: usize = 4;
 
 /// Device bytes of one slot's metric buffers that grow with the frame
-/// (float_ms_ssim's planes and terms, about 600 MB at 4K; the metrics' own
-/// modules say), 0 when they are small.
+/// (float_ms_ssim's planes and terms, about 600 MB at 4K; VMAF's, about 360
+/// MB; the metrics' own modules say), 0 when they are small.
 fn metric_slot_bytes(desc: &ScorerDesc) -> u64 {
-    crate::vk::scorer::metric_slot_bytes(&desc.metrics, desc.width, desc.height)
+    // The models' extractors too (a description that fails its checks is
+    // refused when its scorer is made; its list counts here as given).
+    let configs = desc
+        .models
+        .with_metrics(&desc.metrics)
+        .unwrap_or_else(|_| desc.metrics.clone());
+    crate::vk::scorer::metric_slot_bytes(&configs, desc.width, desc.height)
 }
 
 /// `picked` (a default) capped so the metric slots stay within
@@ -168,6 +176,18 @@ mod tests {
                 &VkOptions::default()
             ),
             9
+        );
+        // VMAF's extractors (from a model alone): about 360 MB a slot at 4K,
+        // so a default stays within the budget too.
+        let vmaf = ScorerDesc::new(3840, 2160, 8)
+            .with_models(crate::metric::Models::default_model().unwrap())
+            .with_reader_threads(12);
+        let per_slot = metric_slot_bytes(&vmaf);
+        assert!((300 << 20..420 << 20).contains(&per_slot), "{per_slot}");
+        let fit = (SLOT_MEMORY_BUDGET / per_slot) as usize;
+        assert_eq!(
+            vulkan(&vmaf, &VkOptions::default()),
+            fit.max(MIN_FRAMES_IN_FLIGHT)
         );
         // 0 is "pick".
         assert_eq!(desc.clone().with_frames_in_flight(0).frames_in_flight, None);

@@ -62,35 +62,7 @@ impl AdmGpu {
         check_size(width, height, bit_depth)?;
         opts.validate()?;
         let plans = scale_plans(width, height, opts);
-        let egl = opts.enhn_gain_limit.to_bits();
-        // The range records (2 per picture row), then each scale's rows.
-        let mut rows_at = 2 * height;
-        let params = std::array::from_fn(|s| {
-            let p = &plans[s];
-            let [win_top, win_bottom, win_left, win_right] = p.window;
-            let params = AdmParams {
-                width: p.size.0,
-                height: p.size.1,
-                src_width: p.source.0,
-                src_height: p.source.1,
-                scale: s as u32,
-                rows_at,
-                egl_lo: egl as u32,
-                egl_hi: (egl >> 32) as u32,
-                fixed_hv: p.fixed[0],
-                fixed_d: p.fixed[2],
-                win_top,
-                win_bottom,
-                win_left,
-                win_right,
-                num_shift_hv: p.numerator_shifts[0],
-                num_shift_d: p.numerator_shifts[2],
-                den_square_shift: p.denominator_shifts.0,
-                den_cube_shift: p.denominator_shifts.1,
-            };
-            rows_at += 6 * p.window_rows();
-            params
-        });
+        let params = scale_params(&plans, opts, height);
         let spec = Some(Spec::new(bit_depth, 1, false));
         let kernels = [
             pipelines.kernel(gpu, ShaderName::AdmDwt0, spec)?,
@@ -130,7 +102,69 @@ impl AdmGpu {
     }
 }
 
-gpu_plan!(AdmOptions => AdmGpu);
+/// Each scale's push constants for `height`-row frames of `plans`.
+fn scale_params(plans: &[ScalePlan; 4], opts: &AdmOptions, height: u32) -> [AdmParams; 4] {
+    let egl = opts.enhn_gain_limit.to_bits();
+    // The range records (2 per picture row), then each scale's rows.
+    let mut rows_at = 2 * height;
+    std::array::from_fn(|s| {
+        let p = &plans[s];
+        let [win_top, win_bottom, win_left, win_right] = p.window;
+        let params = AdmParams {
+            width: p.size.0,
+            height: p.size.1,
+            src_width: p.source.0,
+            src_height: p.source.1,
+            scale: s as u32,
+            rows_at,
+            egl_lo: egl as u32,
+            egl_hi: (egl >> 32) as u32,
+            fixed_hv: p.fixed[0],
+            fixed_d: p.fixed[2],
+            win_top,
+            win_bottom,
+            win_left,
+            win_right,
+            num_shift_hv: p.numerator_shifts[0],
+            num_shift_d: p.numerator_shifts[2],
+            den_square_shift: p.denominator_shifts.0,
+            den_cube_shift: p.denominator_shifts.1,
+        };
+        rows_at += 6 * p.window_rows();
+        params
+    })
+}
+
+/// The buffers each slot holds for `plans`' frames (see [`ROWS`]).
+fn slot_buffers(params: &[AdmParams; 4], plans: &[ScalePlan; 4]) -> Vec<BufferDecl> {
+    let mut out = Vec::new();
+    for p in params {
+        let bytes = 4 * p.width as u64 * p.height as u64 * 4;
+        for which in ["reference", "distorted"] {
+            out.push(BufferDecl::device(
+                format!("adm scale {} {which} bands", p.scale),
+                bytes,
+            ));
+        }
+    }
+    for p in params {
+        out.push(BufferDecl::device(
+            format!("adm scale {} decoupled planes", p.scale),
+            DECOUPLED_PLANES * p.width as u64 * p.height as u64 * 4,
+        ));
+    }
+    let words = params[3].rows_at as u64 + 6 * u64::from(plans[3].window_rows());
+    out.push(BufferDecl::host("adm row sums", words * 8));
+    out
+}
+
+/// Device bytes of a slot's buffers for `width` x `height` frames.
+fn slot_bytes(opts: &AdmOptions, width: u32, height: u32) -> u64 {
+    let plans = scale_plans(width, height, opts);
+    super::device_bytes(&slot_buffers(&scale_params(&plans, opts, height), &plans))
+}
+
+gpu_plan!(AdmOptions => AdmGpu, slot_bytes = slot_bytes);
 
 impl GpuMetric for AdmGpu {
     fn feature(&self) -> &'static str {
@@ -142,26 +176,7 @@ impl GpuMetric for AdmGpu {
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        let mut out = Vec::new();
-        for p in &self.params {
-            let bytes = 4 * p.width as u64 * p.height as u64 * 4;
-            for which in ["reference", "distorted"] {
-                out.push(BufferDecl::device(
-                    format!("adm scale {} {which} bands", p.scale),
-                    bytes,
-                ));
-            }
-        }
-        for p in &self.params {
-            out.push(BufferDecl::device(
-                format!("adm scale {} decoupled planes", p.scale),
-                DECOUPLED_PLANES * p.width as u64 * p.height as u64 * 4,
-            ));
-        }
-        let last = &self.params[3];
-        let words = last.rows_at as u64 + 6 * u64::from(self.plans[3].window_rows());
-        out.push(BufferDecl::host("adm row sums", words * 8));
-        out
+        slot_buffers(&self.params, &self.plans)
     }
 
     fn record(&self, r: &mut Recorder) {

@@ -14,9 +14,21 @@
 //! come out ([`VkScorer::take_metric_outputs`]).
 
 /// Implements [`GpuPlan`] for a metric's options type `$options`: its plan
-/// is `$plan::new(gpu, pipelines, ctx, options)` (the metric's checks first).
+/// is `$plan::new(gpu, pipelines, ctx, options)` (the metric's checks first);
+/// with `, slot_bytes = $f`, `$f(options, width, height)` gives the device
+/// bytes of its per-slot buffers that grow with the frame.
 macro_rules! gpu_plan {
+    ($options:ty => $plan:ty, slot_bytes = $f:expr) => {
+        gpu_plan!(@impl $options => $plan,
+            fn slot_bytes(&self, width: u32, height: u32) -> u64 {
+                $f(self, width, height)
+            }
+        );
+    };
     ($options:ty => $plan:ty) => {
+        gpu_plan!(@impl $options => $plan,);
+    };
+    (@impl $options:ty => $plan:ty, $($extra:item)*) => {
         impl $crate::vk::scorer::metric::GpuPlan for $options {
             fn gpu_metric(
                 &self,
@@ -26,6 +38,7 @@ macro_rules! gpu_plan {
             ) -> $crate::Result<Option<Box<dyn $crate::vk::scorer::metric::GpuMetric>>> {
                 Ok(Some(Box::new(<$plan>::new(gpu, pipelines, ctx, self)?)))
             }
+            $($extra)*
         }
     };
 }
@@ -65,6 +78,12 @@ pub(super) trait GpuPlan {
         _ctx: &MetricContext,
     ) -> Result<Option<Box<dyn GpuMetric>>> {
         Ok(None)
+    }
+
+    /// Device bytes of its per-slot buffers that grow with the frame, for
+    /// `width` x `height` frames (0: a few rows or words).
+    fn slot_bytes(&self, _width: u32, _height: u32) -> u64 {
+        0
     }
 }
 
@@ -229,14 +248,17 @@ pub(super) fn gpu_metrics(
 /// Device bytes of one slot's metric buffers that grow with the frame, for
 /// the metrics of `list` on `width` x `height` frames (what a default
 /// frames-in-flight count keeps within its budget: `crate::api::in_flight`).
-/// Only float_ms_ssim's are large; the others' are a few rows or words.
+/// Each metric says its own ([`GpuPlan::slot_bytes`]).
 pub(crate) fn slot_bytes(list: &[MetricConfig], width: u32, height: u32) -> u64 {
     list.iter()
-        .map(|m| match m {
-            MetricConfig::FloatMsSsim(_) => ms_ssim::slot_bytes(width, height),
-            _ => 0,
-        })
+        .map(|m| gpu_plan(m).slot_bytes(width, height))
         .sum()
+}
+
+/// Device bytes of the buffers `decls` declares (host-visible ones left out:
+/// rows of sums).
+fn device_bytes(decls: &[BufferDecl]) -> u64 {
+    decls.iter().filter(|d| !d.host).map(|d| d.bytes).sum()
 }
 
 /// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), in

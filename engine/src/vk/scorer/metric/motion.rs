@@ -108,7 +108,13 @@ impl MotionGpu {
     }
 }
 
-gpu_plan!(MotionOptions => MotionGpu);
+/// Device bytes of a slot's buffers for `width` x `height` frames: the
+/// vertical blur, one uint per sample.
+fn slot_bytes(_opts: &MotionOptions, width: u32, height: u32) -> u64 {
+    width as u64 * height as u64 * 4
+}
+
+gpu_plan!(MotionOptions => MotionGpu, slot_bytes = slot_bytes);
 
 impl GpuMetric for MotionGpu {
     fn feature(&self) -> &'static str {

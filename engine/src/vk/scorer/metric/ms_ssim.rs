@@ -181,7 +181,7 @@ impl MsSsimGpu {
     }
 }
 
-gpu_plan!(MsSsimOptions => MsSsimGpu);
+gpu_plan!(MsSsimOptions => MsSsimGpu, slot_bytes = |_: &MsSsimOptions, w, h| slot_bytes(w, h));
 
 impl GpuMetric for MsSsimGpu {
     fn feature(&self) -> &'static str {

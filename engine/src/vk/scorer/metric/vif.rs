@@ -57,28 +57,7 @@ impl VifGpu {
         let (width, height, bit_depth) = ctx.format;
         check_size(width, height, bit_depth)?;
         opts.validate()?;
-        let bits = opts.enhn_gain_limit.to_bits();
-        let mut params = [VifParams::default(); 4];
-        // The range records (2 per row of scale 0), then each scale's rows.
-        let mut sums_at = 2 * height;
-        let (mut w, mut h) = (width, height);
-        for (s, p) in params.iter_mut().enumerate() {
-            let (sw, sh) = (w, h);
-            if s > 0 {
-                (w, h) = (w / 2, h / 2);
-            }
-            *p = VifParams {
-                width: w,
-                height: h,
-                src_width: sw,
-                src_height: sh,
-                scale: s as u32,
-                sums_at,
-                gain_lo: bits as u32,
-                gain_hi: (bits >> 32) as u32,
-            };
-            sums_at += 4 * h;
-        }
+        let params = scale_params(width, height, opts);
         let spec = Some(Spec::new(bit_depth, 1, false));
         let kernels = [
             pipelines.kernel(gpu, ShaderName::VifDecimate, spec)?,
@@ -138,7 +117,62 @@ impl VifGpu {
     }
 }
 
-gpu_plan!(VifOptions => VifGpu);
+gpu_plan!(VifOptions => VifGpu, slot_bytes = slot_bytes);
+
+/// Each scale's push constants for `width` x `height` frames (its plane's
+/// size, where its sums go).
+fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
+    let bits = opts.enhn_gain_limit.to_bits();
+    let mut params = [VifParams::default(); 4];
+    // The range records (2 per row of scale 0), then each scale's rows.
+    let mut sums_at = 2 * height;
+    let (mut w, mut h) = (width, height);
+    for (s, p) in params.iter_mut().enumerate() {
+        let (sw, sh) = (w, h);
+        if s > 0 {
+            (w, h) = (w / 2, h / 2);
+        }
+        *p = VifParams {
+            width: w,
+            height: h,
+            src_width: sw,
+            src_height: sh,
+            scale: s as u32,
+            sums_at,
+            gain_lo: bits as u32,
+            gain_hi: (bits >> 32) as u32,
+        };
+        sums_at += 4 * h;
+    }
+    params
+}
+
+/// The buffers each slot holds for frames of `params` (see [`SUMS`]).
+fn slot_buffers(params: &[VifParams; 4]) -> Vec<BufferDecl> {
+    let mut out = Vec::new();
+    for p in &params[1..] {
+        let bytes = p.width as u64 * p.height as u64 * 4;
+        for which in ["reference", "distorted"] {
+            let name = format!("vif scale {} {which}", p.scale);
+            out.push(BufferDecl::device(name, bytes));
+        }
+    }
+    let p0 = &params[0];
+    let samples = p0.width as u64 * p0.height as u64;
+    out.push(BufferDecl::device(
+        "vif vertical statistics",
+        5 * samples * 4,
+    ));
+    let last = &params[3];
+    let records = last.sums_at as u64 + 4 * last.height as u64;
+    out.push(BufferDecl::host("vif row sums", records * 8));
+    out
+}
+
+/// Device bytes of a slot's buffers for `width` x `height` frames.
+fn slot_bytes(opts: &VifOptions, width: u32, height: u32) -> u64 {
+    super::device_bytes(&slot_buffers(&scale_params(width, height, opts)))
+}
 
 impl GpuMetric for VifGpu {
     fn feature(&self) -> &'static str {
@@ -150,24 +184,7 @@ impl GpuMetric for VifGpu {
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        let mut out = Vec::new();
-        for p in &self.params[1..] {
-            let bytes = p.width as u64 * p.height as u64 * 4;
-            for which in ["reference", "distorted"] {
-                let name = format!("vif scale {} {which}", p.scale);
-                out.push(BufferDecl::device(name, bytes));
-            }
-        }
-        let p0 = &self.params[0];
-        let samples = p0.width as u64 * p0.height as u64;
-        out.push(BufferDecl::device(
-            "vif vertical statistics",
-            5 * samples * 4,
-        ));
-        let last = &self.params[3];
-        let records = last.sums_at as u64 + 4 * last.height as u64;
-        out.push(BufferDecl::host("vif row sums", records * 8));
-        out
+        slot_buffers(&self.params)
     }
 
     fn kept_buffers(&self) -> &[Buffer] {

@@ -306,8 +306,18 @@ fn imported_device_pairs_carry_the_previous_reference() {
     if !gpu_present() {
         return;
     }
+    imported_pairs(64, 24, |w, h| desc(w, h, 8, 2));
+    // VMAF's default model (vif, adm and motion on the device) on imported
+    // planes, 33 rows at least (adm's smallest frame).
+    imported_pairs(64, 40, |w, h| {
+        ScorerDesc::new(w, h, 8)
+            .with_models(vkssim::metric::Models::default_model().expect("model"))
+            .with_frames_in_flight(2)
+    });
+}
+
+fn imported_pairs(w: u32, h: u32, desc: impl Fn(u32, u32) -> ScorerDesc) {
     let all = engines(2);
-    let (w, h) = (64u32, 24u32);
     let seeds: Vec<u32> = vec![11, 12, 12, 13, 14, 90, 91, 92, 93, 94];
     let layouts: Vec<(u64, u64, u32)> = seeds.iter().map(|&s| (0, w as u64, s)).collect();
     let device = device_pairs::device_pairs(&all[0], w, h, &layouts);
@@ -321,8 +331,9 @@ fn imported_device_pairs_carry_the_previous_reference() {
             (r, d)
         })
         .collect();
-    let d = desc(w, h, 8, 2);
+    let d = desc(w, h);
     let want = bits(&through(&mut Scorer::cpu(&d, 1).expect("cpu"), &hosts));
+    assert!(want.len() == seeds.len() && want.iter().all(|row| !row.is_empty()));
     // One Vulkan scorer on the imported planes.
     let mut one = all[0].scorer(&d).expect("scorer");
     for [r, dd] in &imports {

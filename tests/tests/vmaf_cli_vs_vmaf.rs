@@ -135,6 +135,19 @@ fn a_bad_model_or_a_vulkan_run_without_passes_is_a_clear_error() {
 
 #[test]
 fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
+    // The CPU twin, then the Vulkan engine (the reference uploaded once and
+    // read by every rung) and two Vulkan scorers (`--device 0,0`: runs of
+    // frames per scorer, each run's first carrying its previous reference).
+    for engine in [
+        &["--backend", "cpu"][..],
+        &["--backend", "vulkan"][..],
+        &["--device", "0,0"][..],
+    ] {
+        ladder_with_a_model(engine);
+    }
+}
+
+fn ladder_with_a_model(engine: &[&str]) {
     let clip = MetricClip::new(96, 64, 8, Chroma::C420, 4, Content::Noisy);
     let other = MetricClip::new(96, 64, 8, Chroma::C420, 4, Content::Identical);
     let dir = tempfile::tempdir().expect("tempdir");
@@ -151,7 +164,8 @@ fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
     }
     args.extend(raw.iter().cloned());
     args.extend(model.iter().cloned());
-    args.extend(["--backend".to_string(), "cpu".to_string(), "-o".to_string()]);
+    args.extend(engine.iter().map(|s| s.to_string()));
+    args.push("-o".to_string());
     args.push(dir.path().join("ladder_{index}.json").display().to_string());
     let o = std::process::Command::new(paths::vkssim_bin())
         .args(&args)
@@ -175,7 +189,7 @@ fn a_ladder_with_a_model_writes_vmafs_file_for_each_input() {
         assert_eq!(
             comparable_lines(&ours),
             comparable_lines(&vmaf),
-            "ladder input {k} differs from vmaf"
+            "{engine:?}: ladder input {k} differs from vmaf"
         );
     }
 }

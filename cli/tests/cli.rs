@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_fails, assert_ok, run, s, stderr};
+use common::{assert_fails, assert_ok, run, s, score_float_ssim, stderr};
 use vkssim::{LumaFrame, SsimOptions};
 
 /// A deterministic luma plane.
@@ -101,19 +101,7 @@ fn missing_file_names_it() {
     let (r, _) = clip(1, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let missing = dir.path().join("nope.y4m");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&missing),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&missing)], None);
     assert_fails(&o, &["nope.y4m", "distorted"]);
 }
 
@@ -126,12 +114,8 @@ fn truncated_raw_file_says_how_many_bytes_are_left_over() {
     let mut bytes = std::fs::read(&dp).unwrap();
     bytes.extend_from_slice(&[7; 100]);
     std::fs::write(&dp, bytes).unwrap();
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -155,34 +139,10 @@ fn mismatched_geometry_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let rp = y4m_file(dir.path(), "ref.y4m", &clip(1, 32, 32, 8).0);
     let dp = y4m_file(dir.path(), "dist.y4m", &clip(1, 32, 34, 8).0);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp)], None);
     assert_fails(&o, &["differ", "32x32", "32x34"]);
     let dp = y4m_file(dir.path(), "dist10.y4m", &clip(1, 32, 32, 10).0);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp)], None);
     assert_fails(&o, &["differ", "8-bit", "10-bit"]);
 }
 
@@ -193,34 +153,15 @@ fn length_mismatch_fails_unless_allowed() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d[..2]);
     let out = dir.path().join("out.json");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-            "-o",
-            s(&out),
-            "--json",
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp), "-o", s(&out), "--json"], None);
     assert_fails(&o, &["3 frames", "2", "--allow-length-mismatch"]);
     assert!(
         !out.exists(),
         "nothing is scored when files show the mismatch up front"
     );
 
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -242,20 +183,8 @@ fn length_mismatch_on_a_pipe_keeps_the_common_frames() {
     let (r, d) = clip(4, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let out = dir.path().join("out.json");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            "-",
-            "-o",
-            s(&out),
-            "--json",
-        ],
+    let o = score_float_ssim(
+        &["-r", s(&rp), "-d", "-", "-o", s(&out), "--json"],
         Some(&y4m_bytes(&d[..2])),
     );
     assert_fails(
@@ -275,19 +204,7 @@ fn bad_y4m_header_is_refused() {
     let rp = y4m_file(dir.path(), "ref.y4m", &clip(1, 32, 32, 8).0);
     let bad = dir.path().join("bad.y4m");
     std::fs::write(&bad, b"YUV4MPEG2 W32 Hx F25:1\nFRAME\n").unwrap();
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&bad),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&bad)], None);
     assert_fails(&o, &["bad.y4m", "Y4M header"]);
 }
 
@@ -298,12 +215,8 @@ fn zero_frames_is_an_error() {
     let empty_d = dir.path().join("d.yuv");
     std::fs::write(&empty_r, b"").unwrap();
     std::fs::write(&empty_d, b"").unwrap();
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&empty_r),
             "-d",
@@ -324,12 +237,8 @@ fn zero_frames_is_an_error() {
     let (r, d) = clip(2, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -350,19 +259,7 @@ fn plane_too_small_is_refused() {
     let (r, d) = clip(1, 10, 12, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp)], None);
     assert_fails(&o, &["10x12", "11x11"]);
 }
 
@@ -371,12 +268,8 @@ fn unsupported_bit_depth_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("x.yuv");
     std::fs::write(&p, vec![0u8; 4096]).unwrap();
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&p),
             "-d",
@@ -401,23 +294,7 @@ fn raw_input_without_its_geometry_is_refused() {
     let (r, d) = clip(1, 32, 32, 8);
     let rp = raw_file(dir.path(), "ref.yuv", &r);
     let dp = raw_file(dir.path(), "dist.yuv", &d);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-            "-w",
-            "32",
-            "-h",
-            "32",
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp), "-w", "32", "-h", "32"], None);
     assert_fails(&o, &["ref.yuv"]);
 }
 
@@ -472,12 +349,8 @@ fn mid_stream_error_keeps_the_frames_scored_before_it() {
     let mut piped = std::fs::read(raw_file(dir.path(), "dist.yuv", &d[..2])).unwrap();
     piped.extend_from_slice(&[9; 50]);
     let out = dir.path().join("partial.csv");
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -601,12 +474,8 @@ fn precision_sets_the_digits() {
         ("max", format!("{want}")),
     ] {
         let out = dir.path().join(format!("p{p}.csv"));
-        let o = run(
+        let o = score_float_ssim(
             &[
-                "score",
-                "-n",
-                "--feature",
-                "float_ssim",
                 "-r",
                 s(&rp),
                 "-d",
@@ -641,12 +510,8 @@ fn xml_csv_and_sub_have_libvmafs_shape() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let xml = dir.path().join("o.xml");
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -679,20 +544,8 @@ fn xml_csv_and_sub_have_libvmafs_shape() {
     );
 
     let sub = dir.path().join("o.sub");
-    assert_ok(&run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-            "-o",
-            s(&sub),
-            "--sub",
-        ],
+    assert_ok(&score_float_ssim(
+        &["-r", s(&rp), "-d", s(&dp), "-o", s(&sub), "--sub"],
         None,
     ));
     let t = std::fs::read_to_string(&sub).unwrap();
@@ -729,34 +582,9 @@ fn stdin_input_scores_like_a_file() {
     let (r, d) = clip(2, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
-    let from_file = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-            "--precision",
-            "max",
-        ],
-        None,
-    );
-    let from_pipe = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            "-",
-            "--precision",
-            "max",
-        ],
+    let from_file = score_float_ssim(&["-r", s(&rp), "-d", s(&dp), "--precision", "max"], None);
+    let from_pipe = score_float_ssim(
+        &["-r", s(&rp), "-d", "-", "--precision", "max"],
         Some(&y4m_bytes(&d)),
     );
     assert_ok(&from_file);
@@ -782,21 +610,7 @@ fn output_into_a_missing_folder_fails_clearly() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
     let out = dir.path().join("no/such/dir/out.xml");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-            "-o",
-            s(&out),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp), "-o", s(&out)], None);
     assert_fails(&o, &["out.xml"]);
 }
 
@@ -904,12 +718,8 @@ fn frame_selection_flags_pick_the_right_frames() {
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d[..5]);
     let out = dir.path().join("skip.json");
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&rp),
             "-d",
@@ -950,22 +760,7 @@ fn dash_output_writes_the_file_to_stdout() {
     let (r, d) = clip(2, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r);
     let dp = y4m_file(dir.path(), "dist.y4m", &d);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            s(&dp),
-            "--json",
-            "-o",
-            "-",
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&rp), "-d", s(&dp), "--json", "-o", "-"], None);
     assert_ok(&o);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["frames"].as_array().unwrap().len(), 2);
@@ -976,36 +771,14 @@ fn length_mismatch_on_a_pipe_with_frame_cnt_counts_up_to_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let (r, d) = clip(5, 32, 32, 8);
     let rp = y4m_file(dir.path(), "ref.y4m", &r[..3]);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            "-",
-            "--frame_cnt",
-            "4",
-        ],
+    let o = score_float_ssim(
+        &["-r", s(&rp), "-d", "-", "--frame_cnt", "4"],
         Some(&y4m_bytes(&d)),
     );
     assert_fails(&o, &["reference has 3 frames but distorted has 4"]);
     // Within the limit both have enough frames: no mismatch.
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&rp),
-            "-d",
-            "-",
-            "--frame_cnt",
-            "3",
-        ],
+    let o = score_float_ssim(
+        &["-r", s(&rp), "-d", "-", "--frame_cnt", "3"],
         Some(&y4m_bytes(&d)),
     );
     assert_ok(&o);

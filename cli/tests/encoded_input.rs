@@ -15,7 +15,7 @@ mod encoded_clips;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{assert_fails, assert_ok, no_model, run, s};
+use common::{assert_fails, assert_ok, no_model, run, s, score_float_ssim};
 use encoded_clips::{
     clip, clips_dir, damaged, encoded, ffmpeg, ffmpeg_decode, ffmpeg_raw, score_args, without_fps,
 };
@@ -248,21 +248,7 @@ fn second_video_stream_by_index() {
     );
     assert_eq!(assert_decodes_as_ffmpeg(&p, 0, 6).width, 192);
     assert_eq!(assert_decodes_as_ffmpeg(&p, 1, 6).width, 160);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&p),
-            "-d",
-            s(&p),
-            "--stream",
-            "2",
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&p), "-d", s(&p), "--stream", "2"], None);
     assert_fails(&o, &["two.mkv", "there is no video stream 2: it has 2"]);
 }
 
@@ -358,12 +344,8 @@ fn a_damaged_frame_is_an_error_naming_file_and_frame() {
     let clean = encoded("clean.mkv", "192x108", 20, "-c:v libx264 -g 10 -bf 2");
     let bad = damaged(&clean, "damaged.mkv");
     let out = dir.path().join("partial.json");
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&bad),
             "-d",
@@ -486,19 +468,7 @@ fn an_unknown_codec_names_it_and_the_ffmpeg_version() {
     patched[at..at + id.len()].copy_from_slice(b"V_MPEG4/ISO/XYZ");
     let path = clips_dir().join("unknown-codec.mkv");
     std::fs::write(&path, patched).unwrap();
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&path),
-            "-d",
-            s(&clean),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&path), "-d", s(&clean)], None);
     assert_fails(
         &o,
         &[
@@ -517,19 +487,7 @@ fn no_video_stream_says_so() {
         &["-f", "lavfi", "-i", "sine=d=0.2", "-c:a", "pcm_s16le"],
     );
     let video = encoded("video.mkv", "192x108", 4, "-c:v libx264");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&video),
-            "-d",
-            s(&audio),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&video), "-d", s(&audio)], None);
     assert_fails(
         &o,
         &["audio.mkv: has no video stream (it holds audio (pcm_s16le))"],
@@ -540,21 +498,7 @@ fn no_video_stream_says_so() {
 fn a_stream_that_ends_early_is_a_length_error() {
     let long = encoded("long.mkv", "192x108", 12, "-c:v libx264");
     let short = encoded("short.mkv", "192x108", 8, "-c:v libx264");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&long),
-            "-d",
-            s(&short),
-            "--backend",
-            "cpu",
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&long), "-d", s(&short), "--backend", "cpu"], None);
     assert_fails(&o, &["long.mkv", "short.mkv", "--allow-length-mismatch"]);
 }
 
@@ -563,19 +507,7 @@ fn a_file_no_reader_knows_says_what_it_needs() {
     let dir = tempfile::tempdir().unwrap();
     let junk = common::file(dir.path(), "junk.bin", &[7u8; 3000]);
     let video = encoded("video2.mkv", "192x108", 4, "-c:v libx264");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&junk),
-            "-d",
-            s(&video),
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&junk), "-d", s(&video)], None);
     assert_fails(
         &o,
         &[
@@ -585,12 +517,8 @@ fn a_file_no_reader_knows_says_what_it_needs() {
     );
     // With a raw layout given, it is raw YUV, as before (and then too small
     // for the encoded input's geometry).
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&junk),
             "-d",
@@ -669,20 +597,7 @@ fn score_with_resize_distorted() {
     let dir = tempfile::tempdir().unwrap();
     let reference = encoded("rs-ref.mkv", "256x144", 6, "-c:v libx264 -crf 12");
     let distorted = encoded("rs-dist.mkv", "192x108", 6, "-c:v libx264 -crf 30");
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&reference),
-            "-d",
-            s(&distorted),
-            "-q",
-        ],
-        None,
-    );
+    let o = score_float_ssim(&["-r", s(&reference), "-d", s(&distorted), "-q"], None);
     assert_fails(&o, &["reference and distorted differ"]);
     let out = dir.path().join("resized.json");
     score(
@@ -708,12 +623,8 @@ fn a_broken_mp4_is_never_read_as_raw() {
     let whole = std::fs::read(encoded("broken-src.mp4", "192x108", 4, "-c:v libx264")).unwrap();
     let broken = common::file(dir.path(), "broken.mp4", &whole[..whole.len() / 2]);
     let raw = common::file(dir.path(), "ref.yuv", &[0u8; 192 * 108 * 3]);
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&raw),
             "-d",
@@ -767,12 +678,8 @@ fn selection_flags_and_ladders_take_encoded_inputs() {
     let single = dir.path().join("b.json");
     score(&reference, &b, &single, &[]);
     let pattern = dir.path().join("ladder_{index}.json");
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&reference),
             "-d",
@@ -805,19 +712,7 @@ fn rgb_and_nv12_are_refused_by_name() {
         ("nv12.nut", "-c:v rawvideo -pix_fmt nv12", "nv12"),
     ] {
         let clip = encoded(name, "192x108", 2, encode);
-        let o = run(
-            &[
-                "score",
-                "-n",
-                "--feature",
-                "float_ssim",
-                "-r",
-                s(&clip),
-                "-d",
-                s(&video),
-            ],
-            None,
-        );
+        let o = score_float_ssim(&["-r", s(&clip), "-d", s(&video)], None);
         let gives = format!("the decoder gives {pix_fmt} frames");
         assert_fails(&o, &[name, &gives, "planar YUV"]);
     }

@@ -12,7 +12,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{assert_fails, file, no_model, run, run_cmd, s, vkssim, y4m_clip, y4m_frame};
+use common::{
+    assert_fails, file, no_model, run, run_cmd, s, score_float_ssim, vkssim, y4m_clip, y4m_frame,
+};
 
 /// A raw 8-bit 4:2:0 clip of `frames` frames of `width` x `height`.
 fn raw_clip(width: u32, height: u32, frames: u32) -> Vec<u8> {
@@ -245,19 +247,8 @@ fn skipping_past_the_end_says_what_each_input_has() {
         assert_exit_1(&run(&args, Some(&clip)), &[&piped]);
     }
     // The other input a pipe: it is read no further than one frame.
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&r),
-            "-d",
-            "-",
-            "--frame_skip_ref",
-            "3",
-        ],
+    let o = score_float_ssim(
+        &["-r", s(&r), "-d", "-", "--frame_skip_ref", "3"],
         Some(&clip),
     );
     assert_exit_1(
@@ -285,21 +276,7 @@ fn duplicate_y4m_header_tags_are_refused() {
         let mut bytes = format!("YUV4MPEG2 {tags}").into_bytes();
         bytes.extend_from_slice(&good[header_end..]);
         let r = file(dir.path(), "r.y4m", &bytes);
-        let o = run(
-            &[
-                "score",
-                "-n",
-                "--feature",
-                "float_ssim",
-                "-r",
-                s(&r),
-                "-d",
-                s(&d),
-                "--backend",
-                "cpu",
-            ],
-            None,
-        );
+        let o = score_float_ssim(&["-r", s(&r), "-d", s(&d), "--backend", "cpu"], None);
         let needle = format!("the {tag} tag is given twice");
         assert_exit_1(&o, &["r.y4m: bad Y4M header", &needle]);
     }
@@ -307,19 +284,8 @@ fn duplicate_y4m_header_tags_are_refused() {
     let mut bytes = b"YUV4MPEG2 W32 H32 F25:1 Ip A1:1 C420jpeg XA=1 XB=2 XA=1".to_vec();
     bytes.extend_from_slice(&good[header_end..]);
     let r = file(dir.path(), "r.y4m", &bytes);
-    common::assert_ok(&run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            s(&r),
-            "-d",
-            s(&d),
-            "--backend",
-            "cpu",
-        ],
+    common::assert_ok(&score_float_ssim(
+        &["-r", s(&r), "-d", s(&d), "--backend", "cpu"],
         None,
     ));
 }

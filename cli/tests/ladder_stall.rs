@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{assert_ok, file, run, s, stderr, vkssim, y4m_clip};
+use common::{assert_ok, file, s, score_float_ssim, stderr, vkssim, y4m_clip};
 
 const W: u32 = 32;
 const H: u32 = 24;
@@ -94,12 +94,8 @@ fn a_stalled_input_does_not_hold_back_a_file_referenced_ladder() {
         "the run waits for the stalled input"
     );
     let single = dir.path().join("single.json");
-    assert_ok(&run(
+    assert_ok(&score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&r),
             "-d",

@@ -13,7 +13,10 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{assert_fails, assert_ok, file, no_model, run, run_cmd, s, stderr, vkssim, y4m_clip};
+use common::{
+    assert_fails, assert_ok, file, no_model, run, run_cmd, s, score_float_ssim, stderr, vkssim,
+    y4m_clip,
+};
 
 const W: u32 = 32;
 const H: u32 = 24;
@@ -179,19 +182,8 @@ fn item2_a_trace_naming_an_input_is_refused() {
 fn item9_the_same_stream_twice_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let clip = y4m_clip(W, H, 4, 1);
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            "/dev/stdin",
-            "-d",
-            "-",
-            "--backend",
-            "cpu",
-        ],
+    let o = score_float_ssim(
+        &["-r", "/dev/stdin", "-d", "-", "--backend", "cpu"],
         Some(&clip),
     );
     assert_fails(&o, &["/dev/stdin", "same stream"]);
@@ -214,19 +206,8 @@ fn item3_a_missing_output_folder_fails_before_reading() {
     let out = dir.path().join("no-such-folder/out.csv");
     // Standard input is empty and the distorted input missing: reading either
     // before checking the output would fail on them instead.
-    let o = run(
-        &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
-            "-r",
-            "-",
-            "-d",
-            "/nonexistent-distorted.y4m",
-            "-o",
-            s(&out),
-        ],
+    let o = score_float_ssim(
+        &["-r", "-", "-d", "/nonexistent-distorted.y4m", "-o", s(&out)],
         None,
     );
     assert_fails(&o, &["no-such-folder", "out.csv"]);

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_fails, assert_ok, file, run, run_cmd, s, stderr, vkssim, y4m_clip};
+use common::{
+    assert_fails, assert_ok, file, run, run_cmd, s, score_float_ssim, stderr, vkssim, y4m_clip,
+};
 
 const W: u32 = 32;
 const H: u32 = 24;
@@ -218,12 +220,8 @@ fn item3_bench_write_yuv_is_refused_with_inputs_and_written_safely() {
         names(dir.path())
     );
     // The files written score as the generated pair does.
-    let o = run(
+    let o = score_float_ssim(
         &[
-            "score",
-            "-n",
-            "--feature",
-            "float_ssim",
             "-r",
             s(&old),
             "-d",
@@ -748,12 +746,8 @@ fn item11_the_readme_lists_every_pixel_format_accepted() {
         let (cw, ch) = chroma.plane_size(W, H);
         let bytes = (W * H + cw * ch * chroma.extra_planes()) as usize;
         let raw = file(dir.path(), "raw.yuv", &vec![100u8; 2 * bytes]);
-        let o = run(
+        let o = score_float_ssim(
             &[
-                "score",
-                "-n",
-                "--feature",
-                "float_ssim",
                 "-r",
                 s(&raw),
                 "-d",

@@ -112,6 +112,14 @@ pub fn y4m_pair(dir: &Path, width: u32, height: u32) -> (PathBuf, PathBuf) {
     )
 }
 
+/// Runs `vkssim score -n --feature float_ssim ARGS` (float_ssim alone, no
+/// VMAF model: the run most of these tests were written for).
+pub fn score_float_ssim(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut all = vec!["score", "-n", "--feature", "float_ssim"];
+    all.extend_from_slice(args);
+    run(&all, stdin)
+}
+
 /// What a `score` command line adds so that it runs the metrics `extra`
 /// names and no VMAF model (a plain `score` runs vmaf_v0.6.1, as `vmaf`
 /// does): nothing when `extra` names a model or `-n`, `-n` when it names a

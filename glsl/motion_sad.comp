@@ -66,12 +66,7 @@ uint sample_at(bool ref, uint i) {
     return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
 }
 
-// libvmaf's mirror of index i (at most 2 outside 0..n), n >= 3.
-uint mirror(int i, uint n) {
-    if (i < 0) { return uint(-i); }
-    if (uint(i) >= n) { return 2u * n - uint(i) - 1u; }
-    return uint(i);
-}
+#include "mirror.glsl"
 
 void main() {
     uint row = gl_WorkGroupID.y;

@@ -1,7 +1,8 @@
 // adm.glsl: what the passes of libvmaf's integer ADM share (glsl/adm_dwt0.comp,
 // adm_dwt.comp, adm_decouple.comp, adm_rows.comp; the CPU twin is
 // engine/src/feature/adm/): their push-constant block, the bit depth, the
-// wavelet's taps, its asymmetric border mirror and int16 stores.
+// wavelet's taps, its asymmetric border mirror (mirror.glsl) and int16
+// stores.
 
 #ifndef VKSSIM_ADM_GLSL
 #define VKSSIM_ADM_GLSL
@@ -39,13 +40,7 @@ layout(constant_id = 0) const uint BIT_DEPTH = 8u;
 const int LO[4] = int[4](15826, 27411, 7345, -4240);
 const int HI[4] = int[4](-4240, -7345, 27411, -15826);
 
-// Index i (from -1 to n + 1) mirrored: -1 reads 1, n reads n - 1 and n + 1
-// reads n - 2 (libvmaf's asymmetric mirror).
-uint mirror(int i, uint n) {
-    if (i < 0) { return uint(-i); }
-    if (uint(i) >= n) { return 2u * n - uint(i) - 1u; }
-    return uint(i);
-}
+#include "mirror.glsl"
 
 // A value stored as int16 (C's wrapping conversion).
 int to_i16(int v) { return (v << 16) >> 16; }

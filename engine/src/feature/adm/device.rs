@@ -9,7 +9,7 @@ use super::window::Window;
 use super::{denominator, finish, masking, AdmOptions, AdmScores};
 
 /// One scale's constants for the device passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ScalePlan {
     /// The bands' width and height.
     pub size: (u32, u32),
@@ -18,8 +18,9 @@ pub(crate) struct ScalePlan {
     pub source: (u32, u32),
     /// The active window: top, bottom, left, right (half-open).
     pub window: [u32; 4],
-    /// The fixed-point contrast sensitivity factors of h, v and d.
-    pub fixed: [u32; 3],
+    /// The contrast sensitivity factors of h, v and d: the fixed-point ones
+    /// the passes multiply by, the binary32 ones the host's finish cubes.
+    pub factors: ScaleFactors,
     /// The numerator's per-pixel cube shifts of h, v and d.
     pub numerator_shifts: [u32; 3],
     /// The denominator's per-pixel square and cube shifts (scales 1 to 3;
@@ -40,7 +41,7 @@ pub(crate) fn scale_plans(width: u32, height: u32, opts: &AdmOptions) -> [ScaleP
             size,
             source,
             window: [win.top, win.bottom, win.left, win.right].map(|v| v as u32),
-            fixed: factors[scale].fixed,
+            factors: factors[scale],
             numerator_shifts: masking::cube_shifts((w, h), scale),
             denominator_shifts: if scale == 0 {
                 (0, 0)
@@ -70,17 +71,14 @@ pub(crate) type ScaleRows = (Vec<[i64; 3]>, Vec<[u64; 3]>);
 pub(crate) fn scores_from_rows(
     plans: &[ScalePlan; 4],
     rows: &[ScaleRows; 4],
-    opts: &AdmOptions,
     (width, height): (u32, u32),
 ) -> AdmScores {
-    let factors: [ScaleFactors; 4] = scale_factors(opts.norm_view_dist, opts.ref_display_height);
     let mut num = [0f32; 4];
     let mut den = [0f32; 4];
-    for scale in 0..4 {
-        let size = (plans[scale].size.0 as usize, plans[scale].size.1 as usize);
-        let (n, d) = &rows[scale];
+    for (scale, (plan, (n, d))) in plans.iter().zip(rows).enumerate() {
+        let size = (plan.size.0 as usize, plan.size.1 as usize);
         num[scale] = masking::numerator_from_rows(n, size, scale);
-        den[scale] = denominator::denominator_from_rows(d, size, &factors[scale], scale);
+        den[scale] = denominator::denominator_from_rows(d, size, &plan.factors, scale);
     }
     finish(num, den, width, height)
 }

@@ -45,7 +45,7 @@ pub(super) fn rfactor(level: usize, theta: usize, view_dist: f64, display_height
 
 /// The factors of one scale, by orientation: `[h, v, d]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct ScaleFactors {
+pub(crate) struct ScaleFactors {
     /// The binary32 factors `1 / Q` (the denominator's `pow(rf, 3)`).
     pub float: [f32; 3],
     /// The fixed-point factors of the integer stages: at scale 0 `1/Q` in

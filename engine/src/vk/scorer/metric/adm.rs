@@ -119,8 +119,8 @@ fn scale_params(plans: &[ScalePlan; 4], opts: &AdmOptions, height: u32) -> [AdmP
             rows_at,
             egl_lo: egl as u32,
             egl_hi: (egl >> 32) as u32,
-            fixed_hv: p.fixed[0],
-            fixed_d: p.fixed[2],
+            fixed_hv: p.factors.fixed[0],
+            fixed_d: p.factors.fixed[2],
             win_top,
             win_bottom,
             win_left,
@@ -242,7 +242,7 @@ impl GpuMetric for AdmGpu {
         out: &mut FrameFinish,
     ) -> Result<()> {
         let rows = self.row_sums(&Self::records(bufs)?);
-        let scores = scores_from_rows(&self.plans, &rows, &self.opts, self.size);
+        let scores = scores_from_rows(&self.plans, &rows, self.size);
         out.outputs.extend(&scores.outputs(&self.opts));
         Ok(())
     }

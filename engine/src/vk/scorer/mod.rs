@@ -233,7 +233,7 @@ impl VkScorer {
         let previous =
             previous::Previous::new(&gpu, recorder::build_previous_program(&gpu_metrics)?);
         let metrics = MetricPlan {
-            list: list.to_vec(),
+            plans: metric::plan_positions(list, &gpu_metrics)?,
             done: VecDeque::new(),
             keep: false,
         };

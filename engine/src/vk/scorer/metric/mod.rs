@@ -314,13 +314,42 @@ impl PictureLayout {
 
 /// The metric list of a scorer.
 pub(super) struct MetricPlan {
-    /// The metrics asked for, in order (their outputs come in this order).
-    pub(super) list: Vec<MetricConfig>,
+    /// For each metric asked for, in order (their outputs come in this
+    /// order), its device plan's position among the scorer's
+    /// ([`plan_positions`]).
+    pub(super) plans: Vec<usize>,
     /// Outputs of frames scored and not yet taken, oldest first (queued
     /// only by a scorer made with [`VkScorer::with_metrics`]: `keep`).
     pub(super) done: VecDeque<MetricOutputs>,
     /// Whether `done` is kept.
     pub(super) keep: bool,
+}
+
+/// For each metric of `list`, the position of its plan in `gpu_metrics`
+/// (made from `list` by [`gpu_metrics`], which keeps the list's order within
+/// a metric: the n-th config of one metric is the n-th of its plans).
+pub(super) fn plan_positions(
+    list: &[MetricConfig],
+    gpu_metrics: &[std::sync::Arc<dyn GpuMetric>],
+) -> Result<Vec<usize>> {
+    list.iter()
+        .enumerate()
+        .map(|(c, config)| {
+            let nth = list[..c]
+                .iter()
+                .filter(|o| o.feature() == config.feature())
+                .count();
+            gpu_metrics
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.feature() == config.feature())
+                .nth(nth)
+                .map(|(k, _)| k)
+                .ok_or_else(|| {
+                    Error::Internal(format!("{} without its device plan", config.feature()))
+                })
+        })
+        .collect()
 }
 
 /// A sample above the bit depth that a metric's pass found (10 and 12-bit):
@@ -394,24 +423,7 @@ impl VkScorer {
             first_of_stream: !self.previous.has_previous(i),
             ..FrameFinish::default()
         };
-        for (c, config) in self.metrics.list.iter().enumerate() {
-            // The n-th of the list's configs of one metric is the n-th of
-            // its device plans (`gpu_metrics` keeps the list's order within
-            // a metric).
-            let nth = self.metrics.list[..c]
-                .iter()
-                .filter(|o| o.feature() == config.feature())
-                .count();
-            let k = self
-                .gpu_metrics
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m.feature() == config.feature())
-                .nth(nth)
-                .map(|(k, _)| k)
-                .ok_or_else(|| {
-                    Error::Internal(format!("{} without its device plan", config.feature()))
-                })?;
+        for &k in &self.metrics.plans {
             let d = decided.get_mut(k).and_then(Option::take);
             self.gpu_metrics[k].finish(self, &self.slots[i].bufs[k], d, &mut out)?;
         }

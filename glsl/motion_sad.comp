@@ -1,32 +1,33 @@
 #version 450
 // motion_sad.comp: the horizontal half of libvmaf 2.3.1's motion blur and the
 // sum of absolute differences against the previous frame's blurred plane
-// (engine/src/feature/motion/{blur,score}.rs, the CPU twin). Workgroup
-// (0, row, 0) takes one row: each invocation, for a strided subset of its
-// columns x, sums tap * vert over columns x-2 ..= x+2 (mirrored as
-// glsl/motion_blur.comp mirrors rows) in uint32, adds 2^15 and shifts right
-// by 16: the blurred sample. It reads the previous frame's blurred sample at
-// x from `Blurred` and writes this frame's there (the same invocation reads,
-// then writes: the buffer carries the plane to the next frame, which the
-// scorer submits after this one on the same queue, its passes behind a
-// barrier), and adds |previous - blurred| to a uint32. libvmaf sums a row in
-// a wrapping uint32: wrapping addition is exact in any order, so the
-// shared-memory tree of the 256 partial sums gives the row's sum modulo 2^32,
-// written to row_sad[row]; the host adds the rows in uint64
+// (engine/src/feature/motion/{blur,score}.rs, the CPU twin). Invocation
+// (x, row) takes one sample: it sums tap * vert over columns x-2 ..= x+2
+// (mirrored as glsl/motion_blur.comp mirrors rows) in uint32, adds 2^15 and
+// shifts right by 16: the blurred sample. It writes it to `Blurred`, the
+// plane the scorer keeps for the next frame, and takes |previous - blurred|
+// against `Previous`, the previous frame's blurred plane, which
+// glsl/motion_keep.comp copied out of `Blurred` before this pass (the next
+// frame, submitted after this one on the same queue, finds this one's there,
+// its passes behind a barrier). Reading and writing one buffer in the same
+// pass took 400 us per 4K frame on the H200, against 56 for the write alone
+// and 66 for the read alone: hence the copy. libvmaf sums a row in a
+// wrapping uint32: wrapping addition is exact in any order, so each
+// workgroup (a 256-column chunk of one row) adds its invocations'
+// differences in a shared-memory tree, modulo 2^32, and writes the chunk's
+// sum to row_sad[row * chunks + chunk] (chunks: gl_NumWorkGroups.x); the
+// host adds a row's chunks modulo 2^32 and the rows in uint64
 // (engine/src/vk/scorer/metric/motion.rs). The first frame's sum reads what
 // the buffer held before and is not used (its motion is 0).
 //
-// Every binding is `restrict` (the scorer binds distinct buffers): without
-// it a compiler must keep each store to Blurred ordered before the next
-// loads from Vert, which may alias it.
-//
-// Range check (10 and 12-bit): the same workgroup scans its row of both raw
-// luma planes and writes the first sample above the bit depth, per picture,
-// after the sums: row_sad[height + picture * height + row] holds
-// (value << 32) | column, or all ones when the row has none (as
-// glsl/psnr.comp records them), so that a run of motion alone still refuses
-// such samples. With P.blur 0 (motion_force_zero) the workgroup only checks
-// the range: no blur, and frames of any size.
+// Range check (10 and 12-bit): each invocation checks its sample of both raw
+// luma planes; the workgroup writes the first above the bit depth in its
+// chunk, per picture, after the sums: row_sad[(1 + picture) * P.height *
+// chunks + row * chunks + chunk] holds (value << 32) | column, or all
+// ones when the chunk has none (as glsl/psnr.comp records them), so that a
+// run of motion alone still refuses such samples. With P.blur 0
+// (motion_force_zero) the invocations only check the range: no blur, and
+// frames of any size.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -44,15 +45,16 @@ layout(constant_id = 0) const uint BIT_DEPTH = 8u;
 layout(std430, set = 0, binding = 0) restrict readonly buffer RawRef { uint raw_ref[]; };
 layout(std430, set = 0, binding = 1) restrict readonly buffer RawDist { uint raw_dist[]; };
 layout(std430, set = 0, binding = 2) restrict readonly buffer Vert { uint vert[]; };
-layout(std430, set = 0, binding = 3) restrict buffer Blurred { uint blurred[]; };
+layout(std430, set = 0, binding = 3) restrict writeonly buffer Blurred { uint blurred[]; };
 layout(std430, set = 0, binding = 4) restrict writeonly buffer RowSad { uint64_t row_sad[]; };
+layout(std430, set = 0, binding = 5) restrict readonly buffer Previous { uint previous[]; };
 
 const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
 const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 
 shared uint red[256];
-// The first column above the bit depth in this row, per picture.
+// The first column above the bit depth in this chunk, per picture.
 shared uint first[2];
 
 // The raw luma sample at sample index i of the reference (ref = true) or
@@ -69,42 +71,38 @@ uint sample_at(bool ref, uint i) {
 #include "mirror.glsl"
 
 void main() {
+    uint chunk = gl_WorkGroupID.x;
+    uint chunks = gl_NumWorkGroups.x;
     uint row = gl_WorkGroupID.y;
     uint lid = gl_LocalInvocationIndex;
-    // Uniform per workgroup: the whole group leaves, or none of it.
-    if (row >= P.height) { return; }
-    if (lid == 0u) {
+    uint x = chunk * 256u + lid;
+    if (RANGE && lid == 0u) {
         first[0] = NONE;
         first[1] = NONE;
     }
-    memoryBarrierShared();
-    barrier();
+    if (RANGE) {
+        memoryBarrierShared();
+        barrier();
+    }
     uint start = row * P.width;
-    uint acc = 0u;
-    uint mine_ref = NONE;
-    uint mine_dist = NONE;
-    for (uint x = lid; x < P.width; x += 256u) {
+    uint diff = 0u;
+    if (x < P.width) {
         if (P.blur != 0u) {
             uint sum = 0u;
             for (int k = 0; k < 5; ++k) {
                 sum += TAPS[k] * vert[start + mirror(int(x) + k - 2, P.width)];
             }
             uint now = (sum + 32768u) >> 16;
-            uint before = blurred[start + x];
+            uint before = previous[start + x];
             blurred[start + x] = now;
-            acc += before > now ? before - now : now - before;
+            diff = before > now ? before - now : now - before;
         }
         if (RANGE) {
-            // Each invocation's columns rise: its first is its smallest.
-            if ((sample_at(true, start + x) >> BIT_DEPTH) != 0u && mine_ref == NONE) { mine_ref = x; }
-            if ((sample_at(false, start + x) >> BIT_DEPTH) != 0u && mine_dist == NONE) { mine_dist = x; }
+            if ((sample_at(true, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[0], x); }
+            if ((sample_at(false, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[1], x); }
         }
     }
-    if (RANGE) {
-        if (mine_ref != NONE) { atomicMin(first[0], mine_ref); }
-        if (mine_dist != NONE) { atomicMin(first[1], mine_dist); }
-    }
-    red[lid] = acc;
+    red[lid] = diff;
     memoryBarrierShared();
     barrier();
     for (uint s = 128u; s > 0u; s >>= 1u) {
@@ -113,7 +111,8 @@ void main() {
         barrier();
     }
     if (lid != 0u) { return; }
-    row_sad[row] = uint64_t(red[0]);
+    uint at = row * chunks + chunk;
+    row_sad[at] = uint64_t(red[0]);
     if (RANGE) {
         for (uint pic = 0u; pic < 2u; ++pic) {
             uint f = first[pic];
@@ -121,7 +120,7 @@ void main() {
             if (f != NONE) {
                 rec = (uint64_t(sample_at(pic == 0u, start + f)) << 32) | uint64_t(f);
             }
-            row_sad[P.height + pic * P.height + row] = rec;
+            row_sad[(1u + pic) * P.height * chunks + at] = rec;
         }
     }
 }

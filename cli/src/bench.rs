@@ -141,7 +141,7 @@ struct Timing {
     /// Vulkan with timestamps: each pass's and metric stage's mean GPU time
     /// per frame over the first timed t(N) run, on the first device (name,
     /// ns).
-    pass_means: Option<Vec<(&'static str, f64)>>,
+    pass_means: Option<Vec<(String, f64)>>,
 }
 
 /// Runs `vkssim bench` (`trace`: the `--trace-chrome` being collected, which

@@ -85,4 +85,3 @@ pub use crate::model::{
     check_unique_names, predict_run, run_output_names, FeatureInput, Model, ModelFlags, ModelSpec,
     OptionValue,
 };
-pub use crate::vk::scorer::METRIC_STAGES;

@@ -16,13 +16,15 @@ use vkssim::testing::{FrameScorer, VkScorer};
 use vkssim::vk::UploadPath;
 use vkssim::LumaFrame;
 
-/// (width, height, bit depth): odd sizes, every depth, the smallest frame.
-const CASES: [(u32, u32, u32); 6] = [
+/// (width, height, bit depth): odd sizes, every depth, the smallest frame,
+/// rows of several 256-column chunks (`glsl/motion_sad.comp`).
+const CASES: [(u32, u32, u32); 7] = [
     (33, 17, 8),
     (31, 23, 10),
     (29, 19, 12),
     (27, 25, 16),
     (300, 5, 8),
+    (521, 3, 12),
     (3, 3, 10),
 ];
 
@@ -241,6 +243,8 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
         return;
     }
     assert_refuses_a_sample_above("motion", (19, 11, 10), (7, 4), 1500);
+    // In the third 256-column chunk of its row.
+    assert_refuses_a_sample_above("motion", (600, 5, 10), (517, 3), 1500);
     // motion_force_zero blurs nothing, at any size, but still checks.
     let zero = "motion=motion_force_zero=true";
     assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);

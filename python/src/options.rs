@@ -202,10 +202,10 @@ impl Keyword<'_, '_> {
             .expect("a name of the choices"))
     }
 
-    /// `features`: a spec (`"psnr=enable_chroma=false"`) or an iterable of
-    /// them, at least one.
+    /// `features`: a spec (`NAME` or `NAME=OPTION=VALUE:...`) or an
+    /// iterable of them, at least one.
     fn features(&self) -> PyResult<Vec<String>> {
-        let specs = self.texts("a feature such as 'psnr'", "'psnr=enable_chroma=false'")?;
+        let specs = self.texts("a feature spec ('NAME')", "'NAME=OPTION=VALUE'")?;
         if specs.is_empty() {
             return Err(OptionError::new_err(format!(
                 "{}: name at least one ({})",

@@ -57,8 +57,8 @@ REFUSED = [
     (dict(device=0.5), "device=0.5: expected an integer, got float"),
     (dict(device=list(range(65))), "device=[0, 1, "),
     # Features: specs, at least one, each once.
-    (dict(features=3), "features=3: expected a feature such as 'psnr' or a list of them, got int"),
-    (dict(features=["psnr", 1]), "features: 1 is not a string such as 'psnr=enable_chroma=false'"),
+    (dict(features=3), "features=3: expected a feature spec ('NAME') or a list of them, got int"),
+    (dict(features=["psnr", 1]), "features: 1 is not a string such as 'NAME=OPTION=VALUE'"),
     (dict(features=[]), "features: name at least one"),
     (dict(features="vmaf"), "features: 'vmaf': "),
     (dict(features=["psnr", "psnr=enable_chroma=false"]), "features: 'psnr=enable_chroma=false': psnr is already requested"),

@@ -280,7 +280,7 @@ pub(super) struct VkInfo {
     frames_in_flight: usize,
     sum_threads: usize,
     bytes_per_frame: u64,
-    pass_ns: Option<Vec<(&'static str, f64)>>,
+    pass_ns: Option<Vec<(String, f64)>>,
 }
 
 /// Each repetition's times.
@@ -312,7 +312,7 @@ fn print_reps(out: &mut String, reps: &[Rep], n: u64) -> std::fmt::Result {
 }
 
 /// Each pass's or metric stage's time in microseconds, and their total.
-fn pass_json(p: &[(&'static str, f64)]) -> serde_json::Value {
+fn pass_json(p: &[(String, f64)]) -> serde_json::Value {
     let mut passes = serde_json::Map::new();
     for (name, ns) in p {
         passes.insert(name.to_string(), (ns / 1e3).into());

@@ -11,13 +11,17 @@
 //!    worker threads on the CPU twin.
 //!
 //! Whatever picks it, a default never gives the ring's metric slots more
-//! than [`SLOT_MEMORY_BUDGET`] together (at least
-//! [`MIN_FRAMES_IN_FLIGHT`]): a float_ms_ssim slot holds every scale's
-//! planes and terms, about 600 MB at 4K, and VMAF's extractors' (vif's
-//! statistics, adm's bands, motion's blur) about 360 MB; each metric says
-//! its own (`GpuPlan::slot_bytes`). Slots beyond what the device
-//! can use only cost their creation (4K 8-bit, all three metrics, H200: 4 in
-//! flight 1.89 ms per frame, 8: 2.14, 16: 2.68, 28: 4.44; BENCHMARKS.md).
+//! than [`slot_memory_budget`] together (at least [`MIN_FRAMES_IN_FLIGHT`]):
+//! a sixteenth of the device's largest device-local heap, from
+//! [`SLOT_MEMORY_BUDGET`] (2 GiB) to [`MAX_SLOT_MEMORY_BUDGET`] (8 GiB). A
+//! float_ms_ssim slot holds every scale's planes and terms, about 600 MB at
+//! 4K, and VMAF's extractors' (vif's statistics per scale, adm's bands,
+//! motion's planes) about 420 MB; each metric says its own
+//! (`GpuPlan::slot_bytes`). Slots beyond what the device can use only cost
+//! their creation (4K 8-bit, all three metrics, H200: 4 in flight 1.89 ms
+//! per frame, 8: 2.14, 16: 2.68, 28: 4.44; BENCHMARKS.md); too few leave
+//! the device waiting for the readers when reading a pair takes longer than
+//! scoring it (4K 10-bit VMAF on the H200, issue 28: BENCHMARKS.md).
 //!
 //! Device-resident pairs (imported planes) on a float_ssim-only Vulkan scorer
 //! have a deeper default, [`DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT`]: they
@@ -33,8 +37,20 @@ use crate::vk::VkOptions;
 pub const DEFAULT_FRAMES_IN_FLIGHT: usize = 8;
 
 /// Device memory the metric slots of a Vulkan scorer's ring may take
-/// together when nothing sets its frames in flight (see the module note).
+/// together when nothing sets its frames in flight, at least (see the module
+/// note).
 pub const SLOT_MEMORY_BUDGET: u64 = 2 << 30;
+
+/// The most device memory the metric slots of a ring take by default
+/// (see the module note).
+pub const MAX_SLOT_MEMORY_BUDGET: u64 = 8 << 30;
+
+/// The metric slots' budget on a device whose largest device-local heap
+/// holds `heap` bytes: a sixteenth of it, from [`SLOT_MEMORY_BUDGET`] to
+/// [`MAX_SLOT_MEMORY_BUDGET`].
+pub fn slot_memory_budget(heap: u64) -> u64 {
+    (heap / 16).clamp(SLOT_MEMORY_BUDGET, MAX_SLOT_MEMORY_BUDGET)
+}
 
 /// Frames in flight a default keeps under [`SLOT_MEMORY_BUDGET`] however
 /// large the slots are.
@@ -53,13 +69,13 @@ fn metric_slot_bytes(desc: &ScorerDesc) -> u64 {
     crate::vk::scorer::metric_slot_bytes(&configs, desc.width, desc.height)
 }
 
-/// `picked` (a default) capped so the metric slots stay within
-/// [`SLOT_MEMORY_BUDGET`], never below [`MIN_FRAMES_IN_FLIGHT`].
-fn within_budget(picked: usize, desc: &ScorerDesc) -> usize {
+/// `picked` (a default) capped so the metric slots stay within `budget`
+/// bytes, never below [`MIN_FRAMES_IN_FLIGHT`].
+fn within_budget(picked: usize, desc: &ScorerDesc, budget: u64) -> usize {
     match metric_slot_bytes(desc) {
         0 => picked,
         bytes => {
-            let fit = (SLOT_MEMORY_BUDGET / bytes) as usize;
+            let fit = (budget / bytes) as usize;
             picked.min(fit.max(MIN_FRAMES_IN_FLIGHT))
         }
     }
@@ -79,8 +95,9 @@ pub fn for_readers(readers: usize) -> usize {
 }
 
 /// The frames in flight of a Vulkan scorer of `desc` on an engine with
-/// `engine` options (see the module note).
-pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions) -> usize {
+/// `engine` options, on a device whose largest device-local heap holds
+/// `heap` bytes (see the module note).
+pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions, heap: u64) -> usize {
     if let Some(n) = desc.frames_in_flight {
         return n.get();
     }
@@ -90,7 +107,7 @@ pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions) -> usize {
     let picked = desc
         .reader_threads
         .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()));
-    within_budget(picked, desc)
+    within_budget(picked, desc, slot_memory_budget(heap))
 }
 
 /// The ring a float_ssim-only Vulkan scorer of `desc` grows to on its first
@@ -119,11 +136,14 @@ mod tests {
     use super::*;
     use crate::metric::MetricConfig;
 
+    /// A device of 8 GiB: the budget's floor, 2 GiB.
+    const SMALL_GPU: u64 = 8 << 30;
+
     #[test]
     fn each_source_in_its_order() {
         let desc = ScorerDesc::new(64, 48, 8);
         let mut engine = VkOptions::default();
-        assert_eq!(vulkan(&desc, &engine), DEFAULT_FRAMES_IN_FLIGHT);
+        assert_eq!(vulkan(&desc, &engine, SMALL_GPU), DEFAULT_FRAMES_IN_FLIGHT);
         assert_eq!(
             device_resident(&desc, &engine),
             DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT
@@ -135,17 +155,17 @@ mod tests {
         );
         assert_eq!(cpu(&desc, 3), 6);
         let hinted = desc.clone().with_reader_threads(5);
-        assert_eq!(vulkan(&hinted, &engine), 14);
+        assert_eq!(vulkan(&hinted, &engine, SMALL_GPU), 14);
         assert_eq!(cpu(&hinted, 3), 6, "the CPU twin sizes by its own threads");
         engine.engine.frames_in_flight = 3;
         assert_eq!(
-            vulkan(&hinted, &engine),
+            vulkan(&hinted, &engine, SMALL_GPU),
             3,
             "the engine's option before the hint"
         );
         assert_eq!(device_resident(&hinted, &engine), 3);
         let own = hinted.with_frames_in_flight(2);
-        assert_eq!((vulkan(&own, &engine), cpu(&own, 3)), (2, 2));
+        assert_eq!((vulkan(&own, &engine, SMALL_GPU), cpu(&own, 3)), (2, 2));
         assert_eq!(device_resident(&own, &engine), 2);
         // float_ms_ssim's slots: a default stays within the budget (4K: about
         // 600 MB a slot, so the minimum), a set count is kept.
@@ -157,38 +177,46 @@ mod tests {
         let per_slot = metric_slot_bytes(&ms(3840, 2160));
         assert!((550 << 20..650 << 20).contains(&per_slot), "{per_slot}");
         assert_eq!(
-            vulkan(&ms(3840, 2160), &VkOptions::default()),
+            vulkan(&ms(3840, 2160), &VkOptions::default(), SMALL_GPU),
             MIN_FRAMES_IN_FLIGHT
         );
         let fit_1080p = (SLOT_MEMORY_BUDGET / metric_slot_bytes(&ms(1920, 1080))) as usize;
         assert_eq!(
-            vulkan(&ms(1920, 1080), &VkOptions::default()),
+            vulkan(&ms(1920, 1080), &VkOptions::default(), SMALL_GPU),
             fit_1080p.min(28)
         );
         assert_eq!(
-            vulkan(&ms(3840, 2160), &engine),
+            vulkan(&ms(3840, 2160), &engine, SMALL_GPU),
             3,
             "the engine's option is kept"
         );
         assert_eq!(
             vulkan(
                 &ms(3840, 2160).with_frames_in_flight(9),
-                &VkOptions::default()
+                &VkOptions::default(),
+                SMALL_GPU
             ),
             9
         );
-        // VMAF's extractors (from a model alone): about 360 MB a slot at 4K,
+        // VMAF's extractors (from a model alone): about 420 MB a slot at 4K,
         // so a default stays within the budget too.
         let vmaf = ScorerDesc::new(3840, 2160, 8)
             .with_models(crate::metric::Models::default_model().unwrap())
             .with_reader_threads(12);
         let per_slot = metric_slot_bytes(&vmaf);
-        assert!((300 << 20..420 << 20).contains(&per_slot), "{per_slot}");
+        assert!((350 << 20..500 << 20).contains(&per_slot), "{per_slot}");
         let fit = (SLOT_MEMORY_BUDGET / per_slot) as usize;
         assert_eq!(
-            vulkan(&vmaf, &VkOptions::default()),
+            vulkan(&vmaf, &VkOptions::default(), SMALL_GPU),
             fit.max(MIN_FRAMES_IN_FLIGHT)
         );
+        // A device of 141 GB (the H200) lets the slots take 8 GiB.
+        let h200 = 150_000_000_000;
+        assert_eq!(slot_memory_budget(h200), MAX_SLOT_MEMORY_BUDGET);
+        assert_eq!(slot_memory_budget(SMALL_GPU), SLOT_MEMORY_BUDGET);
+        assert_eq!(slot_memory_budget(64 << 30), 4 << 30);
+        let fit = (MAX_SLOT_MEMORY_BUDGET / per_slot) as usize;
+        assert_eq!(vulkan(&vmaf, &VkOptions::default(), h200), fit.min(28));
         // 0 is "pick".
         assert_eq!(desc.clone().with_frames_in_flight(0).frames_in_flight, None);
         assert_eq!(desc.with_reader_threads(0).reader_threads, None);

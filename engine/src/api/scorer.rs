@@ -224,7 +224,7 @@ pub struct Diagnostics {
     pub bytes_per_frame: u64,
     /// GPU time of each pass of the last frame scored (pass name,
     /// nanoseconds, in dispatch order), when the queue has timestamps.
-    pub pass_ns: Option<Vec<(&'static str, f64)>>,
+    pub pass_ns: Option<Vec<(String, f64)>>,
     /// The submitting thread's and the GPU's time since the scorer was made
     /// or [`Scorer::reset_stats`] was called.
     pub host: HostStats,
@@ -272,7 +272,8 @@ impl Scorer {
     ) -> Result<Self> {
         let metrics = desc.metric_set()?;
         let mut vk_opts = options.clone();
-        vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options);
+        let heap = gpu.device.info.device_local_bytes();
+        vk_opts.engine.frames_in_flight = super::in_flight::vulkan(desc, options, heap);
         vk_opts.engine.device_resident_frames_in_flight =
             super::in_flight::device_resident(desc, options);
         let geometry = (desc.width, desc.height, desc.bit_depth);
@@ -473,7 +474,7 @@ impl Scorer {
     /// the count. For
     /// benchmarks: with pairs in flight, one pair's pass may overlap another's.
     #[doc(hidden)]
-    pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
+    pub fn take_gpu_pass_ns(&mut self) -> Option<Vec<(String, f64)>> {
         match &mut self.inner {
             Inner::Vk(v) => v.take_mean_pass_ns(),
             Inner::Cpu(_) => None,

@@ -167,6 +167,17 @@ impl PhysicalInfo {
         memory_model(&self.memory)
     }
 
+    /// Bytes of its largest device-local memory heap (0 without one).
+    pub(crate) fn device_local_bytes(&self) -> u64 {
+        let heaps = &self.memory.memory_heaps[..self.memory.memory_heap_count as usize];
+        heaps
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The compute queue family: the first with compute, preferring one with
     /// timestamps.
     pub(crate) fn compute_family(&self) -> Option<u32> {

@@ -100,6 +100,7 @@ mod tests {
                 "lowpass" => ShaderName::Lowpass,
                 "psnr" => ShaderName::Psnr,
                 "motion_blur" => ShaderName::MotionBlur,
+                "motion_keep" => ShaderName::MotionKeep,
                 "motion_sad" => ShaderName::MotionSad,
                 "vif_decimate" => ShaderName::VifDecimate,
                 "vif_stats" => ShaderName::VifStats,
@@ -122,7 +123,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 17] = [
+        let want: [(ShaderName, &[(u32, Access)]); 18] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -143,9 +144,17 @@ mod tests {
             ),
             (ShaderName::Lowpass, &[(2, Read), (3, Write)]),
             (ShaderName::MotionBlur, &[(0, Read), (2, Write)]),
+            (ShaderName::MotionKeep, &[(3, Read), (5, Write)]),
             (
                 ShaderName::MotionSad,
-                &[(0, Read), (1, Read), (2, Read), (3, ReadWrite), (4, Write)],
+                &[
+                    (0, Read),
+                    (1, Read),
+                    (2, Read),
+                    (3, Write),
+                    (4, Write),
+                    (5, Read),
+                ],
             ),
             (ShaderName::MsbShift, &[(0, ReadWrite), (1, ReadWrite)]),
             (ShaderName::Psnr, &[(0, Read), (1, Read), (2, Write)]),
@@ -194,8 +203,16 @@ mod tests {
         );
         assert_eq!([binding::decimate::DEC, binding::decimate::RANGE], [2, 7]);
         assert_eq!(
-            [binding::motion_sad::VERT, binding::motion_sad::BLURRED],
-            [binding::motion_blur::VERT, 3]
+            [
+                binding::motion_sad::VERT,
+                binding::motion_sad::BLURRED,
+                binding::motion_sad::PREVIOUS
+            ],
+            [
+                binding::motion_blur::VERT,
+                binding::motion_keep::BLURRED,
+                binding::motion_keep::PREVIOUS
+            ]
         );
     }
 }

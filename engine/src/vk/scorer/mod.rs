@@ -71,7 +71,6 @@ use host_sum::sum_threads;
 pub use metric::float_ssim::DebugFrame;
 pub(crate) use metric::slot_bytes as metric_slot_bytes;
 pub use metric::MetricDebug;
-pub use metric::METRIC_STAGES;
 use metric::{GpuMetric, MetricContext, MetricPlan, PictureLayout};
 use recorder::Program;
 use ring_state::RingState;

@@ -9,20 +9,25 @@
 //!   workgroup size and the extent ([`ShaderName::local_size`]);
 //! - checks the buffers given against the shader's own bindings (every binding
 //!   the shader accesses, no other) and its push-constant bytes;
-//! - places a barrier before a dispatch that reads or writes a buffer written
-//!   since the last barrier, or writes one read since (the table says which
-//!   bindings a shader writes), and none elsewhere;
-//! - places a barrier before the first dispatch of a program that binds a
-//!   buffer a metric keeps from frame to frame ([`Buf::Kept`]): the frames
-//!   submitted before on the same queue wrote it;
-//! - writes a timestamp at the end of each stage the metric declared
-//!   ([`super::metric::GpuMetric::stage_names`]).
+//! - runs every dispatch as early as its buffers allow, across metrics: a
+//!   dispatch's level is one more than that of the latest dispatch recorded
+//!   before it that writes a buffer it reads or writes, or reads one it
+//!   writes (the table says which bindings a shader writes), 0 without one;
+//!   the program runs level after level, a barrier between two, so that one
+//!   metric's passes run beside another's (VIF's scale 2 beside ADM's and
+//!   motion's) instead of each waiting for the whole of the one before;
+//! - places a barrier first when a dispatch binds a buffer a metric keeps
+//!   from frame to frame ([`Buf::Kept`]): the frames submitted before on the
+//!   same queue wrote it;
+//! - writes a timestamp after each level where a stage a metric declared
+//!   ([`super::metric::GpuMetric::stage_names`]) ends, named after the
+//!   stages ending there (`"vif 1 stats + adm 1 rows"`): with metrics side
+//!   by side, the time is the level's, not one pass's.
 //!
 //! A program names buffers by role ([`Buf`]), not by handle, so one program
 //! serves every slot, and a batch of slots can run it step by step, each
 //! dispatch for every slot between the same barriers (`super::batch`).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use ash::vk;
@@ -99,6 +104,27 @@ pub(super) struct SetKey {
     pub(super) bindings: Vec<(u32, Buf)>,
 }
 
+/// A dispatch as recorded, before the program places it.
+#[derive(Debug, Clone)]
+struct Recorded {
+    kernel: Kernel,
+    groups: [u32; 3],
+    set: usize,
+    push: Vec<u8>,
+    /// Each buffer bound, and whether the shader may write it.
+    uses: Vec<(Buf, bool)>,
+}
+
+impl Recorded {
+    /// Whether `self` must wait for `earlier`: one writes a buffer the
+    /// other binds.
+    fn waits_for(&self, earlier: &Recorded) -> bool {
+        self.uses
+            .iter()
+            .any(|&(buf, writes)| earlier.uses.iter().any(|&(b, w)| b == buf && (writes || w)))
+    }
+}
+
 /// One step of a program.
 #[derive(Debug, Clone)]
 enum Step {
@@ -122,8 +148,9 @@ pub(super) struct Program {
     steps: Vec<Step>,
     /// Every set a dispatch binds, each once.
     pub(super) sets: Vec<SetKey>,
-    /// The timed stages' names, in order.
-    pub(super) stages: Vec<&'static str>,
+    /// The timed stages' names, in order (the stages that end at one
+    /// stamp, joined by " + ").
+    pub(super) stages: Vec<String>,
 }
 
 impl Program {
@@ -141,17 +168,19 @@ impl Program {
 /// Collects one metric list's dispatches into a [`Program`] (see the
 /// module docs).
 pub(super) struct Recorder {
+    /// The sets so far (the steps are placed by [`Recorder::finish`]).
     program: Program,
+    /// Every dispatch, in recording order.
+    recorded: Vec<Recorded>,
+    /// Each stage ended: its name and the dispatches recorded in it.
+    stage_ends: Vec<(&'static str, std::ops::Range<usize>)>,
     /// The metric recording now (its position in the scorer's list).
     metric: u16,
     /// Stages it declared, and how many it has ended.
     declared: &'static [&'static str],
     ended: usize,
-    /// Buffers written and read since the last barrier.
-    written: HashSet<Buf>,
-    read: HashSet<Buf>,
-    /// Kept buffers bound so far (see [`Buf::Kept`]).
-    kept: HashSet<Buf>,
+    /// Its first dispatch not yet in an ended stage.
+    stage_start: usize,
     /// Whether the program writes the planes only tests read.
     debug: bool,
     /// The first misuse found (reported by [`Recorder::finish`]).
@@ -163,12 +192,12 @@ impl Recorder {
     pub(super) fn new(debug: bool) -> Self {
         Self {
             program: Program::default(),
+            recorded: Vec::new(),
+            stage_ends: Vec::new(),
             metric: 0,
             declared: &[],
             ended: 0,
-            written: HashSet::new(),
-            read: HashSet::new(),
-            kept: HashSet::new(),
+            stage_start: 0,
             debug,
             error: None,
         }
@@ -196,6 +225,7 @@ impl Recorder {
         self.metric = metric as u16;
         self.declared = stages;
         self.ended = 0;
+        self.stage_start = self.recorded.len();
     }
 
     /// Ends metric `name`'s recording: it must have ended each stage it
@@ -237,23 +267,11 @@ impl Recorder {
             )));
             return;
         }
-        let hazard = bindings.iter().zip(table).any(|(&(_, buf), &(_, access))| {
-            self.written.contains(&buf) || (access.writes() && self.read.contains(&buf))
-        });
-        // A kept buffer's first use in the program: earlier frames wrote it.
-        let carried = bindings
+        let uses = bindings
             .iter()
-            .any(|&(_, buf)| matches!(buf, Buf::Kept(..)) && self.kept.insert(buf));
-        let hazard = hazard || carried;
-        if hazard {
-            self.barrier();
-        }
-        for (&(_, buf), &(_, access)) in bindings.iter().zip(table) {
-            if access.writes() {
-                self.written.insert(buf);
-            }
-            self.read.insert(buf);
-        }
+            .zip(table)
+            .map(|(&(_, buf), &(_, access))| (buf, access.writes()))
+            .collect();
         let key = SetKey {
             shader: shader.layout_source(),
             bindings,
@@ -267,11 +285,12 @@ impl Recorder {
         };
         let local = shader.local_size();
         let groups = [0, 1, 2].map(|k| groups(extent[k], local[k]));
-        self.program.steps.push(Step::Dispatch {
+        self.recorded.push(Recorded {
             kernel,
             groups,
             set,
             push: push.to_vec(),
+            uses,
         });
     }
 
@@ -285,23 +304,74 @@ impl Recorder {
             return;
         };
         self.ended += 1;
-        self.program.stages.push(name);
-        let k = self.program.stages.len() as u32 - 1;
-        self.program.steps.push(Step::Stamp(k));
+        let end = self.recorded.len();
+        self.stage_ends.push((name, self.stage_start..end));
+        self.stage_start = end;
     }
 
-    fn barrier(&mut self) {
-        self.program.steps.push(Step::Barrier);
-        self.written.clear();
-        self.read.clear();
-    }
-
-    /// The program, or the first misuse.
+    /// The program (see the module docs), or the first misuse.
     pub(super) fn finish(self) -> Result<Program> {
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(self.program),
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        let mut program = self.program;
+        let mut levels: Vec<usize> = Vec::with_capacity(self.recorded.len());
+        for (i, d) in self.recorded.iter().enumerate() {
+            let level = (0..i)
+                .filter(|&j| d.waits_for(&self.recorded[j]))
+                .map(|j| levels[j] + 1)
+                .max()
+                .unwrap_or(0);
+            levels.push(level);
+        }
+        // A stage ends at the level of its last dispatch to run (one without
+        // dispatches, at the first).
+        let stage_levels: Vec<usize> = self
+            .stage_ends
+            .iter()
+            .map(|(_, range)| range.clone().map(|i| levels[i]).max().unwrap_or(0))
+            .collect();
+        let carried = self
+            .recorded
+            .iter()
+            .any(|d| d.uses.iter().any(|(b, _)| matches!(b, Buf::Kept(..))));
+        if carried {
+            program.steps.push(Step::Barrier);
+        }
+        let last = levels.iter().chain(&stage_levels).copied().max();
+        for level in 0..=last.unwrap_or(0) {
+            if level > 0 {
+                program.steps.push(Step::Barrier);
+            }
+            for (d, _) in self
+                .recorded
+                .iter()
+                .zip(&levels)
+                .filter(|(_, &l)| l == level)
+            {
+                program.steps.push(Step::Dispatch {
+                    kernel: d.kernel,
+                    groups: d.groups,
+                    set: d.set,
+                    push: d.push.clone(),
+                });
+            }
+            let ending: Vec<&str> = self
+                .stage_ends
+                .iter()
+                .zip(&stage_levels)
+                .filter(|(_, &l)| l == level)
+                .map(|((name, _), _)| *name)
+                .collect();
+            if !ending.is_empty() {
+                program.steps.push(Step::Stamp(program.stages.len() as u32));
+                program.stages.push(ending.join(" + "));
+            }
+        }
+        if last.is_none() {
+            program.steps.clear();
+        }
+        Ok(program)
     }
 }
 
@@ -593,6 +663,50 @@ mod tests {
         assert_eq!(p.sets.len(), 2);
         assert_eq!(p.timestamps(), 3);
         assert_eq!(p.descriptors(), 4);
+    }
+
+    /// Two metrics that share no buffer they write run side by side: each
+    /// dispatch at the level its own hazards allow, one barrier per level,
+    /// and a stamp after each level where stages end, named after them.
+    #[test]
+    fn metrics_run_side_by_side_level_by_level() {
+        let mut r = Recorder::new(false);
+        let push = [0u8; 16];
+        let lowpass = kernel(ShaderName::Lowpass);
+        let (src, dst) = (binding::lowpass::SRC, binding::lowpass::DST);
+        r.begin_metric(0, &["a1", "a2", "a3"]);
+        let (a, b, c, d) = (r.own(0), r.own(1), r.own(2), r.own(3));
+        r.dispatch(lowpass, [8, 8, 1], &[(src, a), (dst, b)], &push);
+        r.end_stage();
+        r.dispatch(lowpass, [8, 8, 1], &[(src, b), (dst, c)], &push);
+        r.end_stage();
+        r.dispatch(lowpass, [8, 8, 1], &[(src, c), (dst, d)], &push);
+        r.end_stage();
+        r.end_metric("first");
+        r.begin_metric(1, &["b1", "b2"]);
+        let (e, f) = (r.own(0), r.own(1));
+        // Reads what the first metric reads: no hazard, level 0.
+        r.dispatch(lowpass, [16, 16, 1], &[(src, a), (dst, e)], &push);
+        r.end_stage();
+        r.dispatch(lowpass, [16, 16, 1], &[(src, e), (dst, f)], &push);
+        r.end_stage();
+        r.end_metric("second");
+        let p = r.finish().unwrap();
+        let kinds: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Dispatch { groups, .. } => format!("d{}", groups[0]),
+                Step::Barrier => "b".into(),
+                Step::Stamp(k) => format!("s{k}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            ["d1", "d1", "s0", "b", "d1", "d1", "s1", "b", "d1", "s2"]
+        );
+        assert_eq!(p.stages, ["a1 + b1", "a2 + b2", "a3"]);
+        assert_eq!(p.timestamps(), 4);
     }
 
     /// The first dispatch that binds a kept buffer waits behind a barrier

@@ -63,26 +63,26 @@ impl PassClock {
 
     /// The mean of each pass (named by `names`) over the frames since the
     /// last call, and restarts the sums.
-    fn take_mean(&mut self, names: &[&'static str]) -> Option<Vec<(&'static str, f64)>> {
+    fn take_mean(&mut self, names: &[String]) -> Option<Vec<(String, f64)>> {
         let frames = std::mem::take(&mut self.frames);
         let sum = std::mem::take(&mut self.sum);
         (frames > 0).then(|| {
             names
                 .iter()
                 .zip(sum)
-                .map(|(&name, s)| (name, s / frames as f64))
+                .map(|(name, s)| (name.clone(), s / frames as f64))
                 .collect()
         })
     }
 }
 
 impl VkScorer {
-    /// GPU time of each pass of the last frame scored, by pass name (in
-    /// dispatch order), in nanoseconds, when the queue has timestamps: the
-    /// stages each metric computed declares, in the metrics' recording order
-    /// (float_ssim's passes, [`crate::vk::pipeline::PASSES`], first when it
-    /// runs; then the other metrics', [`super::METRIC_STAGES`]).
-    pub fn last_pass_ns(&self) -> Option<Vec<(&'static str, f64)>> {
+    /// GPU time of each step of the last frame scored, in nanoseconds, when
+    /// the queue has timestamps: one per level of the scorer's program
+    /// where stages end, named after the stages that end there (each metric's
+    /// declared stages, such as float_ssim's [`crate::vk::pipeline::PASSES`],
+    /// joined by " + " where metrics run side by side), in dispatch order.
+    pub fn last_pass_ns(&self) -> Option<Vec<(String, f64)>> {
         let ns = self.pass_clock.last.as_ref()?;
         Some(
             self.pass_names()
@@ -92,8 +92,9 @@ impl VkScorer {
         )
     }
 
-    /// The names of the passes and stages this scorer times, in order.
-    pub fn pass_names(&self) -> Vec<&'static str> {
+    /// The names of the steps this scorer times, in order (see
+    /// [`VkScorer::last_pass_ns`]).
+    pub fn pass_names(&self) -> Vec<String> {
         self.program.stages.clone()
     }
 
@@ -102,7 +103,7 @@ impl VkScorer {
     /// has timestamps; restarts the count. The times are from the timestamps
     /// around each dispatch: with frames in flight, a pass of one frame may
     /// overlap another frame's passes.
-    pub fn take_mean_pass_ns(&mut self) -> Option<Vec<(&'static str, f64)>> {
+    pub fn take_mean_pass_ns(&mut self) -> Option<Vec<(String, f64)>> {
         let names = self.pass_names();
         self.pass_clock.take_mean(&names)
     }

@@ -25,8 +25,21 @@ use crate::vk::pipeline::{AdmParams, Kernel, Pipelines, Spec};
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
-/// The stages adm times: one per scale.
-const STAGES: [&str; 4] = ["adm scale 0", "adm scale 1", "adm scale 2", "adm scale 3"];
+/// The stages adm times: each pass of each scale.
+const STAGES: [&str; 12] = [
+    "adm 0 dwt",
+    "adm 0 decouple",
+    "adm 0 rows",
+    "adm 1 dwt",
+    "adm 1 decouple",
+    "adm 1 rows",
+    "adm 2 dwt",
+    "adm 2 decouple",
+    "adm 2 rows",
+    "adm 3 dwt",
+    "adm 3 decouple",
+    "adm 3 rows",
+];
 
 /// The slot buffers: each scale's bands of the reference and the distorted
 /// picture (scale 0's first: `2 * scale + picture`), each scale's decoupled
@@ -208,6 +221,7 @@ impl GpuMetric for AdmGpu {
                 ];
                 r.dispatch(dwt, [1, p.height, 2], &bufs, push);
             }
+            r.end_stage();
             {
                 use binding::adm_decouple as b;
                 let bufs = [
@@ -216,6 +230,7 @@ impl GpuMetric for AdmGpu {
                     (b::DECOUPLED, decoupled),
                 ];
                 r.dispatch(decouple, [p.width, p.height, 1], &bufs, push);
+                r.end_stage();
             }
             use binding::adm_rows as b;
             let bufs = [
@@ -252,7 +267,7 @@ impl GpuMetric for AdmGpu {
     /// bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
         let h = self.size.1 as usize;
-        Ok(rows::luma_ranges(&Self::records(bufs)?, 0, h, bit_depth))
+        Ok(rows::luma_ranges(&Self::records(bufs)?, 0, h, 1, bit_depth))
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

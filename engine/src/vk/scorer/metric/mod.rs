@@ -261,12 +261,6 @@ fn device_bytes(decls: &[BufferDecl]) -> u64 {
     decls.iter().filter(|d| !d.host).map(|d| d.bytes).sum()
 }
 
-/// The stages of the metrics beside float_ssim (`VkScorer::with_metrics`), in
-/// the order a scorer of all of them times them after float_ssim's passes:
-/// each metric's own, in `gpu_metrics`' order (a scorer times only the
-/// stages of the metrics it computes).
-pub const METRIC_STAGES: [&str; 3] = [psnr::STAGES[0], ms_ssim::STAGES[0], ms_ssim::STAGES[1]];
-
 /// What a metric's plan is made for.
 pub(super) struct MetricContext {
     /// Luma width, height and bit depth.
@@ -459,20 +453,5 @@ impl VkScorer {
             m.debug(self, bufs, &mut out)?;
         }
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// [`super::METRIC_STAGES`] is every stage each metric declares, in
-    /// order.
-    #[test]
-    fn metric_stages_are_the_metrics_own() {
-        let declared: Vec<&str> = super::psnr::STAGES
-            .iter()
-            .chain(&super::ms_ssim::STAGES)
-            .copied()
-            .collect();
-        assert_eq!(super::METRIC_STAGES.to_vec(), declared);
     }
 }

@@ -1,9 +1,11 @@
 //! libvmaf 2.3.1's integer `motion` on the device: `glsl/motion_blur.comp`
-//! blurs each frame's reference luma vertically into a slot buffer;
-//! `glsl/motion_sad.comp` blurs it horizontally, sums each row's absolute
-//! differences against the previous frame's blurred plane and leaves this
-//! frame's in its place, in a buffer the plan keeps for the whole scorer
-//! ([`GpuMetric::kept_buffers`]). Frames run their passes in submission
+//! blurs each frame's reference luma vertically into a slot buffer, while
+//! `glsl/motion_keep.comp` copies the previous frame's blurred plane out of
+//! the buffer the plan keeps for the whole scorer
+//! ([`GpuMetric::kept_buffers`]) into another; `glsl/motion_sad.comp` blurs
+//! horizontally, sums each row's absolute differences (per 256-column chunk)
+//! against that copy and writes this frame's plane into the kept buffer (a
+//! pass that read and wrote the kept buffer was 6 times slower on the H200). Frames run their passes in submission
 //! order on the one compute queue, each behind a barrier, so frame n reads
 //! the plane frame n-1 left: the previous reference the CPU twin's frame job
 //! carries. A pair whose previous frame another scorer took carries that
@@ -33,16 +35,19 @@ use crate::vk::pipeline::{Kernel, MotionParams, Pipelines, Spec};
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
-/// The stages motion times: the vertical blur, then the horizontal blur
-/// with the sums.
+/// The stages motion times: the vertical blur (with the copy of the
+/// previous frame's plane), then the horizontal blur with the sums.
 const STAGES: [&str; 2] = ["motion blur", "motion sad"];
 
 /// motion's plan (see the module docs).
 pub(in crate::vk::scorer) struct MotionGpu {
     opts: MotionOptions,
     params: MotionParams,
-    /// The blur pass (none under `motion_force_zero`) and the sums pass.
-    blur: Option<Kernel>,
+    /// The frames' bit depth.
+    bit_depth: u32,
+    /// The blur and copy passes (none under `motion_force_zero`) and the
+    /// sums pass.
+    blur: Option<[Kernel; 2]>,
     sad: Kernel,
     /// The blurred plane carried from frame to frame (one uint per sample).
     kept: KeptBuffers,
@@ -61,7 +66,10 @@ impl MotionGpu {
         let spec = Some(Spec::new(bit_depth, 1, false));
         let blur = match opts.force_zero {
             true => None,
-            false => Some(pipelines.kernel(gpu, ShaderName::MotionBlur, spec)?),
+            false => Some([
+                pipelines.kernel(gpu, ShaderName::MotionBlur, spec)?,
+                pipelines.kernel(gpu, ShaderName::MotionKeep, spec)?,
+            ]),
         };
         let mut this = Self {
             opts: *opts,
@@ -70,6 +78,7 @@ impl MotionGpu {
                 height,
                 blur: blur.is_some() as u32,
             },
+            bit_depth,
             blur,
             sad: pipelines.kernel(gpu, ShaderName::MotionSad, spec)?,
             kept: KeptBuffers::new(gpu),
@@ -88,8 +97,20 @@ impl MotionGpu {
         self.params.width as u64 * self.params.height as u64
     }
 
-    /// The records the sums pass wrote (`glsl/motion_sad.comp`): each row's
-    /// sum, then the range records.
+    /// Workgroups per row of the sums pass (`glsl/motion_sad.comp`): one per
+    /// 256-column chunk.
+    fn chunks(&self) -> usize {
+        self.params.width.div_ceil(256) as usize
+    }
+
+    /// Whether the sums pass records samples above the bit depth (10 and
+    /// 12 bits).
+    fn records_range(&self) -> bool {
+        matches!(self.bit_depth, 10 | 12)
+    }
+
+    /// The records the sums pass wrote (`glsl/motion_sad.comp`): each
+    /// chunk's sum, then the range records.
     fn records(bufs: &[Buffer]) -> Result<Vec<u64>> {
         rows::words(
             bufs.get(1)
@@ -97,21 +118,46 @@ impl MotionGpu {
         )
     }
 
-    /// The frame's sum of absolute differences (each row's modulo 2^32,
-    /// added here in uint64); `None` under `motion_force_zero`.
+    /// The frame's sum of absolute differences (each row's modulo 2^32, from
+    /// its chunks' sums, added here in uint64); `None` under
+    /// `motion_force_zero`.
     fn sad(&self, bufs: &[Buffer]) -> Result<Option<u64>> {
         if self.blur.is_none() {
             return Ok(None);
         }
         let records = Self::records(bufs)?;
-        Ok(Some(records[..self.params.height as usize].iter().sum()))
+        let sums = &records[..self.params.height as usize * self.chunks()];
+        Ok(Some(
+            sums.chunks_exact(self.chunks())
+                .map(|row| row.iter().fold(0u32, |acc, &c| acc.wrapping_add(c as u32)) as u64)
+                .sum(),
+        ))
+    }
+
+    /// The sums pass on pictures `reference` and `distorted`: this frame's
+    /// blurred plane into the kept buffer, its sums against the copy of the
+    /// previous one.
+    fn record_sums(&self, r: &mut Recorder, reference: Buf, distorted: Buf) {
+        use binding::motion_sad as b;
+        let bufs = [
+            (b::RAW_REF, reference),
+            (b::RAW_DIST, distorted),
+            (b::VERT, r.own(0)),
+            (b::BLURRED, r.kept(0)),
+            (b::ROW_SAD, r.own(1)),
+            (b::PREVIOUS, r.own(2)),
+        ];
+        // One invocation per sample (a workgroup per 256-column chunk).
+        let (w, h) = (self.params.width, self.params.height);
+        r.dispatch(self.sad, [w, h, 1], &bufs, bytemuck::bytes_of(&self.params));
     }
 }
 
 /// Device bytes of a slot's buffers for `width` x `height` frames: the
-/// vertical blur, one uint per sample.
+/// vertical blur and the previous frame's blurred plane, one uint per
+/// sample each.
 fn slot_bytes(_opts: &MotionOptions, width: u32, height: u32) -> u64 {
-    width as u64 * height as u64 * 4
+    2 * width as u64 * height as u64 * 4
 }
 
 gpu_plan!(MotionOptions => MotionGpu, slot_bytes = slot_bytes);
@@ -129,11 +175,15 @@ impl GpuMetric for MotionGpu {
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        // The vertical blur (one uint per sample); each row's sum, then each
-        // row's range record per picture (glsl/motion_sad.comp).
+        // The vertical blur (one uint per sample); each chunk's sum, then
+        // at 10 and 12 bits each chunk's range record per picture
+        // (glsl/motion_sad.comp); the previous frame's blurred plane.
+        let records = if self.records_range() { 3 } else { 1 };
+        let chunks = (self.params.height as usize * self.chunks()) as u64;
         vec![
             BufferDecl::device("motion vertical blur", self.samples() * 4),
-            BufferDecl::host("motion row sums", 3 * self.params.height as u64 * 8),
+            BufferDecl::host("motion chunk sums", records * chunks * 8),
+            BufferDecl::device("motion previous blurred plane", self.samples() * 4),
         ]
     }
 
@@ -144,29 +194,25 @@ impl GpuMetric for MotionGpu {
     fn record(&self, r: &mut Recorder) {
         let push = bytemuck::bytes_of(&self.params);
         let (w, h) = (self.params.width, self.params.height);
-        if let Some(blur) = self.blur {
+        if let Some([blur, keep]) = self.blur {
+            {
+                use binding::motion_keep as b;
+                let bufs = [(b::BLURRED, r.kept(0)), (b::PREVIOUS, r.own(2))];
+                r.dispatch(keep, [w, h, 1], &bufs, push);
+            }
             use binding::motion_blur as b;
             let bufs = [(b::RAW_REF, Buf::Raw(0)), (b::VERT, r.own(0))];
             r.dispatch(blur, [w, h, 1], &bufs, push);
             r.end_stage();
         }
-        use binding::motion_sad as b;
-        let bufs = [
-            (b::RAW_REF, Buf::Raw(0)),
-            (b::RAW_DIST, Buf::Raw(1)),
-            (b::VERT, r.own(0)),
-            (b::BLURRED, r.kept(0)),
-            (b::ROW_SAD, r.own(1)),
-        ];
-        // One workgroup per row (its invocations stride along the row).
-        r.dispatch(self.sad, [1, h, 1], &bufs, push);
+        self.record_sums(r, Buf::Raw(0), Buf::Raw(1));
         r.end_stage();
     }
 
     /// Both passes on the previous reference a pair carries: its blurred
     /// plane into the kept buffer (its sums are overwritten by the frame's).
     fn record_previous(&self, r: &mut Recorder) {
-        let Some(blur) = self.blur else {
+        let Some([blur, _]) = self.blur else {
             return;
         };
         let push = bytemuck::bytes_of(&self.params);
@@ -176,15 +222,7 @@ impl GpuMetric for MotionGpu {
             let bufs = [(b::RAW_REF, Buf::Previous), (b::VERT, r.own(0))];
             r.dispatch(blur, [w, h, 1], &bufs, push);
         }
-        use binding::motion_sad as b;
-        let bufs = [
-            (b::RAW_REF, Buf::Previous),
-            (b::RAW_DIST, Buf::Previous),
-            (b::VERT, r.own(0)),
-            (b::BLURRED, r.kept(0)),
-            (b::ROW_SAD, r.own(1)),
-        ];
-        r.dispatch(self.sad, [1, h, 1], &bufs, push);
+        self.record_sums(r, Buf::Previous, Buf::Previous);
     }
 
     fn finish(
@@ -204,8 +242,15 @@ impl GpuMetric for MotionGpu {
     /// The first luma sample above the bit depth of each picture, in raster
     /// order, from the row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
-        let h = self.params.height as usize;
-        Ok(rows::luma_ranges(&Self::records(bufs)?, h, h, bit_depth))
+        let rows = self.params.height as usize;
+        let chunks = self.chunks();
+        Ok(rows::luma_ranges(
+            &Self::records(bufs)?,
+            rows * chunks,
+            rows,
+            chunks,
+            bit_depth,
+        ))
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

@@ -1,7 +1,7 @@
 //! Reading back what the integer passes of `motion` and `vif` write: a
 //! host-visible buffer of 64-bit row records, the first luma sample above
 //! the bit depth among one picture's row records (`(value << 32) | column`,
-//! all ones for a row without one: `glsl/motion_sad.comp`,
+//! all ones for a row (or a row's chunk) without one: `glsl/motion_sad.comp`,
 //! `glsl/vif_stats.comp`), and a device plane of one uint per 16-bit sample.
 
 use super::super::{not_mapped, VkScorer};
@@ -20,32 +20,35 @@ pub(super) fn words(buf: &Buffer) -> Result<Vec<u64>> {
 
 /// The first luma sample above the bit depth of each picture (none at 8 and
 /// 16 bits, where nothing is recorded), from `records`, where picture `p`'s
-/// row records (one per row of `height`, top first) start at
-/// `at + p * height`.
+/// records start at `at + p * height * per_row`: `per_row` per row of
+/// `height` (left to right, each covering columns right of the one before),
+/// rows top first.
 pub(super) fn luma_ranges(
     records: &[u64],
     at: usize,
     height: usize,
+    per_row: usize,
     bit_depth: u32,
 ) -> [Option<PlaneRange>; 2] {
     if bit_depth != 10 && bit_depth != 12 {
         return [None; 2];
     }
+    let n = height * per_row;
     std::array::from_fn(|p| {
-        let start = at + p * height;
-        first_above(&records[start..start + height], p)
+        let start = at + p * n;
+        first_above(&records[start..start + n], per_row, p)
     })
 }
 
-/// The first luma sample above the bit depth in picture `picture`'s row
-/// records `rows` (one per row, top first).
-fn first_above(rows: &[u64], picture: usize) -> Option<PlaneRange> {
-    let (y, &rec) = rows.iter().enumerate().find(|(_, &rec)| rec != u64::MAX)?;
+/// The first luma sample above the bit depth in picture `picture`'s
+/// records `rows` (`per_row` per row, in raster order).
+fn first_above(rows: &[u64], per_row: usize, picture: usize) -> Option<PlaneRange> {
+    let (i, &rec) = rows.iter().enumerate().find(|(_, &rec)| rec != u64::MAX)?;
     Some(PlaneRange {
         picture,
         plane: 0,
         x: rec as u32,
-        y: y as u32,
+        y: (i / per_row) as u32,
         value: (rec >> 32) as u32,
     })
 }

@@ -27,13 +27,30 @@ use crate::vk::pipeline::{Kernel, Pipelines, Spec, VifParams};
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
-/// The stages vif times: one per scale.
-const STAGES: [&str; 4] = ["vif scale 0", "vif scale 1", "vif scale 2", "vif scale 3"];
+/// The stages vif times: each pass of each scale (scale 0 has no
+/// decimation).
+const STAGES: [&str; 11] = [
+    "vif 0 vertical",
+    "vif 0 stats",
+    "vif 1 decimate",
+    "vif 1 vertical",
+    "vif 1 stats",
+    "vif 2 decimate",
+    "vif 2 vertical",
+    "vif 2 stats",
+    "vif 3 decimate",
+    "vif 3 vertical",
+    "vif 3 stats",
+];
 
 /// The slot buffers: each decimated scale's reference and distorted planes
-/// (scales 1 to 3, in that order), the vertical statistics, the row sums.
+/// (scales 1 to 3, in that order), each scale's vertical statistics
+/// (`VERT + scale`), each scale's row sums (`SUMS + scale`; scale 0's after
+/// the range records). One buffer per scale, not one for all: a scale's
+/// passes then share no buffer with another's, so they run side by side
+/// (`super::super::recorder`).
 const VERT: usize = 6;
-const SUMS: usize = 7;
+const SUMS: usize = 10;
 
 /// vif's plan (see the module docs).
 pub(in crate::vk::scorer) struct VifGpu {
@@ -91,19 +108,20 @@ impl VifGpu {
         Ok(this)
     }
 
-    /// The row sums and records the stats passes wrote.
-    fn records(bufs: &[Buffer]) -> Result<Vec<u64>> {
+    /// The row sums (and at scale 0 the records) scale `scale`'s stats
+    /// pass wrote.
+    fn records(bufs: &[Buffer], scale: usize) -> Result<Vec<u64>> {
         rows::words(
-            bufs.get(SUMS)
+            bufs.get(SUMS + scale)
                 .ok_or_else(|| Error::Internal("vif without its buffers".into()))?,
         )
     }
 
     /// Each scale's exact sums, from the device's row sums.
     fn sums(&self, bufs: &[Buffer]) -> Result<[ScaleSums; 4]> {
-        let records = Self::records(bufs)?;
         let mut out = [ScaleSums::default(); 4];
-        for (p, sums) in self.params.iter().zip(&mut out) {
+        for (s, (p, sums)) in self.params.iter().zip(&mut out).enumerate() {
+            let records = Self::records(bufs, s)?;
             let at = p.sums_at as usize;
             for row in records[at..at + 4 * p.height as usize].chunks_exact(4) {
                 // Two's complement: the int64 sums as written.
@@ -120,12 +138,11 @@ impl VifGpu {
 gpu_plan!(VifOptions => VifGpu, slot_bytes = slot_bytes);
 
 /// Each scale's push constants for `width` x `height` frames (its plane's
-/// size, where its sums go).
+/// size, where its sums go in its buffer: after the range records, 2 per
+/// row, at scale 0).
 fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
     let bits = opts.enhn_gain_limit.to_bits();
     let mut params = [VifParams::default(); 4];
-    // The range records (2 per row of scale 0), then each scale's rows.
-    let mut sums_at = 2 * height;
     let (mut w, mut h) = (width, height);
     for (s, p) in params.iter_mut().enumerate() {
         let (sw, sh) = (w, h);
@@ -138,11 +155,10 @@ fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
             src_width: sw,
             src_height: sh,
             scale: s as u32,
-            sums_at,
+            sums_at: if s == 0 { 2 * height } else { 0 },
             gain_lo: bits as u32,
             gain_hi: (bits >> 32) as u32,
         };
-        sums_at += 4 * h;
     }
     params
 }
@@ -157,15 +173,16 @@ fn slot_buffers(params: &[VifParams; 4]) -> Vec<BufferDecl> {
             out.push(BufferDecl::device(name, bytes));
         }
     }
-    let p0 = &params[0];
-    let samples = p0.width as u64 * p0.height as u64;
-    out.push(BufferDecl::device(
-        "vif vertical statistics",
-        5 * samples * 4,
-    ));
-    let last = &params[3];
-    let records = last.sums_at as u64 + 4 * last.height as u64;
-    out.push(BufferDecl::host("vif row sums", records * 8));
+    for p in params {
+        let samples = p.width as u64 * p.height as u64;
+        let name = format!("vif scale {} vertical statistics", p.scale);
+        out.push(BufferDecl::device(name, 5 * samples * 4));
+    }
+    for p in params {
+        let records = p.sums_at as u64 + 4 * p.height as u64;
+        let name = format!("vif scale {} row sums", p.scale);
+        out.push(BufferDecl::host(name, records * 8));
+    }
     out
 }
 
@@ -200,10 +217,11 @@ impl GpuMetric for VifGpu {
             }
         };
         let all: [[Buf; 2]; 4] = std::array::from_fn(planes);
-        let (vert, sums, table) = (r.own(VERT), r.own(SUMS), r.kept(0));
+        let table = r.kept(0);
         for (s, p) in self.params.iter().enumerate() {
             let push = bytemuck::bytes_of(p);
             let (w, h) = (p.width, p.height);
+            let (vert, sums) = (r.own(VERT + s), r.own(SUMS + s));
             if s > 0 {
                 use binding::vif_decimate as b;
                 let bufs = [
@@ -214,6 +232,7 @@ impl GpuMetric for VifGpu {
                 ];
                 // Both pictures: z is the picture.
                 r.dispatch(decimate, [w, h, 2], &bufs, push);
+                r.end_stage();
             }
             {
                 use binding::vif_vertical as b;
@@ -223,6 +242,7 @@ impl GpuMetric for VifGpu {
                     (b::VERT, vert),
                 ];
                 r.dispatch(vertical, [w, h, 1], &bufs, push);
+                r.end_stage();
             }
             use binding::vif_stats as b;
             let bufs = [
@@ -261,7 +281,13 @@ impl GpuMetric for VifGpu {
     /// order, from the scale-0 row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
         let h = self.params[0].height as usize;
-        Ok(rows::luma_ranges(&Self::records(bufs)?, 0, h, bit_depth))
+        Ok(rows::luma_ranges(
+            &Self::records(bufs, 0)?,
+            0,
+            h,
+            1,
+            bit_depth,
+        ))
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

@@ -4,13 +4,15 @@
 # page cache (per frame = (t(N) - t(2)) / (N - 2), median of --repeat 3),
 # the CPU twin and libvmaf 2.3.1 (-O3, AVX2) on the host's 16 threads in the
 # same run, device-resident 4K VMAF pairs, and whole 2-frame 4K `score` runs.
+# With .gl-metrics/bin/vkssim-pre (the binary before this round, PRE_LABEL
+# its commit), each Vulkan row also times it, in the same run.
 set -u
 export OUT=${OUT:-/tmp}; o=$OUT/vmaf; mkdir -p $o; S=$o/bench.txt
 for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
 export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
 X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
 fps() { grep -o '"frames_per_second": [0-9.]*' "$1" | head -1 | grep -o '[0-9.]*$'; }
-for g in "3840 2160 8 402" "3840 2160 10 402" "1920 1080 8 1202" "1920 1080 10 1202"; do set -- $g
+for g in "3840 2160 8 202" "3840 2160 10 202" "1920 1080 8 602" "1920 1080 10 602"; do set -- $g
   p=$D/b$2b$3; "$X/vkssim" bench --write-yuv "$p" --frames 22 -w $1 -h $2 -b $3 -p 420 >/dev/null
   io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
   for F in "-m version=vmaf_v0.6.1" "-m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim" "-n --feature float_ms_ssim"; do
@@ -18,12 +20,21 @@ for g in "3840 2160 8 402" "3840 2160 10 402" "1920 1080 8 1202" "1920 1080 10 1
     tag=$(echo "$F" | tr -c 'a-z0-9\n' '_')
     "$X/vkssim" bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan $F --json >$o/bench_$1_$3_$tag.json 2>$o/bench_$1_$3_$tag.err
     line="$1x$2 $3-bit Vulkan [$F]: $(fps $o/bench_$1_$3_$tag.json) frames/s"
-    # The same run's binary from before this round's pass tuning, when given.
+    # The same run's binary from before this round's tuning (PRE_LABEL), when
+    # given, then this one again.
     if [ -x "$X/vkssim-pre" ]; then
       "$X/vkssim-pre" bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan $F --json >$o/pre_$1_$3_$tag.json 2>/dev/null
-      line="$line (before tuning: $(fps $o/pre_$1_$3_$tag.json))"
+      "$X/vkssim" bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan $F --json >$o/again_$1_$3_$tag.json 2>/dev/null
+      line="$line, again $(fps $o/again_$1_$3_$tag.json) (before, ${PRE_LABEL:-pre}: $(fps $o/pre_$1_$3_$tag.json))"
+    fi
+    # This binary with the old default of 4 frames in flight (the slots'
+    # budget was 2 GiB on every device).
+    if [ "$F" = "-m version=vmaf_v0.6.1" ]; then
+      "$X/vkssim" bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan $F --frames-in-flight 4 --json >$o/fif4_$1_$3_$tag.json 2>/dev/null
+      line="$line (4 in flight: $(fps $o/fif4_$1_$3_$tag.json))"
     fi
     echo "$line" | tee -a $S
+    echo "$1x$2 $3-bit [$F]: $(grep -o '"gpu_pass_us_last_frame": {[^}]*}' $o/bench_$1_$3_$tag.json)" >> $o/passes.txt
   done
   "$X/vkssim" bench "${io[@]}" --frames 42 --repeat 3 --backend cpu --threads 16 -m version=vmaf_v0.6.1 --json >$o/cpu_$1_$3.json 2>/dev/null
   echo "$1x$2 $3-bit CPU twin 16 threads [VMAF]: $(fps $o/cpu_$1_$3.json) frames/s" | tee -a $S

@@ -1,6 +1,7 @@
 /*
- * vkssim C API: libvmaf's float_ssim, psnr and float_ms_ssim, bit for bit, on
- * any Vulkan 1.1 device with shaderInt64. Link with -lvkssim_capi (shared) or libvkssim_capi.a plus
+ * vkssim C API: libvmaf's VMAF (its integer vif, adm and motion and its
+ * models), float_ssim, psnr and float_ms_ssim, bit for bit, on any Vulkan 1.1
+ * device with shaderInt64. Link with -lvkssim_capi (shared) or libvkssim_capi.a plus
  * -lpthread -ldl -lm (static).
  *
  * Vulkan handles are passed as their C values: dispatchable ones (VkInstance,

@@ -1,5 +1,6 @@
-"""vkssim: libvmaf's float_ssim, psnr and float_ms_ssim, bit for bit, on
-Vulkan GPUs or on the exact CPU twin.
+"""vkssim: libvmaf's VMAF (its integer vif, adm and motion and its models),
+float_ssim, psnr and float_ms_ssim, bit for bit, on Vulkan GPUs or on the
+exact CPU twin.
 
 Files (everything the ``vkssim`` command line reads: Y4M, raw YUV with
 ``width``/``height``/``pix_fmt``/``bitdepth``, encoded files) or numpy

@@ -457,6 +457,9 @@ fn psnr_with_chroma_and_all_metrics_through_a_shared_reference_match_the_twin() 
         // psnr_y/_cb/_cr and mse_y/_cb/_cr.
         check_shared_metrics(&engine, &desc, chroma, 6);
     }
+    // A frame below float_ssim's 11x11 window: psnr alone shares it too.
+    let desc = metrics_desc(&psnr, Chroma::C420, (7, 5, 8));
+    check_shared_metrics(&engine, &desc, Chroma::C420, 6);
     let all = [
         "float_ssim=enable_lcs=true",
         "psnr=enable_chroma=true",

@@ -397,7 +397,9 @@ impl Engine {
     /// [`SharedPlanes::upload_picture`]), else the luma plane
     /// ([`SharedPlanes::upload`]).
     ///
-    /// Errors: [`Error::PlaneTooSmall`], [`Error::Unsupported`] (a bit depth).
+    /// Errors: the metric list's own ([`ScorerDesc::metric_set`]: an
+    /// option, a frame a metric cannot score), [`Error::Unsupported`] (a bit
+    /// depth, an empty plane).
     pub fn shared_planes(&self, desc: &ScorerDesc) -> Result<SharedPlanes> {
         let metrics = desc.metric_set()?;
         SharedPlanes::new(

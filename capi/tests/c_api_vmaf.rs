@@ -1,10 +1,12 @@
 //! VMAF models through the C API: a C program (`tests/score_vmaf.c`, built
 //! with `cc` against the generated header) scores a clip on a CPU scorer
 //! whose description names `version=vmaf_v0.6.1`, the last frame released by
-//! `vkssim_scorer_finish`; every value of every frame (`vmaf`,
+//! `vkssim_scorer_finish`, then on a Vulkan scorer of its own engine
+//! (validation on, no message allowed); every value of every frame (`vmaf`,
 //! `integer_motion2`, every feature), by name and in order, must equal bit
-//! for bit what the Rust API's streaming scorer gives (which
-//! `tests/tests/stream_vs_vmaf.rs` proves equal to the `vmaf` CLI).
+//! for bit, on both, what the Rust API's streaming scorer gives on the CPU
+//! twin (which `tests/tests/stream_vs_vmaf.rs` proves equal to the `vmaf`
+//! CLI).
 
 use std::process::Command;
 
@@ -45,10 +47,12 @@ fn planes(seed: u32, base: &[Vec<u8>], noise: u32) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// `(name, bits)` of every value per frame, as the C program printed them.
-fn parse(stdout: &str) -> Vec<Vec<(String, u64)>> {
+/// `(name, bits)` of every value per frame, as the C program printed them
+/// on the lines that start with `prefix` then `frame=`.
+fn parse(stdout: &str, prefix: &str) -> Vec<Vec<(String, u64)>> {
     stdout
         .lines()
+        .filter_map(|l| l.strip_prefix(prefix))
         .filter(|l| l.starts_with("frame="))
         .map(|l| {
             l.split(' ')
@@ -116,6 +120,8 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
         .arg(&dp)
         .args([WIDTH, HEIGHT].map(|n| n.to_string()))
         .arg(FRAMES.to_string())
+        .arg("vulkan")
+        .env("VKSSIM_VALIDATION", "1")
         .env("LD_LIBRARY_PATH", library_path_first(&lib))
         .output()
         .expect("running score_vmaf");
@@ -126,8 +132,13 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
         String::from_utf8_lossy(&run.stderr)
     );
     assert_eq!(
-        parse(&stdout),
+        parse(&stdout, ""),
         want,
-        "the C API's frames differ from the Rust API's"
+        "the C API's CPU frames differ from the Rust API's"
+    );
+    assert_eq!(
+        parse(&stdout, "vulkan "),
+        want,
+        "the C API's Vulkan frames differ from the Rust API's CPU twin"
     );
 }

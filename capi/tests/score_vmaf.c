@@ -2,7 +2,7 @@
  * C test of VMAF models through the vkssim C API (run by tests/c_api_vmaf.rs,
  * which compares what it prints with the Rust API's results bit for bit).
  *
- *   score_vmaf REF DIST WIDTH HEIGHT FRAMES
+ *   score_vmaf REF DIST WIDTH HEIGHT FRAMES [vulkan]
  *
  * REF and DIST hold FRAMES packed 8-bit luma planes each. The program
  * creates a CPU scorer (vkssim_scorer_create_cpu) whose description names
@@ -12,8 +12,11 @@
  * motion); vkssim_scorer_finish releases it, and waits then give it and
  * VKSSIM_EMPTY. Each result is printed as one line, "frame=N" then every
  * output as name=hex bits; vmaf read through vkssim_score_value must equal
- * its entry in the outputs. Then the refusals: a model that does not exist,
- * a NULL model string. Any failure prints a message and exits non-zero.
+ * its entry in the outputs. With "vulkan", the same again on a Vulkan
+ * scorer (vkssim_engine_create, vkssim_scorer_create; validation when
+ * VKSSIM_VALIDATION=1, and then no message allowed), each line prefixed
+ * "vulkan ". Then the refusals: a model that does not exist, a NULL model
+ * string. Any failure prints a message and exits non-zero.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,9 +44,11 @@ static unsigned char *read_file(const char *path, size_t want) {
   return data;
 }
 
-/* Prints one result; its vmaf by name must be its entry in the outputs. */
-static void print_result(const VkssimScore *score, unsigned frame) {
-  printf("frame=%u", frame);
+/* Prints one result after `prefix`; its vmaf by name must be its entry in
+ * the outputs. */
+static void print_result(const char *prefix, const VkssimScore *score,
+                         unsigned frame) {
+  printf("%sframe=%u", prefix, frame);
   for (uint32_t k = 0; k < score->n_outputs; k++)
     printf(" %s=%016" PRIx64, score->outputs[k].name,
            bits(score->outputs[k].value));
@@ -58,9 +63,37 @@ static void print_result(const VkssimScore *score, unsigned frame) {
     FAIL("frame %u: vkssim_score_value(vmaf) is not the outputs' vmaf", frame);
 }
 
+/* Scores every pair on `scorer`, polling after each submission, then the
+ * waits around vkssim_scorer_finish; prints each result after `prefix`. */
+static void score_all(VkssimScorer *scorer, const char *prefix,
+                      const unsigned char *ref, const unsigned char *dist,
+                      uint32_t w, size_t plane, unsigned frames) {
+  VkssimScore score;
+  unsigned out = 0;
+  for (unsigned f = 0; f < frames; f++) {
+    VkssimPair pair = vkssim_pair_host(ref + f * plane, w, dist + f * plane, w);
+    CHECK(vkssim_scorer_submit(scorer, &pair));
+    while (vkssim_scorer_poll(scorer, &score) == VKSSIM_OK)
+      print_result(prefix, &score, out++);
+  }
+  VkssimStatus s;
+  while ((s = vkssim_scorer_wait(scorer, &score)) == VKSSIM_OK)
+    print_result(prefix, &score, out++);
+  if (s != VKSSIM_NOT_READY || out != frames - 1 ||
+      vkssim_scorer_in_flight(scorer) != 1)
+    FAIL("%sbefore finish: %s after %u results, %zu in flight", prefix,
+         vkssim_status_name(s), out, vkssim_scorer_in_flight(scorer));
+  CHECK(vkssim_scorer_finish(scorer));
+  while ((s = vkssim_scorer_wait(scorer, &score)) == VKSSIM_OK)
+    print_result(prefix, &score, out++);
+  if (s != VKSSIM_EMPTY || out != frames)
+    FAIL("%safter finish: %s after %u results", prefix, vkssim_status_name(s),
+         out);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 6)
-    FAIL("usage: score_vmaf REF DIST WIDTH HEIGHT FRAMES");
+  if (argc != 6 && !(argc == 7 && strcmp(argv[6], "vulkan") == 0))
+    FAIL("usage: score_vmaf REF DIST WIDTH HEIGHT FRAMES [vulkan]");
   uint32_t w = (uint32_t)atoi(argv[3]), h = (uint32_t)atoi(argv[4]);
   unsigned frames = (unsigned)atoi(argv[5]);
   size_t plane = (size_t)w * h;
@@ -76,28 +109,23 @@ int main(int argc, char **argv) {
   desc.n_models = 1;
   VkssimScorer *scorer = NULL;
   CHECK(vkssim_scorer_create_cpu(&desc, 2, &scorer));
-
-  VkssimScore score;
-  unsigned out = 0;
-  for (unsigned f = 0; f < frames; f++) {
-    VkssimPair pair = vkssim_pair_host(ref + f * plane, w, dist + f * plane, w);
-    CHECK(vkssim_scorer_submit(scorer, &pair));
-    while (vkssim_scorer_poll(scorer, &score) == VKSSIM_OK)
-      print_result(&score, out++);
-  }
-  VkssimStatus s;
-  while ((s = vkssim_scorer_wait(scorer, &score)) == VKSSIM_OK)
-    print_result(&score, out++);
-  if (s != VKSSIM_NOT_READY || out != frames - 1 ||
-      vkssim_scorer_in_flight(scorer) != 1)
-    FAIL("before finish: %s after %u results, %zu in flight",
-         vkssim_status_name(s), out, vkssim_scorer_in_flight(scorer));
-  CHECK(vkssim_scorer_finish(scorer));
-  while ((s = vkssim_scorer_wait(scorer, &score)) == VKSSIM_OK)
-    print_result(&score, out++);
-  if (s != VKSSIM_EMPTY || out != frames)
-    FAIL("after finish: %s after %u results", vkssim_status_name(s), out);
+  score_all(scorer, "", ref, dist, w, plane, frames);
   vkssim_scorer_destroy(scorer);
+
+  if (argc == 7) {
+    VkssimEngineOptions opts = vkssim_engine_options_default();
+    const char *v = getenv("VKSSIM_VALIDATION");
+    opts.validation = v != NULL && strcmp(v, "1") == 0;
+    VkssimEngine *engine = NULL;
+    CHECK(vkssim_engine_create(&opts, &engine));
+    CHECK(vkssim_scorer_create(engine, &desc, &scorer));
+    score_all(scorer, "vulkan ", ref, dist, w, plane, frames);
+    size_t messages = vkssim_engine_validation_message_count(engine);
+    vkssim_scorer_destroy(scorer);
+    vkssim_engine_destroy(engine);
+    if (messages)
+      FAIL("%zu validation messages", messages);
+  }
 
   /* Refusals. */
   const char *unknown[1] = {"version=vmaf_v9"};

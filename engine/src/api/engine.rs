@@ -398,8 +398,8 @@ impl Engine {
     /// ([`SharedPlanes::upload`]).
     ///
     /// Errors: the metric list's own ([`ScorerDesc::metric_set`]: an
-    /// option, a frame a metric cannot score), [`Error::Unsupported`] (a bit
-    /// depth, an empty plane).
+    /// option, a frame a metric cannot score), and the plane's geometry as
+    /// [`crate::io::VideoFormat::new`] checks it.
     pub fn shared_planes(&self, desc: &ScorerDesc) -> Result<SharedPlanes> {
         let metrics = desc.metric_set()?;
         SharedPlanes::new(

@@ -85,19 +85,11 @@ impl SharedPlanes {
         (width, height, bit_depth): (u32, u32, u32),
         chroma: Option<(u32, u32)>,
     ) -> Result<Self> {
-        // The plane's own geometry only: each scorer that reads it checks
-        // its metrics' limits (psnr scores a 1x1 frame, float_ssim needs
-        // 11x11 after its decimation).
-        if !matches!(bit_depth, 8 | 10 | 12 | 16) {
-            return Err(Error::Unsupported(format!(
-                "bit depth {bit_depth} (shared planes hold 8, 10, 12 and 16-bit samples)"
-            )));
-        }
-        if width == 0 || height == 0 {
-            return Err(Error::Unsupported(format!(
-                "a {width}x{height} shared plane"
-            )));
-        }
+        // The plane's own geometry only (the bit depth, each side in
+        // 1..=MAX_DIMENSION): each scorer that reads it checks its metrics'
+        // limits (psnr scores a 1x1 frame, float_ssim needs 11x11 after its
+        // decimation).
+        crate::io::VideoFormat::new(width, height, bit_depth, crate::io::Chroma::Mono)?;
         let bps = bytes_per_sample(bit_depth) as u64;
         let chroma_bytes = chroma.map_or(0, |(w, h)| w as u64 * h as u64 * bps);
         let plane_bytes = width as u64 * height as u64 * bps + 2 * chroma_bytes;

@@ -267,7 +267,7 @@ impl GpuMetric for AdmGpu {
     /// bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
         let h = self.size.1 as usize;
-        Ok(rows::luma_ranges(&Self::records(bufs)?, 0, h, 1, bit_depth))
+        rows::luma_ranges(|| Self::records(bufs), 0, h, 1, bit_depth)
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

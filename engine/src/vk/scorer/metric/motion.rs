@@ -244,13 +244,8 @@ impl GpuMetric for MotionGpu {
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
         let rows = self.params.height as usize;
         let chunks = self.chunks();
-        Ok(rows::luma_ranges(
-            &Self::records(bufs)?,
-            rows * chunks,
-            rows,
-            chunks,
-            bit_depth,
-        ))
+        let records = || Self::records(bufs);
+        rows::luma_ranges(records, rows * chunks, rows, chunks, bit_depth)
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

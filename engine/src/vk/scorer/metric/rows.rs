@@ -19,25 +19,26 @@ pub(super) fn words(buf: &Buffer) -> Result<Vec<u64>> {
 }
 
 /// The first luma sample above the bit depth of each picture (none at 8 and
-/// 16 bits, where nothing is recorded), from `records`, where picture `p`'s
-/// records start at `at + p * height * per_row`: `per_row` per row of
-/// `height` (left to right, each covering columns right of the one before),
-/// rows top first.
+/// 16 bits, where nothing is recorded, and `records` is not read), from
+/// `records()`, where picture `p`'s records start at `at + p * height *
+/// per_row`: `per_row` per row of `height` (left to right, each covering
+/// columns right of the one before), rows top first.
 pub(super) fn luma_ranges(
-    records: &[u64],
+    records: impl FnOnce() -> Result<Vec<u64>>,
     at: usize,
     height: usize,
     per_row: usize,
     bit_depth: u32,
-) -> [Option<PlaneRange>; 2] {
+) -> Result<[Option<PlaneRange>; 2]> {
     if bit_depth != 10 && bit_depth != 12 {
-        return [None; 2];
+        return Ok([None; 2]);
     }
+    let records = records()?;
     let n = height * per_row;
-    std::array::from_fn(|p| {
+    Ok(std::array::from_fn(|p| {
         let start = at + p * n;
         first_above(&records[start..start + n], per_row, p)
-    })
+    }))
 }
 
 /// The first luma sample above the bit depth in picture `picture`'s

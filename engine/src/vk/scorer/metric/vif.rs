@@ -281,13 +281,7 @@ impl GpuMetric for VifGpu {
     /// order, from the scale-0 row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
         let h = self.params[0].height as usize;
-        Ok(rows::luma_ranges(
-            &Self::records(bufs, 0)?,
-            0,
-            h,
-            1,
-            bit_depth,
-        ))
+        rows::luma_ranges(|| Self::records(bufs, 0), 0, h, 1, bit_depth)
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

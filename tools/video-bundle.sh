@@ -8,7 +8,9 @@
 # `bash .gl-video/video-device.sh` there. MODE=pipe instead prepares the
 # 64 MiB-limited bundle of `MODE=pipe bash .gl-video/video-device.sh`:
 # ffmpeg (the static build that the imageio-ffmpeg wheel ships, fetched with
-# pip) and the CLI zstd-compressed, the 4K streams only.
+# pip) and the CLI zstd-compressed, the 4K streams only. MODE=vmaf prepares
+# `MODE=vmaf bash .gl-video/video-device.sh`: the CLI, its libraries and the
+# streams with the CPU path's VMAF scores (cpuvmafN.json).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -16,15 +18,26 @@ x=${DEST:-/work/main/.gl-video}
 streams=${STREAMS:-/work/v10-streams2}
 rm -rf "$x/bin" "$x/lib" "$x/streams"
 mkdir -p "$x/bin" "$x/lib" "$x/streams"
-cargo build --release -q -p vkssim --example image_frames
-cargo build --release -q -p vkssim --example vulkan_video --features vulkan-video
-cargo build --release -q -p vkssim-cli --features vulkan-video
-cp target/release/examples/image_frames target/release/examples/vulkan_video target/release/vkssim "$x/bin/"
+if [ "${MODE:-}" = vmaf ]; then
+  # Without FFmpeg (whose libraries would not fit the carry): .h264 goes to
+  # the GPU.
+  CARGO_TARGET_DIR=target/vv cargo build --release -q -p vkssim-cli --no-default-features --features vulkan-video
+  cp target/vv/release/vkssim "$x/bin/"
+else
+  cargo build --release -q -p vkssim-cli --features vulkan-video
+  cp target/release/vkssim "$x/bin/"
+  cargo build --release -q -p vkssim --example image_frames
+  cargo build --release -q -p vkssim --example vulkan_video --features vulkan-video
+  cp target/release/examples/image_frames target/release/examples/vulkan_video "$x/bin/"
+fi
 strip "$x"/bin/*
 cp "$(command -v zstd)" "$x/bin/zstd"
 bash tools/copy-libs.sh "$x/lib" "$x"/bin/*
 [ -f "$x/vulkan-validationlayers.deb" ] || (cd "$x" && apt-get download vulkan-validationlayers >/dev/null 2>&1 && mv vulkan-validationlayers_*.deb vulkan-validationlayers.deb)
-if [ "${MODE:-}" = pipe ]; then
+if [ "${MODE:-}" = vmaf ]; then
+  # The CLI alone, with the streams and the CPU path's VMAF scores.
+  cp "$streams"/*.h264 "$streams"/cpuvmaf*.json "$x/streams/"
+elif [ "${MODE:-}" = pipe ]; then
   # The 64 MiB carry (with the checkout) leaves no room for these.
   rm -rf "$x/bin/vulkan_video" "$x/bin/image_frames" "$x/lib"
   wheel=$(mktemp -d)

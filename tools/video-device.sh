@@ -28,6 +28,48 @@ G=$top/.gl-video
 for f in .gl/*.deb "$G/vulkan-validationlayers.deb"; do dpkg -x "$f" / 2>/dev/null; done
 ldconfig
 export LD_LIBRARY_PATH=$G/lib
+if [ "${MODE:-}" = vmaf ]; then
+# MODE=vmaf (the bundle of `MODE=vmaf tools/video-bundle.sh`): VMAF's default
+# model with float_ssim, float_ms_ssim and psnr on luma, on H.264 decoded on
+# the GPU (`--decode gpu`), against the CPU path's cpuvmafN.json (ffmpeg-
+# decoded, CPU twin, made off the device by tools/video-streams.sh): with the
+# validation layer (synchronization validation) and without (timed); then psnr
+# with chroma, which the GPU-decoded path refuses.
+X=$G/bin
+S=$G/streams
+sum=$out/summary.txt
+TIMEFORMAT="time: real %R s, user %U s, sys %S s"
+feats=(--feature float_ssim --feature float_ms_ssim --feature psnr=enable_chroma=false)
+same() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+keys = ("frames", "pooled_metrics", "aggregate_metrics")
+diff = [k for k in keys if a.get(k) != b.get(k)]
+n = len(a["frames"])
+print(f"{n} frames, {len(a['frames'][0]['metrics'])} values each: " + ("identical (frames, pooled, aggregate)" if not diff else "DIFFERENT in " + ", ".join(diff)))
+PY
+}
+for s in 1080 2160; do
+  echo "## ${s}p, validation on: vkssim score --decode gpu -r ref$s.h264 -d dist$s.h264 ${feats[*]} --json --precision max" >>"$sum"
+  VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT VKSSIM_VALIDATION=1 \
+    "$X/vkssim" score --decode gpu -r "$S/ref$s.h264" -d "$S/dist$s.h264" "${feats[@]}" --json --precision max -o "$out/val$s.json" >"$out/val$s.log" 2>&1
+  echo "exit $?; validation error/warning lines: $(grep -ciE 'validation (error|warning)|VUID|SYNC-HAZARD' "$out/val$s.log")" >>"$sum"
+  grep -iE "VUID|SYNC-HAZARD|error" "$out/val$s.log" | head -n 10 >>"$sum"
+  same "$out/val$s.json" "$S/cpuvmaf$s.json" >>"$sum" 2>&1
+  for i in 1 2 3; do
+    echo "## ${s}p, run $i" >>"$sum"
+    { time "$X/vkssim" score --decode gpu -r "$S/ref$s.h264" -d "$S/dist$s.h264" "${feats[@]}" --json --precision max -o "$out/gpu${s}_$i.json" >"$out/gpu${s}_$i.log" 2>&1; } 2>>"$sum"
+    grep '"fps"' "$out/gpu${s}_$i.json" >>"$sum"
+  done
+  same "$out/gpu${s}_1.json" "$S/cpuvmaf$s.json" >>"$sum" 2>&1
+done
+echo "## psnr with chroma on GPU-decoded frames (refused):" >>"$sum"
+"$X/vkssim" score --decode gpu -n --feature psnr -r "$S/ref1080.h264" -d "$S/dist1080.h264" >"$out/chroma.log" 2>&1
+echo "exit $?: $(head -c 400 "$out/chroma.log")" >>"$sum"
+cat "$sum"
+exit 0
+fi
 if [ "${MODE:-}" = pipe ]; then
 X=/tmp/vv-bin; mkdir -p "$X"
 for f in "$G"/bin/*.zst; do "$G/bin/zstd" -d -q -f "$f" -o "$X/$(basename "$f" .zst)"; done

@@ -7,7 +7,10 @@
 # yuv4mpegpipe) and scored by `vkssim score --backend cpu --precision max`
 # (cpuN.json; expectN.txt: one float_ssim per line for the vulkan_video
 # example's --expect), and compared with libvmaf's vmaf CLI
-# (tools/compare-with-vmaf.sh, libvmaf's 6 decimals).
+# (tools/compare-with-vmaf.sh, libvmaf's 6 decimals). cpuvmafN.json: the
+# same frames scored with VMAF's default model, float_ssim, float_ms_ssim and
+# psnr on luma (every metric the GPU-decoded path takes), for
+# `MODE=vmaf tools/video-device.sh`.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 d=${1:-/work/v10-streams2}
@@ -24,6 +27,9 @@ for s in 1920x1080:1080 3840x2160:2160; do
   done
   "$top/target/release/vkssim" score -n --feature float_ssim --backend cpu -r "/tmp/ref$n.y4m" -d "/tmp/dist$n.y4m" \
     --json --precision max -o "cpu$n.json"
+  "$top/target/release/vkssim" score --feature float_ssim --feature float_ms_ssim \
+    --feature psnr=enable_chroma=false --backend cpu -r "/tmp/ref$n.y4m" -d "/tmp/dist$n.y4m" \
+    --json --precision max -o "cpuvmaf$n.json"
   python3 -c "import json,sys; print('\n'.join(repr(f['metrics']['float_ssim']) for f in json.load(open(sys.argv[1]))['frames']))" \
     "cpu$n.json" >"expect$n.txt"
   echo "libvmaf vs vkssim --backend cpu, ${n}p:"

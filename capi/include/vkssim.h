@@ -32,8 +32,10 @@
 #define VKSSIM_DEPRECATED(replacement)
 #endif
 
-// Most values a frame's C result holds; a scorer whose metrics report more
-// is refused when it is created.
+// Most values a `VkssimScore` holds. A scorer whose frames carry more
+// (VMAF with several features and models) gives its results as frames
+// (`vkssim_scorer_wait_frame`: any number of values); its poll and wait into
+// a `VkssimScore` are refused, before a result is taken.
 #define VKSSIM_MAX_OUTPUTS 40
 
 // `VkssimDeviceSource.kind`: a plane in a `VkBuffer`.
@@ -90,6 +92,12 @@ typedef enum VkssimStatus {
 // called from several threads at once (vkssim serialises its queue
 // submissions and memory allocations).
 typedef struct VkssimEngine VkssimEngine;
+
+// One frame's result: every value its scorer's metrics and models report,
+// in the vmaf command line's order, by libvmaf's names. Made by the
+// `*_poll_frame` and `*_wait_frame` calls; destroy it with
+// `vkssim_frame_destroy`.
+typedef struct VkssimFrame VkssimFrame;
 
 // A plane of the host's buffer or image imported on an engine's device.
 // Opaque. Destroying the handle never destroys the host's object: vkssim lets
@@ -283,9 +291,12 @@ typedef struct VkssimOutput {
   double value;
 } VkssimOutput;
 
-// One frame's result: float_ssim's values (libvmaf's fp32 values, held
-// exactly in doubles), then every value of every metric by name, in the
-// vmaf command line's order (`outputs`; see also `vkssim_score_value`).
+// One frame's result in a fixed struct: float_ssim's fields (kept for the
+// callers written before the other metrics; without float_ssim, `ssim` and
+// `float_ssim` are NaN and the others 0), then
+// every value of every metric by name, in the vmaf command line's order
+// (`outputs`; see also `vkssim_score_value`), at most
+// `VKSSIM_MAX_OUTPUTS`. `VkssimFrame` holds any number.
 typedef struct VkssimScore {
   // The SSIM mean.
   double ssim;
@@ -497,6 +508,79 @@ size_t vkssim_engine_validation_message_count(const struct VkssimEngine *engine)
 // # Safety
 // `engine` must be NULL or a live engine, not used afterwards.
 void vkssim_engine_destroy(struct VkssimEngine *engine);
+
+// `vkssim_scorer_poll` for results of any size: the oldest result
+// if ready, as a new frame in `*out` (`VKSSIM_OK`; NULL otherwise), without
+// blocking; `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
+//
+// # Safety
+// `scorer` must be a live scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_scorer_poll_frame(struct VkssimScorer *scorer, struct VkssimFrame **out);
+
+// `vkssim_scorer_wait` for results of any size: the oldest result,
+// waiting for it, as a new frame in `*out` (`VKSSIM_OK`; NULL otherwise);
+// `VKSSIM_EMPTY` when nothing is queued, `VKSSIM_NOT_READY` when only
+// results held for a later frame are left.
+//
+// # Safety
+// `scorer` must be a live scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_scorer_wait_frame(struct VkssimScorer *scorer, struct VkssimFrame **out);
+
+// `vkssim_scorer_poll_frame` for a multi-scorer.
+//
+// # Safety
+// `multi` must be a live multi-scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_multi_scorer_poll_frame(struct VkssimMultiScorer *multi,
+                                                 struct VkssimFrame **out);
+
+// `vkssim_scorer_wait_frame` for a multi-scorer.
+//
+// # Safety
+// `multi` must be a live multi-scorer and `out` a valid pointer.
+enum VkssimStatus vkssim_multi_scorer_wait_frame(struct VkssimMultiScorer *multi,
+                                                 struct VkssimFrame **out);
+
+// The frame's pair: its position among the pairs submitted to its scorer,
+// from 0 (0 for NULL).
+//
+// # Safety
+// `frame` must be NULL or a live frame.
+uint64_t vkssim_frame_index(const struct VkssimFrame *frame);
+
+// How many values `frame` holds (0 for NULL).
+//
+// # Safety
+// `frame` must be NULL or a live frame.
+size_t vkssim_frame_count(const struct VkssimFrame *frame);
+
+// The name of value `i` of `frame` (libvmaf's: `"vmaf"`, `"psnr_y"`, ...),
+// valid for the life of the process; NULL for NULL or `i` out of range.
+//
+// # Safety
+// `frame` must be NULL or a live frame.
+const char *vkssim_frame_name(const struct VkssimFrame *frame, size_t i);
+
+// Value `i` of `frame` (NaN for NULL or `i` out of range).
+//
+// # Safety
+// `frame` must be NULL or a live frame.
+double vkssim_frame_value(const struct VkssimFrame *frame, size_t i);
+
+// Writes to `out` the value `frame` reports under libvmaf's name `name`.
+// `VKSSIM_ERROR_INVALID_ARGUMENT` when it reports no such value.
+//
+// # Safety
+// `frame` must be a live frame, `name` a valid C string, `out` a valid
+// pointer.
+enum VkssimStatus vkssim_frame_value_by_name(const struct VkssimFrame *frame,
+                                             const char *name,
+                                             double *out);
+
+// Destroys a frame (NULL is ignored).
+//
+// # Safety
+// `frame` must be NULL or a live frame, not used afterwards.
+void vkssim_frame_destroy(struct VkssimFrame *frame);
 
 // A buffer source, no ownership transfer (set `queue_family` for an
 // `EXCLUSIVE` buffer owned by another family).

@@ -27,6 +27,7 @@ use vkssim::api::{
 };
 
 mod engine;
+mod frame;
 mod image;
 mod import;
 mod metrics;
@@ -35,6 +36,7 @@ mod scorer;
 mod shared;
 mod submit;
 pub use engine::*;
+pub use frame::*;
 // The deprecated submit shorthands stay exported for C callers.
 #[allow(deprecated)]
 pub use image::{
@@ -204,13 +206,18 @@ pub struct VkssimOutput {
     pub value: f64,
 }
 
-/// Most values a frame's C result holds; a scorer whose metrics report more
-/// is refused when it is created.
+/// Most values a `VkssimScore` holds. A scorer whose frames carry more
+/// (VMAF with several features and models) gives its results as frames
+/// (`vkssim_scorer_wait_frame`: any number of values); its poll and wait into
+/// a `VkssimScore` are refused, before a result is taken.
 pub const VKSSIM_MAX_OUTPUTS: usize = 40;
 
-/// One frame's result: float_ssim's values (libvmaf's fp32 values, held
-/// exactly in doubles), then every value of every metric by name, in the
-/// vmaf command line's order (`outputs`; see also `vkssim_score_value`).
+/// One frame's result in a fixed struct: float_ssim's fields (kept for the
+/// callers written before the other metrics; without float_ssim, `ssim` and
+/// `float_ssim` are NaN and the others 0), then
+/// every value of every metric by name, in the vmaf command line's order
+/// (`outputs`; see also `vkssim_score_value`), at most
+/// `VKSSIM_MAX_OUTPUTS`. `VkssimFrame` holds any number.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct VkssimScore {

@@ -36,27 +36,39 @@ pub(crate) unsafe fn with_features(
         sd = sd.with_models(Models::parse(&models)?);
     }
     let layout = chroma_of(d.chroma)?;
-    // Every value a frame carries: each metric's (motion's integer_motion
-    // too), then the models'.
-    let metrics = sd.models.with_metrics(&sd.metrics)?;
-    let n: usize = metrics
-        .iter()
-        .map(|m| {
-            m.extractor()
-                .collected_names(layout.unwrap_or(Chroma::C444))
-                .len()
-        })
-        .sum::<usize>()
-        + sd.models.output_names().len();
-    if n > VKSSIM_MAX_OUTPUTS {
-        return Err(Error::Unsupported(format!(
-            "{n} values per frame: a C result holds at most {VKSSIM_MAX_OUTPUTS}"
-        )));
-    }
     if let Some(c) = layout {
         sd = sd.with_chroma(c);
     }
     Ok(sd)
+}
+
+/// How many values each result of a scorer of `desc` carries at most: each
+/// metric's (motion's integer_motion too), then the models'.
+pub(crate) fn values_per_frame(desc: &ScorerDesc) -> usize {
+    let metrics = desc
+        .models
+        .with_metrics(&desc.metrics)
+        .unwrap_or_else(|_| desc.metrics.clone());
+    let layout = desc.chroma.unwrap_or(Chroma::C444);
+    metrics
+        .iter()
+        .map(|m| m.extractor().collected_names(layout).len())
+        .sum::<usize>()
+        + desc.models.output_names().len()
+}
+
+/// Refuses, before a result is taken, a scorer of `desc` whose results may
+/// not fit a [`VkssimScore`].
+pub(crate) fn fits_a_score(desc: &ScorerDesc) -> Result<(), Error> {
+    let n = values_per_frame(desc);
+    if n > VKSSIM_MAX_OUTPUTS {
+        return Err(Error::Unsupported(format!(
+            "{n} values per frame: a VkssimScore holds at most {VKSSIM_MAX_OUTPUTS}; take \
+             this scorer's results as frames (vkssim_scorer_wait_frame, \
+             vkssim_multi_scorer_wait_frame)"
+        )));
+    }
+    Ok(())
 }
 
 /// The `n` strings at `ptrs` (`what` names them in errors); none for NULL.
@@ -105,7 +117,7 @@ fn chroma_of(chroma: u32) -> Result<Option<Chroma>, Error> {
 
 /// A static C string for an output name (each made once, kept for the life
 /// of the process).
-fn c_name(name: &str) -> *const c_char {
+pub(crate) fn c_name(name: &str) -> *const c_char {
     static NAMES: OnceLock<Mutex<HashMap<String, &'static CStr>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)

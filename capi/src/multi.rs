@@ -66,7 +66,7 @@ pub unsafe extern "C" fn vkssim_scorer_create_cpu(
 /// run's first pair carrying its previous reference), results come back in
 /// submission order. Opaque; one thread at a time.
 pub struct VkssimMultiScorer {
-    multi: MultiScorer,
+    pub(crate) multi: MultiScorer,
 }
 
 /// Creates a multi-scorer of `desc` over `n_engines` engines (each on its own
@@ -168,6 +168,7 @@ fn take(multi: *mut VkssimMultiScorer, out: *mut VkssimScore, blocking: bool) ->
         if out.is_null() {
             return Err(null_arg("out"));
         }
+        crate::metrics::fits_a_score(m.multi.desc())?;
         let next = if blocking {
             m.multi.wait()
         } else {

@@ -160,6 +160,7 @@ fn take(scorer: *mut VkssimScorer, out: *mut VkssimScore, blocking: bool) -> Vks
         if out.is_null() {
             return Err(null_arg("out"));
         }
+        crate::metrics::fits_a_score(s.scorer.desc())?;
         let next = if blocking {
             s.scorer.wait()
         } else {

@@ -6,19 +6,22 @@
 //! `integer_motion2`, every feature), by name and in order, must equal bit
 //! for bit, on both, what the Rust API's streaming scorer gives on the CPU
 //! twin (which `tests/tests/stream_vs_vmaf.rs` proves equal to the `vmaf`
-//! CLI).
+//! CLI). Then the same for a scorer of two models and three features, 44
+//! values a frame, taken as `VkssimFrame`s (a `VkssimScore` holds 40). The
+//! frames are 184x176, the least float_ms_ssim's five scales take.
 
 use std::process::Command;
 
 use vkssim::api::{HostPlane, Pair, ScoreQueue, Scorer, ScorerDesc};
+use vkssim::metric::config::parse_list;
 use vkssim::metric::Models;
 
 #[allow(dead_code)] // each test binary uses part of it
 mod common;
 use common::{crate_dir, lib_dir, library_path_first};
 
-const WIDTH: u32 = 72;
-const HEIGHT: u32 = 56;
+const WIDTH: u32 = 184;
+const HEIGHT: u32 = 176;
 const FRAMES: usize = 4;
 
 /// `FRAMES` deterministic 8-bit planes: a moving gradient with texture
@@ -72,24 +75,19 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
     let distorted = planes(5, &reference, 9);
 
     let desc = ScorerDesc::new(WIDTH, HEIGHT, 8).with_models(Models::default_model().unwrap());
-    let mut scorer = Scorer::cpu(&desc, 2).expect("CPU scorer");
-    let w = WIDTH as usize;
-    for (r, d) in reference.iter().zip(&distorted) {
-        scorer
-            .submit(Pair::new(HostPlane::u8(r, w), HostPlane::u8(d, w)))
-            .expect("submit");
-    }
-    scorer.finish();
-    let want: Vec<Vec<(String, u64)>> = std::iter::from_fn(|| scorer.wait())
-        .map(|r| {
-            let s = r.expect("a score");
-            s.iter()
-                .map(|(n, v)| (n.to_string(), v.to_bits()))
-                .collect()
-        })
-        .collect();
-    assert_eq!(want.len(), FRAMES);
+    let want = rust_frames(&desc, &reference, &distorted);
     assert!(want[0].iter().any(|(n, _)| n == "vmaf"));
+    let models = ["version=vmaf_v0.6.1", "version=vmaf_v0.6.1neg:name=neg"].map(String::from);
+    let features = [
+        "float_ms_ssim=enable_lcs=true",
+        "float_ssim=enable_lcs=true",
+        "psnr=enable_mse=true:enable_chroma=false",
+    ];
+    let many = ScorerDesc::new(WIDTH, HEIGHT, 8)
+        .with_models(Models::parse(&models).unwrap())
+        .with_metrics(parse_list(&features).unwrap());
+    let want_many = rust_frames(&many, &reference, &distorted);
+    assert_eq!(want_many[0].len(), 44);
 
     let dir = tempfile::tempdir().expect("temp dir");
     let (rp, dp) = (dir.path().join("ref.y"), dir.path().join("dist.y"));
@@ -141,4 +139,41 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
         want,
         "the C API's Vulkan frames differ from the Rust API's CPU twin"
     );
+    assert_eq!(
+        parse(&stdout, "many "),
+        want_many,
+        "the C API's CPU frames of 44 values differ from the Rust API's"
+    );
+    assert_eq!(
+        parse(&stdout, "vulkan many "),
+        want_many,
+        "the C API's Vulkan frames of 44 values differ from the Rust API's CPU twin"
+    );
+}
+
+/// `(name, bits)` of every value of every frame, scored by the Rust API's
+/// CPU twin.
+fn rust_frames(
+    desc: &ScorerDesc,
+    reference: &[Vec<u8>],
+    distorted: &[Vec<u8>],
+) -> Vec<Vec<(String, u64)>> {
+    let mut scorer = Scorer::cpu(desc, 2).expect("CPU scorer");
+    let w = WIDTH as usize;
+    for (r, d) in reference.iter().zip(distorted) {
+        scorer
+            .submit(Pair::new(HostPlane::u8(r, w), HostPlane::u8(d, w)))
+            .expect("submit");
+    }
+    scorer.finish();
+    let frames: Vec<Vec<(String, u64)>> = std::iter::from_fn(|| scorer.wait())
+        .map(|r| {
+            let s = r.expect("a score");
+            s.iter()
+                .map(|(n, v)| (n.to_string(), v.to_bits()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(frames.len(), FRAMES);
+    frames
 }

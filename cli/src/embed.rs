@@ -83,7 +83,7 @@ mod tests {
     #[test]
     fn a_plan_is_the_command_lines() {
         let mut args = ScoreArgs::pair("a.y4m".into(), "b.y4m".into());
-        args.feature = vec!["psnr".into()];
+        args.feature = vec!["float_ssim".into()];
         args.model.clear();
         let plan = plan(args).unwrap();
         assert_eq!(plan.mode, Mode::Pair);

@@ -123,22 +123,6 @@ impl Features {
             .unwrap_or_default()
     }
 
-    /// Whether the run computes `float_ssim` alone (all the Vulkan engine
-    /// computes so far).
-    pub fn is_float_ssim_only(&self) -> bool {
-        matches!(self.metrics[..], [MetricConfig::FloatSsim(_)])
-    }
-
-    /// The metrics the Vulkan video path does not compute (it computes
-    /// float_ssim alone).
-    pub fn not_on_vulkan(&self) -> Vec<&'static str> {
-        self.metrics
-            .iter()
-            .map(MetricConfig::feature)
-            .filter(|f| *f != FLOAT_SSIM)
-            .collect()
-    }
-
     /// Whether a metric reads the chroma planes.
     pub fn needs_chroma(&self) -> bool {
         self.metrics.iter().any(MetricConfig::needs_chroma)
@@ -199,7 +183,7 @@ mod tests {
         }
         let err = parse(&["float_ssim", "float_ssim=enable_lcs=true"]).unwrap_err();
         assert!(err.to_string().contains("give it once"), "{err}");
-        let err = parse(&["psnr", "psnr=enable_mse=true"]).unwrap_err();
+        let err = parse(&["adm", "adm=debug=true"]).unwrap_err();
         assert!(err.to_string().contains("give it once"), "{err}");
         for spec in [
             "float_ssim=enable_lcs=true:enable_lcs=false",
@@ -324,16 +308,22 @@ mod tests {
 
     #[test]
     fn several_metrics_in_order() {
-        let specs: Vec<String> = ["psnr=enable_mse=true", "float_ssim", "float_ms_ssim"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        // Every registered metric, last first: the order given is kept.
+        let mut names: Vec<&str> = MetricConfig::all().iter().map(|m| m.feature()).collect();
+        names.reverse();
+        let specs: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         let f = Features::parse(&specs).unwrap();
-        let names: Vec<_> = f.configs().iter().map(|m| m.feature()).collect();
-        assert_eq!(names, ["psnr", "float_ssim", "float_ms_ssim"]);
-        assert!(f.needs_chroma() && !f.is_float_ssim_only());
-        assert_eq!(f.not_on_vulkan(), ["psnr", "float_ms_ssim"]);
-        assert!(Features::default().is_float_ssim_only());
+        let got: Vec<_> = f.configs().iter().map(|m| m.feature()).collect();
+        assert_eq!(got, names);
+        let readers: Vec<_> = f.chroma_readers().iter().map(|m| m.feature()).collect();
+        let expected: Vec<_> = names
+            .iter()
+            .copied()
+            .filter(|n| n.parse::<MetricConfig>().unwrap().needs_chroma())
+            .collect();
+        assert!(!readers.is_empty());
+        assert_eq!((f.needs_chroma(), readers), (true, expected));
+        assert!(!Features::default().needs_chroma());
     }
 
     #[test]

@@ -110,11 +110,11 @@ mod tests {
     fn aggregate_values_as_libvmaf_writes_them() {
         let mut r = sample(0, 1, false);
         r.aggregate = vec![
-            ("apsnr_y".into(), 33.5),
-            ("apsnr_cb".into(), f64::NEG_INFINITY),
+            ("mean_y".into(), 33.5),
+            ("mean_cb".into(), f64::NEG_INFINITY),
         ];
         assert!(render(&r).ends_with(
-            "  \"aggregate_metrics\": {\n    \"apsnr_y\": 33.500000,\n    \"apsnr_cb\": null\n  }\n}\n"
+            "  \"aggregate_metrics\": {\n    \"mean_y\": 33.500000,\n    \"mean_cb\": null\n  }\n}\n"
         ));
     }
 

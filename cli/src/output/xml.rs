@@ -71,10 +71,11 @@ mod tests {
     fn aggregate_values_as_libvmaf_writes_them() {
         let mut r = sample(0, 1, false);
         r.aggregate = vec![
-            ("apsnr_y".into(), 33.5),
-            ("apsnr_cb".into(), f64::NEG_INFINITY),
+            ("mean_y".into(), 33.5),
+            ("mean_cb".into(), f64::NEG_INFINITY),
         ];
-        assert!(render(&r)
-            .contains("  <aggregate_metrics apsnr_y=\"33.500000\" apsnr_cb=\"-inf\" />\n"));
+        assert!(
+            render(&r).contains("  <aggregate_metrics mean_y=\"33.500000\" mean_cb=\"-inf\" />\n")
+        );
     }
 }

@@ -72,7 +72,7 @@ impl ScorePlan {
     /// messages name the options as `args.spelling` says.
     pub fn resolve(args: &ScoreArgs, trace: Option<&Path>) -> Result<Self> {
         if let Some(ctc) = &args.aom_ctc {
-            bail!("--aom_ctc {ctc}: the AOM CTC presets need features vkssim does not compute (psnr_hvs, ciede2000); ask for the parts it does with -m and --feature (README, \"Where vkssim differs from vmaf on purpose\")");
+            bail!("--aom_ctc {ctc}: the AOM CTC presets need two features vkssim does not compute (ciede2000 and the HVS-weighted one); ask for the parts it does with -m and --feature (README, \"Where vkssim differs from vmaf on purpose\")");
         }
         let spelling = args.spelling;
         // As in vmaf, -n/--no_prediction runs no model; without -m the

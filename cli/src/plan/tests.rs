@@ -131,10 +131,7 @@ fn refused_vmaf_flags_come_first() {
     refused("vkssim -r a -d b -m version=vmaf_v9", "-m/--model");
     refused("vkssim -r a -d b --aom_ctc v1.0", "--aom_ctc v1.0");
     // Before a bad --feature and a bad -p.
-    refused(
-        "vkssim -r a -d b -m x --feature psnr -p 999",
-        "-m/--model: ",
-    );
+    refused("vkssim -r a -d b -m x --feature adm -p 999", "-m/--model: ");
 }
 
 #[test]
@@ -145,10 +142,10 @@ fn features_are_each_asked_once() {
     );
     refused("vkssim -r a -d b --feature ciede", "`ciede`");
     refused(
-        "vkssim -r a -d b --feature psnr --feature psnr=enable_mse=true",
-        "psnr is already requested with other options",
+        "vkssim -r a -d b --feature adm --feature adm=debug=true",
+        "adm is already requested with other options",
     );
-    let several = plan("vkssim -r a -d b -n --feature psnr --feature float_ms_ssim").unwrap();
+    let several = plan("vkssim -r a -d b -n --feature adm --feature float_ssim").unwrap();
     assert_eq!(several.features.configs().len(), 2);
     let same =
         plan("vkssim -r a -d b -n --feature float_ssim=scale=2 --feature float_ssim=scale=2")
@@ -354,20 +351,20 @@ fn the_default_model_runs_unless_n_or_m() {
         names.len()
     };
     assert_eq!(models("vkssim -r a -d b"), 1);
-    assert_eq!(models("vkssim score -r a -d b --feature psnr"), 1);
+    assert_eq!(models("vkssim score -r a -d b --feature float_ssim"), 1);
     assert_eq!(
         models("vkssim -r a -d b -m version=vmaf_4k_v0.6.1 -m version=vmaf_v0.6.1:name=x"),
         2
     );
-    assert_eq!(models("vkssim -r a -d b -n --feature psnr"), 0);
+    assert_eq!(models("vkssim -r a -d b -n --feature float_ssim"), 0);
     assert_eq!(
-        models("vkssim -r a -d b -n -m version=vmaf_v0.6.1 --feature psnr"),
+        models("vkssim -r a -d b -n -m version=vmaf_v0.6.1 --feature float_ssim"),
         0
     );
     // The model's extractors first, then the features given, as vmaf.
-    let p = plan("vkssim -r a -d b --feature psnr").unwrap();
+    let p = plan("vkssim -r a -d b --feature float_ssim").unwrap();
     let names: Vec<_> = p.features.configs().iter().map(|m| m.feature()).collect();
-    assert_eq!(names.last(), Some(&"psnr"));
+    assert_eq!(names.last(), Some(&"float_ssim"));
     assert!(names.len() > 1, "{names:?}");
     for line in [
         "vkssim -r a -d b -n",
@@ -398,7 +395,7 @@ fn vmaf_plans_on_an_engine_asked_to_be_vulkan() {
         "vkssim -r a -d b --backend vulkan",
         "vkssim -r a -d b --device 0",
         "vkssim -r a -d b --backend vulkan -m version=vmaf_4k_v0.6.1",
-        "vkssim -r a -d b --backend vulkan -n --feature psnr",
+        "vkssim -r a -d b --backend vulkan -n --feature float_ssim",
         "vkssim -r a -d b",
         "vkssim -r a -d b --backend cpu",
     ] {

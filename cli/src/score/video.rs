@@ -27,6 +27,13 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
                 .with_context(|| format!("the {role} for GPU decoding"))?;
         }
     }
+    if let Some(m) = plan.features.chroma_readers().first() {
+        let name = m.feature();
+        anyhow::bail!(
+            "{name} reads chroma, but H.264 decoded on the GPU reaches the scorer as luma only: \
+             ask --feature {name}=enable_chroma=false, or decode on the CPU (--decode cpu)"
+        );
+    }
     if plan.backend.env.validation {
         // gpu-video creates the Vulkan instance: the loader adds the layer.
         std::env::set_var("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation");
@@ -37,18 +44,8 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         device = video.name(),
         "decoding H.264 and scoring on the GPU"
     );
-    if !plan.features.is_float_ssim_only() {
-        anyhow::bail!(
-            "{}: H.264 input is decoded and scored on the GPU, whose engine computes \
-             float_ssim only so far (VMAF, the default model, runs unless -n is given): \
-             score float_ssim alone with -n --feature float_ssim, or decode it first \
-             (ffmpeg -i IN.h264 -f yuv4mpegpipe -) and score the frames with --backend cpu",
-            plan.features.not_on_vulkan().join(", ")
-        );
-    }
-    let options = plan.features.ssim();
     let mut pair = StreamPair::new(&plan.inputs.reference, plan.inputs.dist());
-    pair.ssim = options;
+    pair.metrics = plan.features.configs().to_vec();
     pair.max_frames = plan.selection.frame_cnt;
     pair.allow_length_mismatch = plan.selection.allow_length_mismatch;
     let mut frames = Vec::new();
@@ -65,8 +62,11 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         ),
         Err(e) => (0.0, Some(anyhow!(e))),
     };
-    let metrics = vkssim::metric::MetricSet::float_ssim(options, size.0.max(1), size.1.max(1), 8)
-        .or_else(|_| vkssim::metric::MetricSet::float_ssim(options, 64, 64, 8))?;
+    // The frames' size, or (nothing decoded) one every metric takes, for
+    // the report's columns.
+    let configs = plan.features.configs();
+    let metrics = vkssim::metric::MetricSet::new(configs, size.0, size.1, 8, None)
+        .or_else(|_| vkssim::metric::MetricSet::new(configs, 1920, 1080, 8, None))?;
     let report = super::report::report(plan, &metrics, size, fps, &frames)?;
     let output = plan.outputs.targets[0].as_deref();
     super::report::write_scores(output, plan.outputs.format, report, error)

@@ -167,15 +167,16 @@ mod tests {
         let own = hinted.with_frames_in_flight(2);
         assert_eq!((vulkan(&own, &engine, SMALL_GPU), cpu(&own, 3)), (2, 2));
         assert_eq!(device_resident(&own, &engine), 2);
-        // float_ms_ssim's slots: a default stays within the budget (4K: about
-        // 600 MB a slot, so the minimum), a set count is kept.
+        // Every metric at once: a default stays within the budget (4K: about
+        // a gigabyte a slot, so the minimum), a set count is kept.
         let ms = |w, h| {
             ScorerDesc::new(w, h, 8)
-                .with_metrics(vec![MetricConfig::FloatMsSsim(Default::default())])
+                .with_metrics(MetricConfig::all())
+                .with_chroma(crate::io::Chroma::C420)
                 .with_reader_threads(12)
         };
         let per_slot = metric_slot_bytes(&ms(3840, 2160));
-        assert!((550 << 20..650 << 20).contains(&per_slot), "{per_slot}");
+        assert!((900 << 20..1200 << 20).contains(&per_slot), "{per_slot}");
         assert_eq!(
             vulkan(&ms(3840, 2160), &VkOptions::default(), SMALL_GPU),
             MIN_FRAMES_IN_FLIGHT

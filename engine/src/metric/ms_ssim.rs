@@ -261,6 +261,20 @@ impl super::extractor::Extractor for MsSsimOptions {
 mod tests {
     use super::*;
 
+    /// A set with float_ms_ssim refuses a frame its five scales cannot take.
+    #[test]
+    fn a_set_checks_the_frame_size() {
+        use crate::metric::config::parse_list;
+        use crate::metric::MetricSet;
+        let list = parse_list(&["float_ssim", "float_ms_ssim"]).unwrap();
+        let e = MetricSet::new(&list, 175, 300, 8, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("float_ms_ssim cannot score a 175x300 frame"),
+            "{e}"
+        );
+    }
+
     fn ones() -> [FrameMeans; SCALES] {
         [FrameMeans {
             ssim: 1.0,

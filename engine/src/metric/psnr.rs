@@ -475,6 +475,35 @@ impl super::extractor::Extractor for PsnrOptions {
 mod tests {
     use super::*;
 
+    /// psnr in a [`crate::metric::MetricSet`]: the chroma layout it needs,
+    /// its outputs after the metrics before it, its aggregates.
+    #[test]
+    fn in_a_set() {
+        use crate::io::Chroma;
+        use crate::metric::config::parse_list;
+        use crate::metric::MetricSet;
+        let l = |s: &[&str]| parse_list(s).unwrap();
+        let e = MetricSet::new(&l(&["psnr"]), 64, 64, 8, None).unwrap_err();
+        assert!(e.to_string().contains("chroma layout is not given"), "{e}");
+        let off = MetricSet::new(&l(&["psnr=enable_chroma=false"]), 64, 64, 8, None).unwrap();
+        assert!(!off.needs_chroma());
+        assert_eq!(off.output_names(), ["psnr_y"]);
+        let all = l(&[
+            "float_ms_ssim=enable_lcs=true",
+            "psnr=enable_mse=true:enable_apsnr=true",
+            "float_ssim=enable_lcs=true",
+        ]);
+        let s = MetricSet::new(&all, 176, 176, 10, Some(Chroma::C422)).unwrap();
+        assert_eq!(s.output_names().len(), 16 + 6 + 4);
+        assert_eq!(s.output_names()[16], "psnr_y");
+        assert_eq!(s.aggregate_names(), ["apsnr_y", "apsnr_cb", "apsnr_cr"]);
+        assert_eq!(s.chroma_plane_size(), (88, 176));
+        assert!(s.needs_chroma());
+        let mono = MetricSet::new(&l(&["psnr"]), 64, 64, 8, Some(Chroma::Mono)).unwrap();
+        assert!(!mono.needs_chroma());
+        assert_eq!(mono.output_names(), ["psnr_y"]);
+    }
+
     #[test]
     fn options_parse_with_libvmaf_spellings() {
         let mut o = PsnrOptions::default();

@@ -209,37 +209,11 @@ mod tests {
         let l = |s: &[&str]| parse_list(s).unwrap();
         let e = MetricSet::new(&[], 64, 64, 8, None).unwrap_err();
         assert!(e.to_string().contains("no metric"), "{e}");
-        let twice = [l(&["psnr"])[0], l(&["psnr=enable_mse=true"])[0]];
+        let twice = [l(&["adm"])[0], l(&["adm=debug=true"])[0]];
         let e = MetricSet::new(&twice, 64, 64, 8, Some(Chroma::C420)).unwrap_err();
         assert!(e
             .to_string()
-            .contains("psnr: the metric is asked for more than once"));
-        let e = MetricSet::new(&l(&["psnr"]), 64, 64, 8, None).unwrap_err();
-        assert!(e.to_string().contains("chroma layout is not given"), "{e}");
-        let off = MetricSet::new(&l(&["psnr=enable_chroma=false"]), 64, 64, 8, None).unwrap();
-        assert!(!off.needs_chroma());
-        assert_eq!(off.output_names(), ["psnr_y"]);
-        let e =
-            MetricSet::new(&l(&["float_ssim", "float_ms_ssim"]), 175, 300, 8, None).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("float_ms_ssim cannot score a 175x300 frame"),
-            "{e}"
-        );
-        let all = l(&[
-            "float_ms_ssim=enable_lcs=true",
-            "psnr=enable_mse=true:enable_apsnr=true",
-            "float_ssim=enable_lcs=true",
-        ]);
-        let s = MetricSet::new(&all, 176, 176, 10, Some(Chroma::C422)).unwrap();
-        assert_eq!(s.output_names().len(), 16 + 6 + 4);
-        assert_eq!(s.output_names()[16], "psnr_y");
-        assert_eq!(s.aggregate_names(), ["apsnr_y", "apsnr_cb", "apsnr_cr"]);
-        assert_eq!(s.chroma_plane_size(), (88, 176));
-        assert!(s.needs_chroma());
-        let mono = MetricSet::new(&l(&["psnr"]), 64, 64, 8, Some(Chroma::Mono)).unwrap();
-        assert!(!mono.needs_chroma());
-        assert_eq!(mono.output_names(), ["psnr_y"]);
+            .contains("adm: the metric is asked for more than once"));
     }
 
     #[test]
@@ -247,14 +221,14 @@ mod tests {
         use crate::metric::MotionVersion;
         let v32 =
             |spec: &str| MetricConfig::parse_with_motion(spec, MotionVersion::V3_2_0).unwrap();
-        let configs = [v32("motion=debug=true"), v32("psnr=enable_chroma=false")];
+        let configs = [v32("motion=debug=true"), v32("float_ssim")];
         let set = MetricSet::new(&configs, 64, 48, 8, None).unwrap();
         assert_eq!(
             set.output_names(),
             [
                 "VMAF_integer_feature_motion_sad_score",
                 "integer_motion",
-                "psnr_y",
+                "float_ssim",
                 "integer_motion2",
                 "integer_motion3"
             ]

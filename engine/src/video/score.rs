@@ -12,7 +12,8 @@ use ash::vk;
 use super::decode::{Decoded, Stream};
 use super::VideoDevice;
 use crate::api::{ImagePlane, Pair, ScoreQueue, Scorer, ScorerDesc};
-use crate::{Error, FrameScore, Result, SsimOptions};
+use crate::metric::MetricConfig;
+use crate::{Error, FrameScore, Result};
 
 /// The two Annex B streams of a run and how to score them.
 ///
@@ -28,8 +29,12 @@ pub struct StreamPair<'a> {
     pub reference: &'a Path,
     /// The distorted stream.
     pub distorted: &'a Path,
-    /// The metric's options.
-    pub ssim: SsimOptions,
+    /// The metrics, in output order (default: float_ssim with its default
+    /// options). Any metric that scores luma alone runs (VMAF's extractors
+    /// included, motion's previous frame kept per run); one that reads
+    /// chroma (psnr without `enable_chroma=false`) is refused when the
+    /// scorer is made, because the decoded frames reach the scorer as luma.
+    pub metrics: Vec<MetricConfig>,
     /// Pairs scored at most (0: all).
     pub max_frames: u64,
     /// Decoded frames each stream may have waiting.
@@ -52,7 +57,7 @@ impl<'a> StreamPair<'a> {
         Self {
             reference,
             distorted,
-            ssim: SsimOptions::default(),
+            metrics: vec![MetricConfig::FloatSsim(Default::default())],
             max_frames: 0,
             decode_ahead: 4,
             allow_length_mismatch: false,
@@ -132,7 +137,8 @@ impl VideoDevice {
     /// frame fails, the pairs already submitted are still scored and passed
     /// on before the error is returned.
     ///
-    /// Errors: a file that cannot be read or is empty ([`Error::Io`],
+    /// Errors: a metric that reads chroma ([`Error::InvalidOption`], before
+    /// anything is decoded), a file that cannot be read or is empty ([`Error::Io`],
     /// [`Error::EmptyInput`]), a decoding failure naming the file and frame
     /// ([`Error::VideoDecode`]), streams of different sizes
     /// ([`Error::GeometryMismatch`]) or lengths ([`Error::LengthMismatch`],
@@ -155,6 +161,15 @@ impl VideoDevice {
         pair: &StreamPair<'_>,
         mut on_score: impl FnMut(VideoFrame) -> Result<()>,
     ) -> Result<VideoRun> {
+        let readers: Vec<_> = pair.metrics.iter().filter(|m| m.needs_chroma()).collect();
+        if let Some(first) = readers.first() {
+            let name = first.feature();
+            return Err(Error::InvalidOption(format!(
+                "{name} reads chroma, but frames decoded on the GPU reach the scorer as luma \
+                 only: ask {name} with enable_chroma=false, or decode {} on the host",
+                pair.reference.display()
+            )));
+        }
         let start = Instant::now();
         let depth = pair.decode_ahead;
         let streams = [
@@ -215,8 +230,7 @@ impl VideoDevice {
                 )));
             }
             if flight.scorer.is_none() {
-                let desc = ScorerDesc::new(w, h, 8)
-                    .with_metrics(vec![crate::metric::MetricConfig::FloatSsim(pair.ssim)]);
+                let desc = ScorerDesc::new(w, h, 8).with_metrics(pair.metrics.clone());
                 flight.scorer = Some(self.engine().scorer(&desc)?);
                 (flight.run.width, flight.run.height) = (w, h);
             } else if (w, h) != (run.width, run.height) {

@@ -173,3 +173,26 @@ impl GpuMetric for PsnrGpu {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vk::shaders::Access::{Read, Write};
+
+    /// psnr's shader reads the two raw planes and writes the rows' sums, as
+    /// its comments say, with a layout of its own.
+    #[test]
+    fn the_shader_has_its_own_bindings() {
+        let name = ShaderName::Psnr;
+        assert_eq!(name.bindings(), &[(0, Read), (1, Read), (2, Write)]);
+        assert_eq!(name.layout_source(), name);
+        assert_eq!(
+            [
+                binding::psnr::RAW_REF,
+                binding::psnr::RAW_DIST,
+                binding::psnr::ROW_SSE
+            ],
+            [0, 1, 2]
+        );
+    }
+}

@@ -308,6 +308,7 @@ fn measure(
         feature_list: feature_list(metrics),
         first: first_values(metrics, models, &main.scores)?,
         geometry,
+        notes: metrics.frame_notes(),
         read_threads,
         devices: devices_used,
         main,

@@ -28,8 +28,11 @@ pub(super) struct Report {
     /// What the mean is reported of, and its value per frame: the first
     /// model's score, or the first output (float_ssim by default).
     pub first: (String, Vec<f64>),
-    /// float_ssim's scale and scaled size, when it is among the metrics.
+    /// float_ssim's scale and scaled size, when it is among the metrics
+    /// (the JSON's `scale`).
     pub geometry: Option<FrameGeometry>,
+    /// Each metric's note on how it scores these frames (the header's).
+    pub notes: Vec<String>,
     /// Threads reading frames.
     pub read_threads: usize,
     /// The devices the backend ran on.
@@ -168,13 +171,9 @@ fn header(out: &mut String, r: &Report) -> std::fmt::Result {
         "vkssim bench: {width}x{height} {bit_depth}-bit, {}; {}",
         r.input_name, r.feature_list
     )?;
-    match r.geometry {
-        Some(g) => writeln!(
-            out,
-            " (float_ssim at scale {}, {}x{})",
-            g.scale, g.scaled_width, g.scaled_height
-        )?,
-        None => writeln!(out)?,
+    match r.notes.is_empty() {
+        true => writeln!(out)?,
+        false => writeln!(out, " ({})", r.notes.join("; "))?,
     }
     writeln!(out, "backend: {}", r.description)?;
     if let Some(v) = &r.vk_info {

@@ -72,6 +72,13 @@ pub trait Extractor: Debug + Send + Sync {
     /// the error names the metric and what it cannot take.
     fn check_frame(&self, width: u32, height: u32, bit_depth: u32, chroma: Chroma) -> Result<()>;
 
+    /// How it scores frames of this size, for a report's header
+    /// (float_ssim: its decimation scale and the scaled size); `None` when
+    /// there is nothing to say or it cannot score them.
+    fn frame_note(&self, _width: u32, _height: u32, _bit_depth: u32) -> Option<String> {
+        None
+    }
+
     /// What it needs of the pipeline.
     fn needs(&self) -> Needs;
 

@@ -155,6 +155,18 @@ impl MetricSet {
         })
     }
 
+    /// Each metric's note on how it scores the set's frames
+    /// ([`super::Extractor::frame_note`]), in order.
+    pub fn frame_notes(&self) -> Vec<String> {
+        self.configs
+            .iter()
+            .filter_map(|c| {
+                c.extractor()
+                    .frame_note(self.width, self.height, self.bit_depth)
+            })
+            .collect()
+    }
+
     /// Whether a frame job needs the previous frame's reference (a temporal
     /// metric such as `motion`).
     pub fn needs_previous_reference(&self) -> bool {

@@ -276,6 +276,14 @@ impl super::extractor::Extractor for SsimOptions {
         check_geometry(width, height, bit_depth, self).map(drop)
     }
 
+    fn frame_note(&self, width: u32, height: u32, bit_depth: u32) -> Option<String> {
+        let g = check_geometry(width, height, bit_depth, self).ok()?;
+        Some(format!(
+            "{FEATURE} at scale {}, {}x{}",
+            g.scale, g.scaled_width, g.scaled_height
+        ))
+    }
+
     fn needs(&self) -> super::extractor::Needs {
         super::extractor::Needs {
             vulkan: true,

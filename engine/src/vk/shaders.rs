@@ -103,6 +103,7 @@ mod tests {
                 "motion_keep" => ShaderName::MotionKeep,
                 "motion_sad" => ShaderName::MotionSad,
                 "vif_decimate" => ShaderName::VifDecimate,
+                "vif_fused" => ShaderName::VifFused,
                 "vif_stats" => ShaderName::VifStats,
                 "vif_vertical" => ShaderName::VifVertical,
                 other => panic!("a shader this test does not know: {other}"),
@@ -123,7 +124,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 18] = [
+        let want: [(ShaderName, &[(u32, Access)]); 19] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -168,9 +169,10 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Write), (3, Write)],
             ),
             (
-                ShaderName::VifStats,
-                &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
+                ShaderName::VifFused,
+                &[(0, Read), (1, Read), (5, Read), (6, Write)],
             ),
+            (ShaderName::VifStats, &[(4, Read), (5, Read), (6, Write)]),
             (ShaderName::VifVertical, &[(0, Read), (1, Read), (4, Write)]),
             (
                 ShaderName::TermsSubgroup,

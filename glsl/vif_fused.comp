@@ -36,6 +36,8 @@
 // segment has none (as glsl/psnr.comp records them).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+// [[unroll]]: the column's raw samples stay in registers (constant indices).
+#extension GL_EXT_control_flow_attributes : require
 
 #include "arith.glsl"
 #include "vif.glsl"
@@ -76,7 +78,7 @@ shared uint first[ROWS][2];
 void vertical(uint col, uint y0, uint rows, uint k) {
     uint p[RAW_ROWS];
     uint q[RAW_ROWS];
-    for (uint i = 0u; i < RAW_ROWS; ++i) {
+    [[unroll]] for (uint i = 0u; i < RAW_ROWS; ++i) {
         p[i] = 0u;
         q[i] = 0u;
         if (i < rows + 2u * R) {
@@ -90,13 +92,13 @@ void vertical(uint col, uint y0, uint rows, uint k) {
     uint moment_shift = 2u * (BIT_DEPTH - 8u);
     uint64_t mean_round = uint64_t(1u << (mean_shift - 1u));
     uint64_t moment_round = moment_shift == 0u ? 0ul : uint64_t(1u << (moment_shift - 1u));
-    for (uint j = 0u; j < ROWS; ++j) {
-        if (j >= rows) { break; }
+    [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
+        if (j >= rows) { continue; }
         uint64_t sums[5] = uint64_t[5](0ul, 0ul, 0ul, 0ul, 0ul);
         if (BIT_DEPTH == 8u) {
             // Every sum fits in uint32 (above): the same values.
             uint narrow[5] = uint[5](0u, 0u, 0u, 0u, 0u);
-            for (uint t = 0u; t <= 2u * R; ++t) {
+            [[unroll]] for (uint t = 0u; t <= 2u * R; ++t) {
                 uint pv = p[j + t];
                 uint qv = q[j + t];
                 uint tp = TAPS[0][t] * pv;
@@ -109,7 +111,7 @@ void vertical(uint col, uint y0, uint rows, uint k) {
             }
             for (uint m = 0u; m < 5u; ++m) { sums[m] = uint64_t(narrow[m]); }
         } else {
-            for (uint t = 0u; t <= 2u * R; ++t) {
+            [[unroll]] for (uint t = 0u; t <= 2u * R; ++t) {
                 uint64_t pv = uint64_t(p[j + t]);
                 uint64_t qv = uint64_t(q[j + t]);
                 uint64_t tap = uint64_t(TAPS[0][t]);
@@ -168,7 +170,7 @@ void main() {
                 uint64_t f2 = 0ul;
                 uint64_t f3 = 0ul;
                 uint64_t f4 = 0ul;
-                for (uint t = 0u; t <= 2u * R; ++t) {
+                [[unroll]] for (uint t = 0u; t <= 2u * R; ++t) {
                     uint tap = TAPS[0][t];
                     uint m = means[j][c + t];
                     f0 += tap * (m & 0xFFFFu);

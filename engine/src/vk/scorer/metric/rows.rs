@@ -2,7 +2,7 @@
 //! host-visible buffer of 64-bit row records, the first luma sample above
 //! the bit depth among one picture's row records (`(value << 32) | column`,
 //! all ones for a row (or a row's chunk) without one: `glsl/motion_sad.comp`,
-//! `glsl/vif_stats.comp`), and a device plane of one uint per 16-bit sample.
+//! `glsl/vif_fused.comp`), and a device plane of one uint per 16-bit sample.
 
 use super::super::{not_mapped, VkScorer};
 use super::PlaneRange;

@@ -14,7 +14,7 @@
 // Range check (10 and 12-bit): the same workgroup scans input rows 2i and
 // 2i + 1 of its picture and writes the first sample above the bit depth per
 // row to row_sums[picture * src_height + row] as (value << 32) | column, or
-// all ones when the row has none (as glsl/vif_fused.comp records them).
+// all ones when the row has none (as glsl/vif_stats.comp records them).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 

@@ -1,16 +1,33 @@
 #version 450
-// vif_stats.comp: libvmaf's integer VIF at scales 1 to 3 (scale 0 is
-// glsl/vif_fused.comp), the horizontal pass of one scale's statistics and
-// its per-pixel information terms (engine/src/feature/vif/stats.rs,
-// `scale_sums` and `ScaleSums::add_pixel`, the CPU twin). Workgroup (0, row,
-// 0) takes one row of the scale, 256 columns at a time (each chunk's
-// statistics read once into shared memory); each invocation, for a strided
-// subset of its columns x, sums tap * vert over columns x-r ..= x+r
-// (reflect-101) in uint64, per statistic (glsl/vif_vertical.comp wrote
-// them): mu1, mu2, xx, yy, xy, and adds the pixel's terms (vif_terms.glsl).
+// vif_stats.comp: libvmaf's integer VIF, the horizontal pass of one scale's
+// statistics and its per-pixel information terms (engine/src/feature/vif/
+// stats.rs, `scale_sums` and `ScaleSums::add_pixel`, the CPU twin).
+// Workgroup (0, row, 0) takes one row of the scale, 256 columns at a time
+// (each chunk's statistics read once into shared memory); each invocation,
+// for a strided subset of its columns x:
+// - sums tap * vert over columns x-r ..= x+r (reflect-101) in uint64, per
+//   statistic (glsl/vif_vertical.comp wrote them): mu1, mu2, xx, yy, xy;
+// - mu1^2 = (mu1 * mu1 + 2^31) >> 32 (likewise mu2^2, mu1 mu2), xx = (xx +
+//   32768) >> 16 (likewise yy, xy); s1 = xx - mu1^2, s2 = max(yy - mu2^2, 0),
+//   s12 = xy - mu1 mu2 as int32 (the low 32 bits of the uint64 difference);
+// - below the noise variance (s1 < 131072): num_non_log += s2,
+//   den_non_log += 1; else den_log += log2_32(s1 + 131072) - 2048 * 17, and
+//   when s12 > 0 and s2 > 0 the one binary64 step, through arith.glsl (each
+//   operation rounded once, no contraction, in either arithmetic variant):
+//   g = s12 / (s1 + 6.5536e-6); sv = trunc(s2 - g * s12), 0 when not
+//   positive; g = min(g, vif_enhn_gain_limit); n1 = sv + 131072 (uint32);
+//   num_log += log2_64(trunc((g * g) * s1) + n1) - log2_64(n1).
 // The four int64 sums are exact in any order: a shared-memory tree adds the
 // 256 invocations' sums, written to row_sums[P.sums_at + 4 * row + k]; the
-// host adds the rows (engine/src/vk/scorer/metric/vif.rs).
+// host adds the rows (engine/src/vk/scorer/metric/vif.rs). log2_32/64 shift
+// the argument right (truncating) until its top bit is bit 15 and look it up
+// in libvmaf's table (`Log2`, uploaded from the CPU twin's), plus 2048 per
+// shift.
+//
+// Range check (scale 0, 10 and 12-bit): the same workgroup scans its row of
+// both raw luma planes and writes the first sample above the bit depth, per
+// picture, to row_sums[picture * height + row] as (value << 32) | column, or
+// all ones when the row has none (as glsl/psnr.comp records them).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -19,27 +36,51 @@
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
+layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
+layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
 layout(std430, set = 0, binding = 4) readonly buffer Vert { uint vert[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Log2 { uint log2_table[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer RowSums { int64_t row_sums[]; };
 
-#include "vif_terms.glsl"
+const int SIGMA_NSQ = 131072;
+const uint NONE = 0xFFFFFFFFu;
+const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 
 shared int64_t red[4][256];
 // One chunk of the row's five vertical statistics: 256 columns and the
 // filter's reach (at most 8) each side.
 shared uint chunk[5][256 + 16];
+// The first column above the bit depth in this row, per picture.
+shared uint first[2];
+
+// 2048 * log2(x) for x >= 2^16 (libvmaf's log2_32 and log2_64).
+int64_t log2_q11(uint64_t x) {
+    uint hi = uint(x >> 32);
+    int msb = hi != 0u ? 32 + findMSB(hi) : findMSB(uint(x));
+    int shift = msb - 15;
+    uint entry = log2_table[uint(x >> uint(shift)) - 32768u];
+    return int64_t(entry) + 2048l * int64_t(shift);
+}
 
 void main() {
     uint row = gl_WorkGroupID.y;
     uint lid = gl_LocalInvocationIndex;
     // Uniform per workgroup: the whole group leaves, or none of it.
     if (row >= P.height) { return; }
+    if (lid == 0u) {
+        first[0] = NONE;
+        first[1] = NONE;
+    }
+    memoryBarrierShared();
+    barrier();
     uint s = P.scale;
     int r = int(RADIUS[s]);
     uint plane = P.width * P.height;
     F64 gain_limit = f64_from_bits((uint64_t(P.gain_hi) << 32) | uint64_t(P.gain_lo));
+    // 6.5536e-6 (1e-10 on the Q16 scale), as binary64 bits.
+    F64 eps = f64_from_bits(0x3edb7cdfd9d7bdbbul);
     int64_t acc[4] = int64_t[4](0l, 0l, 0l, 0l); // num_log, den_log, num_non_log, den_non_log
+    uint mine[2] = uint[2](NONE, NONE);
     for (uint c0 = 0u; c0 < P.width; c0 += 256u) {
         // This chunk's columns and r more each side, reflected (clamped past
         // the row's end, where no output is kept), from each statistic.
@@ -59,7 +100,42 @@ void main() {
                 f[m] += tap * uint64_t(chunk[m][lid + uint(k)]);
             }
         }
-        vif_add_pixel(f, gain_limit, acc);
+        uint64_t mu1_sq = (f[0] * f[0] + (1ul << 31)) >> 32;
+        uint64_t mu2_sq = (f[1] * f[1] + (1ul << 31)) >> 32;
+        uint64_t mu1_mu2 = (f[0] * f[1] + (1ul << 31)) >> 32;
+        uint64_t xx = (f[2] + 32768ul) >> 16;
+        uint64_t yy = (f[3] + 32768ul) >> 16;
+        uint64_t xy = (f[4] + 32768ul) >> 16;
+        int s1 = int(uint(xx - mu1_sq));
+        int s2 = max(int(uint(yy - mu2_sq)), 0);
+        int s12 = int(uint(xy - mu1_mu2));
+        if (s1 < SIGMA_NSQ) {
+            acc[2] += int64_t(s2);
+            acc[3] += 1l;
+        } else {
+            acc[1] += log2_q11(uint64_t(uint(s1) + uint(SIGMA_NSQ))) - 2048l * 17l;
+            if (s12 > 0 && s2 > 0) {
+                F64 f1 = f64_from_u32(uint(s1));
+                F64 f12 = f64_from_u32(uint(s12));
+                F64 gain = f64_div(f12, f64_add(f1, eps));
+                F64 sv = f64_sub(f64_from_u32(uint(s2)), f64_mul(gain, f12));
+                uint sv_sq = uint(f64_trunc_u64(sv));
+                gain = f64_min_nonneg(gain, gain_limit);
+                uint numer1 = sv_sq + uint(SIGMA_NSQ);
+                uint64_t total = f64_trunc_u64(f64_mul(f64_mul(gain, gain), f1)) + uint64_t(numer1);
+                acc[0] += log2_q11(total) - log2_q11(uint64_t(numer1));
+            }
+        }
+        if (RANGE && s == 0u) {
+            // Each invocation's columns rise: its first is its smallest.
+            uint i = row * P.width + x;
+            uint w = raw_word(i);
+            if ((raw_sample(raw_ref[w], i) >> BIT_DEPTH) != 0u && mine[0] == NONE) { mine[0] = x; }
+            if ((raw_sample(raw_dist[w], i) >> BIT_DEPTH) != 0u && mine[1] == NONE) { mine[1] = x; }
+        }
+    }
+    for (uint pic = 0u; pic < 2u; ++pic) {
+        if (mine[pic] != NONE) { atomicMin(first[pic], mine[pic]); }
     }
     for (uint k = 0u; k < 4u; ++k) { red[k][lid] = acc[k]; }
     memoryBarrierShared();
@@ -73,4 +149,16 @@ void main() {
     }
     if (lid != 0u) { return; }
     for (uint k = 0u; k < 4u; ++k) { row_sums[P.sums_at + 4u * row + k] = red[k][0]; }
+    if (RANGE && s == 0u) {
+        for (uint pic = 0u; pic < 2u; ++pic) {
+            uint f = first[pic];
+            int64_t rec = -1l;
+            if (f != NONE) {
+                uint i = row * P.width + f;
+                uint v = raw_sample(pic == 0u ? raw_ref[raw_word(i)] : raw_dist[raw_word(i)], i);
+                rec = int64_t((uint64_t(v) << 32) | uint64_t(f));
+            }
+            row_sums[pic * P.height + row] = rec;
+        }
+    }
 }

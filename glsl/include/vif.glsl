@@ -1,8 +1,8 @@
 // vif.glsl: what the passes of libvmaf's integer VIF share
-// (glsl/vif_fused.comp, vif_decimate.comp, vif_vertical.comp,
-// vif_stats.comp; the CPU twin is engine/src/feature/vif/): their
-// push-constant block, the bit depth, the four scales' filters and
-// libvmaf's reflect-101 border, and reading a raw sample (raw.glsl).
+// (glsl/vif_decimate.comp, vif_vertical.comp, vif_stats.comp; the CPU twin is
+// engine/src/feature/vif/): their push-constant block, the bit depth, the four
+// scales' filters and libvmaf's reflect-101 border, and reading a raw sample
+// (raw.glsl).
 
 #ifndef VKSSIM_VIF_GLSL
 #define VKSSIM_VIF_GLSL
@@ -15,7 +15,7 @@ layout(push_constant, std430) uniform Vif {
     uint src_width;  // vif_decimate: the previous scale's plane
     uint src_height;
     uint scale;      // 0 to 3 (vif_decimate: the scale it makes, 1 to 3)
-    uint sums_at;    // vif_stats, vif_fused: where this scale's sums start (int64s)
+    uint sums_at;    // vif_stats: where this scale's row sums start (int64s)
     uint gain_lo;    // vif_enhn_gain_limit's binary64 bits, low word
     uint gain_hi;    // and high word
 } P;

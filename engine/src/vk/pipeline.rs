@@ -106,8 +106,8 @@ pub struct MotionParams {
     pub blur: u32,
 }
 
-/// The push constants of `glsl/vif_decimate.comp`, `vif_vertical.comp`,
-/// `vif_stats.comp` and `vif_fused.comp` (their `Vif` block, `glsl/include/vif.glsl`; size and
+/// The push constants of `glsl/vif_decimate.comp`, `vif_vertical.comp` and
+/// `vif_stats.comp` (their `Vif` block, `glsl/include/vif.glsl`; size and
 /// offsets checked against their SPIR-V at compile time by build.rs): one
 /// scale of integer VIF.
 #[repr(C)]
@@ -123,7 +123,7 @@ pub struct VifParams {
     pub src_height: u32,
     /// 0 to 3 (vif_decimate: the scale it makes).
     pub scale: u32,
-    /// vif_stats, vif_fused: where this scale's sums start, in int64s.
+    /// vif_stats: where this scale's row sums start, in int64s.
     pub sums_at: u32,
     /// `vif_enhn_gain_limit`'s binary64 bits, low word.
     pub gain_lo: u32,

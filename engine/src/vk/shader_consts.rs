@@ -9,16 +9,11 @@ pub const MAX_TERM_LOG2: u32 = 7;
 /// 64-bit words per workgroup record of the terms pass: 4 sums, 4 sums of
 /// magnitudes, 1 count of unconvertible terms.
 pub const WORDS_PER_GROUP: u32 = 9;
-/// Columns per workgroup of VIF's fused scale-0 pass (`glsl/vif_fused.comp`;
-/// a multiple of its 256-column chunk): a frame's rows are split into
-/// `ceil(width / VIF_SEGMENT)` segments, each a workgroup's.
-pub const VIF_SEGMENT: u32 = 1024;
 
 /// Every constant with its macro name (read by build.rs only).
 #[allow(dead_code)]
-pub const MACROS: [(&str, u32); 4] = [
+pub const MACROS: [(&str, u32); 3] = [
     ("VKSSIM_FRAC_BITS", FRAC_BITS),
     ("VKSSIM_MAX_TERM_LOG2", MAX_TERM_LOG2),
     ("VKSSIM_WORDS_PER_GROUP", WORDS_PER_GROUP),
-    ("VKSSIM_VIF_SEGMENT", VIF_SEGMENT),
 ];

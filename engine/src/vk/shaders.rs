@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 18] = [
+        let want: [(ShaderName, &[(u32, Access)]); 17] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -150,10 +150,9 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Write), (3, Write)],
             ),
             (
-                ShaderName::VifFused,
-                &[(0, Read), (1, Read), (5, Read), (6, Write)],
+                ShaderName::VifStats,
+                &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
             ),
-            (ShaderName::VifStats, &[(4, Read), (5, Read), (6, Write)]),
             (ShaderName::VifVertical, &[(0, Read), (1, Read), (4, Write)]),
             (
                 ShaderName::TermsSubgroup,

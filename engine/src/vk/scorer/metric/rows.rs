@@ -2,7 +2,7 @@
 //! host-visible buffer of 64-bit row records, the first luma sample above
 //! the bit depth among one picture's row records (`(value << 32) | column`,
 //! all ones for a row (or a row's chunk) without one: `glsl/motion_sad.comp`,
-//! `glsl/vif_fused.comp`), and a device plane of one uint per 16-bit sample.
+//! `glsl/vif_stats.comp`), and a device plane of one uint per 16-bit sample.
 
 use super::super::{not_mapped, VkScorer};
 use super::PlaneRange;
@@ -11,17 +11,7 @@ use crate::Result;
 
 /// The 64-bit little-endian words of host-visible `buf`.
 pub(super) fn words(buf: &Buffer) -> Result<Vec<u64>> {
-    let len = buf.mapped().ok_or_else(not_mapped)?.len() / 8;
-    words_in(buf, 0..len)
-}
-
-/// The 64-bit little-endian words `range` of host-visible `buf` (only
-/// those copied).
-pub(super) fn words_in(buf: &Buffer, range: std::ops::Range<usize>) -> Result<Vec<u64>> {
     let bytes = buf.mapped().ok_or_else(not_mapped)?;
-    let bytes = bytes
-        .get(8 * range.start..8 * range.end)
-        .ok_or_else(|| crate::Error::Internal("records past their buffer".into()))?;
     Ok(bytes
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))

@@ -1,18 +1,14 @@
-//! libvmaf's integer `vif` on the device, per scale. Scale 0 is one pass,
-//! `glsl/vif_fused.comp`: each workgroup forms the five vertically filtered
-//! statistics of a tile of 4 rows in shared memory from the raw pictures,
-//! then their horizontal pass, each pixel's information terms (the binary64
-//! gain and residual through `arith.glsl`, native or software) and the
-//! tile's four exact int64 sums, one record per workgroup; it also records
-//! the first luma sample above the bit depth per row and segment (10 and
-//! 12-bit). Scales 1 to 3: `glsl/vif_decimate.comp` low-passes and decimates
-//! the scale before (scale 1 from the raw pictures), `glsl/vif_vertical.comp`
-//! forms the five statistics per sample, `glsl/vif_stats.comp` the rest,
-//! each row's four sums. Every scale's records go to one host-visible buffer
-//! per slot; the host adds them (exact integers, in any order) and finishes
+//! libvmaf's integer `vif` on the device, per scale: `glsl/vif_decimate.comp`
+//! low-passes and decimates the scale before (scales 1 to 3; scale 1 from the
+//! raw pictures), `glsl/vif_vertical.comp` forms the five vertically filtered
+//! statistics per sample, `glsl/vif_stats.comp` their horizontal pass, each
+//! pixel's information terms (the binary64 gain and residual through
+//! `arith.glsl`, native or software) and each row's four exact int64 sums,
+//! into one host-visible buffer per slot. The host adds the rows and finishes
 //! each scale as the CPU twin (`feature::vif`). libvmaf's log2 table,
 //! uploaded once from the CPU twin's, is a buffer the plan keeps for the
-//! whole scorer.
+//! whole scorer. The scale-0 stats pass also records the first luma sample
+//! above the bit depth per row (10 and 12-bit).
 
 use std::sync::Arc;
 
@@ -28,13 +24,14 @@ use crate::feature::vif::{check_size, log2, VifOptions, VifScores};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{Kernel, Pipelines, Spec, VifParams};
-use crate::vk::shader_consts::VIF_SEGMENT;
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
-/// The stages vif times: each pass of each scale (scale 0 is one).
-const STAGES: [&str; 10] = [
-    "vif 0 fused",
+/// The stages vif times: each pass of each scale (scale 0 has no
+/// decimation).
+const STAGES: [&str; 11] = [
+    "vif 0 vertical",
+    "vif 0 stats",
     "vif 1 decimate",
     "vif 1 vertical",
     "vif 1 stats",
@@ -47,27 +44,21 @@ const STAGES: [&str; 10] = [
 ];
 
 /// The slot buffers: each decimated scale's reference and distorted planes
-/// (scales 1 to 3, in that order), the vertical statistics of scales 1 to 3
-/// (`VERT + scale - 1`), each scale's sums (`SUMS + scale`; scale 0's after
+/// (scales 1 to 3, in that order), each scale's vertical statistics
+/// (`VERT + scale`), each scale's row sums (`SUMS + scale`; scale 0's after
 /// the range records). One buffer per scale, not one for all: a scale's
 /// passes then share no buffer with another's, so they run side by side
 /// (`super::super::recorder`).
 const VERT: usize = 6;
-const SUMS: usize = 9;
-
-/// Rows per workgroup of the fused scale-0 pass (its `local_size_y`).
-const FUSED_ROWS: u32 = ShaderName::VifFused.local_size()[1];
-
-// The fused pass steps along its segment 256 columns at a time.
-const _: () = assert!(VIF_SEGMENT % 256 == 0 && VIF_SEGMENT > 0);
+const SUMS: usize = 10;
 
 /// vif's plan (see the module docs).
 pub(in crate::vk::scorer) struct VifGpu {
     opts: VifOptions,
     /// Each scale's push constants (its plane's size, where its sums go).
     params: [VifParams; 4],
-    /// decimate, vertical, stats (scales 1 to 3), fused (scale 0).
-    kernels: [Kernel; 4],
+    /// decimate, vertical, stats.
+    kernels: [Kernel; 3],
     /// libvmaf's log2 table, one uint per entry.
     kept: KeptBuffers,
 }
@@ -89,7 +80,6 @@ impl VifGpu {
             pipelines.kernel(gpu, ShaderName::VifDecimate, spec)?,
             pipelines.kernel(gpu, ShaderName::VifVertical, spec)?,
             pipelines.kernel(gpu, ShaderName::VifStats, spec)?,
-            pipelines.kernel(gpu, ShaderName::VifFused, spec)?,
         ];
         let mut this = Self {
             opts: *opts,
@@ -118,21 +108,22 @@ impl VifGpu {
         Ok(this)
     }
 
-    /// The buffer of scale `scale`'s sums (and at scale 0 the range
-    /// records).
-    fn sums_buffer(bufs: &[Buffer], scale: usize) -> Result<&Buffer> {
-        bufs.get(SUMS + scale)
-            .ok_or_else(|| Error::Internal("vif without its buffers".into()))
+    /// The row sums (and at scale 0 the records) scale `scale`'s stats
+    /// pass wrote.
+    fn records(bufs: &[Buffer], scale: usize) -> Result<Vec<u64>> {
+        rows::words(
+            bufs.get(SUMS + scale)
+                .ok_or_else(|| Error::Internal("vif without its buffers".into()))?,
+        )
     }
 
-    /// Each scale's exact sums, from the device's records.
+    /// Each scale's exact sums, from the device's row sums.
     fn sums(&self, bufs: &[Buffer]) -> Result<[ScaleSums; 4]> {
         let mut out = [ScaleSums::default(); 4];
         for (s, (p, sums)) in self.params.iter().zip(&mut out).enumerate() {
+            let records = Self::records(bufs, s)?;
             let at = p.sums_at as usize;
-            let n = 4 * sum_records(p) as usize;
-            let records = rows::words_in(Self::sums_buffer(bufs, s)?, at..at + n)?;
-            for row in records.chunks_exact(4) {
+            for row in records[at..at + 4 * p.height as usize].chunks_exact(4) {
                 // Two's complement: the int64 sums as written.
                 sums.num_log += row[0] as i64;
                 sums.den_log += row[1] as i64;
@@ -146,24 +137,9 @@ impl VifGpu {
 
 gpu_plan!(VifOptions => VifGpu, slot_bytes = slot_bytes);
 
-/// The segments a row of scale 0 is split into (one workgroup of the fused
-/// pass each, `VIF_SEGMENT` columns).
-fn segments(width: u32) -> u32 {
-    width.div_ceil(VIF_SEGMENT)
-}
-
-/// The records of four sums scale `p`'s passes write: one per workgroup at
-/// scale 0 (segments by tiles of [`FUSED_ROWS`] rows), one per row after.
-fn sum_records(p: &VifParams) -> u32 {
-    match p.scale {
-        0 => segments(p.width) * p.height.div_ceil(FUSED_ROWS),
-        _ => p.height,
-    }
-}
-
 /// Each scale's push constants for `width` x `height` frames (its plane's
 /// size, where its sums go in its buffer: after the range records, 2 per
-/// row and segment, at scale 0).
+/// row, at scale 0).
 fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
     let bits = opts.enhn_gain_limit.to_bits();
     let mut params = [VifParams::default(); 4];
@@ -179,11 +155,7 @@ fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
             src_width: sw,
             src_height: sh,
             scale: s as u32,
-            sums_at: if s == 0 {
-                2 * height * segments(width)
-            } else {
-                0
-            },
+            sums_at: if s == 0 { 2 * height } else { 0 },
             gain_lo: bits as u32,
             gain_hi: (bits >> 32) as u32,
         };
@@ -201,14 +173,14 @@ fn slot_buffers(params: &[VifParams; 4]) -> Vec<BufferDecl> {
             out.push(BufferDecl::device(name, bytes));
         }
     }
-    for p in &params[1..] {
+    for p in params {
         let samples = p.width as u64 * p.height as u64;
         let name = format!("vif scale {} vertical statistics", p.scale);
         out.push(BufferDecl::device(name, 5 * samples * 4));
     }
     for p in params {
-        let records = p.sums_at as u64 + 4 * sum_records(p) as u64;
-        let name = format!("vif scale {} sums", p.scale);
+        let records = p.sums_at as u64 + 4 * p.height as u64;
+        let name = format!("vif scale {} row sums", p.scale);
         out.push(BufferDecl::host(name, records * 8));
     }
     out
@@ -237,7 +209,7 @@ impl GpuMetric for VifGpu {
     }
 
     fn record(&self, r: &mut Recorder) {
-        let [decimate, vertical, stats, fused] = self.kernels;
+        let [decimate, vertical, stats] = self.kernels;
         let planes = |s: usize| -> [Buf; 2] {
             match s {
                 0 => [Buf::Raw(0), Buf::Raw(1)],
@@ -249,23 +221,8 @@ impl GpuMetric for VifGpu {
         for (s, p) in self.params.iter().enumerate() {
             let push = bytemuck::bytes_of(p);
             let (w, h) = (p.width, p.height);
-            let sums = r.own(SUMS + s);
-            if s == 0 {
-                use binding::vif_fused as b;
-                let bufs = [
-                    (b::RAW_REF, Buf::Raw(0)),
-                    (b::RAW_DIST, Buf::Raw(1)),
-                    (b::LOG2, table),
-                    (b::ROW_SUMS, sums),
-                ];
-                // One workgroup per segment and tile of rows.
-                let lanes = ShaderName::VifFused.local_size()[0];
-                r.dispatch(fused, [lanes * segments(w), h, 1], &bufs, push);
-                r.end_stage();
-                continue;
-            }
-            let vert = r.own(VERT + s - 1);
-            {
+            let (vert, sums) = (r.own(VERT + s), r.own(SUMS + s));
+            if s > 0 {
                 use binding::vif_decimate as b;
                 let bufs = [
                     (b::SRC_REF, all[s - 1][0]),
@@ -288,7 +245,13 @@ impl GpuMetric for VifGpu {
                 r.end_stage();
             }
             use binding::vif_stats as b;
-            let bufs = [(b::VERT, vert), (b::LOG2, table), (b::ROW_SUMS, sums)];
+            let bufs = [
+                (b::RAW_REF, Buf::Raw(0)),
+                (b::RAW_DIST, Buf::Raw(1)),
+                (b::VERT, vert),
+                (b::LOG2, table),
+                (b::ROW_SUMS, sums),
+            ];
             // One workgroup per row (its invocations stride along the row).
             r.dispatch(stats, [1, h, 1], &bufs, push);
             r.end_stage();
@@ -315,13 +278,10 @@ impl GpuMetric for VifGpu {
     }
 
     /// The first luma sample above the bit depth of each picture, in raster
-    /// order, from the scale-0 records of each row's segments (none at 8
-    /// and 16 bits).
+    /// order, from the scale-0 row records (none at 8 and 16 bits).
     fn sample_range(&self, bufs: &[Buffer], bit_depth: u32) -> Result<[Option<PlaneRange>; 2]> {
-        let p = &self.params[0];
-        let (h, per_row) = (p.height as usize, segments(p.width) as usize);
-        let records = || rows::words_in(Self::sums_buffer(bufs, 0)?, 0..2 * h * per_row);
-        rows::luma_ranges(records, 0, h, per_row, bit_depth)
+        let h = self.params[0].height as usize;
+        rows::luma_ranges(|| Self::records(bufs, 0), 0, h, 1, bit_depth)
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {

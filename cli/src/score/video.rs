@@ -29,9 +29,14 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     }
     if let Some(m) = plan.features.chroma_readers().first() {
         let name = m.feature();
+        let host = if cfg!(feature = "ffmpeg") {
+            "decode on the CPU (--decode cpu)"
+        } else {
+            "decode it first (ffmpeg -i IN.h264 -f yuv4mpegpipe -) and score the frames"
+        };
         anyhow::bail!(
             "{name} reads chroma, but H.264 decoded on the GPU reaches the scorer as luma only: \
-             ask --feature {name}=enable_chroma=false, or decode on the CPU (--decode cpu)"
+             ask --feature {name}=enable_chroma=false, or {host}"
         );
     }
     if plan.backend.env.validation {

@@ -103,14 +103,17 @@ struct Flight {
 }
 
 impl Flight {
-    /// Takes the oldest pair's score and passes it on.
-    fn take(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<()> {
+    /// Takes the oldest pair's score and passes it on; `false` when it is
+    /// held for the next pair's (a temporal metric's, a model's: see
+    /// [`ScoreQueue::finish`]).
+    fn take(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<bool> {
         let Some(s) = self.scorer.as_mut() else {
-            return Ok(());
+            return Ok(false);
         };
-        let score = s
-            .wait()
-            .ok_or_else(|| Error::Internal("a submitted pair gave no result".into()))??;
+        let Some(score) = s.wait() else {
+            return Ok(false);
+        };
+        let score = score?;
         self.held.pop_front();
         on_score(VideoFrame {
             index: self.scored,
@@ -119,13 +122,19 @@ impl Flight {
             score,
         })?;
         self.scored += 1;
-        Ok(())
+        Ok(true)
     }
 
-    /// Takes every pending score.
+    /// Ends the stream (the last pairs' held scores complete) and takes
+    /// every pending score.
     fn drain(&mut self, on_score: &mut impl FnMut(VideoFrame) -> Result<()>) -> Result<()> {
+        if let Some(s) = self.scorer.as_mut() {
+            s.finish();
+        }
         while !self.held.is_empty() {
-            self.take(on_score)?;
+            if !self.take(on_score)? {
+                return Err(Error::Internal("a submitted pair gave no result".into()));
+            }
         }
         Ok(())
     }
@@ -241,6 +250,7 @@ impl VideoDevice {
             }
             let depth = flight.scorer.as_ref().map_or(1, ScoreQueue::queue_depth);
             if flight.held.len() >= depth {
+                // A score held for this pair's stays pending.
                 flight.take(on_score)?;
             }
             let planes = [raw_image(&r.texture)?, raw_image(&d.texture)?];

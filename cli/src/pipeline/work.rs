@@ -71,7 +71,7 @@ pub fn run(
         .iter()
         .any(|c| c.needs().host_heavy);
     let mut slots = scorer.slots();
-    let depth = slots.queue_depth().max(1);
+    let ahead = reads_ahead(slots.queue_depth());
     let mut finished = false;
     // One job queue that every reader thread takes from, in order.
     let (job_tx, job_rx) = crossbeam_channel::unbounded::<Job<'_>>();
@@ -105,7 +105,7 @@ pub fn run(
         let mut ready: Reorder<Done<'_>> = Reorder::new();
         let mut stopped = false;
         loop {
-            while !stopped && outstanding < depth && issued < plan.jobs() {
+            while !stopped && outstanding < ahead && issued < plan.jobs() {
                 let slot = if issued < plan.scored {
                     let t = Instant::now();
                     let acquired = slots.acquire();
@@ -169,6 +169,19 @@ pub fn run(
     }
     run.main.collect_ns += ns(t);
     run
+}
+
+/// Jobs handed to the readers at once for a ring of `slots` slots: all but
+/// a quarter of them (at least 2), which hold frames submitted to the
+/// device. Were every slot out with the readers, the main thread would take
+/// a slot back by waiting for the frame it had just submitted, and the
+/// device would score one frame at a time with the host's turnaround in
+/// between (H200, 4K VMAF: 19 slots, 18 out reading, the device idle about
+/// 200 us a frame). Measured there against half the ring: the same for
+/// VMAF, faster for float_ssim, psnr and float_ms_ssim together
+/// (BENCHMARKS.md, "Issue 28, third round").
+fn reads_ahead(slots: usize) -> usize {
+    slots.saturating_sub((slots / 4).max(2)).max(1)
 }
 
 /// Takes the results that are ready.
@@ -357,4 +370,15 @@ fn both(
         });
         [gr, gd]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_ahead;
+
+    #[test]
+    fn readers_leave_a_quarter_of_the_ring() {
+        let got: Vec<usize> = [0, 1, 2, 3, 8, 19, 28].map(reads_ahead).to_vec();
+        assert_eq!(got, [1, 1, 1, 1, 6, 15, 21]);
+    }
 }

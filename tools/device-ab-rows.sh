@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A/B over every metric row on the H200 (after tools/round-bundle.sh here,
+# with the builds to compare copied into .gl-metrics/bin; carry .gl and
+# .gl-metrics): VMAF (default model) at 4K and 1080p, 8 and 10-bit, and at
+# 4K 8-bit also VMAF with float_ssim, psnr and float_ms_ssim, each of those
+# alone and the three together; float_ssim at every size. Each row runs the
+# binaries BINS names (default "vkssim vkssim-pre"), in turn, twice:
+# in-process `vkssim bench --frames N --repeat 3 --no-cpu --backend vulkan`
+# on files in the page cache (per frame = (t(N) - t(2)) / (N - 2), median of
+# 3; N = 202 at 4K, 602 at 1080p), frames/s, with the first binary's GPU
+# busy time and span per frame.
+for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
+export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib; X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
+read -r -a bins <<<"${BINS:-vkssim vkssim-pre}"
+v() { grep -o "\"$2\": [0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$' | cut -c1-7; }
+for g in "3840 2160 8 202" "3840 2160 10 202" "1920 1080 8 602" "1920 1080 10 602"; do set -- $g
+  p=$D/b$2b$3; $X/${bins[0]} bench --write-yuv $p --frames 22 -w $1 -h $2 -b $3 -p 420 >/dev/null
+  io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
+  for F in "-m version=vmaf_v0.6.1" "-m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim" "-n --feature float_ssim" "-n --feature psnr" "-n --feature float_ms_ssim" "-n --feature float_ssim --feature psnr --feature float_ms_ssim"; do
+    [ "$2$3" = 21608 ] || [ "$F" = "-m version=vmaf_v0.6.1" ] || [ "$F" = "-n --feature float_ssim" ] || continue
+    line="$1x$2 $3-bit [$F]:"
+    for B in "${bins[@]}" "${bins[@]}"; do
+      $X/$B bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan $F --json >$OUT/r.json 2>/dev/null
+      line="$line $B=$(v $OUT/r.json frames_per_second)"
+      [ "$B" = "${bins[0]}" ] && line="$line(busy $(v $OUT/r.json gpu_busy_us) span $(v $OUT/r.json gpu_span_us))"
+    done
+    echo "$line"
+  done
+  rm -f ${p}_ref.yuv ${p}_dist.yuv
+done

@@ -21,7 +21,7 @@
 #   (`auto`, which picks the GPU), on generated frames and on the files:
 #   the time per frame and each pass's mean GPU time (`gpu_pass_us_mean`:
 #   the stages of the metrics computed, each metric's own: float_ssim's
-#   passes, psnr, ms_ssim_pyramid and ms_ssim_scales), for float_ms_ssim,
+#   passes, psnr, and float_ms_ssim's per-pass stages), for float_ms_ssim,
 #   psnr and all three.
 #
 # Prepare here: `bash tools/metrics-bundle.sh` (makes .gl-metrics/ and .gl/).

@@ -347,16 +347,24 @@ fn three_metrics_in_one_ring_match_the_cpu_twins() {
         }
         assert!(s.take_metric_outputs().is_none());
         // Every stage each metric declares (float_ssim's passes, psnr's,
-        // float_ms_ssim's two) ends at exactly one timed step; steps where
-        // metrics run side by side join their stages' names.
+        // float_ms_ssim's fifteen) ends at exactly one timed step; steps
+        // where metrics run side by side join their stages' names.
         let mut ended: Vec<String> = s
             .pass_names()
             .iter()
             .flat_map(|n| n.split(" + ").map(str::to_string))
             .collect();
         ended.sort();
-        let mut declared: Vec<&str> = vkssim::testing::PASSES.to_vec();
-        declared.extend(["psnr", "ms_ssim_pyramid", "ms_ssim_scales"]);
+        let mut declared: Vec<String> = vkssim::testing::PASSES
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        declared.push("psnr".into());
+        declared.push("ms_ssim samples".into());
+        declared.extend((1..5).map(|k| format!("ms_ssim lowpass {k}")));
+        declared.extend(
+            (0..5).flat_map(|k| [format!("ms_ssim hfilter {k}"), format!("ms_ssim terms {k}")]),
+        );
         declared.sort();
         assert_eq!(ended, declared);
         if let Some(ns) = s.last_pass_ns() {

@@ -23,9 +23,25 @@ use crate::vk::reduce;
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{FrameScore, Result};
 
-/// The stages float_ms_ssim times: the pyramid (the scale-0 samples and the
-/// four low-pass levels), then the SSIM stage on the five scales.
-pub(in crate::vk::scorer) const STAGES: [&str; 2] = ["ms_ssim_pyramid", "ms_ssim_scales"];
+/// The stages float_ms_ssim times, one per pass: the scale-0 samples, the
+/// four low-pass levels, then each scale's two SSIM passes.
+pub(in crate::vk::scorer) const STAGES: [&str; 15] = [
+    "ms_ssim samples",
+    "ms_ssim lowpass 1",
+    "ms_ssim lowpass 2",
+    "ms_ssim lowpass 3",
+    "ms_ssim lowpass 4",
+    "ms_ssim hfilter 0",
+    "ms_ssim terms 0",
+    "ms_ssim hfilter 1",
+    "ms_ssim terms 1",
+    "ms_ssim hfilter 2",
+    "ms_ssim terms 2",
+    "ms_ssim hfilter 3",
+    "ms_ssim terms 3",
+    "ms_ssim hfilter 4",
+    "ms_ssim terms 4",
+];
 
 /// float_ms_ssim's plan (see the module docs).
 pub(in crate::vk::scorer) struct MsSsimGpu {
@@ -233,6 +249,7 @@ impl GpuMetric for MsSsimGpu {
             ];
             let extent = FramePass::Decimate.invocations(&self.extents(0));
             r.dispatch(decimate, extent, &bufs, bytemuck::bytes_of(&self.params[0]));
+            r.end_stage();
         }
         for k in 1..SCALES {
             use binding::lowpass as b;
@@ -242,8 +259,8 @@ impl GpuMetric for MsSsimGpu {
             let bufs = [(b::SRC, r.own(level(k - 1))), (b::DST, r.own(level(k)))];
             // z: the reference and the distorted plane.
             r.dispatch(self.lowpass, [dw, dh, 2], &bufs, bytemuck::bytes_of(&lp));
+            r.end_stage();
         }
-        r.end_stage();
         for k in 0..SCALES {
             let e = self.extents(k);
             let push = bytemuck::bytes_of(&self.params[k]);
@@ -257,6 +274,7 @@ impl GpuMetric for MsSsimGpu {
                     (b::RANGE, Buf::Range),
                 ];
                 r.dispatch(hfilter, FramePass::HFilter.invocations(&e), &bufs, push);
+                r.end_stage();
             }
             {
                 use binding::terms as b;
@@ -267,9 +285,9 @@ impl GpuMetric for MsSsimGpu {
                     (b::PARTIALS, r.own(partials(k))),
                 ];
                 r.dispatch(terms_pass, FramePass::Terms.invocations(&e), &bufs, push);
+                r.end_stage();
             }
         }
-        r.end_stage();
     }
 
     fn finish(

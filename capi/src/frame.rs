@@ -39,22 +39,11 @@ unsafe fn take_frame<Q: ScoreQueue>(
     }
     // SAFETY: `out` is valid per the contract.
     unsafe { *out = std::ptr::null_mut() };
-    let next = if blocking {
-        queue.wait_indexed()
-    } else {
-        queue.poll_indexed()
-    };
-    match next {
-        Some((index, r)) => {
-            let score = r?;
-            let frame = Box::into_raw(Box::new(VkssimFrame { index, score }));
-            // SAFETY: as above.
-            unsafe { *out = frame };
-            Ok(VkssimStatus::VkssimOk)
-        }
-        None if queue.in_flight() == 0 => Ok(VkssimStatus::VkssimEmpty),
-        None => Ok(VkssimStatus::VkssimNotReady),
-    }
+    crate::scorer::take_next(queue, blocking, |index, score| {
+        let frame = Box::into_raw(Box::new(VkssimFrame { index, score }));
+        // SAFETY: as above.
+        unsafe { *out = frame };
+    })
 }
 
 /// `vkssim_scorer_poll` for results of any size: the oldest result

@@ -284,15 +284,19 @@ pub struct VkssimScorer {
     /// Device sources imported by those shorthands, kept while the scorer
     /// lives (their contract).
     imports: std::collections::HashMap<VkssimDeviceSource, vkssim::api::ImportedPlane>,
+    /// The most values a result carries (`metrics::values_per_frame`).
+    values_per_frame: usize,
 }
 
 impl VkssimScorer {
     /// `scorer` as a C handle.
     fn boxed(scorer: Scorer, engine: Option<Engine>) -> *mut VkssimScorer {
+        let values_per_frame = metrics::values_per_frame(scorer.desc());
         Box::into_raw(Box::new(VkssimScorer {
             scorer,
             engine,
             imports: Default::default(),
+            values_per_frame,
         }))
     }
 }

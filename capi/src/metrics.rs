@@ -57,10 +57,9 @@ pub(crate) fn values_per_frame(desc: &ScorerDesc) -> usize {
         + desc.models.output_names().len()
 }
 
-/// Refuses, before a result is taken, a scorer of `desc` whose results may
-/// not fit a [`VkssimScore`].
-pub(crate) fn fits_a_score(desc: &ScorerDesc) -> Result<(), Error> {
-    let n = values_per_frame(desc);
+/// Refuses, before a result is taken, a scorer whose results carry up to
+/// `n` values ([`values_per_frame`]) when they may not fit a [`VkssimScore`].
+pub(crate) fn fits_a_score(n: usize) -> Result<(), Error> {
     if n > VKSSIM_MAX_OUTPUTS {
         return Err(Error::Unsupported(format!(
             "{n} values per frame: a VkssimScore holds at most {VKSSIM_MAX_OUTPUTS}; take \

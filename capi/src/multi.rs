@@ -67,6 +67,8 @@ pub unsafe extern "C" fn vkssim_scorer_create_cpu(
 /// submission order. Opaque; one thread at a time.
 pub struct VkssimMultiScorer {
     pub(crate) multi: MultiScorer,
+    /// The most values a result carries (`metrics::values_per_frame`).
+    pub(crate) values_per_frame: usize,
 }
 
 /// Creates a multi-scorer of `desc` over `n_engines` engines (each on its own
@@ -104,8 +106,14 @@ pub unsafe extern "C" fn vkssim_multi_scorer_create(
         // SAFETY: `desc` is valid per the contract, its strings included.
         let sd = unsafe { scorer_desc(d) }?;
         let multi = MultiScorer::new(&list, &sd)?;
+        let values_per_frame = crate::metrics::values_per_frame(multi.desc());
         // SAFETY: `out` is valid per the contract.
-        unsafe { *out = Box::into_raw(Box::new(VkssimMultiScorer { multi })) };
+        unsafe {
+            *out = Box::into_raw(Box::new(VkssimMultiScorer {
+                multi,
+                values_per_frame,
+            }))
+        };
         Ok(VkssimStatus::VkssimOk)
     })
 }
@@ -168,14 +176,11 @@ fn take(multi: *mut VkssimMultiScorer, out: *mut VkssimScore, blocking: bool) ->
         if out.is_null() {
             return Err(null_arg("out"));
         }
-        crate::metrics::fits_a_score(m.multi.desc())?;
-        let next = if blocking {
-            m.multi.wait()
-        } else {
-            m.multi.poll()
-        };
-        // SAFETY: `out` is valid (checked above; the callers' contract).
-        unsafe { crate::scorer::write_next(next, m.multi.in_flight(), out) }
+        crate::metrics::fits_a_score(m.values_per_frame)?;
+        crate::scorer::take_next(&mut m.multi, blocking, |_, score| {
+            // SAFETY: `out` is valid (checked above; the callers' contract).
+            unsafe { *out = crate::score_out(&score) }
+        })
     })
 }
 

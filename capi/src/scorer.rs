@@ -160,38 +160,35 @@ fn take(scorer: *mut VkssimScorer, out: *mut VkssimScore, blocking: bool) -> Vks
         if out.is_null() {
             return Err(null_arg("out"));
         }
-        crate::metrics::fits_a_score(s.scorer.desc())?;
-        let next = if blocking {
-            s.scorer.wait()
-        } else {
-            s.scorer.poll()
-        };
-        // SAFETY: `out` is valid (checked above; the callers' contract).
-        unsafe { write_next(next, s.scorer.in_flight(), out) }
+        crate::metrics::fits_a_score(s.values_per_frame)?;
+        take_next(&mut s.scorer, blocking, |_, score| {
+            // SAFETY: `out` is valid (checked above; the callers' contract).
+            unsafe { *out = score_out(&score) }
+        })
     })
 }
 
-/// Writes a poll's or wait's result to `out`: `VKSSIM_OK`, or with none,
-/// `VKSSIM_EMPTY` when nothing is in flight and `VKSSIM_NOT_READY` otherwise.
-///
-/// # Safety
-/// `out` must be NULL or a valid pointer.
-pub(crate) unsafe fn write_next(
-    next: Option<Result<FrameScore, Error>>,
-    in_flight: usize,
-    out: *mut VkssimScore,
+/// Takes `queue`'s next result in submission order (waiting for it when
+/// `blocking`) and hands it to `write` with its pair's index: `VKSSIM_OK`;
+/// with none, `VKSSIM_EMPTY` when nothing is in flight and
+/// `VKSSIM_NOT_READY` otherwise. Every poll and wait of the C API, into a
+/// `VkssimScore` or a `VkssimFrame`, on a scorer or a multi-scorer.
+pub(crate) fn take_next<Q: ScoreQueue>(
+    queue: &mut Q,
+    blocking: bool,
+    write: impl FnOnce(u64, FrameScore),
 ) -> Result<VkssimStatus, Error> {
-    if out.is_null() {
-        return Err(null_arg("out"));
-    }
+    let next = if blocking {
+        queue.wait_indexed()
+    } else {
+        queue.poll_indexed()
+    };
     match next {
-        Some(r) => {
-            let score = r?;
-            // SAFETY: `out` is valid per the contract.
-            unsafe { *out = score_out(&score) };
+        Some((index, r)) => {
+            write(index, r?);
             Ok(VkssimStatus::VkssimOk)
         }
-        None if in_flight == 0 => Ok(VkssimStatus::VkssimEmpty),
+        None if queue.in_flight() == 0 => Ok(VkssimStatus::VkssimEmpty),
         None => Ok(VkssimStatus::VkssimNotReady),
     }
 }

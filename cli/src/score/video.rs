@@ -27,18 +27,27 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
                 .with_context(|| format!("the {role} for GPU decoding"))?;
         }
     }
-    if let Some(m) = plan.features.chroma_readers().first() {
-        let name = m.feature();
+    let mut pair = StreamPair::new(&plan.inputs.reference, plan.inputs.dist());
+    pair.metrics = plan.features.configs().to_vec();
+    pair.max_frames = plan.selection.frame_cnt;
+    pair.allow_length_mismatch = plan.selection.allow_length_mismatch;
+    // A metric GPU-decoded frames cannot give is said before a device is
+    // looked for.
+    pair.check_metrics().map_err(|e| {
+        let flag = plan
+            .features
+            .chroma_readers()
+            .first()
+            .map_or(String::new(), |m| {
+                format!("--feature {}=enable_chroma=false, or ", m.feature())
+            });
         let host = if cfg!(feature = "ffmpeg") {
-            "decode on the CPU (--decode cpu)"
+            "--decode cpu"
         } else {
-            "decode it first (ffmpeg -i IN.h264 -f yuv4mpegpipe -) and score the frames"
+            "ffmpeg -i IN.h264 -f yuv4mpegpipe - | vkssim score -d - ..."
         };
-        anyhow::bail!(
-            "{name} reads chroma, but H.264 decoded on the GPU reaches the scorer as luma only: \
-             ask --feature {name}=enable_chroma=false, or {host}"
-        );
-    }
+        anyhow!("{e} ({flag}{host})")
+    })?;
     if plan.backend.env.validation {
         // gpu-video creates the Vulkan instance: the loader adds the layer.
         std::env::set_var("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation");
@@ -49,10 +58,6 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
         device = video.name(),
         "decoding H.264 and scoring on the GPU"
     );
-    let mut pair = StreamPair::new(&plan.inputs.reference, plan.inputs.dist());
-    pair.metrics = plan.features.configs().to_vec();
-    pair.max_frames = plan.selection.frame_cnt;
-    pair.allow_length_mismatch = plan.selection.allow_length_mismatch;
     let mut frames = Vec::new();
     let mut size = (0, 0);
     let result = video.score_streams(&pair, |f| {

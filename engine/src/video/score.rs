@@ -45,6 +45,24 @@ pub struct StreamPair<'a> {
 }
 
 impl<'a> StreamPair<'a> {
+    /// Checks that every metric can score GPU-decoded frames, before
+    /// anything is decoded or any device opened: one that reads chroma
+    /// cannot ([`Error::InvalidOption`]), the decoded pictures reaching the
+    /// scorer as luma.
+    pub fn check_metrics(&self) -> Result<()> {
+        match self.metrics.iter().find(|m| m.needs_chroma()) {
+            Some(m) => {
+                let name = m.feature();
+                Err(Error::InvalidOption(format!(
+                    "{name} reads chroma, but frames decoded on the GPU reach the scorer as \
+                     luma only: ask {name} with enable_chroma=false, or decode {} on the host",
+                    self.reference.display()
+                )))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// `reference` against `distorted` with default options, every frame.
     ///
     /// ```no_run
@@ -146,8 +164,8 @@ impl VideoDevice {
     /// frame fails, the pairs already submitted are still scored and passed
     /// on before the error is returned.
     ///
-    /// Errors: a metric that reads chroma ([`Error::InvalidOption`], before
-    /// anything is decoded), a file that cannot be read or is empty ([`Error::Io`],
+    /// Errors: a metric that reads chroma ([`StreamPair::check_metrics`],
+    /// before anything is decoded), a file that cannot be read or is empty ([`Error::Io`],
     /// [`Error::EmptyInput`]), a decoding failure naming the file and frame
     /// ([`Error::VideoDecode`]), streams of different sizes
     /// ([`Error::GeometryMismatch`]) or lengths ([`Error::LengthMismatch`],
@@ -170,15 +188,7 @@ impl VideoDevice {
         pair: &StreamPair<'_>,
         mut on_score: impl FnMut(VideoFrame) -> Result<()>,
     ) -> Result<VideoRun> {
-        let readers: Vec<_> = pair.metrics.iter().filter(|m| m.needs_chroma()).collect();
-        if let Some(first) = readers.first() {
-            let name = first.feature();
-            return Err(Error::InvalidOption(format!(
-                "{name} reads chroma, but frames decoded on the GPU reach the scorer as luma \
-                 only: ask {name} with enable_chroma=false, or decode {} on the host",
-                pair.reference.display()
-            )));
-        }
+        pair.check_metrics()?;
         let start = Instant::now();
         let depth = pair.decode_ahead;
         let streams = [

@@ -362,20 +362,23 @@ mod tests {
     fn reads_frames_pools_and_aggregates() {
         let text = r#"<VMAF version="2.3.1">
   <frames>
-    <frame frameNum="0" psnr_y="14.74864217471762" float_ms_ssim="-nan" />
+    <frame frameNum="0" integer_adm2="14.74864217471762" float_ssim="-nan" />
   </frames>
   <pooled_metrics>
-    <metric name="psnr_y" min="1" max="inf" />
+    <metric name="integer_adm2" min="1" max="inf" />
   </pooled_metrics>
-  <aggregate_metrics apsnr_y="15.5" apsnr_cb="-inf" />
+  <aggregate_metrics mean_y="15.5" mean_cb="-inf" />
 </VMAF>"#;
         let x = VmafXml::parse(text);
         assert_eq!(x.frames.len(), 1);
-        assert_eq!(x.frames[0][0], ("psnr_y".to_string(), 14.74864217471762));
+        assert_eq!(
+            x.frames[0][0],
+            ("integer_adm2".to_string(), 14.74864217471762)
+        );
         assert!(x.frames[0][1].1.is_nan());
-        assert_eq!(x.pooled[0].0, "psnr_y");
+        assert_eq!(x.pooled[0].0, "integer_adm2");
         assert_eq!(x.pooled[0].1[1], ("max".to_string(), f64::INFINITY));
-        assert_eq!(x.aggregate[1], ("apsnr_cb".to_string(), f64::NEG_INFINITY));
+        assert_eq!(x.aggregate[1], ("mean_cb".to_string(), f64::NEG_INFINITY));
     }
 
     #[test]
@@ -399,7 +402,7 @@ mod tests {
     }
   },
   "aggregate_metrics": {
-    "apsnr_y": 15.5
+    "mean_y": 15.5
   }
 }"#;
         let x = VmafXml::parse_json(text);
@@ -417,6 +420,6 @@ mod tests {
                 vec![("min".to_string(), 87.5), ("max".to_string(), 88.0)]
             )]
         );
-        assert_eq!(x.aggregate, [("apsnr_y".to_string(), 15.5)]);
+        assert_eq!(x.aggregate, [("mean_y".to_string(), 15.5)]);
     }
 }

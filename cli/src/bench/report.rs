@@ -171,9 +171,10 @@ fn header(out: &mut String, r: &Report) -> std::fmt::Result {
         "vkssim bench: {width}x{height} {bit_depth}-bit, {}; {}",
         r.input_name, r.feature_list
     )?;
-    match r.notes.is_empty() {
-        true => writeln!(out)?,
-        false => writeln!(out, " ({})", r.notes.join("; "))?,
+    if r.notes.is_empty() {
+        writeln!(out)?;
+    } else {
+        writeln!(out, " ({})", r.notes.join("; "))?;
     }
     writeln!(out, "backend: {}", r.description)?;
     if let Some(v) = &r.vk_info {

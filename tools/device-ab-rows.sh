@@ -9,13 +9,11 @@
 # on files in the page cache (per frame = (t(N) - t(2)) / (N - 2), median of
 # 3; N = 202 at 4K, 602 at 1080p), frames/s, with the first binary's GPU
 # busy time and span per frame.
-for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
-export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib; X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
+. "$(dirname "$0")/bench-device-common.sh"
 read -r -a bins <<<"${BINS:-vkssim vkssim-pre}"
-v() { grep -o "\"$2\": [0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$' | cut -c1-7; }
+v() { json_num "$1" "$2" | cut -c1-7; }
 for g in "3840 2160 8 202" "3840 2160 10 202" "1920 1080 8 602" "1920 1080 10 602"; do set -- $g
-  p=$D/b$2b$3; $X/${bins[0]} bench --write-yuv $p --frames 22 -w $1 -h $2 -b $3 -p 420 >/dev/null
-  io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
+  clip $1 $2 $3
   for F in "-m version=vmaf_v0.6.1" "-m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim" "-n --feature float_ssim" "-n --feature psnr" "-n --feature float_ms_ssim" "-n --feature float_ssim --feature psnr --feature float_ms_ssim"; do
     [ "$2$3" = 21608 ] || [ "$F" = "-m version=vmaf_v0.6.1" ] || [ "$F" = "-n --feature float_ssim" ] || continue
     line="$1x$2 $3-bit [$F]:"

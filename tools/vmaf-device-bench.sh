@@ -8,13 +8,9 @@
 # its commit), each Vulkan row also times it, in the same run.
 set -u
 export OUT=${OUT:-/tmp}; o=$OUT/vmaf; mkdir -p $o; S=$o/bench.txt
-for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
-export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
-X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
-fps() { grep -o '"frames_per_second": [0-9.]*' "$1" | head -1 | grep -o '[0-9.]*$'; }
+. "$(dirname "$0")/bench-device-common.sh"
 for g in "3840 2160 8 202" "3840 2160 10 202" "1920 1080 8 602" "1920 1080 10 602"; do set -- $g
-  p=$D/b$2b$3; "$X/vkssim" bench --write-yuv "$p" --frames 22 -w $1 -h $2 -b $3 -p 420 >/dev/null
-  io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
+  clip $1 $2 $3
   for F in "-m version=vmaf_v0.6.1" "-m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim" "-n --feature float_ms_ssim"; do
     [ "$2" = 2160 ] || [ "$F" = "-m version=vmaf_v0.6.1" ] || continue
     tag=$(echo "$F" | tr -c 'a-z0-9\n' '_')

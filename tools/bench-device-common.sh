@@ -1,0 +1,18 @@
+# Sourced, from the repository root, by the bench scripts that run on the GPU
+# machine of the `device` tool with .gl and .gl-metrics carried
+# (vmaf-device-bench.sh, vmaf-device-ab.sh, device-ab-rows.sh): installs the
+# Vulkan loader, points the libraries at .gl-metrics/lib, and defines X (the
+# binaries), D (the clips' folder), `json_num FILE KEY` (the first number of
+# KEY in a bench JSON), `fps FILE` (its frames_per_second) and `clip W H
+# BITS` (writes 22 frames of a 4:2:0 pair with $X/vkssim and sets `p`, the
+# files' prefix, and `io`, the bench/score flags that read them).
+for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
+export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
+X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
+json_num() { grep -o "\"$2\": [0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }
+fps() { json_num "$1" frames_per_second; }
+clip() {
+  p=$D/b$2b$3
+  "$X/vkssim" bench --write-yuv "$p" --frames 22 -w $1 -h $2 -b $3 -p 420 >/dev/null
+  io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
+}

@@ -1,12 +1,14 @@
 #version 450
 // motion_blur.comp: the vertical half of libvmaf 2.3.1's motion blur
 // (engine/src/feature/motion/blur.rs, the CPU twin; docs/vmaf.md). Invocation
-// (x, y) reads the reference luma samples of rows y-2 ..= y+2 in column x
-// (mirrored at the top and bottom edges: -1 reads 1, -2 reads 2, n reads
+// (xw, y) makes samples x = 2xw and 2xw + 1 (when inside the row) of row y:
+// for each it reads the reference luma samples of rows y-2 ..= y+2 in column
+// x (mirrored at the top and bottom edges: -1 reads 1, -2 reads 2, n reads
 // n-1, n+1 reads n-2), sums tap * sample in uint32 (at most 65536 * 65535 +
-// 2^15: no overflow), adds 2^(bpc-1), shifts right by bpc and writes the
-// 16-bit value to vert[y * width + x], one uint per sample. Integers only:
-// exact, as the CPU twin.
+// 2^15: no overflow), adds 2^(bpc-1) and shifts right by bpc: a 16-bit
+// value. The two go to vert[y * sw + xw] (sw = ceil(width / 2) words a
+// row), x's in the low 16 bits, x + 1's in the high (0 past the row's end).
+// Integers only: exact, as the CPU twin.
 //
 // The raw reference is the slot's upload buffer: the luma plane first, packed
 // rows. Its pipeline layout is its own (bindings read from this shader's
@@ -43,13 +45,20 @@ uint sample_at(uint i) {
 #include "mirror.glsl"
 
 void main() {
-    uint x = gl_GlobalInvocationID.x;
+    uint xw = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
-    if (x >= P.width || y >= P.height) { return; }
-    uint sum = 0u;
+    uint sw = (P.width + 1u) / 2u;
+    if (xw >= sw || y >= P.height) { return; }
+    uint x = 2u * xw;
+    bool pair = x + 1u < P.width;
+    uint sums[2] = uint[2](0u, 0u);
     for (int k = 0; k < 5; ++k) {
-        uint row = mirror(int(y) + k - 2, P.height);
-        sum += TAPS[k] * sample_at(row * P.width + x);
+        uint at = mirror(int(y) + k - 2, P.height) * P.width + x;
+        sums[0] += TAPS[k] * sample_at(at);
+        if (pair) { sums[1] += TAPS[k] * sample_at(at + 1u); }
     }
-    vert[y * P.width + x] = (sum + (1u << (BIT_DEPTH - 1u))) >> BIT_DEPTH;
+    uint round_half = 1u << (BIT_DEPTH - 1u);
+    uint lo = (sums[0] + round_half) >> BIT_DEPTH;
+    uint hi = pair ? (sums[1] + round_half) >> BIT_DEPTH : 0u;
+    vert[y * sw + xw] = lo | (hi << 16);
 }

@@ -2,26 +2,29 @@
 // motion_sad.comp: the horizontal half of libvmaf 2.3.1's motion blur and the
 // sum of absolute differences against the previous frame's blurred plane
 // (engine/src/feature/motion/{blur,score}.rs, the CPU twin). Invocation
-// (x, row) takes one sample: it sums tap * vert over columns x-2 ..= x+2
-// (mirrored as glsl/motion_blur.comp mirrors rows) in uint32, adds 2^15 and
-// shifts right by 16: the blurred sample. It writes it to `Blurred`, the
-// plane the scorer keeps for the next frame, and takes |previous - blurred|
-// against `Previous`, the previous frame's blurred plane, which
-// glsl/motion_keep.comp copied out of `Blurred` before this pass (the next
-// frame, submitted after this one on the same queue, finds this one's there,
-// its passes behind a barrier). Reading and writing one buffer in the same
-// pass took 400 us per 4K frame on the H200, against 56 for the write alone
-// and 66 for the read alone: hence the copy. libvmaf sums a row in a
-// wrapping uint32: wrapping addition is exact in any order, so each
-// workgroup (a 256-column chunk of one row) adds its invocations'
+// (xw, row) takes samples x = 2xw and 2xw + 1 (when inside the row): for
+// each it sums tap * vert over columns x-2 ..= x+2 (mirrored as
+// glsl/motion_blur.comp mirrors rows) in uint32, adds 2^15 and shifts right
+// by 16: the blurred sample. Planes hold two 16-bit samples a word, sw =
+// ceil(width / 2) words a row (x in the low half of word x / 2, the high
+// half 0 past the row's end), as motion_blur writes `Vert`. It writes the
+// pair to `Blurred`, the plane the scorer keeps for the next frame, and
+// takes |previous - blurred| against `Previous`, the previous frame's
+// blurred plane, which glsl/motion_keep.comp copied out of `Blurred` before
+// this pass (the next frame, submitted after this one on the same queue,
+// finds this one's there, its passes behind a barrier). Reading and writing
+// one buffer in the same pass took 400 us per 4K frame on the H200, against
+// 56 for the write alone and 66 for the read alone: hence the copy. libvmaf
+// sums a row in a wrapping uint32: wrapping addition is exact in any order,
+// so each workgroup (a 512-column chunk of one row) adds its invocations'
 // differences in a shared-memory tree, modulo 2^32, and writes the chunk's
 // sum to row_sad[row * chunks + chunk] (chunks: gl_NumWorkGroups.x); the
 // host adds a row's chunks modulo 2^32 and the rows in uint64
 // (engine/src/vk/scorer/metric/motion.rs). The first frame's sum reads what
 // the buffer held before and is not used (its motion is 0).
 //
-// Range check (10 and 12-bit): each invocation checks its sample of both raw
-// luma planes; the workgroup writes the first above the bit depth in its
+// Range check (10 and 12-bit): each invocation checks its samples of both
+// raw luma planes; the workgroup writes the first above the bit depth in its
 // chunk, per picture, after the sums: row_sad[(1 + picture) * P.height *
 // chunks + row * chunks + chunk] holds (value << 32) | column, or all
 // ones when the chunk has none (as glsl/psnr.comp records them), so that a
@@ -70,12 +73,18 @@ uint sample_at(bool ref, uint i) {
 
 #include "mirror.glsl"
 
+// Sample x of the packed vertical blur's row that starts at word start.
+uint vert_at(uint start, uint x) {
+    return (vert[start + (x >> 1)] >> ((x & 1u) * 16u)) & 0xFFFFu;
+}
+
 void main() {
     uint chunk = gl_WorkGroupID.x;
     uint chunks = gl_NumWorkGroups.x;
     uint row = gl_WorkGroupID.y;
     uint lid = gl_LocalInvocationIndex;
-    uint x = chunk * 256u + lid;
+    uint sw = (P.width + 1u) / 2u;
+    uint xw = chunk * 256u + lid;
     if (RANGE && lid == 0u) {
         first[0] = NONE;
         first[1] = NONE;
@@ -85,21 +94,33 @@ void main() {
         barrier();
     }
     uint start = row * P.width;
+    uint start_w = row * sw;
     uint diff = 0u;
-    if (x < P.width) {
+    if (xw < sw) {
+        uint x0 = 2u * xw;
+        uint count = min(2u, P.width - x0);
         if (P.blur != 0u) {
-            uint sum = 0u;
-            for (int k = 0; k < 5; ++k) {
-                sum += TAPS[k] * vert[start + mirror(int(x) + k - 2, P.width)];
+            uint before = previous[start_w + xw];
+            uint now_pair = 0u;
+            for (uint h = 0u; h < count; ++h) {
+                uint x = x0 + h;
+                uint sum = 0u;
+                for (int k = 0; k < 5; ++k) {
+                    sum += TAPS[k] * vert_at(start_w, mirror(int(x) + k - 2, P.width));
+                }
+                uint now = (sum + 32768u) >> 16;
+                uint was = (before >> (16u * h)) & 0xFFFFu;
+                now_pair |= now << (16u * h);
+                diff += was > now ? was - now : now - was;
             }
-            uint now = (sum + 32768u) >> 16;
-            uint before = previous[start + x];
-            blurred[start + x] = now;
-            diff = before > now ? before - now : now - before;
+            blurred[start_w + xw] = now_pair;
         }
         if (RANGE) {
-            if ((sample_at(true, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[0], x); }
-            if ((sample_at(false, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[1], x); }
+            for (uint h = 0u; h < count; ++h) {
+                uint x = x0 + h;
+                if ((sample_at(true, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[0], x); }
+                if ((sample_at(false, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[1], x); }
+            }
         }
     }
     red[lid] = diff;

@@ -8,7 +8,9 @@
 // mu_r, mu_c, s_rr, s_cc, s_rc), then libvmaf's per-pixel SSIM terms
 // (§4.3-5), written as binary64 bits for the host to sum in raster order
 // when it must: the ssim term f64(f64(l * c) * s), and with enable_lcs also
-// l, c and s. With P.debug_writes the vertical results go to `vfilt` too.
+// l, c and s (none with P.term_writes 0, for a metric whose host sums such
+// a frame from its planes instead). With P.debug_writes the
+// vertical results go to `vfilt` too.
 // Besides, each workgroup writes its fixed-point partial sums to `partials`
 // (engine/src/vk/reduce.rs: the format, the bounds and why they let the
 // host skip its sequential sum in almost every frame).
@@ -188,6 +190,7 @@ void term(uint x, uint y, uint hw, uint n, out uint64_t b[4]) {
     b[1] = f64_to_bits(l);
     b[2] = f64_to_bits(c);
     b[3] = f64_to_bits(s);
+    if (P.term_writes == 0u) { return; }
     terms[i] = b[0];
     if (ENABLE_LCS != 0u) {
         terms[n + i] = b[1];

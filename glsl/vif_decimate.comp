@@ -39,7 +39,7 @@ shared uint tile[SPAN][SPAN];
 shared uint down[16][SPAN];
 
 uint source(bool ref, uint i) {
-    if (P.scale == 1u) {
+    if (SCALE == 1u) {
         uint w = raw_word(i);
         return raw_sample(ref ? src_ref[w] : src_dist[w], i);
     }
@@ -48,8 +48,8 @@ uint source(bool ref, uint i) {
 
 void main() {
     bool ref = gl_WorkGroupID.z == 0u;
-    uint s = P.scale;
-    int r = int(RADIUS[s]);
+    const uint s = SCALE;
+    const int r = int(8u >> SCALE);
     int span = 2 * 15 + 2 * r + 1;
     int x0 = int(gl_WorkGroupID.x) * 16;
     int y0 = int(gl_WorkGroupID.y) * 16;

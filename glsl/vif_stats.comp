@@ -6,7 +6,15 @@
 // (each chunk's statistics read once into shared memory); each invocation,
 // for a strided subset of its columns x:
 // - sums tap * vert over columns x-r ..= x+r (reflect-101) in uint64, per
-//   statistic (glsl/vif_vertical.comp wrote them): mu1, mu2, xx, yy, xy;
+//   statistic (glsl/vif_vertical.comp wrote them, mu1 and mu2 in one word):
+//   mu1, mu2, xx, yy, xy;
+//   the same uint64 sums formed in uint32 words. The means are below 2^16
+//   at every scale and depth (Σ tap * p < 65536 * 2^b, shifted right by b
+//   at scale 0; below 65536 * 2^16, shifted by 16, after), so Σ tap * mean
+//   fits in 32 bits (the taps add to 65536). A moment v (below 2^32) is
+//   summed twice: hi = Σ tap * (v >> 16), and wrap = Σ tap * v mod 2^32;
+//   then Σ tap * v = hi * 2^16 + lo, where lo = Σ tap * (v & 0xFFFF) is
+//   below 2^32 and so equals wrap - hi * 2^16 mod 2^32;
 // - mu1^2 = (mu1 * mu1 + 2^31) >> 32 (likewise mu2^2, mu1 mu2), xx = (xx +
 //   32768) >> 16 (likewise yy, xy); s1 = xx - mu1^2, s2 = max(yy - mu2^2, 0),
 //   s12 = xy - mu1 mu2 as int32 (the low 32 bits of the uint64 difference);
@@ -30,6 +38,7 @@
 // all ones when the row has none (as glsl/psnr.comp records them).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "arith.glsl"
 #include "vif.glsl"
@@ -45,11 +54,13 @@ layout(std430, set = 0, binding = 6) writeonly buffer RowSums { int64_t row_sums
 const int SIGMA_NSQ = 131072;
 const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
+// The scale's radius (constant id 1 fixes the scale, so the taps unroll).
+const int R = int(8u >> SCALE);
 
 shared int64_t red[4][256];
-// One chunk of the row's five vertical statistics: 256 columns and the
-// filter's reach (at most 8) each side.
-shared uint chunk[5][256 + 16];
+// One chunk of the row's vertical statistics (the means' word, xx, yy,
+// xy): 256 columns and the filter's reach (at most 8) each side.
+shared uint chunk[4][256 + 16];
 // The first column above the bit depth in this row, per picture.
 shared uint first[2];
 
@@ -58,8 +69,24 @@ int64_t log2_q11(uint64_t x) {
     uint hi = uint(x >> 32);
     int msb = hi != 0u ? 32 + findMSB(hi) : findMSB(uint(x));
     int shift = msb - 15;
-    uint entry = log2_table[uint(x >> uint(shift)) - 32768u];
+    uint k = uint(x >> uint(shift)) - 32768u;
+    uint entry = (log2_table[k >> 1] >> ((k & 1u) * 16u)) & 0xFFFFu;
     return int64_t(entry) + 2048l * int64_t(shift);
+}
+
+// Values lid and lid + 256 (the latter when lid < 2R) of the chunk that
+// starts at column c0 of `row`: its columns and R more each side, reflected
+// (clamped past the row's end, where no output is kept), from each
+// statistic's plane.
+void load_chunk(uint c0, uint lid, uint row, uint plane, out uint vals[2][4]) {
+    [[unroll]] for (uint slot = 0u; slot < 2u; ++slot) {
+        uint k = lid + 256u * slot;
+        uint col = min(reflect101(int(c0 + k) - R, P.width), P.width - 1u);
+        bool wanted = slot == 0u || lid < 2u * uint(R);
+        [[unroll]] for (uint m = 0u; m < 4u; ++m) {
+            vals[slot][m] = wanted ? vert[m * plane + row * P.width + col] : 0u;
+        }
+    }
 }
 
 void main() {
@@ -73,32 +100,48 @@ void main() {
     }
     memoryBarrierShared();
     barrier();
-    uint s = P.scale;
-    int r = int(RADIUS[s]);
     uint plane = P.width * P.height;
     F64 gain_limit = f64_from_bits((uint64_t(P.gain_hi) << 32) | uint64_t(P.gain_lo));
     // 6.5536e-6 (1e-10 on the Q16 scale), as binary64 bits.
     F64 eps = f64_from_bits(0x3edb7cdfd9d7bdbbul);
     int64_t acc[4] = int64_t[4](0l, 0l, 0l, 0l); // num_log, den_log, num_non_log, den_non_log
     uint mine[2] = uint[2](NONE, NONE);
+    // Each chunk's values are loaded into registers while the chunk before
+    // is computed (its loads in flight beside the arithmetic), then stored
+    // to shared memory: slot 0 holds value lid of the chunk, slot 1 value
+    // lid + 256 (the right edge's reach: lid < 2R).
+    uint next[2][4];
+    load_chunk(0u, lid, row, plane, next);
     for (uint c0 = 0u; c0 < P.width; c0 += 256u) {
-        // This chunk's columns and r more each side, reflected (clamped past
-        // the row's end, where no output is kept), from each statistic.
         barrier();
-        for (uint k = lid; k < 256u + 2u * uint(r); k += 256u) {
-            uint col = min(reflect101(int(c0 + k) - r, P.width), P.width - 1u);
-            for (uint m = 0u; m < 5u; ++m) { chunk[m][k] = vert[m * plane + row * P.width + col]; }
+        [[unroll]] for (uint m = 0u; m < 4u; ++m) {
+            chunk[m][lid] = next[0][m];
+            if (lid < 2u * uint(R)) { chunk[m][lid + 256u] = next[1][m]; }
         }
         memoryBarrierShared();
         barrier();
+        if (c0 + 256u < P.width) { load_chunk(c0 + 256u, lid, row, plane, next); }
         uint x = c0 + lid;
         if (x >= P.width) { continue; }
-        uint64_t f[5] = uint64_t[5](0ul, 0ul, 0ul, 0ul, 0ul);
-        for (int k = 0; k <= 2 * r; ++k) {
-            uint64_t tap = uint64_t(TAPS[s][k]);
-            for (uint m = 0u; m < 5u; ++m) {
-                f[m] += tap * uint64_t(chunk[m][lid + uint(k)]);
+        uint means[2] = uint[2](0u, 0u);
+        uint wrap[3] = uint[3](0u, 0u, 0u);
+        uint high[3] = uint[3](0u, 0u, 0u);
+        [[unroll]] for (int k = 0; k <= 2 * R; ++k) {
+            uint tap = TAPS[SCALE][k];
+            uint mu = chunk[0][lid + uint(k)];
+            means[0] += tap * (mu & 0xFFFFu);
+            means[1] += tap * (mu >> 16);
+            [[unroll]] for (uint m = 0u; m < 3u; ++m) {
+                uint v = chunk[1u + m][lid + uint(k)];
+                wrap[m] += tap * v;
+                high[m] += tap * (v >> 16);
             }
+        }
+        uint64_t f[5];
+        f[0] = uint64_t(means[0]);
+        f[1] = uint64_t(means[1]);
+        [[unroll]] for (uint m = 0u; m < 3u; ++m) {
+            f[2u + m] = (uint64_t(high[m]) << 16) + uint64_t(wrap[m] - (high[m] << 16));
         }
         uint64_t mu1_sq = (f[0] * f[0] + (1ul << 31)) >> 32;
         uint64_t mu2_sq = (f[1] * f[1] + (1ul << 31)) >> 32;
@@ -126,7 +169,7 @@ void main() {
                 acc[0] += log2_q11(total) - log2_q11(uint64_t(numer1));
             }
         }
-        if (RANGE && s == 0u) {
+        if (RANGE && SCALE == 0u) {
             // Each invocation's columns rise: its first is its smallest.
             uint i = row * P.width + x;
             uint w = raw_word(i);
@@ -149,7 +192,7 @@ void main() {
     }
     if (lid != 0u) { return; }
     for (uint k = 0u; k < 4u; ++k) { row_sums[P.sums_at + 4u * row + k] = red[k][0]; }
-    if (RANGE && s == 0u) {
+    if (RANGE && SCALE == 0u) {
         for (uint pic = 0u; pic < 2u; ++pic) {
             uint f = first[pic];
             int64_t rec = -1l;

@@ -46,6 +46,40 @@ unsafe fn take_frame<Q: ScoreQueue>(
     })
 }
 
+/// A scorer's next result as a new frame (see [`take_frame`]).
+///
+/// # Safety
+/// `scorer` must be NULL or a live scorer, `out` a valid pointer.
+unsafe fn scorer_frame(
+    scorer: *mut VkssimScorer,
+    blocking: bool,
+    out: *mut *mut VkssimFrame,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
+        // SAFETY: per the contract.
+        unsafe { take_frame(&mut s.scorer, blocking, out) }
+    })
+}
+
+/// A multi-scorer's next result as a new frame (see [`take_frame`]).
+///
+/// # Safety
+/// `multi` must be NULL or a live multi-scorer, `out` a valid pointer.
+unsafe fn multi_frame(
+    multi: *mut VkssimMultiScorer,
+    blocking: bool,
+    out: *mut *mut VkssimFrame,
+) -> VkssimStatus {
+    guard(|| {
+        // SAFETY: per the contract.
+        let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
+        // SAFETY: per the contract.
+        unsafe { take_frame(&mut m.multi, blocking, out) }
+    })
+}
+
 /// `vkssim_scorer_poll` for results of any size: the oldest result
 /// if ready, as a new frame in `*out` (`VKSSIM_OK`; NULL otherwise), without
 /// blocking; `VKSSIM_NOT_READY`, or `VKSSIM_EMPTY` when nothing is queued.
@@ -57,12 +91,8 @@ pub unsafe extern "C" fn vkssim_scorer_poll_frame(
     scorer: *mut VkssimScorer,
     out: *mut *mut VkssimFrame,
 ) -> VkssimStatus {
-    guard(|| {
-        // SAFETY: per the contract.
-        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
-        // SAFETY: per the contract.
-        unsafe { take_frame(&mut s.scorer, false, out) }
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { scorer_frame(scorer, false, out) }
 }
 
 /// `vkssim_scorer_wait` for results of any size: the oldest result,
@@ -77,12 +107,8 @@ pub unsafe extern "C" fn vkssim_scorer_wait_frame(
     scorer: *mut VkssimScorer,
     out: *mut *mut VkssimFrame,
 ) -> VkssimStatus {
-    guard(|| {
-        // SAFETY: per the contract.
-        let s = unsafe { scorer.as_mut() }.ok_or_else(|| null_arg("scorer"))?;
-        // SAFETY: per the contract.
-        unsafe { take_frame(&mut s.scorer, true, out) }
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { scorer_frame(scorer, true, out) }
 }
 
 /// `vkssim_scorer_poll_frame` for a multi-scorer.
@@ -94,12 +120,8 @@ pub unsafe extern "C" fn vkssim_multi_scorer_poll_frame(
     multi: *mut VkssimMultiScorer,
     out: *mut *mut VkssimFrame,
 ) -> VkssimStatus {
-    guard(|| {
-        // SAFETY: per the contract.
-        let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
-        // SAFETY: per the contract.
-        unsafe { take_frame(&mut m.multi, false, out) }
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { multi_frame(multi, false, out) }
 }
 
 /// `vkssim_scorer_wait_frame` for a multi-scorer.
@@ -111,12 +133,8 @@ pub unsafe extern "C" fn vkssim_multi_scorer_wait_frame(
     multi: *mut VkssimMultiScorer,
     out: *mut *mut VkssimFrame,
 ) -> VkssimStatus {
-    guard(|| {
-        // SAFETY: per the contract.
-        let m = unsafe { multi.as_mut() }.ok_or_else(|| null_arg("multi"))?;
-        // SAFETY: per the contract.
-        unsafe { take_frame(&mut m.multi, true, out) }
-    })
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { multi_frame(multi, true, out) }
 }
 
 /// The frame's pair: its position among the pairs submitted to its scorer,

@@ -129,26 +129,19 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
         "score_vmaf failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert_eq!(
-        parse(&stdout, ""),
-        want,
-        "the C API's CPU frames differ from the Rust API's"
-    );
-    assert_eq!(
-        parse(&stdout, "vulkan "),
-        want,
-        "the C API's Vulkan frames differ from the Rust API's CPU twin"
-    );
-    assert_eq!(
-        parse(&stdout, "many "),
-        want_many,
-        "the C API's CPU frames of 44 values differ from the Rust API's"
-    );
-    assert_eq!(
-        parse(&stdout, "vulkan many "),
-        want_many,
-        "the C API's Vulkan frames of 44 values differ from the Rust API's CPU twin"
-    );
+    // (the lines' prefix, what the Rust API's CPU twin gives, what they are)
+    for (prefix, expected, what) in [
+        ("", &want, "CPU frames"),
+        ("vulkan ", &want, "Vulkan frames"),
+        ("many ", &want_many, "CPU frames of 44 values"),
+        ("vulkan many ", &want_many, "Vulkan frames of 44 values"),
+    ] {
+        assert_eq!(
+            &parse(&stdout, prefix),
+            expected,
+            "the C API's {what} differ from the Rust API's CPU twin"
+        );
+    }
 }
 
 /// `(name, bits)` of every value of every frame, scored by the Rust API's

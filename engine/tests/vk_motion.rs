@@ -17,14 +17,15 @@ use vkssim::vk::UploadPath;
 use vkssim::LumaFrame;
 
 /// (width, height, bit depth): odd sizes, every depth, the smallest frame,
-/// rows of several 256-column chunks (`glsl/motion_sad.comp`).
-const CASES: [(u32, u32, u32); 7] = [
+/// rows of several 512-column chunks (`glsl/motion_sad.comp`), odd and even.
+const CASES: [(u32, u32, u32); 8] = [
     (33, 17, 8),
     (31, 23, 10),
     (29, 19, 12),
     (27, 25, 16),
     (300, 5, 8),
     (521, 3, 12),
+    (1100, 3, 8),
     (3, 3, 10),
 ];
 

@@ -4,8 +4,10 @@
 //! scale's four exact integer sums, which take in the per-pixel binary64
 //! gain and residual) and whole frames (every output's fp64 bits, `debug`
 //! outputs included), 8 to 16 bits, odd sizes, both upload paths and both
-//! arithmetic paths (native fp64 and the software fp64 forced by `no_fp64`).
-//! Small frames: lavapipe is slow.
+//! arithmetic paths (native fp64 and the software fp64 forced by `no_fp64`),
+//! on noise, on half-flat frames and on frames of only 0 and the largest
+//! sample (the bounds of the device's 32-bit partial sums). Small frames:
+//! lavapipe is slow.
 
 mod vk_support;
 
@@ -16,13 +18,17 @@ use vkssim::testing::vif_intermediates;
 use vkssim::vk::UploadPath;
 use vkssim::LumaFrame;
 
-/// (width, height, bit depth): odd sizes, every depth, the smallest frame.
-const CASES: [(u32, u32, u32); 5] = [
+/// (width, height, bit depth): odd sizes, every depth, the smallest frame,
+/// and rows of several of the stats pass's 256-column chunks at scales 0
+/// and 1.
+const CASES: [(u32, u32, u32); 7] = [
     (37, 29, 8),
     (41, 23, 10),
     (33, 35, 12),
     (29, 17, 16),
     (16, 16, 8),
+    (1043, 19, 8),
+    (1061, 17, 10),
 ];
 
 /// A distorted frame close to the reference: each sample moved by a small
@@ -63,6 +69,27 @@ fn half_flat(r: &LumaFrame) -> LumaFrame {
     f
 }
 
+/// `r` with every sample at 0 or the depth's largest value (by whether
+/// `r`'s sample is in the upper half): the largest statistics each scale can
+/// form, which bound the device's 32-bit partial sums.
+fn extremes(r: &LumaFrame) -> LumaFrame {
+    let mut f = r.clone();
+    let max = (1u32 << r.bit_depth) - 1;
+    let bps = if r.bit_depth == 8 { 1 } else { 2 };
+    for y in 0..r.height as usize {
+        for x in 0..r.width as usize {
+            let v = if r.view().sample(x, y) > max / 2 {
+                max
+            } else {
+                0
+            };
+            let i = (y * r.width as usize + x) * bps;
+            f.bytes[i..i + bps].copy_from_slice(&v.to_le_bytes()[..bps]);
+        }
+    }
+    f
+}
+
 /// The CPU twin's outputs of one pair.
 fn cpu_outputs(r: &LumaFrame, d: &LumaFrame, opts: &VifOptions) -> MetricOutputs {
     let mut out = MetricOutputs::new();
@@ -82,9 +109,10 @@ fn check(w: u32, h: u32, depth: u32, spec: &str, path: (UploadPath, bool)) {
         unreachable!()
     };
     let mut s = metric_scorer((w, h, depth), &list, path, 2);
-    for seed in [1, 2, 3] {
+    for seed in [1, 2, 3, 4] {
         let r = match seed {
             3 => half_flat(&frame(w, h, depth, seed)),
+            4 => extremes(&frame(w, h, depth, seed)),
             _ => frame(w, h, depth, seed),
         };
         let pairs = [distort(&r, seed + 10), r.clone()];

@@ -25,6 +25,7 @@ layout(push_constant, std430) uniform Params {
     uint c3_bits;     // fp32 bits of C3
     uint enable_lcs;  // 1: also write the l, c and s terms
     uint debug_writes; // 1: also write the planes only tests read (vfilt)
+    uint term_writes; // 1: write the per-pixel terms (the host's fallback sums them)
 } P;
 
 // The scorer's bit depth, scale and enable_lcs as specialization constants

@@ -22,9 +22,15 @@ layout(push_constant, std430) uniform Vif {
 
 // The scorer's bit depth (`Spec::bit_depth`, constant id 0).
 layout(constant_id = 0) const uint BIT_DEPTH = 8u;
+// The scale this pipeline serves (`Spec::scale`, constant id 1; P.scale
+// holds the same value): one pipeline per scale, so each scale's radius and
+// taps are constants and its filter loops unroll.
+layout(constant_id = 1) const uint SCALE = 0u;
 
 // libvmaf's filter of each scale (16-bit taps summing to 65536), centred,
-// padded with zeros to 17 taps; RADIUS[s] taps on each side of the centre.
+// padded with zeros to 17 taps; RADIUS[s] = 8 >> s taps on each side of the
+// centre (the passes write `8u >> SCALE`: a specialization-constant
+// expression, where an index into RADIUS would not be one).
 const uint RADIUS[4] = uint[4](8u, 4u, 2u, 1u);
 const uint TAPS[4][17] = uint[4][17](
     uint[17](489u, 935u, 1640u, 2640u, 3896u, 5274u, 6547u, 7455u, 7784u, 7455u, 6547u,

@@ -51,6 +51,11 @@ pub struct Params {
     /// 1 to also write the intermediate planes only tests read (the terms
     /// pass's vertical Gaussian, its `VFilt` binding); 0 in scoring.
     pub debug_writes: u32,
+    /// 1 to write the terms pass's per-pixel terms, which the host sums in
+    /// raster order for a frame whose fixed-point partial sums do not settle
+    /// its means; 0 where the metric's plan sums such a frame another way
+    /// (on the host, from the planes the terms were made from).
+    pub term_writes: u32,
 }
 
 // The layout of `Params` is checked against the shaders' SPIR-V at compile
@@ -253,7 +258,9 @@ impl FramePass {
 pub struct Spec {
     /// 8, 10, 12 or 16.
     pub bit_depth: u32,
-    /// Decimation factor, 1 to 128.
+    /// Decimation factor, 1 to 128 (integer VIF's passes, whose
+    /// `glsl/include/vif.glsl` declares only the first two constants: the
+    /// VIF scale, 0 to 3).
     pub scale: u32,
     /// 1 to also write the l, c and s terms.
     pub enable_lcs: u32,

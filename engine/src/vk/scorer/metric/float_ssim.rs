@@ -56,6 +56,7 @@ pub(super) fn stage_params(
         c3_bits: k.c3.to_bits(),
         enable_lcs: enable_lcs as u32,
         debug_writes: 0,
+        term_writes: 1,
     }
 }
 

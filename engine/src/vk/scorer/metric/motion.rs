@@ -49,7 +49,8 @@ pub(in crate::vk::scorer) struct MotionGpu {
     /// sums pass.
     blur: Option<[Kernel; 2]>,
     sad: Kernel,
-    /// The blurred plane carried from frame to frame (one uint per sample).
+    /// The blurred plane carried from frame to frame (two 16-bit samples a
+    /// word, [`MotionGpu::words`]).
     kept: KeptBuffers,
 }
 
@@ -85,22 +86,28 @@ impl MotionGpu {
         };
         this.kept.push(gpu.create_buffer(
             "vkssim motion blurred plane",
-            this.samples() * 4,
+            this.plane_bytes(),
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::GpuOnly,
         )?);
         Ok(this)
     }
 
-    /// Luma samples per frame.
-    fn samples(&self) -> u64 {
-        self.params.width as u64 * self.params.height as u64
+    /// Words per row of the blurred planes: two 16-bit samples a word
+    /// (`glsl/motion_blur.comp`), the last half-word of an odd row unused.
+    fn words(&self) -> u32 {
+        self.params.width.div_ceil(2)
+    }
+
+    /// Bytes of one blurred plane.
+    fn plane_bytes(&self) -> u64 {
+        plane_bytes(self.params.width, self.params.height)
     }
 
     /// Workgroups per row of the sums pass (`glsl/motion_sad.comp`): one per
-    /// 256-column chunk.
+    /// 512-column chunk (256 words).
     fn chunks(&self) -> usize {
-        self.params.width.div_ceil(256) as usize
+        self.words().div_ceil(256) as usize
     }
 
     /// Whether the sums pass records samples above the bit depth (10 and
@@ -147,17 +154,22 @@ impl MotionGpu {
             (b::ROW_SAD, r.own(1)),
             (b::PREVIOUS, r.own(2)),
         ];
-        // One invocation per sample (a workgroup per 256-column chunk).
-        let (w, h) = (self.params.width, self.params.height);
+        // One invocation per word (a workgroup per 512-column chunk).
+        let (w, h) = (self.words(), self.params.height);
         r.dispatch(self.sad, [w, h, 1], &bufs, bytemuck::bytes_of(&self.params));
     }
 }
 
+/// Bytes of one plane of `width` x `height` 16-bit samples, two a word,
+/// each row starting a word.
+fn plane_bytes(width: u32, height: u32) -> u64 {
+    width.div_ceil(2) as u64 * height as u64 * 4
+}
+
 /// Device bytes of a slot's buffers for `width` x `height` frames: the
-/// vertical blur and the previous frame's blurred plane, one uint per
-/// sample each.
+/// vertical blur and the previous frame's blurred plane.
 fn slot_bytes(_opts: &MotionOptions, width: u32, height: u32) -> u64 {
-    2 * width as u64 * height as u64 * 4
+    2 * plane_bytes(width, height)
 }
 
 gpu_plan!(MotionOptions => MotionGpu, slot_bytes = slot_bytes);
@@ -175,15 +187,15 @@ impl GpuMetric for MotionGpu {
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        // The vertical blur (one uint per sample); each chunk's sum, then
+        // The vertical blur (two samples a word); each chunk's sum, then
         // at 10 and 12 bits each chunk's range record per picture
         // (glsl/motion_sad.comp); the previous frame's blurred plane.
         let records = if self.records_range() { 3 } else { 1 };
         let chunks = (self.params.height as usize * self.chunks()) as u64;
         vec![
-            BufferDecl::device("motion vertical blur", self.samples() * 4),
+            BufferDecl::device("motion vertical blur", self.plane_bytes()),
             BufferDecl::host("motion chunk sums", records * chunks * 8),
-            BufferDecl::device("motion previous blurred plane", self.samples() * 4),
+            BufferDecl::device("motion previous blurred plane", self.plane_bytes()),
         ]
     }
 
@@ -193,7 +205,8 @@ impl GpuMetric for MotionGpu {
 
     fn record(&self, r: &mut Recorder) {
         let push = bytemuck::bytes_of(&self.params);
-        let (w, h) = (self.params.width, self.params.height);
+        // One invocation per word of the blurred planes.
+        let (w, h) = (self.words(), self.params.height);
         if let Some([blur, keep]) = self.blur {
             {
                 use binding::motion_keep as b;
@@ -216,7 +229,7 @@ impl GpuMetric for MotionGpu {
             return;
         };
         let push = bytemuck::bytes_of(&self.params);
-        let (w, h) = (self.params.width, self.params.height);
+        let (w, h) = (self.words(), self.params.height);
         {
             use binding::motion_blur as b;
             let bufs = [(b::RAW_REF, Buf::Previous), (b::VERT, r.own(0))];
@@ -253,7 +266,7 @@ impl GpuMetric for MotionGpu {
             return Ok(());
         };
         out.motion_sad = self.sad(bufs)?;
-        out.motion_blurred = rows::samples(s, kept)?;
+        out.motion_blurred = rows::packed_samples(s, kept, self.params.width)?;
         Ok(())
     }
 }

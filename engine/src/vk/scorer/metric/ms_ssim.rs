@@ -5,14 +5,17 @@
 //! (with `enable_lcs`) on that scale's planes, its sizes in the push
 //! constants. Each scale's l, c and s means come from the terms pass's
 //! fixed-point partial sums where they settle them ([`crate::vk::reduce`]),
-//! else from that scale's terms copied back and summed on the host in raster
-//! order; [`crate::metric::ms_ssim::frame_outputs`] combines them.
+//! else from the CPU twin's SSIM stage on that scale's two planes copied
+//! back (the same terms, summed in raster order): the terms pass writes no
+//! per-pixel terms for float_ms_ssim (`Params::term_writes` 0), 265 MB a 4K
+//! frame at scale 0 that only such a frame would read.
+//! [`crate::metric::ms_ssim::frame_outputs`] combines the means.
 
-use super::super::host_sum::{fixed_sums, plane_sum};
+use super::super::host_sum::fixed_sums;
 use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::{not_mapped, VkScorer};
 use super::{FrameFinish, GpuMetric, MetricContext, MetricDebug};
-use crate::cpu::{FrameMeans, Plane, TermSums};
+use crate::cpu::{stream::ssim_sums, FrameMeans, Plane};
 use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
@@ -58,27 +61,34 @@ pub(in crate::vk::scorer) struct MsSsimGpu {
     params: [Params; SCALES],
 }
 
-/// Its buffers, in declaration order: the horizontal Gaussian planes
-/// (shared by the scales in turn), the terms pass's vertical Gaussian
-/// (written only by debug frames, never by float_ms_ssim's: a word), then
-/// per scale its two fp32 planes, its per-pixel terms (ssim, l, c, s) and
-/// its partial sums (host-visible).
-const HFILT: usize = 0;
-const VFILT: usize = 1;
+/// Its buffers, in declaration order: per scale its horizontal Gaussian
+/// planes (one buffer per scale, not one shared in turn: a scale's SSIM
+/// passes then wait only for its own low-pass level, so they run beside the
+/// levels after it), per scale the terms pass's vertical Gaussian (written
+/// only by debug frames, never by float_ms_ssim's: a word, one per scale so
+/// that the scales' terms passes share no buffer they may write), then per
+/// scale its two fp32 planes, the terms pass's per-pixel terms (never
+/// written for float_ms_ssim: a word) and its partial sums (host-visible).
+const fn hfilt(k: usize) -> usize {
+    k
+}
+const fn vfilt(k: usize) -> usize {
+    SCALES + k
+}
 const fn level(k: usize) -> usize {
-    2 + k
+    2 * SCALES + k
 }
 const fn terms(k: usize) -> usize {
-    2 + SCALES + k
+    3 * SCALES + k
 }
 const fn partials(k: usize) -> usize {
-    2 + 2 * SCALES + k
+    4 * SCALES + k
 }
 
-/// Device bytes of the horizontal Gaussian planes for a scale-0 plane of
-/// `(w0, h0)` (five fp32 planes of its valid columns).
-fn hfilt_bytes((w0, h0): (u32, u32)) -> u64 {
-    5 * (w0.saturating_sub(10) as u64) * h0 as u64 * 4
+/// Device bytes of one scale's horizontal Gaussian planes for its plane of
+/// `(w, h)` (five fp32 planes of its valid columns).
+fn hfilt_bytes((w, h): (u32, u32)) -> u64 {
+    5 * (w.saturating_sub(10) as u64) * h as u64 * 4
 }
 
 /// Device bytes of one scale's two fp32 planes.
@@ -86,22 +96,15 @@ fn planes_bytes((w, h): (u32, u32)) -> u64 {
     2 * w as u64 * h as u64 * 4
 }
 
-/// Device bytes of one scale's per-pixel terms (ssim, l, c, s as fp64, per
-/// valid position).
-fn terms_bytes((w, h): (u32, u32)) -> u64 {
-    4 * (w.saturating_sub(10) as u64) * (h.saturating_sub(10) as u64) * 8
-}
-
 /// Device bytes of one slot's planes and terms for `width` x `height`
-/// frames: the buffers that grow with the frame (the horizontal Gaussian,
-/// each scale's planes and terms; [`MsSsimGpu`]'s `buffers` declares them).
+/// frames: the buffers that grow with the frame (each scale's horizontal
+/// Gaussian and planes; [`MsSsimGpu`]'s `buffers` declares them).
 pub(super) fn slot_bytes(width: u32, height: u32) -> u64 {
     let sizes = ms_ssim::scale_sizes(width, height);
-    let scales: u64 = sizes
+    sizes
         .iter()
-        .map(|&s| planes_bytes(s) + terms_bytes(s))
-        .sum();
-    hfilt_bytes(sizes[0]) + scales
+        .map(|&s| hfilt_bytes(s) + planes_bytes(s))
+        .sum()
 }
 
 impl MsSsimGpu {
@@ -117,6 +120,7 @@ impl MsSsimGpu {
         let sizes = ms_ssim::scale_sizes(width, height);
         let params = std::array::from_fn(|k| Params {
             tap_bits: 1.0f32.to_bits(),
+            term_writes: 0,
             ..super::float_ssim::stage_params(ctx.format, 1, sizes[k], true)
         });
         let spec = Spec::new(bit_depth, 1, true);
@@ -152,7 +156,8 @@ impl MsSsimGpu {
 
     /// Each scale's l, c and s means (`ssim` is not used by float_ms_ssim and
     /// left NaN): from the partial sums where they settle all three, else from
-    /// the scale's terms summed on the host in raster order.
+    /// the CPU twin's SSIM stage on the scale's planes (its terms summed in
+    /// raster order).
     ///
     /// Also says how many scales were summed on the host.
     fn means(&self, s: &VkScorer, bufs: &[Buffer]) -> Result<([FrameMeans; SCALES], u64)> {
@@ -181,19 +186,28 @@ impl MsSsimGpu {
                 None => {
                     fallbacks += 1;
                     let e = self.extents(k);
-                    let sums = s.read_back_with(&bufs[terms(k)], s.copy_terms, |t| TermSums {
-                        ssim: 0.0,
-                        l: plane_sum(t, 1, n as usize),
-                        c: plane_sum(t, 2, n as usize),
-                        s: plane_sum(t, 3, n as usize),
-                    })?;
-                    let f = sums.means(e.hw, e.hh);
+                    let (r, d) = self.planes(s, bufs, k)?;
+                    let f = ssim_sums(&r, &d)?.means(e.hw, e.hh);
                     [f.l, f.c, f.s]
                 }
             };
             (mean.l, mean.c, mean.s) = (l, c, sv);
         }
         Ok((means, fallbacks))
+    }
+
+    /// Scale `k`'s reference and distorted planes, copied back.
+    fn planes(&self, s: &VkScorer, bufs: &[Buffer], k: usize) -> Result<(Plane, Plane)> {
+        let (w, h) = self.sizes[k];
+        let n = w as usize * h as usize;
+        let mut reference = s.read_back_with(&bufs[level(k)], false, |b| {
+            b[..2 * n * 4]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect::<Vec<f32>>()
+        })?;
+        let distorted = reference.split_off(n);
+        Ok((Plane::new(w, h, reference)?, Plane::new(w, h, distorted)?))
     }
 }
 
@@ -209,36 +223,38 @@ impl GpuMetric for MsSsimGpu {
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        let mut out = vec![
-            BufferDecl::device("ms_ssim horizontal Gaussian", hfilt_bytes(self.sizes[0])),
-            BufferDecl::device("ms_ssim vertical Gaussian (debug frames only)", 4),
+        // One buffer of each kind per scale, the kinds in the order of
+        // `hfilt`, `vfilt`, `level`, `terms` and `partials`: (what, whether
+        // the host reads it, its bytes at scale k).
+        type BytesAt<'a> = &'a dyn Fn(usize) -> u64;
+        let kinds: [(&str, bool, BytesAt); 5] = [
+            ("horizontal Gaussian", false, &|k| {
+                hfilt_bytes(self.sizes[k])
+            }),
+            ("vertical Gaussian (debug frames only)", false, &|_| 4),
+            ("planes", false, &|k| planes_bytes(self.sizes[k])),
+            ("terms (never written: a word)", false, &|_| 8),
+            ("partial sums", true, &|k| {
+                self.groups(k) * reduce::WORDS_PER_GROUP as u64 * 8
+            }),
         ];
-        for (k, &size) in self.sizes.iter().enumerate() {
-            out.push(BufferDecl::device(
-                format!("ms_ssim scale {k} planes"),
-                planes_bytes(size),
-            ));
-        }
-        for (k, &size) in self.sizes.iter().enumerate() {
-            out.push(BufferDecl::device(
-                format!("ms_ssim scale {k} terms"),
-                terms_bytes(size),
-            ));
-        }
-        for k in 0..SCALES {
-            let bytes = self.groups(k) * reduce::WORDS_PER_GROUP as u64 * 8;
-            out.push(BufferDecl::host(
-                format!("ms_ssim scale {k} partial sums"),
-                bytes,
-            ));
-        }
-        out
+        kinds
+            .iter()
+            .flat_map(|&(what, host, bytes)| {
+                (0..SCALES).map(move |k| {
+                    let name = format!("ms_ssim scale {k} {what}");
+                    match host {
+                        true => BufferDecl::host(name, bytes(k)),
+                        false => BufferDecl::device(name, bytes(k)),
+                    }
+                })
+            })
+            .collect()
     }
 
     fn record(&self, r: &mut Recorder) {
         let [decimate, hfilter, terms_pass] = self.passes;
         let (raw_ref, raw_dist) = (Buf::Raw(0), Buf::Raw(1));
-        let (hfilt, vfilt) = (r.own(HFILT), r.own(VFILT));
         {
             use binding::decimate as b;
             let bufs = [
@@ -264,6 +280,7 @@ impl GpuMetric for MsSsimGpu {
         for k in 0..SCALES {
             let e = self.extents(k);
             let push = bytemuck::bytes_of(&self.params[k]);
+            let (hfilt, vfilt) = (r.own(hfilt(k)), r.own(vfilt(k)));
             {
                 use binding::hfilter as b;
                 let bufs = [
@@ -307,17 +324,7 @@ impl GpuMetric for MsSsimGpu {
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
         for k in 0..SCALES {
-            let (w, h) = self.sizes[k];
-            let n = w as usize * h as usize;
-            let floats = s.read_back_with(&bufs[level(k)], false, |b| {
-                b[..2 * n * 4]
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect::<Vec<f32>>()
-            })?;
-            let r = Plane::new(w, h, floats[..n].to_vec())?;
-            let d = Plane::new(w, h, floats[n..].to_vec())?;
-            out.pyramid.push((r, d));
+            out.pyramid.push(self.planes(s, bufs, k)?);
         }
         Ok(())
     }

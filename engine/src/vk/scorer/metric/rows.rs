@@ -63,3 +63,20 @@ pub(super) fn samples(s: &VkScorer, buf: &Buffer) -> Result<Vec<u16>> {
             .collect()
     })
 }
+
+/// A device plane of 16-bit samples packed two to a word, each row of
+/// `width` samples starting a word (the last half-word of an odd row is not
+/// a sample), read back in raster order.
+pub(super) fn packed_samples(s: &VkScorer, buf: &Buffer, width: u32) -> Result<Vec<u16>> {
+    let width = width as usize;
+    let row_bytes = width.div_ceil(2) * 4;
+    s.read_back_with(buf, false, |b| {
+        b.chunks_exact(row_bytes)
+            .flat_map(|row| {
+                row.chunks_exact(2)
+                    .take(width)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            })
+            .collect()
+    })
+}

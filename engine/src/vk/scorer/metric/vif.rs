@@ -57,9 +57,9 @@ pub(in crate::vk::scorer) struct VifGpu {
     opts: VifOptions,
     /// Each scale's push constants (its plane's size, where its sums go).
     params: [VifParams; 4],
-    /// decimate, vertical, stats.
-    kernels: [Kernel; 3],
-    /// libvmaf's log2 table, one uint per entry.
+    /// Each scale's passes, specialized to it.
+    kernels: [ScaleKernels; 4],
+    /// libvmaf's log2 table, 16-bit entries, two to a word.
     kept: KeptBuffers,
 }
 
@@ -75,11 +75,29 @@ impl VifGpu {
         check_size(width, height, bit_depth)?;
         opts.validate()?;
         let params = scale_params(width, height, opts);
-        let spec = Some(Spec::new(bit_depth, 1, false));
+        let scale_kernels = |scale: u32| -> Result<ScaleKernels> {
+            // Constant id 1 is the scale (glsl/include/vif.glsl).
+            let spec = Some(Spec {
+                bit_depth,
+                scale,
+                enable_lcs: 0,
+                int_sum: 0,
+            });
+            let decimate = match scale {
+                0 => None,
+                _ => Some(pipelines.kernel(gpu, ShaderName::VifDecimate, spec)?),
+            };
+            Ok(ScaleKernels {
+                decimate,
+                vertical: pipelines.kernel(gpu, ShaderName::VifVertical, spec)?,
+                stats: pipelines.kernel(gpu, ShaderName::VifStats, spec)?,
+            })
+        };
         let kernels = [
-            pipelines.kernel(gpu, ShaderName::VifDecimate, spec)?,
-            pipelines.kernel(gpu, ShaderName::VifVertical, spec)?,
-            pipelines.kernel(gpu, ShaderName::VifStats, spec)?,
+            scale_kernels(0)?,
+            scale_kernels(1)?,
+            scale_kernels(2)?,
+            scale_kernels(3)?,
         ];
         let mut this = Self {
             opts: *opts,
@@ -90,14 +108,14 @@ impl VifGpu {
         let table = log2::table();
         let mut buf = gpu.create_buffer(
             "vkssim vif log2 table",
-            table.len() as u64 * 4,
+            table.len() as u64 * 2,
             vk::BufferUsageFlags::STORAGE_BUFFER,
             MemoryLocation::CpuToGpu,
         )?;
         let written = match buf.mapped_mut() {
             Some(bytes) => {
-                for (dst, &v) in bytes.chunks_exact_mut(4).zip(table.iter()) {
-                    dst.copy_from_slice(&u32::from(v).to_le_bytes());
+                for (dst, &v) in bytes.chunks_exact_mut(2).zip(table.iter()) {
+                    dst.copy_from_slice(&v.to_le_bytes());
                 }
                 Ok(())
             }
@@ -136,6 +154,17 @@ impl VifGpu {
 }
 
 gpu_plan!(VifOptions => VifGpu, slot_bytes = slot_bytes);
+
+/// One scale's pipelines (the decimation is absent at scale 0).
+#[derive(Clone, Copy)]
+struct ScaleKernels {
+    decimate: Option<Kernel>,
+    vertical: Kernel,
+    stats: Kernel,
+}
+
+/// Output rows per invocation of `glsl/vif_vertical.comp` (its `ROWS`).
+const VERTICAL_ROWS: u32 = 4;
 
 /// Each scale's push constants for `width` x `height` frames (its plane's
 /// size, where its sums go in its buffer: after the range records, 2 per
@@ -176,7 +205,7 @@ fn slot_buffers(params: &[VifParams; 4]) -> Vec<BufferDecl> {
     for p in params {
         let samples = p.width as u64 * p.height as u64;
         let name = format!("vif scale {} vertical statistics", p.scale);
-        out.push(BufferDecl::device(name, 5 * samples * 4));
+        out.push(BufferDecl::device(name, 4 * samples * 4));
     }
     for p in params {
         let records = p.sums_at as u64 + 4 * p.height as u64;
@@ -209,7 +238,6 @@ impl GpuMetric for VifGpu {
     }
 
     fn record(&self, r: &mut Recorder) {
-        let [decimate, vertical, stats] = self.kernels;
         let planes = |s: usize| -> [Buf; 2] {
             match s {
                 0 => [Buf::Raw(0), Buf::Raw(1)],
@@ -218,11 +246,11 @@ impl GpuMetric for VifGpu {
         };
         let all: [[Buf; 2]; 4] = std::array::from_fn(planes);
         let table = r.kept(0);
-        for (s, p) in self.params.iter().enumerate() {
+        for (s, (p, k)) in self.params.iter().zip(&self.kernels).enumerate() {
             let push = bytemuck::bytes_of(p);
             let (w, h) = (p.width, p.height);
             let (vert, sums) = (r.own(VERT + s), r.own(SUMS + s));
-            if s > 0 {
+            if let Some(decimate) = k.decimate {
                 use binding::vif_decimate as b;
                 let bufs = [
                     (b::SRC_REF, all[s - 1][0]),
@@ -241,7 +269,7 @@ impl GpuMetric for VifGpu {
                     (b::SRC_DIST, all[s][1]),
                     (b::VERT, vert),
                 ];
-                r.dispatch(vertical, [w, h, 1], &bufs, push);
+                r.dispatch(k.vertical, [w, h.div_ceil(VERTICAL_ROWS), 1], &bufs, push);
                 r.end_stage();
             }
             use binding::vif_stats as b;
@@ -253,7 +281,7 @@ impl GpuMetric for VifGpu {
                 (b::ROW_SUMS, sums),
             ];
             // One workgroup per row (its invocations stride along the row).
-            r.dispatch(stats, [1, h, 1], &bufs, push);
+            r.dispatch(k.stats, [1, h, 1], &bufs, push);
             r.end_stage();
         }
     }

@@ -23,7 +23,7 @@ use vk_support::{frame, gpu_present};
 use vkssim::api::{
     usable_devices, Engine, HostPlane, MultiScorer, Pair, ScoreQueue, Scorer, ScorerDesc,
 };
-use vkssim::metric::config::parse_list;
+use vkssim::metric::{MetricConfig, MotionVersion};
 use vkssim::vk::VkOptions;
 use vkssim::{Error, FrameScore, LumaFrame};
 
@@ -78,12 +78,19 @@ fn check_validation(engines: &[Engine]) {
 /// `motion` (with its debug output) beside psnr on luma and float_ssim,
 /// `frames` in flight.
 fn desc(w: u32, h: u32, depth: u32, frames: usize) -> ScorerDesc {
-    let metrics = parse_list(&[
+    desc_of(MotionVersion::V2_3_1, (w, h, depth), frames)
+}
+
+/// [`desc`] with libvmaf `version`'s motion.
+fn desc_of(version: MotionVersion, (w, h, depth): (u32, u32, u32), frames: usize) -> ScorerDesc {
+    let metrics = [
         "float_ssim",
         "motion=debug=true",
         "psnr=enable_chroma=false",
-    ])
-    .expect("metrics");
+    ]
+    .iter()
+    .map(|spec| MetricConfig::parse_with_motion(spec, version).expect("metric"))
+    .collect();
     ScorerDesc::new(w, h, depth)
         .with_metrics(metrics)
         .with_frames_in_flight(frames)
@@ -153,14 +160,22 @@ fn through_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> V
     })
 }
 
+/// Both motions: libvmaf 2.3.1's (the blurred reference kept) and 3.2.0's
+/// (the reference kept, the difference blurred).
 #[test]
 fn motion_over_several_vulkan_engines_equals_one_engine() {
     if !gpu_present() {
         return;
     }
     let all = engines(3);
-    for (w, h, depth) in [(40u32, 24u32, 8u32), (33, 19, 10)] {
+    let cases = [
+        (MotionVersion::V2_3_1, (40u32, 24u32, 8u32)),
+        (MotionVersion::V2_3_1, (33, 19, 10)),
+        (MotionVersion::V3_2_0, (35, 21, 12)),
+    ];
+    for (version, (w, h, depth)) in cases {
         let pairs = clip(w, h, depth, 17);
+        let desc = |w, h, depth, frames| desc_of(version, (w, h, depth), frames);
         let one = desc(w, h, depth, 0);
         let want = bits(&through(&mut Scorer::cpu(&one, 2).expect("cpu"), &pairs));
         let mut vk = all[0].scorer(&one).expect("vulkan scorer");
@@ -169,7 +184,8 @@ fn motion_over_several_vulkan_engines_equals_one_engine() {
         assert_eq!(bits(&through(&mut vk, &pairs)), want, "its second stream");
         drop(vk);
         for (count, frames) in [(2, 2), (3, 3), (2, 5)] {
-            let label = format!("{w}x{h} {depth}-bit, {count} engines, {frames} in flight");
+            let label =
+                format!("{version} {w}x{h} {depth}-bit, {count} engines, {frames} in flight");
             let d = desc(w, h, depth, frames);
             let mut multi = MultiScorer::new(&all[..count], &d).expect("multi");
             assert_eq!(multi.queue_depth(), count * frames, "{label}");

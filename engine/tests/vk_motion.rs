@@ -12,29 +12,8 @@ mod vk_support;
 use vk_support::*;
 use vkssim::metric::{MetricConfig, MetricOutputs};
 use vkssim::testing::motion::{blur, motion_score, BlurredPlane, MotionOptions};
-use vkssim::testing::{FrameScorer, VkScorer};
+use vkssim::testing::FrameScorer;
 use vkssim::vk::UploadPath;
-use vkssim::LumaFrame;
-
-/// (width, height, bit depth): odd sizes, every depth, the smallest frame,
-/// rows of several 512-column chunks (`glsl/motion_sad.comp`), odd and even.
-const CASES: [(u32, u32, u32); 8] = [
-    (33, 17, 8),
-    (31, 23, 10),
-    (29, 19, 12),
-    (27, 25, 16),
-    (300, 5, 8),
-    (521, 3, 12),
-    (1100, 3, 8),
-    (3, 3, 10),
-];
-
-/// The reference frames of a clip: frame 2 repeats frame 1 (motion 0).
-fn clip(w: u32, h: u32, depth: u32, frames: u32) -> Vec<LumaFrame> {
-    (0..frames)
-        .map(|n| frame(w, h, depth, if n == 2 { 1 } else { n }))
-        .collect()
-}
 
 /// The CPU twin's motion outputs of frame `n` of `blurred` (every frame's
 /// blurred reference).
@@ -84,7 +63,7 @@ fn check_passes(w: u32, h: u32, depth: u32, path: (UploadPath, bool)) {
     let label = format!("{w}x{h} {depth}-bit {path:?}");
     let list = metric_list(&["motion"]);
     let mut s = metric_scorer((w, h, depth), &list, path, 2);
-    let refs = clip(w, h, depth, 4);
+    let refs = motion_clip(w, h, depth, 4);
     let dist = frame(w, h, depth, 77);
     let opts = MotionOptions::default();
     let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
@@ -116,7 +95,7 @@ fn motion_passes_match_the_cpu_twin_on_every_path() {
         return;
     }
     for path in PATHS {
-        for (w, h, depth) in CASES {
+        for (w, h, depth) in MOTION_CASES {
             check_passes(w, h, depth, path);
         }
     }
@@ -135,7 +114,7 @@ fn motion_in_a_full_ring_matches_the_cpu_twin() {
     for path in [(UploadPath::Direct, false), (UploadPath::Staging, true)] {
         let label = format!("{path:?}");
         let mut s = metric_scorer((w, h, depth), &list, path, 3);
-        let refs = clip(w, h, depth, 7);
+        let refs = motion_clip(w, h, depth, 7);
         let dist = frame(w, h, depth, 78);
         let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
         for r in &refs {
@@ -170,7 +149,7 @@ fn a_new_stream_starts_without_a_previous_frame() {
     let (w, h, depth) = (35, 19, 8);
     let list = metric_list(&["motion"]);
     let mut s = metric_scorer((w, h, depth), &list, (UploadPath::Direct, false), 3);
-    let refs = clip(w, h, depth, 4);
+    let refs = motion_clip(w, h, depth, 4);
     let dist = frame(w, h, depth, 9);
     let blurred: Vec<BlurredPlane> = refs.iter().map(|r| blur(&r.view()).unwrap()).collect();
     for _ in 0..2 {
@@ -212,7 +191,7 @@ fn motion_options_match_the_cpu_twin() {
             unreachable!()
         };
         let mut s = metric_scorer((w, h, 8), &list, path, 2);
-        let refs = clip(w, h, 8, 3);
+        let refs = motion_clip(w, h, 8, 3);
         for (n, r) in refs.iter().enumerate() {
             let got = s.score_picture(&[r.view()], &[r.view()]).unwrap();
             // Under motion_force_zero the twin blurs nothing: any plane will
@@ -249,26 +228,4 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
     // motion_force_zero blurs nothing, at any size, but still checks.
     let zero = "motion=motion_force_zero=true";
     assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);
-}
-
-/// The Vulkan passes are libvmaf 2.3.1's motion: 3.2.0's is refused by name
-/// (the CPU twin scores it).
-#[test]
-fn motion_of_libvmaf_3_2_0_is_refused_on_vulkan() {
-    if !gpu_present() {
-        return;
-    }
-    use vkssim::metric::MetricConfig;
-    use vkssim::testing::motion::MotionVersion;
-    let list = [MetricConfig::Motion(MotionOptions::for_version(
-        MotionVersion::V3_2_0,
-    ))];
-    let opts = vk_opts(UploadPath::Direct, false, 2);
-    match VkScorer::with_metrics((24, 16, 8), vkssim::io::Chroma::C420, &list, &opts) {
-        Err(e @ vkssim::Error::Unsupported(_)) => {
-            assert!(e.to_string().contains("motion"), "{e}")
-        }
-        Err(e) => panic!("{e}"),
-        Ok(_) => panic!("3.2.0's motion ran on Vulkan"),
-    }
 }

@@ -102,10 +102,10 @@ def test_the_default_model_on_vulkan_equals_the_cpu_twin(clips):
     on_vulkan = vkssim.score(clip.ref, clip.dist, backend="vulkan", bitdepth=clip.bitdepth)
     assert on_vulkan.scores["vmaf"].tobytes() == on_cpu.scores["vmaf"].tobytes()
     assert on_vulkan.to_xml().count("frameNum") == on_cpu.to_xml().count("frameNum") > 0
-    # libvmaf 3.2.0's motion has no Vulkan passes: refused there, naming no flag.
-    with pytest.raises(vkssim.Error, match="motion on Vulkan") as e:
-        vkssim.score(clip.ref, clip.dist, backend="vulkan", motion_version="3.2.0")
-    assert "--" not in str(e.value)
+    # libvmaf 3.2.0's motion too.
+    v32 = [vkssim.score(clip.ref, clip.dist, backend=b, bitdepth=clip.bitdepth, motion_version="3.2.0")
+           for b in ("cpu", "vulkan")]
+    assert v32[1].scores["vmaf"].tobytes() == v32[0].scores["vmaf"].tobytes()
 
 
 def _v32_fixture(name: str):
@@ -136,6 +136,11 @@ def test_motion_version_3_2_0_gives_vmaf_3_2_0s_motion_and_scores(tmp_path):
     arrays = vkssim.score(luma[0], luma[1], "motion", model="version=vmaf_v0.6.1", motion_version="3.2.0",
                           backend="cpu", precision="max")
     assert [{k: v for k, v in f.items() if k != "frameNum"} for f in arrays.frames] == got
+    # On the Vulkan engine (lavapipe here), the same.
+    on_vulkan = vkssim.score(ref, dis, "motion", model="version=vmaf_v0.6.1", motion_version="3.2.0",
+                             backend="vulkan", width=w, height=h, pix_fmt=pix, bitdepth=bpc, precision="max")
+    assert [{k: v for k, v in f.items() if k != "frameNum"} for f in on_vulkan.frames] == got
+    assert on_vulkan.pooled == pooled_want
     with pytest.raises(vkssim.OptionError, match="^motion_version='3.1'"):
         vkssim.score(ref, dis, "motion", motion_version="3.1", backend="cpu", width=w, height=h, pix_fmt=pix,
                      bitdepth=bpc)

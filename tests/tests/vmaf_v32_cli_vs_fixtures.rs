@@ -1,6 +1,9 @@
 //! `vkssim score --motion-version 3.2.0` against what a libvmaf 3.2.0 `vmaf`
 //! CLI wrote (committed: CI builds only libvmaf 2.3.1), at full precision
-//! (vmaf under the `%.17g` shim, vkssim with `--precision max`):
+//! (vmaf under the `%.17g` shim, vkssim with `--precision max`), on the CPU
+//! twin and on the Vulkan engine ([`BACKENDS`]: both upload paths, native
+//! and software fp64, two scorers on one device whose runs of frames each
+//! carry their previous reference):
 //! - `-n --feature motion[=...]` on every clip of `tests/fixtures/motion_v32/`
 //!   (`tools/motion-v32-fixtures.sh`): every frame's names, in order, and
 //!   values, and every pooled value;
@@ -47,14 +50,34 @@ fn cases(folder: &str) -> Vec<Case> {
         .collect()
 }
 
+/// The backends every fixture is scored on: the CPU twin, then the Vulkan
+/// engine on the machine's device (lavapipe in CI) on each upload path and
+/// arithmetic path, and as two scorers on one device, one frame in flight
+/// each (runs of one frame: every frame's previous reference is carried to
+/// the other scorer).
+const BACKENDS: [&[&str]; 4] = [
+    &["--backend", "cpu"],
+    &["--backend", "vulkan", "--upload", "direct"],
+    &["--backend", "vulkan", "--upload", "staging", "--no-fp64"],
+    &[
+        "--backend",
+        "vulkan",
+        "--device",
+        "0,0",
+        "--frames-in-flight",
+        "1",
+    ],
+];
+
 /// `vkssim score` on `reference` and `distorted` of `case` with `args`,
-/// writing `format` at full precision on the CPU twin: the file's text.
+/// writing `format` at full precision on `backend` (the flags of one of
+/// [`BACKENDS`]): the file's text.
 fn ours(
     case: &Case,
     reference: PathBuf,
     distorted: PathBuf,
     args: &[&str],
-    format: &str,
+    (format, backend): (&str, &[&str]),
 ) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut a: Vec<String> = vec!["score".into(), "-r".into()];
@@ -65,18 +88,8 @@ fn ours(
         a.extend([flag.to_string(), value.clone()]);
     }
     a.extend(args.iter().map(|s| s.to_string()));
-    a.extend(
-        [
-            "--motion-version",
-            "3.2.0",
-            "--precision",
-            "max",
-            "--backend",
-            "cpu",
-            "-q",
-        ]
-        .map(String::from),
-    );
+    a.extend(["--motion-version", "3.2.0", "--precision", "max", "-q"].map(String::from));
+    a.extend(backend.iter().map(|s| s.to_string()));
     a.push(format!("--{format}"));
     run_writing_ok(paths::vkssim_bin(), &a, &[], &dir.path().join("out"))
 }
@@ -140,20 +153,22 @@ fn motion_alone_matches_vmaf_3_2_0() {
     for case in &cases {
         let clip = fixtures("motion_v32").join(format!("{}.yuv", case.name));
         let feature = &case.rest[1];
-        let text = ours(
-            case,
-            clip.clone(),
-            clip,
-            &["-n", "--feature", feature],
-            "json",
-        );
-        let what = format!("{} (--feature {feature})", case.name);
-        check(
-            &what,
-            &VmafXml::parse_json(&text),
-            &fixture_json("motion_v32", &case.name),
-        );
-        eprintln!("{what}: identical");
+        for backend in BACKENDS {
+            let text = ours(
+                case,
+                clip.clone(),
+                clip.clone(),
+                &["-n", "--feature", feature],
+                ("json", backend),
+            );
+            let what = format!("{} (--feature {feature}) {backend:?}", case.name);
+            check(
+                &what,
+                &VmafXml::parse_json(&text),
+                &fixture_json("motion_v32", &case.name),
+            );
+            eprintln!("{what}: identical");
+        }
     }
 }
 
@@ -174,16 +189,19 @@ fn the_default_model_matches_vmaf_3_2_0_but_aim_and_adm3() {
             names.contains(&"integer_aim") && names.contains(&"integer_motion3"),
             "{names:?}"
         );
-        let json = VmafXml::parse_json(&ours(case, r.clone(), d.clone(), &model, "json"));
-        check(
-            &case.name,
-            &json,
-            &without(want, &["integer_aim", "integer_adm3"]),
-        );
+        let want = without(want, &["integer_aim", "integer_adm3"]);
+        let cpu = BACKENDS[0];
+        let json = VmafXml::parse_json(&ours(case, r.clone(), d.clone(), &model, ("json", cpu)));
+        check(&case.name, &json, &want);
+        for backend in &BACKENDS[1..] {
+            let what = format!("{} {backend:?}", case.name);
+            let text = ours(case, r.clone(), d.clone(), &model, ("json", backend));
+            check(&what, &VmafXml::parse_json(&text), &want);
+        }
         // The other formats write the same names and values.
-        let xml = VmafXml::parse(&ours(case, r.clone(), d.clone(), &model, "xml"));
+        let xml = VmafXml::parse(&ours(case, r.clone(), d.clone(), &model, ("xml", cpu)));
         assert_eq!(bits(&xml), bits(&json), "{}: XML against JSON", case.name);
-        let csv = ours(case, r, d, &model, "csv");
+        let csv = ours(case, r, d, &model, ("csv", cpu));
         let header: Vec<&str> = csv
             .lines()
             .next()

@@ -219,9 +219,6 @@ def vkssim_command(vkssim: str, row: dict[str, str], out: str,
         if set_by_row & {"-m", "--model", "-n", "--no_prediction", "--no-prediction"}:
             raise CatalogError("the model column and a model flag in extra_args: give one")
         cmd += ["-m", row["model_spec"]]
-        # VMAF's extractors have no Vulkan passes yet: auto scores them on
-        # the CPU twin, where --backend vulkan would refuse them.
-        defaults = [(f, "auto" if (f, v) == ("--backend", "vulkan") else v) for f, v in defaults]
     for flag, value in defaults:
         if flag not in set_by_row:
             cmd += [flag, value]

@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 17] = [
+        let want: [(ShaderName, &[(u32, Access)]); 19] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -138,6 +138,14 @@ mod tests {
                     (4, Write),
                     (5, Read),
                 ],
+            ),
+            (
+                ShaderName::MotionV32Blur,
+                &[(0, Read), (2, Write), (3, Read)],
+            ),
+            (
+                ShaderName::MotionV32Sad,
+                &[(0, Read), (1, Read), (2, Read), (3, Write), (4, Write)],
             ),
             (ShaderName::MsbShift, &[(0, ReadWrite), (1, ReadWrite)]),
             (ShaderName::Selftest, &[(0, Read), (5, Write)]),
@@ -186,6 +194,13 @@ mod tests {
                 binding::motion_blur::VERT,
                 binding::motion_keep::BLURRED,
                 binding::motion_keep::PREVIOUS
+            ]
+        );
+        assert_eq!(
+            [binding::motion_v32_sad::VERT, binding::motion_v32_sad::KEPT],
+            [
+                binding::motion_v32_blur::VERT,
+                binding::motion_v32_blur::KEPT
             ]
         );
     }

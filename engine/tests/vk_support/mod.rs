@@ -145,13 +145,24 @@ pub fn assert_same_outputs(
 /// second frame, naming the frame, the position and the value.
 pub fn assert_refuses_a_sample_above(
     spec: &str,
+    size: (u32, u32, u32),
+    at: (u32, u32),
+    value: u16,
+) {
+    assert_list_refuses_a_sample_above(spec, &metric_list(&[spec]), size, at, value);
+}
+
+/// [`assert_refuses_a_sample_above`] for the metrics of `list`, named
+/// `spec` in messages.
+pub fn assert_list_refuses_a_sample_above(
+    spec: &str,
+    list: &[vkssim::metric::MetricConfig],
     (w, h, depth): (u32, u32, u32),
     (x, y): (u32, u32),
     value: u16,
 ) {
-    let list = metric_list(&[spec]);
     for picture in 0..2 {
-        let mut s = metric_scorer((w, h, depth), &list, (UploadPath::Direct, false), 2);
+        let mut s = metric_scorer((w, h, depth), list, (UploadPath::Direct, false), 2);
         let good = frame(w, h, depth, 5);
         let mut bad = good.clone();
         let at = 2 * (y * w + x) as usize;
@@ -177,4 +188,27 @@ pub fn assert_refuses_a_sample_above(
         }
         assert_no_validation_messages(&s);
     }
+}
+
+/// motion's frame sizes (width, height, bit depth), for both of libvmaf's
+/// motions (`vk_motion.rs`, `vk_motion_v32.rs`): odd sizes, every depth (16
+/// bits takes 3.2.0's int64 vertical sums), the smallest frame, rows of
+/// several 512-column chunks, odd and even.
+pub const MOTION_CASES: [(u32, u32, u32); 8] = [
+    (33, 17, 8),
+    (31, 23, 10),
+    (29, 19, 12),
+    (27, 25, 16),
+    (300, 5, 8),
+    (521, 3, 12),
+    (1100, 3, 8),
+    (3, 3, 10),
+];
+
+/// The reference frames of a motion clip: frame 2 repeats frame 1 (motion
+/// 0), every other frame differs from the one before.
+pub fn motion_clip(w: u32, h: u32, depth: u32, frames: u32) -> Vec<LumaFrame> {
+    (0..frames)
+        .map(|n| frame(w, h, depth, if n == 2 { 1 } else { n }))
+        .collect()
 }

@@ -66,8 +66,7 @@ impl Extractor for MotionOptions {
     fn needs(&self) -> Needs {
         Needs {
             previous_reference: true,
-            // The Vulkan passes are libvmaf 2.3.1's motion.
-            vulkan: self.version == MotionVersion::V2_3_1,
+            vulkan: true,
             ..Needs::default()
         }
     }
@@ -164,19 +163,37 @@ fn frame_outputs_v32(
     reference: &LumaView<'_>,
     opts: &MotionOptions,
 ) -> Result<MetricOutputs> {
-    let v = opts.v32();
     let sad = match previous {
-        Some(p) if !v.force_zero => Some(v32::sad(p, reference)?),
+        Some(p) if !opts.force_zero => Some(v32::sad(p, reference)?),
         _ => None,
     };
-    let motion = v32::motion_from_sad(sad, reference.width, reference.height, &v);
+    Ok(outputs_from_sad_v32(
+        sad,
+        (reference.width, reference.height),
+        opts,
+    ))
+}
+
+/// One frame's outputs of libvmaf 3.2.0's motion as [`frame_outputs`] gives
+/// them, from the frame's [`v32::sad`] (`None` for the first frame) of a
+/// `width` x `height` plane: the SAD score ([`v32::motion_from_sad`]),
+/// `integer_motion` with `debug`, and `integer_motion2` and
+/// `integer_motion3` as NaN (the run fills them). The Vulkan engine's
+/// passes give the SAD.
+pub(crate) fn outputs_from_sad_v32(
+    sad: Option<u64>,
+    (width, height): (u32, u32),
+    opts: &MotionOptions,
+) -> MetricOutputs {
+    let v = opts.v32();
+    let motion = v32::motion_from_sad(sad, width, height, &v);
     let names = v.output_names();
     let late = names.len() - 2;
     let mut out = MetricOutputs::new();
     for (k, name) in names.into_iter().enumerate() {
         out.push(name, if k < late { motion } else { f64::NAN });
     }
-    Ok(out)
+    out
 }
 
 /// One frame's `motion` outputs as [`frame_outputs`] gives them, for the

@@ -17,6 +17,18 @@
 //! [`VkScorer::end_stream`]) scores 0. With
 //! `motion_force_zero` nothing is blurred: `motion_sad` only checks the
 //! samples' range (`MotionParams::blur` 0), on frames of any size.
+//!
+//! libvmaf 3.2.0's motion ([`MotionVersion::V3_2_0`]) blurs the difference
+//! of two consecutive reference frames, so the kept buffer holds the
+//! previous frame's reference luma itself (two 16-bit samples a word):
+//! `glsl/motion_v32_blur.comp` blurs previous - current vertically into a
+//! slot buffer of int32 samples, and `glsl/motion_v32_sad.comp` blurs
+//! horizontally, sums the absolute values per chunk and writes this frame's
+//! reference into the kept buffer (no copy pass: the kept buffer is read in
+//! the first stage and written in the second). A pair that carries its
+//! previous reference runs the sums pass on it first with
+//! `MotionParams::blur` 0: it only keeps the samples. The host finishes as
+//! the CPU twin (`feature::motion::v32`).
 
 use std::sync::Arc;
 
@@ -27,8 +39,8 @@ use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::VkScorer;
 use super::kept::KeptBuffers;
 use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
-use crate::feature::motion::extractor::outputs_from_sad;
-use crate::feature::motion::{check_size, MotionOptions};
+use crate::feature::motion::extractor::{outputs_from_sad, outputs_from_sad_v32};
+use crate::feature::motion::{check_size, MotionOptions, MotionVersion};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{Kernel, MotionParams, Pipelines, Spec};
@@ -39,18 +51,32 @@ use crate::{Error, FrameScore, Result};
 /// previous frame's plane), then the horizontal blur with the sums.
 const STAGES: [&str; 2] = ["motion blur", "motion sad"];
 
+/// The passes before the sums pass.
+#[derive(Clone, Copy)]
+enum Blur {
+    /// libvmaf 2.3.1's: the vertical blur of the reference and the copy of
+    /// the kept plane (`motion_blur`, `motion_keep`).
+    Reference([Kernel; 2]),
+    /// libvmaf 3.2.0's: the vertical blur of the frame difference
+    /// (`motion_v32_blur`), before `motion_v32_sad`.
+    Difference(Kernel),
+    /// `motion_force_zero`: none (`motion_sad` only checks the range).
+    None,
+}
+
 /// motion's plan (see the module docs).
 pub(in crate::vk::scorer) struct MotionGpu {
     opts: MotionOptions,
     params: MotionParams,
     /// The frames' bit depth.
     bit_depth: u32,
-    /// The blur and copy passes (none under `motion_force_zero`) and the
-    /// sums pass.
-    blur: Option<[Kernel; 2]>,
+    /// The passes before the sums pass.
+    blur: Blur,
+    /// The sums pass.
     sad: Kernel,
-    /// The blurred plane carried from frame to frame (two 16-bit samples a
-    /// word, [`MotionGpu::words`]).
+    /// The plane carried from frame to frame (two 16-bit samples a word,
+    /// [`MotionGpu::words`]): the blurred reference (2.3.1) or the
+    /// reference (3.2.0).
     kept: KeptBuffers,
 }
 
@@ -65,27 +91,39 @@ impl MotionGpu {
         let (width, height, bit_depth) = ctx.format;
         check_size(width, height, bit_depth, opts)?;
         let spec = Some(Spec::new(bit_depth, 1, false));
-        let blur = match opts.force_zero {
-            true => None,
-            false => Some([
-                pipelines.kernel(gpu, ShaderName::MotionBlur, spec)?,
-                pipelines.kernel(gpu, ShaderName::MotionKeep, spec)?,
-            ]),
+        let kernel = |name| pipelines.kernel(gpu, name, spec);
+        let (blur, sad) = match (opts.force_zero, opts.version) {
+            (true, _) => (Blur::None, kernel(ShaderName::MotionSad)?),
+            (false, MotionVersion::V2_3_1) => (
+                Blur::Reference([
+                    kernel(ShaderName::MotionBlur)?,
+                    kernel(ShaderName::MotionKeep)?,
+                ]),
+                kernel(ShaderName::MotionSad)?,
+            ),
+            (false, MotionVersion::V3_2_0) => (
+                Blur::Difference(kernel(ShaderName::MotionV32Blur)?),
+                kernel(ShaderName::MotionV32Sad)?,
+            ),
         };
         let mut this = Self {
             opts: *opts,
             params: MotionParams {
                 width,
                 height,
-                blur: blur.is_some() as u32,
+                blur: !matches!(blur, Blur::None) as u32,
             },
             bit_depth,
             blur,
-            sad: pipelines.kernel(gpu, ShaderName::MotionSad, spec)?,
+            sad,
             kept: KeptBuffers::new(gpu),
         };
+        let kept_name = match blur {
+            Blur::Difference(_) => "vkssim motion previous reference",
+            _ => "vkssim motion blurred plane",
+        };
         this.kept.push(gpu.create_buffer(
-            "vkssim motion blurred plane",
+            kept_name,
             this.plane_bytes(),
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::GpuOnly,
@@ -129,7 +167,7 @@ impl MotionGpu {
     /// its chunks' sums, added here in uint64); `None` under
     /// `motion_force_zero`.
     fn sad(&self, bufs: &[Buffer]) -> Result<Option<u64>> {
-        if self.blur.is_none() {
+        if matches!(self.blur, Blur::None) {
             return Ok(None);
         }
         let records = Self::records(bufs)?;
@@ -141,10 +179,26 @@ impl MotionGpu {
         ))
     }
 
-    /// The sums pass on pictures `reference` and `distorted`: this frame's
-    /// blurred plane into the kept buffer, its sums against the copy of the
-    /// previous one.
-    fn record_sums(&self, r: &mut Recorder, reference: Buf, distorted: Buf) {
+    /// The sums pass on pictures `reference` and `distorted` with `params`:
+    /// 2.3.1's (and `motion_force_zero`'s) writes this frame's blurred plane
+    /// into the kept buffer and sums against the copy of the previous one;
+    /// 3.2.0's sums the blurred difference and keeps the reference.
+    fn record_sums(&self, r: &mut Recorder, reference: Buf, distorted: Buf, params: &MotionParams) {
+        let push = bytemuck::bytes_of(params);
+        // One invocation per word (a workgroup per 512-column chunk).
+        let (w, h) = (self.words(), self.params.height);
+        if let Blur::Difference(_) = self.blur {
+            use binding::motion_v32_sad as b;
+            let bufs = [
+                (b::RAW_REF, reference),
+                (b::RAW_DIST, distorted),
+                (b::VERT, r.own(0)),
+                (b::KEPT, r.kept(0)),
+                (b::ROW_SAD, r.own(1)),
+            ];
+            r.dispatch(self.sad, [w, h, 1], &bufs, push);
+            return;
+        }
         use binding::motion_sad as b;
         let bufs = [
             (b::RAW_REF, reference),
@@ -154,9 +208,7 @@ impl MotionGpu {
             (b::ROW_SAD, r.own(1)),
             (b::PREVIOUS, r.own(2)),
         ];
-        // One invocation per word (a workgroup per 512-column chunk).
-        let (w, h) = (self.words(), self.params.height);
-        r.dispatch(self.sad, [w, h, 1], &bufs, bytemuck::bytes_of(&self.params));
+        r.dispatch(self.sad, [w, h, 1], &bufs, push);
     }
 }
 
@@ -166,10 +218,25 @@ fn plane_bytes(width: u32, height: u32) -> u64 {
     width.div_ceil(2) as u64 * height as u64 * 4
 }
 
-/// Device bytes of a slot's buffers for `width` x `height` frames: the
-/// vertical blur and the previous frame's blurred plane.
-fn slot_bytes(_opts: &MotionOptions, width: u32, height: u32) -> u64 {
-    2 * plane_bytes(width, height)
+/// Bytes of 3.2.0's vertical blur of the frame difference: an int32 a
+/// sample.
+fn difference_bytes(width: u32, height: u32) -> u64 {
+    width as u64 * height as u64 * 4
+}
+
+/// Whether `opts` runs 3.2.0's blur of the frame difference.
+fn blurs_the_difference(opts: &MotionOptions) -> bool {
+    !opts.force_zero && opts.version == MotionVersion::V3_2_0
+}
+
+/// Device bytes of a slot's buffers for `width` x `height` frames: 2.3.1's
+/// vertical blur and previous frame's blurred plane, or 3.2.0's vertical
+/// blur of the difference.
+fn slot_bytes(opts: &MotionOptions, width: u32, height: u32) -> u64 {
+    match blurs_the_difference(opts) {
+        true => difference_bytes(width, height),
+        false => 2 * plane_bytes(width, height),
+    }
 }
 
 gpu_plan!(MotionOptions => MotionGpu, slot_bytes = slot_bytes);
@@ -181,8 +248,8 @@ impl GpuMetric for MotionGpu {
 
     fn stage_names(&self) -> &'static [&'static str] {
         match self.blur {
-            Some(_) => &STAGES,
-            None => &STAGES[1..],
+            Blur::None => &STAGES[1..],
+            _ => &STAGES,
         }
     }
 
@@ -192,6 +259,15 @@ impl GpuMetric for MotionGpu {
         // (glsl/motion_sad.comp); the previous frame's blurred plane.
         let records = if self.records_range() { 3 } else { 1 };
         let chunks = (self.params.height as usize * self.chunks()) as u64;
+        if let Blur::Difference(_) = self.blur {
+            // The vertical blur of the difference (an int32 a sample); the
+            // records as above.
+            let (w, h) = (self.params.width, self.params.height);
+            return vec![
+                BufferDecl::device("motion difference vertical blur", difference_bytes(w, h)),
+                BufferDecl::host("motion chunk sums", records * chunks * 8),
+            ];
+        }
         vec![
             BufferDecl::device("motion vertical blur", self.plane_bytes()),
             BufferDecl::host("motion chunk sums", records * chunks * 8),
@@ -207,35 +283,59 @@ impl GpuMetric for MotionGpu {
         let push = bytemuck::bytes_of(&self.params);
         // One invocation per word of the blurred planes.
         let (w, h) = (self.words(), self.params.height);
-        if let Some([blur, keep]) = self.blur {
-            {
-                use binding::motion_keep as b;
-                let bufs = [(b::BLURRED, r.kept(0)), (b::PREVIOUS, r.own(2))];
-                r.dispatch(keep, [w, h, 1], &bufs, push);
+        match self.blur {
+            Blur::Reference([blur, keep]) => {
+                {
+                    use binding::motion_keep as b;
+                    let bufs = [(b::BLURRED, r.kept(0)), (b::PREVIOUS, r.own(2))];
+                    r.dispatch(keep, [w, h, 1], &bufs, push);
+                }
+                use binding::motion_blur as b;
+                let bufs = [(b::RAW_REF, Buf::Raw(0)), (b::VERT, r.own(0))];
+                r.dispatch(blur, [w, h, 1], &bufs, push);
+                r.end_stage();
             }
-            use binding::motion_blur as b;
-            let bufs = [(b::RAW_REF, Buf::Raw(0)), (b::VERT, r.own(0))];
-            r.dispatch(blur, [w, h, 1], &bufs, push);
-            r.end_stage();
+            Blur::Difference(blur) => {
+                use binding::motion_v32_blur as b;
+                let bufs = [
+                    (b::RAW_REF, Buf::Raw(0)),
+                    (b::VERT, r.own(0)),
+                    (b::KEPT, r.kept(0)),
+                ];
+                r.dispatch(blur, [w, h, 1], &bufs, push);
+                r.end_stage();
+            }
+            Blur::None => {}
         }
-        self.record_sums(r, Buf::Raw(0), Buf::Raw(1));
+        self.record_sums(r, Buf::Raw(0), Buf::Raw(1), &self.params);
         r.end_stage();
     }
 
-    /// Both passes on the previous reference a pair carries: its blurred
-    /// plane into the kept buffer (its sums are overwritten by the frame's).
+    /// The passes on the previous reference a pair carries, leaving in the
+    /// kept buffer what that frame's own would have: 2.3.1's blurred plane
+    /// (both passes; its sums are overwritten by the frame's), 3.2.0's
+    /// reference (the sums pass keeping only).
     fn record_previous(&self, r: &mut Recorder) {
-        let Some([blur, _]) = self.blur else {
-            return;
-        };
-        let push = bytemuck::bytes_of(&self.params);
         let (w, h) = (self.words(), self.params.height);
-        {
-            use binding::motion_blur as b;
-            let bufs = [(b::RAW_REF, Buf::Previous), (b::VERT, r.own(0))];
-            r.dispatch(blur, [w, h, 1], &bufs, push);
+        match self.blur {
+            Blur::Reference([blur, _]) => {
+                let push = bytemuck::bytes_of(&self.params);
+                {
+                    use binding::motion_blur as b;
+                    let bufs = [(b::RAW_REF, Buf::Previous), (b::VERT, r.own(0))];
+                    r.dispatch(blur, [w, h, 1], &bufs, push);
+                }
+                self.record_sums(r, Buf::Previous, Buf::Previous, &self.params);
+            }
+            Blur::Difference(_) => {
+                let keep_only = MotionParams {
+                    blur: 0,
+                    ..self.params
+                };
+                self.record_sums(r, Buf::Previous, Buf::Previous, &keep_only);
+            }
+            Blur::None => {}
         }
-        self.record_sums(r, Buf::Previous, Buf::Previous);
     }
 
     fn finish(
@@ -248,7 +348,11 @@ impl GpuMetric for MotionGpu {
         // A stream's first frame has no previous one.
         let sad = self.sad(bufs)?.filter(|_| !out.first_of_stream);
         let size = (self.params.width, self.params.height);
-        out.outputs.extend(&outputs_from_sad(sad, size, &self.opts));
+        let outputs = match self.opts.version {
+            MotionVersion::V2_3_1 => outputs_from_sad(sad, size, &self.opts),
+            MotionVersion::V3_2_0 => outputs_from_sad_v32(sad, size, &self.opts),
+        };
+        out.outputs.extend(&outputs);
         Ok(())
     }
 
@@ -262,11 +366,11 @@ impl GpuMetric for MotionGpu {
     }
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
-        let Some(kept) = self.kept.all().first().filter(|_| self.blur.is_some()) else {
-            return Ok(());
-        };
         out.motion_sad = self.sad(bufs)?;
-        out.motion_blurred = rows::packed_samples(s, kept, self.params.width)?;
+        // 2.3.1's kept plane is the blurred reference (3.2.0's, the reference).
+        if let (Blur::Reference(_), Some(kept)) = (self.blur, self.kept.all().first()) {
+            out.motion_blurred = rows::packed_samples(s, kept, self.params.width)?;
+        }
         Ok(())
     }
 }

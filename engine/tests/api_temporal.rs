@@ -323,6 +323,8 @@ fn imported_device_pairs_carry_the_previous_reference() {
         return;
     }
     imported_pairs(64, 24, |w, h| desc(w, h, 8, 2));
+    // libvmaf 3.2.0's motion, which keeps the reference itself.
+    imported_pairs(64, 24, |w, h| desc_of(MotionVersion::V3_2_0, (w, h, 8), 2));
     // VMAF's default model (vif, adm and motion on the device) on imported
     // planes, 33 rows at least (adm's smallest frame).
     imported_pairs(64, 40, |w, h| {
@@ -335,7 +337,15 @@ fn imported_device_pairs_carry_the_previous_reference() {
 fn imported_pairs(w: u32, h: u32, desc: impl Fn(u32, u32) -> ScorerDesc) {
     let all = engines(2);
     let seeds: Vec<u32> = vec![11, 12, 12, 13, 14, 90, 91, 92, 93, 94];
-    let layouts: Vec<(u64, u64, u32)> = seeds.iter().map(|&s| (0, w as u64, s)).collect();
+    // Every other pair at an offset, its rows padded.
+    let layouts: Vec<(u64, u64, u32)> = seeds
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| match k % 2 {
+            0 => (0, w as u64, s),
+            _ => (256, w as u64 + 8, s),
+        })
+        .collect();
     let device = device_pairs::device_pairs(&all[0], w, h, &layouts);
     // SAFETY: the buffers hold their planes and outlive the scorers.
     let imports = unsafe { device_pairs::import_pairs(&all[0], &device) };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares .gl-metrics/ for tools/round-device-*.sh and tools/vmaf-device*.sh
 # (issues 26-28): the CLI without FFmpeg, the test binaries TESTS names
-# (default vk_metrics api vk_motion vk_vif vk_adm), the
+# (default vk_metrics api vk_motion vk_motion_v32 vk_vif vk_adm), the
 # device-resident bench, a BEFORE binary (target/before/release/vkssim, built
 # at the "before" commit: 10db0a0 for the round), vmaf -O3. Uses its own
 # target folder (target/bt) so a test run in target/release is not disturbed.
@@ -13,7 +13,7 @@ mkdir -p $CARGO_TARGET_DIR
 x=.gl-metrics
 . tools/bundle-common.sh
 rm -rf "$x/bin" "$x/lib"; mkdir -p "$x/bin" "$x/lib"
-tests=(${TESTS:-vk_metrics api vk_motion vk_vif vk_adm})
+tests=(${TESTS:-vk_metrics api vk_motion vk_motion_v32 vk_vif vk_adm})
 copy_tests "$x/bin" -p vkssim "${tests[@]/#/--test=}" -- "${tests[@]}"
 cargo build --release -q -p vkssim-cli --no-default-features
 cp $CARGO_TARGET_DIR/release/vkssim "$x/bin/vkssim"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 28 on the H200, part 1 (after tools/round-bundle.sh here; carry .gl
 # and .gl-metrics): the pass-by-pass tests of VMAF's Vulkan passes under
-# validation (vk_adm, vk_vif, vk_motion), then VMAF's four built-in models
+# validation (vk_adm, vk_vif, vk_motion, vk_motion_v32), then VMAF's four built-in models
 # (each named, one run) on 4K 10-bit and 1080p 8-bit clips: the Vulkan
 # engine's file on each path (upload direct/staging, native fp64 and
 # --no-fp64) against the CPU twin's at full precision, and against
@@ -12,7 +12,7 @@ for f in .gl/*.deb .gl-metrics/vulkan-validationlayers.deb; do dpkg -x "$f" / 2>
 export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
 X=$PWD/.gl-metrics/bin; D=/tmp/vd; mkdir -p $D
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a $S
-for t in vk_adm vk_vif vk_motion; do
+for t in vk_adm vk_vif vk_motion vk_motion_v32; do
   VKSSIM_VALIDATION=1 timeout 240 "$X/$t" --test-threads 4 >"$o/$t.log" 2>&1
   echo "$t (validation on): exit $? $(grep -h 'test result' "$o/$t.log")" | tee -a $S
 done

@@ -221,6 +221,70 @@ fn the_default_model_matches_vmaf_3_2_0_but_aim_and_adm3() {
     }
 }
 
+/// A ladder (one reference, its distorted pair given twice, the second a
+/// copy under another name) on the Vulkan engine, one scorer and two on
+/// one device (one frame in flight each: every run's first frame carries
+/// its previous reference): each input's file equals libvmaf 3.2.0's.
+#[test]
+fn a_ladder_on_vulkan_matches_vmaf_3_2_0() {
+    let case = cases("vmaf_v32").into_iter().next().expect("a case");
+    let folder = fixtures("vmaf_v32");
+    let want = without(
+        fixture_json("vmaf_v32", &case.name),
+        &["integer_aim", "integer_adm3"],
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let copy = dir.path().join("copy.yuv");
+    let distorted = folder.join(format!("{}_dis.yuv", case.name));
+    std::fs::copy(&distorted, &copy).expect("copy");
+    for backend in [BACKENDS[1], BACKENDS[3]] {
+        let out = dir.path().join("out");
+        std::fs::create_dir_all(&out).expect("out");
+        let mut a: Vec<String> = vec!["score".into(), "-r".into()];
+        a.push(
+            folder
+                .join(format!("{}_ref.yuv", case.name))
+                .display()
+                .to_string(),
+        );
+        for d in [&distorted, &copy] {
+            a.extend(["-d".to_string(), d.display().to_string()]);
+        }
+        for (flag, value) in ["-w", "-h", "-p", "-b"].iter().zip(&case.size) {
+            a.extend([flag.to_string(), value.clone()]);
+        }
+        let rest = ["-m", "version=vmaf_v0.6.1", "--motion-version", "3.2.0"];
+        a.extend(
+            rest.iter()
+                .chain(["--precision", "max", "-q", "--json"].iter())
+                .map(|s| s.to_string()),
+        );
+        a.extend(backend.iter().map(|s| s.to_string()));
+        a.extend(["--output-dir".to_string(), out.display().to_string()]);
+        let o = std::process::Command::new(paths::vkssim_bin())
+            .args(&a)
+            .env("VKSSIM_VALIDATION", "1")
+            .output()
+            .expect("run vkssim");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success() && !err.contains("validation"),
+            "{backend:?}: {err}"
+        );
+        for name in [format!("{}_dis", case.name), "copy".to_string()] {
+            let path = out.join(format!("{name}.json"));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{backend:?}: {}: {e}", path.display()));
+            check(
+                &format!("ladder {backend:?} {name}"),
+                &VmafXml::parse_json(&text),
+                &want,
+            );
+        }
+        std::fs::remove_dir_all(&out).expect("clean");
+    }
+}
+
 /// `vkssim score` on the 48x32 motion clip with `args`: its messages,
 /// which must say it refused.
 fn refused(args: &[&str]) -> String {

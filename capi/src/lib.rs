@@ -193,6 +193,16 @@ pub struct VkssimScorerDesc {
     pub models: *const *const c_char,
     /// How many strings `models` holds.
     pub n_models: usize,
+    /// Which libvmaf's `motion` the models' extractors and a `"motion"` of
+    /// `features` compute, as the vmaf command line's `--motion-version`: a
+    /// NUL-terminated `"2.3.1"` or `"3.2.0"`, read during the call; NULL:
+    /// libvmaf 2.3.1's (the default). libvmaf 3.2.0's blurs the frame
+    /// difference, so its `integer_motion2`, and every model's score, differ
+    /// from 2.3.1's; its results also carry
+    /// `VMAF_integer_feature_motion_sad_score` and `integer_motion3`.
+    /// (Added after `n_models`: a caller built against an older header must
+    /// be rebuilt.)
+    pub motion_version: *const c_char,
 }
 
 /// One value of a frame's result: its libvmaf name (a static string, valid

@@ -10,14 +10,15 @@ use vkssim::api::ScoreQueue;
 
 use super::*;
 use vkssim::io::Chroma;
-use vkssim::metric::config::parse_list;
-use vkssim::metric::Models;
+use vkssim::metric::{MetricConfig, Models, MotionVersion};
 
-/// `sd` with the metrics, chroma layout and VMAF models of `d`.
+/// `sd` with the metrics, chroma layout, VMAF models and motion version of
+/// `d`.
 ///
 /// # Safety
-/// `d.features` must be NULL or hold `d.n_features` valid C strings, and
-/// `d.models` `d.n_models`.
+/// `d.features` must be NULL or hold `d.n_features` valid C strings,
+/// `d.models` `d.n_models`, and `d.motion_version` be NULL or a valid C
+/// string.
 pub(crate) unsafe fn with_features(
     mut sd: ScorerDesc,
     d: &VkssimScorerDesc,
@@ -26,8 +27,15 @@ pub(crate) unsafe fn with_features(
     let features = unsafe { c_strings(d.features, d.n_features, "features") }?;
     // SAFETY: per the contract.
     let models = unsafe { c_strings(d.models, d.n_models, "models") }?;
+    // SAFETY: per the contract.
+    let motion = unsafe { motion_version(d.motion_version) }?;
+    sd = sd.with_motion_version(motion);
     if !features.is_empty() {
-        sd = sd.with_metrics(parse_list(&features)?);
+        let metrics = features
+            .iter()
+            .map(|spec| MetricConfig::parse_with_motion(spec, motion))
+            .collect::<Result<Vec<_>, _>>()?;
+        sd = sd.with_metrics(metrics);
     } else if !models.is_empty() {
         // The models' extractors alone, as vmaf runs them.
         sd = sd.with_metrics(Vec::new());
@@ -42,13 +50,27 @@ pub(crate) unsafe fn with_features(
     Ok(sd)
 }
 
+/// The motion version `text` names (`"2.3.1"`, `"3.2.0"`); the default for
+/// NULL.
+///
+/// # Safety
+/// `text` must be NULL or a valid C string.
+unsafe fn motion_version(text: *const c_char) -> Result<MotionVersion, Error> {
+    if text.is_null() {
+        return Ok(MotionVersion::default());
+    }
+    // SAFETY: per the contract.
+    let text = unsafe { CStr::from_ptr(text) };
+    let text = text
+        .to_str()
+        .map_err(|_| Error::InvalidOption("motion_version is not UTF-8".into()))?;
+    text.parse()
+}
+
 /// How many values each result of a scorer of `desc` carries at most: each
 /// metric's (motion's integer_motion too), then the models'.
 pub(crate) fn values_per_frame(desc: &ScorerDesc) -> usize {
-    let metrics = desc
-        .models
-        .with_metrics(&desc.metrics)
-        .unwrap_or_else(|_| desc.metrics.clone());
+    let metrics = desc.configs().unwrap_or_else(|_| desc.metrics.clone());
     let layout = desc.chroma.unwrap_or(Chroma::C444);
     metrics
         .iter()

@@ -13,7 +13,9 @@ use crate::submit::{rust_pair, VkssimPair};
 /// The Rust scorer description of a C one (its feature strings read now).
 ///
 /// # Safety
-/// `d.features` must be NULL or hold `d.n_features` valid C strings.
+/// `d.features` must be NULL or hold `d.n_features` valid C strings,
+/// `d.models` `d.n_models`, and `d.motion_version` be NULL or a valid C
+/// string.
 pub(crate) unsafe fn scorer_desc(d: &VkssimScorerDesc) -> Result<ScorerDesc, Error> {
     // float_ssim with the description's options, unless `features` lists
     // the metrics (then `with_features` puts those in its place).

@@ -340,6 +340,7 @@ fn shared_reference_ladder(bit_depth: u32) {
             chroma: 0,
             models: ptr::null(),
             n_models: 0,
+            motion_version: ptr::null(),
         };
         let mut scorer = ptr::null_mut();
         // SAFETY: a live engine, a valid desc and out pointer.

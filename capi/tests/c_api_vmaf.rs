@@ -7,14 +7,15 @@
 //! for bit, on both, what the Rust API's streaming scorer gives on the CPU
 //! twin (which `tests/tests/stream_vs_vmaf.rs` proves equal to the `vmaf`
 //! CLI). Then the same for a scorer of two models and three features, 44
-//! values a frame, taken as `VkssimFrame`s (a `VkssimScore` holds 40). The
+//! values a frame, taken as `VkssimFrame`s (a `VkssimScore` holds 40), and
+//! for the default model with libvmaf 3.2.0's motion (`motion_version`). The
 //! frames are 184x176, the least float_ms_ssim's five scales take.
 
 use std::process::Command;
 
 use vkssim::api::{HostPlane, Pair, ScoreQueue, Scorer, ScorerDesc};
 use vkssim::metric::config::parse_list;
-use vkssim::metric::Models;
+use vkssim::metric::{Models, MotionVersion};
 
 #[allow(dead_code)] // each test binary uses part of it
 mod common;
@@ -88,6 +89,17 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
         .with_metrics(parse_list(&features).unwrap());
     let want_many = rust_frames(&many, &reference, &distorted);
     assert_eq!(want_many[0].len(), 44);
+    let v32 = desc.clone().with_motion_version(MotionVersion::V3_2_0);
+    let want_v32 = rust_frames(&v32, &reference, &distorted);
+    assert!(want_v32[0].iter().any(|(n, _)| n == "integer_motion3"));
+    let motion2 = |frames: &[Vec<(String, u64)>]| -> Vec<u64> {
+        frames
+            .iter()
+            .flat_map(|f| f.iter().filter(|(n, _)| n == "integer_motion2"))
+            .map(|(_, v)| *v)
+            .collect()
+    };
+    assert_ne!(motion2(&want_v32), motion2(&want), "3.2.0's motion differs");
 
     let dir = tempfile::tempdir().expect("temp dir");
     let (rp, dp) = (dir.path().join("ref.y"), dir.path().join("dist.y"));
@@ -135,6 +147,12 @@ fn a_c_program_scores_vmaf_like_the_rust_api() {
         ("vulkan ", &want, "Vulkan frames"),
         ("many ", &want_many, "CPU frames of 44 values"),
         ("vulkan many ", &want_many, "Vulkan frames of 44 values"),
+        ("v32 ", &want_v32, "CPU frames with 3.2.0's motion"),
+        (
+            "vulkan v32 ",
+            &want_v32,
+            "Vulkan frames with 3.2.0's motion",
+        ),
     ] {
         assert_eq!(
             &parse(&stdout, prefix),

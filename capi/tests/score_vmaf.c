@@ -229,6 +229,11 @@ int main(int argc, char **argv) {
   run_both(&many, "many ", score_all_frames, vulkan, ref, dist, w, plane,
            frames);
 
+  /* The default model with libvmaf 3.2.0's motion. */
+  VkssimScorerDesc v32 = desc;
+  v32.motion_version = "3.2.0";
+  run_both(&v32, "v32 ", score_all, vulkan, ref, dist, w, plane, frames);
+
   /* Refusals. */
   const char *unknown[1] = {"version=vmaf_v9"};
   desc.models = unknown;
@@ -243,6 +248,12 @@ int main(int argc, char **argv) {
           VKSSIM_ERROR_INVALID_ARGUMENT ||
       bad != NULL || strstr(vkssim_last_error(), "models[0]") == NULL)
     FAIL("a NULL model string was not refused: %s", vkssim_last_error());
+  v32.motion_version = "3.1";
+  if (vkssim_scorer_create_cpu(&v32, 1, &bad) !=
+          VKSSIM_ERROR_INVALID_ARGUMENT ||
+      bad != NULL || strstr(vkssim_last_error(), "3.1") == NULL)
+    FAIL("an unknown motion version was not refused by name: %s",
+         vkssim_last_error());
   if (vkssim_scorer_finish(NULL) != VKSSIM_ERROR_INVALID_ARGUMENT)
     FAIL("finish on NULL was not refused");
   free(ref);

@@ -22,7 +22,7 @@
 
 use anyhow::{Context, Result};
 use vkssim::api::{DealtPlanes, MultiScorer, Scorer, ScorerDesc};
-use vkssim::metric::{MetricSet, Models};
+use vkssim::metric::{MetricSet, Models, MotionVersion};
 use vkssim::vk::{DeviceReport, UploadPath, VkOptions};
 use vkssim::Error;
 
@@ -56,17 +56,18 @@ pub fn start(
     readers: usize,
     quiet: bool,
 ) -> Result<Engine> {
-    start_with_models(args, metrics, &Models::default(), size, readers, quiet)
+    let models = (&Models::default(), MotionVersion::default());
+    start_with_models(args, metrics, models, size, readers, quiet)
 }
 
 /// [`start`], the scorer also running the VMAF `models` on each frame's
-/// values (its results carry their outputs: [`ScorerDesc::with_models`];
-/// `metrics` holds the extractors they read), for a front end that hands
-/// out frames as they are scored.
+/// values with `motion`'s version of motion (its results carry their
+/// outputs: [`ScorerDesc::with_models`]; `metrics` holds the extractors
+/// they read), for a front end that hands out frames as they are scored.
 pub fn start_with_models(
     args: &BackendPlan,
     metrics: &MetricSet,
-    models: &Models,
+    (models, motion): (&Models, MotionVersion),
     (width, height, bit_depth): (u32, u32, u32),
     readers: usize,
     quiet: bool,
@@ -81,6 +82,7 @@ pub fn start_with_models(
     let desc = ScorerDesc::new(width, height, bit_depth)
         .with_metrics(metrics.configs().to_vec())
         .with_models(models.clone())
+        .with_motion_version(motion)
         .with_chroma(metrics.chroma())
         .with_frames_in_flight(args.frames_in_flight)
         .with_reader_threads(readers);

@@ -61,7 +61,8 @@ pub fn start_streaming(
 ) -> Result<Engine> {
     let size = (format.width, format.height, format.bit_depth);
     let models = plan.features.models()?;
-    crate::backend::start_with_models(&plan.backend, metrics, &models, size, 0, true)
+    let models = (&models, plan.features.motion_version());
+    crate::backend::start_with_models(&plan.backend, metrics, models, size, 0, true)
 }
 
 /// The report of `frames` (pair index and score, in order) scored at `fps`

@@ -29,6 +29,9 @@ pub struct Features {
     metrics: Vec<MetricConfig>,
     /// The `--model` specifications (checked), in order.
     models: Vec<String>,
+    /// The version of `motion` the metrics and the models' extractors
+    /// compute (`--motion-version`).
+    motion: MotionVersion,
 }
 
 impl Default for Features {
@@ -36,6 +39,7 @@ impl Default for Features {
         Self {
             metrics: vec![MetricConfig::default()],
             models: Vec::new(),
+            motion: MotionVersion::default(),
         }
     }
 }
@@ -98,7 +102,13 @@ impl Features {
         Ok(Self {
             metrics,
             models: model_specs.to_vec(),
+            motion,
         })
+    }
+
+    /// Which libvmaf's `motion` the run computes (`--motion-version`).
+    pub fn motion_version(&self) -> MotionVersion {
+        self.motion
     }
 
     /// The run's VMAF models (none without `--model`).

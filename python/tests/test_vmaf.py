@@ -144,3 +144,17 @@ def test_motion_version_3_2_0_gives_vmaf_3_2_0s_motion_and_scores(tmp_path):
     with pytest.raises(vkssim.OptionError, match="^motion_version='3.1'"):
         vkssim.score(ref, dis, "motion", motion_version="3.1", backend="cpu", width=w, height=h, pix_fmt=pix,
                      bitdepth=bpc)
+
+
+def test_a_streaming_scorer_runs_the_model_with_3_2_0s_motion():
+    """vkssim.Scorer with a model and motion_version="3.2.0", on the CPU twin and on Vulkan: every frame equal
+    to what libvmaf 3.2.0's vmaf wrote (tests/fixtures/vmaf_v32), at full precision."""
+    ref, dis, (w, h, pix, bpc, frames), frames_want, _ = _v32_fixture("m8_64x48")
+    luma = [np.fromfile(p, np.uint8).reshape(frames, -1)[:, : w * h].reshape(frames, h, w) for p in (ref, dis)]
+    for backend in ("cpu", "vulkan"):
+        with vkssim.Scorer(w, h, features="motion", model="version=vmaf_v0.6.1", motion_version="3.2.0",
+                           backend=backend, precision="max") as s:
+            for r, d in zip(*luma):
+                s.submit(r, d)
+            got = [{k: v for k, v in f.items() if k != "frameNum"} for f in s]
+        assert [list(f.items()) for f in got] == [list(f.items()) for f in frames_want], backend

@@ -124,7 +124,7 @@ fn ours(case: &Case, opts: &Motion32Options) -> Vec<Vec<f64>> {
             v32::motion_from_sad(sad, case.width, case.height, opts)
         })
         .collect();
-    v32::motion2_motion3(&motion, opts)
+    v32::motion2_motion3(&motion, opts, true)
         .into_iter()
         .zip(&motion)
         .map(|((m2, m3), &m)| {

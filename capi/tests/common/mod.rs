@@ -31,6 +31,7 @@ pub fn c_desc(
         chroma,
         models: std::ptr::null(),
         n_models: 0,
+        motion_version: std::ptr::null(),
     }
 }
 

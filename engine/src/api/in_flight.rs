@@ -62,10 +62,7 @@ pub const MIN_FRAMES_IN_FLIGHT: usize = 4;
 fn metric_slot_bytes(desc: &ScorerDesc) -> u64 {
     // The models' extractors too (a description that fails its checks is
     // refused when its scorer is made; its list counts here as given).
-    let configs = desc
-        .models
-        .with_metrics(&desc.metrics)
-        .unwrap_or_else(|_| desc.metrics.clone());
+    let configs = desc.configs().unwrap_or_else(|_| desc.metrics.clone());
     crate::vk::scorer::metric_slot_bytes(&configs, desc.width, desc.height)
 }
 

@@ -16,7 +16,7 @@ use crate::vk::shared_plane::SharedPlanes;
 
 use crate::cpu::CpuScorer;
 use crate::io::Chroma;
-use crate::metric::{MetricConfig, MetricSet, Models};
+use crate::metric::{MetricConfig, MetricSet, Models, MotionVersion};
 use crate::vk::context::Gpu;
 use crate::vk::{ArithVariant, HostStats, UploadPath, VkOptions, VkScorer};
 use crate::{Error, FrameScore, FrameScorer, Result};
@@ -65,6 +65,11 @@ pub struct ScorerDesc {
     /// each result carries the models' outputs (`vmaf`, ...) after the
     /// metrics' ([`ScorerDesc::with_models`]).
     pub models: Models,
+    /// Which libvmaf's `motion` the models' extractors compute (libvmaf
+    /// 2.3.1's by default; [`ScorerDesc::with_motion_version`]). A `motion`
+    /// among [`ScorerDesc::metrics`] says its own version, which must be
+    /// this one when a model also runs motion.
+    pub motion_version: MotionVersion,
     /// The chroma layout of the frames, for metrics that read chroma
     /// (`psnr` with `enable_chroma`); `None`: not given (luma only).
     pub chroma: Option<Chroma>,
@@ -93,6 +98,7 @@ impl ScorerDesc {
             bit_depth,
             metrics: Vec::new(),
             models: Models::default(),
+            motion_version: MotionVersion::default(),
             chroma: None,
             frames_in_flight: None,
             reader_threads: None,
@@ -129,6 +135,37 @@ impl ScorerDesc {
         self
     }
 
+    /// The same description whose models compute libvmaf `version`'s
+    /// `motion` (libvmaf 3.2.0's blurs the frame difference, and its
+    /// `integer_motion2` moves every model's score; see
+    /// [`ScorerDesc::motion_version`]). A `motion` among the metrics is
+    /// made for the same version ([`MetricConfig::parse_with_motion`],
+    /// [`Models::metrics_with_motion`]).
+    ///
+    /// ```
+    /// use vkssim::api::ScorerDesc;
+    /// use vkssim::metric::{Models, MotionVersion};
+    /// let desc = ScorerDesc::new(64, 64, 8)
+    ///     .with_models(Models::default_model()?)
+    ///     .with_motion_version(MotionVersion::V3_2_0);
+    /// let names = desc.metric_set()?.output_names();
+    /// assert!(names.iter().any(|n| n == "integer_motion3"));
+    /// # Ok::<(), vkssim::Error>(())
+    /// ```
+    pub fn with_motion_version(mut self, version: MotionVersion) -> Self {
+        self.motion_version = version;
+        self
+    }
+
+    /// Every metric the description computes, in output order: the models'
+    /// extractors (motion of [`ScorerDesc::motion_version`]), then
+    /// [`ScorerDesc::metrics`] ([`Models::with_metrics_and_motion`]); empty
+    /// when there are neither.
+    pub fn configs(&self) -> Result<Vec<MetricConfig>> {
+        self.models
+            .with_metrics_and_motion(&self.metrics, self.motion_version)
+    }
+
     /// The same description for frames of chroma layout `chroma` (their Cb
     /// and Cr planes are read when a metric needs them:
     /// [`super::Pair::with_chroma`], [`super::FrameSlot::frames_mut`]).
@@ -142,7 +179,7 @@ impl ScorerDesc {
     /// ([`Models::with_metrics`]), or `float_ssim` with its default options
     /// when there are none.
     pub fn metric_set(&self) -> Result<MetricSet> {
-        let mut configs = self.models.with_metrics(&self.metrics)?;
+        let mut configs = self.configs()?;
         if configs.is_empty() {
             configs.push(MetricConfig::default());
         }

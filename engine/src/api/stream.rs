@@ -33,6 +33,9 @@ pub(super) struct Stream {
     /// Where streams end: the pair counts at which [`Stream::finish`] was
     /// called whose last result is not in yet, oldest first.
     ends: VecDeque<u64>,
+    /// Whether the oldest held frame is its stream's first (a window that
+    /// starts there finishes it as a stream's first frame).
+    at_stream_start: bool,
 }
 
 impl Stream {
@@ -62,6 +65,7 @@ impl Stream {
             ready: VecDeque::new(),
             pushed: 0,
             ends: VecDeque::new(),
+            at_stream_start: true,
         }
     }
 
@@ -134,17 +138,19 @@ impl Stream {
         self.held.len() + self.ready.len()
     }
 
-    /// Completes every held frame as the last frames of a stream.
+    /// Completes every held frame as the last frames of a stream; the
+    /// next frame starts another.
     fn release_held(&mut self) {
         while !self.held.is_empty() {
             self.complete_oldest();
         }
+        self.at_stream_start = true;
     }
 
     /// Completes the oldest held frame from the frames held after it: the
     /// metrics' finishes on the window, then the models on its row.
     fn complete_oldest(&mut self) {
-        let mut columns = Columns::new(self.names.clone());
+        let mut columns = Columns::new(self.names.clone()).with_run_start(self.at_stream_start);
         for (_, score) in &self.held {
             columns.push_row(|name| score.value(name));
         }
@@ -154,6 +160,7 @@ impl Stream {
         let Some((index, mut score)) = self.held.pop_front() else {
             return;
         };
+        self.at_stream_start = false;
         let row: Vec<(String, f64)> = columns
             .names()
             .iter()
@@ -248,6 +255,58 @@ mod tests {
         assert_eq!(st.len(), 1);
         st.finish(2);
         assert_eq!(motion2(&st.next(|| None).expect("frame 1")), (1, 2.0));
+    }
+
+    /// libvmaf 3.2.0's motion3 finishes a stream's first frame otherwise
+    /// than the others: each window of the stream (a frame and the next)
+    /// gives what the whole stream gives, and a second stream's first frame
+    /// is a first frame again.
+    #[test]
+    fn a_window_finishes_3_2_0s_motion3_as_the_whole_stream() {
+        use crate::feature::motion::{v32, MotionOptions, MotionVersion};
+        use crate::metric::MetricConfig;
+        // With a blend, so that frame 0's rule differs from the others'.
+        let motion = MotionOptions {
+            blend_factor: 0.5,
+            blend_offset: 2.0,
+            ..MotionOptions::for_version(MotionVersion::V3_2_0)
+        };
+        let opts = motion.v32();
+        let set = MetricSet::new(&[MetricConfig::Motion(motion)], 64, 64, 8, None).unwrap();
+        let names = opts.output_names();
+        let frame = |m: f64| {
+            let mut s = FrameScore::empty();
+            s.outputs.push(names[0].clone(), m);
+            s.outputs.push(names[1].clone(), f64::NAN);
+            s.outputs.push(names[2].clone(), f64::NAN);
+            s
+        };
+        let values = [0.0, 5.0, 8.0, 7.0];
+        let whole = v32::motion2_motion3(&values, &opts, true);
+        let mut st = Stream::new(&set, &Models::default());
+        for _ in 0..2 {
+            let mut raw = values
+                .iter()
+                .enumerate()
+                .map(|(n, &m)| (n as u64, Ok(frame(m))))
+                .collect::<Vec<_>>()
+                .into_iter();
+            let mut out: Vec<_> = std::iter::from_fn(|| st.next(|| raw.next())).collect();
+            st.finish(values.len() as u64);
+            out.extend(std::iter::from_fn(|| st.next(|| None)));
+            let got: Vec<(f64, f64)> = out
+                .iter()
+                .map(|(_, r)| {
+                    let s = r.as_ref().expect("a score");
+                    (s.value(&names[1]).unwrap(), s.value(&names[2]).unwrap())
+                })
+                .collect();
+            assert_eq!(got, whole);
+        }
+        assert_ne!(
+            whole[1].1,
+            v32::motion2_motion3(&values[1..], &opts, true)[0].1
+        );
     }
 
     #[test]

@@ -93,7 +93,8 @@ pub trait Extractor: Debug + Send + Sync {
     /// run), the values that need later frames (motion's `integer_motion2`).
     /// A frame's values read at most [`Extractor::frames_after`] later
     /// frames, so the columns may also be a run's frames from one frame on
-    /// (a streaming queue's window).
+    /// (a streaming queue's window; [`Columns::starts_run`] says whether
+    /// its first row is the run's first frame).
     fn finish_run(&self, _columns: &mut Columns) {}
 
     /// How many later frames [`Extractor::finish_run`] reads to finish one
@@ -122,17 +123,44 @@ pub trait Extractor: Debug + Send + Sync {
 
 /// A run's values per name, each a column in frame order: what the
 /// collector keeps and [`Extractor::finish_run`] completes.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Columns {
     names: Vec<OutputName>,
     values: Vec<Vec<f64>>,
+    /// Whether the first row is the run's first frame.
+    starts_run: bool,
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        Self::new(Vec::new())
+    }
 }
 
 impl Columns {
-    /// Empty columns named `names`.
+    /// Empty columns named `names`, whose first row will be a run's first
+    /// frame.
     pub fn new(names: Vec<OutputName>) -> Self {
         let values = vec![Vec::new(); names.len()];
-        Self { names, values }
+        Self {
+            names,
+            values,
+            starts_run: true,
+        }
+    }
+
+    /// The same columns, their first row a run's first frame (`true`) or a
+    /// later one (`false`: a streaming queue's window that starts inside a
+    /// run).
+    pub fn with_run_start(mut self, starts_run: bool) -> Self {
+        self.starts_run = starts_run;
+        self
+    }
+
+    /// Whether the first row is the run's first frame (libvmaf 3.2.0's
+    /// motion3 finishes that frame otherwise than the others).
+    pub fn starts_run(&self) -> bool {
+        self.starts_run
     }
 
     /// The names, in order.

@@ -80,7 +80,17 @@ impl Models {
     /// Errors: a metric of `metrics` that a model runs with other options
     /// (an output name in both: [`crate::Error::InvalidOption`]).
     pub fn with_metrics(&self, metrics: &[MetricConfig]) -> Result<Vec<MetricConfig>> {
-        let mut out = self.metrics()?;
+        self.with_metrics_and_motion(metrics, MotionVersion::default())
+    }
+
+    /// [`Models::with_metrics`], the models' motion libvmaf `motion`'s
+    /// ([`Models::metrics_with_motion`]).
+    pub fn with_metrics_and_motion(
+        &self,
+        metrics: &[MetricConfig],
+        motion: MotionVersion,
+    ) -> Result<Vec<MetricConfig>> {
+        let mut out = self.metrics_with_motion(motion)?;
         for metric in metrics {
             match out.iter().find(|m| m.shares_outputs(metric)) {
                 Some(m) if m != metric => {

@@ -146,6 +146,7 @@ class Scorer:
         *,
         chroma: Optional[str] = ...,
         model: Optional[Union[str, Iterable[str]]] = ...,
+        motion_version: Optional[str] = ...,
         backend: str = ...,
         device: Optional[Union[int, str, Iterable[int]]] = ...,
         threads: Optional[int] = ...,

@@ -46,7 +46,7 @@ class Scorer:
     Unlike :func:`vkssim.score` it runs no VMAF model unless ``model`` names
     one: it scores ``features`` (float_ssim by default).
     Options as :func:`vkssim.score`'s: ``features``, ``model``,
-    ``backend``, ``device``, ``threads``, ``precision``, ``upload``,
+    ``motion_version``, ``backend``, ``device``, ``threads``, ``precision``, ``upload``,
     ``frames_in_flight``.
     """
 
@@ -59,6 +59,7 @@ class Scorer:
         *,
         chroma: Optional[str] = None,
         model: Optional[Union[str, Iterable[str]]] = None,
+        motion_version: Optional[str] = None,
         backend: str = "auto",
         device: Optional[Union[int, str, Iterable[int]]] = None,
         threads: Optional[int] = None,
@@ -71,6 +72,7 @@ class Scorer:
             # None: no model (an empty list; the native side's unset is the
             # default model).
             model=[] if model is None else _options.once(model),
+            motion_version=motion_version,
             backend=backend,
             device=device,
             threads=threads,

@@ -99,8 +99,10 @@ impl Extractor for MotionOptions {
             let opts = self.v32();
             let names = opts.output_names();
             if let Some(motion) = columns.get(&names[0]) {
-                let (m2, m3): (Vec<f64>, Vec<f64>) =
-                    v32::motion2_motion3(motion, &opts).into_iter().unzip();
+                let starts = columns.starts_run();
+                let (m2, m3): (Vec<f64>, Vec<f64>) = v32::motion2_motion3(motion, &opts, starts)
+                    .into_iter()
+                    .unzip();
                 let last = names.len() - 1;
                 columns.set(&names[last - 1], m2);
                 columns.set(&names[last], m3);

@@ -204,16 +204,22 @@ fn blend(x: f64, opts: &Motion32Options) -> f64 {
 }
 
 /// Every frame's `(integer_motion2, integer_motion3)` from every frame's
-/// motion ([`motion_from_sad`]), in frame order, the whole stream: what
-/// libvmaf 3.2.0 computes at flush.
-pub fn motion2_motion3(motion: &[f64], opts: &Motion32Options) -> Vec<(f64, f64)> {
+/// motion ([`motion_from_sad`]), in frame order: what libvmaf 3.2.0
+/// computes at flush, for the whole stream when `starts_stream`, else for
+/// frames of a stream from a later frame on (a streaming queue's window,
+/// each of whose frames but the last has the next frame's motion after it).
+pub fn motion2_motion3(
+    motion: &[f64],
+    opts: &Motion32Options,
+    starts_stream: bool,
+) -> Vec<(f64, f64)> {
     let motion2 = super::motion2(motion);
     motion2
         .iter()
         .enumerate()
         .map(|(n, &m2)| {
             let m3 = match n {
-                0 => blend(motion.get(1).copied().unwrap_or(0.0), opts),
+                0 if starts_stream => blend(motion.get(1).copied().unwrap_or(0.0), opts),
                 _ => blend(m2, opts),
             };
             (m2, m3)
@@ -235,10 +241,15 @@ mod tests {
     fn motion3_rules() {
         let d = Motion32Options::default();
         assert_eq!(
-            motion2_motion3(&[0.0, 5.0, 3.0], &d),
+            motion2_motion3(&[0.0, 5.0, 3.0], &d, true),
             [(0.0, 5.0), (3.0, 3.0), (3.0, 3.0)]
         );
-        assert_eq!(motion2_motion3(&[0.0], &d), [(0.0, 0.0)]);
+        assert_eq!(motion2_motion3(&[0.0], &d, true), [(0.0, 0.0)]);
+        // A window from frame 1 on finishes frame 1 as the whole stream does.
+        assert_eq!(
+            motion2_motion3(&[5.0, 3.0], &d, false),
+            [(3.0, 3.0), (3.0, 3.0)]
+        );
         let half = Motion32Options {
             blend_factor: 0.5,
             ..d

@@ -157,8 +157,8 @@ impl Columns {
         self
     }
 
-    /// Whether the first row is the run's first frame (libvmaf 3.2.0's
-    /// motion3 finishes that frame otherwise than the others).
+    /// Whether the first row is the run's first frame (a metric may finish
+    /// that frame otherwise than the others).
     pub fn starts_run(&self) -> bool {
         self.starts_run
     }

@@ -180,9 +180,8 @@ fn frame_outputs_v32(
 /// them, from the frame's [`v32::sad`] (`None` for the first frame) of a
 /// `width` x `height` plane: the SAD score ([`v32::motion_from_sad`]),
 /// `integer_motion` with `debug`, and `integer_motion2` and
-/// `integer_motion3` as NaN (the run fills them). The Vulkan engine's
-/// passes give the SAD.
-pub(crate) fn outputs_from_sad_v32(
+/// `integer_motion3` as NaN (the run fills them).
+fn outputs_from_sad_v32(
     sad: Option<u64>,
     (width, height): (u32, u32),
     opts: &MotionOptions,
@@ -199,15 +198,20 @@ pub(crate) fn outputs_from_sad_v32(
 }
 
 /// One frame's `motion` outputs as [`frame_outputs`] gives them, for the
-/// Vulkan engine, whose passes give the frame's sum of absolute differences
-/// `sad` against the previous frame (each row's sum modulo 2^32, added in
-/// 64 bits, as [`motion_score`] forms it; `None` for the first frame) of a
-/// `width` x `height` plane: [`motion_score`]'s float finish.
+/// Vulkan engine, whose passes give the frame's sum `sad` against the
+/// previous frame (`None` for the first frame) of a `width` x `height`
+/// plane, each row's sum modulo 2^32, added in 64 bits: for libvmaf
+/// 2.3.1's motion the sum of absolute differences of the blurred planes,
+/// as [`motion_score`] forms it, then its float finish; for 3.2.0's
+/// [`v32::sad`], then [`v32::motion_from_sad`].
 pub(crate) fn outputs_from_sad(
     sad: Option<u64>,
     (width, height): (u32, u32),
     opts: &MotionOptions,
 ) -> MetricOutputs {
+    if opts.version == MotionVersion::V3_2_0 {
+        return outputs_from_sad_v32(sad, (width, height), opts);
+    }
     let motion = sad
         .filter(|_| !opts.force_zero)
         .map_or(0.0, |sad| super::score::score_from_sad(sad, width, height));

@@ -39,7 +39,7 @@ use super::super::recorder::{Buf, BufferDecl, Recorder};
 use super::super::VkScorer;
 use super::kept::KeptBuffers;
 use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
-use crate::feature::motion::extractor::{outputs_from_sad, outputs_from_sad_v32};
+use crate::feature::motion::extractor::outputs_from_sad;
 use crate::feature::motion::{check_size, MotionOptions, MotionVersion};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
@@ -348,11 +348,7 @@ impl GpuMetric for MotionGpu {
         // A stream's first frame has no previous one.
         let sad = self.sad(bufs)?.filter(|_| !out.first_of_stream);
         let size = (self.params.width, self.params.height);
-        let outputs = match self.opts.version {
-            MotionVersion::V2_3_1 => outputs_from_sad(sad, size, &self.opts),
-            MotionVersion::V3_2_0 => outputs_from_sad_v32(sad, size, &self.opts),
-        };
-        out.outputs.extend(&outputs);
+        out.outputs.extend(&outputs_from_sad(sad, size, &self.opts));
         Ok(())
     }
 

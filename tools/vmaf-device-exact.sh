@@ -5,7 +5,8 @@
 # (each named, one run) on 4K 10-bit and 1080p 8-bit clips: the Vulkan
 # engine's file on each path (upload direct/staging, native fp64 and
 # --no-fp64) against the CPU twin's at full precision, and against
-# `vmaf --cpumask 255` (libvmaf 2.3.1's C path) at vmaf's 6 decimals.
+# `vmaf --cpumask 255` (libvmaf 2.3.1's C path) at vmaf's 6 decimals; the
+# default model with libvmaf 3.2.0's motion against the CPU twin's file.
 set -u
 export OUT=${OUT:-/tmp}; o=$OUT/vmaf; mkdir -p $o; S=$o/summary.txt
 for f in .gl/*.deb .gl-metrics/vulkan-validationlayers.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
@@ -32,6 +33,15 @@ for g in "3840 2160 10 8" "1920 1080 8 16"; do set -- $g
   "$X/vkssim" score "${io[@]}" --backend vulkan -o $D/g6.xml
   same=$(cmp -s <(strip_meta $D/g6.xml) <(strip_meta $D/m.xml) && echo identical || echo DIFFERS)
   echo "VMAF 4 models $1x$2 $3-bit Vulkan file vs vmaf --cpumask 255 (6 decimals): $same; vmaf mean $(grep -o 'metric name="v061"[^/]*mean="[0-9.]*"' $D/m.xml | head -1 | grep -o 'mean="[0-9.]*"')" | tee -a $S
+  # libvmaf 3.2.0's motion (the default model with it): each path's file
+  # against the CPU twin's at full precision.
+  v32=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420 -m version=vmaf_v0.6.1 --motion-version 3.2.0 -q --xml --precision max)
+  "$X/vkssim" score "${v32[@]}" --backend cpu -o $D/c32.xml
+  for path in "--upload direct" "--upload staging --no-fp64"; do
+    "$X/vkssim" score "${v32[@]}" --backend vulkan $path -o $D/g32.xml
+    same=$(cmp -s <(strip_meta $D/g32.xml) <(strip_meta $D/c32.xml) && echo identical || echo DIFFERS)
+    echo "VMAF with libvmaf 3.2.0's motion $1x$2 $3-bit Vulkan $path: $(grep -c "<frame " $D/g32.xml) frames, file vs CPU twin (--precision max): $same" | tee -a $S
+  done
   rm -f ${p}_ref.yuv ${p}_dist.yuv
 done
 cat $S

@@ -9,6 +9,7 @@
 //! | `VKSSIM_SUM_THREADS` | 1 to [`MAX_SUM_THREADS`] | `VkOptions::engine.sum_threads` |
 //! | `VKSSIM_FORCE_HOST_SUM` | `1` on, `0` off | `VkOptions::debug.force_host_sum` |
 //! | `VKSSIM_SUM_COPY` | `1` always, `0` never | `VkOptions::debug.copy_terms` |
+//! | `VKSSIM_TIME_EACH_PASS` | `1` on, `0` off | `VkOptions::debug.time_each_pass` |
 //!
 //! An empty value counts as unset. `VKSSIM_COMPUTE_QUEUES` is no longer read
 //! (one compute queue measured fastest); setting it gives a warning.
@@ -30,6 +31,9 @@ pub struct EnvOptions {
     pub force_host_sum: bool,
     /// `VKSSIM_SUM_COPY` (`None` when unset: the engine picks).
     pub copy_terms: Option<bool>,
+    /// `VKSSIM_TIME_EACH_PASS=1`: per-pass GPU times in `bench` and the
+    /// trace, each pass run alone.
+    pub time_each_pass: bool,
 }
 
 /// Reads the process environment.
@@ -78,6 +82,7 @@ fn read_from(get: impl Fn(&str) -> Option<OsString>) -> Result<EnvOptions> {
         sum_threads,
         force_host_sum: switch("VKSSIM_FORCE_HOST_SUM", "on", "off")?.unwrap_or(false),
         copy_terms: switch("VKSSIM_SUM_COPY", "always", "never")?,
+        time_each_pass: switch("VKSSIM_TIME_EACH_PASS", "on", "off")?.unwrap_or(false),
     })
 }
 
@@ -109,6 +114,7 @@ mod tests {
             ("VKSSIM_SUM_THREADS", "8"),
             ("VKSSIM_FORCE_HOST_SUM", "1"),
             ("VKSSIM_SUM_COPY", "0"),
+            ("VKSSIM_TIME_EACH_PASS", "1"),
         ])
         .unwrap();
         assert_eq!(
@@ -118,6 +124,7 @@ mod tests {
                 sum_threads: 8,
                 force_host_sum: true,
                 copy_terms: Some(false),
+                time_each_pass: true,
             }
         );
         let max = MAX_SUM_THREADS.to_string();

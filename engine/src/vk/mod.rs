@@ -159,6 +159,11 @@ pub struct DebugOptions {
     /// Reduce the terms pass's partial sums without subgroup operations even
     /// where the device has them.
     pub no_subgroups: bool,
+    /// Run each dispatch alone (a barrier before it) with a timestamp after
+    /// it, so that the per-pass GPU times name single passes; the passes then
+    /// no longer run side by side, and the first pass's time includes the
+    /// end of the frame before it.
+    pub time_each_pass: bool,
 }
 
 impl VkOptions {
@@ -202,6 +207,13 @@ impl VkOptions {
     #[doc(hidden)]
     pub fn with_force_host_sum(mut self, on: bool) -> Self {
         self.debug.force_host_sum = on;
+        self
+    }
+
+    /// The same options with [`DebugOptions::time_each_pass`].
+    #[doc(hidden)]
+    pub fn with_time_each_pass(mut self, on: bool) -> Self {
+        self.debug.time_each_pass = on;
         self
     }
 

@@ -228,7 +228,7 @@ impl VkScorer {
         if let Some((stored, _)) = gpu_metrics.iter().find_map(|m| m.chroma()) {
             sizes.picture.chroma = Some(stored);
         }
-        let program = recorder::build_program(&gpu_metrics, false)?;
+        let program = recorder::build_program(&gpu_metrics, false, vk_opts.debug.time_each_pass)?;
         let previous =
             previous::Previous::new(&gpu, recorder::build_previous_program(&gpu_metrics)?);
         let metrics = MetricPlan {

@@ -22,7 +22,9 @@
 //! - writes a timestamp after each level where a stage a metric declared
 //!   ([`super::metric::GpuMetric::stage_names`]) ends, named after the
 //!   stages ending there (`"vif 1 stats + adm 1 rows"`): with metrics side
-//!   by side, the time is the level's, not one pass's.
+//!   by side, the time is the level's, not one pass's; a program that times
+//!   each pass ([`build_program`]'s `each_pass`) runs every dispatch alone
+//!   instead, a barrier before it and a stamp after it.
 //!
 //! A program names buffers by role ([`Buf`]), not by handle, so one program
 //! serves every slot, and a batch of slots can run it step by step, each
@@ -183,6 +185,8 @@ pub(super) struct Recorder {
     stage_start: usize,
     /// Whether the program writes the planes only tests read.
     debug: bool,
+    /// Whether each dispatch runs alone and is timed ([`build_program`]).
+    each_pass: bool,
     /// The first misuse found (reported by [`Recorder::finish`]).
     error: Option<Error>,
 }
@@ -199,6 +203,7 @@ impl Recorder {
             ended: 0,
             stage_start: 0,
             debug,
+            each_pass: false,
             error: None,
         }
     }
@@ -314,6 +319,9 @@ impl Recorder {
         if let Some(e) = self.error {
             return Err(e);
         }
+        if self.each_pass {
+            return Ok(self.one_pass_a_level());
+        }
         let mut program = self.program;
         let mut levels: Vec<usize> = Vec::with_capacity(self.recorded.len());
         for (i, d) in self.recorded.iter().enumerate() {
@@ -373,11 +381,45 @@ impl Recorder {
         }
         Ok(program)
     }
+
+    /// The program that times each pass: the dispatches in recording
+    /// order, each behind a barrier and followed by a stamp named after its
+    /// stage and shader (`"vif 0 stats: vif_stats"`).
+    fn one_pass_a_level(self) -> Program {
+        let mut program = self.program;
+        for (i, d) in self.recorded.iter().enumerate() {
+            let stage = self.stage_ends.iter().find(|(_, r)| r.contains(&i));
+            let mut name = match stage {
+                Some((stage, _)) => format!("{stage}: {}", d.kernel.shader.as_str()),
+                None => d.kernel.shader.as_str().to_string(),
+            };
+            let repeats = program.stages.iter().filter(|s| s.starts_with(&name)).count();
+            if repeats > 0 {
+                name = format!("{name} #{}", repeats + 1);
+            }
+            program.steps.push(Step::Barrier);
+            program.steps.push(Step::Dispatch {
+                kernel: d.kernel,
+                groups: d.groups,
+                set: d.set,
+                push: d.push.clone(),
+            });
+            program.steps.push(Step::Stamp(program.stages.len() as u32));
+            program.stages.push(name);
+        }
+        program
+    }
 }
 
-/// The program of `metrics`, in their order (`debug`: a debug frame's).
-pub(super) fn build_program(metrics: &[Arc<dyn GpuMetric>], debug: bool) -> Result<Program> {
+/// The program of `metrics`, in their order (`debug`: a debug frame's;
+/// `each_pass`: each dispatch alone and timed, see the module docs).
+pub(super) fn build_program(
+    metrics: &[Arc<dyn GpuMetric>],
+    debug: bool,
+    each_pass: bool,
+) -> Result<Program> {
     let mut r = Recorder::new(debug);
+    r.each_pass = each_pass;
     for (k, m) in metrics.iter().enumerate() {
         r.begin_metric(k, m.stage_names());
         m.record(&mut r);
@@ -706,6 +748,38 @@ mod tests {
             ["d1", "d1", "s0", "b", "d1", "d1", "s1", "b", "d1", "s2"]
         );
         assert_eq!(p.stages, ["a1 + b1", "a2 + b2", "a3"]);
+        assert_eq!(p.timestamps(), 4);
+    }
+
+    /// Timing each pass: every dispatch behind a barrier, a stamp after
+    /// each named after its stage and shader, a repeat numbered.
+    #[test]
+    fn each_pass_runs_alone_and_is_named() {
+        let mut r = Recorder::new(false);
+        r.each_pass = true;
+        let push = [0u8; 16];
+        let lowpass = kernel(ShaderName::Lowpass);
+        let (src, dst) = (binding::lowpass::SRC, binding::lowpass::DST);
+        r.begin_metric(0, &["a", "b"]);
+        let (a, b, c, d) = (r.own(0), r.own(1), r.own(2), r.own(3));
+        r.dispatch(lowpass, [8, 8, 1], &[(src, a), (dst, b)], &push);
+        r.dispatch(lowpass, [8, 8, 1], &[(src, a), (dst, c)], &push);
+        r.end_stage();
+        r.dispatch(lowpass, [8, 8, 1], &[(src, c), (dst, d)], &push);
+        r.end_stage();
+        r.end_metric("test");
+        let p = r.finish().unwrap();
+        let kinds: Vec<String> = p
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Dispatch { .. } => "d".into(),
+                Step::Barrier => "b".into(),
+                Step::Stamp(k) => format!("s{k}"),
+            })
+            .collect();
+        assert_eq!(kinds, ["b", "d", "s0", "b", "d", "s1", "b", "d", "s2"]);
+        assert_eq!(p.stages, ["a: lowpass", "a: lowpass #2", "b: lowpass"]);
         assert_eq!(p.timestamps(), 4);
     }
 

@@ -405,7 +405,7 @@ impl VkScorer {
         let i = self.free_host_slot()?;
         // The slot's commands with the debug planes written, for this frame
         // only.
-        let debug = build_program(&self.gpu_metrics, true)?;
+        let debug = build_program(&self.gpu_metrics, true, false)?;
         self.record_with(i, &debug)?;
         let run = self
             .start(i, reference, distorted)

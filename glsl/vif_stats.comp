@@ -26,11 +26,28 @@
 //   positive; g = min(g, vif_enhn_gain_limit); n1 = sv + 131072 (uint32);
 //   num_log += log2_64(trunc((g * g) * s1) + n1) - log2_64(n1).
 // The four int64 sums are exact in any order: a shared-memory tree adds the
-// 256 invocations' sums, written to row_sums[P.sums_at + 4 * row + k]; the
-// host adds the rows (engine/src/vk/scorer/metric/vif.rs). log2_32/64 shift
-// the argument right (truncating) until its top bit is bit 15 and look it up
-// in libvmaf's table (`Log2`, uploaded from the CPU twin's), plus 2048 per
-// shift.
+// 256 invocations' sums (or subgroup operations, below), written to
+// row_sums[P.sums_at + 4 * row + k]; the host adds the rows
+// (engine/src/vk/scorer/metric/vif.rs). log2_32/64 shift the argument right
+// (truncating) until its top bit is bit 15 and look it up in libvmaf's table
+// (`Log2`, uploaded from the CPU twin's), plus 2048 per shift.
+//
+// Built as `vif_stats_subgroup` (SUBGROUP_REDUCE) for devices with subgroup
+// arithmetic in compute shaders and subgroups of at least 4 invocations (so
+// a workgroup of 256 has at most 64 subgroups): each subgroup adds each of
+// the four sums with subgroupAdd, exactly, in three uint32 pieces of at most
+// 22 bits: lo = v & 0x3FFFFF, mid = (v >> 22) & 0x3FFFFF, hi = v >> 44 (an
+// invocation's sums are never negative, sums of non-negative terms, and
+// below 2^40: at most 256 columns each, rows having at most 2^16 samples,
+// each column adding below 2^31; so hi is 0 in practice, but the pieces
+// cover all 64 bits).
+// A subgroup has at most 128 invocations, so a piece's sum is below
+// 128 * 2^22 = 2^29 and cannot wrap in uint32; the subgroup's first
+// invocation puts lo + (mid << 22) + (hi << 44) back together in int64 (no
+// int64 subgroup arithmetic, which would need another device feature) and
+// stores it, one per subgroup per sum; after one barrier (instead of the
+// tree's eight) invocation 0 adds the subgroups' values in int64. Integer
+// sums in any order: the same row sums, bit for bit.
 //
 // Range check (scale 0, 10 and 12-bit): the same workgroup scans its row of
 // both raw luma planes and writes the first sample above the bit depth, per
@@ -39,6 +56,10 @@
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
+#if defined(SUBGROUP_REDUCE)
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_basic : require
+#endif
 
 #include "arith.glsl"
 #include "vif.glsl"
@@ -57,7 +78,12 @@ const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 // The scale's radius (constant id 1 fixes the scale, so the taps unroll).
 const int R = int(8u >> SCALE);
 
+#if defined(SUBGROUP_REDUCE)
+// Each subgroup's four sums (at most 64 subgroups: see the header).
+shared int64_t red[4][64];
+#else
 shared int64_t red[4][256];
+#endif
 // One chunk of the row's vertical statistics (the means' word, xx, yy,
 // xy): 256 columns and the filter's reach (at most 8) each side.
 shared uint chunk[4][256 + 16];
@@ -180,6 +206,26 @@ void main() {
     for (uint pic = 0u; pic < 2u; ++pic) {
         if (mine[pic] != NONE) { atomicMin(first[pic], mine[pic]); }
     }
+#if defined(SUBGROUP_REDUCE)
+    for (uint k = 0u; k < 4u; ++k) {
+        uint64_t v = uint64_t(acc[k]);
+        uint lo = subgroupAdd(uint(v & 0x3FFFFFul));
+        uint mid = subgroupAdd(uint((v >> 22) & 0x3FFFFFul));
+        uint hi = subgroupAdd(uint(v >> 44));
+        if (subgroupElect()) {
+            red[k][gl_SubgroupID] =
+                int64_t(uint64_t(lo) + (uint64_t(mid) << 22) + (uint64_t(hi) << 44));
+        }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (lid != 0u) { return; }
+    for (uint k = 0u; k < 4u; ++k) {
+        int64_t t = 0l;
+        for (uint s = 0u; s < gl_NumSubgroups; ++s) { t += red[k][s]; }
+        row_sums[P.sums_at + 4u * row + k] = t;
+    }
+#else
     for (uint k = 0u; k < 4u; ++k) { red[k][lid] = acc[k]; }
     memoryBarrierShared();
     barrier();
@@ -192,6 +238,7 @@ void main() {
     }
     if (lid != 0u) { return; }
     for (uint k = 0u; k < 4u; ++k) { row_sums[P.sums_at + 4u * row + k] = red[k][0]; }
+#endif
     if (RANGE && SCALE == 0u) {
         for (uint pic = 0u; pic < 2u; ++pic) {
             uint f = first[pic];

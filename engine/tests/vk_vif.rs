@@ -6,8 +6,10 @@
 //! outputs included), 8 to 16 bits, odd sizes, both upload paths and both
 //! arithmetic paths (native fp64 and the software fp64 forced by `no_fp64`),
 //! on noise, on half-flat frames and on frames of only 0 and the largest
-//! sample (the bounds of the device's 32-bit partial sums). Small frames:
-//! lavapipe is slow.
+//! sample (the bounds of the device's 32-bit partial sums); the stats pass's
+//! row sums both through subgroup operations (`vif_stats_subgroup`, where the
+//! device has subgroup arithmetic, as lavapipe has) and through the
+//! shared-memory tree (`no_subgroups`). Small frames: lavapipe is slow.
 
 mod vk_support;
 
@@ -103,12 +105,25 @@ fn cpu_outputs(r: &LumaFrame, d: &LumaFrame, opts: &VifOptions) -> MetricOutputs
 }
 
 fn check(w: u32, h: u32, depth: u32, spec: &str, path: (UploadPath, bool)) {
-    let label = format!("{w}x{h} {depth}-bit {spec} {path:?}");
+    check_with(w, h, depth, spec, path, false);
+}
+
+/// [`check`], with the shared-memory reductions when `no_subgroups`.
+fn check_with(
+    w: u32,
+    h: u32,
+    depth: u32,
+    spec: &str,
+    path: (UploadPath, bool),
+    no_subgroups: bool,
+) {
     let list = metric_list(&[spec]);
     let MetricConfig::Vif(opts) = list[0] else {
         unreachable!()
     };
-    let mut s = metric_scorer((w, h, depth), &list, path, 2);
+    let mut s = metric_scorer_with((w, h, depth), &list, path, 2, no_subgroups);
+    let subgroups = s.subgroup_reduction();
+    let label = format!("{w}x{h} {depth}-bit {spec} {path:?} subgroups {subgroups}");
     for seed in [1, 2, 3, 4] {
         let r = match seed {
             3 => half_flat(&frame(w, h, depth, seed)),
@@ -149,6 +164,22 @@ fn vif_passes_match_the_cpu_twin_on_every_path() {
     for path in PATHS {
         for (w, h, depth) in CASES {
             check(w, h, depth, "vif", path);
+        }
+    }
+}
+
+/// The stats pass's shared-memory tree (what devices without subgroup
+/// arithmetic run) gives the same sums as the CPU twin, on both arithmetic
+/// paths (the test above runs the subgroup reduction where the device has
+/// it).
+#[test]
+fn vif_passes_match_the_cpu_twin_without_subgroups() {
+    if !gpu_present() {
+        return;
+    }
+    for path in [(UploadPath::Direct, false), (UploadPath::Direct, true)] {
+        for (w, h, depth) in CASES {
+            check_with(w, h, depth, "vif", path, true);
         }
     }
 }

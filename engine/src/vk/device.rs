@@ -147,7 +147,8 @@ pub(crate) struct PhysicalInfo {
     pub(crate) int64: bool,
     pub(crate) float64: bool,
     /// Subgroup arithmetic in compute shaders, subgroups of at least 4
-    /// invocations (the terms pass's subgroup reduction, `glsl/terms.comp`).
+    /// invocations (the reductions of the `*_subgroup` shader builds,
+    /// engine/build.rs's `EXTRA_BUILDS`).
     pub(crate) subgroup_reduce: bool,
 }
 

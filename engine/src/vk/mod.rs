@@ -156,8 +156,8 @@ pub struct DebugOptions {
     /// them: `Some(true)` always, `Some(false)` never, `None` when that memory
     /// is not host-cached.
     pub copy_terms: Option<bool>,
-    /// Reduce the terms pass's partial sums without subgroup operations even
-    /// where the device has them.
+    /// Reduce the sums of the passes built in a subgroup variant without
+    /// subgroup operations even where the device has them.
     pub no_subgroups: bool,
     /// Run each dispatch alone (a barrier before it) with a timestamp after
     /// it, so that the per-pass GPU times name single passes; the passes then

@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 19] = [
+        let want: [(ShaderName, &[(u32, Access)]); 20] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -166,6 +166,10 @@ mod tests {
                 ShaderName::TermsSubgroup,
                 &[(3, Read), (4, Write), (5, Write), (6, Write)],
             ),
+            (
+                ShaderName::VifStatsSubgroup,
+                &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
+            ),
         ];
         // Every shader but the one a metric's own module checks (psnr's).
         assert_eq!(want.len() + 1, ShaderName::ALL.len());
@@ -173,6 +177,10 @@ mod tests {
             assert_eq!(name.bindings(), bindings, "{name:?}");
         }
         assert_eq!(ShaderName::TermsSubgroup.layout_source(), ShaderName::Terms);
+        assert_eq!(
+            ShaderName::VifStatsSubgroup.layout_source(),
+            ShaderName::VifStats
+        );
         assert_eq!([binding::lowpass::SRC, binding::lowpass::DST], [2, 3]);
         assert_eq!(
             [

@@ -117,15 +117,31 @@ pub fn metric_list(specs: &[&str]) -> Vec<vkssim::metric::MetricConfig> {
 pub fn metric_scorer(
     size: (u32, u32, u32),
     list: &[vkssim::metric::MetricConfig],
-    (upload, no_fp64): (UploadPath, bool),
+    path: (UploadPath, bool),
     in_flight: usize,
 ) -> VkScorer {
-    let opts = vk_opts(upload, no_fp64, in_flight);
+    metric_scorer_with(size, list, path, in_flight, false)
+}
+
+/// [`metric_scorer`], with the subgroup reductions turned off when
+/// `no_subgroups` (`VkOptions::with_no_subgroups`: the shared-memory
+/// reductions, what devices without subgroup arithmetic run).
+pub fn metric_scorer_with(
+    size: (u32, u32, u32),
+    list: &[vkssim::metric::MetricConfig],
+    (upload, no_fp64): (UploadPath, bool),
+    in_flight: usize,
+    no_subgroups: bool,
+) -> VkScorer {
+    let opts = vk_opts(upload, no_fp64, in_flight).with_no_subgroups(no_subgroups);
     let s = VkScorer::with_metrics(size, vkssim::io::Chroma::C420, list, &opts)
         .unwrap_or_else(|e| panic!("creating the scorer: {e}"));
     let soft = s.arithmetic() == vkssim::vk::ArithVariant::SoftF64;
     assert_eq!(soft, no_fp64, "arithmetic path");
     assert_eq!(s.upload_path(), upload);
+    if no_subgroups {
+        assert!(!s.subgroup_reduction(), "subgroup reductions turned off");
+    }
     s
 }
 

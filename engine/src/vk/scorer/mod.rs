@@ -115,7 +115,8 @@ pub struct VkScorer {
     gpu_metrics: Vec<Arc<dyn GpuMetric>>,
     /// What each frame records (see `recorder`).
     program: Program,
-    /// Whether the terms pass reduces with subgroup operations.
+    /// Whether the passes built in a subgroup variant reduce with subgroup
+    /// operations.
     subgroup_reduce: bool,
     /// GPU time per pass (see [`stats::PassClock`]).
     pass_clock: stats::PassClock,
@@ -344,10 +345,10 @@ impl VkScorer {
         self.gpu.context_counts(self.pipelines.variant)
     }
 
-    /// Whether the terms pass reduces its partial sums with subgroup
-    /// operations (where the device has subgroup arithmetic, unless
-    /// `VkOptions::debug.no_subgroups`); else with a shared-memory tree. The sums
-    /// are the same either way.
+    /// Whether the passes built in a subgroup variant (`*_subgroup`,
+    /// engine/build.rs) reduce their sums with subgroup operations (where the
+    /// device has subgroup arithmetic, unless `VkOptions::debug.no_subgroups`);
+    /// else with a shared-memory tree. The sums are the same either way.
     pub fn subgroup_reduction(&self) -> bool {
         self.subgroup_reduce
     }

@@ -266,7 +266,8 @@ pub(super) struct MetricContext {
     /// Luma width, height and bit depth.
     pub(super) format: (u32, u32, u32),
     pub(super) chroma: Chroma,
-    /// Whether the terms pass reduces with subgroup operations.
+    /// Whether the passes built in a subgroup variant (`*_subgroup`,
+    /// engine/build.rs) reduce with subgroup operations.
     pub(super) subgroups: bool,
 }
 

@@ -8,7 +8,10 @@
 //! each scale as the CPU twin (`feature::vif`). libvmaf's log2 table,
 //! uploaded once from the CPU twin's, is a buffer the plan keeps for the
 //! whole scorer. The scale-0 stats pass also records the first luma sample
-//! above the bit depth per row (10 and 12-bit).
+//! above the bit depth per row (10 and 12-bit). Where the scorer reduces with
+//! subgroup operations (`MetricContext::subgroups`) the stats pass is the
+//! `vif_stats_subgroup` build, which adds each row's sums with subgroupAdd
+//! instead of a shared-memory tree: the same sums, bit for bit.
 
 use std::sync::Arc;
 
@@ -75,6 +78,11 @@ impl VifGpu {
         check_size(width, height, bit_depth)?;
         opts.validate()?;
         let params = scale_params(width, height, opts);
+        let stats = if ctx.subgroups {
+            ShaderName::VifStatsSubgroup
+        } else {
+            ShaderName::VifStats
+        };
         let scale_kernels = |scale: u32| -> Result<ScaleKernels> {
             // Constant id 1 is the scale (glsl/include/vif.glsl).
             let spec = Some(Spec {
@@ -90,7 +98,7 @@ impl VifGpu {
             Ok(ScaleKernels {
                 decimate,
                 vertical: pipelines.kernel(gpu, ShaderName::VifVertical, spec)?,
-                stats: pipelines.kernel(gpu, ShaderName::VifStats, spec)?,
+                stats: pipelines.kernel(gpu, stats, spec)?,
             })
         };
         let kernels = [

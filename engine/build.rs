@@ -241,13 +241,15 @@ fn run() -> Result<(), String> {
 
 /// Shaders also built under another name with one more macro defined:
 /// (source, name, macro).
-const EXTRA_BUILDS: [(&str, &str, &str); 2] = [
+const EXTRA_BUILDS: [(&str, &str, &str); 3] = [
     // The terms pass with its reduction in subgroup operations, for devices
     // with subgroup arithmetic in compute shaders.
     ("terms", "terms_subgroup", "SUBGROUP_REDUCE"),
     // The VIF statistics pass with its row sums reduced in subgroup
     // operations, for the same devices.
     ("vif_stats", "vif_stats_subgroup", "SUBGROUP_REDUCE"),
+    // The ADM masking and denominator rows pass, likewise.
+    ("adm_rows", "adm_rows_subgroup", "SUBGROUP_REDUCE"),
 ];
 
 /// The passes of one frame, in dispatch order: the shader (`glsl/NAME.comp`),

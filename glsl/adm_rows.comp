@@ -17,8 +17,25 @@
 // the invocations', written to row_sums[rows_at + 6 * r + k]; the host
 // rounds each row off and finishes the scale (engine/src/feature/adm/
 // device.rs, with the CPU twin's functions).
+//
+// Built as `adm_rows_subgroup` (SUBGROUP_REDUCE) for devices with subgroup
+// arithmetic in compute shaders and subgroups of at least 4 invocations (at
+// most 64 subgroups in a workgroup of 256): each subgroup adds each of the
+// six sums with subgroupAdd in three uint32 pieces of the sum's 64 bits,
+// lo = v & 0x3FFFFF, mid = (v >> 22) & 0x3FFFFF, hi = v >> 44 (hi has 20
+// bits). A subgroup has at most 128 invocations, so a piece's sum is below
+// 2^29 and does not wrap; its first invocation joins lo + (mid << 22) +
+// (hi << 44) in uint64, which is the subgroup's sum modulo 2^64: the same
+// wrapping sum as the tree's int64 and uint64 additions, negative or not.
+// After one barrier (instead of the tree's eight) invocation 0 adds the
+// subgroups' values. Integer sums modulo 2^64 in any order: the same row
+// sums, bit for bit.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#if defined(SUBGROUP_REDUCE)
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_basic : require
+#endif
 
 #include "adm.glsl"
 
@@ -28,7 +45,12 @@ layout(std430, set = 0, binding = 0) readonly buffer Decoupled { int decoupled[]
 layout(std430, set = 0, binding = 1) readonly buffer BandsRef { int bands_ref[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer RowSums { int64_t row_sums[]; };
 
+#if defined(SUBGROUP_REDUCE)
+// Each subgroup's six sums (at most 64 subgroups: see the header).
+shared uint64_t red[6][64];
+#else
 shared int64_t red[6][256];
+#endif
 
 int64_t cube_scale0(int rst, uint fixed_factor, int64_t thr, uint b, uint c) {
     int x = rst * int(fixed_factor);
@@ -81,6 +103,25 @@ void main() {
             acc[3u + b] += int64_t(cube);
         }
     }
+#if defined(SUBGROUP_REDUCE)
+    for (uint k = 0u; k < 6u; ++k) {
+        uint64_t v = uint64_t(acc[k]);
+        uint lo = subgroupAdd(uint(v & 0x3FFFFFul));
+        uint mid = subgroupAdd(uint((v >> 22) & 0x3FFFFFul));
+        uint hi = subgroupAdd(uint(v >> 44));
+        if (subgroupElect()) {
+            red[k][gl_SubgroupID] = uint64_t(lo) + (uint64_t(mid) << 22) + (uint64_t(hi) << 44);
+        }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (lid != 0u) { return; }
+    for (uint k = 0u; k < 6u; ++k) {
+        uint64_t t = 0ul;
+        for (uint s = 0u; s < gl_NumSubgroups; ++s) { t += red[k][s]; }
+        row_sums[P.rows_at + 6u * r + k] = int64_t(t);
+    }
+#else
     for (uint k = 0u; k < 6u; ++k) { red[k][lid] = acc[k]; }
     memoryBarrierShared();
     barrier();
@@ -93,4 +134,5 @@ void main() {
     }
     if (lid != 0u) { return; }
     for (uint k = 0u; k < 6u; ++k) { row_sums[P.rows_at + 6u * r + k] = red[k][0]; }
+#endif
 }

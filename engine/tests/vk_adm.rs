@@ -7,7 +7,10 @@
 //! gain) and whole frames (every output's fp64 bits, `debug` outputs
 //! included), 8 to 16 bits, odd sizes, the smallest frame, both upload paths
 //! and both arithmetic paths (native fp64 and the software fp64 forced by
-//! `no_fp64`). Small frames: lavapipe is slow.
+//! `no_fp64`); the rows pass's sums both through subgroup operations
+//! (`adm_rows_subgroup`, where the device has subgroup arithmetic, as
+//! lavapipe has) and through the shared-memory tree (`no_subgroups`). Small
+//! frames: lavapipe is slow.
 
 mod vk_support;
 
@@ -62,12 +65,25 @@ fn cpu_outputs(r: &LumaFrame, d: &LumaFrame, opts: &AdmOptions) -> MetricOutputs
 }
 
 fn check(w: u32, h: u32, depth: u32, spec: &str, path: (UploadPath, bool)) {
-    let label = format!("{w}x{h} {depth}-bit {spec} {path:?}");
+    check_with(w, h, depth, spec, path, false);
+}
+
+/// [`check`], with the shared-memory reductions when `no_subgroups`.
+fn check_with(
+    w: u32,
+    h: u32,
+    depth: u32,
+    spec: &str,
+    path: (UploadPath, bool),
+    no_subgroups: bool,
+) {
     let list = metric_list(&[spec]);
     let MetricConfig::Adm(opts) = list[0] else {
         unreachable!()
     };
-    let mut s = metric_scorer((w, h, depth), &list, path, 2);
+    let mut s = metric_scorer_with((w, h, depth), &list, path, 2, no_subgroups);
+    let subgroups = s.subgroup_reduction();
+    let label = format!("{w}x{h} {depth}-bit {spec} {path:?} subgroups {subgroups}");
     for seed in [1, 2, 3] {
         let r = frame(w, h, depth, seed);
         let pairs = [distort(&r, seed + 10), r.clone()];
@@ -126,6 +142,22 @@ fn adm_passes_match_the_cpu_twin_on_every_path() {
     for path in PATHS {
         for (w, h, depth) in CASES {
             check(w, h, depth, "adm", path);
+        }
+    }
+}
+
+/// The rows pass's shared-memory tree (what devices without subgroup
+/// arithmetic run) gives the same sums as the CPU twin, on both arithmetic
+/// paths (the test above runs the subgroup reduction where the device has
+/// it).
+#[test]
+fn adm_passes_match_the_cpu_twin_without_subgroups() {
+    if !gpu_present() {
+        return;
+    }
+    for path in [(UploadPath::Direct, false), (UploadPath::Direct, true)] {
+        for (w, h, depth) in CASES {
+            check_with(w, h, depth, "adm", path, true);
         }
     }
 }

@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 20] = [
+        let want: [(ShaderName, &[(u32, Access)]); 21] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -117,6 +117,10 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Write), (3, Write), (4, Write)],
             ),
             (ShaderName::AdmRows, &[(0, Read), (1, Read), (2, Write)]),
+            (
+                ShaderName::AdmRowsSubgroup,
+                &[(0, Read), (1, Read), (2, Write)],
+            ),
             (
                 ShaderName::Decimate,
                 &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],
@@ -180,6 +184,10 @@ mod tests {
         assert_eq!(
             ShaderName::VifStatsSubgroup.layout_source(),
             ShaderName::VifStats
+        );
+        assert_eq!(
+            ShaderName::AdmRowsSubgroup.layout_source(),
+            ShaderName::AdmRows
         );
         assert_eq!([binding::lowpass::SRC, binding::lowpass::DST], [2, 3]);
         assert_eq!(

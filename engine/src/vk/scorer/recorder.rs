@@ -393,7 +393,11 @@ impl Recorder {
                 Some((stage, _)) => format!("{stage}: {}", d.kernel.shader.as_str()),
                 None => d.kernel.shader.as_str().to_string(),
             };
-            let repeats = program.stages.iter().filter(|s| s.starts_with(&name)).count();
+            let repeats = program
+                .stages
+                .iter()
+                .filter(|s| s.starts_with(&name))
+                .count();
             if repeats > 0 {
                 name = format!("{name} #{}", repeats + 1);
             }

@@ -10,7 +10,10 @@
 //! (`feature::adm::device`). Every step before the host's is integer
 //! arithmetic or one binary64 rounding per operation, so the bits are the
 //! CPU twin's. The scale-0 wavelet pass also records the first luma sample
-//! above the bit depth per row (10 and 12-bit).
+//! above the bit depth per row (10 and 12-bit). Where the scorer reduces with
+//! subgroup operations (`MetricContext::subgroups`) the rows pass is the
+//! `adm_rows_subgroup` build (each row's sums added with subgroupAdd instead
+//! of a shared-memory tree: the same sums, bit for bit).
 
 use std::sync::Arc;
 
@@ -77,11 +80,16 @@ impl AdmGpu {
         let plans = scale_plans(width, height, opts);
         let params = scale_params(&plans, opts, height);
         let spec = Some(Spec::new(bit_depth, 1, false));
+        let rows_shader = if ctx.subgroups {
+            ShaderName::AdmRowsSubgroup
+        } else {
+            ShaderName::AdmRows
+        };
         let kernels = [
             pipelines.kernel(gpu, ShaderName::AdmDwt0, spec)?,
             pipelines.kernel(gpu, ShaderName::AdmDwt, spec)?,
             pipelines.kernel(gpu, ShaderName::AdmDecouple, spec)?,
-            pipelines.kernel(gpu, ShaderName::AdmRows, spec)?,
+            pipelines.kernel(gpu, rows_shader, spec)?,
         ];
         Ok(Self {
             opts: *opts,

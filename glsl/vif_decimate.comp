@@ -1,95 +1,110 @@
 #version 450
 // vif_decimate.comp: libvmaf's integer VIF, the step to scale P.scale (1 to
 // 3) from the scale before (engine/src/feature/vif/filters.rs, `decimate`,
-// the CPU twin): invocation (x, y, picture) forms output sample (x, y) of
-// the reference (picture 0) or distorted plane. For each of the filter's
-// columns 2x+k-r it sums tap * sample down rows 2y-r ..= 2y+r in uint32,
-// adds 2^(s-1) and shifts right by s (s = 8 for 8-bit and the bit depth
-// above, from the raw pictures at scale 1; 16 afterwards); then sums tap *
-// that value across in uint32, adds 32768 and shifts right by 16. Borders are
-// reflect-101 on both axes, so the result equals the CPU twin's vertical pass
-// then horizontal pass exactly (integers only; no sum overflows: the taps
-// sum to 65536 and the samples are below 2^16).
+// the CPU twin): output sample (x, y) of the reference and of the distorted
+// plane. For each of the filter's columns 2x+k-r it sums tap * sample down
+// rows 2y-r ..= 2y+r in uint32, adds 2^(s-1) and shifts right by s (s = 8
+// for 8-bit and the bit depth above, from the raw pictures at scale 1; 16
+// afterwards); then sums tap * that value across in uint32, adds 32768 and
+// shifts right by 16. Borders are reflect-101 on both axes, so the result
+// equals the CPU twin's vertical pass then horizontal pass exactly (integers
+// only; no sum overflows: the taps sum to 65536 and the samples are below
+// 2^16).
 //
 // Sources: the raw pictures at scale 1 (the slot's upload buffers, luma
 // first), the previous scale's planes (one uint per sample) after.
 //
-// Workgroup (bx, by, picture) makes a 16x16 tile of outputs: it loads the
-// input rows and columns its outputs read (reflected) into shared memory
-// once, forms each output row's vertical sums at each input column once,
-// then each output's horizontal sum from those: the same integer operations
-// per output as above, each input sample read from memory once per tile.
+// Workgroup (bx, by) makes a tile of TW x TH outputs of both pictures, from
+// input columns 2 * TW * bx - r + c (c below COLS = 2 TW - 1 + 2r <= 256)
+// and rows 2 * TH * by - r + i (i below ROWS = 2 TH - 1 + 2r), reflected
+// (and clamped, for tiles past the plane's edge, whose outputs are not
+// kept). Invocation c reads its column down the tile once (each sample
+// read from memory once per tile) and keeps the TH vertical sums in
+// registers, then stores them to shared memory; after one barrier each
+// invocation forms TH / 2 outputs' horizontal sums from those. The scale
+// (constant id 1) fixes the radius, so the loops unroll and every tap and
+// every test of whether an input row reaches an output is a constant.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "vif.glsl"
 
-layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer SrcRef { uint src_ref[]; };
 layout(std430, set = 0, binding = 1) readonly buffer SrcDist { uint src_dist[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer DstRef { uint dst_ref[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer DstDist { uint dst_dist[]; };
 
-// The largest radius of scales 1 to 3, and the input span of a tile.
-const int MAX_R = 4;
-const int SPAN = 2 * 15 + 2 * MAX_R + 1;
+// The tile (engine/src/vk/scorer/metric/vif.rs dispatches one workgroup per
+// tile: DECIMATE_TILE).
+const int TW = 124;
+const int TH = 8;
+const int R = int(8u >> SCALE);
+const int COLS = 2 * TW - 1 + 2 * R;
+const int ROWS = 2 * TH - 1 + 2 * R;
 
-shared uint tile[SPAN][SPAN];
-shared uint down[16][SPAN];
+// Vertical sums: picture, output row of the tile, input column.
+shared uint down[2][TH][256];
 
-uint source(bool ref, uint i) {
+uint source(bool ref, uint at) {
     if (SCALE == 1u) {
-        uint w = raw_word(i);
-        return raw_sample(ref ? src_ref[w] : src_dist[w], i);
+        uint w = raw_word(at);
+        return raw_sample(ref ? src_ref[w] : src_dist[w], at);
     }
-    return ref ? src_ref[i] : src_dist[i];
+    return ref ? src_ref[at] : src_dist[at];
 }
 
 void main() {
-    bool ref = gl_WorkGroupID.z == 0u;
-    const uint s = SCALE;
-    const int r = int(8u >> SCALE);
-    int span = 2 * 15 + 2 * r + 1;
-    int x0 = int(gl_WorkGroupID.x) * 16;
-    int y0 = int(gl_WorkGroupID.y) * 16;
-    uint lid = gl_LocalInvocationIndex;
-    // The tile's inputs: rows and columns 2 * y0 - r + i, reflected (and
-    // clamped, for tiles past the plane's edge, whose outputs are not kept).
-    for (uint k = lid; k < uint(span * span); k += 256u) {
-        int i = int(k) / span;
-        int j = int(k) % span;
-        uint row = min(reflect101(2 * y0 - r + i, P.src_height), P.src_height - 1u);
-        uint col = min(reflect101(2 * x0 - r + j, P.src_width), P.src_width - 1u);
-        tile[i][j] = source(ref, row * P.src_width + col);
-    }
-    memoryBarrierShared();
-    barrier();
-    uint shift = s == 1u ? (BIT_DEPTH == 8u ? 8u : BIT_DEPTH) : 16u;
-    for (uint k = lid; k < uint(16 * span); k += 256u) {
-        int ty = int(k) / span;
-        int c = int(k) % span;
-        uint sum = 0u;
-        for (int ky = 0; ky <= 2 * r; ++ky) {
-            sum += TAPS[s][ky] * tile[2 * ty + ky][c];
+    int x0 = int(gl_WorkGroupID.x) * TW;
+    int y0 = int(gl_WorkGroupID.y) * TH;
+    uint c = gl_LocalInvocationIndex;
+    uint shift = SCALE == 1u ? (BIT_DEPTH == 8u ? 8u : BIT_DEPTH) : 16u;
+    if (c < uint(COLS)) {
+        uint col = min(reflect101(2 * x0 - R + int(c), P.src_width), P.src_width - 1u);
+        uint acc[2][TH];
+        [[unroll]] for (int t = 0; t < TH; ++t) {
+            acc[0][t] = 0u;
+            acc[1][t] = 0u;
         }
-        down[ty][c] = (sum + (1u << (shift - 1u))) >> shift;
+        // Input row i reaches output row t with tap i - 2t.
+        [[unroll]] for (int i = 0; i < ROWS; ++i) {
+            uint row = min(reflect101(2 * y0 - R + i, P.src_height), P.src_height - 1u);
+            uint at = row * P.src_width + col;
+            uint p = source(true, at);
+            uint q = source(false, at);
+            [[unroll]] for (int t = 0; t < TH; ++t) {
+                int k = i - 2 * t;
+                if (k < 0 || k > 2 * R) { continue; }
+                uint tap = TAPS[SCALE][k];
+                acc[0][t] += tap * p;
+                acc[1][t] += tap * q;
+            }
+        }
+        [[unroll]] for (int t = 0; t < TH; ++t) {
+            down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift;
+            down[1][t][c] = (acc[1][t] + (1u << (shift - 1u))) >> shift;
+        }
     }
     memoryBarrierShared();
     barrier();
-    uint tx = gl_LocalInvocationID.x;
-    uint ty = gl_LocalInvocationID.y;
+    // Output (tx, t): tx = c mod 128 (below TW), t = c / 128 + 2j.
+    uint tx = c & 127u;
     uint x = uint(x0) + tx;
-    uint y = uint(y0) + ty;
-    if (x >= P.width || y >= P.height || gl_WorkGroupID.z > 1u) { return; }
-    uint sum = 0u;
-    for (int kx = 0; kx <= 2 * r; ++kx) {
-        sum += TAPS[s][kx] * down[ty][2 * tx + uint(kx)];
-    }
-    uint out_value = (sum + 32768u) >> 16;
-    if (ref) {
-        dst_ref[y * P.width + x] = out_value;
-    } else {
-        dst_dist[y * P.width + x] = out_value;
+    if (tx >= uint(TW) || x >= P.width) { return; }
+    [[unroll]] for (int j = 0; j < TH / 2; ++j) {
+        uint t = (c >> 7) + 2u * uint(j);
+        uint y = uint(y0) + t;
+        if (y >= P.height) { break; }
+        uint sum0 = 0u;
+        uint sum1 = 0u;
+        [[unroll]] for (int kx = 0; kx <= 2 * R; ++kx) {
+            uint tap = TAPS[SCALE][kx];
+            sum0 += tap * down[0][t][2u * tx + uint(kx)];
+            sum1 += tap * down[1][t][2u * tx + uint(kx)];
+        }
+        dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16;
+        dst_dist[y * P.width + x] = (sum1 + 32768u) >> 16;
     }
 }

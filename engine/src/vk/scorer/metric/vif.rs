@@ -46,6 +46,10 @@ const STAGES: [&str; 11] = [
     "vif 3 stats",
 ];
 
+/// The outputs (columns, rows) a workgroup of `glsl/vif_decimate.comp` makes
+/// (its TW and TH).
+const DECIMATE_TILE: (u32, u32) = (124, 8);
+
 /// The slot buffers: each decimated scale's reference and distorted planes
 /// (scales 1 to 3, in that order), each scale's vertical statistics
 /// (`VERT + scale`), each scale's row sums (`SUMS + scale`; scale 0's after
@@ -266,8 +270,14 @@ impl GpuMetric for VifGpu {
                     (b::DST_REF, all[s][0]),
                     (b::DST_DIST, all[s][1]),
                 ];
-                // Both pictures: z is the picture.
-                r.dispatch(decimate, [w, h, 2], &bufs, push);
+                // One workgroup (256 invocations) per tile of both pictures.
+                let (tw, th) = DECIMATE_TILE;
+                r.dispatch(
+                    decimate,
+                    [w.div_ceil(tw) * 256, h.div_ceil(th), 1],
+                    &bufs,
+                    push,
+                );
                 r.end_stage();
             }
             {

@@ -241,7 +241,7 @@ fn run() -> Result<(), String> {
 
 /// Shaders also built under another name with one more macro defined:
 /// (source, name, macro).
-const EXTRA_BUILDS: [(&str, &str, &str); 3] = [
+const EXTRA_BUILDS: [(&str, &str, &str); 4] = [
     // The terms pass with its reduction in subgroup operations, for devices
     // with subgroup arithmetic in compute shaders.
     ("terms", "terms_subgroup", "SUBGROUP_REDUCE"),
@@ -250,6 +250,8 @@ const EXTRA_BUILDS: [(&str, &str, &str); 3] = [
     ("vif_stats", "vif_stats_subgroup", "SUBGROUP_REDUCE"),
     // The ADM masking and denominator rows pass, likewise.
     ("adm_rows", "adm_rows_subgroup", "SUBGROUP_REDUCE"),
+    // The motion sums pass (libvmaf 2.3.1's), likewise.
+    ("motion_sad", "motion_sad_subgroup", "SUBGROUP_REDUCE"),
 ];
 
 /// The passes of one frame, in dispatch order: the shader (`glsl/NAME.comp`),

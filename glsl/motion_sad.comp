@@ -21,7 +21,12 @@
 // sum to row_sad[row * chunks + chunk] (chunks: gl_NumWorkGroups.x); the
 // host adds a row's chunks modulo 2^32 and the rows in uint64
 // (engine/src/vk/scorer/metric/motion.rs). The first frame's sum reads what
-// the buffer held before and is not used (its motion is 0).
+// the buffer held before and is not used (its motion is 0). Built as
+// `motion_sad_subgroup` (SUBGROUP_REDUCE) for devices with subgroup
+// arithmetic in compute shaders and subgroups of at least 4 invocations:
+// each subgroup adds its differences with subgroupAdd (uint32, wrapping:
+// the same sum modulo 2^32), and after one barrier invocation 0 adds the
+// subgroups' sums (at most 64), instead of the tree's eight barriers.
 //
 // Range check (10 and 12-bit): each invocation checks its samples of both
 // raw luma planes; the workgroup writes the first above the bit depth in its
@@ -33,6 +38,10 @@
 // frames of any size.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#if defined(SUBGROUP_REDUCE)
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_basic : require
+#endif
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
@@ -56,7 +65,12 @@ const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
 const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 
+#if defined(SUBGROUP_REDUCE)
+// Each subgroup's sum (at most 64 subgroups).
+shared uint red[64];
+#else
 shared uint red[256];
+#endif
 // The first column above the bit depth in this chunk, per picture.
 shared uint first[2];
 
@@ -123,6 +137,15 @@ void main() {
             }
         }
     }
+#if defined(SUBGROUP_REDUCE)
+    uint part = subgroupAdd(diff);
+    if (subgroupElect()) { red[gl_SubgroupID] = part; }
+    memoryBarrierShared();
+    barrier();
+    if (lid != 0u) { return; }
+    uint total = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) { total += red[s]; }
+#else
     red[lid] = diff;
     memoryBarrierShared();
     barrier();
@@ -132,8 +155,10 @@ void main() {
         barrier();
     }
     if (lid != 0u) { return; }
+    uint total = red[0];
+#endif
     uint at = row * chunks + chunk;
-    row_sad[at] = uint64_t(red[0]);
+    row_sad[at] = uint64_t(total);
     if (RANGE) {
         for (uint pic = 0u; pic < 2u; ++pic) {
             uint f = first[pic];

@@ -5,7 +5,10 @@
 //! frame's) and whole frames (every output's fp64 bits), over several frames
 //! (the blurred plane is carried from frame to frame on the device), frames
 //! in flight, 8 to 16 bits, odd sizes, both upload paths and both arithmetic
-//! paths. Small frames: lavapipe is slow.
+//! paths; the sums pass's chunk sums both through subgroup operations
+//! (`motion_sad_subgroup`, where the device has subgroup arithmetic, as
+//! lavapipe has) and through the shared-memory tree (`no_subgroups`). Small
+//! frames: lavapipe is slow.
 
 mod vk_support;
 
@@ -60,9 +63,15 @@ fn sad(a: &BlurredPlane, b: &BlurredPlane) -> u64 {
 
 /// Pass by pass, frame by frame: the blurred plane, the sum and the outputs.
 fn check_passes(w: u32, h: u32, depth: u32, path: (UploadPath, bool)) {
-    let label = format!("{w}x{h} {depth}-bit {path:?}");
+    check_passes_with(w, h, depth, path, false);
+}
+
+/// [`check_passes`], with the shared-memory reduction when `no_subgroups`.
+fn check_passes_with(w: u32, h: u32, depth: u32, path: (UploadPath, bool), no_subgroups: bool) {
     let list = metric_list(&["motion"]);
-    let mut s = metric_scorer((w, h, depth), &list, path, 2);
+    let mut s = metric_scorer_with((w, h, depth), &list, path, 2, no_subgroups);
+    let subgroups = s.subgroup_reduction();
+    let label = format!("{w}x{h} {depth}-bit {path:?} subgroups {subgroups}");
     let refs = motion_clip(w, h, depth, 4);
     let dist = frame(w, h, depth, 77);
     let opts = MotionOptions::default();
@@ -98,6 +107,19 @@ fn motion_passes_match_the_cpu_twin_on_every_path() {
         for (w, h, depth) in MOTION_CASES {
             check_passes(w, h, depth, path);
         }
+    }
+}
+
+/// The sums pass's shared-memory tree (what devices without subgroup
+/// arithmetic run) gives the same sums as the CPU twin (the test above runs
+/// the subgroup reduction where the device has it).
+#[test]
+fn motion_passes_match_the_cpu_twin_without_subgroups() {
+    if !gpu_present() {
+        return;
+    }
+    for (w, h, depth) in MOTION_CASES {
+        check_passes_with(w, h, depth, (UploadPath::Direct, false), true);
     }
 }
 

@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 21] = [
+        let want: [(ShaderName, &[(u32, Access)]); 22] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -134,6 +134,17 @@ mod tests {
             (ShaderName::MotionKeep, &[(3, Read), (5, Write)]),
             (
                 ShaderName::MotionSad,
+                &[
+                    (0, Read),
+                    (1, Read),
+                    (2, Read),
+                    (3, Write),
+                    (4, Write),
+                    (5, Read),
+                ],
+            ),
+            (
+                ShaderName::MotionSadSubgroup,
                 &[
                     (0, Read),
                     (1, Read),
@@ -188,6 +199,10 @@ mod tests {
         assert_eq!(
             ShaderName::AdmRowsSubgroup.layout_source(),
             ShaderName::AdmRows
+        );
+        assert_eq!(
+            ShaderName::MotionSadSubgroup.layout_source(),
+            ShaderName::MotionSad
         );
         assert_eq!([binding::lowpass::SRC, binding::lowpass::DST], [2, 3]);
         assert_eq!(

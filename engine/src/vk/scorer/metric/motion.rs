@@ -92,14 +92,21 @@ impl MotionGpu {
         check_size(width, height, bit_depth, opts)?;
         let spec = Some(Spec::new(bit_depth, 1, false));
         let kernel = |name| pipelines.kernel(gpu, name, spec);
+        // Each chunk's sum through subgroup operations where the scorer
+        // reduces with them (the same wrapping sum).
+        let sums = if ctx.subgroups {
+            ShaderName::MotionSadSubgroup
+        } else {
+            ShaderName::MotionSad
+        };
         let (blur, sad) = match (opts.force_zero, opts.version) {
-            (true, _) => (Blur::None, kernel(ShaderName::MotionSad)?),
+            (true, _) => (Blur::None, kernel(sums)?),
             (false, MotionVersion::V2_3_1) => (
                 Blur::Reference([
                     kernel(ShaderName::MotionBlur)?,
                     kernel(ShaderName::MotionKeep)?,
                 ]),
-                kernel(ShaderName::MotionSad)?,
+                kernel(sums)?,
             ),
             (false, MotionVersion::V3_2_0) => (
                 Blur::Difference(kernel(ShaderName::MotionV32Blur)?),

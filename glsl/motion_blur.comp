@@ -10,6 +10,15 @@
 // row), x's in the low 16 bits, x + 1's in the high (0 past the row's end).
 // Integers only: exact, as the CPU twin.
 //
+// Invocation (0, 0) also flips `Parity`, the word the scorer keeps beside
+// the kept blurred planes (engine/src/vk/scorer/metric/motion.rs): the half
+// of them glsl/motion_sad.comp writes this frame (its low bit; the other
+// half holds the previous frame's plane). Every frame's passes, and those
+// on a previous reference a pair carries, run this pass once before the
+// sums pass, in submission order: each flips the parity the sums pass after
+// it reads, so consecutive frames alternate halves (the word's first value
+// does not matter: a stream's first frame scores 0).
+//
 // The raw reference is the slot's upload buffer: the luma plane first, packed
 // rows. Its pipeline layout is its own (bindings read from this shader's
 // SPIR-V by engine/build.rs), its push-constant range the `Motion` block
@@ -29,6 +38,7 @@ layout(constant_id = 0) const uint BIT_DEPTH = 8u;
 
 layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Vert { uint vert[]; };
+layout(std430, set = 0, binding = 6) buffer Parity { uint parity[]; };
 
 // libvmaf's taps, in 1/65536 (glsl/motion_sad.comp has the same).
 const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
@@ -47,6 +57,7 @@ uint sample_at(uint i) {
 void main() {
     uint xw = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
+    if (xw == 0u && y == 0u) { parity[0] ^= 1u; }
     uint sw = (P.width + 1u) / 2u;
     if (xw >= sw || y >= P.height) { return; }
     uint x = 2u * xw;

@@ -7,14 +7,19 @@
 // glsl/motion_blur.comp mirrors rows) in uint32, adds 2^15 and shifts right
 // by 16: the blurred sample. Planes hold two 16-bit samples a word, sw =
 // ceil(width / 2) words a row (x in the low half of word x / 2, the high
-// half 0 past the row's end), as motion_blur writes `Vert`. It writes the
-// pair to `Blurred`, the plane the scorer keeps for the next frame, and
-// takes |previous - blurred| against `Previous`, the previous frame's
-// blurred plane, which glsl/motion_keep.comp copied out of `Blurred` before
-// this pass (the next frame, submitted after this one on the same queue,
-// finds this one's there, its passes behind a barrier). Reading and writing
-// one buffer in the same pass took 400 us per 4K frame on the H200, against
-// 56 for the write alone and 66 for the read alone: hence the copy. libvmaf
+// half 0 past the row's end), as motion_blur writes `Vert`. `Blurred` and
+// `Previous` are both bound to the buffer the scorer keeps for the whole
+// stream: two such planes, ping-pong. `Parity` (its low bit p, which
+// glsl/motion_blur.comp flipped just before this pass) says which: the pass
+// writes the pair to plane p of `Blurred`, for the next frame, and takes
+// |previous - blurred| against plane 1 - p of `Previous`, which the frame
+// before wrote (the next frame, submitted after this one on the same queue,
+// finds this one's there with the parity flipped, its passes behind a
+// barrier). The two halves never overlap, so no invocation reads what
+// another writes. Reading and writing one plane in place in the same pass
+// took 400 us per 4K frame on the H200, against 56 for the write alone and
+// 66 for the read alone: hence two planes (an earlier pass copied the kept
+// plane out to a slot buffer instead). libvmaf
 // sums a row in a wrapping uint32: wrapping addition is exact in any order,
 // so each workgroup (a 512-column chunk of one row) adds its invocations'
 // differences in a shared-memory tree, modulo 2^32, and writes the chunk's
@@ -60,6 +65,7 @@ layout(std430, set = 0, binding = 2) restrict readonly buffer Vert { uint vert[]
 layout(std430, set = 0, binding = 3) restrict writeonly buffer Blurred { uint blurred[]; };
 layout(std430, set = 0, binding = 4) restrict writeonly buffer RowSad { uint64_t row_sad[]; };
 layout(std430, set = 0, binding = 5) restrict readonly buffer Previous { uint previous[]; };
+layout(std430, set = 0, binding = 6) restrict readonly buffer Parity { uint parity[]; };
 
 const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
 const uint NONE = 0xFFFFFFFFu;
@@ -114,7 +120,10 @@ void main() {
         uint x0 = 2u * xw;
         uint count = min(2u, P.width - x0);
         if (P.blur != 0u) {
-            uint before = previous[start_w + xw];
+            // Plane p (written) and 1 - p (read) of the kept buffer.
+            uint plane = sw * P.height;
+            uint p = parity[0] & 1u;
+            uint before = previous[(1u - p) * plane + start_w + xw];
             uint now_pair = 0u;
             for (uint h = 0u; h < count; ++h) {
                 uint x = x0 + h;
@@ -127,7 +136,7 @@ void main() {
                 now_pair |= now << (16u * h);
                 diff += was > now ? was - now : now - was;
             }
-            blurred[start_w + xw] = now_pair;
+            blurred[p * plane + start_w + xw] = now_pair;
         }
         if (RANGE) {
             for (uint h = 0u; h < count; ++h) {

@@ -96,8 +96,8 @@ pub struct PsnrParams {
     pub height: [u32; 2],
 }
 
-/// The push constants of `glsl/motion_blur.comp`, `motion_keep.comp` and
-/// `motion_sad.comp` (their `Motion` block; size and offsets checked against
+/// The push constants of `glsl/motion_blur.comp` and `motion_sad.comp`
+/// (their `Motion` block; size and offsets checked against
 /// their SPIR-V at compile time by build.rs): the luma plane's size.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Pod, Zeroable)]

@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 22] = [
+        let want: [(ShaderName, &[(u32, Access)]); 21] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -130,8 +130,10 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Read), (3, Write), (7, ReadWrite)],
             ),
             (ShaderName::Lowpass, &[(2, Read), (3, Write)]),
-            (ShaderName::MotionBlur, &[(0, Read), (2, Write)]),
-            (ShaderName::MotionKeep, &[(3, Read), (5, Write)]),
+            (
+                ShaderName::MotionBlur,
+                &[(0, Read), (2, Write), (6, ReadWrite)],
+            ),
             (
                 ShaderName::MotionSad,
                 &[
@@ -141,6 +143,7 @@ mod tests {
                     (3, Write),
                     (4, Write),
                     (5, Read),
+                    (6, Read),
                 ],
             ),
             (
@@ -152,6 +155,7 @@ mod tests {
                     (3, Write),
                     (4, Write),
                     (5, Read),
+                    (6, Read),
                 ],
             ),
             (
@@ -216,16 +220,8 @@ mod tests {
         );
         assert_eq!([binding::decimate::DEC, binding::decimate::RANGE], [2, 7]);
         assert_eq!(
-            [
-                binding::motion_sad::VERT,
-                binding::motion_sad::BLURRED,
-                binding::motion_sad::PREVIOUS
-            ],
-            [
-                binding::motion_blur::VERT,
-                binding::motion_keep::BLURRED,
-                binding::motion_keep::PREVIOUS
-            ]
+            [binding::motion_sad::VERT, binding::motion_sad::PARITY],
+            [binding::motion_blur::VERT, binding::motion_blur::PARITY]
         );
         assert_eq!(
             [binding::motion_v32_sad::VERT, binding::motion_v32_sad::KEPT],

@@ -1,22 +1,33 @@
 //! libvmaf 2.3.1's integer `motion` on the device: `glsl/motion_blur.comp`
-//! blurs each frame's reference luma vertically into a slot buffer, while
-//! `glsl/motion_keep.comp` copies the previous frame's blurred plane out of
-//! the buffer the plan keeps for the whole scorer
-//! ([`GpuMetric::kept_buffers`]) into another; `glsl/motion_sad.comp` blurs
-//! horizontally, sums each row's absolute differences (per 256-column chunk)
-//! against that copy and writes this frame's plane into the kept buffer (a
-//! pass that read and wrote the kept buffer was 6 times slower on the H200). Frames run their passes in submission
-//! order on the one compute queue, each behind a barrier, so frame n reads
-//! the plane frame n-1 left: the previous reference the CPU twin's frame job
-//! carries. A pair whose previous frame another scorer took carries that
-//! frame's reference luma instead (`super::super::previous`): both passes
-//! run on it first ([`GpuMetric::record_previous`]), leaving its blurred
-//! plane in the kept buffer, as frame n-1 would have. The host adds the rows
-//! in uint64 and finishes as the CPU twin (`feature::motion`); the first
-//! frame of a stream (the first submitted, or the first after
-//! [`VkScorer::end_stream`]) scores 0. With
-//! `motion_force_zero` nothing is blurred: `motion_sad` only checks the
-//! samples' range (`MotionParams::blur` 0), on frames of any size.
+//! blurs each frame's reference luma vertically into a slot buffer;
+//! `glsl/motion_sad.comp` blurs horizontally, sums each row's absolute
+//! differences (per 256-column chunk) against the previous frame's blurred
+//! plane and writes this frame's. Both planes live in the buffers the plan
+//! keeps for the whole scorer ([`GpuMetric::kept_buffers`]): two blurred
+//! planes, ping-pong, and a parity word. Each run of `motion_blur` flips
+//! the parity (one invocation); `motion_sad` then writes plane p (the
+//! parity's low bit) and reads plane 1 - p, which the run before wrote. (A
+//! pass that read and wrote one kept plane in place was 6 times slower on
+//! the H200; an earlier copy pass, `motion_keep`, cost 21 us a 4K frame
+//! there.) Frames run their passes in submission order on the one compute
+//! queue, each frame behind a barrier (the recorder's, before a program
+//! that binds a kept buffer), so frame n reads the plane frame n-1 left,
+//! the parity flipped once between: the previous reference the CPU twin's
+//! frame job carries. The parity lives on the device, so it follows the
+//! queue's order with no host bookkeeping, whichever slot, ring or path
+//! (uploads, device-resident pairs, imported frames) submitted the frame;
+//! its first value does not matter. A pair whose previous frame another
+//! scorer took carries that frame's reference luma instead
+//! (`super::super::previous`): both passes run on it first
+//! ([`GpuMetric::record_previous`]), flipping the parity and leaving its
+//! blurred plane in the half the frame's own passes then read, as frame n-1
+//! would have. The host adds the rows in uint64 and finishes as the CPU
+//! twin (`feature::motion`); the first frame of a stream (the first
+//! submitted, or the first after [`VkScorer::end_stream`]) scores 0: it
+//! reads whatever half the stream before left, or nothing written yet, and
+//! the parity needs no reset. With `motion_force_zero` nothing is blurred:
+//! `motion_sad` only checks the samples' range (`MotionParams::blur` 0; the
+//! kept buffers are bound, never read), on frames of any size.
 //!
 //! libvmaf 3.2.0's motion ([`MotionVersion::V3_2_0`]) blurs the difference
 //! of two consecutive reference frames, so the kept buffer holds the
@@ -47,16 +58,16 @@ use crate::vk::pipeline::{Kernel, MotionParams, Pipelines, Spec};
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
-/// The stages motion times: the vertical blur (with the copy of the
-/// previous frame's plane), then the horizontal blur with the sums.
+/// The stages motion times: the vertical blur (which flips the parity),
+/// then the horizontal blur with the sums.
 const STAGES: [&str; 2] = ["motion blur", "motion sad"];
 
 /// The passes before the sums pass.
 #[derive(Clone, Copy)]
 enum Blur {
-    /// libvmaf 2.3.1's: the vertical blur of the reference and the copy of
-    /// the kept plane (`motion_blur`, `motion_keep`).
-    Reference([Kernel; 2]),
+    /// libvmaf 2.3.1's: the vertical blur of the reference, which flips the
+    /// parity (`motion_blur`).
+    Reference(Kernel),
     /// libvmaf 3.2.0's: the vertical blur of the frame difference
     /// (`motion_v32_blur`), before `motion_v32_sad`.
     Difference(Kernel),
@@ -74,9 +85,9 @@ pub(in crate::vk::scorer) struct MotionGpu {
     blur: Blur,
     /// The sums pass.
     sad: Kernel,
-    /// The plane carried from frame to frame (two 16-bit samples a word,
-    /// [`MotionGpu::words`]): the blurred reference (2.3.1) or the
-    /// reference (3.2.0).
+    /// What is carried from frame to frame (planes of two 16-bit samples a
+    /// word, [`MotionGpu::words`]): 2.3.1's two blurred planes, then the
+    /// parity word (see the module docs); 3.2.0's reference.
     kept: KeptBuffers,
 }
 
@@ -102,10 +113,7 @@ impl MotionGpu {
         let (blur, sad) = match (opts.force_zero, opts.version) {
             (true, _) => (Blur::None, kernel(sums)?),
             (false, MotionVersion::V2_3_1) => (
-                Blur::Reference([
-                    kernel(ShaderName::MotionBlur)?,
-                    kernel(ShaderName::MotionKeep)?,
-                ]),
+                Blur::Reference(kernel(ShaderName::MotionBlur)?),
                 kernel(sums)?,
             ),
             (false, MotionVersion::V3_2_0) => (
@@ -125,16 +133,22 @@ impl MotionGpu {
             sad,
             kept: KeptBuffers::new(gpu),
         };
-        let kept_name = match blur {
-            Blur::Difference(_) => "vkssim motion previous reference",
-            _ => "vkssim motion blurred plane",
+        // 3.2.0's reference; 2.3.1's two blurred planes and the parity
+        // (under `motion_force_zero` bound only: a word each).
+        let plane = this.plane_bytes();
+        let kept: &[(&str, u64)] = match blur {
+            Blur::Difference(_) => &[("previous reference", plane)],
+            Blur::Reference(_) => &[("blurred planes", 2 * plane), ("parity", 4)],
+            Blur::None => &[("blurred planes", 4), ("parity", 4)],
         };
-        this.kept.push(gpu.create_buffer(
-            kept_name,
-            this.plane_bytes(),
-            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::GpuOnly,
-        )?);
+        for (name, bytes) in kept {
+            this.kept.push(gpu.create_buffer(
+                &format!("vkssim motion {name}"),
+                *bytes,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            )?);
+        }
         Ok(this)
     }
 
@@ -188,7 +202,7 @@ impl MotionGpu {
 
     /// The sums pass on pictures `reference` and `distorted` with `params`:
     /// 2.3.1's (and `motion_force_zero`'s) writes this frame's blurred plane
-    /// into the kept buffer and sums against the copy of the previous one;
+    /// into one kept plane and sums against the other (the parity's);
     /// 3.2.0's sums the blurred difference and keeps the reference.
     fn record_sums(&self, r: &mut Recorder, reference: Buf, distorted: Buf, params: &MotionParams) {
         let push = bytemuck::bytes_of(params);
@@ -213,7 +227,8 @@ impl MotionGpu {
             (b::VERT, r.own(0)),
             (b::BLURRED, r.kept(0)),
             (b::ROW_SAD, r.own(1)),
-            (b::PREVIOUS, r.own(2)),
+            (b::PREVIOUS, r.kept(0)),
+            (b::PARITY, r.kept(1)),
         ];
         r.dispatch(self.sad, [w, h, 1], &bufs, push);
     }
@@ -237,12 +252,11 @@ fn blurs_the_difference(opts: &MotionOptions) -> bool {
 }
 
 /// Device bytes of a slot's buffers for `width` x `height` frames: 2.3.1's
-/// vertical blur and previous frame's blurred plane, or 3.2.0's vertical
-/// blur of the difference.
+/// vertical blur, or 3.2.0's vertical blur of the difference.
 fn slot_bytes(opts: &MotionOptions, width: u32, height: u32) -> u64 {
     match blurs_the_difference(opts) {
         true => difference_bytes(width, height),
-        false => 2 * plane_bytes(width, height),
+        false => plane_bytes(width, height),
     }
 }
 
@@ -263,7 +277,7 @@ impl GpuMetric for MotionGpu {
     fn buffers(&self) -> Vec<BufferDecl> {
         // The vertical blur (two samples a word); each chunk's sum, then
         // at 10 and 12 bits each chunk's range record per picture
-        // (glsl/motion_sad.comp); the previous frame's blurred plane.
+        // (glsl/motion_sad.comp).
         let records = if self.records_range() { 3 } else { 1 };
         let chunks = (self.params.height as usize * self.chunks()) as u64;
         if let Blur::Difference(_) = self.blur {
@@ -278,7 +292,6 @@ impl GpuMetric for MotionGpu {
         vec![
             BufferDecl::device("motion vertical blur", self.plane_bytes()),
             BufferDecl::host("motion chunk sums", records * chunks * 8),
-            BufferDecl::device("motion previous blurred plane", self.plane_bytes()),
         ]
     }
 
@@ -291,14 +304,13 @@ impl GpuMetric for MotionGpu {
         // One invocation per word of the blurred planes.
         let (w, h) = (self.words(), self.params.height);
         match self.blur {
-            Blur::Reference([blur, keep]) => {
-                {
-                    use binding::motion_keep as b;
-                    let bufs = [(b::BLURRED, r.kept(0)), (b::PREVIOUS, r.own(2))];
-                    r.dispatch(keep, [w, h, 1], &bufs, push);
-                }
+            Blur::Reference(blur) => {
                 use binding::motion_blur as b;
-                let bufs = [(b::RAW_REF, Buf::Raw(0)), (b::VERT, r.own(0))];
+                let bufs = [
+                    (b::RAW_REF, Buf::Raw(0)),
+                    (b::VERT, r.own(0)),
+                    (b::PARITY, r.kept(1)),
+                ];
                 r.dispatch(blur, [w, h, 1], &bufs, push);
                 r.end_stage();
             }
@@ -319,17 +331,22 @@ impl GpuMetric for MotionGpu {
     }
 
     /// The passes on the previous reference a pair carries, leaving in the
-    /// kept buffer what that frame's own would have: 2.3.1's blurred plane
-    /// (both passes; its sums are overwritten by the frame's), 3.2.0's
-    /// reference (the sums pass keeping only).
+    /// kept buffers what that frame's own would have: 2.3.1's blurred plane
+    /// in the half the frame then reads, the parity flipped once (both
+    /// passes; its sums are overwritten by the frame's), 3.2.0's reference
+    /// (the sums pass keeping only).
     fn record_previous(&self, r: &mut Recorder) {
         let (w, h) = (self.words(), self.params.height);
         match self.blur {
-            Blur::Reference([blur, _]) => {
+            Blur::Reference(blur) => {
                 let push = bytemuck::bytes_of(&self.params);
                 {
                     use binding::motion_blur as b;
-                    let bufs = [(b::RAW_REF, Buf::Previous), (b::VERT, r.own(0))];
+                    let bufs = [
+                        (b::RAW_REF, Buf::Previous),
+                        (b::VERT, r.own(0)),
+                        (b::PARITY, r.kept(1)),
+                    ];
                     r.dispatch(blur, [w, h, 1], &bufs, push);
                 }
                 self.record_sums(r, Buf::Previous, Buf::Previous, &self.params);
@@ -370,9 +387,13 @@ impl GpuMetric for MotionGpu {
 
     fn debug(&self, s: &VkScorer, bufs: &[Buffer], out: &mut MetricDebug) -> Result<()> {
         out.motion_sad = self.sad(bufs)?;
-        // 2.3.1's kept plane is the blurred reference (3.2.0's, the reference).
-        if let (Blur::Reference(_), Some(kept)) = (self.blur, self.kept.all().first()) {
-            out.motion_blurred = rows::packed_samples(s, kept, self.params.width)?;
+        // 2.3.1's kept planes are the blurred reference (3.2.0's, the
+        // reference): this frame's is the parity's half.
+        if let (Blur::Reference(_), [planes, parity]) = (self.blur, self.kept.all()) {
+            let half = s.read_back_with(parity, false, |b| (b[0] & 1) as usize)?;
+            let both = rows::packed_samples(s, planes, self.params.width)?;
+            let n = both.len() / 2;
+            out.motion_blurred = both[half * n..(half + 1) * n].to_vec();
         }
         Ok(())
     }

@@ -7,14 +7,12 @@
 // for a strided subset of its columns x:
 // - sums tap * vert over columns x-r ..= x+r (reflect-101) in uint64, per
 //   statistic (glsl/vif_vertical.comp wrote them, mu1 and mu2 in one word):
-//   mu1, mu2, xx, yy, xy;
-//   the same uint64 sums formed in uint32 words. The means are below 2^16
-//   at every scale and depth (Σ tap * p < 65536 * 2^b, shifted right by b
-//   at scale 0; below 65536 * 2^16, shifted by 16, after), so Σ tap * mean
-//   fits in 32 bits (the taps add to 65536). A moment v (below 2^32) is
-//   summed twice: hi = Σ tap * (v >> 16), and wrap = Σ tap * v mod 2^32;
-//   then Σ tap * v = hi * 2^16 + lo, where lo = Σ tap * (v & 0xFFFF) is
-//   below 2^32 and so equals wrap - hi * 2^16 mod 2^32;
+//   mu1, mu2, xx, yy, xy. The means are below 2^16 at every scale and
+//   depth (Σ tap * p < 65536 * 2^b, shifted right by b at scale 0; below
+//   65536 * 2^16, shifted by 16, after), so Σ tap * mean fits in a uint32
+//   sum (the taps add to 65536); a moment (below 2^32) is summed as
+//   uint64(tap) * uint64(v) in uint64 (one widening multiply-add each on
+//   the H200, where two uint32 sums of its halves measured slower);
 // - mu1^2 = (mu1 * mu1 + 2^31) >> 32 (likewise mu2^2, mu1 mu2), xx = (xx +
 //   32768) >> 16 (likewise yy, xy); s1 = xx - mu1^2, s2 = max(yy - mu2^2, 0),
 //   s12 = xy - mu1 mu2 as int32 (the low 32 bits of the uint64 difference);
@@ -150,25 +148,20 @@ void main() {
         uint x = c0 + lid;
         if (x >= P.width) { continue; }
         uint means[2] = uint[2](0u, 0u);
-        uint wrap[3] = uint[3](0u, 0u, 0u);
-        uint high[3] = uint[3](0u, 0u, 0u);
+        uint64_t wide[3] = uint64_t[3](0ul, 0ul, 0ul);
         [[unroll]] for (int k = 0; k <= 2 * R; ++k) {
             uint tap = TAPS[SCALE][k];
             uint mu = chunk[0][lid + uint(k)];
             means[0] += tap * (mu & 0xFFFFu);
             means[1] += tap * (mu >> 16);
             [[unroll]] for (uint m = 0u; m < 3u; ++m) {
-                uint v = chunk[1u + m][lid + uint(k)];
-                wrap[m] += tap * v;
-                high[m] += tap * (v >> 16);
+                wide[m] += uint64_t(tap) * uint64_t(chunk[1u + m][lid + uint(k)]);
             }
         }
         uint64_t f[5];
         f[0] = uint64_t(means[0]);
         f[1] = uint64_t(means[1]);
-        [[unroll]] for (uint m = 0u; m < 3u; ++m) {
-            f[2u + m] = (uint64_t(high[m]) << 16) + uint64_t(wrap[m] - (high[m] << 16));
-        }
+        [[unroll]] for (uint m = 0u; m < 3u; ++m) { f[2u + m] = wide[m]; }
         uint64_t mu1_sq = (f[0] * f[0] + (1ul << 31)) >> 32;
         uint64_t mu2_sq = (f[1] * f[1] + (1ul << 31)) >> 32;
         uint64_t mu1_mu2 = (f[0] * f[1] + (1ul << 31)) >> 32;

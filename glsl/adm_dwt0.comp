@@ -2,14 +2,18 @@
 // adm_dwt0.comp: libvmaf's integer ADM, scale 0 of the wavelet from the raw
 // pictures (engine/src/feature/adm/dwt.rs, `scale0`, the CPU twin).
 // Workgroup (0, i, picture) makes output row i of the four bands of the
-// reference (picture 0) or the distorted picture; its invocations stride
-// along the row. For output sample j, at each of the input columns
-// mirror(2j - 1 + c), c = 0..3: the vertical low and high sums of the input
-// rows mirror(2i - 1 + k), k = 0..3, in wrapping int32; the low sum less
-// 46342 * 2^(bpc-1); both + 2^(bpc-1), >> bpc, stored as int16. Then across
-// those four: a = LO.lo, v = HI.lo, h = LO.hi, d = HI.hi in int32, each
-// (+ 32768) >> 16, stored as int16. Bands are written a, h, v, d, one plane
-// each, into the picture's bands buffer (one int per sample).
+// reference (picture 0) or the distorted picture, 256 outputs at a time. For
+// output sample j, at each of the input columns mirror(2j - 1 + c), c =
+// 0..3: the vertical low and high sums of the input rows mirror(2i - 1 + k),
+// k = 0..3, in wrapping int32; the low sum less 46342 * 2^(bpc-1); both +
+// 2^(bpc-1), >> bpc, stored as int16. Then across those four: a = LO.lo, v
+// = HI.lo, h = LO.hi, d = HI.hi in int32, each (+ 32768) >> 16, stored as
+// int16. Bands are written a, h, v, d, one plane each, into the picture's
+// bands buffer (one int per sample). The vertical sums of a chunk's 514
+// input columns (2 j0 - 1 + m, m = 0..513, for outputs j0 ..= j0 + 255) are
+// formed once each, by invocations m, m - 256 and m - 512, into shared
+// memory, and each output reads its four from there: every input sample is
+// read from memory once per chunk.
 //
 // Range check (10 and 12-bit): the same workgroup scans input rows 2i and
 // 2i + 1 of its picture and writes the first sample above the bit depth per
@@ -34,6 +38,9 @@ const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 
 // The first column above the bit depth in input rows 2i and 2i + 1.
 shared uint first[2];
+// One chunk's vertical low and high sums (int16 values), per input column.
+shared int chunk_lo[514];
+shared int chunk_hi[514];
 
 uint sample_at(bool ref, uint i) {
     uint w = raw_word(i);
@@ -50,38 +57,56 @@ void main() {
         first[0] = NONE;
         first[1] = NONE;
     }
-    memoryBarrierShared();
-    barrier();
     int half_range = 1 << (BIT_DEPTH - 1u);
     int offset = 46342 * half_range;
     uint rows[4];
     for (int k = 0; k < 4; ++k) { rows[k] = mirror(int(2u * i) - 1 + k, P.src_height); }
     uint n = P.width * P.height;
     uint mine[2] = uint[2](NONE, NONE);
-    for (uint j = lid; j < P.width; j += 256u) {
-        int lo[4];
-        int hi[4];
-        for (int c = 0; c < 4; ++c) {
-            uint col = mirror(int(2u * j) - 1 + c, P.src_width);
+    for (uint j0 = 0u; j0 < P.width; j0 += 256u) {
+        // The chunk before is read (and, the first time, `first` is set).
+        memoryBarrierShared();
+        barrier();
+        // Input column 2 j0 - 1 + m for m = lid, lid + 256 and (lid < 2)
+        // lid + 512, in rising order.
+        for (uint m = lid; m < 514u; m += 256u) {
+            int at = int(2u * j0) - 1 + int(m);
+            // Clamped past the row's end, where no output is kept.
+            uint col = min(mirror(at, P.src_width), P.src_width - 1u);
             int sum_lo = 0;
             int sum_hi = 0;
             for (int k = 0; k < 4; ++k) {
-                int p = int(sample_at(ref, rows[k] * P.src_width + col));
+                uint s = sample_at(ref, rows[k] * P.src_width + col);
+                int p = int(s);
                 sum_lo += LO[k] * p;
                 sum_hi += HI[k] * p;
+                // Rows 2i and 2i + 1 (k = 1, 2), each actual column once
+                // (m = 1 ..= 512 of each chunk); an invocation's columns
+                // rise, so its first is its smallest.
+                if (RANGE && (k == 1 || k == 2) && m >= 1u && m <= 512u
+                    && at < int(P.src_width) && 2u * i + uint(k - 1) < P.src_height
+                    && mine[k - 1] == NONE && (s >> BIT_DEPTH) != 0u) {
+                    mine[k - 1] = uint(at);
+                }
             }
-            lo[c] = to_i16((sum_lo - offset + half_range) >> BIT_DEPTH);
-            hi[c] = to_i16((sum_hi + half_range) >> BIT_DEPTH);
+            chunk_lo[m] = to_i16((sum_lo - offset + half_range) >> BIT_DEPTH);
+            chunk_hi[m] = to_i16((sum_hi + half_range) >> BIT_DEPTH);
         }
+        memoryBarrierShared();
+        barrier();
+        uint j = j0 + lid;
+        if (j >= P.width) { continue; }
         int a = 0;
         int v = 0;
         int h = 0;
         int d = 0;
         for (int c = 0; c < 4; ++c) {
-            a += LO[c] * lo[c];
-            v += HI[c] * lo[c];
-            h += LO[c] * hi[c];
-            d += HI[c] * hi[c];
+            int lo = chunk_lo[2u * lid + uint(c)];
+            int hi = chunk_hi[2u * lid + uint(c)];
+            a += LO[c] * lo;
+            v += HI[c] * lo;
+            h += LO[c] * hi;
+            d += HI[c] * hi;
         }
         uint o = i * P.width + j;
         int bands[4] = int[4](to_i16((a + 32768) >> 16), to_i16((h + 32768) >> 16),
@@ -91,19 +116,6 @@ void main() {
                 bands_ref[q * n + o] = bands[q];
             } else {
                 bands_dist[q * n + o] = bands[q];
-            }
-        }
-        if (RANGE) {
-            // Each invocation's columns rise: its first is its smallest.
-            for (uint r = 0u; r < 2u; ++r) {
-                uint row = 2u * i + r;
-                for (uint c = 0u; c < 2u; ++c) {
-                    uint col = 2u * j + c;
-                    if (row < P.src_height && col < P.src_width && mine[r] == NONE
-                        && (sample_at(ref, row * P.src_width + col) >> BIT_DEPTH) != 0u) {
-                        mine[r] = col;
-                    }
-                }
             }
         }
     }

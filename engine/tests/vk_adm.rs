@@ -22,13 +22,15 @@ use vkssim::LumaFrame;
 
 /// (width, height, bit depth): odd sizes, every depth, the smallest frame
 /// (33x33, whose scale-3 bands are 3 samples across and whose windows reach
-/// the bands' edges, where the threshold mirrors).
-const CASES: [(u32, u32, u32); 5] = [
+/// the bands' edges, where the threshold mirrors), and scale-0 rows of
+/// several of the wavelet pass's 256-output chunks.
+const CASES: [(u32, u32, u32); 6] = [
     (37, 45, 8),
     (41, 35, 10),
     (33, 33, 12),
     (39, 34, 16),
     (66, 50, 8),
+    (1101, 34, 10),
 ];
 
 /// A distorted frame near the reference: each sample scaled towards mid-grey
@@ -188,4 +190,9 @@ fn adm_alone_refuses_samples_above_the_bit_depth() {
     }
     assert_refuses_a_sample_above("adm", (37, 35, 12), (3, 9), 5000);
     assert_refuses_a_sample_above("adm", (37, 35, 10), (36, 34), 1500);
+    // In the wavelet pass's second and fifth 512-column input chunks, and in
+    // the column two chunks share (the last of one, the first of the next).
+    assert_refuses_a_sample_above("adm", (2100, 33, 10), (700, 17), 1024);
+    assert_refuses_a_sample_above("adm", (2100, 33, 10), (1023, 5), 1024);
+    assert_refuses_a_sample_above("adm", (2100, 33, 12), (2099, 32), 4096);
 }

@@ -6,7 +6,10 @@
 // (each chunk's statistics read once into shared memory); each invocation,
 // for a strided subset of its columns x:
 // - sums tap * vert over columns x-r ..= x+r (reflect-101) in uint64, per
-//   statistic (glsl/vif_vertical.comp wrote them, mu1 and mu2 in one word):
+//   statistic (glsl/vif_vertical.comp wrote them, one uvec4 a sample:
+//   mu1 and mu2 in one word, then xx, yy, xy; one load and one shared
+//   uvec4 per column and tap, which measured faster on the H200 than a
+//   plane per statistic):
 //   mu1, mu2, xx, yy, xy. The means are below 2^16 at every scale and
 //   depth (Σ tap * p < 65536 * 2^b, shifted right by b at scale 0; below
 //   65536 * 2^16, shifted by 16, after), so Σ tap * mean fits in a uint32
@@ -66,7 +69,7 @@ layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer RawRef { uint raw_ref[]; };
 layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; };
-layout(std430, set = 0, binding = 4) readonly buffer Vert { uint vert[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Vert { uvec4 vert[]; };
 layout(std430, set = 0, binding = 5) readonly buffer Log2 { uint log2_table[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer RowSums { int64_t row_sums[]; };
 
@@ -84,7 +87,7 @@ shared int64_t red[4][256];
 #endif
 // One chunk of the row's vertical statistics (the means' word, xx, yy,
 // xy): 256 columns and the filter's reach (at most 8) each side.
-shared uint chunk[4][256 + 16];
+shared uvec4 chunk[256 + 16];
 // The first column above the bit depth in this row, per picture.
 shared uint first[2];
 
@@ -100,16 +103,14 @@ int64_t log2_q11(uint64_t x) {
 
 // Values lid and lid + 256 (the latter when lid < 2R) of the chunk that
 // starts at column c0 of `row`: its columns and R more each side, reflected
-// (clamped past the row's end, where no output is kept), from each
-// statistic's plane.
-void load_chunk(uint c0, uint lid, uint row, uint plane, out uint vals[2][4]) {
+// (clamped past the row's end, where no output is kept): each a uvec4 of
+// the four statistics.
+void load_chunk(uint c0, uint lid, uint row, out uvec4 vals[2]) {
     [[unroll]] for (uint slot = 0u; slot < 2u; ++slot) {
         uint k = lid + 256u * slot;
         uint col = min(reflect101(int(c0 + k) - R, P.width), P.width - 1u);
         bool wanted = slot == 0u || lid < 2u * uint(R);
-        [[unroll]] for (uint m = 0u; m < 4u; ++m) {
-            vals[slot][m] = wanted ? vert[m * plane + row * P.width + col] : 0u;
-        }
+        vals[slot] = wanted ? vert[row * P.width + col] : uvec4(0u);
     }
 }
 
@@ -124,7 +125,6 @@ void main() {
     }
     memoryBarrierShared();
     barrier();
-    uint plane = P.width * P.height;
     F64 gain_limit = f64_from_bits((uint64_t(P.gain_hi) << 32) | uint64_t(P.gain_lo));
     // 6.5536e-6 (1e-10 on the Q16 scale), as binary64 bits.
     F64 eps = f64_from_bits(0x3edb7cdfd9d7bdbbul);
@@ -134,28 +134,26 @@ void main() {
     // is computed (its loads in flight beside the arithmetic), then stored
     // to shared memory: slot 0 holds value lid of the chunk, slot 1 value
     // lid + 256 (the right edge's reach: lid < 2R).
-    uint next[2][4];
-    load_chunk(0u, lid, row, plane, next);
+    uvec4 next[2];
+    load_chunk(0u, lid, row, next);
     for (uint c0 = 0u; c0 < P.width; c0 += 256u) {
         barrier();
-        [[unroll]] for (uint m = 0u; m < 4u; ++m) {
-            chunk[m][lid] = next[0][m];
-            if (lid < 2u * uint(R)) { chunk[m][lid + 256u] = next[1][m]; }
-        }
+        chunk[lid] = next[0];
+        if (lid < 2u * uint(R)) { chunk[lid + 256u] = next[1]; }
         memoryBarrierShared();
         barrier();
-        if (c0 + 256u < P.width) { load_chunk(c0 + 256u, lid, row, plane, next); }
+        if (c0 + 256u < P.width) { load_chunk(c0 + 256u, lid, row, next); }
         uint x = c0 + lid;
         if (x >= P.width) { continue; }
         uint means[2] = uint[2](0u, 0u);
         uint64_t wide[3] = uint64_t[3](0ul, 0ul, 0ul);
         [[unroll]] for (int k = 0; k <= 2 * R; ++k) {
             uint tap = TAPS[SCALE][k];
-            uint mu = chunk[0][lid + uint(k)];
-            means[0] += tap * (mu & 0xFFFFu);
-            means[1] += tap * (mu >> 16);
+            uvec4 v = chunk[lid + uint(k)];
+            means[0] += tap * (v.x & 0xFFFFu);
+            means[1] += tap * (v.x >> 16);
             [[unroll]] for (uint m = 0u; m < 3u; ++m) {
-                wide[m] += uint64_t(tap) * uint64_t(chunk[1u + m][lid + uint(k)]);
+                wide[m] += uint64_t(tap) * uint64_t(v[1u + m]);
             }
         }
         uint64_t f[5];

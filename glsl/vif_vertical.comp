@@ -7,9 +7,8 @@
 // the second moments (Σ + 2^(t-1)) >> t, with (s, t) = (8, 0) at scale 0 of
 // an 8-bit picture, (b, 2(b - 8)) at scale 0 of a b-bit one and (16, 16) at
 // the decimated scales. The means fit in 16 bits and share a word, mu1 in
-// the low half: vert[y * width + x]; the moments fit in 32 bits and are
-// written to vert[k * width * height + y * width + x], k = 1, 2, 3 for xx,
-// yy, xy.
+// the low half; the moments fit in 32 bits: output (x, y) is written as one
+// uvec4, vert[y * width + x] = (means, xx, yy, xy).
 //
 // The sums are the CPU twin's uint64 sums, formed in uint32 words:
 // - every sample is below 2^16 and the taps sum to 65536, so Σ tap*p and
@@ -38,7 +37,7 @@ layout(local_size_x = 64, local_size_y = 4, local_size_z = 1) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer SrcRef { uint src_ref[]; };
 layout(std430, set = 0, binding = 1) readonly buffer SrcDist { uint src_dist[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Vert { uint vert[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Vert { uvec4 vert[]; };
 
 // Output rows per invocation (the dispatch's y extent is the rows / ROWS,
 // rounded up: engine/src/vk/scorer/metric/vif.rs).
@@ -99,7 +98,6 @@ void main() {
     uint moment_shift = SCALE > 0u ? 16u : 2u * (BIT_DEPTH - 8u);
     uint64_t mean_round = uint64_t(1u << (mean_shift - 1u));
     uint64_t moment_round = moment_shift == 0u ? 0ul : uint64_t(1u << (moment_shift - 1u));
-    uint plane = P.width * P.height;
     [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
         uint y = y0 + j;
         if (y >= P.height) { break; }
@@ -107,10 +105,11 @@ void main() {
         // The means are below 2^16 (see vif_stats.comp): one word holds both.
         uint mu1 = uint((uint64_t(means[j][0]) + mean_round) >> mean_shift);
         uint mu2 = uint((uint64_t(means[j][1]) + mean_round) >> mean_shift);
-        vert[at] = mu1 | (mu2 << 16);
+        uvec4 stats = uvec4(mu1 | (mu2 << 16), 0u, 0u, 0u);
         [[unroll]] for (uint m = 0u; m < 3u; ++m) {
             uint64_t sum = (uint64_t(hi[j][m]) << 16) + uint64_t(lo[j][m]);
-            vert[(1u + m) * plane + at] = uint((sum + moment_round) >> moment_shift);
+            stats[1u + m] = uint((sum + moment_round) >> moment_shift);
         }
+        vert[at] = stats;
     }
 }

@@ -458,7 +458,7 @@ pub struct BenchArgs {
     #[arg(long = "feature", value_name = "SPEC")]
     pub feature: Vec<String>,
     /// A VMAF model to time, as for `score` (`version=vmaf_v0.6.1`): its
-    /// extractors run on the CPU twin (`auto` picks it, with a note), and the
+    /// extractors run on the backend chosen (Vulkan or the CPU twin), and the
     /// mean of its score is reported. Without it (or with -n), no model: the
     /// default stays float_ssim on the Vulkan engine.
     #[arg(short = 'm', long = "model", value_name = "PARAMS")]

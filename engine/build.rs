@@ -40,6 +40,9 @@ fn main() {
 /// One compiled shader variant.
 struct Compiled {
     name: String,
+    /// The source's file stem (`name` itself, or the source of a subgroup
+    /// build).
+    stem: String,
     variant: &'static str,
     /// `local_size_x/y/z`, from the SPIR-V's `LocalSize` execution mode.
     local_size: [u32; 3],
@@ -80,17 +83,16 @@ fn run() -> Result<(), String> {
         println!("cargo:rerun-if-changed={}", path.display());
         let source =
             std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let name = path
+        let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
             .ok_or_else(|| format!("{}: bad file name", path.display()))?
             .to_string();
-        let builds = std::iter::once((name.clone(), None)).chain(
-            EXTRA_BUILDS
-                .iter()
-                .filter(|(from, _, _)| *from == name)
-                .map(|(_, to, define)| (to.to_string(), Some(*define))),
-        );
+        // A source that tests SUBGROUP_REDUCE is also built with it defined,
+        // as `NAME_subgroup`.
+        let subgroup = source.contains(&format!("defined({SUBGROUP_REDUCE})"));
+        let builds = std::iter::once((stem.clone(), None))
+            .chain(subgroup.then(|| (format!("{stem}{SUBGROUP_SUFFIX}"), Some(SUBGROUP_REDUCE))));
         for ((name, define), variant) in builds.flat_map(|b| [(b.clone(), "FP64"), (b, "SOFT_F64")])
         {
             let included = Arc::new(Mutex::new(Vec::<PathBuf>::new()));
@@ -171,6 +173,7 @@ fn run() -> Result<(), String> {
                 .map_err(|e| format!("{} ({variant}): {e}", path.display()))?;
             compiled.push(Compiled {
                 name: name.clone(),
+                stem: stem.clone(),
                 variant: if variant == "FP64" { "Fp64" } else { "SoftF64" },
                 local_size,
                 push_constants,
@@ -239,20 +242,13 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-/// Shaders also built under another name with one more macro defined:
-/// (source, name, macro).
-const EXTRA_BUILDS: [(&str, &str, &str); 4] = [
-    // The terms pass with its reduction in subgroup operations, for devices
-    // with subgroup arithmetic in compute shaders.
-    ("terms", "terms_subgroup", "SUBGROUP_REDUCE"),
-    // The VIF statistics pass with its row sums reduced in subgroup
-    // operations, for the same devices.
-    ("vif_stats", "vif_stats_subgroup", "SUBGROUP_REDUCE"),
-    // The ADM masking and denominator rows pass, likewise.
-    ("adm_rows", "adm_rows_subgroup", "SUBGROUP_REDUCE"),
-    // The motion sums pass (libvmaf 2.3.1's), likewise.
-    ("motion_sad", "motion_sad_subgroup", "SUBGROUP_REDUCE"),
-];
+/// The macro whose test (`#if defined(SUBGROUP_REDUCE)`) makes a shader
+/// source also built with it defined, under its name plus
+/// [`SUBGROUP_SUFFIX`]: the build that reduces its sums with subgroup
+/// operations, for devices with subgroup arithmetic in compute shaders (the
+/// shader table's `subgroup_build`).
+const SUBGROUP_REDUCE: &str = "SUBGROUP_REDUCE";
+const SUBGROUP_SUFFIX: &str = "_subgroup";
 
 /// The passes of one frame, in dispatch order: the shader (`glsl/NAME.comp`),
 /// the `FramePass` variant, and the invocations it is dispatched over (fields
@@ -540,10 +536,16 @@ fn shader_table(compiled: &[Compiled]) -> Result<String, String> {
         }
     }
     let source_of = |n: &str| -> String {
-        EXTRA_BUILDS
+        compiled
             .iter()
-            .find(|(_, to, _)| *to == n)
-            .map_or(n.to_string(), |(from, _, _)| from.to_string())
+            .find(|c| c.name == n)
+            .map_or(n.to_string(), |c| c.stem.clone())
+    };
+    let subgroup_build = |n: &str| -> Option<&str> {
+        compiled
+            .iter()
+            .find(|c| c.stem == n && c.name != n)
+            .map(|c| c.name.as_str())
     };
     for n in &names {
         let (c, s) = (fp64(n)?, fp64(&source_of(n))?);
@@ -630,6 +632,17 @@ fn shader_table(compiled: &[Compiled]) -> Result<String, String> {
          /// extra build (the same bindings and push constants, checked by build.rs).",
         "layout_source(self) -> ShaderName",
         &|n| Ok(format!("ShaderName::{}", camel(&source_of(n)))),
+    )?;
+    method(
+        &mut out,
+        "Its build that reduces with subgroup operations (its source built with\n    \
+         /// `SUBGROUP_REDUCE` defined), if it has one.",
+        "subgroup_build(self) -> Option<ShaderName>",
+        &|n| {
+            Ok(subgroup_build(n).map_or("None".to_string(), |b| {
+                format!("Some(ShaderName::{})", camel(b))
+            }))
+        },
     )?;
     out.push_str("}\n\n");
     out.push_str(

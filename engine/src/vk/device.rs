@@ -148,7 +148,7 @@ pub(crate) struct PhysicalInfo {
     pub(crate) float64: bool,
     /// Subgroup arithmetic in compute shaders, subgroups of at least 4
     /// invocations (the reductions of the `*_subgroup` shader builds,
-    /// engine/build.rs's `EXTRA_BUILDS`).
+    /// [`crate::vk::shaders::ShaderName::subgroup_build`]).
     pub(crate) subgroup_reduce: bool,
 }
 

@@ -367,10 +367,7 @@ impl Pipelines {
         spec: Spec,
         subgroups: bool,
     ) -> Result<[Kernel; 3]> {
-        let name = |pass: FramePass| match pass {
-            FramePass::Terms if subgroups => ShaderName::TermsSubgroup,
-            other => other.shader(),
-        };
+        let name = |pass: FramePass| pass.shader().reducing_with_subgroups(subgroups);
         let [a, b, c] = FramePass::ALL;
         Ok([
             self.kernel(gpu, name(a), Some(spec))?,

@@ -78,6 +78,17 @@ pub fn soft_f64_available() -> bool {
     !SOFT_F64_IS_PLACEHOLDER
 }
 
+impl ShaderName {
+    /// This shader, or its build that reduces with subgroup operations
+    /// ([`ShaderName::subgroup_build`]) when `subgroups` and it has one.
+    pub fn reducing_with_subgroups(self, subgroups: bool) -> ShaderName {
+        match self.subgroup_build() {
+            Some(build) if subgroups => build,
+            _ => self,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,7 +117,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 21] = [
+        let want: [(ShaderName, &[(u32, Access)]); 17] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -117,10 +128,6 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Write), (3, Write), (4, Write)],
             ),
             (ShaderName::AdmRows, &[(0, Read), (1, Read), (2, Write)]),
-            (
-                ShaderName::AdmRowsSubgroup,
-                &[(0, Read), (1, Read), (2, Write)],
-            ),
             (
                 ShaderName::Decimate,
                 &[(0, Read), (1, Read), (2, Write), (7, ReadWrite)],
@@ -136,18 +143,6 @@ mod tests {
             ),
             (
                 ShaderName::MotionSad,
-                &[
-                    (0, Read),
-                    (1, Read),
-                    (2, Read),
-                    (3, Write),
-                    (4, Write),
-                    (5, Read),
-                    (6, Read),
-                ],
-            ),
-            (
-                ShaderName::MotionSadSubgroup,
                 &[
                     (0, Read),
                     (1, Read),
@@ -181,33 +176,32 @@ mod tests {
                 &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
             ),
             (ShaderName::VifVertical, &[(0, Read), (1, Read), (4, Write)]),
-            (
-                ShaderName::TermsSubgroup,
-                &[(3, Read), (4, Write), (5, Write), (6, Write)],
-            ),
-            (
-                ShaderName::VifStatsSubgroup,
-                &[(0, Read), (1, Read), (4, Read), (5, Read), (6, Write)],
-            ),
         ];
-        // Every shader but the one a metric's own module checks (psnr's).
-        assert_eq!(want.len() + 1, ShaderName::ALL.len());
         for (name, bindings) in want {
             assert_eq!(name.bindings(), bindings, "{name:?}");
         }
-        assert_eq!(ShaderName::TermsSubgroup.layout_source(), ShaderName::Terms);
+        // Each subgroup build: its source's layout and bindings, and the
+        // build its source names.
+        let subgroup_builds = [
+            (ShaderName::Terms, ShaderName::TermsSubgroup),
+            (ShaderName::VifStats, ShaderName::VifStatsSubgroup),
+            (ShaderName::AdmRows, ShaderName::AdmRowsSubgroup),
+            (ShaderName::MotionSad, ShaderName::MotionSadSubgroup),
+        ];
+        for (source, build) in subgroup_builds {
+            assert_eq!(build.layout_source(), source);
+            assert_eq!(build.bindings(), source.bindings(), "{build:?}");
+            assert_eq!(source.subgroup_build(), Some(build));
+            assert_eq!(source.reducing_with_subgroups(true), build);
+            assert_eq!(source.reducing_with_subgroups(false), source);
+            assert_eq!(build.subgroup_build(), None);
+        }
+        // Every shader but the one a metric's own module checks (psnr's).
         assert_eq!(
-            ShaderName::VifStatsSubgroup.layout_source(),
-            ShaderName::VifStats
+            want.len() + subgroup_builds.len() + 1,
+            ShaderName::ALL.len()
         );
-        assert_eq!(
-            ShaderName::AdmRowsSubgroup.layout_source(),
-            ShaderName::AdmRows
-        );
-        assert_eq!(
-            ShaderName::MotionSadSubgroup.layout_source(),
-            ShaderName::MotionSad
-        );
+        assert_eq!(ShaderName::Lowpass.subgroup_build(), None);
         assert_eq!([binding::lowpass::SRC, binding::lowpass::DST], [2, 3]);
         assert_eq!(
             [

@@ -80,11 +80,7 @@ impl AdmGpu {
         let plans = scale_plans(width, height, opts);
         let params = scale_params(&plans, opts, height);
         let spec = Some(Spec::new(bit_depth, 1, false));
-        let rows_shader = if ctx.subgroups {
-            ShaderName::AdmRowsSubgroup
-        } else {
-            ShaderName::AdmRows
-        };
+        let rows_shader = ShaderName::AdmRows.reducing_with_subgroups(ctx.subgroups);
         let kernels = [
             pipelines.kernel(gpu, ShaderName::AdmDwt0, spec)?,
             pipelines.kernel(gpu, ShaderName::AdmDwt, spec)?,

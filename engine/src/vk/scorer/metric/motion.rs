@@ -105,11 +105,7 @@ impl MotionGpu {
         let kernel = |name| pipelines.kernel(gpu, name, spec);
         // Each chunk's sum through subgroup operations where the scorer
         // reduces with them (the same wrapping sum).
-        let sums = if ctx.subgroups {
-            ShaderName::MotionSadSubgroup
-        } else {
-            ShaderName::MotionSad
-        };
+        let sums = ShaderName::MotionSad.reducing_with_subgroups(ctx.subgroups);
         let (blur, sad) = match (opts.force_zero, opts.version) {
             (true, _) => (Blur::None, kernel(sums)?),
             (false, MotionVersion::V2_3_1) => (

@@ -82,11 +82,7 @@ impl VifGpu {
         check_size(width, height, bit_depth)?;
         opts.validate()?;
         let params = scale_params(width, height, opts);
-        let stats = if ctx.subgroups {
-            ShaderName::VifStatsSubgroup
-        } else {
-            ShaderName::VifStats
-        };
+        let stats = ShaderName::VifStats.reducing_with_subgroups(ctx.subgroups);
         let scale_kernels = |scale: u32| -> Result<ScaleKernels> {
             // Constant id 1 is the scale (glsl/include/vif.glsl).
             let spec = Some(Spec {

@@ -4,6 +4,19 @@
 use super::*;
 use crate::vk::shaders::binding;
 
+/// A program's steps as short strings: a barrier "b", stamp k "sk", a
+/// dispatch as `dispatch` writes it from its set and workgroup counts.
+fn step_kinds(p: &Program, dispatch: impl Fn(usize, [u32; 3]) -> String) -> Vec<String> {
+    p.steps
+        .iter()
+        .map(|s| match s {
+            Step::Dispatch { groups, set, .. } => dispatch(*set, *groups),
+            Step::Barrier => "b".into(),
+            Step::Stamp(k) => format!("s{k}"),
+        })
+        .collect()
+}
+
 fn kernel(shader: ShaderName) -> Kernel {
     Kernel {
         shader,
@@ -33,15 +46,7 @@ fn barriers_follow_the_hazards_and_groups_the_table() {
     r.end_stage();
     r.end_metric("test");
     let p = r.finish().unwrap();
-    let kinds: Vec<String> = p
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Dispatch { groups, set, .. } => format!("d{set}{groups:?}"),
-            Step::Barrier => "b".into(),
-            Step::Stamp(k) => format!("s{k}"),
-        })
-        .collect();
+    let kinds = step_kinds(&p, |set, groups| format!("d{set}{groups:?}"));
     assert_eq!(
         kinds,
         [
@@ -87,15 +92,7 @@ fn metrics_run_side_by_side_level_by_level() {
     r.end_stage();
     r.end_metric("second");
     let p = r.finish().unwrap();
-    let kinds: Vec<String> = p
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Dispatch { groups, .. } => format!("d{}", groups[0]),
-            Step::Barrier => "b".into(),
-            Step::Stamp(k) => format!("s{k}"),
-        })
-        .collect();
+    let kinds = step_kinds(&p, |_, groups| format!("d{}", groups[0]));
     assert_eq!(
         kinds,
         ["d1", "d1", "s0", "b", "d1", "d1", "s1", "b", "d1", "s2"]
@@ -122,15 +119,7 @@ fn each_pass_runs_alone_and_is_named() {
     r.end_stage();
     r.end_metric("test");
     let p = r.finish().unwrap();
-    let kinds: Vec<String> = p
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Dispatch { .. } => "d".into(),
-            Step::Barrier => "b".into(),
-            Step::Stamp(k) => format!("s{k}"),
-        })
-        .collect();
+    let kinds = step_kinds(&p, |_, _| "d".into());
     assert_eq!(kinds, ["b", "d", "s0", "b", "d", "s1", "b", "d", "s2"]);
     assert_eq!(p.stages, ["a: lowpass", "a: lowpass #2", "b: lowpass"]);
     assert_eq!(p.timestamps(), 4);
@@ -151,16 +140,8 @@ fn a_kept_buffer_is_first_bound_behind_a_barrier() {
     r.end_stage();
     r.end_metric("test");
     let p = r.finish().unwrap();
-    let kinds: Vec<&str> = p
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Dispatch { .. } => "d",
-            Step::Barrier => "b",
-            Step::Stamp(_) => "s",
-        })
-        .collect();
-    assert_eq!(kinds, ["b", "d", "d", "s"]);
+    let kinds = step_kinds(&p, |_, _| "d".into());
+    assert_eq!(kinds, ["b", "d", "d", "s0"]);
 }
 
 /// A dispatch whose buffers are not its shader's bindings, a stage not

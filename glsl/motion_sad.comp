@@ -1,48 +1,60 @@
 #version 450
-// motion_sad.comp: the horizontal half of libvmaf 2.3.1's motion blur and the
-// sum of absolute differences against the previous frame's blurred plane
-// (engine/src/feature/motion/{blur,score}.rs, the CPU twin). Invocation
-// (xw, row) takes samples x = 2xw and 2xw + 1 (when inside the row): for
-// each it sums tap * vert over columns x-2 ..= x+2 (mirrored as
-// glsl/motion_blur.comp mirrors rows) in uint32, adds 2^15 and shifts right
-// by 16: the blurred sample. Planes hold two 16-bit samples a word, sw =
-// ceil(width / 2) words a row (x in the low half of word x / 2, the high
-// half 0 past the row's end), as motion_blur writes `Vert`. `Blurred` and
-// `Previous` are both bound to the buffer the scorer keeps for the whole
-// stream: two such planes, ping-pong. `Parity` (its low bit p, which
-// glsl/motion_blur.comp flipped just before this pass) says which: the pass
-// writes the pair to plane p of `Blurred`, for the next frame, and takes
-// |previous - blurred| against plane 1 - p of `Previous`, which the frame
-// before wrote (the next frame, submitted after this one on the same queue,
-// finds this one's there with the parity flipped, its passes behind a
-// barrier). The two halves never overlap, so no invocation reads what
-// another writes. Reading and writing one plane in place in the same pass
-// took 400 us per 4K frame on the H200, against 56 for the write alone and
-// 66 for the read alone: hence two planes (an earlier pass copied the kept
-// plane out to a slot buffer instead). libvmaf
-// sums a row in a wrapping uint32: wrapping addition is exact in any order,
-// so each workgroup (a 512-column chunk of one row) adds its invocations'
-// differences in a shared-memory tree, modulo 2^32, and writes the chunk's
-// sum to row_sad[row * chunks + chunk] (chunks: gl_NumWorkGroups.x); the
-// host adds a row's chunks modulo 2^32 and the rows in uint64
+// motion_sad.comp: libvmaf 2.3.1's motion blur, both halves, and the sum of
+// absolute differences against the previous frame's blurred plane
+// (engine/src/feature/motion/{blur,score}.rs, the CPU twin; docs/vmaf.md),
+// in one pass. Workgroup (chunk, band) takes a tile of ROWS rows (from
+// y0 = band * ROWS) by 512 columns (from c0 = 512 * chunk):
+// - the vertical blur of the reference luma at each of the tile's columns
+//   and the two either side (c0 - 2 ..= c0 + 513, each at its mirrored
+//   column: -1 reads 1, -2 reads 2, n reads n - 1, n + 1 reads n - 2), for
+//   each of its rows: tap * sample over rows y-2 ..= y+2 (mirrored alike)
+//   summed in uint32 (at most 65536 * 65535 + 2^15: no overflow), plus
+//   2^(bpc-1), shifted right by bpc: a 16-bit value (the taps add to
+//   65536), kept in shared memory two columns a word (each column's ROWS +
+//   4 samples read once);
+// - invocation lid then makes samples x = c0 + 2 lid and x + 1 (when inside
+//   the row) of each row: tap * vertical over columns x-2 ..= x+2 (three
+//   shared words), summed in uint32, plus 2^15, shifted right by 16: the
+//   blurred sample. Integers only: exact, as the CPU twin.
+// The blurred planes hold two 16-bit samples a word, sw = ceil(width / 2)
+// words a row (x in the low half of word x / 2, the high half 0 past the
+// row's end). `Blurred` and `Previous` are both bound to the buffer the
+// scorer keeps for the whole stream: two such planes. The low bit q of
+// `Parity` says which: the pass takes |previous - blurred| against plane q
+// of `Previous`, which the frame before wrote, and writes this frame's pair
+// to plane 1 - q of `Blurred`, for the next frame; glsl/motion_flip.comp
+// then flips the word, behind a barrier. The two halves never overlap, so
+// no invocation reads what another writes. (Reading and writing one plane
+// in place in one pass took 400 us per 4K frame on the H200, against 56
+// for the write alone and 66 for the read alone.)
+//
+// libvmaf sums a row in a wrapping uint32: wrapping addition is exact in any
+// order, so each workgroup adds its invocations' differences per row
+// (shared-memory atomics, modulo 2^32) and writes row y's chunk sum to
+// row_sad[y * chunks + chunk] (chunks: gl_NumWorkGroups.x); the host adds a
+// row's chunks modulo 2^32 and the rows in uint64
 // (engine/src/vk/scorer/metric/motion.rs). The first frame's sum reads what
 // the buffer held before and is not used (its motion is 0). Built as
 // `motion_sad_subgroup` (SUBGROUP_REDUCE) for devices with subgroup
-// arithmetic in compute shaders and subgroups of at least 4 invocations:
-// each subgroup adds its differences with subgroupAdd (uint32, wrapping:
-// the same sum modulo 2^32), and after one barrier invocation 0 adds the
-// subgroups' sums (at most 64), instead of the tree's eight barriers.
+// arithmetic in compute shaders: each subgroup adds a row's differences with
+// subgroupAdd (uint32, wrapping: the same sum modulo 2^32) and one
+// invocation adds that to the row's shared sum, instead of every invocation.
 //
 // Range check (10 and 12-bit): each invocation checks its samples of both
-// raw luma planes; the workgroup writes the first above the bit depth in its
-// chunk, per picture, after the sums: row_sad[(1 + picture) * P.height *
-// chunks + row * chunks + chunk] holds (value << 32) | column, or all
-// ones when the chunk has none (as glsl/psnr.comp records them), so that a
-// run of motion alone still refuses such samples. With P.blur 0
-// (motion_force_zero) the invocations only check the range: no blur, and
-// frames of any size.
+// raw luma planes in each row; the workgroup writes the first above the bit
+// depth in its chunk of a row, per picture, after the sums:
+// row_sad[(1 + picture) * P.height * chunks + y * chunks + chunk] holds
+// (value << 32) | column, or all ones when the chunk has none (as
+// glsl/psnr.comp records them), so that a run of motion alone still refuses
+// such samples. With P.blur 0 (motion_force_zero) the invocations only check
+// the range: no blur, and frames of any size.
+//
+// Its pipeline layout is its own (bindings read from this shader's SPIR-V by
+// engine/build.rs), its push-constant range the `Motion` block
+// (`MotionParams` in engine/src/vk/pipeline.rs, checked at compile time).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 #if defined(SUBGROUP_REDUCE)
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -61,24 +73,30 @@ layout(constant_id = 0) const uint BIT_DEPTH = 8u;
 
 layout(std430, set = 0, binding = 0) restrict readonly buffer RawRef { uint raw_ref[]; };
 layout(std430, set = 0, binding = 1) restrict readonly buffer RawDist { uint raw_dist[]; };
-layout(std430, set = 0, binding = 2) restrict readonly buffer Vert { uint vert[]; };
 layout(std430, set = 0, binding = 3) restrict writeonly buffer Blurred { uint blurred[]; };
 layout(std430, set = 0, binding = 4) restrict writeonly buffer RowSad { uint64_t row_sad[]; };
 layout(std430, set = 0, binding = 5) restrict readonly buffer Previous { uint previous[]; };
 layout(std430, set = 0, binding = 6) restrict readonly buffer Parity { uint parity[]; };
 
+// libvmaf's taps, in 1/65536.
 const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
 const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
+// Rows a workgroup makes (engine/src/vk/scorer/metric/motion.rs's
+// `MOTION_ROWS` dispatches one workgroup per ROWS rows).
+const uint ROWS = 4u;
+// Words of vertical blur a tile keeps per row: its 256 (512 columns) and
+// one each side (two columns each side).
+const uint SPAN = 258u;
 
-#if defined(SUBGROUP_REDUCE)
-// Each subgroup's sum (at most 64 subgroups).
-shared uint red[64];
-#else
-shared uint red[256];
-#endif
-// The first column above the bit depth in this chunk, per picture.
-shared uint first[2];
+// The vertical blur of each of the tile's rows, two columns a word: word s
+// holds columns c0 - 2 + 2s (low 16 bits) and c0 - 1 + 2s (high).
+shared uint vertical[ROWS][SPAN];
+// Each row's sum of the workgroup's differences (modulo 2^32).
+shared uint row_total[ROWS];
+// The first column above the bit depth in each row of the chunk, per
+// picture.
+shared uint first[2][ROWS];
 
 // The raw luma sample at sample index i of the reference (ref = true) or
 // distorted picture: 1 byte per sample at 8 bits, 2 (little-endian) above.
@@ -93,87 +111,115 @@ uint sample_at(bool ref, uint i) {
 
 #include "mirror.glsl"
 
-// Sample x of the packed vertical blur's row that starts at word start.
-uint vert_at(uint start, uint x) {
-    return (vert[start + (x >> 1)] >> ((x & 1u) * 16u)) & 0xFFFFu;
+// Word `slot` of `vertical` in each of the tile's rows from y0: the
+// vertical blur of its two columns (each at its mirrored column; columns
+// past width + 1, never read, as 0), from each column's ROWS + 4 samples
+// (rows y0 - 2 ..= y0 + ROWS + 1, mirrored; rows past height + 1, which
+// only rows past the frame's end would read, clamped there) read once.
+void blur_pair(uint slot, uint c0, uint y0) {
+    uint round_half = 1u << (BIT_DEPTH - 1u);
+    uint sums[2][ROWS];
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+        int c = int(c0 + 2u * slot + h) - 2;
+        bool inside = c <= int(P.width) + 1;
+        uint col = inside ? mirror(c, P.width) : 0u;
+        uint s[ROWS + 4u];
+        [[unroll]] for (uint k = 0u; k < ROWS + 4u; ++k) {
+            int y = min(int(y0 + k) - 2, int(P.height) + 1);
+            s[k] = inside ? sample_at(true, mirror(y, P.height) * P.width + col) : 0u;
+        }
+        [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+            uint sum = 0u;
+            [[unroll]] for (uint k = 0u; k < 5u; ++k) { sum += TAPS[k] * s[r + k]; }
+            sums[h][r] = (sum + round_half) >> BIT_DEPTH;
+        }
+    }
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) { vertical[r][slot] = sums[0][r] | (sums[1][r] << 16); }
 }
 
 void main() {
     uint chunk = gl_WorkGroupID.x;
     uint chunks = gl_NumWorkGroups.x;
-    uint row = gl_WorkGroupID.y;
+    uint y0 = gl_WorkGroupID.y * ROWS;
     uint lid = gl_LocalInvocationIndex;
     uint sw = (P.width + 1u) / 2u;
+    uint c0 = chunk * 512u;
+    bool blur = P.blur != 0u;
+    if (lid < ROWS) {
+        row_total[lid] = 0u;
+        first[0][lid] = NONE;
+        first[1][lid] = NONE;
+    }
+    if (blur) {
+        // Words lid and (lid < 2) lid + 256: consecutive columns across the
+        // workgroup.
+        for (uint slot = lid; slot < SPAN; slot += 256u) { blur_pair(slot, c0, y0); }
+    }
+    memoryBarrierShared();
+    barrier();
     uint xw = chunk * 256u + lid;
-    if (RANGE && lid == 0u) {
-        first[0] = NONE;
-        first[1] = NONE;
+    uint x0 = 2u * xw;
+    uint count = xw < sw ? min(2u, P.width - x0) : 0u;
+    uint plane = sw * P.height;
+    uint q = blur ? parity[0] & 1u : 0u;
+    // The previous frame's words of this invocation's column pair, every
+    // row's loads issued together.
+    uint before[ROWS];
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+        bool mine = blur && y0 + r < P.height && count > 0u;
+        before[r] = mine ? previous[q * plane + (y0 + r) * sw + xw] : 0u;
     }
-    if (RANGE) {
-        memoryBarrierShared();
-        barrier();
-    }
-    uint start = row * P.width;
-    uint start_w = row * sw;
-    uint diff = 0u;
-    if (xw < sw) {
-        uint x0 = 2u * xw;
-        uint count = min(2u, P.width - x0);
-        if (P.blur != 0u) {
-            // Plane p (written) and 1 - p (read) of the kept buffer.
-            uint plane = sw * P.height;
-            uint p = parity[0] & 1u;
-            uint before = previous[(1u - p) * plane + start_w + xw];
-            uint now_pair = 0u;
-            for (uint h = 0u; h < count; ++h) {
-                uint x = x0 + h;
-                uint sum = 0u;
-                for (int k = 0; k < 5; ++k) {
-                    sum += TAPS[k] * vert_at(start_w, mirror(int(x) + k - 2, P.width));
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+        uint y = y0 + r;
+        uint diff = 0u;
+        if (y < P.height && count > 0u) {
+            if (blur) {
+                // Columns x0 - 2 ..= x0 + 3: words lid, lid + 1 and lid + 2.
+                uint v[6];
+                [[unroll]] for (uint j = 0u; j < 3u; ++j) {
+                    uint word = vertical[r][lid + j];
+                    v[2u * j] = word & 0xFFFFu;
+                    v[2u * j + 1u] = word >> 16;
                 }
-                uint now = (sum + 32768u) >> 16;
-                uint was = (before >> (16u * h)) & 0xFFFFu;
-                now_pair |= now << (16u * h);
-                diff += was > now ? was - now : now - was;
+                uint now_pair = 0u;
+                [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+                    uint sum = 0u;
+                    [[unroll]] for (uint k = 0u; k < 5u; ++k) { sum += TAPS[k] * v[h + k]; }
+                    uint now = h < count ? (sum + 32768u) >> 16 : 0u;
+                    uint was = h < count ? (before[r] >> (16u * h)) & 0xFFFFu : 0u;
+                    now_pair |= now << (16u * h);
+                    diff += was > now ? was - now : now - was;
+                }
+                blurred[(1u - q) * plane + y * sw + xw] = now_pair;
             }
-            blurred[p * plane + start_w + xw] = now_pair;
-        }
-        if (RANGE) {
-            for (uint h = 0u; h < count; ++h) {
-                uint x = x0 + h;
-                if ((sample_at(true, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[0], x); }
-                if ((sample_at(false, start + x) >> BIT_DEPTH) != 0u) { atomicMin(first[1], x); }
+            if (RANGE) {
+                for (uint h = 0u; h < count; ++h) {
+                    uint x = x0 + h;
+                    uint i = y * P.width + x;
+                    if ((sample_at(true, i) >> BIT_DEPTH) != 0u) { atomicMin(first[0][r], x); }
+                    if ((sample_at(false, i) >> BIT_DEPTH) != 0u) { atomicMin(first[1][r], x); }
+                }
             }
         }
-    }
 #if defined(SUBGROUP_REDUCE)
-    uint part = subgroupAdd(diff);
-    if (subgroupElect()) { red[gl_SubgroupID] = part; }
-    memoryBarrierShared();
-    barrier();
-    if (lid != 0u) { return; }
-    uint total = 0u;
-    for (uint s = 0u; s < gl_NumSubgroups; ++s) { total += red[s]; }
+        uint part = subgroupAdd(diff);
+        if (subgroupElect() && part != 0u) { atomicAdd(row_total[r], part); }
 #else
-    red[lid] = diff;
+        if (diff != 0u) { atomicAdd(row_total[r], diff); }
+#endif
+    }
     memoryBarrierShared();
     barrier();
-    for (uint s = 128u; s > 0u; s >>= 1u) {
-        if (lid < s) { red[lid] += red[lid + s]; }
-        memoryBarrierShared();
-        barrier();
-    }
-    if (lid != 0u) { return; }
-    uint total = red[0];
-#endif
-    uint at = row * chunks + chunk;
-    row_sad[at] = uint64_t(total);
+    uint y = y0 + lid;
+    if (lid >= ROWS || y >= P.height) { return; }
+    uint at = y * chunks + chunk;
+    row_sad[at] = uint64_t(row_total[lid]);
     if (RANGE) {
         for (uint pic = 0u; pic < 2u; ++pic) {
-            uint f = first[pic];
+            uint f = first[pic][lid];
             uint64_t rec = 0xFFFFFFFFFFFFFFFFul;
             if (f != NONE) {
-                rec = (uint64_t(sample_at(pic == 0u, start + f)) << 32) | uint64_t(f);
+                rec = (uint64_t(sample_at(pic == 0u, y * P.width + f)) << 32) | uint64_t(f);
             }
             row_sad[(1u + pic) * P.height * chunks + at] = rec;
         }

@@ -128,7 +128,8 @@ pub(crate) unsafe fn pipeline_barrier(
 }
 
 /// Binds `set` as set 0 of `layout` for compute and pushes `constants` at
-/// offset 0: what every pass does before its dispatch.
+/// offset 0 (none for a shader without push constants): what every pass
+/// does before its dispatch.
 ///
 /// # Safety
 /// `cmd` must be recording on a compute-capable queue family; `set` must be
@@ -144,7 +145,9 @@ pub(crate) unsafe fn bind_set_and_constants(
     // SAFETY: per the contract.
     unsafe {
         d.cmd_bind_descriptor_sets(cmd, vk::PipelineBindPoint::COMPUTE, layout, 0, &[set], &[]);
-        d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, constants);
+        if !constants.is_empty() {
+            d.cmd_push_constants(cmd, layout, vk::ShaderStageFlags::COMPUTE, 0, constants);
+        }
     }
 }
 

@@ -96,7 +96,8 @@ pub struct PsnrParams {
     pub height: [u32; 2],
 }
 
-/// The push constants of `glsl/motion_blur.comp` and `motion_sad.comp`
+/// The push constants of `glsl/motion_sad.comp` and libvmaf 3.2.0's
+/// `motion_v32_blur.comp` and `motion_v32_sad.comp`
 /// (their `Motion` block; size and offsets checked against
 /// their SPIR-V at compile time by build.rs): the luma plane's size.
 #[repr(C)]

@@ -137,16 +137,12 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Read), (3, Write), (7, ReadWrite)],
             ),
             (ShaderName::Lowpass, &[(2, Read), (3, Write)]),
-            (
-                ShaderName::MotionBlur,
-                &[(0, Read), (2, Write), (6, ReadWrite)],
-            ),
+            (ShaderName::MotionFlip, &[(6, ReadWrite)]),
             (
                 ShaderName::MotionSad,
                 &[
                     (0, Read),
                     (1, Read),
-                    (2, Read),
                     (3, Write),
                     (4, Write),
                     (5, Read),
@@ -213,10 +209,7 @@ mod tests {
             [3, 4, 5, 6]
         );
         assert_eq!([binding::decimate::DEC, binding::decimate::RANGE], [2, 7]);
-        assert_eq!(
-            [binding::motion_sad::VERT, binding::motion_sad::PARITY],
-            [binding::motion_blur::VERT, binding::motion_blur::PARITY]
-        );
+        assert_eq!(binding::motion_sad::PARITY, binding::motion_flip::PARITY);
         assert_eq!(
             [binding::motion_v32_sad::VERT, binding::motion_v32_sad::KEPT],
             [

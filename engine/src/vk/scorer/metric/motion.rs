@@ -1,27 +1,29 @@
-//! libvmaf 2.3.1's integer `motion` on the device: `glsl/motion_blur.comp`
-//! blurs each frame's reference luma vertically into a slot buffer;
-//! `glsl/motion_sad.comp` blurs horizontally, sums each row's absolute
-//! differences (per 256-column chunk) against the previous frame's blurred
+//! libvmaf 2.3.1's integer `motion` on the device: `glsl/motion_sad.comp`
+//! blurs each frame's reference luma, both directions, in tiles of
+//! [`MOTION_ROWS`] rows by 512 columns, sums each row's absolute
+//! differences (per 512-column chunk) against the previous frame's blurred
 //! plane and writes this frame's. Both planes live in the buffers the plan
 //! keeps for the whole scorer ([`GpuMetric::kept_buffers`]): two blurred
-//! planes, ping-pong, and a parity word. Each run of `motion_blur` flips
-//! the parity (one invocation); `motion_sad` then writes plane p (the
-//! parity's low bit) and reads plane 1 - p, which the run before wrote. (A
-//! pass that read and wrote one kept plane in place was 6 times slower on
-//! the H200; an earlier copy pass, `motion_keep`, cost 21 us a 4K frame
-//! there.) Frames run their passes in submission order on the one compute
-//! queue, each frame behind a barrier (the recorder's, before a program
-//! that binds a kept buffer), so frame n reads the plane frame n-1 left,
-//! the parity flipped once between: the previous reference the CPU twin's
-//! frame job carries. The parity lives on the device, so it follows the
-//! queue's order with no host bookkeeping, whichever slot, ring or path
+//! planes, ping-pong, and a parity word. `motion_sad` reads plane q (the
+//! parity's low bit) and writes plane 1 - q; `glsl/motion_flip.comp` then
+//! flips the parity (one invocation, behind a barrier: no invocation of the
+//! sums pass may change the word the others read). (A pass that read and
+//! wrote one kept plane in place was 6 times slower on the H200; an earlier
+//! copy pass, `motion_keep`, cost 21 us a 4K frame there; the vertical
+//! blur was a pass of its own, writing a plane the sums pass read, until
+//! both were one.) Frames run their passes in submission order on the one
+//! compute queue, each frame behind a barrier (the recorder's, before a
+//! program that binds a kept buffer), so frame n reads the plane frame n-1
+//! left, the parity flipped once between: the previous reference the CPU
+//! twin's frame job carries. The parity lives on the device, so it follows
+//! the queue's order with no host bookkeeping, whichever slot, ring or path
 //! (uploads, device-resident pairs, imported frames) submitted the frame;
 //! its first value does not matter. A pair whose previous frame another
 //! scorer took carries that frame's reference luma instead
 //! (`super::super::previous`): both passes run on it first
-//! ([`GpuMetric::record_previous`]), flipping the parity and leaving its
-//! blurred plane in the half the frame's own passes then read, as frame n-1
-//! would have. The host adds the rows in uint64 and finishes as the CPU
+//! ([`GpuMetric::record_previous`]), leaving its blurred plane in the half
+//! the frame's own sums pass then reads and the parity flipped once, as
+//! frame n-1 would have. The host adds the rows in uint64 and finishes as the CPU
 //! twin (`feature::motion`); the first frame of a stream (the first
 //! submitted, or the first after [`VkScorer::end_stream`]) scores 0: it
 //! reads whatever half the stream before left, or nothing written yet, and
@@ -58,15 +60,23 @@ use crate::vk::pipeline::{Kernel, MotionParams, Pipelines, Spec};
 use crate::vk::shaders::{binding, ShaderName};
 use crate::{Error, FrameScore, Result};
 
-/// The stages motion times: the vertical blur (which flips the parity),
-/// then the horizontal blur with the sums.
-const STAGES: [&str; 2] = ["motion blur", "motion sad"];
+/// Rows of one workgroup of 2.3.1's sums pass (`glsl/motion_sad.comp`'s
+/// `ROWS`).
+const MOTION_ROWS: u32 = 4;
 
-/// The passes before the sums pass.
+/// The stages 2.3.1's motion times: the blur with the sums, then the
+/// parity's flip.
+const STAGES: [&str; 2] = ["motion sad", "motion flip"];
+
+/// The stages 3.2.0's motion times: the vertical blur of the difference,
+/// then the horizontal blur with the sums.
+const STAGES_V32: [&str; 2] = ["motion blur", "motion sad"];
+
+/// The pass beside the sums pass.
 #[derive(Clone, Copy)]
 enum Blur {
-    /// libvmaf 2.3.1's: the vertical blur of the reference, which flips the
-    /// parity (`motion_blur`).
+    /// libvmaf 2.3.1's: `motion_sad` blurs the reference itself; the
+    /// parity's flip (`motion_flip`) follows it.
     Reference(Kernel),
     /// libvmaf 3.2.0's: the vertical blur of the frame difference
     /// (`motion_v32_blur`), before `motion_v32_sad`.
@@ -109,7 +119,7 @@ impl MotionGpu {
         let (blur, sad) = match (opts.force_zero, opts.version) {
             (true, _) => (Blur::None, kernel(sums)?),
             (false, MotionVersion::V2_3_1) => (
-                Blur::Reference(kernel(ShaderName::MotionBlur)?),
+                Blur::Reference(kernel(ShaderName::MotionFlip)?),
                 kernel(sums)?,
             ),
             (false, MotionVersion::V3_2_0) => (
@@ -149,7 +159,7 @@ impl MotionGpu {
     }
 
     /// Words per row of the blurred planes: two 16-bit samples a word
-    /// (`glsl/motion_blur.comp`), the last half-word of an odd row unused.
+    /// (`glsl/motion_sad.comp`), the last half-word of an odd row unused.
     fn words(&self) -> u32 {
         self.params.width.div_ceil(2)
     }
@@ -159,8 +169,8 @@ impl MotionGpu {
         plane_bytes(self.params.width, self.params.height)
     }
 
-    /// Workgroups per row of the sums pass (`glsl/motion_sad.comp`): one per
-    /// 512-column chunk (256 words).
+    /// Workgroups per row of the sums passes (`glsl/motion_sad.comp`,
+    /// `motion_v32_sad.comp`): one per 512-column chunk (256 words).
     fn chunks(&self) -> usize {
         self.words().div_ceil(256) as usize
     }
@@ -172,10 +182,10 @@ impl MotionGpu {
     }
 
     /// The records the sums pass wrote (`glsl/motion_sad.comp`): each
-    /// chunk's sum, then the range records.
+    /// chunk's sum, then the range records; the slot's last buffer.
     fn records(bufs: &[Buffer]) -> Result<Vec<u64>> {
         rows::words(
-            bufs.get(1)
+            bufs.last()
                 .ok_or_else(|| Error::Internal("motion without its buffers".into()))?,
         )
     }
@@ -220,13 +230,19 @@ impl MotionGpu {
         let bufs = [
             (b::RAW_REF, reference),
             (b::RAW_DIST, distorted),
-            (b::VERT, r.own(0)),
             (b::BLURRED, r.kept(0)),
-            (b::ROW_SAD, r.own(1)),
+            (b::ROW_SAD, r.own(0)),
             (b::PREVIOUS, r.kept(0)),
             (b::PARITY, r.kept(1)),
         ];
-        r.dispatch(self.sad, [w, h, 1], &bufs, push);
+        // A workgroup per 512 columns (256 words) of MOTION_ROWS rows.
+        r.dispatch(self.sad, [w, h.div_ceil(MOTION_ROWS), 1], &bufs, push);
+    }
+
+    /// 2.3.1's flip of the parity, after its sums pass.
+    fn record_flip(r: &mut Recorder, flip: Kernel) {
+        let parity = [(binding::motion_flip::PARITY, r.kept(1))];
+        r.dispatch(flip, [1, 1, 1], &parity, &[]);
     }
 }
 
@@ -247,12 +263,13 @@ fn blurs_the_difference(opts: &MotionOptions) -> bool {
     !opts.force_zero && opts.version == MotionVersion::V3_2_0
 }
 
-/// Device bytes of a slot's buffers for `width` x `height` frames: 2.3.1's
-/// vertical blur, or 3.2.0's vertical blur of the difference.
+/// Device bytes of a slot's buffers for `width` x `height` frames: 3.2.0's
+/// vertical blur of the difference (2.3.1 has none: its sums pass blurs
+/// both ways).
 fn slot_bytes(opts: &MotionOptions, width: u32, height: u32) -> u64 {
     match blurs_the_difference(opts) {
         true => difference_bytes(width, height),
-        false => plane_bytes(width, height),
+        false => 0,
     }
 }
 
@@ -265,15 +282,15 @@ impl GpuMetric for MotionGpu {
 
     fn stage_names(&self) -> &'static [&'static str] {
         match self.blur {
-            Blur::None => &STAGES[1..],
-            _ => &STAGES,
+            Blur::Reference(_) => &STAGES,
+            Blur::Difference(_) => &STAGES_V32,
+            Blur::None => &STAGES[..1],
         }
     }
 
     fn buffers(&self) -> Vec<BufferDecl> {
-        // The vertical blur (two samples a word); each chunk's sum, then
-        // at 10 and 12 bits each chunk's range record per picture
-        // (glsl/motion_sad.comp).
+        // Each chunk's sum, then at 10 and 12 bits each chunk's range
+        // record per picture (glsl/motion_sad.comp).
         let records = if self.records_range() { 3 } else { 1 };
         let chunks = (self.params.height as usize * self.chunks()) as u64;
         if let Blur::Difference(_) = self.blur {
@@ -285,10 +302,7 @@ impl GpuMetric for MotionGpu {
                 BufferDecl::host("motion chunk sums", records * chunks * 8),
             ];
         }
-        vec![
-            BufferDecl::device("motion vertical blur", self.plane_bytes()),
-            BufferDecl::host("motion chunk sums", records * chunks * 8),
-        ]
+        vec![BufferDecl::host("motion chunk sums", records * chunks * 8)]
     }
 
     fn kept_buffers(&self) -> &[Buffer] {
@@ -300,15 +314,12 @@ impl GpuMetric for MotionGpu {
         // One invocation per word of the blurred planes.
         let (w, h) = (self.words(), self.params.height);
         match self.blur {
-            Blur::Reference(blur) => {
-                use binding::motion_blur as b;
-                let bufs = [
-                    (b::RAW_REF, Buf::Raw(0)),
-                    (b::VERT, r.own(0)),
-                    (b::PARITY, r.kept(1)),
-                ];
-                r.dispatch(blur, [w, h, 1], &bufs, push);
+            Blur::Reference(flip) => {
+                self.record_sums(r, Buf::Raw(0), Buf::Raw(1), &self.params);
                 r.end_stage();
+                Self::record_flip(r, flip);
+                r.end_stage();
+                return;
             }
             Blur::Difference(blur) => {
                 use binding::motion_v32_blur as b;
@@ -332,20 +343,10 @@ impl GpuMetric for MotionGpu {
     /// passes; its sums are overwritten by the frame's), 3.2.0's reference
     /// (the sums pass keeping only).
     fn record_previous(&self, r: &mut Recorder) {
-        let (w, h) = (self.words(), self.params.height);
         match self.blur {
-            Blur::Reference(blur) => {
-                let push = bytemuck::bytes_of(&self.params);
-                {
-                    use binding::motion_blur as b;
-                    let bufs = [
-                        (b::RAW_REF, Buf::Previous),
-                        (b::VERT, r.own(0)),
-                        (b::PARITY, r.kept(1)),
-                    ];
-                    r.dispatch(blur, [w, h, 1], &bufs, push);
-                }
+            Blur::Reference(flip) => {
                 self.record_sums(r, Buf::Previous, Buf::Previous, &self.params);
+                Self::record_flip(r, flip);
             }
             Blur::Difference(_) => {
                 let keep_only = MotionParams {

@@ -16,6 +16,8 @@
 // engine/src/vk/scorer/metric/ms_ssim.rs), its push-constant range this block
 // (`LowpassParams` in engine/src/vk/pipeline.rs, checked at compile time).
 
+#extension GL_EXT_control_flow_attributes : require
+
 #include "arith.glsl"
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
@@ -52,18 +54,50 @@ int mirror(int i, int n) {
     return clamp(i, 0, n - 1);
 }
 
+// The workgroup's 16 x 16 outputs read a 39 x 39 source tile from (2 x0 - 4,
+// 2 y0 - 4), each sample loaded (and mirrored) once: tile column j in
+// tile_even[row][j / 2] or tile_odd[row][j / 2] by its parity, so that
+// neighbouring outputs (two source columns apart) read neighbouring words;
+// 24 words a row, so that the rows two outputs' rows apart fall in other
+// banks.
+const uint TILE = 39u;
+const uint STRIDE = 24u;
+shared float tile_even[TILE][STRIDE];
+shared float tile_odd[TILE][STRIDE];
+
 void main() {
+    uint plane = gl_GlobalInvocationID.z;
+    // Uniform per workgroup.
+    if (plane > 1u) { return; }
+    uint base = plane * L.sw * L.sh;
+    int sx0 = 2 * int(gl_WorkGroupID.x * 16u) - 4;
+    int sy0 = 2 * int(gl_WorkGroupID.y * 16u) - 4;
+    for (uint k = gl_LocalInvocationIndex; k < TILE * TILE; k += 256u) {
+        uint i = k / TILE;
+        uint j = k % TILE;
+        uint row = uint(mirror(sy0 + int(i), int(L.sh)));
+        uint col = uint(mirror(sx0 + int(j), int(L.sw)));
+        float v = src[base + row * L.sw + col];
+        if ((j & 1u) == 0u) {
+            tile_even[i][j >> 1] = v;
+        } else {
+            tile_odd[i][j >> 1] = v;
+        }
+    }
+    memoryBarrierShared();
+    barrier();
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
-    uint plane = gl_GlobalInvocationID.z;
-    if (x >= L.dw || y >= L.dh || plane > 1u) { return; }
-    uint base = plane * L.sw * L.sh;
+    if (x >= L.dw || y >= L.dh) { return; }
+    uint lx = gl_LocalInvocationID.x;
+    uint ly = gl_LocalInvocationID.y;
     F64 sum = f64_from_f32(0.0);
-    for (int v = 0; v < 9; ++v) {
-        uint row = base + uint(mirror(2 * int(y) + v - 4, int(L.sh))) * L.sw;
-        for (int u = 0; u < 9; ++u) {
-            uint col = uint(mirror(2 * int(x) + u - 4, int(L.sw)));
-            precise float p = src[row + col] * uintBitsToFloat(LOWPASS_BITS[v * 9 + u]);
+    [[unroll]] for (uint v = 0u; v < 9u; ++v) {
+        uint i = 2u * ly + v;
+        [[unroll]] for (uint u = 0u; u < 9u; ++u) {
+            // Tile column 2 lx + u.
+            float s = (u & 1u) == 0u ? tile_even[i][lx + (u >> 1)] : tile_odd[i][lx + (u >> 1)];
+            precise float p = s * uintBitsToFloat(LOWPASS_BITS[v * 9u + u]);
             sum = f64_add(sum, f64_from_f32(p));
         }
     }

@@ -21,20 +21,17 @@
 // Built as `adm_rows_subgroup` (SUBGROUP_REDUCE) for devices with subgroup
 // arithmetic in compute shaders and subgroups of at least 4 invocations (at
 // most 64 subgroups in a workgroup of 256): each subgroup adds each of the
-// six sums with subgroupAdd in three uint32 pieces of the sum's 64 bits,
-// lo = v & 0x3FFFFF, mid = (v >> 22) & 0x3FFFFF, hi = v >> 44 (hi has 20
-// bits). A subgroup has at most 128 invocations, so a piece's sum is below
-// 2^29 and does not wrap; its first invocation joins lo + (mid << 22) +
-// (hi << 44) in uint64, which is the subgroup's sum modulo 2^64: the same
-// wrapping sum as the tree's int64 and uint64 additions, negative or not.
-// After one barrier (instead of the tree's eight) invocation 0 adds the
-// subgroups' values. Integer sums modulo 2^64 in any order: the same row
-// sums, bit for bit.
+// six sums modulo 2^64 by subgroupAdd of three uint32 pieces
+// (glsl/include/subgroup_sum.glsl): the same wrapping sum as the tree's
+// int64 and uint64 additions, negative or not. After one barrier (instead
+// of the tree's eight) invocation 0 adds the subgroups' values. Integer sums
+// modulo 2^64 in any order: the same row sums, bit for bit.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #if defined(SUBGROUP_REDUCE)
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_basic : require
+#include "subgroup_sum.glsl"
 #endif
 
 #include "adm.glsl"
@@ -105,13 +102,8 @@ void main() {
     }
 #if defined(SUBGROUP_REDUCE)
     for (uint k = 0u; k < 6u; ++k) {
-        uint64_t v = uint64_t(acc[k]);
-        uint lo = subgroupAdd(uint(v & 0x3FFFFFul));
-        uint mid = subgroupAdd(uint((v >> 22) & 0x3FFFFFul));
-        uint hi = subgroupAdd(uint(v >> 44));
-        if (subgroupElect()) {
-            red[k][gl_SubgroupID] = uint64_t(lo) + (uint64_t(mid) << 22) + (uint64_t(hi) << 44);
-        }
+        uint64_t sum = subgroup_sum_u64(uint64_t(acc[k]));
+        if (subgroupElect()) { red[k][gl_SubgroupID] = sum; }
     }
     memoryBarrierShared();
     barrier();

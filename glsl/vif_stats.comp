@@ -36,19 +36,13 @@
 // Built as `vif_stats_subgroup` (SUBGROUP_REDUCE) for devices with subgroup
 // arithmetic in compute shaders and subgroups of at least 4 invocations (so
 // a workgroup of 256 has at most 64 subgroups): each subgroup adds each of
-// the four sums with subgroupAdd, exactly, in three uint32 pieces of at most
-// 22 bits: lo = v & 0x3FFFFF, mid = (v >> 22) & 0x3FFFFF, hi = v >> 44 (an
-// invocation's sums are never negative, sums of non-negative terms, and
-// below 2^40: at most 256 columns each, rows having at most 2^16 samples,
-// each column adding below 2^31; so hi is 0 in practice, but the pieces
-// cover all 64 bits).
-// A subgroup has at most 128 invocations, so a piece's sum is below
-// 128 * 2^22 = 2^29 and cannot wrap in uint32; the subgroup's first
-// invocation puts lo + (mid << 22) + (hi << 44) back together in int64 (no
-// int64 subgroup arithmetic, which would need another device feature) and
-// stores it, one per subgroup per sum; after one barrier (instead of the
-// tree's eight) invocation 0 adds the subgroups' values in int64. Integer
-// sums in any order: the same row sums, bit for bit.
+// the four sums exactly, modulo 2^64, by subgroupAdd of three uint32 pieces
+// (glsl/include/subgroup_sum.glsl; an invocation's sums are never negative,
+// sums of non-negative terms, and below 2^40: at most 256 columns each,
+// rows having at most 2^16 samples, each column adding below 2^31), and its
+// first invocation stores it, one per subgroup per sum; after one barrier
+// (instead of the tree's eight) invocation 0 adds the subgroups' values in
+// int64. Integer sums in any order: the same row sums, bit for bit.
 //
 // Range check (scale 0, 10 and 12-bit): the same workgroup scans its row of
 // both raw luma planes and writes the first sample above the bit depth, per
@@ -60,6 +54,7 @@
 #if defined(SUBGROUP_REDUCE)
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_basic : require
+#include "subgroup_sum.glsl"
 #endif
 
 #include "arith.glsl"
@@ -199,14 +194,8 @@ void main() {
     }
 #if defined(SUBGROUP_REDUCE)
     for (uint k = 0u; k < 4u; ++k) {
-        uint64_t v = uint64_t(acc[k]);
-        uint lo = subgroupAdd(uint(v & 0x3FFFFFul));
-        uint mid = subgroupAdd(uint((v >> 22) & 0x3FFFFFul));
-        uint hi = subgroupAdd(uint(v >> 44));
-        if (subgroupElect()) {
-            red[k][gl_SubgroupID] =
-                int64_t(uint64_t(lo) + (uint64_t(mid) << 22) + (uint64_t(hi) << 44));
-        }
+        uint64_t sum = subgroup_sum_u64(uint64_t(acc[k]));
+        if (subgroupElect()) { red[k][gl_SubgroupID] = int64_t(sum); }
     }
     memoryBarrierShared();
     barrier();

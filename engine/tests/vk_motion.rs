@@ -7,8 +7,9 @@
 //! in flight, 8 to 16 bits, odd sizes, both upload paths and both arithmetic
 //! paths; the sums pass's chunk sums both through subgroup operations
 //! (`motion_sad_subgroup`, where the device has subgroup arithmetic, as
-//! lavapipe has) and through the shared-memory tree (`no_subgroups`). Small
-//! frames: lavapipe is slow.
+//! lavapipe has) and through one shared-memory atomic per invocation
+//! (`no_subgroups`); frames several of the pass's 512-column, 4-row tiles
+//! wide and high. Small frames: lavapipe is slow.
 
 mod vk_support;
 
@@ -110,9 +111,9 @@ fn motion_passes_match_the_cpu_twin_on_every_path() {
     }
 }
 
-/// The sums pass's shared-memory tree (what devices without subgroup
-/// arithmetic run) gives the same sums as the CPU twin (the test above runs
-/// the subgroup reduction where the device has it).
+/// The sums pass's per-invocation shared-memory atomics (what devices
+/// without subgroup arithmetic run) give the same sums as the CPU twin (the
+/// test above runs the subgroup reduction where the device has it).
 #[test]
 fn motion_passes_match_the_cpu_twin_without_subgroups() {
     if !gpu_present() {

@@ -209,8 +209,9 @@ pub fn assert_list_refuses_a_sample_above(
 /// motion's frame sizes (width, height, bit depth), for both of libvmaf's
 /// motions (`vk_motion.rs`, `vk_motion_v32.rs`): odd sizes, every depth (16
 /// bits takes 3.2.0's int64 vertical sums), the smallest frame, rows of
-/// several 512-column chunks, odd and even.
-pub const MOTION_CASES: [(u32, u32, u32); 8] = [
+/// several 512-column chunks, odd and even, and a frame of several of
+/// 2.3.1's 512-column, 4-row tiles each way.
+pub const MOTION_CASES: [(u32, u32, u32); 9] = [
     (33, 17, 8),
     (31, 23, 10),
     (29, 19, 12),
@@ -219,6 +220,7 @@ pub const MOTION_CASES: [(u32, u32, u32); 8] = [
     (521, 3, 12),
     (1100, 3, 8),
     (3, 3, 10),
+    (1031, 11, 10),
 ];
 
 /// The reference frames of a motion clip: frame 2 repeats frame 1 (motion

@@ -30,6 +30,7 @@ pub fn run(plan: &ScorePlan) -> Result<ExitCode> {
     });
     progress.finish();
     let output = plan.outputs.targets[0].as_deref();
+    let _span = tracing::debug_span!("end: output").entered();
     write_scores(output, plan.outputs.format, scored.report?, scored.error)
 }
 

@@ -242,6 +242,7 @@ impl Gpu {
 
 impl Drop for Gpu {
     fn drop(&mut self) {
+        let _span = tracing::debug_span!("end: pipelines and allocator").entered();
         // An imported device's queues are the host's: waiting for the whole
         // device would race with them. Every vkssim object waited for its own
         // work before this point (scorers wait on their fences).

@@ -653,6 +653,7 @@ impl Drop for Device {
         if self.borrowed {
             return;
         }
+        let _span = tracing::debug_span!("end: vulkan device").entered();
         // SAFETY: the owner destroyed every child object first; waiting idle then
         // destroying is the required order.
         unsafe {

@@ -231,6 +231,7 @@ impl Drop for Instance {
         if self.borrowed {
             return;
         }
+        let _span = tracing::debug_span!("end: vulkan instance").entered();
         // SAFETY: the owner destroyed the device and every other child first; the
         // messenger and instance are destroyed once, messenger first.
         unsafe {

@@ -436,6 +436,7 @@ pub(super) fn check_metric_list(
 
 impl Drop for VkScorer {
     fn drop(&mut self) {
+        let _span = tracing::debug_span!("end: scorer").entered();
         // Sums in progress read the terms buffers: let them finish first.
         for slot in &mut self.slots {
             if let Some(rx) = slot.reduction.take() {

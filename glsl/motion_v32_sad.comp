@@ -29,8 +29,19 @@
 // picture, after the sums: row_sad[(1 + picture) * P.height * chunks + row
 // * chunks + chunk] holds (value << 32) | column, or all ones when the
 // chunk has none.
+//
+// Built as `motion_v32_sad_subgroup` (SUBGROUP_REDUCE) for devices with
+// subgroup arithmetic in compute shaders and subgroups of at least 4
+// invocations: each subgroup adds its values with subgroupAdd (uint32,
+// wrapping: the same sum modulo 2^32), and after one barrier invocation 0
+// adds the subgroups' sums (at most 64), instead of the tree's eight
+// barriers.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#if defined(SUBGROUP_REDUCE)
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_basic : require
+#endif
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
@@ -53,7 +64,12 @@ const int TAPS[5] = int[5](3571, 16004, 26386, 16004, 3571);
 const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
 
+#if defined(SUBGROUP_REDUCE)
+// Each subgroup's sum (at most 64 subgroups).
+shared uint red[64];
+#else
 shared uint red[256];
+#endif
 // The first column above the bit depth in this chunk, per picture.
 shared uint first[2];
 
@@ -106,6 +122,15 @@ void main() {
         }
         kept[row * sw + xw] = pair;
     }
+#if defined(SUBGROUP_REDUCE)
+    uint part = subgroupAdd(total);
+    if (subgroupElect()) { red[gl_SubgroupID] = part; }
+    memoryBarrierShared();
+    barrier();
+    if (lid != 0u) { return; }
+    uint sum = 0u;
+    for (uint s = 0u; s < gl_NumSubgroups; ++s) { sum += red[s]; }
+#else
     red[lid] = total;
     memoryBarrierShared();
     barrier();
@@ -115,8 +140,10 @@ void main() {
         barrier();
     }
     if (lid != 0u) { return; }
+    uint sum = red[0];
+#endif
     uint at = row * chunks + chunk;
-    row_sad[at] = uint64_t(red[0]);
+    row_sad[at] = uint64_t(sum);
     if (RANGE) {
         for (uint pic = 0u; pic < 2u; ++pic) {
             uint f = first[pic];

@@ -6,8 +6,11 @@
 //! frame after frame (the reference is kept on the device for the next
 //! frame), a repeated frame (0) and a stream started afresh, frames in
 //! flight beside VIF and ADM, the options, 8 to 16 bits, odd sizes, rows of
-//! several chunks, both upload paths and both arithmetic paths; a sample
-//! above the bit depth is refused. Whole runs (motion2 and motion3, which the
+//! several chunks, both upload paths and both arithmetic paths, the sums
+//! pass's chunk sums both through subgroup operations
+//! (`motion_v32_sad_subgroup`, where the device has subgroup arithmetic, as
+//! lavapipe has) and through the shared-memory tree (`no_subgroups`); a
+//! sample above the bit depth is refused. Whole runs (motion2 and motion3, which the
 //! run fills, and the models) are compared with libvmaf 3.2.0's own files
 //! on every path in tests/tests/vmaf_v32_cli_vs_fixtures.rs. Small frames:
 //! lavapipe is slow.
@@ -74,10 +77,17 @@ fn motion_outputs(outputs: &MetricOutputs, opts: &MotionOptions) -> MetricOutput
 
 /// Frame by frame: the sum the passes give and the outputs.
 fn check_passes(w: u32, h: u32, depth: u32, path: (UploadPath, bool)) {
-    let label = format!("{w}x{h} {depth}-bit {path:?}");
+    check_passes_with(w, h, depth, path, false);
+}
+
+/// [`check_passes`], with the sums pass's shared-memory tree when
+/// `no_subgroups`.
+fn check_passes_with(w: u32, h: u32, depth: u32, path: (UploadPath, bool), no_subgroups: bool) {
     let list = v32_list(&["motion=debug=true"]);
     let opts = motion_options(&list);
-    let mut s = metric_scorer((w, h, depth), &list, path, 2);
+    let mut s = metric_scorer_with((w, h, depth), &list, path, 2, no_subgroups);
+    let subgroups = s.subgroup_reduction();
+    let label = format!("{w}x{h} {depth}-bit {path:?} subgroups {subgroups}");
     let refs = motion_clip(w, h, depth, 4);
     let dist = frame(w, h, depth, 77);
     for (n, r) in refs.iter().enumerate() {
@@ -101,6 +111,19 @@ fn motion_v32_passes_match_the_cpu_twin_on_every_path() {
         for (w, h, depth) in MOTION_CASES {
             check_passes(w, h, depth, path);
         }
+    }
+}
+
+/// The sums pass's shared-memory tree (what devices without subgroup
+/// arithmetic run) gives the same sums as the CPU twin (the test above runs
+/// the subgroup reduction where the device has it).
+#[test]
+fn motion_v32_passes_match_the_cpu_twin_without_subgroups() {
+    if !gpu_present() {
+        return;
+    }
+    for (w, h, depth) in MOTION_CASES {
+        check_passes_with(w, h, depth, (UploadPath::Direct, false), true);
     }
 }
 

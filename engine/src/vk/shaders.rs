@@ -183,6 +183,7 @@ mod tests {
             (ShaderName::VifStats, ShaderName::VifStatsSubgroup),
             (ShaderName::AdmRows, ShaderName::AdmRowsSubgroup),
             (ShaderName::MotionSad, ShaderName::MotionSadSubgroup),
+            (ShaderName::MotionV32Sad, ShaderName::MotionV32SadSubgroup),
         ];
         for (source, build) in subgroup_builds {
             assert_eq!(build.layout_source(), source);

@@ -114,7 +114,7 @@ impl MotionGpu {
         let spec = Some(Spec::new(bit_depth, 1, false));
         let kernel = |name| pipelines.kernel(gpu, name, spec);
         // Each chunk's sum through subgroup operations where the scorer
-        // reduces with them (the same wrapping sum).
+        // reduces with them (the same wrapping sum), in either version.
         let sums = ShaderName::MotionSad.reducing_with_subgroups(ctx.subgroups);
         let (blur, sad) = match (opts.force_zero, opts.version) {
             (true, _) => (Blur::None, kernel(sums)?),
@@ -124,7 +124,7 @@ impl MotionGpu {
             ),
             (false, MotionVersion::V3_2_0) => (
                 Blur::Difference(kernel(ShaderName::MotionV32Blur)?),
-                kernel(ShaderName::MotionV32Sad)?,
+                kernel(ShaderName::MotionV32Sad.reducing_with_subgroups(ctx.subgroups))?,
             ),
         };
         let mut this = Self {

@@ -40,23 +40,18 @@ uint64_t to_fixed(uint64_t bits, inout bool ok) {
 #if defined(SUBGROUP_REDUCE)
 // Built as `terms_subgroup` for devices with subgroup arithmetic in compute
 // shaders (and subgroups of at least 4 invocations, so a workgroup has at most
-// 64): each subgroup adds each word with subgroupAdd, exactly, in three 32-bit
-// pieces of at most 22 bits (a subgroup has at most 128 invocations, so a
-// piece's sum stays below 2^29), and puts the 64-bit sum back together modulo
-// 2^64 (the true sum fits in int64, reduce.rs); then invocation k adds word k
-// of every subgroup. One barrier.
+// 64): each subgroup adds each word exactly, modulo 2^64, by subgroupAdd of
+// three uint32 pieces (glsl/include/subgroup_sum.glsl; the true sum fits in
+// int64, reduce.rs); then invocation k adds word k of every subgroup. One
+// barrier.
+#include "subgroup_sum.glsl"
+
 shared uint64_t red[WORDS * 64u];
 
 void group_sums(uint64_t vals[9], uint lid) {
     for (uint k = 0u; k < WORDS; k++) {
-        uint64_t v = vals[k];
-        uint a = subgroupAdd(uint(v & 0x3FFFFFul));
-        uint b = subgroupAdd(uint((v >> 22) & 0x1FFFFFul));
-        uint c = subgroupAdd(uint(v >> 43));
-        if (subgroupElect()) {
-            red[k * 64u + gl_SubgroupID] =
-                uint64_t(a) + (uint64_t(b) << 22) + (uint64_t(c) << 43);
-        }
+        uint64_t sum = subgroup_sum_u64(vals[k]);
+        if (subgroupElect()) { red[k * 64u + gl_SubgroupID] = sum; }
     }
     memoryBarrierShared();
     barrier();

@@ -246,8 +246,10 @@ fn motion_alone_refuses_samples_above_the_bit_depth() {
         return;
     }
     assert_refuses_a_sample_above("motion", (19, 11, 10), (7, 4), 1500);
-    // In the third 256-column chunk of its row.
+    // In the second 512-column chunk of its row.
     assert_refuses_a_sample_above("motion", (600, 5, 10), (517, 3), 1500);
+    // In the second chunk and the second 4-row tile down, at 12 bits.
+    assert_refuses_a_sample_above("motion", (601, 9, 12), (515, 6), 5000);
     // motion_force_zero blurs nothing, at any size, but still checks.
     let zero = "motion=motion_force_zero=true";
     assert_refuses_a_sample_above(zero, (2, 2, 12), (1, 1), 4096);

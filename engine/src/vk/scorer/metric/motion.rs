@@ -395,3 +395,17 @@ impl GpuMetric for MotionGpu {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The rows a workgroup of `glsl/motion_sad.comp` makes are the rows the
+    /// plan dispatches a workgroup for. A shader making more would only
+    /// overlap the bands and waste work, which no score would show (fewer
+    /// would leave rows out, which the pass-by-pass tests catch).
+    #[test]
+    fn the_sums_pass_makes_the_rows_the_plan_dispatches() {
+        let src = include_str!("../../../../../glsl/motion_sad.comp");
+        let want = format!("const uint ROWS = {}u;", super::MOTION_ROWS);
+        assert_eq!(src.matches(&want).count(), 1, "{want}");
+    }
+}

@@ -336,3 +336,23 @@ impl GpuMetric for VifGpu {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The tile a workgroup of `glsl/vif_decimate.comp` makes is the tile the
+    /// plan dispatches a workgroup for. A shader tile larger than
+    /// DECIMATE_TILE would only overlap neighbouring tiles and waste work,
+    /// which no score would show (a smaller one leaves outputs out, which
+    /// the pass-by-pass tests catch).
+    #[test]
+    fn the_decimation_makes_the_tile_the_plan_dispatches() {
+        let src = include_str!("../../../../../glsl/vif_decimate.comp");
+        let (tw, th) = super::DECIMATE_TILE;
+        for want in [
+            format!("const int TW = {tw};"),
+            format!("const int TH = {th};"),
+        ] {
+            assert_eq!(src.matches(&want).count(), 1, "{want}");
+        }
+    }
+}

@@ -23,7 +23,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
 #include "adm.glsl"
-#include "raw.glsl"
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
@@ -42,10 +41,7 @@ shared uint first[2];
 shared int chunk_lo[514];
 shared int chunk_hi[514];
 
-uint sample_at(bool ref, uint i) {
-    uint w = raw_word(i);
-    return raw_sample(ref ? raw_ref[w] : raw_dist[w], i);
-}
+#include "raw_pair.glsl"
 
 void main() {
     uint i = gl_WorkGroupID.y;

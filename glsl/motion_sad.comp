@@ -98,17 +98,7 @@ shared uint row_total[ROWS];
 // picture.
 shared uint first[2][ROWS];
 
-// The raw luma sample at sample index i of the reference (ref = true) or
-// distorted picture: 1 byte per sample at 8 bits, 2 (little-endian) above.
-uint sample_at(bool ref, uint i) {
-    if (BIT_DEPTH <= 8u) {
-        uint word = ref ? raw_ref[i >> 2] : raw_dist[i >> 2];
-        return (word >> ((i & 3u) * 8u)) & 0xFFu;
-    }
-    uint word = ref ? raw_ref[i >> 1] : raw_dist[i >> 1];
-    return (word >> ((i & 1u) * 16u)) & 0xFFFFu;
-}
-
+#include "raw_pair.glsl"
 #include "mirror.glsl"
 
 // Word `slot` of `vertical` in each of the tile's rows from y0: the

@@ -73,15 +73,8 @@ shared uint red[256];
 // The first column above the bit depth in this chunk, per picture.
 shared uint first[2];
 
-#include "raw.glsl"
+#include "raw_pair.glsl"
 #include "mirror.glsl"
-
-// The raw luma sample at sample index i of the reference (ref = true) or
-// distorted picture.
-uint sample_at(bool ref, uint i) {
-    uint word = ref ? raw_ref[raw_word(i)] : raw_dist[raw_word(i)];
-    return raw_sample(word, i);
-}
 
 void main() {
     uint chunk = gl_WorkGroupID.x;

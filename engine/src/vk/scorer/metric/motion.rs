@@ -310,31 +310,27 @@ impl GpuMetric for MotionGpu {
     }
 
     fn record(&self, r: &mut Recorder) {
-        let push = bytemuck::bytes_of(&self.params);
-        // One invocation per word of the blurred planes.
-        let (w, h) = (self.words(), self.params.height);
-        match self.blur {
-            Blur::Reference(flip) => {
-                self.record_sums(r, Buf::Raw(0), Buf::Raw(1), &self.params);
-                r.end_stage();
-                Self::record_flip(r, flip);
-                r.end_stage();
-                return;
-            }
-            Blur::Difference(blur) => {
-                use binding::motion_v32_blur as b;
-                let bufs = [
-                    (b::RAW_REF, Buf::Raw(0)),
-                    (b::VERT, r.own(0)),
-                    (b::KEPT, r.kept(0)),
-                ];
-                r.dispatch(blur, [w, h, 1], &bufs, push);
-                r.end_stage();
-            }
-            Blur::None => {}
+        // 3.2.0's vertical blur of the difference before the sums pass.
+        if let Blur::Difference(blur) = self.blur {
+            use binding::motion_v32_blur as b;
+            let push = bytemuck::bytes_of(&self.params);
+            // One invocation per word of the blurred planes.
+            let (w, h) = (self.words(), self.params.height);
+            let bufs = [
+                (b::RAW_REF, Buf::Raw(0)),
+                (b::VERT, r.own(0)),
+                (b::KEPT, r.kept(0)),
+            ];
+            r.dispatch(blur, [w, h, 1], &bufs, push);
+            r.end_stage();
         }
         self.record_sums(r, Buf::Raw(0), Buf::Raw(1), &self.params);
         r.end_stage();
+        // 2.3.1's flip of the parity after it.
+        if let Blur::Reference(flip) = self.blur {
+            Self::record_flip(r, flip);
+            r.end_stage();
+        }
     }
 
     /// The passes on the previous reference a pair carries, leaving in the

@@ -6,8 +6,8 @@
 // 128 * 2^22 = 2^29 and cannot wrap; lo + (mid << 22) + (hi << 44) in
 // uint64 is then the subgroup's sum modulo 2^64: the same wrapping sum as
 // int64 or uint64 additions in any order, negative values included (read
-// back as int64). Used by the `*_subgroup` builds of glsl/vif_stats.comp,
-// adm_rows.comp and terms.comp; the including shader enables
+// back as int64). For the `*_subgroup` builds (engine/build.rs); the
+// including shader enables
 // GL_KHR_shader_subgroup_arithmetic and GL_EXT_shader_explicit_arithmetic_
 // types_int64 first.
 

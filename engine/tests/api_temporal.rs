@@ -322,15 +322,35 @@ fn imported_device_pairs_carry_the_previous_reference() {
     if !gpu_present() {
         return;
     }
-    imported_pairs(64, 24, |w, h| desc(w, h, 8, 2));
-    // libvmaf 3.2.0's motion, which keeps the reference itself.
-    imported_pairs(64, 24, |w, h| desc_of(MotionVersion::V3_2_0, (w, h, 8), 2));
-    // VMAF's default model (vif, adm and motion on the device) on imported
-    // planes, 33 rows at least (adm's smallest frame).
+    imported_pairs_of_each_kind(2);
+}
+
+/// Imported pairs in batches of four (eight frames in flight): each batch is
+/// one command buffer with the pairs' levels side by side, each pair behind
+/// the one before for as long as it uses motion's kept buffers
+/// (vkssim's `Program::stagger`); the same bits as the CPU twin, with
+/// either motion beside float_ssim and psnr, and with VMAF's default model.
+#[test]
+fn imported_pairs_in_batches_run_their_levels_side_by_side() {
+    if !gpu_present() {
+        return;
+    }
+    imported_pairs_of_each_kind(8);
+}
+
+/// [`imported_pairs`] with `frames` in flight: libvmaf 2.3.1's motion and
+/// 3.2.0's (which keeps the reference itself) beside float_ssim and psnr,
+/// then VMAF's default model (vif, adm and motion on the device) on planes
+/// of 40 rows (adm's smallest frame has 33).
+fn imported_pairs_of_each_kind(frames: usize) {
+    imported_pairs(64, 24, |w, h| desc(w, h, 8, frames));
+    imported_pairs(64, 24, |w, h| {
+        desc_of(MotionVersion::V3_2_0, (w, h, 8), frames)
+    });
     imported_pairs(64, 40, |w, h| {
         ScorerDesc::new(w, h, 8)
             .with_models(vkssim::metric::Models::default_model().expect("model"))
-            .with_frames_in_flight(2)
+            .with_frames_in_flight(frames)
     });
 }
 

@@ -161,6 +161,51 @@ impl Program {
         self.stages.len() as u32 + 1
     }
 
+    /// The steps between barriers, in order (the first empty when the
+    /// program starts with a barrier).
+    fn levels(&self) -> Vec<&[Step]> {
+        self.steps.split(|s| matches!(s, Step::Barrier)).collect()
+    }
+
+    /// How many levels a batch's pairs run apart (`super::batch`): one more
+    /// than the last level (of [`Program::levels`]) with a dispatch that
+    /// binds a kept buffer some dispatch writes, so that every pair has done
+    /// with such a buffer, behind a barrier, before the next pair's first
+    /// use of it; 0 when the program writes no kept buffer (kept buffers
+    /// that are only read, as a table, may be read by every pair at once).
+    pub(super) fn stagger(&self) -> usize {
+        let bound = |step: &Step| -> Vec<(Buf, bool)> {
+            let Step::Dispatch { kernel, set, .. } = step else {
+                return Vec::new();
+            };
+            let key = &self.sets[*set];
+            key.bindings
+                .iter()
+                .zip(kernel.shader.bindings())
+                .map(|(&(_, buf), &(_, access))| (buf, access.writes()))
+                .collect()
+        };
+        let written: Vec<Buf> = self
+            .steps
+            .iter()
+            .flat_map(bound)
+            .filter(|&(b, writes)| writes && matches!(b, Buf::Kept(..)))
+            .map(|(b, _)| b)
+            .collect();
+        self.levels()
+            .iter()
+            .enumerate()
+            .filter(|(_, level)| {
+                level
+                    .iter()
+                    .flat_map(bound)
+                    .any(|(b, _)| written.contains(&b))
+            })
+            .map(|(l, _)| l + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Descriptors in all of one slot's sets.
     pub(super) fn descriptors(&self) -> u32 {
         self.sets.iter().map(|k| k.bindings.len() as u32).sum()
@@ -605,7 +650,58 @@ impl VkScorer {
                 d.cmd_write_timestamp(cmd, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
             }
         }
-        for step in &program.steps {
+        // Pair j runs level l of the program at level l + j * stagger of the
+        // command buffer; the timestamps are the last pair's.
+        let levels = program.levels();
+        let stagger = match pair_sets.len() {
+            0 | 1 => 0,
+            _ => program.stagger(),
+        };
+        let last = pair_sets.len().saturating_sub(1);
+        let span = levels.len() + stagger * last;
+        for g in 0..span {
+            if g > 0 {
+                // SAFETY: `cmd` is recording on the compute family, whose
+                // stages the barrier names.
+                unsafe { commands::compute_to_compute(gpu, cmd) };
+            }
+            let running: Vec<(usize, &[Step])> = (0..pair_sets.len())
+                .filter_map(|j| {
+                    let l = g.checked_sub(stagger * j)?;
+                    levels.get(l).map(|&steps| (j, steps))
+                })
+                .collect();
+            if stagger == 0 {
+                // Every pair at the same level: each dispatch for every pair
+                // (one pipeline bind), then the next.
+                let steps = running.first().map_or(&[][..], |r| r.1);
+                // SAFETY: forwarded from this function's contract.
+                unsafe { self.emit_level(cmd, steps, pair_sets, queries) };
+            } else {
+                for (j, steps) in running {
+                    let stamps = if j == last { queries } else { None };
+                    // SAFETY: forwarded from this function's contract.
+                    unsafe { self.emit_level(cmd, steps, &pair_sets[j..=j], stamps) };
+                }
+            }
+        }
+    }
+
+    /// One level's steps (no barriers) for each pair of `pair_sets`, its
+    /// timestamps into `queries`.
+    ///
+    /// # Safety
+    /// As [`VkScorer::emit_sets`].
+    unsafe fn emit_level(
+        &self,
+        cmd: vk::CommandBuffer,
+        steps: &[Step],
+        pair_sets: &[&[vk::DescriptorSet]],
+        queries: Option<vk::QueryPool>,
+    ) {
+        let gpu = &self.gpu;
+        let d = &gpu.device.raw;
+        for step in steps {
             match step {
                 Step::Dispatch {
                     kernel,
@@ -613,11 +709,12 @@ impl VkScorer {
                     set,
                     push,
                 } => {
-                    // SAFETY: as above; the pipelines and layouts outlive the
-                    // command buffer.
+                    // SAFETY: `cmd` is recording on the compute family (this
+                    // function's contract); the pipelines and layouts outlive
+                    // the command buffer.
                     unsafe { d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, kernel.raw) };
                     for sets in pair_sets {
-                        // SAFETY: as above; each pair's set is of the kernel's
+                        // SAFETY: `cmd` is recording; each pair's set is of the kernel's
                         // layout and bound to its buffers; the push
                         // constants are the layout's range, whole (checked by
                         // the recorder).
@@ -628,13 +725,12 @@ impl VkScorer {
                         }
                     }
                 }
-                // SAFETY: `cmd` is recording on the compute family, whose
-                // stages the barrier names.
-                Step::Barrier => unsafe { commands::compute_to_compute(gpu, cmd) },
+                // Levels hold no barriers (`Program::levels`).
+                Step::Barrier => {}
                 Step::Stamp(k) => {
                     if let Some(q) = queries {
-                        // SAFETY: as above; the query lies in the pool, reset
-                        // above.
+                        // SAFETY: `cmd` is recording; the query lies in the
+                        // pool, which `emit_sets` reset first.
                         unsafe {
                             d.cmd_write_timestamp(
                                 cmd,

@@ -139,10 +139,10 @@ pub(super) trait GpuMetric: AsAny + Send + Sync {
     /// Records one frame's dispatches.
     fn record(&self, r: &mut Recorder);
 
-    /// Whether its passes may run interleaved across a batch of
-    /// device-resident pairs (each pass for every pair of the batch before
-    /// the next pass: `super::batch`), its slots small enough for the ring
-    /// to deepen for such pairs. A scorer batches when all its metrics do.
+    /// Whether its slots are small enough for the ring to deepen for
+    /// device-resident pairs (whose batches then hold more pairs side by
+    /// side: `super::batch`). A scorer deepens its ring when all its
+    /// metrics do.
     fn batches(&self) -> bool {
         false
     }

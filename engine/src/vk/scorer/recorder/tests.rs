@@ -170,3 +170,39 @@ fn misuse_is_refused() {
     r.end_metric("test");
     assert!(r.finish().is_err());
 }
+
+/// A batch staggers its pairs by one more than the last level that binds a
+/// kept buffer some dispatch writes (the leading barrier's empty level
+/// counted), and not at all for kept buffers that are only read.
+#[test]
+fn the_stagger_covers_the_levels_that_use_a_written_kept_buffer() {
+    let push = [0u8; 16];
+    let lowpass = kernel(ShaderName::Lowpass);
+    let (src, dst) = (binding::lowpass::SRC, binding::lowpass::DST);
+    let program = |kept_written: bool| {
+        let mut r = Recorder::new(false);
+        r.begin_metric(0, &["a"]);
+        let (a, b, c, table) = (r.own(0), r.own(1), r.own(2), r.kept(0));
+        if kept_written {
+            // Reads the kept buffer, then writes it from what it read.
+            r.dispatch(lowpass, [8, 8, 1], &[(src, table), (dst, a)], &push);
+            r.dispatch(lowpass, [8, 8, 1], &[(src, a), (dst, table)], &push);
+        } else {
+            r.dispatch(lowpass, [8, 8, 1], &[(src, table), (dst, a)], &push);
+        }
+        r.dispatch(lowpass, [8, 8, 1], &[(src, a), (dst, b)], &push);
+        r.dispatch(lowpass, [8, 8, 1], &[(src, b), (dst, c)], &push);
+        r.end_stage();
+        r.end_metric("test");
+        r.finish().unwrap()
+    };
+    // Levels: the leading barrier's empty one, then reads the table and
+    // writes a; writes the table and b (both read a); c.
+    let written = program(true);
+    assert_eq!(written.levels().len(), 4);
+    assert_eq!(written.stagger(), 3);
+    // The table only read: no stagger, though a barrier still leads.
+    let read = program(false);
+    assert_eq!(read.levels().len(), 4);
+    assert_eq!(read.stagger(), 0);
+}

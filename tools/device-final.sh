@@ -2,8 +2,10 @@
 # Issue 28's closing run on the H200 (after tools/round-bundle.sh with
 # BEFORE_BIN set; carry .gl and .gl-metrics): exactness (tools/vmaf-device-
 # exact.sh, then vk_metrics, api and api_temporal under validation), the
-# before/after rows (tools/device-ab-rows.sh, BINS "vkssim vkssim-before"),
-# device-resident 4K VMAF pairs, three whole 2-frame 4K `score` runs and
+# before/after rows (tools/device-ab-rows.sh, BINS, default "vkssim
+# vkssim-before"), device-resident 4K and 1080p VMAF pairs (and with
+# device_resident_bench-before in .gl-metrics/bin, the same before), three
+# whole 2-frame 4K `score` runs and
 # libvmaf 2.3.1 on the host's 16 threads (4K 8-bit VMAF, twice), and the
 # per-pass GPU times of 4K and 1080p 8-bit VMAF (VKSSIM_TIME_EACH_PASS=1).
 set -u
@@ -14,9 +16,13 @@ for t in vk_metrics api api_temporal; do
   VKSSIM_VALIDATION=1 timeout 120 .gl-metrics/bin/$t --test-threads 4 >$OUT/$t.log 2>&1
   echo "$t (validation on): exit $? $(grep -h 'test result' $OUT/$t.log)"
 done
-BINS="vkssim vkssim-before" timeout 240 bash tools/device-ab-rows.sh 2>&1 | tee $OUT/ab.txt
+BINS="${BINS:-vkssim vkssim-before}" timeout 420 bash tools/device-ab-rows.sh 2>&1 | tee $OUT/ab.txt
 . "$(dirname "$0")/bench-device-common.sh"
-timeout 60 $X/device_resident_bench --vmaf --frames 2000 --reps 3 2>&1 | tail -3
+for b in device_resident_bench device_resident_bench-before; do
+  [ -x $X/$b ] || continue
+  echo "$b 4K VMAF: $(timeout 60 $X/$b --vmaf --frames 2000 --reps 3 2>&1 | grep 'per pair')"
+  echo "$b 1080p VMAF: $(timeout 60 $X/$b --vmaf --width 1920 --height 1080 --frames 4000 --reps 3 2>&1 | grep 'per pair')"
+done
 clip 3840 2160 8
 for k in 1 2 3; do
   a=$(date +%s.%N); $X/vkssim score "${io[@]}" --frame_cnt 2 -q -o $D/s.xml; b=$(date +%s.%N)

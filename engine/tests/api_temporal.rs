@@ -160,6 +160,21 @@ fn through_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> V
     })
 }
 
+/// The CPU twin's bits for `pairs` under `d`, after checking that one
+/// Vulkan scorer of `engine` gives them over two streams (the second starts
+/// afresh: motion 0 first).
+fn twin_then_two_streams(
+    engine: &Engine,
+    d: &ScorerDesc,
+    pairs: &[(LumaFrame, LumaFrame)],
+) -> Vec<Vec<(String, u64)>> {
+    let want = bits(&through(&mut Scorer::cpu(d, 2).expect("cpu"), pairs));
+    let mut vk = engine.scorer(d).expect("vulkan scorer");
+    assert_eq!(bits(&through(&mut vk, pairs)), want, "one Vulkan scorer");
+    assert_eq!(bits(&through(&mut vk, pairs)), want, "its second stream");
+    want
+}
+
 /// Both motions: libvmaf 2.3.1's (the blurred reference kept) and 3.2.0's
 /// (the reference kept, the difference blurred).
 #[test]
@@ -177,12 +192,7 @@ fn motion_over_several_vulkan_engines_equals_one_engine() {
         let pairs = clip(w, h, depth, 17);
         let desc = |w, h, depth, frames| desc_of(version, (w, h, depth), frames);
         let one = desc(w, h, depth, 0);
-        let want = bits(&through(&mut Scorer::cpu(&one, 2).expect("cpu"), &pairs));
-        let mut vk = all[0].scorer(&one).expect("vulkan scorer");
-        assert_eq!(bits(&through(&mut vk, &pairs)), want, "one Vulkan scorer");
-        // A second stream on the same scorer starts afresh (motion 0 first).
-        assert_eq!(bits(&through(&mut vk, &pairs)), want, "its second stream");
-        drop(vk);
+        let want = twin_then_two_streams(&all[0], &one, &pairs);
         for (count, frames) in [(2, 2), (3, 3), (2, 5)] {
             let label =
                 format!("{version} {w}x{h} {depth}-bit, {count} engines, {frames} in flight");
@@ -216,6 +226,41 @@ fn motion_over_several_vulkan_engines_equals_one_engine() {
                 "{label}, slots"
             );
         }
+    }
+    check_validation(&all);
+}
+
+/// Host pairs uploaded in batches (sixteen frames in flight: batches of up
+/// to two, an eighth of the ring, each one command buffer with the pairs'
+/// levels side by side, see vkssim's `Program::stagger`), both through
+/// `submit` and through frame slots filled in place: the same bits as the
+/// CPU twin, with either motion beside float_ssim and psnr and with VMAF's
+/// default model, over two streams of one scorer.
+#[test]
+fn uploaded_pairs_in_batches_equal_the_cpu_twin() {
+    if !gpu_present() {
+        return;
+    }
+    let all = engines(1);
+    let vmaf = |w, h| {
+        ScorerDesc::new(w, h, 8)
+            .with_models(vkssim::metric::Models::default_model().expect("model"))
+            .with_frames_in_flight(16)
+    };
+    let cases = [
+        (desc(40, 24, 8, 16), (40, 24, 8)),
+        (
+            desc_of(MotionVersion::V3_2_0, (35, 21, 12), 16),
+            (35, 21, 12),
+        ),
+        (vmaf(64, 40), (64, 40, 8)),
+    ];
+    for (d, (w, h, depth)) in cases {
+        let pairs = clip(w, h, depth, 19);
+        let want = twin_then_two_streams(&all[0], &d, &pairs);
+        let mut multi = MultiScorer::new(&all, &d).expect("multi");
+        let got = bits(&through_slots(&mut multi, &pairs));
+        assert_eq!(got, want, "{w}x{h}, slots");
     }
     check_validation(&all);
 }

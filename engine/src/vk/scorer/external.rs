@@ -74,10 +74,8 @@ enum Bound {
 
 /// Per-slot resources of the device-resident path (see the module docs).
 pub(crate) struct ExternalRing {
-    pre: Vec<vk::CommandBuffer>,
-    /// Per slot: the interleaved command buffer of a batch whose last slot
-    /// it is (`super::batch`).
-    batch_cmd: Vec<vk::CommandBuffer>,
+    /// Per slot: its prologue (see the module docs).
+    pub(super) pre: Vec<vk::CommandBuffer>,
     packed: Vec<Option<[Buffer; 2]>>,
     bound: Vec<Bound>,
     /// The `msb_shift` pipeline, taken on first use (owned by the
@@ -102,7 +100,6 @@ impl VkScorer {
         while self.grow()?.is_some() {}
         let mut ring = ExternalRing {
             pre: Vec::new(),
-            batch_cmd: Vec::new(),
             packed: Vec::new(),
             bound: Vec::new(),
             shift: None,
@@ -134,17 +131,6 @@ impl VkScorer {
                     return Err(e);
                 }
             }
-            match commands::allocate_command_buffer(
-                &self.gpu,
-                self.compute_pool,
-                &format!("vkssim slot {i} device-resident batch"),
-            ) {
-                Ok(cmd) => ring.batch_cmd.push(cmd),
-                Err(e) => {
-                    self.destroy_ring(ring);
-                    return Err(e);
-                }
-            }
             ring.packed.push(None);
             ring.shift_sets.push(vk::DescriptorSet::null());
             ring.bound.push(Bound::Own);
@@ -167,10 +153,6 @@ impl VkScorer {
             // SAFETY: the buffers came from this pool and are not pending (the
             // fences of every submission that used them signalled).
             unsafe { d.free_command_buffers(self.compute_pool, &ring.pre) };
-        }
-        if !ring.batch_cmd.is_empty() {
-            // SAFETY: as above.
-            unsafe { d.free_command_buffers(self.compute_pool, &ring.batch_cmd) };
         }
         if ring.shift_pool != vk::DescriptorPool::null() {
             // SAFETY: no submission using its sets is pending (fences waited
@@ -388,7 +370,7 @@ impl VkScorer {
             self.next_frame += 1;
             self.state.submit_taken(i);
             if self.batch.len() >= self.batch_limit() {
-                if let Err(e) = self.flush_batch_with(ring) {
+                if let Err(e) = self.flush_batch_with(Some(ring)) {
                     // Queued pairs report the failure as their results.
                     self.fail_batch(e);
                 }
@@ -398,7 +380,7 @@ impl VkScorer {
         // A pair with semaphores goes at once (the host may wait on its
         // signal), after the pairs queued before it.
         let primer = self.previous.launch(i);
-        if let Err(e) = self.flush_batch_with(ring) {
+        if let Err(e) = self.flush_batch_with(Some(ring)) {
             self.fail_batch(e.clone());
             return Err(e);
         }
@@ -446,98 +428,6 @@ impl VkScorer {
         self.state.submit_taken(i);
         self.dispatch_ready();
         Ok(())
-    }
-
-    /// How many device-resident pairs without semaphores go to the device in
-    /// one submission: half the ring, so one batch runs while the next fills.
-    fn batch_limit(&self) -> usize {
-        (self.capacity / 2).max(1)
-    }
-
-    /// Submits the queued device-resident pairs (see
-    /// [`VkScorer::submit_external`]): one submission of every pair's
-    /// prologue and passes, in order, with the last slot's fence, which
-    /// every slot of the batch then waits on.
-    pub(crate) fn flush_batch(&mut self) -> Result<()> {
-        if self.batch.is_empty() {
-            return Ok(());
-        }
-        let Some(ring) = self.external.take() else {
-            return Err(Error::Internal("queued device pairs without a ring".into()));
-        };
-        let r = self.flush_batch_with(&ring);
-        self.external = Some(ring);
-        r
-    }
-
-    fn flush_batch_with(&mut self, ring: &ExternalRing) -> Result<()> {
-        let Some(&last) = self.batch.last() else {
-            return Ok(());
-        };
-        let _submit = tracing::debug_span!("submit batch", pairs = self.batch.len()).entered();
-        let t = Instant::now();
-        let batch = std::mem::take(&mut self.batch);
-        let interleaved = self.interleaves(&batch);
-        let cmds: Vec<vk::CommandBuffer> = if interleaved {
-            // Every prologue, then every pair's passes pass by pass.
-            if let Err(e) = self.record_batch(ring.batch_cmd[last], &batch) {
-                self.batch = batch;
-                return Err(e);
-            }
-            let pres = batch.iter().map(|&i| ring.pre[i]);
-            pres.chain([ring.batch_cmd[last]]).collect()
-        } else {
-            let primers: Vec<Option<vk::CommandBuffer>> = batch
-                .iter()
-                .map(|&i| self.previous.take_queued(i))
-                .collect();
-            batch
-                .iter()
-                .zip(primers)
-                .flat_map(|(&i, primer)| [Some(ring.pre[i]), primer, Some(self.slots[i].cmd)])
-                .flatten()
-                .collect()
-        };
-        self.batch = batch;
-        let gpu = &self.gpu;
-        let fence = self.slots[last].fence;
-        // SAFETY: the fence is not in use: the last slot's previous
-        // submission was waited on before the slot was taken again, and no
-        // other slot waits on it (those that did were finished first).
-        unsafe { gpu.device.raw.reset_fences(&[fence]) }
-            .map_err(|r| vk_error(r, "resetting a frame fence"))?;
-        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
-        // SAFETY: every slot's command buffers were recorded for their planes
-        // and are not pending (each slot was free when taken); the host's
-        // planes are valid while the pairs hold their imports.
-        unsafe { gpu.submit(gpu.device.compute_queue, &[submit], fence) }.map_err(|r| {
-            vk_error(
-                r,
-                format!("submitting {} device-resident frames", self.batch.len()),
-            )
-        })?;
-        let n = self.batch.len() as u32;
-        for i in std::mem::take(&mut self.batch) {
-            let slot = &mut self.slots[i];
-            slot.fence_of = last;
-            slot.queued = false;
-            slot.timed_pairs = match (interleaved, i == last) {
-                (false, _) => 1,
-                (true, true) => n,
-                (true, false) => 0,
-            };
-        }
-        self.stats.submit_ns += t.elapsed().as_nanos() as u64;
-        Ok(())
-    }
-
-    /// The queued pairs' result when their submission failed: each pair's
-    /// result is `e` (they never reached the device).
-    pub(super) fn fail_batch(&mut self, e: Error) {
-        for i in std::mem::take(&mut self.batch) {
-            self.slots[i].queued = false;
-            self.slots[i].failed = Some(e.clone());
-        }
     }
 
     /// The two packed buffers of slot `i` (`bytes` each, device-local).

@@ -133,9 +133,11 @@ pub struct VkScorer {
     force_host_sum: bool,
     /// The device-resident pairs' ring, made on the first such pair.
     external: Option<ExternalRing>,
-    /// Device-resident pairs recorded and not yet submitted, oldest first
-    /// (see `external`).
+    /// Pairs recorded and not yet submitted, oldest first (see `batch`).
     batch: Vec<usize>,
+    /// Per slot: the command buffer of a batch whose last slot it is (made
+    /// on first use; see `batch`).
+    batch_cmds: Vec<vk::CommandBuffer>,
     /// The metric list.
     metrics: MetricPlan,
     /// The slot of the frame scored last.
@@ -277,6 +279,7 @@ impl VkScorer {
             force_host_sum: vk_opts.debug.force_host_sum,
             external: None,
             batch: Vec::new(),
+            batch_cmds: Vec::new(),
             metrics,
             last_slot: None,
             previous,

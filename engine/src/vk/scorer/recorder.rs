@@ -153,6 +153,9 @@ pub(super) struct Program {
     /// The timed stages' names, in order (the stages that end at one
     /// stamp, joined by " + ").
     pub(super) stages: Vec<String>,
+    /// Whether each dispatch runs alone and is timed ([`build_program`]'s
+    /// `each_pass`): its pairs then run one at a time, not in batches.
+    pub(super) each_pass: bool,
 }
 
 impl Program {
@@ -432,6 +435,7 @@ impl Recorder {
     /// stage and shader (`"vif 0 stats: vif_stats"`).
     fn one_pass_a_level(self) -> Program {
         let mut program = self.program;
+        program.each_pass = true;
         for (i, d) in self.recorded.iter().enumerate() {
             let stage = self.stage_ends.iter().find(|(_, r)| r.contains(&i));
             let mut name = match stage {

@@ -27,9 +27,12 @@ impl FrameScorer for VkScorer {
         if let Some(r) = self.done.pop_front() {
             return Some(r);
         }
-        // Queued device pairs go when nothing submitted is left before
-        // them (else they wait for their batch to fill).
-        if self.state.oldest().is_some_and(|i| self.slots[i].queued) {
+        // Queued pairs go when nothing submitted is left before them or the
+        // device is about to run out of work (else they wait for their batch
+        // to fill).
+        if !self.batch.is_empty()
+            && (self.state.oldest().is_some_and(|i| self.slots[i].queued) || !self.device_busy())
+        {
             if let Err(e) = self.flush_batch() {
                 self.fail_batch(e);
             }
@@ -539,7 +542,7 @@ impl VkScorer {
         if let Some(luma) = previous {
             self.carry_previous(i, luma)?;
         }
-        self.launch(i)?;
+        self.launch_or_queue(i)?;
         self.state.submit_taken(i);
         self.dispatch_ready();
         Ok(())

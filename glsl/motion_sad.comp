@@ -20,13 +20,21 @@
 // words a row (x in the low half of word x / 2, the high half 0 past the
 // row's end). `Blurred` and `Previous` are both bound to the buffer the
 // scorer keeps for the whole stream: two such planes. The low bit q of
-// `Parity` says which: the pass takes |previous - blurred| against plane q
-// of `Previous`, which the frame before wrote, and writes this frame's pair
-// to plane 1 - q of `Blurred`, for the next frame; glsl/motion_flip.comp
-// then flips the word, behind a barrier. The two halves never overlap, so
-// no invocation reads what another writes. (Reading and writing one plane
-// in place in one pass took 400 us per 4K frame on the H200, against 56
-// for the write alone and 66 for the read alone.)
+// `Parity` word 0 says which: the pass takes |previous - blurred| against
+// plane q of `Previous`, which the frame before wrote, and writes this
+// frame's pair to plane 1 - q of `Blurred`, for the next frame. The two
+// halves never overlap, so no invocation reads what another writes.
+// (Reading and writing one plane in place in one pass took 400 us per 4K
+// frame on the H200, against 56 for the write alone and 66 for the read
+// alone.) The last workgroup to finish flips q for the next frame: word 1
+// counts the workgroups done (each adds 1 once all its invocations are
+// past their read of q, behind the workgroup's barrier), and the one that
+// brings it to the dispatch's count sets it back to 0 and flips word 0.
+// No workgroup reads q after that (all have finished), and the next
+// frame's pass runs behind a barrier. (Until issue 28's eighth session a
+// pass of its own, motion_flip, flipped the word after this one.) The word
+// count starts at 0 (the plan zeroes the buffer); q's first value does not
+// matter (a stream's first frame scores 0).
 //
 // libvmaf sums a row in a wrapping uint32: wrapping addition is exact in any
 // order, so each workgroup adds its invocations' differences per row
@@ -76,7 +84,7 @@ layout(std430, set = 0, binding = 1) restrict readonly buffer RawDist { uint raw
 layout(std430, set = 0, binding = 3) restrict writeonly buffer Blurred { uint blurred[]; };
 layout(std430, set = 0, binding = 4) restrict writeonly buffer RowSad { uint64_t row_sad[]; };
 layout(std430, set = 0, binding = 5) restrict readonly buffer Previous { uint previous[]; };
-layout(std430, set = 0, binding = 6) restrict readonly buffer Parity { uint parity[]; };
+layout(std430, set = 0, binding = 6) coherent buffer Parity { uint parity[]; };
 
 // libvmaf's taps, in 1/65536.
 const uint TAPS[5] = uint[5](3571u, 16004u, 26386u, 16004u, 3571u);
@@ -200,6 +208,15 @@ void main() {
     }
     memoryBarrierShared();
     barrier();
+    // Every invocation of the workgroup has read q (above the barrier).
+    if (lid == 0u) {
+        memoryBarrierBuffer();
+        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+        if (atomicAdd(parity[1], 1u) == groups - 1u) {
+            atomicExchange(parity[1], 0u);
+            atomicXor(parity[0], 1u);
+        }
+    }
     uint y = y0 + lid;
     if (lid >= ROWS || y >= P.height) { return; }
     uint at = y * chunks + chunk;

@@ -117,7 +117,7 @@ mod tests {
     #[test]
     fn the_table_has_each_shaders_own_bindings() {
         use Access::*;
-        let want: [(ShaderName, &[(u32, Access)]); 17] = [
+        let want: [(ShaderName, &[(u32, Access)]); 16] = [
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
@@ -137,7 +137,6 @@ mod tests {
                 &[(0, Read), (1, Read), (2, Read), (3, Write), (7, ReadWrite)],
             ),
             (ShaderName::Lowpass, &[(2, Read), (3, Write)]),
-            (ShaderName::MotionFlip, &[(6, ReadWrite)]),
             (
                 ShaderName::MotionSad,
                 &[
@@ -146,7 +145,7 @@ mod tests {
                     (3, Write),
                     (4, Write),
                     (5, Read),
-                    (6, Read),
+                    (6, ReadWrite),
                 ],
             ),
             (
@@ -210,7 +209,6 @@ mod tests {
             [3, 4, 5, 6]
         );
         assert_eq!([binding::decimate::DEC, binding::decimate::RANGE], [2, 7]);
-        assert_eq!(binding::motion_sad::PARITY, binding::motion_flip::PARITY);
         assert_eq!(
             [binding::motion_v32_sad::VERT, binding::motion_v32_sad::KEPT],
             [

@@ -170,12 +170,13 @@ impl Program {
         self.steps.split(|s| matches!(s, Step::Barrier)).collect()
     }
 
-    /// How many levels a batch's pairs run apart (`super::batch`): one more
-    /// than the last level (of [`Program::levels`]) with a dispatch that
-    /// binds a kept buffer some dispatch writes, so that every pair has done
-    /// with such a buffer, behind a barrier, before the next pair's first
-    /// use of it; 0 when the program writes no kept buffer (kept buffers
-    /// that are only read, as a table, may be read by every pair at once).
+    /// How many levels a batch's pairs run apart (`super::batch`): the
+    /// span of the levels (of [`Program::levels`]) whose dispatches bind a
+    /// kept buffer some dispatch writes, first to last, so that every pair
+    /// has done with such buffers, behind a barrier, before the next pair's
+    /// first use of one (pair j + 1's first such level runs after pair j's
+    /// last); 0 when the program writes no kept buffer (kept buffers that
+    /// are only read, as a table, may be read by every pair at once).
     pub(super) fn stagger(&self) -> usize {
         let bound = |step: &Step| -> Vec<(Buf, bool)> {
             let Step::Dispatch { kernel, set, .. } = step else {
@@ -195,7 +196,8 @@ impl Program {
             .filter(|&(b, writes)| writes && matches!(b, Buf::Kept(..)))
             .map(|(b, _)| b)
             .collect();
-        self.levels()
+        let using: Vec<usize> = self
+            .levels()
             .iter()
             .enumerate()
             .filter(|(_, level)| {
@@ -204,9 +206,12 @@ impl Program {
                     .flat_map(bound)
                     .any(|(b, _)| written.contains(&b))
             })
-            .map(|(l, _)| l + 1)
-            .max()
-            .unwrap_or(0)
+            .map(|(l, _)| l)
+            .collect();
+        match (using.first(), using.last()) {
+            (Some(first), Some(last)) => last - first + 1,
+            _ => 0,
+        }
     }
 
     /// Descriptors in all of one slot's sets.

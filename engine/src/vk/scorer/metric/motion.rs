@@ -4,23 +4,25 @@
 //! differences (per 512-column chunk) against the previous frame's blurred
 //! plane and writes this frame's. Both planes live in the buffers the plan
 //! keeps for the whole scorer ([`GpuMetric::kept_buffers`]): two blurred
-//! planes, ping-pong, and a parity word. `motion_sad` reads plane q (the
-//! parity's low bit) and writes plane 1 - q; `glsl/motion_flip.comp` then
-//! flips the parity (one invocation, behind a barrier: no invocation of the
-//! sums pass may change the word the others read). (A pass that read and
-//! wrote one kept plane in place was 6 times slower on the H200; an earlier
-//! copy pass, `motion_keep`, cost 21 us a 4K frame there; the vertical
-//! blur was a pass of its own, writing a plane the sums pass read, until
-//! both were one.) Frames run their passes in submission order on the one
-//! compute queue, each frame behind a barrier (the recorder's, before a
-//! program that binds a kept buffer), so frame n reads the plane frame n-1
-//! left, the parity flipped once between: the previous reference the CPU
-//! twin's frame job carries. The parity lives on the device, so it follows
+//! planes, ping-pong, and a parity word with a count of workgroups done.
+//! `motion_sad` reads plane q (the parity's low bit) and writes plane 1 -
+//! q, and its last workgroup to finish flips the parity (see the shader:
+//! no workgroup reads it after that). (A pass that read and wrote one kept
+//! plane in place was 6 times slower on the H200; an earlier copy pass,
+//! `motion_keep`, cost 21 us a 4K frame there; the vertical blur was a pass
+//! of its own, writing a plane the sums pass read, until both were one;
+//! the flip was a pass of its own, `motion_flip`, until issue 28's eighth
+//! session, which made a batch's pairs run two levels apart instead of
+//! one.) Frames run their passes in submission order on the one compute
+//! queue, each frame behind a barrier (the recorder's, before a program
+//! that binds a kept buffer), so frame n reads the plane frame n-1 left,
+//! the parity flipped once between: the previous reference the CPU twin's
+//! frame job carries. The parity lives on the device, so it follows
 //! the queue's order with no host bookkeeping, whichever slot, ring or path
 //! (uploads, device-resident pairs, imported frames) submitted the frame;
 //! its first value does not matter. A pair whose previous frame another
 //! scorer took carries that frame's reference luma instead
-//! (`super::super::previous`): both passes run on it first
+//! (`super::super::previous`): the sums pass runs on it first
 //! ([`GpuMetric::record_previous`]), leaving its blurred plane in the half
 //! the frame's own sums pass then reads and the parity flipped once, as
 //! frame n-1 would have. The host adds the rows in uint64 and finishes as the CPU
@@ -49,7 +51,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::super::recorder::{Buf, BufferDecl, Recorder};
-use super::super::VkScorer;
+use super::super::{not_mapped, VkScorer};
 use super::kept::KeptBuffers;
 use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::motion::extractor::outputs_from_sad;
@@ -64,9 +66,9 @@ use crate::{Error, FrameScore, Result};
 /// `ROWS`).
 const MOTION_ROWS: u32 = 4;
 
-/// The stages 2.3.1's motion times: the blur with the sums, then the
-/// parity's flip.
-const STAGES: [&str; 2] = ["motion sad", "motion flip"];
+/// The stage 2.3.1's motion times: the blur with the sums (and the
+/// parity's flip).
+const STAGES: [&str; 1] = ["motion sad"];
 
 /// The stages 3.2.0's motion times: the vertical blur of the difference,
 /// then the horizontal blur with the sums.
@@ -75,9 +77,9 @@ const STAGES_V32: [&str; 2] = ["motion blur", "motion sad"];
 /// The pass beside the sums pass.
 #[derive(Clone, Copy)]
 enum Blur {
-    /// libvmaf 2.3.1's: `motion_sad` blurs the reference itself; the
-    /// parity's flip (`motion_flip`) follows it.
-    Reference(Kernel),
+    /// libvmaf 2.3.1's: `motion_sad` blurs the reference itself (and
+    /// flips the parity).
+    Reference,
     /// libvmaf 3.2.0's: the vertical blur of the frame difference
     /// (`motion_v32_blur`), before `motion_v32_sad`.
     Difference(Kernel),
@@ -118,10 +120,7 @@ impl MotionGpu {
         let sums = ShaderName::MotionSad.reducing_with_subgroups(ctx.subgroups);
         let (blur, sad) = match (opts.force_zero, opts.version) {
             (true, _) => (Blur::None, kernel(sums)?),
-            (false, MotionVersion::V2_3_1) => (
-                Blur::Reference(kernel(ShaderName::MotionFlip)?),
-                kernel(sums)?,
-            ),
+            (false, MotionVersion::V2_3_1) => (Blur::Reference, kernel(sums)?),
             (false, MotionVersion::V3_2_0) => (
                 Blur::Difference(kernel(ShaderName::MotionV32Blur)?),
                 kernel(ShaderName::MotionV32Sad.reducing_with_subgroups(ctx.subgroups))?,
@@ -139,13 +138,13 @@ impl MotionGpu {
             sad,
             kept: KeptBuffers::new(gpu),
         };
-        // 3.2.0's reference; 2.3.1's two blurred planes and the parity
-        // (under `motion_force_zero` bound only: a word each).
+        // 3.2.0's reference; 2.3.1's two blurred planes (under
+        // `motion_force_zero` bound only: a word).
         let plane = this.plane_bytes();
         let kept: &[(&str, u64)] = match blur {
             Blur::Difference(_) => &[("previous reference", plane)],
-            Blur::Reference(_) => &[("blurred planes", 2 * plane), ("parity", 4)],
-            Blur::None => &[("blurred planes", 4), ("parity", 4)],
+            Blur::Reference => &[("blurred planes", 2 * plane)],
+            Blur::None => &[("blurred planes", 4)],
         };
         for (name, bytes) in kept {
             this.kept.push(gpu.create_buffer(
@@ -154,6 +153,25 @@ impl MotionGpu {
                 vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
                 MemoryLocation::GpuOnly,
             )?);
+        }
+        if !matches!(blur, Blur::Difference(_)) {
+            // 2.3.1's parity and its count of workgroups done, which must
+            // start at 0 (`glsl/motion_sad.comp`): host-visible, zeroed here.
+            let mut parity = gpu.create_buffer(
+                "vkssim motion parity",
+                8,
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
+                MemoryLocation::CpuToGpu,
+            )?;
+            let zeroed = match parity.mapped_mut() {
+                Some(bytes) => {
+                    bytes[..8].fill(0);
+                    Ok(())
+                }
+                None => Err(not_mapped()),
+            };
+            this.kept.push(parity);
+            zeroed?;
         }
         Ok(this)
     }
@@ -238,12 +256,6 @@ impl MotionGpu {
         // A workgroup per 512 columns (256 words) of MOTION_ROWS rows.
         r.dispatch(self.sad, [w, h.div_ceil(MOTION_ROWS), 1], &bufs, push);
     }
-
-    /// 2.3.1's flip of the parity, after its sums pass.
-    fn record_flip(r: &mut Recorder, flip: Kernel) {
-        let parity = [(binding::motion_flip::PARITY, r.kept(1))];
-        r.dispatch(flip, [1, 1, 1], &parity, &[]);
-    }
 }
 
 /// Bytes of one plane of `width` x `height` 16-bit samples, two a word,
@@ -282,9 +294,8 @@ impl GpuMetric for MotionGpu {
 
     fn stage_names(&self) -> &'static [&'static str] {
         match self.blur {
-            Blur::Reference(_) => &STAGES,
+            Blur::Reference | Blur::None => &STAGES,
             Blur::Difference(_) => &STAGES_V32,
-            Blur::None => &STAGES[..1],
         }
     }
 
@@ -326,23 +337,17 @@ impl GpuMetric for MotionGpu {
         }
         self.record_sums(r, Buf::Raw(0), Buf::Raw(1), &self.params);
         r.end_stage();
-        // 2.3.1's flip of the parity after it.
-        if let Blur::Reference(flip) = self.blur {
-            Self::record_flip(r, flip);
-            r.end_stage();
-        }
     }
 
-    /// The passes on the previous reference a pair carries, leaving in the
+    /// The pass on the previous reference a pair carries, leaving in the
     /// kept buffers what that frame's own would have: 2.3.1's blurred plane
-    /// in the half the frame then reads, the parity flipped once (both
-    /// passes; its sums are overwritten by the frame's), 3.2.0's reference
-    /// (the sums pass keeping only).
+    /// in the half the frame then reads, the parity flipped once (its sums
+    /// are overwritten by the frame's), 3.2.0's reference (the sums pass
+    /// keeping only).
     fn record_previous(&self, r: &mut Recorder) {
         match self.blur {
-            Blur::Reference(flip) => {
+            Blur::Reference => {
                 self.record_sums(r, Buf::Previous, Buf::Previous, &self.params);
-                Self::record_flip(r, flip);
             }
             Blur::Difference(_) => {
                 let keep_only = MotionParams {
@@ -382,7 +387,7 @@ impl GpuMetric for MotionGpu {
         out.motion_sad = self.sad(bufs)?;
         // 2.3.1's kept planes are the blurred reference (3.2.0's, the
         // reference): this frame's is the parity's half.
-        if let (Blur::Reference(_), [planes, parity]) = (self.blur, self.kept.all()) {
+        if let (Blur::Reference, [planes, parity]) = (self.blur, self.kept.all()) {
             let half = s.read_back_with(parity, false, |b| (b[0] & 1) as usize)?;
             let both = rows::packed_samples(s, planes, self.params.width)?;
             let n = both.len() / 2;

@@ -151,13 +151,16 @@ where
 /// Every pair filled into the multi-scorer's frame slots, the stream
 /// finished, every result.
 fn through_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore> {
-    collect(&mut multi.slots(), pairs, |slots, r, d| {
-        let mut slot = slots.acquire().expect("slot");
-        let (a, b) = slot.planes_mut();
-        a.copy_from_slice(&r.bytes);
-        b.copy_from_slice(&d.bytes);
-        slots.submit(slot).expect("submit");
-    })
+    collect(&mut multi.slots(), pairs, fill_slot)
+}
+
+/// Fills a frame slot with `r` and `d` and submits it.
+fn fill_slot(slots: &mut vkssim::api::MultiSlots<'_>, r: &LumaFrame, d: &LumaFrame) {
+    let mut slot = slots.acquire().expect("slot");
+    let (a, b) = slot.planes_mut();
+    a.copy_from_slice(&r.bytes);
+    b.copy_from_slice(&d.bytes);
+    slots.submit(slot).expect("submit");
 }
 
 /// The CPU twin's bits for `pairs` under `d`, after checking that one
@@ -494,4 +497,134 @@ fn a_previous_reference_given_with_a_pair_is_read_as_its_previous_frame() {
         e.to_string().contains("the previous frame's reference"),
         "{e}"
     );
+}
+
+/// Each frame's result, in frame order: a pair refused on submission (the
+/// host's check of its planes) has that error as its result, the others
+/// what the queue gave back (an error is one frame's result, not the run's).
+fn results<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<Result<FrameScore, Error>>
+where
+    Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
+{
+    let mut refused = Vec::new();
+    let mut scored = Vec::new();
+    for (k, (r, d)) in pairs.iter().enumerate() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(d, &mut b, &d.bytes));
+        if let Err(e) = queue.submit(pair) {
+            refused.push((k, e));
+        }
+        while let Some(s) = queue.poll() {
+            scored.push(s);
+        }
+    }
+    queue.finish();
+    while let Some(s) = queue.wait() {
+        scored.push(s);
+    }
+    let mut scored = scored.into_iter();
+    (0..pairs.len())
+        .map(|k| match refused.iter().position(|(at, _)| *at == k) {
+            Some(i) => Err(refused[i].1.clone()),
+            None => scored.next().expect("a result per frame"),
+        })
+        .collect()
+}
+
+/// Each frame's result, in frame order, from the multi-scorer's frame slots
+/// filled in place (no host check: the device finds samples above the bit
+/// depth).
+fn slot_results(
+    multi: &mut MultiScorer,
+    pairs: &[(LumaFrame, LumaFrame)],
+) -> Vec<Result<FrameScore, Error>> {
+    let mut slots = multi.slots();
+    let mut got = Vec::new();
+    for (r, d) in pairs {
+        fill_slot(&mut slots, r, d);
+        while let Some(s) = slots.poll() {
+            got.push(s);
+        }
+    }
+    slots.finish();
+    while let Some(s) = slots.wait() {
+        got.push(s);
+    }
+    got
+}
+
+/// A distorted sample above the bit depth in a frame filled into a frame
+/// slot and uploaded in a batch (sixteen frames in flight, VMAF's default
+/// model at 10 bits): the device finds it, that frame's result is the error
+/// naming it and the sample, and every frame gives what it gives with no
+/// batches (two in flight). Every frame but the refused one and the next
+/// scores as the CPU twin does. (The CPU twin refuses the pair when it is
+/// submitted, so its next frame's motion compares against the frame before
+/// the refused one; on the device the refused frame's reference was blurred
+/// before the error was found, and the next frame compares against it.)
+#[test]
+fn a_sample_out_of_range_in_a_batch_fails_its_frame_alone() {
+    if !gpu_present() {
+        return;
+    }
+    let all = engines(1);
+    let (w, h, depth) = (64u32, 40u32, 10u32);
+    let d = |frames| {
+        ScorerDesc::new(w, h, depth)
+            .with_models(vkssim::metric::Models::default_model().expect("model"))
+            .with_frames_in_flight(frames)
+    };
+    let mut pairs = clip(w, h, depth, 12);
+    let (bad, x, y) = (5usize, 3u32, 7u32);
+    let at = (y * w + x) as usize * 2;
+    pairs[bad].1.bytes[at..at + 2].copy_from_slice(&1029u16.to_le_bytes());
+    let twin = results(&mut Scorer::cpu(&d(16), 2).expect("cpu"), &pairs);
+    let run = |frames| {
+        let mut multi = MultiScorer::new(&all, &d(frames)).expect("multi");
+        slot_results(&mut multi, &pairs)
+    };
+    let (batched, single) = (run(16), run(2));
+    assert_eq!(batched.len(), pairs.len());
+    let scores = |r: &[Result<FrameScore, Error>]| -> Vec<Option<Vec<(String, u64)>>> {
+        r.iter()
+            .map(|s| {
+                s.as_ref()
+                    .ok()
+                    .map(|s| bits(std::slice::from_ref(s)).remove(0))
+            })
+            .collect()
+    };
+    assert_eq!(scores(&batched), scores(&single), "batched against single");
+    for (k, (g, c)) in batched.iter().zip(&twin).enumerate() {
+        if k == bad {
+            // The multi-scorer names the device the error came from.
+            let e = match g {
+                Err(Error::OnDevice { source, .. }) => source.as_ref(),
+                other => panic!("frame {k}: {other:?}"),
+            };
+            match e {
+                Error::SampleRange {
+                    frame,
+                    at,
+                    x: gx,
+                    y: gy,
+                    value,
+                    ..
+                } => assert_eq!(
+                    (*frame, at.clone(), *gx, *gy, *value),
+                    (k as u64, vkssim::SampleAt::Device, x, y, 1029)
+                ),
+                other => panic!("frame {k}: {other:?}"),
+            }
+            assert!(c.is_err(), "the CPU twin refuses frame {k} too: {c:?}");
+        } else if k != bad + 1 {
+            let (g, c) = (
+                g.as_ref().expect("a score"),
+                c.as_ref().expect("a CPU score"),
+            );
+            let one = |s| bits(std::slice::from_ref(s));
+            assert_eq!(one(g), one(c), "frame {k}");
+        }
+    }
+    check_validation(&all);
 }

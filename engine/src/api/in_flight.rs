@@ -28,6 +28,10 @@
 //! go to the device in batches of half the ring, and at 4K on the H200 a ring
 //! of 64 scored 48,569 pairs/s against 22,364 for 8 (BENCHMARKS.md, run A5).
 //! Their extra slots hold no upload buffers until a host pair takes one.
+//! Pairs uploaded on the direct path go in batches too, of an eighth of the
+//! ring (at most 4), and only while the device has two of the scorer's
+//! submissions to run (`crate::vk` scorer's batch module): a ring of 16 or
+//! more is needed for such batches at all.
 
 use super::ScorerDesc;
 use crate::vk::VkOptions;

@@ -71,7 +71,7 @@ impl VkScorer {
 
     /// Submits the queued pairs (device-resident ones, see
     /// [`VkScorer::submit_external`], and uploaded ones, see
-    /// [`VkScorer::queue_upload`]): one submission of every pair's prologue
+    /// [`VkScorer::launch_or_queue`]): one submission of every pair's prologue
     /// (a device-resident pair's) and passes, in order, with the last slot's
     /// fence, which every slot of the batch then waits on.
     pub(crate) fn flush_batch(&mut self) -> Result<()> {
@@ -213,16 +213,8 @@ impl VkScorer {
             return self.launch(i);
         }
         let t = Instant::now();
-        let frame = self.next_frame;
-        let slot = &mut self.slots[i];
-        slot.failed = None;
-        slot.frame = frame;
-        slot.submitted = Some(t);
-        slot.queued = true;
-        // Its previous reference's passes go with it in the batch.
-        self.previous.queue(i);
-        self.batch.push(i);
-        self.next_frame += 1;
+        self.slots[i].failed = None;
+        self.queue_in_batch(i);
         // (The batch's submission counts its own time.)
         self.stats.submit_ns += t.elapsed().as_nanos() as u64;
         if self.batch.len() >= self.upload_batch_limit() || !self.device_busy() {
@@ -231,6 +223,18 @@ impl VkScorer {
             }
         }
         Ok(())
+    }
+
+    /// Queues slot `i`'s pair in the batch as the next frame; its previous
+    /// reference's passes, when it carried one, go with it.
+    pub(super) fn queue_in_batch(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        slot.frame = self.next_frame;
+        slot.submitted = Some(Instant::now());
+        slot.queued = true;
+        self.previous.queue(i);
+        self.batch.push(i);
+        self.next_frame += 1;
     }
 
     /// Whether the device holds two of this scorer's submissions not yet

@@ -359,15 +359,8 @@ impl VkScorer {
             // Queued: submitted with the pairs after it, in one submission
             // (flushed when the batch is full, and before anything that needs
             // the device's progress or the queue's order).
-            let slot = &mut self.slots[i];
-            slot.frame = frame;
-            slot.submitted = Some(Instant::now());
-            slot.imports = [Some(Arc::clone(holds[0])), Some(Arc::clone(holds[1]))];
-            slot.queued = true;
-            // Its previous reference's passes go with it in the batch.
-            self.previous.queue(i);
-            self.batch.push(i);
-            self.next_frame += 1;
+            self.slots[i].imports = [Some(Arc::clone(holds[0])), Some(Arc::clone(holds[1]))];
+            self.queue_in_batch(i);
             self.state.submit_taken(i);
             if self.batch.len() >= self.batch_limit() {
                 if let Err(e) = self.flush_batch_with(Some(ring)) {

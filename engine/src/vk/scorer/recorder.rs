@@ -156,6 +156,9 @@ pub(super) struct Program {
     /// Whether each dispatch runs alone and is timed ([`build_program`]'s
     /// `each_pass`): its pairs then run one at a time, not in batches.
     pub(super) each_pass: bool,
+    /// How many levels a batch's pairs run apart ([`Program::stagger`]),
+    /// worked out once when the program is made.
+    stagger: usize,
 }
 
 impl Program {
@@ -178,6 +181,18 @@ impl Program {
     /// last); 0 when the program writes no kept buffer (kept buffers that
     /// are only read, as a table, may be read by every pair at once).
     pub(super) fn stagger(&self) -> usize {
+        self.stagger
+    }
+
+    /// The program with its [`Program::stagger`] worked out from its steps
+    /// (once, when it is made: every batch's recording reads it).
+    fn with_stagger(mut self) -> Self {
+        self.stagger = self.kept_span();
+        self
+    }
+
+    /// [`Program::stagger`] from the steps.
+    fn kept_span(&self) -> usize {
         let bound = |step: &Step| -> Vec<(Buf, bool)> {
             let Step::Dispatch { kernel, set, .. } = step else {
                 return Vec::new();
@@ -373,7 +388,7 @@ impl Recorder {
             return Err(e);
         }
         if self.each_pass {
-            return Ok(self.one_pass_a_level());
+            return Ok(self.one_pass_a_level().with_stagger());
         }
         let mut program = self.program;
         let mut levels: Vec<usize> = Vec::with_capacity(self.recorded.len());
@@ -432,7 +447,7 @@ impl Recorder {
         if last.is_none() {
             program.steps.clear();
         }
-        Ok(program)
+        Ok(program.with_stagger())
     }
 
     /// The program that times each pass: the dispatches in recording

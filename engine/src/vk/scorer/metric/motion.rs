@@ -51,7 +51,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::super::recorder::{Buf, BufferDecl, Recorder};
-use super::super::{not_mapped, VkScorer};
+use super::super::VkScorer;
 use super::kept::KeptBuffers;
 use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::motion::extractor::outputs_from_sad;
@@ -156,22 +156,8 @@ impl MotionGpu {
         }
         if !matches!(blur, Blur::Difference(_)) {
             // 2.3.1's parity and its count of workgroups done, which must
-            // start at 0 (`glsl/motion_sad.comp`): host-visible, zeroed here.
-            let mut parity = gpu.create_buffer(
-                "vkssim motion parity",
-                8,
-                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC,
-                MemoryLocation::CpuToGpu,
-            )?;
-            let zeroed = match parity.mapped_mut() {
-                Some(bytes) => {
-                    bytes[..8].fill(0);
-                    Ok(())
-                }
-                None => Err(not_mapped()),
-            };
-            this.kept.push(parity);
-            zeroed?;
+            // start at 0 (`glsl/motion_sad.comp`).
+            this.kept.push_written("vkssim motion parity", &[0; 8])?;
         }
         Ok(this)
     }

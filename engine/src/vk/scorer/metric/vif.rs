@@ -15,11 +15,8 @@
 
 use std::sync::Arc;
 
-use ash::vk;
-use gpu_allocator::MemoryLocation;
-
 use super::super::recorder::{Buf, BufferDecl, Recorder};
-use super::super::{not_mapped, VkScorer};
+use super::super::VkScorer;
 use super::kept::KeptBuffers;
 use super::{rows, FrameFinish, GpuMetric, MetricContext, MetricDebug, PlaneRange};
 use crate::feature::vif::stats::ScaleSums;
@@ -113,24 +110,9 @@ impl VifGpu {
             kernels,
             kept: KeptBuffers::new(gpu),
         };
-        let table = log2::table();
-        let mut buf = gpu.create_buffer(
-            "vkssim vif log2 table",
-            table.len() as u64 * 2,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-            MemoryLocation::CpuToGpu,
-        )?;
-        let written = match buf.mapped_mut() {
-            Some(bytes) => {
-                for (dst, &v) in bytes.chunks_exact_mut(2).zip(table.iter()) {
-                    dst.copy_from_slice(&v.to_le_bytes());
-                }
-                Ok(())
-            }
-            None => Err(not_mapped()),
-        };
-        this.kept.push(buf);
-        written?;
+        // libvmaf's log2 table, 16-bit little-endian entries.
+        let table: Vec<u8> = log2::table().iter().flat_map(|v| v.to_le_bytes()).collect();
+        this.kept.push_written("vkssim vif log2 table", &table)?;
         Ok(this)
     }
 

@@ -114,44 +114,57 @@ fn host(f: &LumaFrame) -> HostPlane<'_> {
     HostPlane::u8(&f.bytes, f.width as usize)
 }
 
-/// Every pair given to `queue` by `submit` (results taken as they come),
-/// the stream finished: every result.
-fn collect<Q: ScoreQueue>(
+/// Every frame's score (a frame without one fails the test).
+fn scores(results: Vec<Result<FrameScore, Error>>) -> Vec<FrameScore> {
+    results.into_iter().map(|s| s.expect("a score")).collect()
+}
+
+/// Each frame's result, in frame order, every pair given to `queue` by
+/// `submit` (results taken as they come), the stream finished: a pair
+/// refused on submission has that error as its result, the others what the
+/// queue gave back (an error is one frame's result, not the run's).
+fn collect_results<Q: ScoreQueue>(
     queue: &mut Q,
     pairs: &[(LumaFrame, LumaFrame)],
-    mut submit: impl FnMut(&mut Q, &LumaFrame, &LumaFrame),
-) -> Vec<FrameScore> {
-    let mut got = Vec::new();
-    for (r, d) in pairs {
-        submit(queue, r, d);
+    mut submit: impl FnMut(&mut Q, &LumaFrame, &LumaFrame) -> Result<(), Error>,
+) -> Vec<Result<FrameScore, Error>> {
+    let mut refused = Vec::new();
+    let mut scored = Vec::new();
+    for (k, (r, d)) in pairs.iter().enumerate() {
+        if let Err(e) = submit(queue, r, d) {
+            refused.push((k, e));
+        }
         while let Some(s) = queue.poll() {
-            got.push(s.expect("a score"));
+            scored.push(s);
         }
     }
     queue.finish();
     while let Some(s) = queue.wait() {
-        got.push(s.expect("a score"));
+        scored.push(s);
     }
-    assert_eq!(got.len(), pairs.len());
+    let mut scored = scored.into_iter();
+    let got = (0..pairs.len())
+        .map(|k| match refused.iter().position(|(at, _)| *at == k) {
+            Some(i) => Err(refused[i].1.clone()),
+            None => scored.next().expect("a result per frame"),
+        })
+        .collect();
+    assert!(scored.next().is_none(), "more results than pairs");
     got
 }
 
-/// Every pair submitted as host planes, the stream finished, every result.
+/// Every pair submitted as host planes, the stream finished, every score.
 fn through<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore>
 where
     Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
 {
-    collect(queue, pairs, |q, r, d| {
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(d, &mut b, &d.bytes));
-        q.submit(pair).expect("submit");
-    })
+    scores(results(queue, pairs))
 }
 
 /// Every pair filled into the multi-scorer's frame slots, the stream
-/// finished, every result.
+/// finished, every score.
 fn through_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<FrameScore> {
-    collect(&mut multi.slots(), pairs, fill_slot)
+    scores(slot_results(multi, pairs))
 }
 
 /// Fills a frame slot with `r` and `d` and submits it.
@@ -499,36 +512,19 @@ fn a_previous_reference_given_with_a_pair_is_read_as_its_previous_frame() {
     );
 }
 
-/// Each frame's result, in frame order: a pair refused on submission (the
-/// host's check of its planes) has that error as its result, the others
-/// what the queue gave back (an error is one frame's result, not the run's).
+/// Each frame's result, in frame order, every pair submitted as host planes
+/// (see [`collect_results`]: the host's check of the planes may refuse one).
 fn results<Q>(queue: &mut Q, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<Result<FrameScore, Error>>
 where
     Q: for<'p> ScoreQueue<Input<'p> = Pair<'p>>,
 {
-    let mut refused = Vec::new();
-    let mut scored = Vec::new();
-    for (k, (r, d)) in pairs.iter().enumerate() {
+    collect_results(queue, pairs, |q, r, d| {
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        let pair = Pair::new(plane(r, &mut a, &r.bytes), plane(d, &mut b, &d.bytes));
-        if let Err(e) = queue.submit(pair) {
-            refused.push((k, e));
-        }
-        while let Some(s) = queue.poll() {
-            scored.push(s);
-        }
-    }
-    queue.finish();
-    while let Some(s) = queue.wait() {
-        scored.push(s);
-    }
-    let mut scored = scored.into_iter();
-    (0..pairs.len())
-        .map(|k| match refused.iter().position(|(at, _)| *at == k) {
-            Some(i) => Err(refused[i].1.clone()),
-            None => scored.next().expect("a result per frame"),
-        })
-        .collect()
+        q.submit(Pair::new(
+            plane(r, &mut a, &r.bytes),
+            plane(d, &mut b, &d.bytes),
+        ))
+    })
 }
 
 /// Each frame's result, in frame order, from the multi-scorer's frame slots
@@ -538,19 +534,10 @@ fn slot_results(
     multi: &mut MultiScorer,
     pairs: &[(LumaFrame, LumaFrame)],
 ) -> Vec<Result<FrameScore, Error>> {
-    let mut slots = multi.slots();
-    let mut got = Vec::new();
-    for (r, d) in pairs {
-        fill_slot(&mut slots, r, d);
-        while let Some(s) = slots.poll() {
-            got.push(s);
-        }
-    }
-    slots.finish();
-    while let Some(s) = slots.wait() {
-        got.push(s);
-    }
-    got
+    collect_results(&mut multi.slots(), pairs, |slots, r, d| {
+        fill_slot(slots, r, d);
+        Ok(())
+    })
 }
 
 /// A distorted sample above the bit depth in a frame filled into a frame
@@ -585,7 +572,7 @@ fn a_sample_out_of_range_in_a_batch_fails_its_frame_alone() {
     };
     let (batched, single) = (run(16), run(2));
     assert_eq!(batched.len(), pairs.len());
-    let scores = |r: &[Result<FrameScore, Error>]| -> Vec<Option<Vec<(String, u64)>>> {
+    let score_bits = |r: &[Result<FrameScore, Error>]| -> Vec<Option<Vec<(String, u64)>>> {
         r.iter()
             .map(|s| {
                 s.as_ref()
@@ -594,7 +581,11 @@ fn a_sample_out_of_range_in_a_batch_fails_its_frame_alone() {
             })
             .collect()
     };
-    assert_eq!(scores(&batched), scores(&single), "batched against single");
+    assert_eq!(
+        score_bits(&batched),
+        score_bits(&single),
+        "batched against single"
+    );
     for (k, (g, c)) in batched.iter().zip(&twin).enumerate() {
         if k == bad {
             // The multi-scorer names the device the error came from.

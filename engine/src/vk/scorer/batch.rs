@@ -8,14 +8,14 @@
 //! the SSIM stage works on 480x270 planes, where a single pair's dispatches
 //! are too small to fill a large GPU and the time between passes dominates.
 //!
-//! A program that writes a buffer kept from frame to frame (motion's blurred
-//! planes and parity) runs each pair that many levels after the one before
-//! ([`super::recorder::Program::stagger`]): pair j's levels until its last
-//! use of such a buffer are done, behind a barrier, before pair j + 1's
-//! first, so the pairs meet the kept buffers in submission order, as their
-//! own command buffers would; their other levels run beside one another
-//! (the short last levels of one pair beside the first, large ones of the
-//! next).
+//! A program that writes a buffer kept from frame to frame (a temporal
+//! metric's planes of the frame before) runs each pair that many levels
+//! after the one before ([`super::recorder::Program::stagger`]): pair j's
+//! levels until its last use of such a buffer are done, behind a barrier,
+//! before pair j + 1's first, so the pairs meet the kept buffers in
+//! submission order, as their own command buffers would; their other
+//! levels run beside one another (the short last levels of one pair beside
+//! the first, large ones of the next).
 //!
 //! Each pair still reads only its own slot's buffers (its descriptor set),
 //! with the same pipelines and push constants as its own command buffer:
@@ -190,9 +190,9 @@ impl VkScorer {
     /// of the ring, at most [`UPLOAD_BATCH`]. The frames' readers hold most
     /// of the ring (three quarters, in the CLI), and a pair waiting in a
     /// batch holds a slot that neither a reader nor the device uses: with a
-    /// quarter of a 16-slot ring in a batch, 1080p VMAF ran slower on the
-    /// H200 than with no batches, and so did 4K float_ms_ssim with its
-    /// large slots (BENCHMARKS.md, "Issue 28, eighth session").
+    /// quarter of a 16-slot ring in a batch, some metric lists ran slower on
+    /// the H200 than with no batches, at 1080p and at 4K with large slots
+    /// (BENCHMARKS.md, "Issue 28, eighth session").
     fn upload_batch_limit(&self) -> usize {
         (self.capacity / 8).clamp(1, UPLOAD_BATCH)
     }

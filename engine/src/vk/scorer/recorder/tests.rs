@@ -205,8 +205,8 @@ fn the_stagger_covers_the_levels_that_use_a_written_kept_buffer() {
     let read = program(false);
     assert_eq!(read.levels().len(), 4);
     assert_eq!(read.stagger(), 0);
-    // One level that writes a kept buffer (as motion's sums pass, which
-    // also flips its parity): the pairs run one level apart.
+    // One level that reads and writes a kept buffer: the pairs run one
+    // level apart.
     let mut r = Recorder::new(false);
     r.begin_metric(0, &["a"]);
     let (a, b, table) = (r.own(0), r.own(1), r.kept(0));

@@ -8,6 +8,9 @@
 // of input rows mirror(2i - 1 + k) in int64, (+ add) >> shift, stored as
 // int32; then across those four in int64, (+ add) >> shift, stored as int32
 // (the roundings of each scale: V_* and H_*). Bands are written a, h, v, d.
+// When reference_ready is not 0 an earlier submission made the reference's
+// bands already (a shared reference, engine/src/vk/scorer/derived.rs): the
+// reference's workgroups leave at once.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -19,6 +22,7 @@ layout(std430, set = 0, binding = 0) readonly buffer PrevRef { int prev_ref[]; }
 layout(std430, set = 0, binding = 1) readonly buffer PrevDist { int prev_dist[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer BandsRef { int bands_ref[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer BandsDist { int bands_dist[]; };
+layout(std430, set = 0, binding = 4) readonly buffer ReferenceReady { uint reference_ready; };
 
 // The vertical and horizontal (add, shift) of scales 1, 2 and 3.
 const int64_t V_ADD[3] = int64_t[3](0l, 32768l, 32768l);
@@ -29,7 +33,9 @@ const uint H_SHIFT[3] = uint[3](15u, 16u, 15u);
 void main() {
     uint i = gl_WorkGroupID.y;
     bool ref = gl_WorkGroupID.z == 0u;
-    if (i >= P.height || P.scale < 1u || P.scale > 3u) { return; }
+    if (i >= P.height || P.scale < 1u || P.scale > 3u || (ref && reference_ready != 0u)) {
+        return;
+    }
     uint s = P.scale - 1u;
     uint rows[4];
     for (int k = 0; k < 4; ++k) { rows[k] = mirror(int(2u * i) - 1 + k, P.src_height); }

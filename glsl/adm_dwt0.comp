@@ -19,6 +19,12 @@
 // 2i + 1 of its picture and writes the first sample above the bit depth per
 // row to row_sums[picture * src_height + row] as (value << 32) | column, or
 // all ones when the row has none (as glsl/vif_stats.comp records them).
+//
+// When reference_ready is not 0 an earlier submission made the reference's
+// bands already (a shared reference, engine/src/vk/scorer/derived.rs): the
+// reference's workgroups only scan their two rows (and at 8 bits leave at
+// once), each invocation the columns lid, lid + 256, ... up to its first
+// sample above the bit depth.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 
@@ -31,6 +37,7 @@ layout(std430, set = 0, binding = 1) readonly buffer RawDist { uint raw_dist[]; 
 layout(std430, set = 0, binding = 2) writeonly buffer BandsRef { int bands_ref[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer BandsDist { int bands_dist[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer RowSums { int64_t row_sums[]; };
+layout(std430, set = 0, binding = 5) readonly buffer ReferenceReady { uint reference_ready; };
 
 const uint NONE = 0xFFFFFFFFu;
 const bool RANGE = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
@@ -48,7 +55,8 @@ void main() {
     bool ref = gl_WorkGroupID.z == 0u;
     uint lid = gl_LocalInvocationIndex;
     // Uniform per workgroup: the whole group leaves, or none of it.
-    if (i >= P.height) { return; }
+    bool scan_only = ref && reference_ready != 0u;
+    if (i >= P.height || (scan_only && !RANGE)) { return; }
     if (lid == 0u) {
         first[0] = NONE;
         first[1] = NONE;
@@ -59,7 +67,22 @@ void main() {
     for (int k = 0; k < 4; ++k) { rows[k] = mirror(int(2u * i) - 1 + k, P.src_height); }
     uint n = P.width * P.height;
     uint mine[2] = uint[2](NONE, NONE);
-    for (uint j0 = 0u; j0 < P.width; j0 += 256u) {
+    if (scan_only) {
+        for (uint r = 0u; r < 2u; ++r) {
+            uint row = 2u * i + r;
+            if (row >= P.src_height) { continue; }
+            for (uint x = lid; x < P.src_width; x += 256u) {
+                if ((sample_at(ref, row * P.src_width + x) >> BIT_DEPTH) != 0u) {
+                    mine[r] = x;
+                    break;
+                }
+            }
+        }
+        // `first` is set.
+        memoryBarrierShared();
+        barrier();
+    }
+    for (uint j0 = 0u; j0 < P.width && !scan_only; j0 += 256u) {
         // The chunk before is read (and, the first time, `first` is set).
         memoryBarrierShared();
         barrier();

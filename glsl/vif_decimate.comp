@@ -24,6 +24,11 @@
 // invocation forms TH / 2 outputs' horizontal sums from those. The scale
 // (constant id 1) fixes the radius, so the loops unroll and every tap and
 // every test of whether an input row reaches an output is a constant.
+//
+// A shared reference (engine/src/vk/scorer/derived.rs): when
+// reference_ready is not 0 an earlier submission made the reference's plane
+// of this scale already (the buffer bound as DstRef holds it), and the
+// workgroup makes the distorted picture's alone.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -36,6 +41,7 @@ layout(std430, set = 0, binding = 0) readonly buffer SrcRef { uint src_ref[]; };
 layout(std430, set = 0, binding = 1) readonly buffer SrcDist { uint src_dist[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer DstRef { uint dst_ref[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer DstDist { uint dst_dist[]; };
+layout(std430, set = 0, binding = 4) readonly buffer ReferenceReady { uint reference_ready; };
 
 // The tile (engine/src/vk/scorer/metric/vif.rs dispatches one workgroup per
 // tile: DECIMATE_TILE).
@@ -61,6 +67,8 @@ void main() {
     int y0 = int(gl_WorkGroupID.y) * TH;
     uint c = gl_LocalInvocationIndex;
     uint shift = SCALE == 1u ? (BIT_DEPTH == 8u ? 8u : BIT_DEPTH) : 16u;
+    // Uniform: one word for every invocation.
+    bool both = reference_ready == 0u;
     if (c < uint(COLS)) {
         uint col = min(reflect101(2 * x0 - R + int(c), P.src_width), P.src_width - 1u);
         uint acc[2][TH];
@@ -72,7 +80,7 @@ void main() {
         [[unroll]] for (int i = 0; i < ROWS; ++i) {
             uint row = min(reflect101(2 * y0 - R + i, P.src_height), P.src_height - 1u);
             uint at = row * P.src_width + col;
-            uint p = source(true, at);
+            uint p = both ? source(true, at) : 0u;
             uint q = source(false, at);
             [[unroll]] for (int t = 0; t < TH; ++t) {
                 int k = i - 2 * t;
@@ -83,7 +91,7 @@ void main() {
             }
         }
         [[unroll]] for (int t = 0; t < TH; ++t) {
-            down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift;
+            if (both) { down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift; }
             down[1][t][c] = (acc[1][t] + (1u << (shift - 1u))) >> shift;
         }
     }
@@ -101,10 +109,10 @@ void main() {
         uint sum1 = 0u;
         [[unroll]] for (int kx = 0; kx <= 2 * R; ++kx) {
             uint tap = TAPS[SCALE][kx];
-            sum0 += tap * down[0][t][2u * tx + uint(kx)];
+            if (both) { sum0 += tap * down[0][t][2u * tx + uint(kx)]; }
             sum1 += tap * down[1][t][2u * tx + uint(kx)];
         }
-        dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16;
+        if (both) { dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16; }
         dst_dist[y * P.width + x] = (sum1 + 32768u) >> 16;
     }
 }

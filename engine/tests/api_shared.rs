@@ -15,9 +15,9 @@
 
 mod vk_support;
 
-use vk_support::{frame, gpu_present};
+use vk_support::{frame, gpu_present, share, submit_in_slot as submit};
 use vkssim::api::ScoreQueue;
-use vkssim::api::{Engine, HostPlane, Pair, Scorer, ScorerDesc, SharedPlane, SharedPlanes};
+use vkssim::api::{Engine, HostPlane, Pair, Scorer, ScorerDesc};
 use vkssim::io::Chroma;
 use vkssim::metric::config::parse_list;
 use vkssim::metric::MetricConfig;
@@ -55,32 +55,6 @@ fn bits(s: &FrameScore) -> Vec<u64> {
 fn assert_same(got: &FrameScore, r: &LumaFrame, d: &LumaFrame, opts: &SsimOptions, what: &str) {
     let want = cpu::score_frame(&r.view(), &d.view(), opts).unwrap();
     assert_eq!(bits(got), bits(&want), "{what}");
-}
-
-/// A shared plane holding `f`.
-fn share(planes: &SharedPlanes, f: &LumaFrame) -> SharedPlane {
-    let mut w = planes.take().expect("take a plane");
-    w.bytes_mut().copy_from_slice(&f.bytes);
-    w.share()
-}
-
-/// Submits to `scorer` one pair whose reference is `shared` (when given) or
-/// `reference` copied into the slot.
-fn submit(scorer: &mut Scorer, shared: Option<&SharedPlane>, reference: &LumaFrame, d: &LumaFrame) {
-    let mut slots = scorer.slots();
-    let mut slot = slots.acquire().expect("acquire");
-    match shared {
-        Some(plane) => {
-            slot.share_reference(plane).expect("share");
-            slot.distorted_mut().copy_from_slice(&d.bytes);
-        }
-        None => {
-            let (a, b) = slot.planes_mut();
-            a.copy_from_slice(&reference.bytes);
-            b.copy_from_slice(&d.bytes);
-        }
-    }
-    slots.submit(slot).expect("submit");
 }
 
 /// A ladder of `lanes` scorers over `frames` reference frames: each frame's

@@ -63,7 +63,9 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     let n = args.frames;
     let mut timings = Vec::new();
     let mut scores = Vec::new();
+    let mut derived = (0, 0);
     for &mode in &modes {
+        let before = derived_counts(&engines);
         let planes = planes.as_ref().filter(|_| mode == Mode::Shared);
         let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
             run_all(
@@ -85,6 +87,10 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
         }
         per_frame.sort_by(f64::total_cmp);
         timings.push((mode, per_frame[per_frame.len() / 2]));
+        if mode == Mode::Shared {
+            let after = derived_counts(&engines);
+            derived = (after.0 - before.0, after.1 - before.1);
+        }
     }
     // Every way scores the same pairs, every output bit for bit: a check
     // that the ladder is exact.
@@ -140,6 +146,8 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
             "separate_distorted_frames_per_second": fps(ts),
             "separate_upload_gb_per_s": gbs(Mode::Separate, ts),
             "ladder_over_separate": ratio,
+            "shared_reference_pairs_making_derived_planes": derived.0,
+            "shared_reference_pairs_reading_derived_planes": derived.1,
         });
         if let (Some(tc), true) = (time_of(Mode::Copied), modes[0] == Mode::Shared) {
             json["copied_reference_distorted_frames_per_second"] = fps(tc).into();
@@ -180,6 +188,14 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
             )?,
         }
     }
+    if modes[0] == Mode::Shared {
+        writeln!(
+            out,
+            "ladder pairs that made the planes their metrics derive from the reference: {}; \
+             that read them, made by another rung: {}",
+            derived.0, derived.1
+        )?;
+    }
     match ratio {
         Some(r) => writeln!(out, "ladder / separate: {r:.2}x")?,
         None => writeln!(out, "ladder / separate: too short to compare")?,
@@ -191,6 +207,20 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     )?;
     stdio::print(&out)?;
     Ok(())
+}
+
+/// Pairs so far, over every engine's Vulkan scorers, that made and that
+/// read a shared reference's derived planes (see
+/// `vkssim::vk::HostStats::shared_reference_reads`).
+fn derived_counts(engines: &[Engine]) -> (u64, u64) {
+    let host = engines
+        .iter()
+        .flat_map(|e| e.scorer.scorers())
+        .filter_map(|s| s.diagnostics())
+        .map(|d| d.host);
+    host.fold((0, 0), |(m, r), h| {
+        (m + h.shared_reference_makes, r + h.shared_reference_reads)
+    })
 }
 
 /// How the bench's pairs get their reference.

@@ -14,6 +14,14 @@
 //! So the host never writes a plane the device may still read, and the buffers
 //! outlive every submission that reads them (the pool frees them when it and
 //! every plane are gone).
+//!
+//! A plane also holds the planes that the scorers' passes make from the
+//! reference alone ([`DerivedUse`]; the scorer's side is
+//! `crate::vk::scorer::derived`): the first scorer to score a pair against
+//! the plane makes them into buffers the plane keeps, and scorers whose lists
+//! make the same ones and submit after that submission read them instead of
+//! making their own. They go back to the pool with the plane and serve its
+//! next picture.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,10 +34,45 @@ use super::memory::Buffer;
 use crate::frame::bytes_per_sample;
 use crate::{Error, Result};
 
-/// One buffer of the pool, with its identity.
+/// One buffer of the pool, with its identity and its derived planes.
 struct PooledBuffer {
     buffer: Buffer,
     id: u64,
+    derived: Option<DerivedPlanes>,
+}
+
+/// The buffers of one plane's derived planes, and the key of what they
+/// hold (one list of metrics' buffers made from the reference).
+struct DerivedPlanes {
+    key: String,
+    buffers: Vec<Buffer>,
+}
+
+/// Where a plane's derived planes stand for its picture now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DerivedState {
+    /// Nobody made them for this picture.
+    Fresh,
+    /// A scorer makes them in a pair not yet submitted.
+    Claimed,
+    /// The submission that makes them is on the device's queue: every
+    /// submission after it reads them.
+    Made,
+}
+
+/// How a scorer's pair reads a shared plane's derived planes
+/// ([`SharedPlane::derived_use`]): the buffers are the plane's, in the
+/// order of the layout given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DerivedUse {
+    /// In its own buffers (the plane's are another list's, or being made
+    /// by a pair not yet submitted).
+    Own,
+    /// It makes them, into these buffers; [`SharedPlane::derived_made`]
+    /// once its submission is on the queue.
+    Make(Vec<vk::Buffer>),
+    /// An earlier submission made them, into these buffers.
+    Read(Vec<vk::Buffer>),
 }
 
 /// The pool behind [`SharedPlanes`]: the device, the plane size and the free
@@ -63,6 +106,9 @@ impl Drop for Pool {
         let free = std::mem::take(self.free.get_mut().unwrap_or_else(|p| p.into_inner()));
         for mut b in free {
             self.gpu.destroy_buffer(&mut b.buffer);
+            for mut d in b.derived.into_iter().flat_map(|d| d.buffers) {
+                self.gpu.destroy_buffer(&mut d);
+            }
         }
     }
 }
@@ -150,6 +196,7 @@ impl SharedPlanes {
                     Ok(buffer) => PooledBuffer {
                         buffer,
                         id: crate::identity::next(),
+                        derived: None,
                     },
                     Err(e) => {
                         self.pool.made.fetch_sub(1, Ordering::Relaxed);
@@ -227,9 +274,12 @@ impl PlaneWriter {
 
     /// The plane, written, to be read by scorers (see [`SharedPlane`]).
     pub fn share(mut self) -> SharedPlane {
+        let mut buffer = self.buffer.take();
+        let planes = buffer.as_mut().and_then(|b| b.derived.take());
         SharedPlane {
             inner: Arc::new(Shared {
-                buffer: self.buffer.take(),
+                buffer,
+                derived: Mutex::new((DerivedState::Fresh, planes)),
                 pool: Arc::clone(&self.pool),
             }),
         }
@@ -254,12 +304,17 @@ impl std::fmt::Debug for PlaneWriter {
 
 struct Shared {
     buffer: Option<PooledBuffer>,
+    /// The derived planes' state for this picture, and their buffers (back
+    /// in the pooled buffer when the plane returns to the pool).
+    derived: Mutex<(DerivedState, Option<DerivedPlanes>)>,
     pool: Arc<Pool>,
 }
 
 impl Drop for Shared {
     fn drop(&mut self) {
-        if let Some(b) = self.buffer.take() {
+        if let Some(mut b) = self.buffer.take() {
+            let derived = self.derived.get_mut().unwrap_or_else(|p| p.into_inner());
+            b.derived = derived.1.take();
             self.pool.give_back(b);
         }
     }
@@ -284,6 +339,79 @@ impl SharedPlane {
     /// Bytes of the plane.
     pub fn plane_len(&self) -> usize {
         self.inner.pool.plane_bytes as usize
+    }
+
+    /// How a pair whose passes make `layout`'s buffers from the reference
+    /// ((name, bytes) each; `key` names the list) reads them from this
+    /// plane (see the module docs): the first pair asked makes them, into
+    /// buffers the plane keeps (made on first use, device memory; when they
+    /// cannot be made, the pair makes its own), and pairs asked after its
+    /// submission is on the queue ([`SharedPlane::derived_made`]) read
+    /// them, when their key is the same.
+    pub(crate) fn derived_use(&self, key: &str, layout: &[(String, u64)]) -> DerivedUse {
+        let mut guard = self.inner.derived.lock().unwrap_or_else(|p| p.into_inner());
+        let (state, planes) = &mut *guard;
+        if planes.as_ref().is_some_and(|p| p.key != key) {
+            return DerivedUse::Own;
+        }
+        match *state {
+            DerivedState::Claimed => DerivedUse::Own,
+            DerivedState::Made => match planes {
+                Some(p) => DerivedUse::Read(p.buffers.iter().map(|b| b.raw).collect()),
+                None => DerivedUse::Own,
+            },
+            DerivedState::Fresh => {
+                if planes.is_none() {
+                    match self.make_derived(key, layout) {
+                        Ok(made) => *planes = Some(made),
+                        Err(e) => {
+                            tracing::debug!("a shared plane's derived planes: {e}");
+                            return DerivedUse::Own;
+                        }
+                    }
+                }
+                *state = DerivedState::Claimed;
+                let raw = planes.iter().flat_map(|p| &p.buffers).map(|b| b.raw);
+                DerivedUse::Make(raw.collect())
+            }
+        }
+    }
+
+    /// The submission of the pair that [`DerivedUse::Make`]s this plane's
+    /// derived planes is on the queue.
+    pub(crate) fn derived_made(&self) {
+        let mut guard = self.inner.derived.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.0 == DerivedState::Claimed {
+            guard.0 = DerivedState::Made;
+        }
+    }
+
+    /// Device buffers for `layout`.
+    fn make_derived(&self, key: &str, layout: &[(String, u64)]) -> Result<DerivedPlanes> {
+        let gpu = &self.inner.pool.gpu;
+        let id = self.inner.buffer.as_ref().map_or(0, |b| b.id);
+        let mut buffers = Vec::with_capacity(layout.len());
+        for (name, bytes) in layout {
+            let made = gpu.create_buffer(
+                &format!("vkssim shared plane {id} {name}"),
+                *bytes,
+                vk::BufferUsageFlags::STORAGE_BUFFER,
+                MemoryLocation::GpuOnly,
+            );
+            match made {
+                Ok(b) => buffers.push(b),
+                Err(e) => {
+                    for mut b in buffers {
+                        gpu.destroy_buffer(&mut b);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(DerivedPlanes {
+            key: key.to_string(),
+            buffers,
+        })
     }
 
     /// Width, height and bit depth of the plane.

@@ -230,3 +230,35 @@ pub fn motion_clip(w: u32, h: u32, depth: u32, frames: u32) -> Vec<LumaFrame> {
         .map(|n| frame(w, h, depth, if n == 2 { 1 } else { n }))
         .collect()
 }
+
+/// A shared plane of `planes` holding `f`.
+pub fn share(planes: &vkssim::api::SharedPlanes, f: &LumaFrame) -> vkssim::api::SharedPlane {
+    let mut w = planes.take().expect("take a plane");
+    w.bytes_mut().copy_from_slice(&f.bytes);
+    w.share()
+}
+
+/// Submits to `scorer` one pair through a frame slot: its reference
+/// `shared` (when given) or `reference` copied into the slot.
+pub fn submit_in_slot(
+    scorer: &mut vkssim::api::Scorer,
+    shared: Option<&vkssim::api::SharedPlane>,
+    reference: &LumaFrame,
+    d: &LumaFrame,
+) {
+    use vkssim::api::ScoreQueue;
+    let mut slots = scorer.slots();
+    let mut slot = slots.acquire().expect("acquire");
+    match shared {
+        Some(plane) => {
+            slot.share_reference(plane).expect("share");
+            slot.distorted_mut().copy_from_slice(&d.bytes);
+        }
+        None => {
+            let (a, b) = slot.planes_mut();
+            a.copy_from_slice(&reference.bytes);
+            b.copy_from_slice(&d.bytes);
+        }
+    }
+    slots.submit(slot).expect("submit");
+}

@@ -147,6 +147,8 @@ impl VkScorer {
             )
         })?;
         let n = self.batch.len() as u32;
+        let batch = self.batch.clone();
+        self.derived_submitted(&batch);
         for i in std::mem::take(&mut self.batch) {
             let slot = &mut self.slots[i];
             slot.fence_of = last;
@@ -217,7 +219,10 @@ impl VkScorer {
         self.queue_in_batch(i);
         // (The batch's submission counts its own time.)
         self.stats.submit_ns += t.elapsed().as_nanos() as u64;
-        if self.batch.len() >= self.upload_batch_limit() || !self.device_busy() {
+        // A pair that makes a shared reference's derived planes goes at
+        // once: the other scorers read them once it is on the queue.
+        let making = self.slots[i].making.is_some();
+        if making || self.batch.len() >= self.upload_batch_limit() || !self.device_busy() {
             if let Err(e) = self.flush_batch() {
                 self.fail_batch(e);
             }

@@ -223,7 +223,8 @@ impl VkScorer {
         self.slots[i].reference = ReferenceSource::Own;
         self.slots[i].reads_external = false;
         self.set_bound(i, Bound::Own);
-        if let Err(e) = self.record(i) {
+        let recorded = self.use_derived(i, None).and_then(|_| self.record(i));
+        if let Err(e) = recorded {
             self.set_bound(i, Bound::Stale);
             return Err(e);
         }
@@ -346,6 +347,7 @@ impl VkScorer {
             self.slots[i].reference = ReferenceSource::Own;
             self.slots[i].reads_external = true;
             ring.bound[i] = Bound::Stale;
+            self.use_derived(i, None)?;
             self.record(i)?;
             self.record_pre(ring, i, planes, zero_copy)?;
             ring.bound[i] = key;

@@ -52,6 +52,7 @@ use crate::{Error, FrameScore, Result};
 
 mod batch;
 mod debug;
+mod derived;
 mod external;
 mod host_sum;
 mod metric;
@@ -61,6 +62,7 @@ mod record;
 mod recorder;
 mod ring;
 mod ring_state;
+mod sets;
 mod shared_ref;
 mod slots;
 mod stats;
@@ -115,6 +117,9 @@ pub struct VkScorer {
     gpu_metrics: Vec<Arc<dyn GpuMetric>>,
     /// What each frame records (see `recorder`).
     program: Program,
+    /// The buffers its metrics make from the reference alone, which pairs
+    /// of a shared reference read from the plane (see `derived`).
+    derived: Option<derived::DerivedLayout>,
     /// Whether the passes built in a subgroup variant reduce with subgroup
     /// operations.
     subgroup_reduce: bool,
@@ -269,6 +274,7 @@ impl VkScorer {
             descriptor_pool: vk::DescriptorPool::null(),
             compute_pool: vk::CommandPool::null(),
             transfer_pool: None,
+            derived: derived::DerivedLayout::of(&gpu_metrics),
             gpu_metrics,
             program,
             subgroup_reduce,

@@ -33,10 +33,8 @@
 use std::sync::Arc;
 
 use ash::vk;
-use gpu_allocator::MemoryLocation;
 
 use super::metric::GpuMetric;
-use super::slots::Slot;
 use super::VkScorer;
 use crate::vk::commands;
 use crate::vk::pipeline::{groups, Kernel};
@@ -64,6 +62,11 @@ pub(super) enum Buf {
     /// previous-reference buffer, `super::previous`): bound only by the
     /// passes of [`GpuMetric::record_previous`].
     Previous,
+    /// The slot's word saying whether the buffers its metrics make from
+    /// the reference alone were made by an earlier submission (a shared
+    /// reference's, `super::derived`): the passes that make them then make
+    /// the distorted picture's alone.
+    Ready,
 }
 
 /// A buffer a metric declares: one per slot.
@@ -76,6 +79,12 @@ pub(super) struct BufferDecl {
     /// Host-visible (read back by the host after the frame) or device memory
     /// (copied back only on request).
     pub(super) host: bool,
+    /// For a buffer made from the reference picture alone (its passes bind
+    /// [`Buf::Ready`]): what, beyond the reference, its contents depend on
+    /// (the scorer's plane size and bit depth aside). Scorers whose lists
+    /// give the same keys read one scorer's such buffers of a shared
+    /// reference (`super::derived`).
+    pub(super) reference_key: Option<String>,
 }
 
 impl BufferDecl {
@@ -85,6 +94,17 @@ impl BufferDecl {
             name: name.into(),
             bytes,
             host: false,
+            reference_key: None,
+        }
+    }
+
+    /// Device memory of `bytes`, named `name`, made from the reference
+    /// picture alone, its contents fixed by `key` (see
+    /// [`BufferDecl::reference_key`]).
+    pub(super) fn of_reference(name: impl Into<String>, bytes: u64, key: String) -> Self {
+        Self {
+            reference_key: Some(key),
+            ..Self::device(name, bytes)
         }
     }
 
@@ -94,6 +114,7 @@ impl BufferDecl {
             name: name.into(),
             bytes,
             host: true,
+            reference_key: None,
         }
     }
 }
@@ -255,6 +276,8 @@ pub(super) struct Recorder {
     debug: bool,
     /// Whether each dispatch runs alone and is timed ([`build_program`]).
     each_pass: bool,
+    /// The buffers made from the reference alone ([`BufferDecl::of_reference`]).
+    of_reference: Vec<Buf>,
     /// The first misuse found (reported by [`Recorder::finish`]).
     error: Option<Error>,
 }
@@ -272,6 +295,7 @@ impl Recorder {
             stage_start: 0,
             debug,
             each_pass: false,
+            of_reference: Vec::new(),
             error: None,
         }
     }
@@ -407,10 +431,13 @@ impl Recorder {
             .iter()
             .map(|(_, range)| range.clone().map(|i| levels[i]).max().unwrap_or(0))
             .collect();
-        let carried = self
-            .recorded
-            .iter()
-            .any(|d| d.uses.iter().any(|(b, _)| matches!(b, Buf::Kept(..))));
+        // Kept buffers, and a shared reference's buffers, were written by
+        // submissions before this one.
+        let carried = self.recorded.iter().any(|d| {
+            d.uses
+                .iter()
+                .any(|(b, _)| matches!(b, Buf::Kept(..)) || self.of_reference.contains(b))
+        });
         if carried {
             program.steps.push(Step::Barrier);
         }
@@ -494,6 +521,13 @@ pub(super) fn build_program(
     let mut r = Recorder::new(debug);
     r.each_pass = each_pass;
     for (k, m) in metrics.iter().enumerate() {
+        r.of_reference.extend(
+            m.buffers()
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.reference_key.is_some())
+                .map(|(b, _)| Buf::Own(k as u16, b as u16)),
+        );
         r.begin_metric(k, m.stage_names());
         m.record(&mut r);
         r.end_metric(m.feature());
@@ -517,117 +551,6 @@ pub(super) fn build_previous_program(metrics: &[Arc<dyn GpuMetric>]) -> Result<O
 }
 
 impl VkScorer {
-    /// Slot `i`'s buffers of every metric, in the metrics' order.
-    pub(super) fn create_metric_buffers(
-        &self,
-        i: usize,
-    ) -> Result<Vec<Vec<crate::vk::memory::Buffer>>> {
-        let gpu = &self.gpu;
-        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        let mut out: Vec<Vec<crate::vk::memory::Buffer>> = Vec::new();
-        let made = (|| -> Result<()> {
-            for m in &self.gpu_metrics {
-                out.push(Vec::new());
-                for d in m.buffers() {
-                    let (usage, location) = if d.host {
-                        (storage, MemoryLocation::GpuToCpu)
-                    } else {
-                        (
-                            storage | vk::BufferUsageFlags::TRANSFER_SRC,
-                            MemoryLocation::GpuOnly,
-                        )
-                    };
-                    let name = format!("vkssim slot {i} {}", d.name);
-                    let b = gpu.create_buffer(&name, d.bytes.max(4), usage, location)?;
-                    if let Some(list) = out.last_mut() {
-                        list.push(b);
-                    }
-                }
-            }
-            Ok(())
-        })();
-        if let Err(e) = made {
-            for mut b in out.into_iter().flatten() {
-                gpu.destroy_buffer(&mut b);
-            }
-            return Err(e);
-        }
-        Ok(out)
-    }
-
-    /// What buffer `b` of `slot` is bound as: (buffer, offset, range);
-    /// [`Buf::Previous`] as `previous`, the slot's previous-reference buffer
-    /// (null outside the sets of `super::previous`).
-    pub(super) fn resolve(
-        &self,
-        slot: &Slot,
-        b: Buf,
-        previous: vk::Buffer,
-    ) -> (vk::Buffer, u64, u64) {
-        let whole = vk::WHOLE_SIZE;
-        match b {
-            Buf::Previous => (previous, 0, whole),
-            Buf::Raw(p) => slot.raw_binding[p as usize],
-            Buf::Range => (slot.range.raw, 0, whole),
-            Buf::Own(m, k) => (slot.bufs[m as usize][k as usize].raw, 0, whole),
-            Buf::Kept(m, k) => (
-                self.gpu_metrics[m as usize].kept_buffers()[k as usize].raw,
-                0,
-                whole,
-            ),
-        }
-    }
-
-    /// Allocates the descriptor sets of `slot` (slot `i`): one per set of
-    /// the program, bound to the slot's buffers.
-    pub(super) fn create_sets(&self, i: usize, slot: &mut Slot) -> Result<()> {
-        let mut sets = Vec::new();
-        for (k, key) in self.program.sets.iter().enumerate() {
-            let buffers: Vec<(u32, vk::Buffer, u64, u64)> = key
-                .bindings
-                .iter()
-                .map(|&(binding, b)| {
-                    let (buffer, offset, range) = self.resolve(slot, b, vk::Buffer::null());
-                    (binding, buffer, offset, range)
-                })
-                .collect();
-            let layout = self.pipelines.layout(key.shader).set_layout;
-            sets.push(crate::vk::pipeline::allocate_set(
-                &self.gpu,
-                self.descriptor_pool,
-                (key.shader, layout),
-                &buffers,
-                &format!("vkssim slot {i} {} set {k}", key.shader.as_str()),
-            )?);
-        }
-        slot.sets = sets;
-        Ok(())
-    }
-
-    /// Points slot `i`'s raw picture bindings at `sources` ((picture,
-    /// (buffer, offset, range))) in every set that binds them. The slot must
-    /// not be in flight; its command buffers must be re-recorded after.
-    pub(super) fn bind_planes(&mut self, i: usize, sources: &[(u8, (vk::Buffer, u64, u64))]) {
-        for &(p, source) in sources {
-            self.slots[i].raw_binding[p as usize] = source;
-        }
-        let slot = &self.slots[i];
-        for (key, &set) in self.program.sets.iter().zip(&slot.sets) {
-            let writes: Vec<(u32, vk::Buffer, u64, u64)> = key
-                .bindings
-                .iter()
-                .filter_map(|&(binding, b)| {
-                    let (_, (buffer, offset, range)) =
-                        sources.iter().find(|(p, _)| b == Buf::Raw(*p))?;
-                    Some((binding, *buffer, *offset, *range))
-                })
-                .collect();
-            if !writes.is_empty() {
-                crate::vk::pipeline::write_set(&self.gpu, set, &writes);
-            }
-        }
-    }
-
     /// Writes `program` into `cmd` for every slot of `slots`, step by step
     /// (each dispatch for every slot, then the next step), with the
     /// timestamps in `queries` (reset first; one before the first step).

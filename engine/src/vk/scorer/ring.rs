@@ -183,6 +183,7 @@ impl VkScorer {
         slot.frame = frame;
         slot.submitted = Some(Instant::now());
         self.next_frame += 1;
+        self.derived_submitted(&[i]);
         Ok(())
     }
 

@@ -65,9 +65,15 @@ impl VkScorer {
                 (ReferenceSource::Shared(id), buffer)
             }
         };
-        if self.slots[i].reference != source {
+        // The buffers made from the reference: the plane's or the slot's
+        // own (`super::derived`).
+        let derived_moved = self.use_derived(i, reference)?;
+        let moved = self.slots[i].reference != source;
+        if moved {
             self.bind_planes(i, &[(0, (buffer, 0, vk::WHOLE_SIZE))]);
             self.slots[i].reference = source;
+        }
+        if moved || derived_moved {
             self.record(i)?;
         }
         self.slots[i].holding = reference.cloned();

@@ -53,6 +53,15 @@ pub(super) struct Slot {
     /// The decimate and hfilter passes' record of samples above the bit
     /// depth ([`crate::vk::pipeline::RangeRecord`]), host-visible.
     pub(super) range: crate::vk::memory::Buffer,
+    /// The [`super::recorder::Buf::Ready`] word, host-visible.
+    pub(super) ready: crate::vk::memory::Buffer,
+    /// The shared plane's buffers its sets bind for those its metrics make
+    /// from the reference (in the order of `super::derived`'s layout), or
+    /// `None`: its own.
+    pub(super) derived: Option<Vec<vk::Buffer>>,
+    /// The shared plane whose derived planes the pair makes, until its
+    /// submission (`super::derived`).
+    pub(super) making: Option<SharedPlane>,
     /// Each metric's buffers (in the scorer's metric order, each in its
     /// declaration order: see `super::recorder`).
     pub(super) bufs: Vec<Vec<crate::vk::memory::Buffer>>,
@@ -141,6 +150,7 @@ fn destroy_slot(gpu: &Gpu, slot: &mut Slot) {
         gpu.destroy_buffer(&mut b);
     }
     gpu.destroy_buffer(&mut slot.range);
+    gpu.destroy_buffer(&mut slot.ready);
     for b in slot.raw.iter_mut().rev() {
         gpu.destroy_buffer(b);
     }
@@ -232,18 +242,34 @@ impl VkScorer {
     pub(super) fn create_slot(&mut self, i: usize, uploads: bool) -> Result<Slot> {
         let gpu = &self.gpu;
         let (raw, staging_buf) = self.upload_buffers(i, uploads)?;
-        let range = match gpu.create_buffer(
+        let range = gpu.create_buffer(
             &format!("vkssim slot {i} sample range"),
             std::mem::size_of::<RangeRecord>() as u64,
             vk::BufferUsageFlags::STORAGE_BUFFER,
             MemoryLocation::GpuToCpu,
-        ) {
-            Ok(b) => b,
-            Err(e) => {
+        );
+        let ready = gpu.create_buffer(
+            &format!("vkssim slot {i} reference ready"),
+            4,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            MemoryLocation::CpuToGpu,
+        );
+        let (range, ready) = match (range, ready) {
+            (Ok(range), Ok(ready)) => (range, ready),
+            (range, ready) => {
                 for mut b in raw.into_iter().chain(staging_buf) {
                     gpu.destroy_buffer(&mut b);
                 }
-                return Err(e);
+                let mut first = None;
+                for made in [range, ready] {
+                    match made {
+                        Ok(mut b) => gpu.destroy_buffer(&mut b),
+                        Err(e) => {
+                            first.get_or_insert(e);
+                        }
+                    }
+                }
+                return Err(first.unwrap_or_else(|| Error::Internal("a slot's buffers".into())));
             }
         };
         let whole = vk::WHOLE_SIZE;
@@ -254,6 +280,9 @@ impl VkScorer {
             uploads,
             staging: staging_buf,
             range,
+            ready,
+            derived: None,
+            making: None,
             bufs: Vec::new(),
             sets: Vec::new(),
             cmd: vk::CommandBuffer::null(),
@@ -275,6 +304,8 @@ impl VkScorer {
         };
         let more = (|| -> Result<()> {
             clear_range(&mut slot.range)?;
+            let word = slot.ready.mapped_mut().ok_or_else(super::not_mapped)?;
+            word[..4].copy_from_slice(&0u32.to_le_bytes());
             slot.bufs = self.create_metric_buffers(i)?;
             self.create_sets(i, &mut slot)?;
             slot.cmd = commands::allocate_command_buffer(

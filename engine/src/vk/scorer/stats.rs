@@ -32,6 +32,13 @@ pub struct HostStats {
     /// terms in raster order (every frame under
     /// `VkOptions::debug.force_host_sum`); see the engine's `reduce` module.
     pub host_sum_fallbacks: u64,
+    /// Pairs whose passes made the planes their metrics derive from the
+    /// reference into a shared reference plane, for other scorers (a
+    /// ladder's first rung; see [`crate::api::SharedPlane`]).
+    pub shared_reference_makes: u64,
+    /// Pairs that read those planes from a shared reference plane, made by
+    /// another pair, instead of making their own (a ladder's other rungs).
+    pub shared_reference_reads: u64,
 }
 
 impl HostStats {

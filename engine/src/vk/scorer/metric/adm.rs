@@ -155,14 +155,14 @@ fn scale_params(plans: &[ScalePlan; 4], opts: &AdmOptions, height: u32) -> [AdmP
 /// The buffers each slot holds for `plans`' frames (see [`ROWS`]).
 fn slot_buffers(params: &[AdmParams; 4], plans: &[ScalePlan; 4]) -> Vec<BufferDecl> {
     let mut out = Vec::new();
-    for p in params {
+    for (s, p) in params.iter().enumerate() {
         let bytes = 4 * p.width as u64 * p.height as u64 * 4;
-        for which in ["reference", "distorted"] {
-            out.push(BufferDecl::device(
-                format!("adm scale {} {which} bands", p.scale),
-                bytes,
-            ));
-        }
+        // The reference's bands of scale s follow from the wavelet's scales
+        // to it (`super::super::derived`).
+        let key = format!("{:?}", &params[..=s]);
+        let name = |which: &str| format!("adm scale {} {which} bands", p.scale);
+        out.push(BufferDecl::of_reference(name("reference"), bytes, key));
+        out.push(BufferDecl::device(name("distorted"), bytes));
     }
     for p in params {
         out.push(BufferDecl::device(
@@ -213,6 +213,7 @@ impl GpuMetric for AdmGpu {
                     (b::BANDS_REF, bands(0, 0)),
                     (b::BANDS_DIST, bands(0, 1)),
                     (b::ROW_SUMS, sums),
+                    (b::REFERENCE_READY, Buf::Ready),
                 ];
                 r.dispatch(dwt0, [1, p.height, 2], &bufs, push);
             } else {
@@ -222,6 +223,7 @@ impl GpuMetric for AdmGpu {
                     (b::PREV_DIST, bands(s - 1, 1)),
                     (b::BANDS_REF, bands(s, 0)),
                     (b::BANDS_DIST, bands(s, 1)),
+                    (b::REFERENCE_READY, Buf::Ready),
                 ];
                 r.dispatch(dwt, [1, p.height, 2], &bufs, push);
             }

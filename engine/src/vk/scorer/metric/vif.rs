@@ -185,12 +185,14 @@ fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
 /// The buffers each slot holds for frames of `params` (see [`SUMS`]).
 fn slot_buffers(params: &[VifParams; 4]) -> Vec<BufferDecl> {
     let mut out = Vec::new();
-    for p in &params[1..] {
+    for (s, p) in params.iter().enumerate().skip(1) {
         let bytes = p.width as u64 * p.height as u64 * 4;
-        for which in ["reference", "distorted"] {
-            let name = format!("vif scale {} {which}", p.scale);
-            out.push(BufferDecl::device(name, bytes));
-        }
+        // The reference's plane of scale s follows from the decimations
+        // to it (`super::super::derived`).
+        let key = format!("{:?}", &params[..=s]);
+        let name = |which: &str| format!("vif scale {} {which}", p.scale);
+        out.push(BufferDecl::of_reference(name("reference"), bytes, key));
+        out.push(BufferDecl::device(name("distorted"), bytes));
     }
     for p in params {
         let samples = p.width as u64 * p.height as u64;
@@ -247,6 +249,7 @@ impl GpuMetric for VifGpu {
                     (b::SRC_DIST, all[s - 1][1]),
                     (b::DST_REF, all[s][0]),
                     (b::DST_DIST, all[s][1]),
+                    (b::REFERENCE_READY, Buf::Ready),
                 ];
                 // One workgroup (256 invocations) per tile of both pictures.
                 let (tw, th) = DECIMATE_TILE;

@@ -50,16 +50,61 @@ shared int chunk_hi[514];
 
 #include "raw_pair.glsl"
 
+// Each of rows 2i and 2i + 1's first sample above the bit depth, from the
+// invocations' first columns `mine` (all of the workgroup's invocations
+// call it; `first` was set to NONE before a barrier).
+void record_rows(uint i, bool ref, uint lid, uint mine[2]) {
+    for (uint r = 0u; r < 2u; ++r) {
+        if (mine[r] != NONE) { atomicMin(first[r], mine[r]); }
+    }
+    memoryBarrierShared();
+    barrier();
+    if (lid != 0u) { return; }
+    uint pic = ref ? 0u : 1u;
+    for (uint r = 0u; r < 2u; ++r) {
+        uint row = 2u * i + r;
+        if (row >= P.src_height) { continue; }
+        int64_t rec = -1l;
+        if (first[r] != NONE) {
+            uint v = sample_at(ref, row * P.src_width + first[r]);
+            rec = int64_t((uint64_t(v) << 32) | uint64_t(first[r]));
+        }
+        row_sums[pic * P.src_height + row] = rec;
+    }
+}
+
+// A reference workgroup's range scan alone (see the head).
+void scan_rows(uint i, bool ref, uint lid) {
+    uint mine[2] = uint[2](NONE, NONE);
+    for (uint r = 0u; r < 2u; ++r) {
+        uint row = 2u * i + r;
+        if (row >= P.src_height) { continue; }
+        for (uint x = lid; x < P.src_width; x += 256u) {
+            if ((sample_at(ref, row * P.src_width + x) >> BIT_DEPTH) != 0u) {
+                mine[r] = x;
+                break;
+            }
+        }
+    }
+    // `first` is set.
+    memoryBarrierShared();
+    barrier();
+    record_rows(i, ref, lid, mine);
+}
+
 void main() {
     uint i = gl_WorkGroupID.y;
     bool ref = gl_WorkGroupID.z == 0u;
     uint lid = gl_LocalInvocationIndex;
     // Uniform per workgroup: the whole group leaves, or none of it.
-    bool scan_only = ref && reference_ready != 0u;
-    if (i >= P.height || (scan_only && !RANGE)) { return; }
+    if (i >= P.height) { return; }
     if (lid == 0u) {
         first[0] = NONE;
         first[1] = NONE;
+    }
+    if (ref && reference_ready != 0u) {
+        if (RANGE) { scan_rows(i, ref, lid); }
+        return;
     }
     int half_range = 1 << (BIT_DEPTH - 1u);
     int offset = 46342 * half_range;
@@ -67,22 +112,7 @@ void main() {
     for (int k = 0; k < 4; ++k) { rows[k] = mirror(int(2u * i) - 1 + k, P.src_height); }
     uint n = P.width * P.height;
     uint mine[2] = uint[2](NONE, NONE);
-    if (scan_only) {
-        for (uint r = 0u; r < 2u; ++r) {
-            uint row = 2u * i + r;
-            if (row >= P.src_height) { continue; }
-            for (uint x = lid; x < P.src_width; x += 256u) {
-                if ((sample_at(ref, row * P.src_width + x) >> BIT_DEPTH) != 0u) {
-                    mine[r] = x;
-                    break;
-                }
-            }
-        }
-        // `first` is set.
-        memoryBarrierShared();
-        barrier();
-    }
-    for (uint j0 = 0u; j0 < P.width && !scan_only; j0 += 256u) {
+    for (uint j0 = 0u; j0 < P.width; j0 += 256u) {
         // The chunk before is read (and, the first time, `first` is set).
         memoryBarrierShared();
         barrier();
@@ -138,22 +168,5 @@ void main() {
             }
         }
     }
-    if (!RANGE) { return; }
-    for (uint r = 0u; r < 2u; ++r) {
-        if (mine[r] != NONE) { atomicMin(first[r], mine[r]); }
-    }
-    memoryBarrierShared();
-    barrier();
-    if (lid != 0u) { return; }
-    uint pic = ref ? 0u : 1u;
-    for (uint r = 0u; r < 2u; ++r) {
-        uint row = 2u * i + r;
-        if (row >= P.src_height) { continue; }
-        int64_t rec = -1l;
-        if (first[r] != NONE) {
-            uint v = sample_at(ref, row * P.src_width + first[r]);
-            rec = int64_t((uint64_t(v) << 32) | uint64_t(first[r]));
-        }
-        row_sums[pic * P.src_height + row] = rec;
-    }
+    if (RANGE) { record_rows(i, ref, lid, mine); }
 }

@@ -28,7 +28,8 @@
 // A shared reference (engine/src/vk/scorer/derived.rs): when
 // reference_ready is not 0 an earlier submission made the reference's plane
 // of this scale already (the buffer bound as DstRef holds it), and the
-// workgroup makes the distorted picture's alone.
+// workgroup makes the distorted picture's alone (`make_tile(false)`: the
+// same steps without the reference's).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -62,13 +63,13 @@ uint source(bool ref, uint at) {
     return ref ? src_ref[at] : src_dist[at];
 }
 
-void main() {
+// The workgroup's tile of the distorted picture, and of the reference
+// `with_ref` (a constant at each call: each call is its own code).
+void make_tile(bool with_ref) {
     int x0 = int(gl_WorkGroupID.x) * TW;
     int y0 = int(gl_WorkGroupID.y) * TH;
     uint c = gl_LocalInvocationIndex;
     uint shift = SCALE == 1u ? (BIT_DEPTH == 8u ? 8u : BIT_DEPTH) : 16u;
-    // Uniform: one word for every invocation.
-    bool both = reference_ready == 0u;
     if (c < uint(COLS)) {
         uint col = min(reflect101(2 * x0 - R + int(c), P.src_width), P.src_width - 1u);
         uint acc[2][TH];
@@ -80,7 +81,7 @@ void main() {
         [[unroll]] for (int i = 0; i < ROWS; ++i) {
             uint row = min(reflect101(2 * y0 - R + i, P.src_height), P.src_height - 1u);
             uint at = row * P.src_width + col;
-            uint p = both ? source(true, at) : 0u;
+            uint p = with_ref ? source(true, at) : 0u;
             uint q = source(false, at);
             [[unroll]] for (int t = 0; t < TH; ++t) {
                 int k = i - 2 * t;
@@ -91,7 +92,7 @@ void main() {
             }
         }
         [[unroll]] for (int t = 0; t < TH; ++t) {
-            if (both) { down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift; }
+            if (with_ref) { down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift; }
             down[1][t][c] = (acc[1][t] + (1u << (shift - 1u))) >> shift;
         }
     }
@@ -109,10 +110,19 @@ void main() {
         uint sum1 = 0u;
         [[unroll]] for (int kx = 0; kx <= 2 * R; ++kx) {
             uint tap = TAPS[SCALE][kx];
-            if (both) { sum0 += tap * down[0][t][2u * tx + uint(kx)]; }
+            if (with_ref) { sum0 += tap * down[0][t][2u * tx + uint(kx)]; }
             sum1 += tap * down[1][t][2u * tx + uint(kx)];
         }
-        if (both) { dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16; }
+        if (with_ref) { dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16; }
         dst_dist[y * P.width + x] = (sum1 + 32768u) >> 16;
+    }
+}
+
+void main() {
+    // Uniform: one word for every invocation.
+    if (reference_ready == 0u) {
+        make_tile(true);
+    } else {
+        make_tile(false);
     }
 }

@@ -205,17 +205,25 @@ fn a_vmaf_ladder_reads_the_reference_planes_the_first_rung_made() {
 
 /// A 10-bit sample above 1023 in a shared reference: the rung that made the
 /// planes and the rung that read them both give the reference's range error
-/// for that frame, and the next frame scores as the CPU twin's.
+/// for that frame, and the next frame's own outputs are the CPU twin's; with
+/// VMAF's default model and with adm alone (whose reading rung finds the
+/// sample in its wavelet pass's scan of the reference alone).
 #[test]
 fn a_sample_above_the_bit_depth_in_a_shared_reference_is_each_rungs_error() {
     if !gpu_present() {
         return;
     }
+    for desc in [vmaf(10, MotionVersion::V2_3_1), metrics(10, &["adm"])] {
+        check_range_error(&desc);
+    }
+}
+
+/// See [`a_sample_above_the_bit_depth_in_a_shared_reference_is_each_rungs_error`].
+fn check_range_error(desc: &ScorerDesc) {
     let engine = engine(UploadPath::Auto);
-    let desc = vmaf(10, MotionVersion::V2_3_1);
-    let planes = engine.shared_planes(&desc).expect("pool");
+    let planes = engine.shared_planes(desc).expect("pool");
     let mut scorers: Vec<Scorer> = (0..2)
-        .map(|_| engine.scorer(&desc).expect("scorer"))
+        .map(|_| engine.scorer(desc).expect("scorer"))
         .collect();
     let first = frame(W, H, 10, 1);
     let mut bad = frame(W, H, 10, 2);
@@ -257,7 +265,7 @@ fn a_sample_above_the_bit_depth_in_a_shared_reference_is_each_rungs_error() {
         // The frame after a refused one: its motion compares against the
         // refused frame's reference on the device (as libvmaf, which
         // refuses nothing, would); the other outputs are the pair's own.
-        let want = twin(&desc, &[(good.clone(), d.clone())]);
+        let want = twin(desc, &[(good.clone(), d.clone())]);
         let own = |all: &[(String, u64)]| -> Vec<(String, u64)> {
             let temporal = |n: &str| n.contains("motion") || n.starts_with("vmaf");
             all.iter().filter(|(n, _)| !temporal(n)).cloned().collect()

@@ -63,9 +63,9 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     let n = args.frames;
     let mut timings = Vec::new();
     let mut scores = Vec::new();
-    let mut derived = (0, 0);
+    let mut derived = Counts::default();
     for &mode in &modes {
-        let before = derived_counts(&engines);
+        let before = Counts::of(&engines);
         let planes = planes.as_ref().filter(|_| mode == Mode::Shared);
         let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
             run_all(
@@ -88,8 +88,7 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
         per_frame.sort_by(f64::total_cmp);
         timings.push((mode, per_frame[per_frame.len() / 2]));
         if mode == Mode::Shared {
-            let after = derived_counts(&engines);
-            derived = (after.0 - before.0, after.1 - before.1);
+            derived = Counts::of(&engines).since(&before);
         }
     }
     // Every way scores the same pairs, every output bit for bit: a check
@@ -146,8 +145,9 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
             "separate_distorted_frames_per_second": fps(ts),
             "separate_upload_gb_per_s": gbs(Mode::Separate, ts),
             "ladder_over_separate": ratio,
-            "shared_reference_pairs_making_derived_planes": derived.0,
-            "shared_reference_pairs_reading_derived_planes": derived.1,
+            "shared_reference_pairs_making_derived_planes": derived.makes,
+            "shared_reference_pairs_reading_derived_planes": derived.reads,
+            "ladder_gpu_busy_us_per_pair": derived.busy_us(),
         });
         if let (Some(tc), true) = (time_of(Mode::Copied), modes[0] == Mode::Shared) {
             json["copied_reference_distorted_frames_per_second"] = fps(tc).into();
@@ -193,7 +193,7 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
             out,
             "ladder pairs that made the planes their metrics derive from the reference: {}; \
              that read them, made by another rung: {}",
-            derived.0, derived.1
+            derived.makes, derived.reads
         )?;
     }
     match ratio {
@@ -209,18 +209,48 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     Ok(())
 }
 
-/// Pairs so far, over every engine's Vulkan scorers, that made and that
-/// read a shared reference's derived planes (see
-/// `vkssim::vk::HostStats::shared_reference_reads`).
-fn derived_counts(engines: &[Engine]) -> (u64, u64) {
-    let host = engines
-        .iter()
-        .flat_map(|e| e.scorer.scorers())
-        .filter_map(|s| s.diagnostics())
-        .map(|d| d.host);
-    host.fold((0, 0), |(m, r), h| {
-        (m + h.shared_reference_makes, r + h.shared_reference_reads)
-    })
+/// Over every engine's Vulkan scorers: the pairs that made and that read a
+/// shared reference's derived planes (`vkssim::vk::HostStats`'s
+/// `shared_reference_makes` and `shared_reference_reads`), and the GPU's
+/// busy time over the pairs with timestamps.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    makes: u64,
+    reads: u64,
+    busy_ns: f64,
+    timed: u64,
+}
+
+impl Counts {
+    /// The counts so far.
+    fn of(engines: &[Engine]) -> Self {
+        let host = engines
+            .iter()
+            .flat_map(|e| e.scorer.scorers())
+            .filter_map(|s| s.diagnostics())
+            .map(|d| d.host);
+        host.fold(Self::default(), |c, h| Self {
+            makes: c.makes + h.shared_reference_makes,
+            reads: c.reads + h.shared_reference_reads,
+            busy_ns: c.busy_ns + h.gpu_busy_ns,
+            timed: c.timed + h.gpu_frames,
+        })
+    }
+
+    /// The counts since `before`.
+    fn since(&self, before: &Self) -> Self {
+        Self {
+            makes: self.makes - before.makes,
+            reads: self.reads - before.reads,
+            busy_ns: self.busy_ns - before.busy_ns,
+            timed: self.timed - before.timed,
+        }
+    }
+
+    /// GPU busy time per timed pair, us.
+    fn busy_us(&self) -> Option<f64> {
+        (self.timed > 0).then(|| self.busy_ns / self.timed as f64 / 1e3)
+    }
 }
 
 /// How the bench's pairs get their reference.

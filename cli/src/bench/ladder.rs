@@ -64,6 +64,8 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     let mut timings = Vec::new();
     let mut scores = Vec::new();
     let mut derived = Counts::default();
+    // The first and last rungs' pass times after the ladder's runs.
+    let mut rung_passes = (serde_json::Value::Null, serde_json::Value::Null);
     for &mode in &modes {
         let before = Counts::of(&engines);
         let planes = planes.as_ref().filter(|_| mode == Mode::Shared);
@@ -89,6 +91,10 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
         timings.push((mode, per_frame[per_frame.len() / 2]));
         if mode == Mode::Shared {
             derived = Counts::of(&engines).since(&before);
+            rung_passes = (
+                last_pair_passes(engines.first()),
+                last_pair_passes(engines.last()),
+            );
         }
     }
     // Every way scores the same pairs, every output bit for bit: a check
@@ -148,6 +154,8 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
             "shared_reference_pairs_making_derived_planes": derived.makes,
             "shared_reference_pairs_reading_derived_planes": derived.reads,
             "ladder_gpu_busy_us_per_pair": derived.busy_us(),
+            "first_rung_last_pair_gpu_pass_us": rung_passes.0,
+            "last_rung_last_pair_gpu_pass_us": rung_passes.1,
         });
         if let (Some(tc), true) = (time_of(Mode::Copied), modes[0] == Mode::Shared) {
             json["copied_reference_distorted_frames_per_second"] = fps(tc).into();
@@ -250,6 +258,24 @@ impl Counts {
     /// GPU busy time per timed pair, us.
     fn busy_us(&self) -> Option<f64> {
         (self.timed > 0).then(|| self.busy_ns / self.timed as f64 / 1e3)
+    }
+}
+
+/// GPU time of each pass (us) of the last pair `engine` scored, by name,
+/// when its device has timestamps (each pass alone with
+/// `VKSSIM_TIME_EACH_PASS=1`): in a ladder, the first rung's pairs make a
+/// shared reference's derived planes and the others' read them.
+fn last_pair_passes(engine: Option<&Engine>) -> serde_json::Value {
+    let passes = engine
+        .and_then(|e| e.scorer.scorers().first())
+        .and_then(|s| s.diagnostics())
+        .and_then(|d| d.pass_ns);
+    match passes {
+        Some(p) => p
+            .into_iter()
+            .map(|(name, ns)| (name, serde_json::Value::from(ns / 1e3)))
+            .collect(),
+        None => serde_json::Value::Null,
     }
 }
 

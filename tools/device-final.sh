@@ -12,7 +12,7 @@ set -u
 export OUT=${OUT:-/tmp}
 timeout 300 bash tools/vmaf-device-exact.sh >$OUT/exact.log 2>&1; cat $OUT/vmaf/summary.txt
 export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
-for t in vk_metrics api api_temporal; do
+for t in vk_metrics api api_temporal api_shared_derived api_shared; do
   VKSSIM_VALIDATION=1 timeout 120 .gl-metrics/bin/$t --test-threads 4 >$OUT/$t.log 2>&1
   echo "$t (validation on): exit $? $(grep -h 'test result' $OUT/$t.log)"
 done

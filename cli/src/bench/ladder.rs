@@ -64,10 +64,12 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     let mut timings = Vec::new();
     let mut scores = Vec::new();
     let mut derived = Counts::default();
-    // The first and last rungs' pass times after the ladder's runs.
+    // The first and last rungs' mean pass times over the ladder's runs.
     let mut rung_passes = (serde_json::Value::Null, serde_json::Value::Null);
     for &mode in &modes {
         let before = Counts::of(&engines);
+        mean_passes(engines.first_mut());
+        mean_passes(engines.last_mut());
         let planes = planes.as_ref().filter(|_| mode == Mode::Shared);
         let mut run = |frames: u64| -> Result<(Duration, Vec<Vec<FrameScore>>)> {
             run_all(
@@ -92,8 +94,8 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
         if mode == Mode::Shared {
             derived = Counts::of(&engines).since(&before);
             rung_passes = (
-                last_pair_passes(engines.first()),
-                last_pair_passes(engines.last()),
+                mean_passes(engines.first_mut()),
+                mean_passes(engines.last_mut()),
             );
         }
     }
@@ -154,8 +156,8 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
             "shared_reference_pairs_making_derived_planes": derived.makes,
             "shared_reference_pairs_reading_derived_planes": derived.reads,
             "ladder_gpu_busy_us_per_pair": derived.busy_us(),
-            "first_rung_last_pair_gpu_pass_us": rung_passes.0,
-            "last_rung_last_pair_gpu_pass_us": rung_passes.1,
+            "first_rung_gpu_pass_us_mean": rung_passes.0,
+            "last_rung_gpu_pass_us_mean": rung_passes.1,
         });
         if let (Some(tc), true) = (time_of(Mode::Copied), modes[0] == Mode::Shared) {
             json["copied_reference_distorted_frames_per_second"] = fps(tc).into();
@@ -261,15 +263,15 @@ impl Counts {
     }
 }
 
-/// GPU time of each pass (us) of the last pair `engine` scored, by name,
-/// when its device has timestamps (each pass alone with
-/// `VKSSIM_TIME_EACH_PASS=1`): in a ladder, the first rung's pairs make a
-/// shared reference's derived planes and the others' read them.
-fn last_pair_passes(engine: Option<&Engine>) -> serde_json::Value {
+/// The mean GPU time of each pass (us) of the pairs `engine`'s first scorer
+/// scored since the last call, by name, when its device has timestamps
+/// (each pass alone with `VKSSIM_TIME_EACH_PASS=1`); restarts the means. In
+/// a ladder the first rung's pairs make a shared reference's derived planes
+/// and the others' read them.
+fn mean_passes(engine: Option<&mut Engine>) -> serde_json::Value {
     let passes = engine
-        .and_then(|e| e.scorer.scorers().first())
-        .and_then(|s| s.diagnostics())
-        .and_then(|d| d.pass_ns);
+        .and_then(|e| e.scorer.scorers_mut().first_mut())
+        .and_then(|s| s.take_gpu_pass_ns());
     match passes {
         Some(p) => p
             .into_iter()

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where a ladder's GPU time goes, on the H200 (after tools/round-bundle.sh
 # with BEFORE_BIN set; carry .gl and .gl-metrics): `vkssim bench --ladder 4`
-# at 4K 8-bit VMAF with each pass timed alone (VKSSIM_TIME_EACH_PASS=1), the
-# first rung's last pair (which made its shared reference's derived planes)
-# against the last rung's (which read them); then the ladder on generated
+# at 4K 8-bit VMAF with each pass timed alone (VKSSIM_TIME_EACH_PASS=1) and
+# with the passes side by side: the first rung's mean pass times (its pairs
+# made their shared reference's derived planes) against the last rung's
+# (whose pairs read them, most of them); then the ladder on generated
 # frames (no file reads) for BINS (default "vkssim vkssim-before"), in
 # turn, twice; then 1080p 8-bit VMAF files at FIFS frames in flight
 # (default "28 40 56") for the first binary.
@@ -14,9 +15,12 @@ read -r -a bins <<<"${BINS:-vkssim vkssim-before}"
 v() { json_num "$1" "$2" | cut -c1-7; }
 $X/vkssim bench --write-yuv $D/k8 --frames 42 -w 3840 -h 2160 -b 8 -p 420 >/dev/null
 k8=(-r $D/k8_ref.yuv -d $D/k8_dist.yuv -w 3840 -h 2160 -b 8 -p 420)
-VKSSIM_TIME_EACH_PASS=1 $X/vkssim bench --ladder 4 "${k8[@]}" --frames 42 --repeat 1 --no-cpu --backend vulkan -m version=vmaf_v0.6.1 --json >$OUT/lp.json 2>&1
-for rung in first last; do
-  echo "$rung rung, each pass (us): $(sed -n "/${rung}_rung_last_pair_gpu_pass_us/,/}/p" $OUT/lp.json | grep -E "decimate|dwt|total" | tr -d '",}' | tr -s ' ' | tr '\n' ';')"
+for each in 1 0; do
+  VKSSIM_TIME_EACH_PASS=$each $X/vkssim bench --ladder 4 "${k8[@]}" --frames 42 --repeat 1 --no-cpu --backend vulkan -m version=vmaf_v0.6.1 --json >$OUT/lp.json 2>&1
+  for rung in first last; do
+    echo "each pass $each, $rung rung's mean (us): $(sed -n "/${rung}_rung_gpu_pass_us_mean/,/}/p" $OUT/lp.json | grep -E "${GREP:-decimate|dwt|total|vertical \+}" | tr -d '",}' | tr -s ' ' | tr '\n' ';')"
+  done
+  echo "made $(v $OUT/lp.json shared_reference_pairs_making_derived_planes) read $(v $OUT/lp.json shared_reference_pairs_reading_derived_planes)"
 done
 rm -f $D/k8_ref.yuv $D/k8_dist.yuv
 for K in 4 8; do

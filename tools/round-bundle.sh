@@ -17,8 +17,9 @@ tests=(${TESTS:-vk_metrics api vk_motion vk_motion_v32 vk_vif vk_adm})
 copy_tests "$x/bin" -p vkssim "${tests[@]/#/--test=}" -- "${tests[@]}"
 cargo build --release -q -p vkssim-cli --no-default-features
 cp $CARGO_TARGET_DIR/release/vkssim "$x/bin/vkssim"
-cargo build --release -q -p vkssim --example device_resident_bench
+cargo build --release -q -p vkssim --example device_resident_bench --example ladder_passes
 cp $CARGO_TARGET_DIR/release/examples/device_resident_bench "$x/bin/"
+cp $CARGO_TARGET_DIR/release/examples/ladder_passes "$x/bin/"
 cp "${BEFORE_BIN:-target/before/release/vkssim}" "$x/bin/vkssim-before"
 cp target/vmaf-release/build/tools/vmaf "$x/bin/vmaf"
 strip "$x"/bin/*

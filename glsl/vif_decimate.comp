@@ -24,12 +24,6 @@
 // invocation forms TH / 2 outputs' horizontal sums from those. The scale
 // (constant id 1) fixes the radius, so the loops unroll and every tap and
 // every test of whether an input row reaches an output is a constant.
-//
-// A shared reference (engine/src/vk/scorer/derived.rs): when
-// reference_ready is not 0 an earlier submission made the reference's plane
-// of this scale already (the buffer bound as DstRef holds it), and the
-// workgroup makes the distorted picture's alone (`make_tile(false)`: the
-// same steps without the reference's).
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -42,7 +36,6 @@ layout(std430, set = 0, binding = 0) readonly buffer SrcRef { uint src_ref[]; };
 layout(std430, set = 0, binding = 1) readonly buffer SrcDist { uint src_dist[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer DstRef { uint dst_ref[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer DstDist { uint dst_dist[]; };
-layout(std430, set = 0, binding = 4) readonly buffer ReferenceReady { uint reference_ready; };
 
 // The tile (engine/src/vk/scorer/metric/vif.rs dispatches one workgroup per
 // tile: DECIMATE_TILE).
@@ -63,9 +56,7 @@ uint source(bool ref, uint at) {
     return ref ? src_ref[at] : src_dist[at];
 }
 
-// The workgroup's tile of the distorted picture, and of the reference
-// `with_ref` (a constant at each call: each call is its own code).
-void make_tile(bool with_ref) {
+void main() {
     int x0 = int(gl_WorkGroupID.x) * TW;
     int y0 = int(gl_WorkGroupID.y) * TH;
     uint c = gl_LocalInvocationIndex;
@@ -81,7 +72,7 @@ void make_tile(bool with_ref) {
         [[unroll]] for (int i = 0; i < ROWS; ++i) {
             uint row = min(reflect101(2 * y0 - R + i, P.src_height), P.src_height - 1u);
             uint at = row * P.src_width + col;
-            uint p = with_ref ? source(true, at) : 0u;
+            uint p = source(true, at);
             uint q = source(false, at);
             [[unroll]] for (int t = 0; t < TH; ++t) {
                 int k = i - 2 * t;
@@ -92,7 +83,7 @@ void make_tile(bool with_ref) {
             }
         }
         [[unroll]] for (int t = 0; t < TH; ++t) {
-            if (with_ref) { down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift; }
+            down[0][t][c] = (acc[0][t] + (1u << (shift - 1u))) >> shift;
             down[1][t][c] = (acc[1][t] + (1u << (shift - 1u))) >> shift;
         }
     }
@@ -110,19 +101,10 @@ void make_tile(bool with_ref) {
         uint sum1 = 0u;
         [[unroll]] for (int kx = 0; kx <= 2 * R; ++kx) {
             uint tap = TAPS[SCALE][kx];
-            if (with_ref) { sum0 += tap * down[0][t][2u * tx + uint(kx)]; }
+            sum0 += tap * down[0][t][2u * tx + uint(kx)];
             sum1 += tap * down[1][t][2u * tx + uint(kx)];
         }
-        if (with_ref) { dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16; }
+        dst_ref[y * P.width + x] = (sum0 + 32768u) >> 16;
         dst_dist[y * P.width + x] = (sum1 + 32768u) >> 16;
-    }
-}
-
-void main() {
-    // Uniform: one word for every invocation.
-    if (reference_ready == 0u) {
-        make_tile(true);
-    } else {
-        make_tile(false);
     }
 }

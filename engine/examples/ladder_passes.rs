@@ -1,7 +1,7 @@
 //! Where a ladder's GPU time goes: `--rungs K` scorers of VMAF's default
 //! model share each frame's reference plane (`SharedPlanes`), submitted in
 //! turn from one thread, so that rung 0's pair is always the one that makes
-//! the planes VIF and ADM derive from the reference (it is on the queue
+//! the planes ADM derives from the reference (it is on the queue
 //! before the others ask) and the other rungs' pairs read them. Prints each
 //! rung's pairs that made and read those planes, its mean GPU time per pass
 //! over the timed pairs (`Scorer::take_gpu_pass_ns`; each pass alone with

@@ -1,13 +1,13 @@
 //! A ladder's reference planes made once: scorers whose metrics make planes
-//! from the reference alone (VIF's decimated reference, ADM's wavelet bands
-//! of the reference) and whose pairs share one reference plane read the
-//! planes the first rung's pair made into the shared plane, instead of
-//! making their own (vkssim's `vk::scorer::derived`). Every rung's every
+//! from the reference alone (ADM's wavelet bands of the reference, every
+//! scale) and whose pairs share one reference plane read the planes the
+//! first rung's pair made into the shared plane, instead of making their own
+//! (vkssim's `vk::scorer::derived`). Every rung's every
 //! output equals, in its fp64 bits, the CPU twin's for the same pairs: VMAF's
 //! default model at 8 and 10 bits, on the direct and staging upload paths,
-//! rungs of other lists (libvmaf 3.2.0's motion, or vif and adm alone: the
-//! same VIF and ADM, they share) and of a list with nothing to share
-//! (float_ssim), a rung
+//! rungs of other lists (libvmaf 3.2.0's motion, or adm alone: the same
+//! ADM, they share), of ADM with another option (other bands' key: its own)
+//! and of a list with nothing to share (float_ssim), a rung
 //! that takes its reference from its own slot on odd frames; the scorers'
 //! counts say who made and who read. A sample above the bit depth in a
 //! shared reference is each rung's error (the rungs that read the planes
@@ -168,10 +168,11 @@ fn check_ladder(
 }
 
 /// Rungs 0 and 1 VMAF's default model, rung 2 the same with 3.2.0's
-/// motion (the same list of planes made from the reference: it reads
-/// them), rung 3 adm alone and rung 4 float_ssim alone (lists of other
-/// planes, or none: they make their own); rung 0 makes every frame's
-/// planes, rung 1 reads them on even frames, rung 2 on every frame. Then
+/// motion and rung 3 adm alone (the same planes made from the reference:
+/// they read them), rung 4 adm with another enhancement gain limit and
+/// rung 5 float_ssim alone (planes of another key, or none: they make their
+/// own); rung 0 makes every frame's planes, rung 1 reads them on even
+/// frames, rungs 2 and 3 on every frame. Then
 /// a ladder of adm alone, whose programs keep no buffer from frame to
 /// frame: only the shared planes put a barrier first in its rungs'
 /// programs. (That barrier is the Vulkan rule, not something this test
@@ -193,9 +194,10 @@ fn a_vmaf_ladder_reads_the_reference_planes_the_first_rung_made() {
             vmaf(depth, MotionVersion::V2_3_1),
             vmaf(depth, MotionVersion::V3_2_0),
             metrics(depth, &["adm"]),
+            metrics(depth, &["adm=adm_enhn_gain_limit=1.2"]),
             metrics(depth, &["float_ssim"]),
         ];
-        let expected = [(n, 0), (0, n.div_ceil(2)), (0, n), (0, 0), (0, 0)];
+        let expected = [(n, 0), (0, n.div_ceil(2)), (0, n), (0, n), (0, 0), (0, 0)];
         check_ladder(upload, depth, frames, &descs, &expected);
         let adm = [0, 1, 2].map(|_| metrics(depth, &["adm"]));
         let expected = [(n, 0), (0, n.div_ceil(2)), (0, n)];

@@ -1,7 +1,7 @@
 //! A shared reference's derived planes, the scorer's side (the plane's is
 //! [`crate::vk::shared_plane`]): the buffers a metric makes from the
-//! reference picture alone ([`BufferDecl::of_reference`]: a wavelet's or a
-//! decimation's planes of the reference) are, for a pair whose reference is
+//! reference picture alone ([`BufferDecl::of_reference`]: a wavelet's bands
+//! of the reference, say) are, for a pair whose reference is
 //! a shared plane, the plane's own buffers instead of the slot's. The first
 //! pair of a ladder's picture makes them there ([`DerivedUse::Make`]); a
 //! pair of another scorer whose list makes the same buffers, submitted on

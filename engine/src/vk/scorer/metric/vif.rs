@@ -185,14 +185,17 @@ fn scale_params(width: u32, height: u32, opts: &VifOptions) -> [VifParams; 4] {
 /// The buffers each slot holds for frames of `params` (see [`SUMS`]).
 fn slot_buffers(params: &[VifParams; 4]) -> Vec<BufferDecl> {
     let mut out = Vec::new();
-    for (s, p) in params.iter().enumerate().skip(1) {
+    // The reference's decimated planes are the slot's own, also for a
+    // shared reference (`super::super::derived`): decimating the distorted
+    // picture alone measured slower on the H200 than both pictures together
+    // (vif_decimate at 4K scale 1: 59.9 us against 43.0; BENCHMARKS.md,
+    // issue 28's ninth session).
+    for p in &params[1..] {
         let bytes = p.width as u64 * p.height as u64 * 4;
-        // The reference's plane of scale s follows from the decimations
-        // to it (`super::super::derived`).
-        let key = format!("{:?}", &params[..=s]);
-        let name = |which: &str| format!("vif scale {} {which}", p.scale);
-        out.push(BufferDecl::of_reference(name("reference"), bytes, key));
-        out.push(BufferDecl::device(name("distorted"), bytes));
+        for which in ["reference", "distorted"] {
+            let name = format!("vif scale {} {which}", p.scale);
+            out.push(BufferDecl::device(name, bytes));
+        }
     }
     for p in params {
         let samples = p.width as u64 * p.height as u64;
@@ -249,7 +252,6 @@ impl GpuMetric for VifGpu {
                     (b::SRC_DIST, all[s - 1][1]),
                     (b::DST_REF, all[s][0]),
                     (b::DST_DIST, all[s][1]),
-                    (b::REFERENCE_READY, Buf::Ready),
                 ];
                 // One workgroup (256 invocations) per tile of both pictures.
                 let (tw, th) = DECIMATE_TILE;

@@ -121,11 +121,18 @@ mod tests {
             (ShaderName::AdmDecouple, &[(0, Read), (1, Read), (2, Write)]),
             (
                 ShaderName::AdmDwt,
-                &[(0, Read), (1, Read), (2, Write), (3, Write)],
+                &[(0, Read), (1, Read), (2, Write), (3, Write), (4, Read)],
             ),
             (
                 ShaderName::AdmDwt0,
-                &[(0, Read), (1, Read), (2, Write), (3, Write), (4, Write)],
+                &[
+                    (0, Read),
+                    (1, Read),
+                    (2, Write),
+                    (3, Write),
+                    (4, Write),
+                    (5, Read),
+                ],
             ),
             (ShaderName::AdmRows, &[(0, Read), (1, Read), (2, Write)]),
             (

@@ -103,18 +103,21 @@ fn counts(scorer: &Scorer) -> (u64, u64) {
 }
 
 /// A ladder of `descs` over `frames` reference frames, one shared plane
-/// each; rung 1 takes its reference from its own slot on odd frames. Every
-/// rung equals the CPU twin, and made and read the shared planes' derived
-/// planes `expected` times each.
+/// each (from a pool whose derived planes may take `budget` bytes, when
+/// given); rung 1 takes its reference from its own slot on odd frames.
+/// Every rung equals the CPU twin, and made and read the shared planes'
+/// derived planes `expected` times each.
 fn check_ladder(
-    upload: UploadPath,
-    depth: u32,
-    frames: u32,
+    (upload, depth, frames): (UploadPath, u32, u32),
     descs: &[ScorerDesc],
     expected: &[(u64, u64)],
+    budget: Option<u64>,
 ) {
     let engine = engine(upload);
-    let planes = engine.shared_planes(&descs[0]).expect("pool");
+    let mut planes = engine.shared_planes(&descs[0]).expect("pool");
+    if let Some(bytes) = budget {
+        planes = planes.with_derived_budget(bytes);
+    }
     let mut scorers: Vec<Scorer> = descs
         .iter()
         .map(|d| engine.scorer(d).expect("scorer"))
@@ -198,11 +201,26 @@ fn a_vmaf_ladder_reads_the_reference_planes_the_first_rung_made() {
             metrics(depth, &["float_ssim"]),
         ];
         let expected = [(n, 0), (0, n.div_ceil(2)), (0, n), (0, n), (0, 0), (0, 0)];
-        check_ladder(upload, depth, frames, &descs, &expected);
+        check_ladder((upload, depth, frames), &descs, &expected, None);
         let adm = [0, 1, 2].map(|_| metrics(depth, &["adm"]));
         let expected = [(n, 0), (0, n.div_ceil(2)), (0, n)];
-        check_ladder(upload, depth, frames, &adm, &expected);
+        check_ladder((upload, depth, frames), &adm, &expected, None);
     }
+}
+
+/// A pool whose derived planes may take no memory, or less than one
+/// plane's (1,000 bytes: less than a 70x46 plane's ADM bands): no rung
+/// makes or reads a plane's bands, each makes its own, and every output is
+/// the CPU twin's.
+#[test]
+fn a_pool_past_its_derived_budget_shares_nothing_more() {
+    if !gpu_present() {
+        return;
+    }
+    let descs = [0, 1, 2].map(|_| vmaf(8, MotionVersion::V2_3_1));
+    let setup = (UploadPath::Direct, 8, 5);
+    check_ladder(setup, &descs, &[(0, 0); 3], Some(0));
+    check_ladder(setup, &descs, &[(0, 0); 3], Some(1000));
 }
 
 /// A 10-bit sample above 1023 in a shared reference: the rung that made the

@@ -23,7 +23,7 @@
 //! making their own. They go back to the pool with the plane and serve its
 //! next picture.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
@@ -88,6 +88,11 @@ struct Pool {
     made: AtomicUsize,
     /// The most planes the pool makes ([`SharedPlanes::with_max_planes`]).
     max: usize,
+    /// Device bytes of the derived planes made so far (they live as long
+    /// as the pool), and the most they may take
+    /// ([`SharedPlanes::with_derived_budget`]).
+    derived_bytes: AtomicU64,
+    derived_budget: u64,
 }
 
 impl Pool {
@@ -139,6 +144,7 @@ impl SharedPlanes {
         let bps = bytes_per_sample(bit_depth) as u64;
         let chroma_bytes = chroma.map_or(0, |(w, h)| w as u64 * h as u64 * bps);
         let plane_bytes = width as u64 * height as u64 * bps + 2 * chroma_bytes;
+        let gpu_heap_bytes = gpu.device.info.device_local_bytes();
         Ok(Self {
             pool: Arc::new(Pool {
                 gpu,
@@ -148,6 +154,8 @@ impl SharedPlanes {
                 free: Mutex::new(Vec::new()),
                 made: AtomicUsize::new(0),
                 max: usize::MAX,
+                derived_bytes: AtomicU64::new(0),
+                derived_budget: crate::api::in_flight::slot_memory_budget(gpu_heap_bytes),
             }),
         })
     }
@@ -159,6 +167,20 @@ impl SharedPlanes {
     pub fn with_max_planes(mut self, max: usize) -> Self {
         if let Some(pool) = Arc::get_mut(&mut self.pool) {
             pool.max = max.max(1);
+        }
+        self
+    }
+
+    /// The same pool, its planes' derived planes (the buffers the scorers'
+    /// passes make from a reference alone and share, see the module docs)
+    /// taking at most `bytes` of device memory together; past it, a pair
+    /// makes its own, as without a shared plane. By default the frames in
+    /// flight's budget: a sixteenth of the device's largest device-local
+    /// heap, 2 to 8 GiB (`crate::api::in_flight`). Only before the pool's
+    /// first plane (a pool whose clones exist already is left as it is).
+    pub fn with_derived_budget(mut self, bytes: u64) -> Self {
+        if let Some(pool) = Arc::get_mut(&mut self.pool) {
+            pool.derived_budget = bytes;
         }
         self
     }
@@ -386,8 +408,30 @@ impl SharedPlane {
         }
     }
 
-    /// Device buffers for `layout`.
+    /// Device buffers for `layout`, within the pool's budget for them.
     fn make_derived(&self, key: &str, layout: &[(String, u64)]) -> Result<DerivedPlanes> {
+        let pool = &self.inner.pool;
+        let total: u64 = layout
+            .iter()
+            .map(|(_, b)| b.max(&4).next_multiple_of(4))
+            .sum();
+        let taken = pool.derived_bytes.fetch_add(total, Ordering::Relaxed);
+        if taken.saturating_add(total) > pool.derived_budget {
+            pool.derived_bytes.fetch_sub(total, Ordering::Relaxed);
+            return Err(Error::OutOfDeviceMemory(format!(
+                "a shared plane pool's derived planes would take more than its {} bytes",
+                pool.derived_budget
+            )));
+        }
+        let made = self.make_derived_buffers(key, layout);
+        if made.is_err() {
+            pool.derived_bytes.fetch_sub(total, Ordering::Relaxed);
+        }
+        made
+    }
+
+    /// [`SharedPlane::make_derived`]'s buffers.
+    fn make_derived_buffers(&self, key: &str, layout: &[(String, u64)]) -> Result<DerivedPlanes> {
         let gpu = &self.inner.pool.gpu;
         let id = self.inner.buffer.as_ref().map_or(0, |b| b.id);
         let mut buffers = Vec::with_capacity(layout.len());

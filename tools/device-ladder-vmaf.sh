@@ -11,10 +11,9 @@
 # frames/s of the ladder (the reference uploaded once), of the ladder with
 # the reference copied into each pair's slot, and of K separate runs, with
 # the pairs that made and read a shared reference's derived planes; and the
-# single-stream 4K and 1080p 8-bit VMAF rows of tools/device-ab-rows.sh for
-# the same binaries, with each binary's per-pass GPU times of 4K 8-bit VMAF
-# (VKSSIM_TIME_EACH_PASS=1; the passes matching GREP, default
-# "decimate|dwt|total").
+# single-stream 4K and 1080p 8-bit VMAF rows for the same binaries, with each
+# binary's per-pass GPU times (tools/device-quick.sh: VKSSIM_TIME_EACH_PASS=1;
+# the passes matching GREP, default "decimate|dwt|total").
 set -u
 export OUT=${OUT:-/tmp}
 timeout 300 bash tools/vmaf-device-exact.sh >$OUT/exact.log 2>&1; cat $OUT/vmaf/summary.txt
@@ -41,19 +40,5 @@ for K in ${KS:-4 8}; do
   done
 done
 rm -f $D/k8_ref.yuv $D/k8_dist.yuv
-for g in "3840 2160 8 202" "1920 1080 8 602"; do set -- $g
-  clip $1 $2 $3
-  if [ $1 = 3840 ]; then
-    for B in "${bins[@]}"; do
-      VKSSIM_TIME_EACH_PASS=1 $X/$B bench "${io[@]}" --frames 42 --repeat 1 --no-cpu --backend vulkan -m version=vmaf_v0.6.1 --json >$OUT/p.json 2>/dev/null
-      echo "$B each pass: $(sed -n '/gpu_pass_us_mean/,/}/p' $OUT/p.json | grep -E "${GREP:-decimate|dwt|total}" | tr -d '",}' | tr -s ' ' | tr '\n' ';')"
-    done
-  fi
-  line="$1x$2 $3-bit VMAF:"
-  for B in "${bins[@]}" "${bins[@]}"; do
-    $X/$B bench "${io[@]}" --frames $4 --repeat 3 --no-cpu --backend vulkan -m version=vmaf_v0.6.1 --json >$OUT/r.json 2>/dev/null
-    line="$line $B=$(v $OUT/r.json frames_per_second)(busy $(v $OUT/r.json gpu_busy_us))"
-  done
-  echo "$line"
-  rm -f ${p}_ref.yuv ${p}_dist.yuv
-done
+# The single-stream rows and per-pass times: tools/device-quick.sh's.
+BINS="${bins[*]}" PROFILE="${bins[*]}" GREP="${GREP:-decimate|dwt|total}" bash "$(dirname "$0")/device-quick.sh"

@@ -15,27 +15,21 @@
 
 mod vk_support;
 
-use vk_support::{frame, gpu_present, share, submit_in_slot as submit};
+use vk_support::{
+    assert_no_engine_messages, frame, gpu_present, output_bits, share, submit_in_slot as submit,
+    validated_engine,
+};
 use vkssim::api::ScoreQueue;
 use vkssim::api::{Engine, HostPlane, Pair, Scorer, ScorerDesc};
 use vkssim::io::Chroma;
 use vkssim::metric::config::parse_list;
 use vkssim::metric::MetricConfig;
-use vkssim::vk::{UploadPath, VkOptions};
+use vkssim::vk::UploadPath;
 use vkssim::{testing::cpu, Error, FrameScore, LumaFrame, PlaneRole, SampleAt, SsimOptions};
 
 /// Decimated by 2 (scale 2: min(520, 400) / 256 rounds to 2).
 const W: u32 = 520;
 const H: u32 = 400;
-
-fn engine(upload: UploadPath) -> Engine {
-    Engine::new(
-        &VkOptions::default()
-            .with_validation(true)
-            .with_upload(upload),
-    )
-    .expect("engine")
-}
 
 fn lcs() -> SsimOptions {
     SsimOptions {
@@ -120,7 +114,7 @@ fn a_ladder_on_shared_planes_scores_like_score_frame() {
         return;
     }
     for upload in [UploadPath::Direct, UploadPath::Staging] {
-        let engine = engine(upload);
+        let engine = validated_engine(upload);
         for bit_depth in [8, 10] {
             check_ladder(
                 &engine,
@@ -130,8 +124,7 @@ fn a_ladder_on_shared_planes_scores_like_score_frame() {
                 &format!("{upload:?} {bit_depth}-bit"),
             );
         }
-        let messages = engine.validation_messages();
-        assert!(messages.is_empty(), "{}", messages.join("\n"));
+        assert_no_engine_messages(&engine, "validation");
     }
 }
 
@@ -142,7 +135,7 @@ fn a_sample_above_the_bit_depth_in_a_shared_plane_is_each_pairs_error() {
     if !gpu_present() {
         return;
     }
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let desc = ScorerDesc::new(W, H, 10).with_frames_in_flight(2);
     let planes = engine.shared_planes(&desc).expect("pool");
     let mut scorers: Vec<Scorer> = (0..2)
@@ -179,8 +172,7 @@ fn a_sample_above_the_bit_depth_in_a_shared_plane_is_each_pairs_error() {
             .expect("the next frame scores");
         assert_same(&next, &good, &d, &SsimOptions::default(), "after the error");
     }
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }
 
 #[test]
@@ -189,7 +181,7 @@ fn planes_of_another_geometry_and_cpu_slots_are_refused() {
     if !gpu_present() {
         return;
     }
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let planes = engine.shared_planes(&desc).expect("pool");
     let plane = share(&planes, &frame(W, H, 8, 1));
 
@@ -211,8 +203,7 @@ fn planes_of_another_geometry_and_cpu_slots_are_refused() {
         ));
     }
 
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }
 
 /// 10-bit host planes with a row stride of 7 samples more than a row: the
@@ -222,7 +213,7 @@ fn host_planes_uploaded_as_a_shared_reference_score_like_score_frame() {
     if !gpu_present() {
         return;
     }
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let desc = ScorerDesc::new(W, H, 10)
         .with_metrics(vec![MetricConfig::FloatSsim(lcs())])
         .with_frames_in_flight(2);
@@ -260,8 +251,7 @@ fn host_planes_uploaded_as_a_shared_reference_score_like_score_frame() {
         planes.upload(HostPlane::u16(&too_big, stride)),
         Err(Error::SampleRange { .. })
     ));
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }
 
 /// A frame's planes in host memory, rows `stride` samples apart (8-bit bytes
@@ -337,12 +327,6 @@ impl Picture {
 }
 
 /// Every output of a score by name with its fp64 bits (NaN equals NaN).
-fn output_bits(s: &FrameScore) -> Vec<(String, u64)> {
-    s.iter()
-        .map(|(n, v)| (n.to_string(), v.to_bits()))
-        .collect()
-}
-
 fn metrics_desc(specs: &[&str], chroma: Chroma, (w, h, bd): (u32, u32, u32)) -> ScorerDesc {
     ScorerDesc::new(w, h, bd)
         .with_metrics(parse_list(specs).expect("metrics"))
@@ -411,8 +395,7 @@ fn check_shared_metrics(engine: &Engine, desc: &ScorerDesc, chroma: Chroma, outp
             );
         }
     }
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{what}: {}", messages.join("\n"));
+    assert_no_engine_messages(engine, &what);
 }
 
 /// psnr with chroma through a shared reference that holds the whole picture
@@ -424,7 +407,7 @@ fn psnr_with_chroma_and_all_metrics_through_a_shared_reference_match_the_twin() 
     if !gpu_present() {
         return;
     }
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let psnr = ["psnr=enable_chroma=true:enable_mse=true"];
     for (bd, chroma) in [(8, Chroma::C420), (10, Chroma::C444), (10, Chroma::C420)] {
         let desc = metrics_desc(&psnr, chroma, (67, 45, bd));
@@ -453,7 +436,7 @@ fn a_whole_picture_plane_serves_a_luma_scorer() {
     if !gpu_present() {
         return;
     }
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let g = (177, 179, 8);
     let chroma_desc = metrics_desc(&["psnr"], Chroma::C420, g);
     let luma_desc = metrics_desc(
@@ -478,8 +461,7 @@ fn a_whole_picture_plane_serves_a_luma_scorer() {
     let want = twin.wait().expect("a result").expect("CPU score");
     assert_eq!(output_bits(&got), output_bits(&want));
     assert_eq!(output_bits(&got).len(), 1 + 1);
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }
 
 /// What stays refused, each with a message that says what to do: a luma
@@ -492,7 +474,7 @@ fn shared_references_with_chroma_refuse_what_does_not_fit() {
     if !gpu_present() {
         return;
     }
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let g = (67, 45, 8);
     let desc = metrics_desc(&["psnr"], Chroma::C420, g);
     let luma_desc = metrics_desc(&["psnr=enable_chroma=false"], Chroma::C420, g);
@@ -565,6 +547,5 @@ fn shared_references_with_chroma_refuse_what_does_not_fit() {
         let got = scorer.wait().expect("a result").expect("score");
         assert_eq!(output_bits(&got), output_bits(&want), "after {needle}");
     }
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }

@@ -16,25 +16,19 @@
 
 mod vk_support;
 
-use vk_support::{frame, gpu_present, share, submit_in_slot as submit};
-use vkssim::api::{Engine, HostPlane, Pair, ScoreQueue, Scorer, ScorerDesc, SharedPlane};
+use vk_support::{
+    assert_no_engine_messages, frame, gpu_present, output_bits, share, submit_in_slot as submit,
+    validated_engine,
+};
+use vkssim::api::{HostPlane, Pair, ScoreQueue, Scorer, ScorerDesc, SharedPlane};
 use vkssim::metric::{MetricConfig, Models, MotionVersion};
-use vkssim::vk::{UploadPath, VkOptions};
-use vkssim::{Error, FrameScore, LumaFrame, PlaneRole, SampleAt};
+use vkssim::vk::UploadPath;
+use vkssim::{Error, LumaFrame, PlaneRole, SampleAt};
 
 /// Four ADM and VIF scales, odd sizes (mirrors and reflections at every
 /// edge).
 const W: u32 = 70;
 const H: u32 = 46;
-
-fn engine(upload: UploadPath) -> Engine {
-    Engine::new(
-        &VkOptions::default()
-            .with_validation(true)
-            .with_upload(upload),
-    )
-    .expect("engine")
-}
 
 fn vmaf(depth: u32, version: MotionVersion) -> ScorerDesc {
     ScorerDesc::new(W, H, depth)
@@ -52,14 +46,6 @@ fn metrics(depth: u32, specs: &[&str]) -> ScorerDesc {
     ScorerDesc::new(W, H, depth)
         .with_metrics(metrics)
         .with_frames_in_flight(4)
-}
-
-/// Every output by name, with its fp64 bits.
-fn bits(s: &FrameScore) -> Vec<(String, u64)> {
-    s.outputs
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.to_bits()))
-        .collect()
 }
 
 /// A host plane of `f`'s samples.
@@ -85,12 +71,12 @@ fn twin(desc: &ScorerDesc, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<Vec<(String,
         cpu.submit(Pair::new(plane(r, &mut a), plane(d, &mut b)))
             .expect("submit");
         while let Some(s) = cpu.poll() {
-            out.push(bits(&s.expect("score")));
+            out.push(output_bits(&s.expect("score")));
         }
     }
     cpu.finish();
     while let Some(s) = cpu.wait() {
-        out.push(bits(&s.expect("score")));
+        out.push(output_bits(&s.expect("score")));
     }
     assert_eq!(out.len(), pairs.len(), "the CPU twin: a score per pair");
     out
@@ -113,7 +99,7 @@ fn check_ladder(
     expected: &[(u64, u64)],
     budget: Option<u64>,
 ) {
-    let engine = engine(upload);
+    let engine = validated_engine(upload);
     let mut planes = engine.shared_planes(&descs[0]).expect("pool");
     if let Some(bytes) = budget {
         planes = planes.with_derived_budget(bytes);
@@ -145,7 +131,7 @@ fn check_ladder(
             let own = lane == 1 && i % 2 == 1;
             submit(scorer, (!own).then_some(&shared), r, &pairs[lane][i].1);
             while let Some(s) = scorer.poll() {
-                got[lane].push(bits(&s.expect("score")));
+                got[lane].push(output_bits(&s.expect("score")));
             }
         }
     }
@@ -153,7 +139,7 @@ fn check_ladder(
     for (lane, scorer) in scorers.iter_mut().enumerate() {
         scorer.finish();
         while let Some(s) = scorer.wait() {
-            got[lane].push(bits(&s.expect("score")));
+            got[lane].push(output_bits(&s.expect("score")));
         }
         assert_eq!(got[lane].len(), refs.len(), "{what}: rung {lane}'s scores");
         let want = twin(&descs[lane], &pairs[lane]);
@@ -166,8 +152,7 @@ fn check_ladder(
             "{what}: rung {lane}'s makes and reads"
         );
     }
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }
 
 /// Rungs 0 and 1 VMAF's default model, rung 2 the same with 3.2.0's
@@ -180,7 +165,9 @@ fn check_ladder(
 /// frame: only the shared planes put a barrier first in its rungs'
 /// programs. (That barrier is the Vulkan rule, not something this test
 /// can see: lavapipe runs submissions one after another, and
-/// synchronization validation reported nothing with it taken out.)
+/// synchronization validation reported nothing with it taken out; the
+/// recorder's unit test `a_pass_binding_the_ready_word_runs_behind_a_barrier`
+/// checks that it is there.)
 #[test]
 fn a_vmaf_ladder_reads_the_reference_planes_the_first_rung_made() {
     if !gpu_present() {
@@ -240,7 +227,7 @@ fn a_sample_above_the_bit_depth_in_a_shared_reference_is_each_rungs_error() {
 
 /// See [`a_sample_above_the_bit_depth_in_a_shared_reference_is_each_rungs_error`].
 fn check_range_error(desc: &ScorerDesc) {
-    let engine = engine(UploadPath::Auto);
+    let engine = validated_engine(UploadPath::Auto);
     let planes = engine.shared_planes(desc).expect("pool");
     let mut scorers: Vec<Scorer> = (0..2)
         .map(|_| engine.scorer(desc).expect("scorer"))
@@ -280,7 +267,7 @@ fn check_range_error(desc: &ScorerDesc) {
             other => panic!("rung {lane}: expected the range error, got {other:?}"),
         }
         let next = scorer.wait().expect("a result").expect("frame 2 scores");
-        let got = bits(&next);
+        let got = output_bits(&next);
         assert!(!got.is_empty());
         // The frame after a refused one: its motion compares against the
         // refused frame's reference on the device (as libvmaf, which
@@ -294,6 +281,5 @@ fn check_range_error(desc: &ScorerDesc) {
     }
     assert_eq!(counts(&scorers[0]), (3, 0));
     assert_eq!(counts(&scorers[1]), (0, 3));
-    let messages = engine.validation_messages();
-    assert!(messages.is_empty(), "{}", messages.join("\n"));
+    assert_no_engine_messages(&engine, "validation");
 }

@@ -68,6 +68,7 @@ pub fn run(args: &BenchArgs, k: usize, input: &Input, metrics: &MetricSet) -> Re
     let mut rung_passes = (serde_json::Value::Null, serde_json::Value::Null);
     for &mode in &modes {
         let before = Counts::of(&engines);
+        // The rungs' pass means restart here (the figures are dropped).
         mean_passes(engines.first_mut());
         mean_passes(engines.last_mut());
         let planes = planes.as_ref().filter(|_| mode == Mode::Shared);

@@ -91,10 +91,10 @@ pub const DEFAULT_DEVICE_RESIDENT_FRAMES_IN_FLIGHT: usize = 64;
 /// Frames in flight that keep `readers` threads busy filling frame slots: each
 /// holds a slot while it reads (and the next it will fill), the pairs
 /// waiting in a batch (`crate::vk`'s batch module) and those on the device
-/// hold the third, and the summing threads a few more. (1080p 8-bit VMAF on
-/// the H200 from files, 12 readers: 28 in flight 6,008 and 6,010 frames/s,
-/// 40: 6,227 and 6,304, 56: 6,062 and 6,204; BENCHMARKS.md, issue 28's
-/// ninth session.)
+/// hold the third, and the summing threads a few more. (The default model
+/// at 1080p 8-bit on the H200 from files, 12 readers: 28 in flight 6,008
+/// and 6,010 frames/s, 40: 6,227 and 6,304, 56: 6,062 and 6,204;
+/// BENCHMARKS.md, issue 28's ninth session.)
 pub fn for_readers(readers: usize) -> usize {
     3 * readers + 4
 }

@@ -47,6 +47,12 @@ impl Buffer {
     }
 }
 
+/// The bytes a buffer asked for `size` bytes takes ([`Gpu::create_buffer`]):
+/// at least 4, a multiple of 4.
+pub(crate) fn buffer_bytes(size: u64) -> u64 {
+    size.max(4).next_multiple_of(4)
+}
+
 impl Gpu {
     /// Creates a buffer of `size` bytes (at least 4) named `name`, with
     /// `usage`, in memory for `location`.
@@ -57,7 +63,7 @@ impl Gpu {
         usage: vk::BufferUsageFlags,
         location: MemoryLocation,
     ) -> Result<Buffer> {
-        let size = size.max(4).next_multiple_of(4);
+        let size = buffer_bytes(size);
         let device = &self.device.raw;
         let info = vk::BufferCreateInfo::default()
             .size(size)
@@ -107,6 +113,28 @@ impl Gpu {
             size,
             name: name.to_string(),
         })
+    }
+
+    /// Creates a buffer per (name, size, usage, location) of `specs`, as
+    /// [`Gpu::create_buffer`]: all of them, or none (those made before a
+    /// failure are destroyed) and the first error.
+    pub(crate) fn create_buffers(
+        &self,
+        specs: impl IntoIterator<Item = (String, u64, vk::BufferUsageFlags, MemoryLocation)>,
+    ) -> Result<Vec<Buffer>> {
+        let mut made = Vec::new();
+        for (name, size, usage, location) in specs {
+            match self.create_buffer(&name, size, usage, location) {
+                Ok(b) => made.push(b),
+                Err(e) => {
+                    for mut b in made {
+                        self.destroy_buffer(&mut b);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(made)
     }
 
     /// Destroys a buffer and frees its memory. The device must no longer use it.

@@ -30,7 +30,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::context::Gpu;
-use super::memory::Buffer;
+use super::memory::{buffer_bytes, Buffer};
 use crate::frame::bytes_per_sample;
 use crate::{Error, Result};
 
@@ -411,10 +411,7 @@ impl SharedPlane {
     /// Device buffers for `layout`, within the pool's budget for them.
     fn make_derived(&self, key: &str, layout: &[(String, u64)]) -> Result<DerivedPlanes> {
         let pool = &self.inner.pool;
-        let total: u64 = layout
-            .iter()
-            .map(|(_, b)| b.max(&4).next_multiple_of(4))
-            .sum();
+        let total: u64 = layout.iter().map(|(_, b)| buffer_bytes(*b)).sum();
         let taken = pool.derived_bytes.fetch_add(total, Ordering::Relaxed);
         if taken.saturating_add(total) > pool.derived_budget {
             pool.derived_bytes.fetch_sub(total, Ordering::Relaxed);
@@ -432,26 +429,19 @@ impl SharedPlane {
 
     /// [`SharedPlane::make_derived`]'s buffers.
     fn make_derived_buffers(&self, key: &str, layout: &[(String, u64)]) -> Result<DerivedPlanes> {
-        let gpu = &self.inner.pool.gpu;
         let id = self.inner.buffer.as_ref().map_or(0, |b| b.id);
-        let mut buffers = Vec::with_capacity(layout.len());
-        for (name, bytes) in layout {
-            let made = gpu.create_buffer(
-                &format!("vkssim shared plane {id} {name}"),
-                *bytes,
-                vk::BufferUsageFlags::STORAGE_BUFFER,
-                MemoryLocation::GpuOnly,
-            );
-            match made {
-                Ok(b) => buffers.push(b),
-                Err(e) => {
-                    for mut b in buffers {
-                        gpu.destroy_buffer(&mut b);
-                    }
-                    return Err(e);
-                }
-            }
-        }
+        let buffers = self
+            .inner
+            .pool
+            .gpu
+            .create_buffers(layout.iter().map(|(name, bytes)| {
+                (
+                    format!("vkssim shared plane {id} {name}"),
+                    *bytes,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                    MemoryLocation::GpuOnly,
+                )
+            }))?;
         Ok(DerivedPlanes {
             key: key.to_string(),
             buffers,

@@ -262,3 +262,27 @@ pub fn submit_in_slot(
     }
     slots.submit(slot).expect("submit");
 }
+
+/// An engine on the first device with validation on, uploading by `upload`.
+pub fn validated_engine(upload: UploadPath) -> vkssim::api::Engine {
+    vkssim::api::Engine::new(
+        &VkOptions::default()
+            .with_validation(true)
+            .with_upload(upload),
+    )
+    .expect("engine")
+}
+
+/// Every output of `s` by name, with its fp64 bits.
+pub fn output_bits(s: &vkssim::FrameScore) -> Vec<(String, u64)> {
+    s.iter()
+        .map(|(n, v)| (n.to_string(), v.to_bits()))
+        .collect()
+}
+
+/// Fails when `engine`'s validation layer said anything (`what` names the
+/// case).
+pub fn assert_no_engine_messages(engine: &vkssim::api::Engine, what: &str) {
+    let messages = engine.validation_messages();
+    assert!(messages.is_empty(), "{what}: {}", messages.join("\n"));
+}

@@ -115,21 +115,7 @@ impl VkScorer {
         }
         slot.derived = bound;
         let roles = self.derived.as_ref().map_or(&[][..], |l| &l.roles[..]);
-        let slot = &self.slots[i];
-        for (key, &set) in self.program.sets.iter().zip(&slot.sets) {
-            let writes: Vec<(u32, vk::Buffer, u64, u64)> = key
-                .bindings
-                .iter()
-                .filter(|(_, b)| roles.contains(b))
-                .map(|&(binding, b)| {
-                    let (buffer, offset, range) = self.resolve(slot, b, vk::Buffer::null());
-                    (binding, buffer, offset, range)
-                })
-                .collect();
-            if !writes.is_empty() {
-                crate::vk::pipeline::write_set(&self.gpu, set, &writes);
-            }
-        }
+        self.rebind(i, |b| roles.contains(&b));
         Ok(true)
     }
 

@@ -65,7 +65,9 @@ pub(super) enum Buf {
     /// The slot's word saying whether the buffers its metrics make from
     /// the reference alone were made by an earlier submission (a shared
     /// reference's, `super::derived`): the passes that make them then make
-    /// the distorted picture's alone.
+    /// the distorted picture's alone. A program binding it starts with a
+    /// barrier, as one binding a kept buffer: earlier submissions wrote or
+    /// read those buffers.
     Ready,
 }
 
@@ -276,8 +278,6 @@ pub(super) struct Recorder {
     debug: bool,
     /// Whether each dispatch runs alone and is timed ([`build_program`]).
     each_pass: bool,
-    /// The buffers made from the reference alone ([`BufferDecl::of_reference`]).
-    of_reference: Vec<Buf>,
     /// The first misuse found (reported by [`Recorder::finish`]).
     error: Option<Error>,
 }
@@ -295,7 +295,6 @@ impl Recorder {
             stage_start: 0,
             debug,
             each_pass: false,
-            of_reference: Vec::new(),
             error: None,
         }
     }
@@ -431,12 +430,13 @@ impl Recorder {
             .iter()
             .map(|(_, range)| range.clone().map(|i| levels[i]).max().unwrap_or(0))
             .collect();
-        // Kept buffers, and a shared reference's buffers, were written by
+        // Kept buffers, and the buffers made from a shared reference (by
+        // the passes that bind the Ready word), were written or read by
         // submissions before this one.
         let carried = self.recorded.iter().any(|d| {
             d.uses
                 .iter()
-                .any(|(b, _)| matches!(b, Buf::Kept(..)) || self.of_reference.contains(b))
+                .any(|(b, _)| matches!(b, Buf::Kept(..) | Buf::Ready))
         });
         if carried {
             program.steps.push(Step::Barrier);
@@ -521,13 +521,6 @@ pub(super) fn build_program(
     let mut r = Recorder::new(debug);
     r.each_pass = each_pass;
     for (k, m) in metrics.iter().enumerate() {
-        r.of_reference.extend(
-            m.buffers()
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.reference_key.is_some())
-                .map(|(b, _)| Buf::Own(k as u16, b as u16)),
-        );
         r.begin_metric(k, m.stage_names());
         m.record(&mut r);
         r.end_metric(m.feature());

@@ -6,7 +6,7 @@
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::recorder::Buf;
+use super::recorder::{Buf, BufferDecl};
 use super::slots::Slot;
 use super::VkScorer;
 use crate::Result;
@@ -17,35 +17,29 @@ impl VkScorer {
         &self,
         i: usize,
     ) -> Result<Vec<Vec<crate::vk::memory::Buffer>>> {
-        let gpu = &self.gpu;
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        let mut out: Vec<Vec<crate::vk::memory::Buffer>> = Vec::new();
-        let made = (|| -> Result<()> {
-            for m in &self.gpu_metrics {
-                out.push(Vec::new());
-                for d in m.buffers() {
-                    let (usage, location) = if d.host {
-                        (storage, MemoryLocation::GpuToCpu)
-                    } else {
-                        (
-                            storage | vk::BufferUsageFlags::TRANSFER_SRC,
-                            MemoryLocation::GpuOnly,
-                        )
-                    };
-                    let name = format!("vkssim slot {i} {}", d.name);
-                    let b = gpu.create_buffer(&name, d.bytes.max(4), usage, location)?;
-                    if let Some(list) = out.last_mut() {
-                        list.push(b);
-                    }
-                }
-            }
-            Ok(())
-        })();
-        if let Err(e) = made {
-            for mut b in out.into_iter().flatten() {
-                gpu.destroy_buffer(&mut b);
-            }
-            return Err(e);
+        let decls: Vec<(usize, BufferDecl)> = self
+            .gpu_metrics
+            .iter()
+            .enumerate()
+            .flat_map(|(m, metric)| metric.buffers().into_iter().map(move |d| (m, d)))
+            .collect();
+        let made = self.gpu.create_buffers(decls.iter().map(|(_, d)| {
+            let (usage, location) = if d.host {
+                (storage, MemoryLocation::GpuToCpu)
+            } else {
+                (
+                    storage | vk::BufferUsageFlags::TRANSFER_SRC,
+                    MemoryLocation::GpuOnly,
+                )
+            };
+            let name = format!("vkssim slot {i} {}", d.name);
+            (name, d.bytes.max(4), usage, location)
+        }))?;
+        let mut out: Vec<Vec<crate::vk::memory::Buffer>> =
+            self.gpu_metrics.iter().map(|_| Vec::new()).collect();
+        for ((m, _), b) in decls.iter().zip(made) {
+            out[*m].push(b);
         }
         Ok(out)
     }
@@ -110,15 +104,23 @@ impl VkScorer {
         for &(p, source) in sources {
             self.slots[i].raw_binding[p as usize] = source;
         }
+        self.rebind(i, |b| sources.iter().any(|&(p, _)| b == Buf::Raw(p)));
+    }
+
+    /// Writes again, in every set of slot `i`, the bindings whose roles
+    /// `moved` picks, as [`VkScorer::resolve`] now binds them (after the
+    /// slot's sources changed). The slot must not be in flight; its command
+    /// buffers must be re-recorded after.
+    pub(super) fn rebind(&self, i: usize, moved: impl Fn(Buf) -> bool) {
         let slot = &self.slots[i];
         for (key, &set) in self.program.sets.iter().zip(&slot.sets) {
             let writes: Vec<(u32, vk::Buffer, u64, u64)> = key
                 .bindings
                 .iter()
-                .filter_map(|&(binding, b)| {
-                    let (_, (buffer, offset, range)) =
-                        sources.iter().find(|(p, _)| b == Buf::Raw(*p))?;
-                    Some((binding, *buffer, *offset, *range))
+                .filter(|&&(_, b)| moved(b))
+                .map(|&(binding, b)| {
+                    let (buffer, offset, range) = self.resolve(slot, b, vk::Buffer::null());
+                    (binding, buffer, offset, range)
                 })
                 .collect();
             if !writes.is_empty() {

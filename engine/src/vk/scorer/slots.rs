@@ -242,34 +242,36 @@ impl VkScorer {
     pub(super) fn create_slot(&mut self, i: usize, uploads: bool) -> Result<Slot> {
         let gpu = &self.gpu;
         let (raw, staging_buf) = self.upload_buffers(i, uploads)?;
-        let range = gpu.create_buffer(
-            &format!("vkssim slot {i} sample range"),
-            std::mem::size_of::<RangeRecord>() as u64,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-            MemoryLocation::GpuToCpu,
-        );
-        let ready = gpu.create_buffer(
-            &format!("vkssim slot {i} reference ready"),
-            4,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-            MemoryLocation::CpuToGpu,
-        );
-        let (range, ready) = match (range, ready) {
-            (Ok(range), Ok(ready)) => (range, ready),
-            (range, ready) => {
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let records = gpu.create_buffers([
+            (
+                format!("vkssim slot {i} sample range"),
+                std::mem::size_of::<RangeRecord>() as u64,
+                storage,
+                MemoryLocation::GpuToCpu,
+            ),
+            (
+                format!("vkssim slot {i} reference ready"),
+                4,
+                storage,
+                MemoryLocation::CpuToGpu,
+            ),
+        ]);
+        let records = records.and_then(|made| {
+            <[Buffer; 2]>::try_from(made).map_err(|made| {
+                for mut b in made {
+                    gpu.destroy_buffer(&mut b);
+                }
+                Error::Internal("a slot's records: not two buffers".into())
+            })
+        });
+        let [range, ready] = match records {
+            Ok(records) => records,
+            Err(e) => {
                 for mut b in raw.into_iter().chain(staging_buf) {
                     gpu.destroy_buffer(&mut b);
                 }
-                let mut first = None;
-                for made in [range, ready] {
-                    match made {
-                        Ok(mut b) => gpu.destroy_buffer(&mut b),
-                        Err(e) => {
-                            first.get_or_insert(e);
-                        }
-                    }
-                }
-                return Err(first.unwrap_or_else(|| Error::Internal("a slot's buffers".into())));
+                return Err(e);
             }
         };
         let whole = vk::WHOLE_SIZE;

@@ -144,6 +144,30 @@ fn a_kept_buffer_is_first_bound_behind_a_barrier() {
     assert_eq!(kinds, ["b", "d", "d", "s0"]);
 }
 
+/// A program whose passes bind the Ready word (they make buffers from the
+/// reference, which a shared reference's earlier submissions wrote or
+/// read) starts behind a barrier, with no kept buffer.
+#[test]
+fn a_pass_binding_the_ready_word_runs_behind_a_barrier() {
+    let mut r = Recorder::new(false);
+    r.begin_metric(0, &["a"]);
+    let dwt = kernel(ShaderName::AdmDwt);
+    let push = vec![0u8; ShaderName::AdmDwt.push_constant_bytes() as usize];
+    use binding::adm_dwt as b;
+    let bufs = [
+        (b::PREV_REF, r.own(0)),
+        (b::PREV_DIST, r.own(1)),
+        (b::BANDS_REF, r.own(2)),
+        (b::BANDS_DIST, r.own(3)),
+        (b::REFERENCE_READY, Buf::Ready),
+    ];
+    r.dispatch(dwt, [1, 8, 2], &bufs, &push);
+    r.end_stage();
+    r.end_metric("test");
+    let p = r.finish().unwrap();
+    assert_eq!(step_kinds(&p, |_, _| "d".into()), ["b", "d", "s0"]);
+}
+
 /// A dispatch whose buffers are not its shader's bindings, a stage not
 /// declared or one left out is refused.
 #[test]

@@ -225,6 +225,7 @@ pub(crate) fn vk_options(args: &BackendPlan, device_index: Option<usize>) -> VkO
         .with_force_host_sum(args.env.force_host_sum)
         .with_copy_terms(args.env.copy_terms)
         .with_time_each_pass(args.env.time_each_pass)
+        .with_pipeline_statistics(args.env.pipeline_statistics)
 }
 
 /// The devices `--device` names (`None`: the best one).

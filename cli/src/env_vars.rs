@@ -10,6 +10,7 @@
 //! | `VKSSIM_FORCE_HOST_SUM` | `1` on, `0` off | `VkOptions::debug.force_host_sum` |
 //! | `VKSSIM_SUM_COPY` | `1` always, `0` never | `VkOptions::debug.copy_terms` |
 //! | `VKSSIM_TIME_EACH_PASS` | `1` on, `0` off | `VkOptions::debug.time_each_pass` |
+//! | `VKSSIM_PIPELINE_STATISTICS` | `1` on, `0` off | `VkOptions::debug.pipeline_statistics` |
 //!
 //! An empty value counts as unset. `VKSSIM_COMPUTE_QUEUES` is no longer read
 //! (one compute queue measured fastest); setting it gives a warning.
@@ -34,6 +35,9 @@ pub struct EnvOptions {
     /// `VKSSIM_TIME_EACH_PASS=1`: per-pass GPU times in `bench` and the
     /// trace, each pass run alone.
     pub time_each_pass: bool,
+    /// `VKSSIM_PIPELINE_STATISTICS=1`: each pipeline's driver statistics
+    /// logged at info level (`VKSSIM_LOG=vkssim::pipeline_stats=info`).
+    pub pipeline_statistics: bool,
 }
 
 /// Reads the process environment.
@@ -83,6 +87,7 @@ fn read_from(get: impl Fn(&str) -> Option<OsString>) -> Result<EnvOptions> {
         force_host_sum: switch("VKSSIM_FORCE_HOST_SUM", "on", "off")?.unwrap_or(false),
         copy_terms: switch("VKSSIM_SUM_COPY", "always", "never")?,
         time_each_pass: switch("VKSSIM_TIME_EACH_PASS", "on", "off")?.unwrap_or(false),
+        pipeline_statistics: switch("VKSSIM_PIPELINE_STATISTICS", "on", "off")?.unwrap_or(false),
     })
 }
 
@@ -115,6 +120,7 @@ mod tests {
             ("VKSSIM_FORCE_HOST_SUM", "1"),
             ("VKSSIM_SUM_COPY", "0"),
             ("VKSSIM_TIME_EACH_PASS", "1"),
+            ("VKSSIM_PIPELINE_STATISTICS", "1"),
         ])
         .unwrap();
         assert_eq!(
@@ -125,6 +131,7 @@ mod tests {
                 force_host_sum: true,
                 copy_terms: Some(false),
                 time_each_pass: true,
+                pipeline_statistics: true,
             }
         );
         let max = MAX_SUM_THREADS.to_string();

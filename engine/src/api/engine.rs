@@ -183,7 +183,11 @@ impl Engine {
     /// ```
     pub fn new(options: &VkOptions) -> Result<Self> {
         options.check()?;
-        let gpu = Gpu::shared(options.device.index, options.device.validation)?;
+        let gpu = Gpu::shared(
+            options.device.index,
+            options.device.validation,
+            options.debug.pipeline_statistics,
+        )?;
         Ok(Self {
             timeline: gpu.device.timeline,
             gpu,

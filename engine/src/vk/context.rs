@@ -71,8 +71,9 @@ pub struct Gpu {
 /// An imported device's queue: the host's lock (if any), family, index.
 type HostQueue = (Option<Arc<dyn QueueLock>>, u32, u32);
 
-/// Open devices, by (device index, validation), kept for the process.
-type GpuCache = Mutex<Vec<((Option<usize>, bool), Arc<Gpu>)>>;
+/// Open devices, by (device index, validation, pipeline statistics), kept
+/// for the process.
+type GpuCache = Mutex<Vec<((Option<usize>, bool, bool), Arc<Gpu>)>>;
 
 /// gpu-allocator's allocator for `device`, logging leaked allocations by name
 /// at shutdown. `where_` completes the error message (e.g. " on the imported
@@ -96,14 +97,16 @@ fn new_allocator(instance: &Instance, device: &Device, where_: &str) -> Result<A
 }
 
 impl Gpu {
-    /// Opens device `index` (or the default choice) with validation on or off.
-    pub fn new(device_index: Option<usize>, validation: bool) -> Result<Self> {
+    /// Opens device `index` (or the default choice) with validation on or
+    /// off, and with the driver's pipeline statistics logged where
+    /// `statistics` (and offered: [`super::pipeline_stats`]).
+    pub fn new(device_index: Option<usize>, validation: bool, statistics: bool) -> Result<Self> {
         let instance = Instance::shared(validation)?;
         let devices = device::enumerate(&instance)?;
         let info = device::choose(&devices, device_index)?;
         let device = {
             let _span = tracing::debug_span!("start: vulkan device").entered();
-            Device::new(&instance, info)?
+            Device::new(&instance, info, statistics)?
         };
         let allocator = new_allocator(&instance, &device, "")?;
         tracing::info!(
@@ -157,15 +160,20 @@ impl Gpu {
     }
 
     /// The process-wide [`Gpu`] for device `index` (or the default choice) with
-    /// validation on or off, opened on first use (see the module documentation).
-    pub fn shared(device_index: Option<usize>, validation: bool) -> Result<Arc<Self>> {
+    /// validation on or off and pipeline statistics logged or not
+    /// ([`Gpu::new`]), opened on first use (see the module documentation).
+    pub fn shared(
+        device_index: Option<usize>,
+        validation: bool,
+        statistics: bool,
+    ) -> Result<Arc<Self>> {
         static CACHE: GpuCache = Mutex::new(Vec::new());
         let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-        let key = (device_index, validation);
+        let key = (device_index, validation, statistics);
         if let Some((_, gpu)) = cache.iter().find(|(k, _)| *k == key) {
             return Ok(Arc::clone(gpu));
         }
-        let gpu = Arc::new(Self::new(device_index, validation)?);
+        let gpu = Arc::new(Self::new(device_index, validation, statistics)?);
         cache.push((key, Arc::clone(&gpu)));
         Ok(gpu)
     }

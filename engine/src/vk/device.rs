@@ -474,18 +474,20 @@ fn queue_caps(flags: vk::QueueFlags) -> String {
     }
 }
 
+/// Whether the device lists the extension `name`.
+fn offers_extension(instance: &Instance, info: &PhysicalInfo, name: &std::ffi::CStr) -> bool {
+    // SAFETY: the physical device belongs to the instance.
+    let extensions = unsafe { instance.raw.enumerate_device_extension_properties(info.raw) };
+    extensions.is_ok_and(|e| {
+        e.iter()
+            .any(|p| p.extension_name_as_c_str().is_ok_and(|n| n == name))
+    })
+}
+
 /// Whether the device offers `VK_KHR_timeline_semaphore` with its
 /// `timelineSemaphore` feature.
 fn timeline_supported(instance: &Instance, info: &PhysicalInfo) -> bool {
-    // SAFETY: the physical device belongs to the instance.
-    let extensions = unsafe { instance.raw.enumerate_device_extension_properties(info.raw) };
-    let offered = extensions.is_ok_and(|e| {
-        e.iter().any(|p| {
-            p.extension_name_as_c_str()
-                .is_ok_and(|n| n == ash::khr::timeline_semaphore::NAME)
-        })
-    });
-    if !offered {
+    if !offers_extension(instance, info, ash::khr::timeline_semaphore::NAME) {
         return false;
     }
     let mut timeline = vk::PhysicalDeviceTimelineSemaphoreFeatures::default();
@@ -498,6 +500,27 @@ fn timeline_supported(instance: &Instance, info: &PhysicalInfo) -> bool {
             .get_physical_device_features2(info.raw, &mut features2)
     };
     timeline.timeline_semaphore == vk::TRUE
+}
+
+/// Whether the device offers `VK_KHR_pipeline_executable_properties` with
+/// its `pipelineExecutableInfo` feature ([`super::pipeline_stats`]).
+fn statistics_supported(instance: &Instance, info: &PhysicalInfo) -> bool {
+    if !offers_extension(
+        instance,
+        info,
+        ash::khr::pipeline_executable_properties::NAME,
+    ) {
+        return false;
+    }
+    let mut exec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut exec);
+    // SAFETY: as in `timeline_supported`.
+    unsafe {
+        instance
+            .raw
+            .get_physical_device_features2(info.raw, &mut features2)
+    };
+    exec.pipeline_executable_info == vk::TRUE
 }
 
 /// The logical device and its queues.
@@ -518,14 +541,19 @@ pub struct Device {
     /// Whether timeline semaphores are enabled (`VK_KHR_timeline_semaphore`
     /// on vkssim's own device where offered; what the host says on an import).
     pub(crate) timeline: bool,
+    /// `VK_KHR_pipeline_executable_properties`, enabled only on a device
+    /// opened for pipeline statistics where offered
+    /// ([`super::pipeline_stats`]).
+    pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     /// Borrowed from a host application ([`Device::from_raw`]): never destroyed.
     borrowed: bool,
 }
 
 impl Device {
     /// Creates the logical device on `info` with `shaderInt64` (and
-    /// `shaderFloat64` where offered).
-    pub(crate) fn new(instance: &Instance, info: PhysicalInfo) -> Result<Self> {
+    /// `shaderFloat64` where offered), and with pipeline statistics where
+    /// `statistics` asks for them and the device offers them.
+    pub(crate) fn new(instance: &Instance, info: PhysicalInfo, statistics: bool) -> Result<Self> {
         let compute_family = info.compute_family().ok_or_else(|| Error::MissingFeature {
             device: info.name.clone(),
             feature: "a compute queue",
@@ -548,19 +576,38 @@ impl Device {
         // Timeline semaphores, for library hosts that chain on them
         // (`crate::api`): through the KHR extension, since the instance is 1.1.
         let timeline = timeline_supported(instance, &info);
-        let extensions = if timeline {
-            vec![ash::khr::timeline_semaphore::NAME.as_ptr()]
-        } else {
-            Vec::new()
+        let statistics = statistics && {
+            let offered = statistics_supported(instance, &info);
+            if !offered {
+                tracing::warn!(
+                    device = %info.name,
+                    "no pipeline statistics: the device does not offer \
+                     VK_KHR_pipeline_executable_properties"
+                );
+            }
+            offered
         };
+        let mut extensions = Vec::new();
+        if timeline {
+            extensions.push(ash::khr::timeline_semaphore::NAME.as_ptr());
+        }
+        if statistics {
+            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+        }
         let mut timeline_features =
             vk::PhysicalDeviceTimelineSemaphoreFeatures::default().timeline_semaphore(true);
+        let mut statistics_features =
+            vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
         let mut create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_features(&features)
             .enabled_extension_names(&extensions);
         if timeline {
             create = create.push_next(&mut timeline_features);
+        }
+        if statistics {
+            create = create.push_next(&mut statistics_features);
         }
         // SAFETY: the physical device belongs to the instance; the create info
         // points at locals that outlive the call.
@@ -574,6 +621,8 @@ impl Device {
             .debug_utils
             .as_ref()
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
+        let executable_properties = statistics
+            .then(|| ash::khr::pipeline_executable_properties::Device::new(&instance.raw, &raw));
         let device = Self {
             raw,
             info,
@@ -582,6 +631,7 @@ impl Device {
             transfer,
             debug_utils,
             timeline,
+            executable_properties,
             borrowed: false,
         };
         device.name(device.compute_queue, "vkssim compute queue");
@@ -615,6 +665,7 @@ impl Device {
             transfer: None,
             debug_utils: None,
             timeline: false,
+            executable_properties: None,
             borrowed: true,
         }
     }

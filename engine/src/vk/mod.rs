@@ -55,6 +55,7 @@ pub(crate) mod instance;
 pub(crate) mod memory;
 pub(crate) mod pipeline;
 pub(crate) mod pipeline_cache;
+mod pipeline_stats;
 pub(crate) mod reduce;
 pub(crate) mod scorer;
 pub(crate) mod selftest;
@@ -164,6 +165,11 @@ pub struct DebugOptions {
     /// no longer run side by side, and the first pass's time includes the
     /// end of the frame before it.
     pub time_each_pass: bool,
+    /// Open the device with `VK_KHR_pipeline_executable_properties` where
+    /// offered and log each pipeline's statistics as it is made (register
+    /// count, binary size: whatever the driver reports), at info level under
+    /// the target `vkssim::pipeline_stats`.
+    pub pipeline_statistics: bool,
 }
 
 impl VkOptions {
@@ -214,6 +220,13 @@ impl VkOptions {
     #[doc(hidden)]
     pub fn with_time_each_pass(mut self, on: bool) -> Self {
         self.debug.time_each_pass = on;
+        self
+    }
+
+    /// The same options with [`DebugOptions::pipeline_statistics`].
+    #[doc(hidden)]
+    pub fn with_pipeline_statistics(mut self, on: bool) -> Self {
+        self.debug.pipeline_statistics = on;
         self
     }
 

@@ -530,7 +530,14 @@ pub(crate) fn create_pipeline(
     if let Some(info) = &spec_info {
         stage = stage.specialization_info(info);
     }
+    let statistics = gpu.device.executable_properties.as_ref();
+    let flags = if statistics.is_some() {
+        vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+    } else {
+        vk::PipelineCreateFlags::empty()
+    };
     let infos = [vk::ComputePipelineCreateInfo::default()
+        .flags(flags)
         .stage(stage)
         .layout(layout)];
     // SAFETY: module and layout are valid; the create info is complete.
@@ -548,6 +555,10 @@ pub(crate) fn create_pipeline(
             ))
         })?;
     gpu.device.name(pipeline, &label);
+    if let Some(ext) = statistics {
+        let spec = spec.map(|s| format!(" {s:?}")).unwrap_or_default();
+        super::pipeline_stats::log(ext, pipeline, &format!("{label}{spec}"));
+    }
     Ok(pipeline)
 }
 

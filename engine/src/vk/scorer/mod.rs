@@ -182,7 +182,11 @@ impl VkScorer {
         vk_opts: &VkOptions,
     ) -> Result<Self> {
         check_metric_list(metrics, (width, height, bit_depth), chroma)?;
-        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
+        let gpu = Gpu::shared(
+            vk_opts.device.index,
+            vk_opts.device.validation,
+            vk_opts.debug.pipeline_statistics,
+        )?;
         let mut this =
             Self::with_gpu_and_metrics(gpu, (width, height, bit_depth), chroma, metrics, vk_opts)?;
         this.metrics.keep = true;

@@ -377,7 +377,11 @@ impl VkScorer {
         let list = [MetricConfig::FloatSsim(*opts)];
         let format = (width, height, bit_depth);
         check_metric_list(&list, format, Chroma::Mono)?;
-        let gpu = Gpu::shared(vk_opts.device.index, vk_opts.device.validation)?;
+        let gpu = Gpu::shared(
+            vk_opts.device.index,
+            vk_opts.device.validation,
+            vk_opts.debug.pipeline_statistics,
+        )?;
         Self::with_gpu_and_metrics(gpu, format, Chroma::Mono, &list, vk_opts)
     }
 

@@ -28,6 +28,7 @@
 // modulo 2^64 in any order: the same row sums, bit for bit.
 
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 #if defined(SUBGROUP_REDUCE)
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -80,13 +81,13 @@ void main() {
         uint cols[3] = uint[3](mirror(int(j) - 1, w), j, mirror(int(j) + 1, w));
         uint p = i * w + j;
         int64_t thr = 0l;
-        for (uint a = 0u; a < 3u; ++a) {
-            for (uint c = 0u; c < 3u; ++c) {
+        [[unroll]] for (uint a = 0u; a < 3u; ++a) {
+            [[unroll]] for (uint c = 0u; c < 3u; ++c) {
                 thr += int64_t(decoupled[3u * n + rows[a] * w + cols[c]]);
             }
         }
         thr += int64_t(decoupled[4u * n + p]) - int64_t(decoupled[3u * n + p]);
-        for (uint b = 0u; b < 3u; ++b) {
+        [[unroll]] for (uint b = 0u; b < 3u; ++b) {
             int rst = decoupled[b * n + p];
             uint fixed_factor = b == 2u ? P.fixed_d : P.fixed_hv;
             uint c = b == 2u ? P.num_shift_d : P.num_shift_hv;
@@ -101,7 +102,7 @@ void main() {
         }
     }
 #if defined(SUBGROUP_REDUCE)
-    for (uint k = 0u; k < 6u; ++k) {
+    [[unroll]] for (uint k = 0u; k < 6u; ++k) {
         uint64_t sum = subgroup_sum_u64(uint64_t(acc[k]));
         if (subgroupElect()) { red[k][gl_SubgroupID] = sum; }
     }
@@ -114,12 +115,12 @@ void main() {
         row_sums[P.rows_at + 6u * r + k] = int64_t(t);
     }
 #else
-    for (uint k = 0u; k < 6u; ++k) { red[k][lid] = acc[k]; }
+    [[unroll]] for (uint k = 0u; k < 6u; ++k) { red[k][lid] = acc[k]; }
     memoryBarrierShared();
     barrier();
     for (uint h = 128u; h > 0u; h >>= 1u) {
         if (lid < h) {
-            for (uint k = 0u; k < 6u; ++k) { red[k][lid] += red[k][lid + h]; }
+            [[unroll]] for (uint k = 0u; k < 6u; ++k) { red[k][lid] += red[k][lid + h]; }
         }
         memoryBarrierShared();
         barrier();

@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use super::engine::Engine;
 use super::queue::ScoreQueue;
+use super::refused::Refusals;
 use super::slots::Returned;
-use super::stream::Stream;
+use super::stream::{Raw, Stream};
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 
@@ -292,6 +293,9 @@ pub struct Scorer {
     /// Results on their way out: values that need later frames, models
     /// ([`Stream`]).
     pub(super) stream: Stream,
+    /// Pairs refused on submission whose results are not out yet
+    /// ([`super::refused`]).
+    pub(super) refusals: Refusals,
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
     pub(super) returns: (Sender<Returned>, Receiver<Returned>),
     /// Host-memory slots handed out (the CPU twin's).
@@ -326,6 +330,7 @@ impl Scorer {
             inner: Inner::Vk(Box::new(inner)),
             desc: desc.clone(),
             stream: Stream::new(&metrics, &desc.models),
+            refusals: Refusals::new(&metrics),
             metrics,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
@@ -360,6 +365,7 @@ impl Scorer {
             inner: Inner::Cpu(cpu),
             desc: desc.clone(),
             stream: Stream::new(&metrics, &desc.models),
+            refusals: Refusals::new(&metrics),
             metrics,
             timeline: false,
             submitted: 0,
@@ -467,8 +473,13 @@ impl Scorer {
     /// The backend's next result in submission order, with its pair's index,
     /// waiting for it when `blocking`: before the [`Stream`] (values that
     /// need later frames not filled, no model output).
-    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
-        raw_result(&mut self.inner, &mut self.returned, blocking)
+    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Raw)> {
+        raw_result(
+            &mut self.inner,
+            &mut self.returned,
+            &mut self.refusals,
+            blocking,
+        )
     }
 
     /// Makes the backend's next pair a first frame (no previous reference).
@@ -482,8 +493,9 @@ impl Scorer {
     /// The next complete result (see [`ScoreQueue`]), waiting for the pairs
     /// in flight when `blocking`.
     pub(super) fn next_complete(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
-        let (inner, returned) = (&mut self.inner, &mut self.returned);
-        self.stream.next(|| raw_result(inner, returned, blocking))
+        let (inner, returned, refusals) = (&mut self.inner, &mut self.returned, &mut self.refusals);
+        self.stream
+            .next(|| raw_result(inner, returned, refusals, blocking))
     }
 
     /// The arithmetic path the device's self-test chose; on the CPU twin,
@@ -576,12 +588,14 @@ impl ScoreQueue for Scorer {
 }
 
 /// `inner`'s next result in submission order (waiting for it when
-/// `blocking`), numbered from `returned`.
+/// `blocking`), numbered from `returned`, as the stream takes it (a refused
+/// pair's error, with what it keeps: [`Refusals::raw`]).
 fn raw_result(
     inner: &mut Inner,
     returned: &mut u64,
+    refusals: &mut Refusals,
     blocking: bool,
-) -> Option<(u64, Result<FrameScore>)> {
+) -> Option<(u64, Raw)> {
     let result = if blocking {
         inner.scorer().wait_next()
     } else {
@@ -589,7 +603,7 @@ fn raw_result(
     }?;
     let index = *returned;
     *returned += 1;
-    Some((index, result))
+    Some((index, refusals.raw(index, result, inner)))
 }
 
 impl std::fmt::Debug for Scorer {

@@ -183,7 +183,7 @@ impl<'s> FrameSlots<'s> {
     }
 
     /// The scorer's next result before its stream (see [`Scorer::next_raw`]).
-    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, super::stream::Raw)> {
         self.scorer.next_raw(blocking)
     }
 
@@ -259,9 +259,21 @@ impl<'s> FrameSlots<'s> {
             ));
         }
         let frame = s.submitted;
+        // A sample above the bit depth refuses the pair, which keeps its
+        // place with samples 0 in what was refused (`super::refused`).
+        let mut refused = None;
         for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
-                slot.check_plane(k, which, frame)?;
+                if let Err(e) = slot.check_plane(k, which, frame) {
+                    refused = refused.or(Some((k, e)));
+                }
+            }
+        }
+        if let Some((k, _)) = &refused {
+            let (r, d) = slot.frames_mut();
+            d.fill(0);
+            if *k == 0 {
+                r.fill(0);
             }
         }
         let d = s.desc().clone();
@@ -305,6 +317,9 @@ impl<'s> FrameSlots<'s> {
                 c.submit(frame(r), frame(dd))?;
             }
             _ => return Err(Error::Internal("a frame slot of the wrong backend".into())),
+        }
+        if let Some((_, e)) = refused {
+            s.refusals.push(frame, e);
         }
         s.submitted += 1;
         Ok(kept)

@@ -542,9 +542,8 @@ impl ScoreQueue for Scorer {
     /// then wait in the queue for [`ScoreQueue::poll`]).
     ///
     /// Errors: a host plane of the wrong sample type, too short for the
-    /// geometry, with a stride shorter than a row, or with a sample above the
-    /// bit depth ([`Error::InvalidOption`], [`Error::BufferSize`],
-    /// [`Error::SampleRange`]); a plane of another geometry
+    /// geometry, or with a stride shorter than a row
+    /// ([`Error::InvalidOption`], [`Error::BufferSize`]); a plane of another geometry
     /// ([`Error::GeometryMismatch`]), of another device, one that does not fit
     /// the scorer's bit depth or width, the same image layer as both planes,
     /// a combination of sources listed as not taken in [`Pair`], device
@@ -554,8 +553,19 @@ impl ScoreQueue for Scorer {
     /// reference of luma only or of another chroma layout
     /// ([`Error::InvalidOption`]);
     /// timeline values without timeline semaphores ([`Error::Unsupported`]);
-    /// device errors. A device-resident pair's samples above the bit depth
-    /// come back as its result ([`Error::SampleRange`]).
+    /// device errors.
+    ///
+    /// A sample above the bit depth, in any plane and whichever path finds
+    /// it (the host's check of a host plane, or the device's), refuses the
+    /// pair but not its submission: the pair keeps its place in the stream
+    /// and its result is [`Error::SampleRange`]. Refused for its distorted picture alone, the stream goes on
+    /// through its reference, which is valid: the frames around it get
+    /// libvmaf's values on the stream with that pair in it (motion reads
+    /// only references; the frame before gets `integer_motion2` from the
+    /// refused frame's motion, the next compares against its reference).
+    /// Refused for its reference, the stream ends before the pair, as at
+    /// [`ScoreQueue::finish`], and the next frame starts another (motion 0).
+    /// Either way no value is given that libvmaf would not give.
     fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
         self.submit_pair(pair)
     }

@@ -203,12 +203,13 @@ impl<'s> ScoreQueue for FrameSlots<'s> {
     /// pairs are submitted, whatever the order slots were handed out in).
     /// Blocks while [`ScoreQueue::queue_depth`] pairs are being scored.
     ///
-    /// Errors: a slot of another scorer; on the CPU twin, a 10 or 12-bit
-    /// sample above the bit depth in a plane written through
-    /// [`FrameSlot::planes_mut`] ([`Error::SampleRange`]; the slot then returns
-    /// to the ring); device errors. A Vulkan scorer checks the samples on the
-    /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
-    /// result is then [`Error::SampleRange`].
+    /// Errors: a slot of another scorer; device errors. A 10 or 12-bit
+    /// sample above the bit depth (checked on submission by the CPU twin, on
+    /// the device by a Vulkan scorer: [`FrameSlot::range_checked_on_device`])
+    /// makes the pair's result [`Error::SampleRange`]; the pair keeps its
+    /// place in the stream as [`Scorer::submit`](crate::api::ScoreQueue::submit)
+    /// says. A slot refused before submission ([`FrameSlot::copy_from`],
+    /// [`FrameSlot::check`]) and dropped is no part of the stream.
     fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
         self.submit_with(slot, None, false).map(|_| ())
     }

@@ -84,7 +84,7 @@ impl Extractor for MotionOptions {
     }
 
     /// The frame's per-frame values as a stream's first frame's: those of
-    /// [`outputs_from_sad`] with no previous frame (motion 0); the values the
+    /// `outputs_from_sad` with no previous frame (motion 0); the values the
     /// run fills (NaN until then) are left as they are.
     fn restart(&self, outputs: &mut MetricOutputs, size: (u32, u32)) {
         for (name, value) in outputs_from_sad(None, size, self).iter() {

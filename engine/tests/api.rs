@@ -262,15 +262,17 @@ fn refusals_name_what_is_wrong() {
         ))
         .unwrap_err();
     assert!(matches!(e, Error::BufferSize { .. }), "{e}");
-    // A sample above 10 bits, with its position.
+    // A sample above 10 bits, with its position: the pair keeps its place
+    // in the stream and its result is the error.
     let mut high = words.clone();
     high[64 * 3 + 5] = 1024;
-    let e = scorer
+    scorer
         .submit(Pair::new(
             HostPlane::u16(&words, 64),
             HostPlane::u16(&high, 64),
         ))
-        .unwrap_err();
+        .expect("a refused pair is queued");
+    let e = scorer.wait().expect("its result").unwrap_err();
     assert!(
         matches!(
             e,

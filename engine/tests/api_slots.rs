@@ -206,12 +206,12 @@ fn check_refusals(a: &mut Scorer, b: &mut Scorer, what: &str) {
     let (r, d) = slot.planes_mut();
     r.copy_from_slice(&good.bytes);
     d.copy_from_slice(&bad.bytes);
-    let refused = if on_device {
-        slots.submit(slot).expect("submitted: the device checks");
-        slots.wait().expect("the pair's result").map(|_| ())
-    } else {
-        slots.submit(slot)
-    };
+    // The pair keeps its place in the stream on either path: its result
+    // is the error.
+    slots
+        .submit(slot)
+        .expect("submitted: a refused pair keeps its place");
+    let refused = slots.wait().expect("the pair's result").map(|_| ());
     match refused {
         Err(Error::SampleRange {
             plane,
@@ -232,12 +232,16 @@ fn check_refusals(a: &mut Scorer, b: &mut Scorer, what: &str) {
         }
         other => panic!("{what}: {other:?}"),
     }
-    let mut slot = slots.acquire().expect("the refused slot returned");
+    let mut slot = slots.acquire().expect("a slot");
     match slot.copy_from(&bad.bytes, &good.bytes) {
         Err(Error::SampleRange { x, y, .. }) => assert_eq!((x, y), (7, 5), "{what}"),
         other => panic!("{what}: {other:?}"),
     }
-    assert!(slots.wait().is_none(), "{what}: nothing was scored");
+    drop(slot);
+    assert!(
+        slots.wait().is_none(),
+        "{what}: nothing scored from a slot refused before submission"
+    );
 }
 
 #[test]

@@ -43,6 +43,7 @@ pub mod in_flight;
 mod multi;
 mod plane;
 mod queue;
+mod refused;
 mod scorer;
 mod slots;
 mod stream;

@@ -34,7 +34,7 @@ use super::engine::Engine;
 use super::queue::ScoreQueue;
 use super::scorer::{Scorer, ScorerDesc};
 use super::slots::{FrameSlot, FrameSlots};
-use super::stream::Stream;
+use super::stream::{Raw, Stream};
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 use crate::{Error, FrameScore, LumaFrame, Result};
@@ -515,19 +515,20 @@ fn next_in_order(
     order: &mut VecDeque<(usize, u64)>,
     devices: &[String],
     blocking: bool,
-    mut take: impl FnMut(usize) -> Option<Result<FrameScore>>,
-) -> Option<(u64, Result<FrameScore>)> {
+    mut take: impl FnMut(usize) -> Option<Raw>,
+) -> Option<(u64, Raw)> {
     let &(k, index) = order.front()?;
-    let result = match take(k) {
-        Some(result) => result,
-        None if blocking => Err(Error::Internal(format!(
+    let raw = match take(k) {
+        Some(raw) => raw,
+        None if blocking => Raw::of(Err(Error::Internal(format!(
             "engine {} had no result queued for a submitted pair",
             devices[k]
-        ))),
+        )))),
         None => return None,
     };
     order.pop_front();
-    Some((index, result.map_err(|e| on_device(&devices[k], e))))
+    let result = raw.result.map_err(|e| on_device(&devices[k], e));
+    Some((index, Raw { result, ..raw }))
 }
 
 /// Shared reference planes, one pool per engine of a [`MultiScorer`], with

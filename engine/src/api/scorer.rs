@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use super::engine::Engine;
 use super::queue::ScoreQueue;
+use super::refused::Refusals;
 use super::slots::Returned;
-use super::stream::Stream;
+use super::stream::{Raw, Stream};
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
 
@@ -292,6 +293,9 @@ pub struct Scorer {
     /// Results on their way out: values that need later frames, models
     /// ([`Stream`]).
     pub(super) stream: Stream,
+    /// Pairs refused on submission whose results are not out yet
+    /// ([`super::refused`]).
+    pub(super) refusals: Refusals,
     /// Frame slots dropped unsubmitted come back here ([`super::FrameSlot`]).
     pub(super) returns: (Sender<Returned>, Receiver<Returned>),
     /// Host-memory slots handed out (the CPU twin's).
@@ -326,6 +330,7 @@ impl Scorer {
             inner: Inner::Vk(Box::new(inner)),
             desc: desc.clone(),
             stream: Stream::new(&metrics, &desc.models),
+            refusals: Refusals::new(&metrics),
             metrics,
             timeline: engine.supports_timeline_semaphores(),
             submitted: 0,
@@ -360,6 +365,7 @@ impl Scorer {
             inner: Inner::Cpu(cpu),
             desc: desc.clone(),
             stream: Stream::new(&metrics, &desc.models),
+            refusals: Refusals::new(&metrics),
             metrics,
             timeline: false,
             submitted: 0,
@@ -467,8 +473,13 @@ impl Scorer {
     /// The backend's next result in submission order, with its pair's index,
     /// waiting for it when `blocking`: before the [`Stream`] (values that
     /// need later frames not filled, no model output).
-    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
-        raw_result(&mut self.inner, &mut self.returned, blocking)
+    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Raw)> {
+        raw_result(
+            &mut self.inner,
+            &mut self.returned,
+            &mut self.refusals,
+            blocking,
+        )
     }
 
     /// Makes the backend's next pair a first frame (no previous reference).
@@ -482,8 +493,9 @@ impl Scorer {
     /// The next complete result (see [`ScoreQueue`]), waiting for the pairs
     /// in flight when `blocking`.
     pub(super) fn next_complete(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
-        let (inner, returned) = (&mut self.inner, &mut self.returned);
-        self.stream.next(|| raw_result(inner, returned, blocking))
+        let (inner, returned, refusals) = (&mut self.inner, &mut self.returned, &mut self.refusals);
+        self.stream
+            .next(|| raw_result(inner, returned, refusals, blocking))
     }
 
     /// The arithmetic path the device's self-test chose; on the CPU twin,
@@ -530,9 +542,8 @@ impl ScoreQueue for Scorer {
     /// then wait in the queue for [`ScoreQueue::poll`]).
     ///
     /// Errors: a host plane of the wrong sample type, too short for the
-    /// geometry, with a stride shorter than a row, or with a sample above the
-    /// bit depth ([`Error::InvalidOption`], [`Error::BufferSize`],
-    /// [`Error::SampleRange`]); a plane of another geometry
+    /// geometry, or with a stride shorter than a row
+    /// ([`Error::InvalidOption`], [`Error::BufferSize`]); a plane of another geometry
     /// ([`Error::GeometryMismatch`]), of another device, one that does not fit
     /// the scorer's bit depth or width, the same image layer as both planes,
     /// a combination of sources listed as not taken in [`Pair`], device
@@ -542,8 +553,19 @@ impl ScoreQueue for Scorer {
     /// reference of luma only or of another chroma layout
     /// ([`Error::InvalidOption`]);
     /// timeline values without timeline semaphores ([`Error::Unsupported`]);
-    /// device errors. A device-resident pair's samples above the bit depth
-    /// come back as its result ([`Error::SampleRange`]).
+    /// device errors.
+    ///
+    /// A sample above the bit depth, in any plane and whichever path finds
+    /// it (the host's check of a host plane, or the device's), refuses the
+    /// pair but not its submission: the pair keeps its place in the stream
+    /// and its result is [`Error::SampleRange`]. Refused for its distorted picture alone, the stream goes on
+    /// through its reference, which is valid: the frames around it get
+    /// libvmaf's values on the stream with that pair in it (motion reads
+    /// only references; the frame before gets `integer_motion2` from the
+    /// refused frame's motion, the next compares against its reference).
+    /// Refused for its reference, the stream ends before the pair, as at
+    /// [`ScoreQueue::finish`], and the next frame starts another (motion 0).
+    /// Either way no value is given that libvmaf would not give.
     fn submit(&mut self, pair: Pair<'_>) -> Result<()> {
         self.submit_pair(pair)
     }
@@ -576,12 +598,14 @@ impl ScoreQueue for Scorer {
 }
 
 /// `inner`'s next result in submission order (waiting for it when
-/// `blocking`), numbered from `returned`.
+/// `blocking`), numbered from `returned`, as the stream takes it (a refused
+/// pair's error, with what it keeps: [`Refusals::raw`]).
 fn raw_result(
     inner: &mut Inner,
     returned: &mut u64,
+    refusals: &mut Refusals,
     blocking: bool,
-) -> Option<(u64, Result<FrameScore>)> {
+) -> Option<(u64, Raw)> {
     let result = if blocking {
         inner.scorer().wait_next()
     } else {
@@ -589,7 +613,7 @@ fn raw_result(
     }?;
     let index = *returned;
     *returned += 1;
-    Some((index, result))
+    Some((index, refusals.raw(index, result, inner)))
 }
 
 impl std::fmt::Debug for Scorer {

@@ -183,7 +183,7 @@ impl<'s> FrameSlots<'s> {
     }
 
     /// The scorer's next result before its stream (see [`Scorer::next_raw`]).
-    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, Result<FrameScore>)> {
+    pub(super) fn next_raw(&mut self, blocking: bool) -> Option<(u64, super::stream::Raw)> {
         self.scorer.next_raw(blocking)
     }
 
@@ -203,12 +203,13 @@ impl<'s> ScoreQueue for FrameSlots<'s> {
     /// pairs are submitted, whatever the order slots were handed out in).
     /// Blocks while [`ScoreQueue::queue_depth`] pairs are being scored.
     ///
-    /// Errors: a slot of another scorer; on the CPU twin, a 10 or 12-bit
-    /// sample above the bit depth in a plane written through
-    /// [`FrameSlot::planes_mut`] ([`Error::SampleRange`]; the slot then returns
-    /// to the ring); device errors. A Vulkan scorer checks the samples on the
-    /// device instead ([`FrameSlot::range_checked_on_device`]): the pair's
-    /// result is then [`Error::SampleRange`].
+    /// Errors: a slot of another scorer; device errors. A 10 or 12-bit
+    /// sample above the bit depth (checked on submission by the CPU twin, on
+    /// the device by a Vulkan scorer: [`FrameSlot::range_checked_on_device`])
+    /// makes the pair's result [`Error::SampleRange`]; the pair keeps its
+    /// place in the stream as [`Scorer::submit`](crate::api::ScoreQueue::submit)
+    /// says. A slot refused before submission ([`FrameSlot::copy_from`],
+    /// [`FrameSlot::check`]) and dropped is no part of the stream.
     fn submit(&mut self, slot: FrameSlot<'s>) -> Result<()> {
         self.submit_with(slot, None, false).map(|_| ())
     }
@@ -259,9 +260,21 @@ impl<'s> FrameSlots<'s> {
             ));
         }
         let frame = s.submitted;
+        // A sample above the bit depth refuses the pair, which keeps its
+        // place with samples 0 in what was refused (`super::refused`).
+        let mut refused = None;
         for (k, which) in [(0, PlaneRole::Reference), (1, PlaneRole::Distorted)] {
             if !slot.checked[k] && !slot.range_on_device && slot.shared_reference.is_none() {
-                slot.check_plane(k, which, frame)?;
+                if let Err(e) = slot.check_plane(k, which, frame) {
+                    refused = refused.or(Some((k, e)));
+                }
+            }
+        }
+        if let Some((k, _)) = &refused {
+            let (r, d) = slot.frames_mut();
+            d.fill(0);
+            if *k == 0 {
+                r.fill(0);
             }
         }
         let d = s.desc().clone();
@@ -305,6 +318,9 @@ impl<'s> FrameSlots<'s> {
                 c.submit(frame(r), frame(dd))?;
             }
             _ => return Err(Error::Internal("a frame slot of the wrong backend".into())),
+        }
+        if let Some((_, e)) = refused {
+            s.refusals.push(frame, e);
         }
         s.submitted += 1;
         Ok(kept)

@@ -8,12 +8,73 @@
 //! held frames, exactly as a run's collector ([`crate::metric::Summary`])
 //! finishes the whole run, and the models predict on it. Without a temporal
 //! metric or a model, results pass straight through.
+//!
+//! # Refused pairs
+//!
+//! A pair refused for its samples' range ([`crate::Error::SampleRange`]) is
+//! still a frame of the stream, whichever path found the sample (the host's
+//! check of a host plane, or the device's), so that every path gives the
+//! same values:
+//! - refused for its distorted picture alone, its reference is valid and
+//!   the stream goes on through it ([`Raw::kept`]: what the temporal metrics
+//!   gave of its reference): the frame before it and the frames after it get
+//!   libvmaf's values on the stream with that pair in it (motion reads only
+//!   references), the pair itself its error;
+//! - refused for its reference (or failed for any other reason), the stream
+//!   ends before it, as at [`super::ScoreQueue::finish`], and the next frame
+//!   starts another: its temporal values are rewritten as a first frame's
+//!   ([`crate::metric::Extractor::restart`]), since a backend may already
+//!   have compared it against the refused reference.
 
 use std::collections::VecDeque;
 
 use crate::metric::extractor::{Columns, OutputName};
 use crate::metric::{MetricSet, Models};
-use crate::{FrameScore, Result};
+use crate::{Error, FrameScore, PlaneRole, Result};
+
+/// A backend's result for one pair, on its way into the [`Stream`].
+#[derive(Debug)]
+pub(super) struct Raw {
+    /// The pair's result.
+    pub(super) result: Result<FrameScore>,
+    /// For a pair refused for its distorted picture alone: the values its
+    /// (valid) reference gave the temporal metrics, which the frames around
+    /// it read (see the module note).
+    pub(super) kept: Option<FrameScore>,
+}
+
+impl Raw {
+    /// A result with nothing kept of a refused pair.
+    pub(super) fn of(result: Result<FrameScore>) -> Self {
+        Self { result, kept: None }
+    }
+}
+
+/// The picture whose sample range refused a pair (`None` for any other
+/// error), looking through the device a multi-scorer names.
+pub(super) fn refused_picture(e: &Error) -> Option<PlaneRole> {
+    match e {
+        Error::SampleRange { plane, .. } => *plane,
+        Error::OnDevice { source, .. } => refused_picture(source),
+        _ => None,
+    }
+}
+
+/// A frame held for later ones: its score, or a pair refused for its
+/// distorted picture with what its reference gave.
+#[derive(Debug)]
+enum Held {
+    Scored(FrameScore),
+    Refused(Error, FrameScore),
+}
+
+impl Held {
+    fn values(&self) -> &FrameScore {
+        match self {
+            Held::Scored(s) | Held::Refused(_, s) => s,
+        }
+    }
+}
 
 /// A queue's results on their way out, in order (see the module note).
 #[derive(Debug)]
@@ -25,7 +86,7 @@ pub(super) struct Stream {
     /// Every value a frame's finish and its models read, by name.
     names: Vec<OutputName>,
     /// Scored frames waiting for later ones: consecutive, oldest first.
-    held: VecDeque<(u64, FrameScore)>,
+    held: VecDeque<(u64, Held)>,
     /// Complete results, oldest first.
     ready: VecDeque<(u64, Result<FrameScore>)>,
     /// Results come in from the backend: the index of the next one.
@@ -36,6 +97,9 @@ pub(super) struct Stream {
     /// Whether the oldest held frame is its stream's first (a window that
     /// starts there finishes it as a stream's first frame).
     at_stream_start: bool,
+    /// Whether the next result in starts a stream after an error (its
+    /// temporal values are rewritten as a first frame's).
+    restart_next: bool,
 }
 
 impl Stream {
@@ -66,6 +130,7 @@ impl Stream {
             pushed: 0,
             ends: VecDeque::new(),
             at_stream_start: true,
+            restart_next: false,
         }
     }
 
@@ -80,37 +145,48 @@ impl Stream {
     /// `None` when `raw` gives none first.
     pub(super) fn next(
         &mut self,
-        mut raw: impl FnMut() -> Option<(u64, Result<FrameScore>)>,
+        mut raw: impl FnMut() -> Option<(u64, Raw)>,
     ) -> Option<(u64, Result<FrameScore>)> {
         loop {
             if let Some(done) = self.ready.pop_front() {
                 return Some(done);
             }
-            let (index, result) = raw()?;
-            self.push(index, result);
+            let (index, raw) = raw()?;
+            self.push(index, raw);
         }
     }
 
     /// Takes the backend's next result, in order.
-    fn push(&mut self, index: u64, result: Result<FrameScore>) {
+    fn push(&mut self, index: u64, raw: Raw) {
         self.pushed = index + 1;
         if self.passes_through() {
-            self.ready.push_back((index, result));
+            self.ready.push_back((index, raw.result));
             return;
         }
-        match result {
-            Ok(score) => {
-                self.held.push_back((index, score));
-                while self.held.len() > self.after {
-                    self.complete_oldest();
-                }
-            }
-            Err(e) => {
+        let mut held = match (raw.result, raw.kept) {
+            (Ok(score), _) => Held::Scored(score),
+            (Err(e), Some(kept)) => Held::Refused(e, kept),
+            (Err(e), None) => {
                 // The frames before it end a stream there: each keeps what
-                // the frames up to the error give (the last its own motion).
+                // the frames up to the error give (the last its own motion);
+                // the next frame starts another.
                 self.release_held();
                 self.ready.push_back((index, Err(e)));
+                self.restart_next = true;
+                self.end_reached();
+                return;
             }
+        };
+        if std::mem::take(&mut self.restart_next) {
+            let (w, h, _) = self.set.geometry();
+            let (Held::Scored(s) | Held::Refused(_, s)) = &mut held;
+            for c in self.set.configs() {
+                c.extractor().restart(&mut s.outputs, (w, h));
+            }
+        }
+        self.held.push_back((index, held));
+        while self.held.len() > self.after {
+            self.complete_oldest();
         }
         self.end_reached();
     }
@@ -151,16 +227,24 @@ impl Stream {
     /// metrics' finishes on the window, then the models on its row.
     fn complete_oldest(&mut self) {
         let mut columns = Columns::new(self.names.clone()).with_run_start(self.at_stream_start);
-        for (_, score) in &self.held {
+        for (_, held) in &self.held {
+            let score = held.values();
             columns.push_row(|name| score.value(name));
         }
         for c in self.set.configs() {
             c.extractor().finish_run(&mut columns);
         }
-        let Some((index, mut score)) = self.held.pop_front() else {
+        let Some((index, held)) = self.held.pop_front() else {
             return;
         };
         self.at_stream_start = false;
+        let mut score = match held {
+            Held::Scored(score) => score,
+            Held::Refused(e, _) => {
+                self.ready.push_back((index, Err(e)));
+                return;
+            }
+        };
         let row: Vec<(String, f64)> = columns
             .names()
             .iter()
@@ -210,9 +294,13 @@ mod tests {
         let mut st = motion_stream();
         let mut raw = vec![(0, Ok(motion_frame(0.0))), (1, Ok(motion_frame(3.0)))].into_iter();
         // Frame 0 completes once frame 1 is in; frame 1 waits.
-        let first = st.next(|| raw.next()).expect("frame 0");
+        let first = st
+            .next(|| raw.next().map(|(i, r)| (i, Raw::of(r))))
+            .expect("frame 0");
         assert_eq!(motion2(&first), (0, 0.0));
-        assert!(st.next(|| raw.next()).is_none());
+        assert!(st
+            .next(|| raw.next().map(|(i, r)| (i, Raw::of(r))))
+            .is_none());
         assert_eq!(st.len(), 1);
         st.finish(2);
         let last = st.next(|| None).expect("frame 1");
@@ -232,13 +320,14 @@ mod tests {
         ]
         .into_iter();
         let mut out = Vec::new();
-        while let Some(r) = st.next(|| raw.next()) {
+        while let Some(r) = st.next(|| raw.next().map(|(i, r)| (i, Raw::of(r)))) {
             out.push(r);
         }
         assert_eq!(motion2(&out[0]), (0, 0.0));
         assert_eq!(motion2(&out[1]), (1, 2.0));
         assert!(matches!(out[2], (2, Err(crate::Error::Internal(_)))));
-        assert_eq!(motion2(&out[3]), (3, 4.0));
+        // Frame 3 starts a new stream: its motion is a first frame's, 0.
+        assert_eq!(motion2(&out[3]), (3, 0.0));
         assert_eq!(out.len(), 4);
         st.finish(5);
         assert_eq!(motion2(&st.next(|| None).expect("frame 4")), (4, 4.0));
@@ -249,7 +338,8 @@ mod tests {
         let mut st = motion_stream();
         let mut raw = vec![(0, Ok(motion_frame(0.0))), (1, Ok(motion_frame(2.0)))].into_iter();
         st.finish(1);
-        let out: Vec<_> = std::iter::from_fn(|| st.next(|| raw.next())).collect();
+        let out: Vec<_> =
+            std::iter::from_fn(|| st.next(|| raw.next().map(|(i, r)| (i, Raw::of(r))))).collect();
         // Frame 0 ends the first stream (its own motion); frame 1 waits.
         assert_eq!(out.iter().map(motion2).collect::<Vec<_>>(), [(0, 0.0)]);
         assert_eq!(st.len(), 1);
@@ -291,7 +381,9 @@ mod tests {
                 .map(|(n, &m)| (n as u64, Ok(frame(m))))
                 .collect::<Vec<_>>()
                 .into_iter();
-            let mut out: Vec<_> = std::iter::from_fn(|| st.next(|| raw.next())).collect();
+            let mut out: Vec<_> =
+                std::iter::from_fn(|| st.next(|| raw.next().map(|(i, r)| (i, Raw::of(r)))))
+                    .collect();
             st.finish(values.len() as u64);
             out.extend(std::iter::from_fn(|| st.next(|| None)));
             let got: Vec<(f64, f64)> = out
@@ -314,7 +406,8 @@ mod tests {
         let mut st = motion_stream();
         st.finish(2);
         let mut raw = vec![(0, Ok(motion_frame(0.0))), (1, Ok(motion_frame(1.0)))].into_iter();
-        let out: Vec<_> = std::iter::from_fn(|| st.next(|| raw.next())).collect();
+        let out: Vec<_> =
+            std::iter::from_fn(|| st.next(|| raw.next().map(|(i, r)| (i, Raw::of(r))))).collect();
         assert_eq!(
             out.iter().map(motion2).collect::<Vec<_>>(),
             [(0, 0.0), (1, 1.0)]

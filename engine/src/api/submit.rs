@@ -7,6 +7,7 @@ use std::sync::{Arc, Weak};
 
 use super::imported::ImportedPlane;
 use super::plane::{HostPlane, SemaphoreRef};
+use super::refused::is_range;
 use super::scorer::{Inner, Scorer};
 use crate::vk::scorer::ExternalSemaphore;
 use crate::vk::shared_plane::SharedPlane;
@@ -343,15 +344,42 @@ impl Scorer {
         let frame = self.submitted;
         let mut r = LumaFrame::zeroed(0, 0, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
-        reference.pack_into(&mut r, g, (PlaneRole::Reference, Component::Luma), frame)?;
-        distorted.pack_into(&mut d, g, (PlaneRole::Distorted, Component::Luma), frame)?;
+        // A sample above the bit depth refuses the pair, which keeps its
+        // place with samples 0 in what was refused (`super::refused`); any
+        // other error refuses the submission.
+        let mut refused = None;
+        let mut note = |role: PlaneRole, packed: Result<()>| match packed {
+            Err(e) if is_range(&e) => {
+                refused = refused.take().or(Some((role, e)));
+                Ok(())
+            }
+            other => other,
+        };
+        let luma = (PlaneRole::Reference, Component::Luma);
+        note(
+            PlaneRole::Reference,
+            reference.pack_into(&mut r, g, luma, frame),
+        )?;
+        let luma = (PlaneRole::Distorted, Component::Luma);
+        note(
+            PlaneRole::Distorted,
+            distorted.pack_into(&mut d, g, luma, frame),
+        )?;
         if let Some(chroma) = chroma {
             for ((planes, role), out) in chroma
                 .iter()
                 .zip([PlaneRole::Reference, PlaneRole::Distorted])
                 .zip([&mut r, &mut d])
             {
-                self.append_chroma(planes, out, role)?;
+                note(role, self.append_chroma(planes, out, role))?;
+            }
+        }
+        if let Some((role, _)) = &refused {
+            let len = self.frame_len();
+            d = LumaFrame::zeroed(desc.width, desc.height, desc.bit_depth);
+            d.bytes.resize(len, 0);
+            if *role == PlaneRole::Reference {
+                r = d.clone();
             }
         }
         self.take_returns();
@@ -367,8 +395,24 @@ impl Scorer {
                 c.submit(r, d)?
             }
         }
+        if let Some((_, e)) = refused {
+            self.refusals.push(frame, e);
+        }
         self.submitted += 1;
         Ok(())
+    }
+
+    /// Bytes of a whole frame as the scorer reads it: the luma plane, then
+    /// the Cb and Cr planes when its metrics read chroma.
+    fn frame_len(&self) -> usize {
+        let d = self.desc();
+        let bps = crate::frame::bytes_per_sample(d.bit_depth);
+        let luma = d.width as usize * d.height as usize * bps;
+        if !self.metrics().needs_chroma() {
+            return luma;
+        }
+        let (cw, ch) = self.metrics().chroma_plane_size();
+        luma + 2 * cw as usize * ch as usize * bps
     }
 
     /// Packs the Cb and Cr `planes` of a frame after its luma plane in `out`
@@ -404,9 +448,21 @@ impl Scorer {
         let g = (desc.width, desc.height, desc.bit_depth);
         let mut d = LumaFrame::zeroed(0, 0, desc.bit_depth);
         let which = (PlaneRole::Distorted, Component::Luma);
-        distorted.pack_into(&mut d, g, which, self.submitted)?;
-        if let Some(planes) = &chroma {
-            self.append_chroma(planes, &mut d, PlaneRole::Distorted)?;
+        // A sample above the bit depth refuses the pair, which keeps its
+        // place with a distorted frame of samples 0 (`super::refused`).
+        let index = self.submitted;
+        let mut refused = match distorted.pack_into(&mut d, g, which, index) {
+            Err(e) if is_range(&e) => Some(e),
+            other => other.map(|()| None)?,
+        };
+        if let (Some(planes), None) = (&chroma, &refused) {
+            match self.append_chroma(planes, &mut d, PlaneRole::Distorted) {
+                Err(e) if is_range(&e) => refused = Some(e),
+                other => other?,
+            }
+        }
+        if refused.is_some() {
+            d.bytes = vec![0; self.frame_len()];
         }
         let mut slots = self.slots();
         let mut slot = slots.acquire()?;
@@ -420,7 +476,11 @@ impl Scorer {
             )));
         }
         frame.copy_from_slice(&d.bytes);
-        slots.submit_with(slot, previous, false).map(|_| ())
+        slots.submit_with(slot, previous, false)?;
+        if let Some(e) = refused {
+            self.refusals.push(index, e);
+        }
+        Ok(())
     }
 
     /// Two imported planes, waiting on and signalling semaphores, carrying

@@ -104,6 +104,15 @@ pub trait Extractor: Debug + Send + Sync {
         0
     }
 
+    /// Rewrites a frame's own values (`outputs`, before
+    /// [`Extractor::finish_run`]) of `width` x `height` frames as a stream's
+    /// first frame gives them: a temporal metric's values that compared
+    /// against a previous frame which is not part of the frame's stream
+    /// (motion: its first frame scores 0). A streaming queue calls it on the
+    /// frame after one whose reference was refused, which starts a new
+    /// stream. Nothing to do for a metric that reads no previous frame.
+    fn restart(&self, _outputs: &mut MetricOutputs, _size: (u32, u32)) {}
+
     /// Its values of the whole run (libvmaf's `flush`: psnr's `apsnr_*`),
     /// named as [`Extractor::aggregate_names`] says, from what it kept of
     /// every frame ([`SideValues`], in frame order) of `width` x `height`

@@ -3,9 +3,10 @@
 
 #![allow(dead_code)] // Each test file uses a different subset.
 
+use vkssim::api::ScoreQueue;
 use vkssim::testing::VkScorer;
 use vkssim::vk::{UploadPath, VkOptions};
-use vkssim::LumaFrame;
+use vkssim::{FrameScore, LumaFrame};
 
 /// True when a Vulkan device is present. Without one the test FAILS with a
 /// clear message, unless `VKSSIM_SKIP_GPU_TESTS=1` (then it is skipped).
@@ -285,4 +286,67 @@ pub fn output_bits(s: &vkssim::FrameScore) -> Vec<(String, u64)> {
 pub fn assert_no_engine_messages(engine: &vkssim::api::Engine, what: &str) {
     let messages = engine.validation_messages();
     assert!(messages.is_empty(), "{what}: {}", messages.join("\n"));
+}
+
+/// Each frame's result, in frame order, every pair given to `queue` by
+/// `submit` (results taken as they come), the stream finished: a pair
+/// refused on submission has that error as its result, the others what the
+/// queue gave back (an error is one frame's result, not the run's).
+pub fn collect_results<Q: ScoreQueue>(
+    queue: &mut Q,
+    pairs: &[(LumaFrame, LumaFrame)],
+    mut submit: impl FnMut(&mut Q, &LumaFrame, &LumaFrame) -> Result<(), vkssim::Error>,
+) -> Vec<Result<FrameScore, vkssim::Error>> {
+    let mut refused = Vec::new();
+    let mut scored = Vec::new();
+    for (k, (r, d)) in pairs.iter().enumerate() {
+        if let Err(e) = submit(queue, r, d) {
+            refused.push((k, e));
+        }
+        while let Some(s) = queue.poll() {
+            scored.push(s);
+        }
+    }
+    queue.finish();
+    while let Some(s) = queue.wait() {
+        scored.push(s);
+    }
+    let mut scored = scored.into_iter();
+    let got = (0..pairs.len())
+        .map(|k| match refused.iter().position(|(at, _)| *at == k) {
+            Some(i) => Err(refused[i].1.clone()),
+            None => scored.next().expect("a result per frame"),
+        })
+        .collect();
+    assert!(scored.next().is_none(), "more results than pairs");
+    got
+}
+
+/// `count` engines with validation on, spread over the usable devices.
+pub fn engines(count: usize) -> Vec<vkssim::api::Engine> {
+    let devices = vkssim::api::usable_devices(true).expect("devices");
+    (0..count)
+        .map(|i| {
+            let opts = VkOptions::default()
+                .with_device_index(Some(devices[i % devices.len()]))
+                .with_validation(true);
+            vkssim::api::Engine::new(&opts).expect("engine")
+        })
+        .collect()
+}
+
+/// The reference frames of a clip of `n`: smooth content moving from frame
+/// to frame, frame 3 repeating frame 2 (motion 0), and a scene cut at
+/// frame 7 (other content); the distorted frames are others.
+pub fn clip(w: u32, h: u32, depth: u32, n: u32) -> Vec<(LumaFrame, LumaFrame)> {
+    (0..n)
+        .map(|k| {
+            let seed = match k {
+                3 => 2,
+                k if k >= 7 => 500 + k,
+                k => k,
+            };
+            (frame(w, h, depth, seed), frame(w, h, depth, 900 + k))
+        })
+        .collect()
 }

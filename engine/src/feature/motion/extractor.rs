@@ -83,6 +83,17 @@ impl Extractor for MotionOptions {
         1
     }
 
+    /// The frame's per-frame values as a stream's first frame's: those of
+    /// `outputs_from_sad` with no previous frame (motion 0); the values the
+    /// run fills (NaN until then) are left as they are.
+    fn restart(&self, outputs: &mut MetricOutputs, size: (u32, u32)) {
+        for (name, value) in outputs_from_sad(None, size, self).iter() {
+            if !value.is_nan() {
+                outputs.set(name, value);
+            }
+        }
+    }
+
     fn flushed_names(&self, chroma: Chroma) -> Vec<OutputName> {
         match self.version {
             MotionVersion::V2_3_1 => Vec::new(),

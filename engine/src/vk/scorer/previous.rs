@@ -18,16 +18,29 @@
 //! It also says, per slot, whether the frame in it has a previous frame:
 //! not a stream's first frame ([`VkScorer::end_stream`] starts a new stream),
 //! or a pair that carried its previous reference.
+//!
+//! And it keeps what motion gave of the reference of a pair the device
+//! refused for its distorted picture alone ([`VkScorer::take_refused`]):
+//! the reference was valid and blurred, so the frames around it read its
+//! motion as libvmaf does (`crate::api`'s stream).
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
+use std::collections::VecDeque;
+
+use super::metric::FrameFinish;
 use super::recorder::{Buf, Program};
 use super::VkScorer;
+use crate::metric::MetricOutputs;
 use crate::vk::commands;
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
-use crate::{Error, Result};
+use crate::{Error, PlaneRole, Result};
+
+/// Refused pairs' motion kept at most (the oldest go first: a caller takes
+/// each as its result comes out, so only results dropped untaken leave any).
+const REFUSED_KEPT: usize = 64;
 
 /// One slot's previous-reference buffer and what reads it.
 struct PrimeSlot {
@@ -55,6 +68,9 @@ pub(super) struct Previous {
     has_previous: Vec<bool>,
     /// Whether a frame of the current stream was submitted.
     started: bool,
+    /// Per frame refused for its distorted picture alone, oldest first: its
+    /// number and motion's outputs of its reference.
+    refused: VecDeque<(u64, MetricOutputs)>,
     gpu: std::sync::Arc<Gpu>,
 }
 
@@ -70,6 +86,7 @@ impl Previous {
             queued: Vec::new(),
             has_previous: Vec::new(),
             started: false,
+            refused: VecDeque::new(),
             gpu: std::sync::Arc::clone(gpu),
         }
     }
@@ -192,6 +209,56 @@ impl VkScorer {
     /// reference).
     pub fn end_stream(&mut self) {
         self.previous.end_stream();
+    }
+
+    /// Keeps motion's outputs of slot `i`'s frame (its fence signalled),
+    /// when `e`, the frame's error, refuses its distorted picture alone: its
+    /// reference is valid and the device blurred it, as libvmaf would.
+    pub(super) fn keep_refused(&mut self, i: usize, e: &Error) {
+        let Error::SampleRange {
+            plane: Some(PlaneRole::Distorted),
+            frame,
+            ..
+        } = e
+        else {
+            return;
+        };
+        if !self.previous.is_temporal() {
+            return;
+        }
+        let mut out = FrameFinish {
+            first_of_stream: !self.previous.has_previous(i),
+            ..FrameFinish::default()
+        };
+        for (m, bufs) in self.gpu_metrics.iter().zip(&self.slots[i].bufs) {
+            if m.feature() != crate::feature::motion::FEATURE {
+                continue;
+            }
+            if m.finish(self, bufs, None, &mut out).is_err() {
+                // Nothing kept: the stream then ends at the frame.
+                return;
+            }
+        }
+        let refused = &mut self.previous.refused;
+        if refused.len() == REFUSED_KEPT {
+            refused.pop_front();
+        }
+        refused.push_back((*frame, out.outputs));
+    }
+
+    /// Motion's outputs of frame `frame`'s reference, when its pair was
+    /// refused for its distorted picture alone (its result
+    /// [`Error::SampleRange`] naming the distorted picture; `None` without a
+    /// temporal metric). Those of earlier frames are dropped.
+    pub fn take_refused(&mut self, frame: u64) -> Option<MetricOutputs> {
+        let refused = &mut self.previous.refused;
+        while refused.front().is_some_and(|(f, _)| *f < frame) {
+            refused.pop_front();
+        }
+        match refused.front() {
+            Some((f, _)) if *f == frame => refused.pop_front().map(|(_, o)| o),
+            _ => None,
+        }
     }
 
     /// Slot `i`'s previous-reference buffer, its descriptor sets and its

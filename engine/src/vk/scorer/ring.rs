@@ -282,7 +282,10 @@ impl VkScorer {
         // The frame is done: a shared reference may go back to its pool.
         self.slots[i].holding = None;
         self.slots[i].imports = [None, None];
-        self.check_range(i)?;
+        if let Err(e) = self.check_range(i) {
+            self.keep_refused(i, &e);
+            return Err(e);
+        }
         let decided = decided?;
         self.last_slot = Some(i);
         let finished = self.finish_metrics(i, decided)?;

@@ -269,7 +269,13 @@ pub unsafe extern "C" fn vkssim_import_destroy(import: *mut VkssimImport) {
 }
 
 /// Queues a pair (see [`VkssimPair`]); host planes are copied before the call
-/// returns; blocks while the scorer's ring is full.
+/// returns; blocks while the scorer's ring is full. A sample above the bit
+/// depth does not fail the call, wherever it is found: the pair keeps its
+/// frame number and its result (`vkssim_scorer_poll_frame`,
+/// `vkssim_scorer_wait_frame`) is the error naming the sample. When only
+/// the distorted picture is refused the stream goes on through the pair's
+/// reference (the next frame's motion compares against it, as libvmaf's
+/// would); when the reference is, the next frame starts another stream.
 ///
 /// # Safety
 /// `scorer` must be a live scorer and `pair` a valid struct: host planes

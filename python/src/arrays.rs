@@ -47,7 +47,8 @@ pub struct PlaneRef<'a, T> {
 }
 
 impl<T: Sample> PlaneRef<'_, T> {
-    fn host(&self) -> HostPlane<'_> {
+    /// The plane as the library takes it.
+    pub fn host(&self) -> HostPlane<'_> {
         T::plane(self.samples, self.stride)
     }
 }

@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use vkssim::io::{Chroma, VideoFormat};
 use vkssim::metric::MetricSet;
-use vkssim::FrameScore;
+use vkssim::{Component, FrameScore, PlaneRole};
 use vkssim_cli::embed::{self, Engine, ScorePlan};
 
 use crate::arrays::{self, Sample};
@@ -266,6 +266,15 @@ impl PyScorer {
         let (rv, dv) = (arrays::planes2(&r), arrays::planes2(&d));
         let mut st = self.state()?;
         st.check()?;
+        // A sample above the bit depth refuses the pair here, before it takes
+        // a frame number, and the scorer goes on (the library would queue it
+        // and make its result the error, which breaks a Python scorer).
+        let frame = st
+            .engine
+            .as_ref()
+            .map_or(st.submitted, |e| e.scorer.submitted());
+        self.check_range(&rv, &dv, frame)
+            .map_err(|e| from_lib(&e))?;
         st.started.get_or_insert_with(Instant::now);
         let Some(engine) = st.engine.as_mut() else {
             return Err(Error::new_err("the scorer is closed"));
@@ -285,6 +294,34 @@ impl PyScorer {
         let taken = st.take(results);
         let index = submitted.map_err(|e| from_lib(&e))?;
         taken.map(|()| index)
+    }
+
+    /// The library's range check of every plane of the pair, alone
+    /// (`HostPlane::check_range`), for frame `frame`.
+    fn check_range<T: Sample>(
+        &self,
+        reference: &[arrays::PlaneRef<'_, T>],
+        distorted: &[arrays::PlaneRef<'_, T>],
+        frame: u64,
+    ) -> vkssim::Result<()> {
+        let (w, h, bits) = (self.format.width, self.format.height, self.format.bit_depth);
+        let components = [Component::Luma, Component::Cb, Component::Cr];
+        for (role, planes) in [
+            (PlaneRole::Reference, reference),
+            (PlaneRole::Distorted, distorted),
+        ] {
+            for (k, plane) in planes.iter().enumerate() {
+                let (pw, ph) = if k == 0 {
+                    (w, h)
+                } else {
+                    self.format.chroma.plane_size(w, h)
+                };
+                plane
+                    .host()
+                    .check_range((pw, ph, bits), (role, components[k]), frame)?;
+            }
+        }
+        Ok(())
     }
 
     /// The planes of one frame (`role` names it), checked against the

@@ -135,17 +135,8 @@ impl<'a> HostPlane<'a> {
                 for y in 0..h {
                     let row = &s[y * self.row_stride..y * self.row_stride + w];
                     if let Some(x) = row.iter().position(|&v| v as u32 > max) {
-                        return Err(Error::SampleRange {
-                            plane: Some(which),
-                            component,
-                            at: SampleAt::HostPlane,
-                            frame,
-                            x: x as u32,
-                            y: y as u32,
-                            value: row[x] as u32,
-                            max,
-                            bit_depth,
-                        });
+                        let at = (x as u32, y as u32, row[x] as u32);
+                        return Err(range_error((which, component), frame, at, bit_depth));
                     }
                     for v in row {
                         out.bytes.extend_from_slice(&v.to_le_bytes());
@@ -154,6 +145,62 @@ impl<'a> HostPlane<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The range check a submission makes of the plane's `width` x `height`
+    /// samples, alone: [`Error::SampleRange`] for the first sample (in
+    /// raster order) above `bit_depth` bits, naming `which` picture's
+    /// `component` plane of frame `frame`. Submitting such a pair is not an
+    /// error (its result is: [`super::ScoreQueue`]'s "Refused pairs"); a
+    /// host that would rather refuse it before it takes a frame number
+    /// checks first. Samples the plane does not hold, and 8-bit planes,
+    /// pass.
+    pub fn check_range(
+        &self,
+        (width, height, bit_depth): (u32, u32, u32),
+        (which, component): (PlaneRole, Component),
+        frame: u64,
+    ) -> Result<()> {
+        let HostSamples::U16(s) = self.samples else {
+            return Ok(());
+        };
+        if bit_depth >= 16 {
+            return Ok(());
+        }
+        let max = (1u32 << bit_depth) - 1;
+        let w = width as usize;
+        for y in 0..height as usize {
+            let Some(row) = s.get(y * self.row_stride..y * self.row_stride + w) else {
+                return Ok(());
+            };
+            if let Some(x) = row.iter().position(|&v| v as u32 > max) {
+                let at = (x as u32, y as u32, row[x] as u32);
+                return Err(range_error((which, component), frame, at, bit_depth));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A host plane's [`Error::SampleRange`]: sample `(x, y, value)` of
+/// `which` picture's `component` plane of frame `frame`, above `bit_depth`
+/// bits.
+fn range_error(
+    (which, component): (PlaneRole, Component),
+    frame: u64,
+    (x, y, value): (u32, u32, u32),
+    bit_depth: u32,
+) -> Error {
+    Error::SampleRange {
+        plane: Some(which),
+        component,
+        at: SampleAt::HostPlane,
+        frame,
+        x,
+        y,
+        value,
+        max: (1u32 << bit_depth) - 1,
+        bit_depth,
     }
 }
 
@@ -416,5 +463,51 @@ impl SharedPlanes {
         let mut writer = self.take()?;
         writer.bytes_mut().copy_from_slice(&packed.bytes);
         Ok(writer.share())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 10-bit 8x6 plane (row stride 9) of 1023s with `value` at (3, 4).
+    fn plane_with(value: u16) -> Vec<u16> {
+        let mut s = vec![1023u16; 9 * 6];
+        s[4 * 9 + 3] = value;
+        s
+    }
+
+    #[test]
+    fn check_range_finds_what_packing_refuses() {
+        let role = (PlaneRole::Distorted, Component::Cb);
+        let high = plane_with(1024);
+        let plane = HostPlane::u16(&high, 9);
+        let checked = plane.check_range((8, 6, 10), role, 7).unwrap_err();
+        let mut out = LumaFrame::zeroed(0, 0, 10);
+        let packed = plane.pack_into(&mut out, (8, 6, 10), role, 7).unwrap_err();
+        assert_eq!(checked.to_string(), packed.to_string());
+        assert!(matches!(
+            checked,
+            Error::SampleRange {
+                plane: Some(PlaneRole::Distorted),
+                component: Component::Cb,
+                frame: 7,
+                x: 3,
+                y: 4,
+                value: 1024,
+                max: 1023,
+                bit_depth: 10,
+                ..
+            }
+        ));
+        // At 12 bits the same samples fit; so do the column and row the
+        // region leaves out.
+        assert!(plane.check_range((8, 6, 12), role, 7).is_ok());
+        assert!(plane.check_range((3, 6, 10), role, 7).is_ok());
+        assert!(plane.check_range((8, 4, 10), role, 7).is_ok());
+        let fine = plane_with(1023);
+        assert!(HostPlane::u16(&fine, 9)
+            .check_range((8, 6, 10), role, 7)
+            .is_ok());
     }
 }

@@ -90,7 +90,13 @@ class Scorer:
         )
 
     def submit(self, reference: Any, distorted: Any) -> int:
-        """Queues one pair; returns its frame number (0, 1, ...)."""
+        """Queues one pair; returns its frame number (0, 1, ...).
+
+        A plane that is not one the scorer takes raises :class:`vkssim.InputError`
+        or :class:`vkssim.GeometryError`, and so does a sample above the bit
+        depth (naming the plane, the sample and its value): the pair is not
+        queued and takes no frame number, and the scorer goes on (the next
+        frame's motion compares against the last pair queued)."""
         ref = _options.planes(reference, "reference", 2)
         dist = _options.planes(distorted, "distorted", 2)
         one = (lambda p: p if len(p) > 1 else p[0])

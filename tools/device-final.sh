@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 28's closing run on the H200 (after tools/round-bundle.sh with
 # BEFORE_BIN set; carry .gl and .gl-metrics): exactness (tools/vmaf-device-
-# exact.sh, then vk_metrics, api and api_temporal under validation), the
+# exact.sh, then VTESTS, default vk_metrics, api, api_temporal,
+# api_shared_derived and api_shared, under validation), the
 # before/after rows (tools/device-ab-rows.sh, BINS, default "vkssim
 # vkssim-before"), device-resident 4K and 1080p VMAF pairs (and with
 # device_resident_bench-before in .gl-metrics/bin, the same before), three
@@ -12,7 +13,7 @@ set -u
 export OUT=${OUT:-/tmp}
 timeout 300 bash tools/vmaf-device-exact.sh >$OUT/exact.log 2>&1; cat $OUT/vmaf/summary.txt
 export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
-for t in vk_metrics api api_temporal api_shared_derived api_shared; do
+for t in ${VTESTS:-vk_metrics api api_temporal api_shared_derived api_shared}; do
   VKSSIM_VALIDATION=1 timeout 120 .gl-metrics/bin/$t --test-threads 4 >$OUT/$t.log 2>&1
   echo "$t (validation on): exit $? $(grep -h 'test result' $OUT/$t.log)"
 done

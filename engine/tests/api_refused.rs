@@ -140,23 +140,16 @@ fn by_slots(scorer: &mut Scorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<Got> {
     )
 }
 
-/// [`by_slots`] over a multi-scorer's engines. (Its error names the frame
-/// by the engine's own count, not the multi-scorer's: not compared.)
+/// [`by_slots`] over a multi-scorer's engines (its errors name the pair by
+/// the multi-scorer's count, not by its engine's).
 fn by_multi_slots(multi: &mut MultiScorer, pairs: &[(LumaFrame, LumaFrame)]) -> Vec<Got> {
-    let got = collect(&mut multi.slots(), pairs, |slots, r, d| {
+    collect(&mut multi.slots(), pairs, |slots, r, d| {
         let mut slot = slots.acquire()?;
         let (a, b) = slot.planes_mut();
         a.copy_from_slice(&r.bytes);
         b.copy_from_slice(&d.bytes);
         slots.submit(slot)
-    });
-    got.into_iter()
-        .enumerate()
-        .map(|(k, g)| match g {
-            Got::Refused(p, _) => Got::Refused(p, k as u64),
-            score => score,
-        })
-        .collect()
+    })
 }
 
 /// Every path's results for `pairs` (pair [`BAD`] refused) against `want`.

@@ -37,7 +37,7 @@ use super::slots::{FrameSlot, FrameSlots};
 use super::stream::{Raw, Stream};
 use super::submit::Pair;
 use crate::vk::shared_plane::SharedPlanes;
-use crate::{Error, FrameScore, LumaFrame, Result};
+use crate::{Error, FrameScore, LumaFrame, Result, SampleAt};
 
 /// How pairs are dealt to the engines (see the module docs): runs of `run`
 /// consecutive pairs per engine, in turn (1: one by one).
@@ -527,8 +527,40 @@ fn next_in_order(
         None => return None,
     };
     order.pop_front();
-    let result = raw.result.map_err(|e| on_device(&devices[k], e));
+    let result = raw
+        .result
+        .map_err(|e| on_device(&devices[k], numbered(e, index)));
     Some((index, Raw { result, ..raw }))
+}
+
+/// `error` with the multi-scorer's index of its pair, `index`, where it
+/// names a pair by its engine's own count (a sample range found in a pair
+/// handed over, not in a file, which names its own frames).
+fn numbered(error: Error, index: u64) -> Error {
+    match error {
+        Error::SampleRange {
+            plane,
+            component,
+            at,
+            frame: _,
+            x,
+            y,
+            value,
+            max,
+            bit_depth,
+        } if !matches!(at, SampleAt::File(_)) => Error::SampleRange {
+            plane,
+            component,
+            at,
+            frame: index,
+            x,
+            y,
+            value,
+            max,
+            bit_depth,
+        },
+        other => other,
+    }
 }
 
 /// Shared reference planes, one pool per engine of a [`MultiScorer`], with

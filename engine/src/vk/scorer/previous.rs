@@ -231,7 +231,7 @@ impl VkScorer {
             ..FrameFinish::default()
         };
         for (m, bufs) in self.gpu_metrics.iter().zip(&self.slots[i].bufs) {
-            if m.feature() != crate::feature::motion::FEATURE {
+            if !m.reads_previous_frame() {
                 continue;
             }
             if m.finish(self, bufs, None, &mut out).is_err() {

@@ -162,6 +162,13 @@ pub(super) trait GpuMetric: AsAny + Send + Sync {
         None
     }
 
+    /// Whether its outputs of a frame compare against the previous frame
+    /// (its values of a frame whose distorted picture was refused are then
+    /// kept for the frames around it: `super::previous`).
+    fn reads_previous_frame(&self) -> bool {
+        false
+    }
+
     /// Records the dispatches that leave in its kept buffers what its passes
     /// of the previous frame would have left there, from the previous
     /// frame's reference luma a pair carries ([`super::recorder::Buf::Previous`]):

@@ -330,6 +330,10 @@ impl GpuMetric for MotionGpu {
     /// in the half the frame then reads, the parity flipped once (its sums
     /// are overwritten by the frame's), 3.2.0's reference (the sums pass
     /// keeping only).
+    fn reads_previous_frame(&self) -> bool {
+        true
+    }
+
     fn record_previous(&self, r: &mut Recorder) {
         match self.blur {
             Blur::Reference => {

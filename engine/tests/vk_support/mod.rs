@@ -157,6 +157,40 @@ pub fn assert_same_outputs(
     assert_eq!(g, c, "{label}: GPU {gpu:?}\nCPU {cpu:?}");
 }
 
+/// `result` is the device's range error of a shared reference plane: frame
+/// `frame`'s reference sample `value` at `(x, y)`, found on the device
+/// (`what` names the scorer in messages).
+pub fn assert_device_reference_range(
+    result: vkssim::Result<FrameScore>,
+    (frame, x, y, value): (u64, u32, u32, u32),
+    what: &str,
+) {
+    use vkssim::{Error, PlaneRole, SampleAt};
+    match result {
+        Err(Error::SampleRange {
+            plane,
+            at,
+            frame: got_frame,
+            x: got_x,
+            y: got_y,
+            value: got_value,
+            ..
+        }) => {
+            assert_eq!(
+                (plane, at),
+                (Some(PlaneRole::Reference), SampleAt::Device),
+                "{what}"
+            );
+            assert_eq!(
+                (got_frame, got_x, got_y, got_value),
+                (frame, x, y, value),
+                "{what}"
+            );
+        }
+        other => panic!("{what}: expected the range error, got {other:?}"),
+    }
+}
+
 /// A scorer of metric `spec` alone for `size` (10 or 12-bit) refuses a luma
 /// sample `value`, above the bit depth, at `(x, y)` of either picture of its
 /// second frame, naming the frame, the position and the value.

@@ -484,43 +484,51 @@ fn offers_extension(instance: &Instance, info: &PhysicalInfo, name: &std::ffi::C
     })
 }
 
+/// Whether the device offers extension `name` with the feature that
+/// `enabled` reads from its feature struct `features` (filled in by
+/// `vkGetPhysicalDeviceFeatures2`).
+fn offers_feature<F: vk::ExtendsPhysicalDeviceFeatures2>(
+    (instance, info): (&Instance, &PhysicalInfo),
+    name: &std::ffi::CStr,
+    mut features: F,
+    enabled: impl Fn(&F) -> bool,
+) -> bool {
+    if !offers_extension(instance, info, name) {
+        return false;
+    }
+    {
+        let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut features);
+        // SAFETY: Vulkan 1.1 instance; the device offers the extension whose
+        // feature struct is chained.
+        unsafe {
+            instance
+                .raw
+                .get_physical_device_features2(info.raw, &mut features2)
+        };
+    }
+    enabled(&features)
+}
+
 /// Whether the device offers `VK_KHR_timeline_semaphore` with its
 /// `timelineSemaphore` feature.
 fn timeline_supported(instance: &Instance, info: &PhysicalInfo) -> bool {
-    if !offers_extension(instance, info, ash::khr::timeline_semaphore::NAME) {
-        return false;
-    }
-    let mut timeline = vk::PhysicalDeviceTimelineSemaphoreFeatures::default();
-    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut timeline);
-    // SAFETY: Vulkan 1.1 instance; the device offers the extension whose
-    // feature struct is chained.
-    unsafe {
-        instance
-            .raw
-            .get_physical_device_features2(info.raw, &mut features2)
-    };
-    timeline.timeline_semaphore == vk::TRUE
+    offers_feature(
+        (instance, info),
+        ash::khr::timeline_semaphore::NAME,
+        vk::PhysicalDeviceTimelineSemaphoreFeatures::default(),
+        |f| f.timeline_semaphore == vk::TRUE,
+    )
 }
 
 /// Whether the device offers `VK_KHR_pipeline_executable_properties` with
 /// its `pipelineExecutableInfo` feature ([`super::pipeline_stats`]).
 fn statistics_supported(instance: &Instance, info: &PhysicalInfo) -> bool {
-    if !offers_extension(
-        instance,
-        info,
+    offers_feature(
+        (instance, info),
         ash::khr::pipeline_executable_properties::NAME,
-    ) {
-        return false;
-    }
-    let mut exec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
-    let mut features2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut exec);
-    // SAFETY: as in `timeline_supported`.
-    unsafe {
-        instance
-            .raw
-            .get_physical_device_features2(info.raw, &mut features2)
-    };
-    exec.pipeline_executable_info == vk::TRUE
+        vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default(),
+        |f| f.pipeline_executable_info == vk::TRUE,
+    )
 }
 
 /// The logical device and its queues.

@@ -266,15 +266,6 @@ impl PyScorer {
         let (rv, dv) = (arrays::planes2(&r), arrays::planes2(&d));
         let mut st = self.state()?;
         st.check()?;
-        // A sample above the bit depth refuses the pair here, before it takes
-        // a frame number, and the scorer goes on (the library would queue it
-        // and make its result the error, which breaks a Python scorer).
-        let frame = st
-            .engine
-            .as_ref()
-            .map_or(st.submitted, |e| e.scorer.submitted());
-        self.check_range(&rv, &dv, frame)
-            .map_err(|e| from_lib(&e))?;
         st.started.get_or_insert_with(Instant::now);
         let Some(engine) = st.engine.as_mut() else {
             return Err(Error::new_err("the scorer is closed"));
@@ -282,7 +273,14 @@ impl PyScorer {
         let scorer = &mut engine.scorer;
         let (submitted, results) = py.detach(|| {
             let index = scorer.submitted();
-            let submitted = scorer.submit(arrays::pair(&rv, &dv)).map(|()| index);
+            // A sample above the bit depth refuses the pair here, before it
+            // takes a frame number, and the scorer goes on (the library would
+            // queue it and make its result the error, which breaks a Python
+            // scorer). Checked with the GIL released, as the copy is.
+            let submitted = self
+                .check_range(&rv, &dv, index)
+                .and_then(|()| scorer.submit(arrays::pair(&rv, &dv)))
+                .map(|()| index);
             let mut results = Vec::new();
             while let Some(res) = scorer.poll_indexed() {
                 results.push(res);

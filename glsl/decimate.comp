@@ -11,9 +11,15 @@
 // to fp32, which gives the same value without any fp64.
 //
 // Range check (10 and 12-bit): each invocation scans its own rectangle of
-// source samples (below) and records the raster index of the first sample
-// above the bit depth with atomicMin in `range_first` (common.glsl); the
-// rectangles tile the plane, so every sample is checked once.
+// source samples (below; at scale 1 its own samples) and records the raster
+// index of the first sample above the bit depth with atomicMin in
+// `range_first` (common.glsl); the rectangles tile the plane, so every sample
+// is checked once.
+//
+// Scale 1 takes spw samples an invocation (`convert_samples`), laid out so
+// that a subgroup's stores are consecutive: on the H200 that took float_ms_ssim's
+// 4K samples pass from 87 to 63 us against one sample an invocation in 16 x
+// 16 tiles (docs/vmaf-speed.md, eleventh session).
 
 #include "common.glsl"
 
@@ -191,10 +197,45 @@ uint window_sum(uint plane, int cx, int cy, int lo, int hi, bool inside_x) {
     return sum;
 }
 
+// Scale 1: each workgroup converts a tile of 16 rows of 16 * spw samples
+// (spw: samples a 32-bit word of the upload holds, 4 at 8 bits, 2 above; the
+// host dispatches ceil(width / spw) columns of invocations), spw samples an
+// invocation, taken so that each store of a subgroup writes consecutive
+// samples of one row; and checks them for samples above the bit depth (10
+// and 12-bit), recording the first.
+void convert_samples(uint plane) {
+    if (plane > 1u) { return; }
+    uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
+    uint tile_w = 16u * spw;
+    uint lid = gl_LocalInvocationIndex;
+    uint x0 = gl_WorkGroupID.x * tile_w;
+    uint y0 = gl_WorkGroupID.y * 16u;
+    bool checked = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
+    bool found = false;
+    for (uint k = 0u; k < spw; ++k) {
+        uint t = k * 256u + lid;
+        uint x = x0 + t % tile_w;
+        uint y = y0 + t / tile_w;
+        if (x >= P.width || y >= P.height) { continue; }
+        uint i = y * P.width + x;
+        uint v = raw_sample(plane, i);
+        if (checked && !found && (v >> BIT_DEPTH) != 0u) {
+            // Raster order within the invocation: the first is its least.
+            atomicMin(range_first[plane], i);
+            found = true;
+        }
+        dec[plane * P.sw * P.sh + i] = sample_value(v);
+    }
+}
+
 void main() {
     uint x = gl_GlobalInvocationID.x;
     uint y = gl_GlobalInvocationID.y;
     uint plane = gl_GlobalInvocationID.z;
+    if (SCALE == 1u) {
+        convert_samples(plane);
+        return;
+    }
     bool use_lut = SCALE > 1u && BIT_DEPTH <= 10u && !POW2;
     if (use_lut) {
         // Every invocation reaches this barrier (no early return before it).
@@ -208,11 +249,6 @@ void main() {
     if (x >= P.sw || y >= P.sh || plane > 1u) { return; }
     check_range(plane, x, y);
     uint out_index = plane * P.sw * P.sh + y * P.sw + x;
-
-    if (SCALE == 1u) {
-        dec[out_index] = sample_value(raw_sample(plane, y * P.width + x));
-        return;
-    }
 
     int s = int(SCALE);
     int lo = -(s / 2);

@@ -109,7 +109,8 @@ fn check(width: u32, height: u32, bit_depth: u32, scale: u32, upload: UploadPath
 }
 
 /// Sizes and scales whose decimation windows leave columns or rows unread
-/// (even sizes with a remainder), odd sizes, and scale 1; each on both upload
+/// (even sizes with a remainder), odd sizes, and scale 1 (an even and an odd
+/// width: rows end inside an upload word); each on both upload
 /// paths, the first also without fp64.
 #[test]
 fn samples_above_the_bit_depth_are_found_on_the_device() {
@@ -120,6 +121,7 @@ fn samples_above_the_bit_depth_are_found_on_the_device() {
         (100, 70, 10, 3),
         (97, 61, 12, 2),
         (64, 48, 10, 1),
+        (67, 45, 12, 1),
         (90, 95, 12, 4),
         (130, 128, 10, 0),
     ];

@@ -248,6 +248,28 @@ impl FramePass {
     }
 }
 
+/// The invocations of the decimate pass for a frame of `e` decimated by
+/// `scale` from `bit_depth` samples: one per output sample, except at scale
+/// 1, where each converts as many samples as one 32-bit word of the upload
+/// holds (4 at 8 bits, 2 above), a workgroup a tile of 16 rows
+/// (`glsl/decimate.comp`, `convert_samples`).
+pub fn decimate_invocations(e: &FrameExtents, scale: u32, bit_depth: u32) -> [u32; 3] {
+    let [x, y, z] = FramePass::Decimate.invocations(e);
+    match scale {
+        1 => [x.div_ceil(samples_per_word(bit_depth)), y, z],
+        _ => [x, y, z],
+    }
+}
+
+/// Samples a 32-bit word of a raw upload holds (`glsl/include/raw.glsl`).
+const fn samples_per_word(bit_depth: u32) -> u32 {
+    if bit_depth <= 8 {
+        4
+    } else {
+        2
+    }
+}
+
 /// The specialization constants of the frame passes: the scorer's bit depth,
 /// scale and `enable_lcs`, and whether the decimation sums integers; fixed
 /// per pipeline: `glsl/include/common.glsl`'s `BIT_DEPTH`, `SCALE`,
@@ -668,6 +690,24 @@ mod tests {
         for (depth, scale) in no {
             assert_eq!(Spec::new(depth, scale, false).int_sum, 0, "{depth} {scale}");
         }
+    }
+
+    /// Scale 1's decimate takes a word of samples an invocation (4 at 8
+    /// bits, 2 above), in the 16 x 16 workgroups `convert_samples` tiles by;
+    /// other scales one output an invocation.
+    #[test]
+    fn decimate_at_scale_1_takes_a_word_of_samples_an_invocation() {
+        assert_eq!(FramePass::Decimate.local_size(), [16, 16, 1]);
+        let e = FrameExtents {
+            sw: 643,
+            sh: 487,
+            hw: 633,
+            hh: 477,
+        };
+        assert_eq!(decimate_invocations(&e, 1, 8), [161, 487, 2]);
+        assert_eq!(decimate_invocations(&e, 1, 10), [322, 487, 2]);
+        assert_eq!(decimate_invocations(&e, 1, 16), [322, 487, 2]);
+        assert_eq!(decimate_invocations(&e, 2, 8), [643, 487, 2]);
     }
 
     /// The generated table agrees with the compiled shaders (both variants)

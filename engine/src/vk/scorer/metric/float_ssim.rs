@@ -23,7 +23,9 @@ use crate::metric::ssim::{self, FrameGeometry, SsimConstants};
 use crate::metric::MetricConfig;
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
-use crate::vk::pipeline::{FrameExtents, FramePass, Kernel, Params, Pipelines, Spec, PASSES};
+use crate::vk::pipeline::{
+    decimate_invocations, FrameExtents, FramePass, Kernel, Params, Pipelines, Spec, PASSES,
+};
 use crate::vk::reduce;
 use crate::vk::shaders::binding;
 use crate::vk::VkOptions;
@@ -249,7 +251,7 @@ impl GpuMetric for FloatSsimGpu {
             ];
             r.dispatch(
                 decimate,
-                FramePass::Decimate.invocations(&extents),
+                decimate_invocations(&extents, p.scale, p.bit_depth),
                 &bufs,
                 push,
             );

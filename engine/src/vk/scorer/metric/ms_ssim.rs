@@ -20,7 +20,7 @@ use crate::metric::ms_ssim::{self, MsSsimOptions, SCALES};
 use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::vk::pipeline::{
-    FrameExtents, FramePass, Kernel, LowpassParams, Params, Pipelines, Spec,
+    decimate_invocations, FrameExtents, FramePass, Kernel, LowpassParams, Params, Pipelines, Spec,
 };
 use crate::vk::reduce;
 use crate::vk::shaders::{binding, ShaderName};
@@ -263,7 +263,8 @@ impl GpuMetric for MsSsimGpu {
                 (b::DEC, r.own(level(0))),
                 (b::RANGE, Buf::Range),
             ];
-            let extent = FramePass::Decimate.invocations(&self.extents(0));
+            let p = &self.params[0];
+            let extent = decimate_invocations(&self.extents(0), p.scale, p.bit_depth);
             r.dispatch(decimate, extent, &bufs, bytemuck::bytes_of(&self.params[0]));
             r.end_stage();
         }

@@ -16,10 +16,10 @@
 // `range_first` (common.glsl); the rectangles tile the plane, so every sample
 // is checked once.
 //
-// Scale 1 takes spw samples an invocation (`convert_samples`), laid out so
-// that a subgroup's stores are consecutive: on the H200 that took float_ms_ssim's
-// 4K samples pass from 87 to 63 us against one sample an invocation in 16 x
-// 16 tiles (docs/vmaf-speed.md, eleventh session).
+// Scale 1 takes 2 * spw samples an invocation (`convert_samples`), laid out
+// so that a subgroup's stores are consecutive: on the H200 that took
+// float_ms_ssim's 4K samples pass from 87 to 60 us against one sample an
+// invocation in 16 x 16 tiles (docs/vmaf-speed.md, eleventh session).
 
 #include "common.glsl"
 
@@ -197,22 +197,22 @@ uint window_sum(uint plane, int cx, int cy, int lo, int hi, bool inside_x) {
     return sum;
 }
 
-// Scale 1: each workgroup converts a tile of 16 rows of 16 * spw samples
+// Scale 1: each workgroup converts a tile of 32 rows of 16 * spw samples
 // (spw: samples a 32-bit word of the upload holds, 4 at 8 bits, 2 above; the
-// host dispatches ceil(width / spw) columns of invocations), spw samples an
-// invocation, taken so that each store of a subgroup writes consecutive
-// samples of one row; and checks them for samples above the bit depth (10
-// and 12-bit), recording the first.
+// host dispatches ceil(width / spw) columns and ceil(height / 2) rows of
+// invocations), 2 * spw samples an invocation, taken so that each store of
+// a subgroup writes consecutive samples of one row; and checks them for
+// samples above the bit depth (10 and 12-bit), recording the first.
 void convert_samples(uint plane) {
     if (plane > 1u) { return; }
     uint spw = BIT_DEPTH <= 8u ? 4u : 2u;
     uint tile_w = 16u * spw;
     uint lid = gl_LocalInvocationIndex;
     uint x0 = gl_WorkGroupID.x * tile_w;
-    uint y0 = gl_WorkGroupID.y * 16u;
+    uint y0 = gl_WorkGroupID.y * 32u;
     bool checked = BIT_DEPTH == 10u || BIT_DEPTH == 12u;
     bool found = false;
-    for (uint k = 0u; k < spw; ++k) {
+    for (uint k = 0u; k < 2u * spw; ++k) {
         uint t = k * 256u + lid;
         uint x = x0 + t % tile_w;
         uint y = y0 + t / tile_w;

@@ -250,13 +250,13 @@ impl FramePass {
 
 /// The invocations of the decimate pass for a frame of `e` decimated by
 /// `scale` from `bit_depth` samples: one per output sample, except at scale
-/// 1, where each converts as many samples as one 32-bit word of the upload
-/// holds (4 at 8 bits, 2 above), a workgroup a tile of 16 rows
+/// 1, where each converts as many samples as two 32-bit words of the upload
+/// hold (8 at 8 bits, 4 above), a workgroup a tile of 32 rows
 /// (`glsl/decimate.comp`, `convert_samples`).
 pub fn decimate_invocations(e: &FrameExtents, scale: u32, bit_depth: u32) -> [u32; 3] {
     let [x, y, z] = FramePass::Decimate.invocations(e);
     match scale {
-        1 => [x.div_ceil(samples_per_word(bit_depth)), y, z],
+        1 => [x.div_ceil(samples_per_word(bit_depth)), y.div_ceil(2), z],
         _ => [x, y, z],
     }
 }
@@ -692,11 +692,11 @@ mod tests {
         }
     }
 
-    /// Scale 1's decimate takes a word of samples an invocation (4 at 8
-    /// bits, 2 above), in the 16 x 16 workgroups `convert_samples` tiles by;
-    /// other scales one output an invocation.
+    /// Scale 1's decimate takes two words of samples an invocation (8 at 8
+    /// bits, 4 above; a word's width of two rows), in the 16 x 16 workgroups
+    /// `convert_samples` tiles by; other scales one output an invocation.
     #[test]
-    fn decimate_at_scale_1_takes_a_word_of_samples_an_invocation() {
+    fn decimate_at_scale_1_takes_two_words_of_samples_an_invocation() {
         assert_eq!(FramePass::Decimate.local_size(), [16, 16, 1]);
         let e = FrameExtents {
             sw: 643,
@@ -704,9 +704,9 @@ mod tests {
             hw: 633,
             hh: 477,
         };
-        assert_eq!(decimate_invocations(&e, 1, 8), [161, 487, 2]);
-        assert_eq!(decimate_invocations(&e, 1, 10), [322, 487, 2]);
-        assert_eq!(decimate_invocations(&e, 1, 16), [322, 487, 2]);
+        assert_eq!(decimate_invocations(&e, 1, 8), [161, 244, 2]);
+        assert_eq!(decimate_invocations(&e, 1, 10), [322, 244, 2]);
+        assert_eq!(decimate_invocations(&e, 1, 16), [322, 244, 2]);
         assert_eq!(decimate_invocations(&e, 2, 8), [643, 487, 2]);
     }
 

@@ -238,7 +238,8 @@ void main() {
     }
     bool use_lut = SCALE > 1u && BIT_DEPTH <= 10u && !POW2;
     if (use_lut) {
-        // Every invocation reaches this barrier (no early return before it).
+        // Every invocation reaches this barrier (no early return before it:
+        // the scale-1 return above is every invocation's or none's).
         uint n = 1u << BIT_DEPTH;
         uint threads = gl_WorkGroupSize.x * gl_WorkGroupSize.y;
         for (uint v = gl_LocalInvocationIndex; v < n; v += threads) {

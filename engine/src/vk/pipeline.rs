@@ -693,8 +693,9 @@ mod tests {
     }
 
     /// Scale 1's decimate takes two words of samples an invocation (8 at 8
-    /// bits, 4 above; a word's width of two rows), in the 16 x 16 workgroups
-    /// `convert_samples` tiles by; other scales one output an invocation.
+    /// bits, 4 above: a word's width in each of two rows' worth of
+    /// invocations), in the 16 x 16 workgroups `convert_samples` tiles by;
+    /// other scales one output an invocation.
     #[test]
     fn decimate_at_scale_1_takes_two_words_of_samples_an_invocation() {
         assert_eq!(FramePass::Decimate.local_size(), [16, 16, 1]);

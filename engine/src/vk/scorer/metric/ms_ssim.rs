@@ -265,7 +265,7 @@ impl GpuMetric for MsSsimGpu {
             ];
             let p = &self.params[0];
             let extent = decimate_invocations(&self.extents(0), p.scale, p.bit_depth);
-            r.dispatch(decimate, extent, &bufs, bytemuck::bytes_of(&self.params[0]));
+            r.dispatch(decimate, extent, &bufs, bytemuck::bytes_of(p));
             r.end_stage();
         }
         for k in 1..SCALES {

@@ -35,3 +35,9 @@ for k in 1 2; do
   echo "libvmaf 2.3.1 AVX2 16 threads 4K 8-bit VMAF run $k: $(awk -v a=$a -v b=$b -v c=$c 'BEGIN { printf "%.1f", 20 / ((c - b) - (b - a)) }') frames/s"
 done
 BINS=vkssim PROFILE=vkssim GREP=. timeout 100 bash tools/device-quick.sh | grep -v " VMAF:"
+# The lines that must not be lost when a caller keeps only the output's
+# tail: exactness and the tests under validation, again.
+echo "== summary: exactness $(grep -c 'identical' $OUT/exact.log) identical, $(grep -ci 'differ' $OUT/exact.log) differ"
+for t in ${VTESTS:-vk_metrics api api_temporal api_shared_derived api_shared}; do
+  echo "== summary: $t (validation on): $(grep -h 'test result' $OUT/$t.log 2>/dev/null || echo 'no result')"
+done

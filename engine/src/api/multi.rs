@@ -536,31 +536,13 @@ fn next_in_order(
 /// `error` with the multi-scorer's index of its pair, `index`, where it
 /// names a pair by its engine's own count (a sample range found in a pair
 /// handed over, not in a file, which names its own frames).
-fn numbered(error: Error, index: u64) -> Error {
-    match error {
-        Error::SampleRange {
-            plane,
-            component,
-            at,
-            frame: _,
-            x,
-            y,
-            value,
-            max,
-            bit_depth,
-        } if !matches!(at, SampleAt::File(_)) => Error::SampleRange {
-            plane,
-            component,
-            at,
-            frame: index,
-            x,
-            y,
-            value,
-            max,
-            bit_depth,
-        },
-        other => other,
+fn numbered(mut error: Error, index: u64) -> Error {
+    if let Error::SampleRange { at, frame, .. } = &mut error {
+        if !matches!(at, SampleAt::File(_)) {
+            *frame = index;
+        }
     }
+    error
 }
 
 /// Shared reference planes, one pool per engine of a [`MultiScorer`], with

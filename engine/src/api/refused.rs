@@ -105,8 +105,13 @@ impl Refusals {
     }
 }
 
-/// Whether `e` refuses a pair for a sample above the bit depth (the pair
-/// is then submitted with stand-ins: see the module note).
-pub(super) fn is_range(e: &Error) -> bool {
-    matches!(e, Error::SampleRange { .. })
+/// What a plane's packing or check says of its pair: `Ok(Some(e))` for a
+/// sample above the bit depth ([`Error::SampleRange`], which refuses the
+/// pair, not its submission: it is submitted with stand-ins, see the module
+/// note), `Ok(None)` when it passed, and any other error as it is.
+pub(super) fn range_refusal(checked: Result<()>) -> Result<Option<Error>> {
+    match checked {
+        Err(e @ Error::SampleRange { .. }) => Ok(Some(e)),
+        other => other.map(|()| None),
+    }
 }

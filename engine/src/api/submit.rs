@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use super::imported::ImportedPlane;
 use super::plane::{HostPlane, SemaphoreRef};
-use super::refused::is_range;
+use super::refused::range_refusal;
 use super::scorer::{Inner, Scorer};
 use crate::vk::scorer::ExternalSemaphore;
 use crate::vk::shared_plane::SharedPlane;
@@ -348,12 +348,10 @@ impl Scorer {
         // place with samples 0 in what was refused (`super::refused`); any
         // other error refuses the submission.
         let mut refused = None;
-        let mut note = |role: PlaneRole, packed: Result<()>| match packed {
-            Err(e) if is_range(&e) => {
-                refused = refused.take().or(Some((role, e)));
-                Ok(())
-            }
-            other => other,
+        let mut note = |role: PlaneRole, packed: Result<()>| {
+            let e = range_refusal(packed)?;
+            refused = refused.take().or(e.map(|e| (role, e)));
+            Ok::<(), Error>(())
         };
         let luma = (PlaneRole::Reference, Component::Luma);
         note(
@@ -451,15 +449,9 @@ impl Scorer {
         // A sample above the bit depth refuses the pair, which keeps its
         // place with a distorted frame of samples 0 (`super::refused`).
         let index = self.submitted;
-        let mut refused = match distorted.pack_into(&mut d, g, which, index) {
-            Err(e) if is_range(&e) => Some(e),
-            other => other.map(|()| None)?,
-        };
+        let mut refused = range_refusal(distorted.pack_into(&mut d, g, which, index))?;
         if let (Some(planes), None) = (&chroma, &refused) {
-            match self.append_chroma(planes, &mut d, PlaneRole::Distorted) {
-                Err(e) if is_range(&e) => refused = Some(e),
-                other => other?,
-            }
+            refused = range_refusal(self.append_chroma(planes, &mut d, PlaneRole::Distorted))?;
         }
         if refused.is_some() {
             d.bytes = vec![0; self.frame_len()];

@@ -19,10 +19,11 @@
 //! not a stream's first frame ([`VkScorer::end_stream`] starts a new stream),
 //! or a pair that carried its previous reference.
 //!
-//! And it keeps what motion gave of the reference of a pair the device
-//! refused for its distorted picture alone ([`VkScorer::take_refused`]):
-//! the reference was valid and blurred, so the frames around it read its
-//! motion as libvmaf does (`crate::api`'s stream).
+//! And it keeps what the metrics that read the previous frame (motion)
+//! gave of the reference of a pair the device refused for its distorted
+//! picture alone ([`VkScorer::take_refused`]): the reference was valid and
+//! blurred, so the frames around it read those values as libvmaf does
+//! (`crate::api`'s stream).
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -38,7 +39,7 @@ use crate::vk::context::Gpu;
 use crate::vk::memory::Buffer;
 use crate::{Error, PlaneRole, Result};
 
-/// Refused pairs' motion kept at most (the oldest go first: a caller takes
+/// Refused pairs' kept values at most (the oldest go first: a caller takes
 /// each as its result comes out, so only results dropped untaken leave any).
 const REFUSED_KEPT: usize = 64;
 
@@ -69,7 +70,8 @@ pub(super) struct Previous {
     /// Whether a frame of the current stream was submitted.
     started: bool,
     /// Per frame refused for its distorted picture alone, oldest first: its
-    /// number and motion's outputs of its reference.
+    /// number and the outputs of its reference of the metrics that read the
+    /// previous frame.
     refused: VecDeque<(u64, MetricOutputs)>,
     gpu: std::sync::Arc<Gpu>,
 }
@@ -211,9 +213,10 @@ impl VkScorer {
         self.previous.end_stream();
     }
 
-    /// Keeps motion's outputs of slot `i`'s frame (its fence signalled),
-    /// when `e`, the frame's error, refuses its distorted picture alone: its
-    /// reference is valid and the device blurred it, as libvmaf would.
+    /// Keeps the outputs of slot `i`'s frame (its fence signalled) of the
+    /// metrics that read the previous frame, when `e`, the frame's error,
+    /// refuses its distorted picture alone: its reference is valid and the
+    /// device blurred it, as libvmaf would.
     pub(super) fn keep_refused(&mut self, i: usize, e: &Error) {
         let Error::SampleRange {
             plane: Some(PlaneRole::Distorted),
@@ -246,10 +249,11 @@ impl VkScorer {
         refused.push_back((*frame, out.outputs));
     }
 
-    /// Motion's outputs of frame `frame`'s reference, when its pair was
-    /// refused for its distorted picture alone (its result
-    /// [`Error::SampleRange`] naming the distorted picture; `None` without a
-    /// temporal metric). Those of earlier frames are dropped.
+    /// The outputs of frame `frame`'s reference of the metrics that read the
+    /// previous frame, when its pair was refused for its distorted picture
+    /// alone (its result [`Error::SampleRange`] naming the distorted
+    /// picture; `None` without a temporal metric). Those of earlier frames
+    /// are dropped.
     pub fn take_refused(&mut self, frame: u64) -> Option<MetricOutputs> {
         let refused = &mut self.previous.refused;
         while refused.front().is_some_and(|(f, _)| *f < frame) {

@@ -139,7 +139,8 @@ pub struct EngineArgs {
     #[arg(long = "no-fp64")]
     pub no_fp64: bool,
     /// Vulkan: frames in flight (ring slots); 0 picks (8 for in-memory frames,
-    /// more when reading files on several threads); at most 1024.
+    /// more when reading files on several threads, no more than one per 64
+    /// frames of a run of known length); at most 1024.
     #[arg(long = "frames-in-flight", default_value_t = 0, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_FRAMES_IN_FLIGHT))]
     pub frames_in_flight: usize,
     /// Threads reading luma planes straight into the scorer's frame slots

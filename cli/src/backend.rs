@@ -85,7 +85,8 @@ pub fn start_with_models(
         .with_motion_version(motion)
         .with_chroma(metrics.chroma())
         .with_frames_in_flight(args.frames_in_flight)
-        .with_reader_threads(readers);
+        .with_reader_threads(readers)
+        .with_expected_pairs(args.expected_pairs);
     // Every backend scores the same geometry; this check says, before any
     // frame is read or any device opened, whether it can be scored at all.
     desc.metric_set()

@@ -111,3 +111,61 @@ fn a_stream_ending_between_scored_frames_is_a_length_error() {
     let nums: Vec<u64> = frames(&out).iter().map(|f| f.0).collect();
     assert_eq!(nums, [0, 3]);
 }
+
+/// The ring a Vulkan run made, from the engine's log line ("Vulkan scorer
+/// ready ... frames_in_flight=N").
+fn ring_made(o: &std::process::Output) -> String {
+    assert_ok(o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let at = err
+        .find("frames_in_flight=")
+        .unwrap_or_else(|| panic!("no frames_in_flight in the log: {err}"));
+    err[at + "frames_in_flight=".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect()
+}
+
+/// A run whose length the inputs (or --frame_cnt) give gets a ring of one
+/// slot per 64 pairs, 8 at least, instead of one sized for its 12 readers
+/// (3 x 12 + 4 = 40 slots, each slot's device memory allocated once per
+/// run); --frames-in-flight is kept whatever the length.
+#[test]
+fn a_short_run_gets_a_short_ring() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = file(dir.path(), "r.y4m", &y4m_clip(40, 36, 20, 1));
+    let d = file(dir.path(), "d.y4m", &y4m_clip(40, 36, 20, 60));
+    let out = dir.path().join("out.json");
+    let ring = |extra: &[&str]| {
+        let o = common::run_cmd(
+            common::vkssim()
+                .env("VKSSIM_LOG", "info")
+                .args(["-r", s(&r), "-d", s(&d), "-n", "--feature", "psnr"])
+                .args(["--backend", "vulkan", "--read-threads", "12", "-q"])
+                .args(["--json", "-o", s(&out)])
+                .args(extra),
+            None,
+        );
+        ring_made(&o)
+    };
+    assert_eq!(ring(&[]), "8", "20 pairs");
+    assert_eq!(ring(&["--frame_cnt", "3"]), "8", "3 pairs");
+    assert_eq!(ring(&["--frames-in-flight", "20"]), "20", "a set ring");
+    // Without a length (the engine's own choice for 12 readers).
+    let o = common::run_cmd(
+        common::vkssim()
+            .env("VKSSIM_LOG", "info")
+            .args(["bench", "-w", "40", "-h", "36", "--frames", "4", "--no-cpu"])
+            .args([
+                "--backend",
+                "vulkan",
+                "--read-threads",
+                "12",
+                "-n",
+                "--feature",
+                "psnr",
+            ]),
+        None,
+    );
+    assert_eq!(ring_made(&o), "40", "bench passes no length");
+}

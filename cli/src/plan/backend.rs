@@ -27,6 +27,11 @@ pub struct BackendPlan {
     pub frames_in_flight: usize,
     /// Threads reading the inputs (0: picked for the devices).
     pub read_threads: usize,
+    /// How many pairs the run will score at most, when the inputs' lengths
+    /// or `--frame_cnt` say (a hint for the Vulkan ring's length:
+    /// [`vkssim::api::ScorerDesc::expected_pairs`]); `None` until the inputs
+    /// are opened.
+    pub expected_pairs: Option<u64>,
     /// What the `VKSSIM_*` environment variables ask.
     pub env: EnvOptions,
     /// How its messages name the options.
@@ -45,6 +50,7 @@ impl BackendPlan {
             no_fp64: args.no_fp64,
             frames_in_flight: args.frames_in_flight,
             read_threads: args.read_threads,
+            expected_pairs: None,
             env: args.env,
             spelling,
         }

@@ -17,6 +17,7 @@ use super::y4m_mono::as_vmaf_reads;
 use crate::backend;
 use crate::output::Report;
 use crate::pipeline::{self, Input, Selection};
+use crate::plan::BackendPlan;
 use crate::plan::ScorePlan;
 use crate::progress::Progress;
 
@@ -74,8 +75,17 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     open::note_ranges(plan.quiet, &*reference, &*distorted);
     let y4m = reference.is_y4m() || distorted.is_y4m();
     let metrics = open::metric_set(&plan.features, rf, y4m)?;
-    let to_score = check_lengths(&*reference, &*distorted, &plan.selection)?
-        .or_else(|| crate::progress::estimate(&*reference, &*distorted, &plan.selection));
+    let known = check_lengths(&*reference, &*distorted, &plan.selection)?;
+    let to_score =
+        known.or_else(|| crate::progress::estimate(&*reference, &*distorted, &plan.selection));
+    // The pairs the run scores at most (the inputs' lengths, else
+    // --frame_cnt), which sizes the Vulkan ring (a short run, a short ring).
+    let sel = &plan.selection;
+    let most = known.or((sel.frame_cnt > 0).then_some(sel.frame_cnt));
+    let backend = BackendPlan {
+        expected_pairs: most.map(|n| n.div_ceil(sel.subsample.max(1))),
+        ..plan.backend.clone()
+    };
     // A stream's skip and first frame are read before the engine takes memory
     // sized by the geometry (its header alone proves nothing).
     let chroma = metrics.needs_chroma();
@@ -91,7 +101,7 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     } else {
         0
     };
-    let engine = start_engine(&plan.backend, &metrics, rf, readers, plan.quiet)?;
+    let engine = start_engine(&backend, &metrics, rf, readers, plan.quiet)?;
     Ok(Prepared {
         plan,
         reference,

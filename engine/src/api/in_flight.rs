@@ -10,6 +10,16 @@
 //! 4. else the default: [`DEFAULT_FRAMES_IN_FLIGHT`] on Vulkan, twice the
 //!    worker threads on the CPU twin.
 //!
+//! A Vulkan default is then shortened for a run whose length is known
+//! ([`ScorerDesc::expected_pairs`], [`for_run_length`]): each slot's device
+//! memory is allocated when the ring first fills and released when the
+//! scorer drops, and on the H200 (driver 580) that costs about 20 us a MB
+//! each way, serially whatever the threads (VMAF's 358 MB slot at 4K:
+//! about 14 ms a run, the time of some 25 frames); a ring longer than a
+//! short run can use pays more than it gains (4K 8-bit VMAF, 400 frames,
+//! the whole CLI: 10 slots 0.64 s, 25 slots 0.82 s; BENCHMARKS.md, issue
+//! 28's twelfth session).
+//!
 //! Whatever picks it, a default never gives the ring's metric slots more
 //! than [`slot_memory_budget`] together (at least [`MIN_FRAMES_IN_FLIGHT`]):
 //! a sixteenth of the device's largest device-local heap, from
@@ -99,6 +109,21 @@ pub fn for_readers(readers: usize) -> usize {
     3 * readers + 4
 }
 
+/// Pairs a run scores per slot of its ring, at least, when its length is
+/// known. A slot costs about as much as 25 frames' scoring (see the module
+/// note), so the slots' cost stays below about 25/64 of the frames' own
+/// time; on the H200 the shortest whole runs of 400 4K frames had 8 to 10
+/// slots and of 1,200 1080p frames 16 to 24 (BENCHMARKS.md, issue 28's
+/// twelfth session), which this gives (8 and 19).
+pub const PAIRS_PER_SLOT: u64 = 64;
+
+/// The longest ring a default gives a run of `pairs` pairs: one slot per
+/// [`PAIRS_PER_SLOT`] pairs, never below [`DEFAULT_FRAMES_IN_FLIGHT`].
+pub fn for_run_length(pairs: u64) -> usize {
+    let slots = usize::try_from(pairs.div_ceil(PAIRS_PER_SLOT)).unwrap_or(usize::MAX);
+    slots.max(DEFAULT_FRAMES_IN_FLIGHT)
+}
+
 /// The frames in flight of a Vulkan scorer of `desc` on an engine with
 /// `engine` options, on a device whose largest device-local heap holds
 /// `heap` bytes (see the module note).
@@ -112,7 +137,9 @@ pub(crate) fn vulkan(desc: &ScorerDesc, engine: &VkOptions, heap: u64) -> usize 
     let picked = desc
         .reader_threads
         .map_or(DEFAULT_FRAMES_IN_FLIGHT, |r| for_readers(r.get()));
-    within_budget(picked, desc, slot_memory_budget(heap))
+    let picked = within_budget(picked, desc, slot_memory_budget(heap));
+    desc.expected_pairs
+        .map_or(picked, |n| picked.min(for_run_length(n.get())))
 }
 
 /// The ring a float_ssim-only Vulkan scorer of `desc` grows to on its first
@@ -226,6 +253,36 @@ mod tests {
         assert_eq!(
             vulkan(&vmaf, &VkOptions::default(), h200),
             fit.min(for_readers(12))
+        );
+        // A run of known length: a ring of one slot per PAIRS_PER_SLOT
+        // pairs, from DEFAULT_FRAMES_IN_FLIGHT to what the budget gives; a
+        // set count is kept whatever the length.
+        let ring = |pairs| {
+            vulkan(
+                &vmaf.clone().with_expected_pairs(Some(pairs)),
+                &VkOptions::default(),
+                h200,
+            )
+        };
+        assert_eq!(ring(2), DEFAULT_FRAMES_IN_FLIGHT);
+        assert_eq!(ring(400), DEFAULT_FRAMES_IN_FLIGHT);
+        assert_eq!(ring(1_000), 16);
+        assert_eq!(ring(1_000_000), fit.min(for_readers(12)));
+        assert_eq!(
+            vulkan(
+                &vmaf
+                    .clone()
+                    .with_expected_pairs(Some(2))
+                    .with_frames_in_flight(30),
+                &VkOptions::default(),
+                h200
+            ),
+            30
+        );
+        assert!(for_run_length(u64::MAX) > 1 << 40, "no overflow");
+        assert_eq!(
+            desc.clone().with_expected_pairs(Some(0)).expected_pairs,
+            None
         );
         // 0 is "pick".
         assert_eq!(desc.clone().with_frames_in_flight(0).frames_in_flight, None);

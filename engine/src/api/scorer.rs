@@ -3,7 +3,7 @@
 //! from the host's own imported Vulkan buffers and images ([`super::Pair`]),
 //! scored on an [`Engine`]'s device or on the CPU twin ([`Scorer::cpu`]).
 
-use std::num::NonZeroUsize;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -83,6 +83,11 @@ pub struct ScorerDesc {
     /// How many threads will fill this scorer's frame slots at once, a hint
     /// for the frames in flight it picks (`None`: no hint).
     pub reader_threads: Option<NonZeroUsize>,
+    /// How many pairs the run will score, a hint for the frames in flight a
+    /// Vulkan scorer picks: a short run gets a shorter ring, since each
+    /// slot's device memory costs its allocation and release once per run
+    /// ([`super::in_flight::for_run_length`]; `None`: no hint).
+    pub expected_pairs: Option<NonZeroU64>,
 }
 
 impl ScorerDesc {
@@ -103,6 +108,7 @@ impl ScorerDesc {
             chroma: None,
             frames_in_flight: None,
             reader_threads: None,
+            expected_pairs: None,
         }
     }
 
@@ -214,6 +220,18 @@ impl ScorerDesc {
     /// ```
     pub fn with_reader_threads(mut self, threads: usize) -> Self {
         self.reader_threads = NonZeroUsize::new(threads);
+        self
+    }
+
+    /// The same description with the hint that the run will score `pairs`
+    /// pairs (`None` or 0: no hint; see [`ScorerDesc::expected_pairs`]).
+    ///
+    /// ```
+    /// let desc = vkssim::api::ScorerDesc::new(3840, 2160, 8).with_expected_pairs(Some(400));
+    /// assert_eq!(desc.expected_pairs.map(|n| n.get()), Some(400));
+    /// ```
+    pub fn with_expected_pairs(mut self, pairs: Option<u64>) -> Self {
+        self.expected_pairs = pairs.and_then(NonZeroU64::new);
         self
     }
 }

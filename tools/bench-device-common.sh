@@ -20,10 +20,11 @@ clip() {
   io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w $1 -h $2 -b $3 -p 420)
 }
 long_clip() {
-  local want=$D/long${2}b$3n$4
+  local want=$D/long${1}x${2}b$3n$4
   if [ "${p:-}" != "$want" ] || [ ! -f "${want}_dist.yuv" ]; then
     rm -f $D/long*_ref.yuv $D/long*_dist.yuv
-    "$X/vkssim" bench --write-yuv "$want" --frames "$4" -w "$1" -h "$2" -b "$3" -p 420 >/dev/null
+    "$X/vkssim" bench --write-yuv "$want" --frames "$4" -w "$1" -h "$2" -b "$3" -p 420 >/dev/null ||
+      { echo "long_clip: writing $want failed" >&2; return 1; }
     cat ${want}_ref.yuv ${want}_dist.yuv >/dev/null
   fi
   p=$want

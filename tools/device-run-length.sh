@@ -4,7 +4,8 @@
 # carry .gl and .gl-metrics): for each row of ROWS (";"-separated "W H BITS N
 # FLAGS..."), 4:2:0 files of N frames (`vkssim bench --write-yuv`, read once
 # so they are in the page cache), then `BIN score --backend vulkan FLAGS` on
-# all N frames for each binary of BINS (default "vkssim vkssim-old"), in
+# all N frames for each binary of BINS (default "vkssim vkssim-old": copy
+# the build to compare there as vkssim-old), in
 # turn, REPS times (default 3): the median wall time of each, start-up,
 # slot creation and release included (what a user waits for), and the
 # frames in flight each picked.
@@ -18,12 +19,12 @@ IFS=';' read -r -a rows <<<"${ROWS:-3840 2160 8 400 -m version=vmaf_v0.6.1;3840 
 for row in "${rows[@]}"; do
   read -r w h bits n flags <<<"$row"
   read -r -a fl <<<"$flags"
-  long_clip "$w" "$h" "$bits" "$n"
+  long_clip "$w" "$h" "$bits" "$n" || continue
   io=(-r ${p}_ref.yuv -d ${p}_dist.yuv -w "$w" -h "$h" -b "$bits" -p 420 "${fl[@]}" --backend vulkan -q -o $D/x.xml)
   declare -A ts=()
   for ((r = 0; r < ${REPS:-3}; r++)); do
     for B in "${bins[@]}"; do
-      a=$(now); "$X/$B" score "${io[@]}"; b=$(now)
+      a=$(now); "$X/$B" score "${io[@]}" || echo "$B failed: ${w}x$h $bits-bit [$flags]" | tee -a $OUT/run-length.txt; b=$(now)
       ts[$B]+=" $(awk -v a="$a" -v b="$b" 'BEGIN { print b - a }')"
     done
   done

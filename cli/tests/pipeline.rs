@@ -129,28 +129,44 @@ fn ring_made(o: &std::process::Output) -> String {
 /// A run whose length the inputs (or --frame_cnt) give gets a ring of one
 /// slot per 64 pairs, 8 at least, instead of one sized for its 12 readers
 /// (3 x 12 + 4 = 40 slots, each slot's device memory allocated once per
-/// run); --frames-in-flight is kept whatever the length.
+/// run); several devices each size theirs by their share; --frames-in-flight
+/// is kept whatever the length.
 #[test]
 fn a_short_run_gets_a_short_ring() {
     let dir = tempfile::tempdir().unwrap();
-    let r = file(dir.path(), "r.y4m", &y4m_clip(40, 36, 20, 1));
-    let d = file(dir.path(), "d.y4m", &y4m_clip(40, 36, 20, 60));
     let out = dir.path().join("out.json");
-    let ring = |extra: &[&str]| {
-        let o = common::run_cmd(
+    let clip = |frames| {
+        let r = file(dir.path(), "r.y4m", &y4m_clip(40, 36, frames, 1));
+        let d = file(dir.path(), "d.y4m", &y4m_clip(40, 36, frames, 60));
+        (r, d)
+    };
+    let scored = |(r, d): &(std::path::PathBuf, std::path::PathBuf), feature, extra: &[&str]| {
+        ring_made(&common::run_cmd(
             common::vkssim()
                 .env("VKSSIM_LOG", "info")
-                .args(["-r", s(&r), "-d", s(&d), "-n", "--feature", "psnr"])
+                .args(["-r", s(r), "-d", s(d), "-n", "--feature", feature])
                 .args(["--backend", "vulkan", "--read-threads", "12", "-q"])
                 .args(["--json", "-o", s(&out)])
                 .args(extra),
             None,
-        );
-        ring_made(&o)
+        ))
     };
-    assert_eq!(ring(&[]), "8", "20 pairs");
-    assert_eq!(ring(&["--frame_cnt", "3"]), "8", "3 pairs");
-    assert_eq!(ring(&["--frames-in-flight", "20"]), "20", "a set ring");
+    let ring = |pair, extra: &[&str]| scored(pair, "psnr", extra);
+    let short = clip(20);
+    assert_eq!(ring(&short, &[]), "8", "20 pairs");
+    assert_eq!(ring(&short, &["--frame_cnt", "3"]), "8", "3 pairs");
+    assert_eq!(
+        ring(&short, &["--frames-in-flight", "20"]),
+        "20",
+        "a set ring"
+    );
+    let long = clip(1_100);
+    assert_eq!(ring(&long, &[]), "18", "1,100 pairs");
+    assert_eq!(ring(&long, &["--subsample", "2"]), "9", "550 pairs scored");
+    // An aggregate value (apsnr) scores every frame whatever --subsample.
+    let apsnr = scored(&long, "psnr=enable_apsnr=true", &["--subsample", "4"]);
+    assert_eq!(apsnr, "18", "every frame scored");
+    assert_eq!(ring(&long, &["--device", "0,0"]), "9", "550 pairs a scorer");
     // Without a length (the engine's own choice for 12 readers).
     let o = common::run_cmd(
         common::vkssim()

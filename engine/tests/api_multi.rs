@@ -291,3 +291,24 @@ fn results_carry_their_pairs_index_from_submit_and_from_slots() {
     assert_eq!(alone, want);
     assert_eq!(multi.in_flight(), 0);
 }
+
+/// [`MultiScorer::new`] gives each engine its share of the run's pairs, and
+/// each ring is sized by it: one slot per 64 pairs, 8 at least (12 readers
+/// alone would ask 3 x 12 + 4 = 40).
+#[test]
+fn each_engine_sizes_its_ring_by_its_share_of_the_run() {
+    if !gpu_present() {
+        return;
+    }
+    let engines = engines(2);
+    let desc = ScorerDesc::new(64, 48, 8)
+        .with_reader_threads(12)
+        .with_expected_pairs(Some(1_100));
+    let two = MultiScorer::new(&engines, &desc).expect("two engines");
+    let depths: Vec<usize> = two.scorers().iter().map(|s| s.queue_depth()).collect();
+    assert_eq!(depths, [9, 9], "550 pairs each");
+    let one = MultiScorer::new(&engines[..1], &desc).expect("one engine");
+    assert_eq!(one.scorers()[0].queue_depth(), 18, "1,100 pairs");
+    let unhinted = MultiScorer::new(&engines[..1], &desc.with_expected_pairs(None)).expect("one");
+    assert_eq!(unhinted.scorers()[0].queue_depth(), 40, "the readers' ring");
+}

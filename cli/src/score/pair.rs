@@ -78,12 +78,14 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     let known = check_lengths(&*reference, &*distorted, &plan.selection)?;
     let to_score =
         known.or_else(|| crate::progress::estimate(&*reference, &*distorted, &plan.selection));
-    // The pairs the run scores at most (the inputs' lengths, else
-    // --frame_cnt), which sizes the Vulkan ring (a short run, a short ring).
-    let sel = &plan.selection;
-    let most = known.or((sel.frame_cnt > 0).then_some(sel.frame_cnt));
+    // The pairs the pipeline scores at most (the inputs' lengths, else
+    // --frame_cnt; every frame with a temporal or aggregate metric), which
+    // sizes the Vulkan ring (a short run, a short ring).
+    let run = open::run_selection(plan.selection, &metrics);
+    let most = check_lengths(&*reference, &*distorted, &run)?
+        .or((run.frame_cnt > 0).then(|| run.frame_cnt.div_ceil(run.subsample.max(1))));
     let backend = BackendPlan {
-        expected_pairs: most.map(|n| n.div_ceil(sel.subsample.max(1))),
+        expected_pairs: most,
         ..plan.backend.clone()
     };
     // A stream's skip and first frame are read before the engine takes memory

@@ -163,10 +163,15 @@ pub struct MultiScorer {
 }
 
 impl MultiScorer {
-    /// One scorer per engine, all for `desc`. Refuses an empty list
+    /// One scorer per engine, all for `desc` (each with its share of
+    /// [`ScorerDesc::expected_pairs`]). Refuses an empty list
     /// ([`Error::InvalidOption`]); a scorer that cannot be created is an error
     /// naming its device.
     pub fn new(engines: &[Engine], desc: &ScorerDesc) -> Result<Self> {
+        let share = |n: std::num::NonZeroU64| n.get().div_ceil(engines.len().max(1) as u64);
+        let desc = &desc
+            .clone()
+            .with_expected_pairs(desc.expected_pairs.map(share));
         let devices: Vec<String> = engines
             .iter()
             .enumerate()

@@ -83,10 +83,11 @@ pub struct ScorerDesc {
     /// How many threads will fill this scorer's frame slots at once, a hint
     /// for the frames in flight it picks (`None`: no hint).
     pub reader_threads: Option<NonZeroUsize>,
-    /// How many pairs the run will score, a hint for the frames in flight a
-    /// Vulkan scorer picks: a short run gets a shorter ring, since each
-    /// slot's device memory costs its allocation and release once per run
-    /// ([`super::in_flight::for_run_length`]; `None`: no hint).
+    /// How many pairs this scorer will score, at most, a hint for the frames
+    /// in flight a Vulkan scorer picks: a short run gets a shorter ring,
+    /// since each slot's device memory costs its allocation and release once
+    /// per run ([`super::in_flight::for_run_length`]; `None`: no hint).
+    /// [`super::MultiScorer::new`] gives each engine its share.
     pub expected_pairs: Option<NonZeroU64>,
 }
 

@@ -2,7 +2,8 @@
 # machine of the `device` tool with .gl and .gl-metrics carried
 # (vmaf-device-bench.sh, vmaf-device-ab.sh, device-ab-rows.sh): installs the
 # Vulkan loader, points the libraries at .gl-metrics/lib, and defines X (the
-# binaries), D (the clips' folder), `json_num FILE KEY` (the first number of
+# binaries), D (the clips' folder), `now` (the clock, seconds), `median
+# X...`, `json_num FILE KEY` (the first number of
 # KEY in a bench JSON), `fps FILE` (its frames_per_second) and `clip W H
 # BITS` (writes 22 frames of a 4:2:0 pair with $X/vkssim and sets `p`, the
 # files' prefix, and `io`, the bench/score flags that read them), and
@@ -12,6 +13,8 @@
 for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
 export LD_LIBRARY_PATH=$PWD/.gl-metrics/lib
 X=$PWD/.gl-metrics/bin; D=/tmp/vb; mkdir -p $D
+now() { echo "$EPOCHREALTIME"; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 json_num() { grep -o "\"$2\": [0-9.]*" "$1" | head -1 | grep -o '[0-9.]*$'; }
 fps() { json_num "$1" frames_per_second; }
 clip() {

@@ -16,8 +16,6 @@ set -u
 . "$(dirname "$0")/bench-device-common.sh"
 export OUT=${OUT:-/tmp}
 BEFORE=${BEFORE:-vkssim-before}
-now() { echo "$EPOCHREALTIME"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # per_frame BIN N REPS ARGS...: the marginal seconds per frame of `BIN score ARGS`.
 per_frame() {
   local bin=$1 n=$2 reps=$3 r a b c one=() all=()
@@ -31,7 +29,12 @@ per_frame() {
   done
   awk -v one="$(median "${one[@]}")" -v all="$(median "${all[@]}")" -v n="$n" 'BEGIN { print (all - one) / (n - 1) }'
 }
-rate() { awk -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", 1 / s; else printf "FAILED" }'; }
+# Frames/s of a per-frame time; FAILED (a run failed) as it is; a time not
+# above 0 (the clock could not see the frames) unmeasured.
+rate() {
+  [ "$1" = FAILED ] && { echo FAILED; return; }
+  awk -v s="$1" 'BEGIN { if (s > 0) printf "%.1f", 1 / s; else printf "unmeasured" }'
+}
 IFS=';' read -r -a rows <<<"${ROWS:-3840 2160 8 400 -m version=vmaf_v0.6.1;3840 2160 8 400 -m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim;3840 2160 8 400 -n --feature float_ms_ssim;3840 2160 10 300 -m version=vmaf_v0.6.1;1920 1080 8 1200 -m version=vmaf_v0.6.1}"
 for row in "${rows[@]}"; do
   read -r w h bits n flags <<<"$row"
@@ -49,7 +52,7 @@ for row in "${rows[@]}"; do
   a=$(now); "$X/vmaf" "${io[@]}" "${fl[@]}" --threads 16 --frame_cnt 2 -q -o /dev/null >/dev/null 2>&1; ok=$?
   b=$(now); "$X/vmaf" "${io[@]}" "${fl[@]}" --threads 16 --frame_cnt 22 -q -o /dev/null >/dev/null 2>&1 || ok=1
   c=$(now); lib=$(awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { print ((c - b) - (b - a)) / 20 }')
-  [ $ok = 0 ] || lib=0
-  echo "${w}x$h $bits-bit [$flags]: after $(rate "$after") frames/s; before $(rate "${before:-0}") ($how); libvmaf 2.3.1 16 threads $(rate "$lib"); after/libvmaf $(awk -v x="$lib" -v y="$after" 'BEGIN { printf "%.0f", x / y }')x" | tee -a $OUT/table.txt
+  [ $ok = 0 ] || lib=FAILED
+  echo "${w}x$h $bits-bit [$flags]: after $(rate "$after") frames/s; before $(rate "${before:-FAILED}") ($how); libvmaf 2.3.1 16 threads $(rate "$lib"); after/libvmaf $(awk -v x="$lib" -v y="$after" 'BEGIN { if (x > 0 && y > 0) printf "%.0fx", x / y; else printf "unmeasured" }')" | tee -a $OUT/table.txt
 done
 rm -f $D/long*_ref.yuv $D/long*_dist.yuv

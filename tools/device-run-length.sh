@@ -12,8 +12,6 @@
 set -u
 . "$(dirname "$0")/bench-device-common.sh"
 export OUT=${OUT:-/tmp}
-now() { echo "$EPOCHREALTIME"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 read -r -a bins <<<"${BINS:-vkssim vkssim-old}"
 IFS=';' read -r -a rows <<<"${ROWS:-3840 2160 8 400 -m version=vmaf_v0.6.1;3840 2160 8 400 -n --feature float_ms_ssim;3840 2160 8 400 -m version=vmaf_v0.6.1 --feature float_ssim --feature psnr --feature float_ms_ssim;3840 2160 10 300 -m version=vmaf_v0.6.1;1920 1080 8 1200 -m version=vmaf_v0.6.1}"
 for row in "${rows[@]}"; do

@@ -265,10 +265,7 @@ fn start_vulkan(args: &BackendPlan, desc: &ScorerDesc) -> Result<Engine, Error> 
     let indices = device_indices(args)?;
     let several = indices.len() > 1;
     // Each device scores its share of the run's pairs (its ring's hint).
-    let share = |n: std::num::NonZeroU64| n.get().div_ceil(indices.len().max(1) as u64);
-    let desc = &desc
-        .clone()
-        .with_expected_pairs(desc.expected_pairs.map(share));
+    let desc = &desc.for_engines(indices.len());
     let mut scorers = Vec::new();
     let mut names = Vec::new();
     let mut devices = Vec::new();

@@ -82,8 +82,13 @@ pub fn prepare(plan: &ScorePlan) -> Result<Prepared<'_>> {
     // --frame_cnt; every frame with a temporal or aggregate metric), which
     // sizes the Vulkan ring (a short run, a short ring).
     let run = open::run_selection(plan.selection, &metrics);
-    let most = check_lengths(&*reference, &*distorted, &run)?
-        .or((run.frame_cnt > 0).then(|| run.frame_cnt.div_ceil(run.subsample.max(1))));
+    let run_known = if run == plan.selection {
+        known
+    } else {
+        check_lengths(&*reference, &*distorted, &run)?
+    };
+    let most =
+        run_known.or((run.frame_cnt > 0).then(|| run.frame_cnt.div_ceil(run.subsample.max(1))));
     let backend = BackendPlan {
         expected_pairs: most,
         ..plan.backend.clone()

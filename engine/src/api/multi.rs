@@ -168,10 +168,7 @@ impl MultiScorer {
     /// ([`Error::InvalidOption`]); a scorer that cannot be created is an error
     /// naming its device.
     pub fn new(engines: &[Engine], desc: &ScorerDesc) -> Result<Self> {
-        let share = |n: std::num::NonZeroU64| n.get().div_ceil(engines.len().max(1) as u64);
-        let desc = &desc
-            .clone()
-            .with_expected_pairs(desc.expected_pairs.map(share));
+        let desc = &desc.for_engines(engines.len());
         let devices: Vec<String> = engines
             .iter()
             .enumerate()

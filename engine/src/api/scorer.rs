@@ -235,6 +235,19 @@ impl ScorerDesc {
         self.expected_pairs = pairs.and_then(NonZeroU64::new);
         self
     }
+
+    /// The same description for each of `engines` engines that share its
+    /// pairs: [`ScorerDesc::expected_pairs`] divided among them, rounded up.
+    ///
+    /// ```
+    /// let desc = vkssim::api::ScorerDesc::new(64, 48, 8).with_expected_pairs(Some(1_100));
+    /// assert_eq!(desc.for_engines(2).expected_pairs.map(|n| n.get()), Some(550));
+    /// ```
+    pub fn for_engines(&self, engines: usize) -> Self {
+        let share = |n: NonZeroU64| n.get().div_ceil(engines.max(1) as u64);
+        self.clone()
+            .with_expected_pairs(self.expected_pairs.map(share))
+    }
 }
 
 /// What scores a [`Scorer`]'s pairs: one backend (the Vulkan one keeps the
